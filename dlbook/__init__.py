@@ -1,0 +1,20 @@
+"""dlbook: learn deep learning hands-on with MXNet 1.x's programming model.
+
+``import dlbook as mx`` gives the MXNet 1.x surface: ``mx.nd`` arrays on
+``mx.cpu(i)`` / ``mx.gpu(i)``, ``mx.autograd``, ``mx.gluon``, ``mx.sym``...
+computed with NumPy on CPUs and CuPy on GPUs.  Importing dlbook loads
+neither CuPy nor any plotting or widget library.
+"""
+
+__version__ = '0.1.0'
+
+from . import base  # noqa: F401
+from .base import DLBookError, MXNetError  # noqa: F401
+from . import context  # noqa: F401
+from .context import Context, cpu, gpu, cpu_pinned, current_context  # noqa
+from . import ops  # noqa: F401
+from . import ndarray  # noqa: F401
+from . import ndarray as nd  # noqa: F401
+from . import autograd  # noqa: F401
+from . import random  # noqa: F401
+from . import test_utils  # noqa: F401

@@ -1,0 +1,395 @@
+"""Automatic differentiation by recording a tape of operator calls.
+
+Inside ``with autograd.record():`` every operator whose inputs need a
+gradient appends a :class:`Node` ``(op, inputs)``; each output remembers
+the node that made it.  ``y.backward()`` walks those nodes from ``y`` back
+to the variables (arrays on which ``attach_grad()`` was called), calling
+each operator's ``backward`` in reverse topological order.
+
+Two rules make the result right (``notebooks/ch02_autograd.ipynb`` draws
+them):
+
+* **accumulate first, store last** - an array used several times gets the
+  *sum* of all its contributions; only then is its ``grad_req`` applied
+  (``'write'`` overwrites ``x.grad``, ``'add'`` adds to it);
+* **the tape is freed** after ``backward`` unless ``retain_graph=True``,
+  so memory stays flat over thousands of training steps and a second
+  ``backward`` on the same graph raises MXNet's error.
+"""
+
+import threading
+
+from .base import DLBookError
+
+__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
+           'is_training', 'set_recording', 'set_training', 'mark_variables',
+           'backward', 'grad', 'Function', 'get_symbol']
+
+
+class _State(threading.local):
+    recording = False
+    training = False
+
+
+_state = _State()
+
+
+class Node:
+    """One recorded operator call: the op instance (which holds what its
+    backward needs) and the input NDArrays the gradient flows into."""
+
+    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', '__weakref__')
+
+    def __init__(self, op, inputs, ctx, out_meta=None):
+        self.op = op
+        self.inputs = inputs
+        self.ctx = ctx
+        self.out_meta = out_meta    # [(shape, dtype)] for multi-output ops
+        self.freed = False
+
+    def __repr__(self):
+        return f'Node({self.op.name})'
+
+
+# -- scopes ----------------------------------------------------------------
+
+class _Scope:
+    """Set recording/training on enter, restore the old values on exit."""
+
+    def __init__(self, recording, training):
+        self._new = (recording, training)
+        self._old = None
+
+    def __enter__(self):
+        self._old = (_state.recording, _state.training)
+        recording, training = self._new
+        if recording is not None:
+            _state.recording = recording
+        if training is not None:
+            _state.training = training
+        return self
+
+    def __exit__(self, *exc):
+        _state.recording, _state.training = self._old
+        return False
+
+
+def record(train_mode=True):
+    """Record operators for ``backward`` (training mode by default).
+
+    >>> with autograd.record():
+    ...     y = net(x)
+    """
+    return _Scope(True, train_mode)
+
+
+def pause(train_mode=False):
+    """Stop recording inside a ``record()`` block (prediction mode)."""
+    return _Scope(False, train_mode)
+
+
+def train_mode():
+    """Training behaviour (Dropout, BatchNorm) without changing recording."""
+    return _Scope(None, True)
+
+
+def predict_mode():
+    """Prediction behaviour without changing recording."""
+    return _Scope(None, False)
+
+
+def is_recording():
+    """True inside ``record()`` (and not inside ``pause()``)."""
+    return _state.recording
+
+
+def is_training():
+    """True when layers should use training behaviour."""
+    return _state.training
+
+
+def set_recording(is_recording):
+    """Set recording on or off; returns the previous value."""
+    old, _state.recording = _state.recording, bool(is_recording)
+    return old
+
+
+def set_training(train_mode):
+    """Set training mode on or off; returns the previous value."""
+    old, _state.training = _state.training, bool(train_mode)
+    return old
+
+
+# -- variables ---------------------------------------------------------------
+
+_GRAD_REQS = ('write', 'add', 'null')
+
+
+def mark_variables(variables, gradients, grad_reqs='write'):
+    """Make ``variables`` leaves of the tape whose gradients go into
+    ``gradients`` (what ``x.attach_grad()`` does for one array)."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    for var, buf, req in zip(variables, gradients, grad_reqs):
+        if req not in _GRAD_REQS:
+            raise DLBookError(f"grad_req must be one of {_GRAD_REQS}, got "
+                              f'{req!r}')
+        var._node = None
+        var._grad = buf if req != 'null' else None
+        var._grad_req = req if req != 'null' else None
+
+
+# -- backward ------------------------------------------------------------------
+
+_NOT_IN_GRAPH = (
+    'Cannot differentiate node because it is not in a computational graph. '
+    'You need to set is_recording to true or use autograd.record() to save '
+    'computational graphs for backward. If you want to differentiate the '
+    'same graph twice, you need to pass retain_graph=True to backward.')
+
+
+def _topological_order(heads):
+    """Nodes reachable from ``heads``, inputs before consumers.
+
+    Iterative depth-first search: a deep RNN unrolled over hundreds of
+    steps would overflow Python's recursion limit.
+    """
+    order, seen = [], set()
+    stack = [(x._node, False) for x in heads if x._node is not None]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        if node.freed:
+            raise DLBookError(_NOT_IN_GRAPH)
+        seen.add(id(node))
+        stack.append((node, True))
+        for x in node.inputs:
+            if x._node is not None and id(x._node) not in seen:
+                stack.append((x._node, False))
+    return order
+
+
+def _add(acc, g):
+    return g if acc is None else acc + g
+
+
+def _run_backward(heads, head_grads, retain_graph, capture=()):
+    """Propagate gradients from ``heads``; return ``{id(x): (x, grad)}``
+    for every variable reached, plus the arrays listed in ``capture``."""
+    from .ndarray.ndarray import NDArray
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if head_grads is None or isinstance(head_grads, NDArray):
+        head_grads = [head_grads] * len(heads) if head_grads is None \
+            else [head_grads]
+    if len(head_grads) != len(heads):
+        raise DLBookError(f'backward got {len(heads)} heads but '
+                          f'{len(head_grads)} head gradients')
+
+    node_grads = {}                  # id(node) -> [grad per output]
+    leaf_grads = {}                  # id(array) -> [array, grad]
+    captured = {id(x): x for x in capture}
+    results = {}
+
+    def route(x, g):
+        node = x._node
+        if node is not None:
+            slots = node_grads.get(id(node))
+            if slots is None:
+                slots = node_grads[id(node)] = [None] * _num_outputs(node)
+            slots[x._out_index] = _add(slots[x._out_index], g)
+        elif x._grad_req is not None or id(x) in captured:
+            entry = leaf_grads.setdefault(id(x), [x, None])
+            entry[1] = _add(entry[1], g)
+
+    for head, hg in zip(heads, head_grads):
+        if head._node is None and head._grad_req is None:
+            raise DLBookError(_NOT_IN_GRAPH)
+        if head._node is not None and head._node.freed:
+            raise DLBookError(_NOT_IN_GRAPH)
+        if hg is None:
+            raw = head._ctx.xp.ones_like(head._data)
+        else:
+            if hg.shape != head.shape:
+                raise DLBookError(f'head gradient of shape {hg.shape} does '
+                                  f'not match its head of shape {head.shape}')
+            raw = hg.as_in_context(head._ctx)._data
+        route(head, raw)
+
+    order = _topological_order(heads)
+    for node in reversed(order):
+        dys = node_grads.pop(id(node), None)
+        if dys is None:
+            continue
+        if any(dy is None for dy in dys):
+            xp = node.ctx.xp
+            dys = [xp.zeros(shape, dtype) if dy is None else dy
+                   for dy, (shape, dtype) in zip(dys, node.out_meta)]
+        for x in captured.values():
+            if x._node is node:
+                results[id(x)] = (x, dys[x._out_index])
+        with node.ctx.scope:
+            grads = node.op.backward(node.ctx.xp, *dys)
+        if not isinstance(grads, (tuple, list)):
+            grads = (grads,)
+        for x, g in zip(node.inputs, grads):
+            if g is not None:
+                route(x, g)
+    if not retain_graph:
+        for node in order:
+            node.freed = True
+            node.op.saved = ()
+            node.inputs = ()
+    results.update({k: tuple(v) for k, v in leaf_grads.items()})
+    return results
+
+
+def _num_outputs(node):
+    return 1 if node.out_meta is None else len(node.out_meta)
+
+
+def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
+    """Compute the gradients of ``heads`` with respect to the variables.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Outputs to differentiate.  A non-scalar head acts as if its head
+        gradient were all ones, i.e. as ``heads.sum()``.
+    head_grads : NDArray or list of NDArray, optional
+        Gradients with respect to the heads (``dL/dy``).
+    retain_graph : bool
+        Keep the tape so ``backward`` can run again.
+    train_mode : bool
+        Unused by dlbook's operators; kept for MXNet compatibility.
+    """
+    with _Scope(None, train_mode):
+        grads = _run_backward(heads, head_grads, retain_graph)
+    for var, g in grads.values():
+        buf = var._grad
+        if var._grad_req is None or buf is None:
+            continue
+        if var._grad_req == 'add':
+            buf._data += g
+        else:
+            buf._data[...] = g
+        var._fresh_grad = True
+
+
+def grad(heads, variables, head_grads=None, retain_graph=None,
+         create_graph=False, train_mode=True):
+    """Return the gradients of ``heads`` with respect to ``variables``
+    without touching ``x.grad``.
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable (zeros where no path exists).
+    """
+    from .ndarray.ndarray import NDArray, from_raw
+    if create_graph:
+        ops = sorted({n.op.name for n in _topological_order(
+            [heads] if isinstance(heads, NDArray) else heads)})
+        raise NotImplementedError(
+            'create_graph=True (higher-order gradients) is not implemented '
+            f'in dlbook: the operators in this graph ({", ".join(ops)}) have '
+            'first-order gradient rules only')
+    single = isinstance(variables, NDArray)
+    variables = [variables] if single else list(variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    with _Scope(None, train_mode):
+        found = _run_backward(heads, head_grads, retain_graph,
+                              capture=variables)
+    out = []
+    for var in variables:
+        g = found.get(id(var), (None, None))[1]
+        if g is None:
+            g = var._ctx.xp.zeros_like(var._data)
+        out.append(from_raw(g, var._ctx))
+    return out[0] if single else out
+
+
+def get_symbol(x):
+    """Not available: dlbook's tape keeps Python operator objects, not a
+    symbol graph.  Use ``HybridBlock.hybridize()`` and ``export`` instead."""
+    raise DLBookError('autograd.get_symbol is not supported by dlbook; '
+                      'hybridize a HybridBlock and call export() to get a '
+                      'symbol graph')
+
+
+# -- custom operators ----------------------------------------------------------
+
+class Function:
+    """A custom differentiable function written with NDArray operations.
+
+    Subclass it and define ``forward(self, *inputs)`` and
+    ``backward(self, *output_grads)``; call ``save_for_backward`` to keep
+    arrays.  As in MXNet, an instance is used for one call.
+
+    >>> class sigmoid(autograd.Function):
+    ...     def forward(self, x):
+    ...         y = 1 / (1 + nd.exp(-x))
+    ...         self.save_for_backward(y)
+    ...         return y
+    ...     def backward(self, dy):
+    ...         y, = self.saved_tensors
+    ...         return dy * y * (1 - y)
+    """
+
+    def __init__(self):
+        self.saved_tensors = ()
+
+    def save_for_backward(self, *args):
+        self.saved_tensors = args
+
+    def forward(self, *inputs):
+        raise NotImplementedError('subclasses of autograd.Function define '
+                                  'forward(self, *inputs)')
+
+    def backward(self, *output_grads):
+        raise NotImplementedError('subclasses of autograd.Function define '
+                                  'backward(self, *output_grads)')
+
+    def __call__(self, *inputs):
+        from .ndarray.ndarray import NDArray
+        with pause(train_mode=_state.training):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = (outputs,) if single else tuple(outputs)
+        needs_grad = any(x._node is not None or x._grad_req is not None
+                         for x in inputs)
+        if _state.recording and needs_grad:
+            op = _FunctionOp(self, outs)
+            meta = None if single else [(o.shape, o.dtype) for o in outs]
+            node = Node(op, tuple(inputs), inputs[0]._ctx, meta)
+            for i, o in enumerate(outs):
+                o._node, o._out_index = node, i
+        return outputs
+
+
+class _FunctionOp:
+    """Adapter giving an ``autograd.Function`` the operator interface."""
+
+    name = 'Function'
+
+    def __init__(self, function, outputs):
+        self.function = function
+        self.outputs = outputs
+        self.saved = ()
+
+    def backward(self, xp, *dys):
+        from .ndarray.ndarray import NDArray, from_raw
+        ctx = self.outputs[0]._ctx
+        with pause():
+            grads = self.function.backward(*[from_raw(d, ctx) for d in dys])
+        if isinstance(grads, NDArray):
+            grads = (grads,)
+        return tuple(None if g is None else g._data for g in grads)

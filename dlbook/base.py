@@ -1,0 +1,60 @@
+"""Errors, dtype tables and small helpers shared by every layer of dlbook.
+
+MXNet 1.x raises ``mxnet.base.MXNetError`` for most user mistakes; dlbook
+raises its own :class:`DLBookError`, and ``dlbook.base.MXNetError`` is the
+same class, so ``except mx.base.MXNetError`` works unchanged.
+"""
+
+__all__ = ['DLBookError', 'MXNetError', 'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE',
+           'dtype_name', 'numeric_types', 'integer_types', 'string_types']
+
+import numbers
+
+
+class DLBookError(RuntimeError):
+    """Error raised by dlbook for invalid use (shapes, dtypes, contexts).
+
+    Messages name the operator, the shapes, dtypes or contexts involved and,
+    where there is one, the fix.
+    """
+
+
+MXNetError = DLBookError
+
+numeric_types = (numbers.Number,)
+integer_types = (numbers.Integral,)
+string_types = (str,)
+
+# MXNet's type flags (3rdparty/mshadow/mshadow/base.h), used by the
+# ``.params`` file format.
+DTYPE_TO_FLAG = {
+    'float32': 0, 'float64': 1, 'float16': 2, 'uint8': 3, 'int32': 4,
+    'int8': 5, 'int64': 6, 'bool': 7, 'int16': 8, 'uint16': 9,
+    'uint32': 10, 'uint64': 11,
+}
+FLAG_TO_DTYPE = {flag: name for name, flag in DTYPE_TO_FLAG.items()}
+
+
+def dtype_name(dtype):
+    """Return the canonical string name of a dtype-like (``'float32'``).
+
+    Accepts strings, NumPy/CuPy dtype objects and scalar types such as
+    ``numpy.float32``, without importing NumPy here.
+    """
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        return 'float32' if dtype == 'float' else dtype
+    name = getattr(dtype, 'name', None)          # numpy.dtype('float32')
+    if isinstance(name, str):
+        return name
+    name = getattr(dtype, '__name__', None)      # numpy.float32, float, int
+    if name == 'float':
+        return 'float64'
+    if name == 'int':
+        return 'int64'
+    if name == 'bool':
+        return 'bool'
+    if isinstance(name, str):
+        return name
+    raise DLBookError(f'cannot understand dtype {dtype!r}')

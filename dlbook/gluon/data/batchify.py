@@ -1,0 +1,133 @@
+"""Batchify: turn a list of samples into one array per field.
+
+``default_batchify_fn`` is MXNet's rule: NDArray samples are stacked,
+tuples are batched field by field (giving a *list*), anything else goes
+through ``numpy.asarray`` and keeps its dtype (int32 labels stay int32).
+
+The work happens in two steps so that worker processes never need to build
+NDArrays: :func:`stack_samples` stacks raw arrays into a tree of
+:class:`Stacked` leaves (plain, picklable data), and :func:`to_ndarrays`
+wraps the leaves as NDArrays in the main process.  Whole batches are
+stacked at once (one ``stack`` per field, one NDArray per field), never
+sample by sample.
+"""
+
+__all__ = ['default_batchify_fn', 'Stacked', 'stack_samples', 'to_ndarrays',
+           'to_host']
+
+import numpy
+
+from ... import ndarray as nd
+from ...context import Context, current_context
+from ...ndarray.ndarray import NDArray, from_raw
+
+
+class Stacked:
+    """A batched raw array waiting to become an NDArray.
+
+    Attributes
+    ----------
+    raw : numpy.ndarray or cupy.ndarray
+        The stacked data.
+    device : tuple or None
+        ``(device_type, device_id)`` of the samples it came from, or None
+        for NumPy samples (they go to the current context, as
+        ``nd.array`` would put them).
+    """
+
+    __slots__ = ('raw', 'device')
+
+    def __init__(self, raw, device=None):
+        self.raw = raw
+        self.device = device
+
+    def __getstate__(self):
+        return self.raw, self.device
+
+    def __setstate__(self, state):
+        self.raw, self.device = state
+
+
+def _stack_ndarrays(data):
+    ctx = data[0].context
+    if any(x.context != ctx for x in data):
+        return nd.stack(*data)          # raises, naming the contexts
+    raws = [x._data for x in data]
+    return Stacked(ctx.xp.stack(raws), (ctx.device_type, ctx.device_id))
+
+
+def stack_samples(data):
+    """Stack a list of samples into a tree of :class:`Stacked` leaves."""
+    first = data[0]
+    if isinstance(first, NDArray):
+        return _stack_ndarrays(data)
+    if isinstance(first, tuple):
+        return [stack_samples(field) for field in zip(*data)]
+    return Stacked(numpy.asarray(data))
+
+
+def _wrap(leaf):
+    raw, device = leaf.raw, leaf.device
+    if device is None:
+        ctx = current_context()
+        if ctx.device_type == 'gpu':
+            return nd.array(raw, ctx=ctx, dtype=raw.dtype)
+        return from_raw(numpy.ascontiguousarray(raw), ctx)
+    return from_raw(raw, Context(*device))
+
+
+def to_ndarrays(tree):
+    """Replace every :class:`Stacked` leaf of ``tree`` by an NDArray."""
+    if isinstance(tree, Stacked):
+        return _wrap(tree)
+    if isinstance(tree, list):
+        return [to_ndarrays(x) for x in tree]
+    if isinstance(tree, tuple):
+        return tuple(to_ndarrays(x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: to_ndarrays(v) for k, v in tree.items()}
+    return tree
+
+
+def to_host(tree):
+    """Make a batch safe to send from a worker process: NDArrays become
+    ``Stacked`` NumPy leaves bound for ``cpu(0)`` (as MXNet's workers
+    return CPU batches)."""
+    if isinstance(tree, NDArray):
+        return Stacked(tree.asnumpy(), ('cpu', 0))
+    if isinstance(tree, Stacked):
+        raw = tree.raw
+        if not isinstance(raw, numpy.ndarray):
+            raw = raw.get()
+        return Stacked(raw, ('cpu', 0))
+    if isinstance(tree, list):
+        return [to_host(x) for x in tree]
+    if isinstance(tree, tuple):
+        return tuple(to_host(x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: to_host(v) for k, v in tree.items()}
+    return tree
+
+
+def default_batchify_fn(data):
+    """Collate a list of samples into a batch (MXNet's default).
+
+    Parameters
+    ----------
+    data : list
+        Samples: NDArrays, NumPy arrays or scalars, or tuples of those.
+
+    Returns
+    -------
+    NDArray or list
+        One NDArray for array samples; a list with one NDArray per field
+        for tuple samples.
+
+    Examples
+    --------
+    >>> batch = default_batchify_fn([(mx.nd.ones((2,)), numpy.int32(1)),
+    ...                              (mx.nd.zeros((2,)), numpy.int32(0))])
+    >>> batch[0].shape, batch[1].dtype
+    ((2, 2), dtype('int32'))
+    """
+    return to_ndarrays(stack_samples(data))

@@ -1,0 +1,60 @@
+"""``mx.nd``: imperative arrays and every registered operator.
+
+The functions here are generated from the operator registry
+(``dlbook.ops.REGISTRY``); a few hand-written helpers give MXNet's
+Python-level conveniences (``nd.array``, ``nd.maximum(x, 0)``,
+``nd.random.normal``, ``nd.save``).
+"""
+
+from ..ops import REGISTRY
+from .ndarray import NDArray, from_raw
+from .invoke import invoke
+from .register import make_function
+
+
+def op_class(name):
+    """The operator class registered as ``name``."""
+    return REGISTRY[name]
+
+
+def _generate():
+    made = {}
+    for name, cls in REGISTRY.items():
+        if name.isidentifier():
+            made[name] = make_function(cls, name)
+    return made
+
+
+globals().update(_generate())
+
+from .creation import (array, zeros, ones, full, empty, arange,  # noqa
+                       linspace, eye, zeros_like, ones_like)
+from .arithmetic import *  # noqa
+from . import random, linalg  # noqa
+try:
+    from .serialization import save, load  # noqa
+except ModuleNotFoundError:  # TEMP until serialization lands
+    pass
+from .methods import attach_methods as _attach_methods  # noqa
+
+_attach_methods(NDArray, globals())
+
+
+def waitall():
+    """Wait until all pending device work has finished (CuPy); a no-op on
+    NumPy, which computes synchronously."""
+    from .. import backend
+    if backend.gpu_count():
+        backend.get_backend('gpu').synchronize()
+
+
+def concatenate(arrays, axis=0, always_copy=True):
+    """Join a list of arrays along ``axis`` (legacy helper)."""
+    return globals()['concat'](*arrays, dim=axis)
+
+
+def moveaxis(tensor, source, destination):
+    """Move axis ``source`` to position ``destination``."""
+    axes = list(range(tensor.ndim))
+    axes.insert(destination % tensor.ndim, axes.pop(source % tensor.ndim))
+    return globals()['transpose'](tensor, axes=tuple(axes))

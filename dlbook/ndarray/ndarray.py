@@ -1,0 +1,412 @@
+"""NDArray: a NumPy or CuPy array plus the Context it lives on.
+
+The class keeps MXNet 1.x's behaviour: float32 by default, reductions of a
+whole array give shape ``(1,)``, comparisons return 0/1 in the input dtype,
+``repr`` prints ``<NDArray 2x3 @cpu(0)>``, and in-place forms
+(``x[:] = ...``, ``x += y``) keep the array's identity.
+
+Arithmetic is not written here: every operator calls a registered
+operator (``dlbook.ops``) through :func:`dlbook.ndarray.invoke.invoke`, so
+the same rule serves ``nd``, ``sym`` and the autograd tape.
+"""
+
+import numbers
+
+from ..base import DLBookError, dtype_name
+from ..context import Context
+
+__all__ = ['NDArray', 'from_raw']
+
+
+def from_raw(data, ctx):
+    """Wrap a raw NumPy/CuPy array living on ``ctx`` (no copy)."""
+    x = NDArray.__new__(NDArray)
+    x._data = data
+    x._ctx = ctx
+    return x
+
+
+class NDArray:
+    """An n-dimensional array on a device (``cpu(i)`` or ``gpu(i)``).
+
+    Create arrays with ``nd.array``, ``nd.zeros``, ``nd.random.normal``...
+    rather than with this class.  The raw array is ``x._data``; its device
+    is ``x.context``.
+    """
+
+    # Class-level defaults keep array creation cheap: most arrays never
+    # get a gradient buffer or a tape node.
+    _grad = None
+    _grad_req = None
+    _node = None
+    _out_index = 0
+    _fresh_grad = False
+    __array_priority__ = 1000.0       # numpy defers to our reflected ops
+
+    def __init__(self, data, ctx=None):
+        from .creation import array
+        made = array(data, ctx=ctx)
+        self._data, self._ctx = made._data, made._ctx
+
+    # -- basic properties ----------------------------------------------------
+    @property
+    def shape(self):
+        """Tuple of dimension sizes."""
+        return self._data.shape
+
+    @property
+    def dtype(self):
+        """The element type as a NumPy dtype (``numpy.float32``)."""
+        return self._data.dtype
+
+    @property
+    def size(self):
+        """Number of elements."""
+        return self._data.size
+
+    @property
+    def ndim(self):
+        """Number of dimensions."""
+        return self._data.ndim
+
+    @property
+    def context(self):
+        """The device this array lives on."""
+        return self._ctx
+
+    ctx = context
+
+    @property
+    def stype(self):
+        """Storage type; dlbook arrays are always dense (``'default'``)."""
+        return 'default'
+
+    @property
+    def T(self):
+        """Transpose (reverse the axes)."""
+        return self.transpose()
+
+    @property
+    def grad(self):
+        """The gradient buffer attached by ``attach_grad``, or None."""
+        return self._grad
+
+    @property
+    def handle(self):
+        """The raw NumPy/CuPy array (MXNet's C handle has no analogue)."""
+        return self._data
+
+    # -- conversion ----------------------------------------------------------
+    def asnumpy(self):
+        """Return a NumPy copy of the data (waits for the device)."""
+        return self._ctx.backend.to_numpy(self._data).copy()
+
+    def asscalar(self):
+        """Return the only element as a NumPy scalar; size must be 1."""
+        if self.size != 1:
+            raise ValueError('The current array is not a scalar')
+        return self.asnumpy().reshape(-1)[0]
+
+    def item(self):
+        """The only element as a Python number (NumPy-mode name)."""
+        return self.asscalar().item()
+
+    def tolist(self):
+        """Nested Python lists of the values."""
+        return self.asnumpy().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.asnumpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def astype(self, dtype, copy=True):
+        """Return the array cast to ``dtype`` (``self`` if ``copy=False``
+        and the dtype already matches)."""
+        name = dtype_name(dtype)
+        if not copy and name == self.dtype.name:
+            return self
+        return _nd().Cast(self, dtype=name)
+
+    def copy(self):
+        """A copy on the same context."""
+        return _nd()._copy(self)
+
+    def copyto(self, other):
+        """Copy to a Context (a new array) or into an existing NDArray.
+
+        Moving between devices is itself an operator with a gradient, so
+        ``x.copyto(mx.cpu(1))`` can be differentiated.
+        """
+        if isinstance(other, Context):
+            if other == self._ctx:
+                return self.copy()
+            nd = _nd()
+            op = nd.op_class('_copyto')(ctx=other, src_ctx=self._ctx)
+            return nd.invoke(op, [self])
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            other._assign(self if other._ctx == self._ctx
+                          else self.copyto(other._ctx))
+            return other
+        raise TypeError(f'copyto does not support type {type(other)}')
+
+    def as_in_context(self, context):
+        """This array on ``context``: ``self`` if already there, else a
+        copy."""
+        if context == self._ctx:
+            return self
+        return self.copyto(context)
+
+    as_in_ctx = as_in_context
+
+    def wait_to_read(self):
+        """Block until pending device work on this array has finished."""
+        self._ctx.backend.synchronize(self._ctx.device_id)
+
+    # -- autograd ------------------------------------------------------------
+    def attach_grad(self, grad_req='write', stype=None):
+        """Allocate a zero gradient buffer and make this array a variable
+        whose gradient ``backward`` computes."""
+        from .. import autograd
+        buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
+        autograd.mark_variables([self], [buf], grad_req)
+
+    def detach(self):
+        """The same data, cut from the tape (no gradient flows back)."""
+        return from_raw(self._data, self._ctx)
+
+    def backward(self, out_grad=None, retain_graph=False, train_mode=True):
+        """Compute gradients of this array with respect to the variables.
+
+        ``out_grad`` is the head gradient; by default all ones, so a
+        non-scalar ``y.backward()`` differentiates ``y.sum()``.
+        """
+        from .. import autograd
+        autograd.backward([self], None if out_grad is None else [out_grad],
+                          retain_graph=retain_graph, train_mode=train_mode)
+
+    # -- printing ------------------------------------------------------------
+    def __repr__(self):
+        shape = 'x'.join(str(n) for n in self.shape)
+        return (f'\n{self.asnumpy()}\n'
+                f'<{type(self).__name__} {shape} @{self._ctx}>')
+
+    # -- container protocol --------------------------------------------------
+    def __len__(self):
+        if not self.shape:
+            raise TypeError('len() of a 0-d NDArray')
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self):
+        if self.size == 0:
+            return False
+        if self.size == 1:
+            return bool(self.asscalar())
+        raise ValueError('The truth value of an NDArray with multiple '
+                         'elements is ambiguous.')
+
+    def __float__(self):
+        return float(self.asscalar())
+
+    def __int__(self):
+        return int(self.asscalar())
+
+    def __hash__(self):
+        return id(self) // 16
+
+    def __getitem__(self, key):
+        return _nd()._getitem(self, key=_raw_key(key, self._ctx))
+
+    def __setitem__(self, key, value):
+        self._check_writable()
+        key = _raw_key(key, self._ctx)
+        try:
+            self._data[key] = _raw_value(value, self._ctx)
+        except (ValueError, IndexError, TypeError) as err:
+            vshape = getattr(value, 'shape', type(value).__name__)
+            raise DLBookError(f'cannot assign a value of shape {vshape} to '
+                              f'index {key!r} of an array of shape '
+                              f'{self.shape}: {err}') from err
+
+    def _check_writable(self):
+        from .. import autograd
+        if autograd.is_recording() and (self._node is not None or
+                                        self._grad_req is not None):
+            raise DLBookError(
+                'Assigning to NDArrays that are already in a computational '
+                'graph will cause undefined behavior when evaluating '
+                'gradients. Please call backward first to clear the graph '
+                'or do this out of a record section.')
+
+    def _assign(self, other):
+        """Write ``other``'s values into this array (shape broadcast,
+        dtype cast), keeping this array's identity."""
+        self[...] = other
+        return self
+
+    # -- arithmetic (each calls a registered operator) ---------------------------
+    def __add__(self, other):
+        return _binary(self, other, 'broadcast_add', '_plus_scalar')
+
+    def __radd__(self, other):
+        return _binary(self, other, 'broadcast_add', '_plus_scalar')
+
+    def __sub__(self, other):
+        return _binary(self, other, 'broadcast_sub', '_minus_scalar')
+
+    def __rsub__(self, other):
+        return _binary(self, other, None, '_rminus_scalar')
+
+    def __mul__(self, other):
+        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
+
+    def __rmul__(self, other):
+        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
+
+    def __truediv__(self, other):
+        return _binary(self, other, 'broadcast_div', '_div_scalar')
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, None, '_rdiv_scalar')
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, other):
+        return _binary(self, other, 'broadcast_mod', '_mod_scalar')
+
+    def __rmod__(self, other):
+        return _binary(self, other, None, '_rmod_scalar')
+
+    def __pow__(self, other):
+        return _binary(self, other, 'broadcast_power', '_power_scalar')
+
+    def __rpow__(self, other):
+        return _binary(self, other, None, '_rpower_scalar')
+
+    def __neg__(self):
+        return _nd().negative(self)
+
+    def __abs__(self):
+        return _nd().abs(self)
+
+    def __eq__(self, other):
+        return _compare(self, other, 'broadcast_equal', '_equal_scalar')
+
+    def __ne__(self, other):
+        return _compare(self, other, 'broadcast_not_equal',
+                        '_not_equal_scalar')
+
+    def __gt__(self, other):
+        return _compare(self, other, 'broadcast_greater', '_greater_scalar')
+
+    def __ge__(self, other):
+        return _compare(self, other, 'broadcast_greater_equal',
+                        '_greater_equal_scalar')
+
+    def __lt__(self, other):
+        return _compare(self, other, 'broadcast_lesser', '_lesser_scalar')
+
+    def __le__(self, other):
+        return _compare(self, other, 'broadcast_lesser_equal',
+                        '_lesser_equal_scalar')
+
+    def __iadd__(self, other):
+        return self._inplace(self.__add__(other))
+
+    def __isub__(self, other):
+        return self._inplace(self.__sub__(other))
+
+    def __imul__(self, other):
+        return self._inplace(self.__mul__(other))
+
+    def __itruediv__(self, other):
+        return self._inplace(self.__truediv__(other))
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return self._inplace(self.__mod__(other))
+
+    def _inplace(self, result):
+        self._check_writable()
+        if result.shape != self.shape:
+            raise DLBookError(f'in-place operation would change the shape '
+                              f'from {self.shape} to {result.shape}')
+        self._data[...] = result._data
+        return self
+
+    # -- shape helpers with MXNet's calling conventions ----------------------
+    def reshape(self, *shape, **kwargs):
+        """Reshape; accepts ``reshape(2, 3)``, ``reshape((2, 3))`` and
+        MXNet's special codes ``0, -1, -2, -3, -4``."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if 'shape' in kwargs:
+            shape = tuple(kwargs.pop('shape'))
+        return _nd().Reshape(self, shape=shape, **kwargs)
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape`` (NumPy broadcasting rules)."""
+        return _nd().broadcast_to(self, shape=tuple(shape))
+
+    def transpose(self, *axes):
+        """Permute axes; no argument reverses them."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _nd().transpose(self, axes=axes)
+
+    def tostype(self, stype):
+        """Only dense storage exists in dlbook."""
+        if stype != 'default':
+            raise DLBookError(f'storage type {stype!r} is not supported; '
+                              f"dlbook arrays are dense ('default')")
+        return self
+
+
+# -- helpers -------------------------------------------------------------------
+
+def _nd():
+    from .. import ndarray
+    return ndarray
+
+
+def _binary(x, other, array_op, scalar_op):
+    # Reflected operators (``2 - x``) only ever see numbers: with two
+    # NDArrays Python calls the left operand's method.
+    nd = _nd()
+    if isinstance(other, NDArray) and array_op is not None:
+        return nd.invoke(nd.op_class(array_op)(), [x, other])
+    if isinstance(other, numbers.Number):
+        return nd.invoke(nd.op_class(scalar_op)(scalar=other), [x])
+    raise TypeError(f'type {type(other).__name__} not supported for NDArray '
+                    f'arithmetic; use nd.array(...) to convert it first')
+
+
+def _compare(x, other, array_op, scalar_op):
+    if not isinstance(other, (NDArray, numbers.Number)):
+        return NotImplemented
+    return _binary(x, other, array_op, scalar_op)
+
+
+def _raw_key(key, ctx):
+    """Turn NDArrays inside an index into raw integer arrays."""
+    if isinstance(key, NDArray):
+        return key.as_in_context(ctx)._data.astype('int64')
+    if isinstance(key, tuple):
+        return tuple(_raw_key(k, ctx) for k in key)
+    if isinstance(key, list):
+        return ctx.xp.asarray(key)
+    return key
+
+
+def _raw_value(value, ctx):
+    if isinstance(value, NDArray):
+        return value.as_in_context(ctx)._data
+    if isinstance(value, numbers.Number):
+        return value
+    return ctx.backend.asarray(value, ctx.device_id)

@@ -1,0 +1,78 @@
+"""Generate ``nd.<op>`` functions from the operator registry.
+
+Each generated function maps MXNet's calling convention onto an operator
+instance: leading NDArray arguments (or keywords named after the
+operator's inputs) are inputs, the remaining positional arguments fill the
+attributes in declaration order, and ``out=``/``ctx=``/``name=`` are
+handled by the front end.  ``nd.tanh??`` in Jupyter shows the operator
+class, with its forward and backward rules side by side, through
+``__wrapped__``.
+"""
+
+from ..base import DLBookError
+from .invoke import invoke
+from .ndarray import NDArray
+
+__all__ = ['make_function', 'split_arguments']
+
+
+def split_arguments(cls, args, kwargs):
+    """Sort a call's arguments into ``(inputs by name, attrs)``.
+
+    Returns ``(named_inputs, positional_inputs, attrs)``: variadic
+    operators (``concat``) take every leading array positionally.
+    """
+    input_names = tuple(cls.arguments) + tuple(cls.aux_states)
+    attr_names = list(cls.defaults)
+    named, positional, attrs = {}, [], {}
+    i = 0
+    if cls.variadic:
+        while i < len(args) and isinstance(args[i], NDArray):
+            positional.append(args[i])
+            i += 1
+    else:
+        while (i < len(args) and i < len(input_names) and
+               (args[i] is None or isinstance(args[i], NDArray))):
+            named[input_names[i]] = args[i]
+            i += 1
+    rest = args[i:]
+    if len(rest) > len(attr_names):
+        raise DLBookError(f'{cls.name}: too many positional arguments '
+                          f'({len(args)}); attributes are '
+                          f'{", ".join(attr_names) or "none"}')
+    attrs.update(zip(attr_names, rest))
+    for key, value in kwargs.items():
+        if key in input_names:
+            named[key] = value
+        elif key in attrs:
+            raise DLBookError(f'{cls.name}: got multiple values for '
+                              f'argument {key!r}')
+        else:
+            attrs[key] = value
+    return named, positional, attrs
+
+
+def make_function(cls, name):
+    """Build the ``nd.<name>`` function for operator class ``cls``."""
+
+    def function(*args, out=None, name=None, ctx=None, **kwargs):
+        named, inputs, attrs = split_arguments(cls, args, kwargs)
+        if cls.variadic and 'num_args' in cls.defaults:
+            attrs.setdefault('num_args', len(inputs))
+        op = cls(**attrs)
+        if not cls.variadic:
+            inputs = []
+            for input_name in op.list_inputs():
+                x = named.get(input_name)
+                if x is None:
+                    raise DLBookError(
+                        f'{cls.name}: missing input {input_name!r} (inputs: '
+                        f'{", ".join(op.list_inputs())})')
+                inputs.append(x)
+        return invoke(op, inputs, out=out, ctx=ctx)
+
+    function.__name__ = name
+    function.__qualname__ = name
+    function.__doc__ = cls.__doc__
+    function.__wrapped__ = cls
+    return function

@@ -1,0 +1,209 @@
+"""The operator registry: every differentiable operation, defined once.
+
+An operator is a small class with its forward rule and its gradient rule
+side by side, both written against ``xp``, the array module of the device
+the data lives on (NumPy for ``cpu(i)``, CuPy for ``gpu(i)``).  Nothing in
+this package imports NumPy or CuPy: the front ends pass ``xp`` in.
+
+The same class serves every front end:
+
+* ``nd.<name>`` runs it now, on NDArrays, and records it on the autograd
+  tape (``dlbook.ndarray``);
+* ``sym.<name>`` makes a graph node that an Executor runs later;
+* hybridized Gluon blocks run it through that Executor.
+
+A minimal operator::
+
+    @register('tanh')
+    class Tanh(Op):
+        '''y = tanh(x);   dx = dy * (1 - y**2)'''
+        def forward(self, xp, x):
+            y = xp.tanh(x)
+            self.saved = (y,)
+            return y
+
+        def backward(self, xp, dy):
+            (y,) = self.saved
+            return dy * (1 - y * y)
+"""
+
+__all__ = ['Op', 'register', 'REGISTRY', 'unbroadcast', 'normalize_axis',
+           'normalize_axes', 'reduced_shape']
+
+from ..base import DLBookError
+
+#: Every operator class by every name it answers to (``'broadcast_add'``,
+#: ``'_plus'``, ...).  Front ends generate ``nd.*`` and ``sym.*`` from it.
+REGISTRY = {}
+
+
+def register(*names):
+    """Class decorator: record an :class:`Op` subclass under ``names``.
+
+    The first name is the canonical one (``cls.name``), the one written into
+    saved symbol JSON; the others are aliases.
+    """
+    def wrap(cls):
+        cls.name = names[0]
+        cls.aliases = names
+        for name in names:
+            if name in REGISTRY and REGISTRY[name] is not cls:
+                raise DLBookError(f'operator name {name!r} registered twice '
+                                  f'({REGISTRY[name].__name__} and '
+                                  f'{cls.__name__})')
+            REGISTRY[name] = cls
+        return cls
+    return wrap
+
+
+class Op:
+    """One operation; a fresh instance per call (eager) or per graph node.
+
+    Class attributes describe the operator's interface:
+
+    arguments : tuple of str
+        Names of the array inputs, in order (``('lhs', 'rhs')``).  They
+        become keyword names of ``nd.<op>`` and, in a symbol graph, the
+        automatic variable names ``<node>_<argument>`` (``fc1_weight``).
+    aux_states : tuple of str
+        Extra array inputs that are state, not arguments
+        (``('moving_mean', 'moving_var')`` for BatchNorm).  They follow the
+        arguments, receive no gradient and may be updated in place.
+    variadic : bool
+        Inputs are ``*data`` (``concat``, ``stack``, ``add_n``).
+    defaults : dict
+        Every attribute the operator accepts with its default, in MXNet's
+        positional order: ``nd.clip(x, 0, 1)`` fills ``a_min``, ``a_max``.
+    differentiable : bool
+        False for operators with no gradient (``argmax``, comparisons,
+        random sampling); the tape does not record them.
+    needs_rng : bool
+        The front end sets ``self.rng`` (a ``RandomState`` of the device)
+        before ``forward``.
+    same_dtype : bool
+        All array inputs must share one dtype (MXNet does not promote).
+
+    Per call, the front end sets ``self.is_train`` (Dropout, BatchNorm) and
+    calls ``forward(xp, *inputs)``; when a gradient is needed it later calls
+    ``backward(xp, *dys)`` with one output gradient per output.  Per-call
+    state lives on the instance (``self.saved``), never in globals.
+    """
+
+    name = None
+    aliases = ()
+    arguments = ('data',)
+    aux_states = ()
+    variadic = False
+    defaults = {}
+    differentiable = True
+    needs_rng = False
+    same_dtype = False
+    num_outputs = 1
+
+    def __init__(self, **attrs):
+        defaults = self.defaults
+        if not attrs.keys() <= defaults.keys():
+            unknown = sorted(set(attrs) - set(defaults))
+            accepted = ', '.join(defaults) or 'no attributes'
+            raise DLBookError(
+                f'operator {self.name!r} got unexpected argument(s) '
+                f'{unknown}; it accepts: {accepted}')
+        self.attrs = {**defaults, **attrs}
+        self.saved = ()
+        self.is_train = False
+        self.rng = None
+
+    # -- interface used by front ends -------------------------------------
+    def list_arguments(self):
+        """Names of the array arguments this instance takes (attrs-aware).
+
+        Overridden by operators whose inputs depend on attributes, such as
+        ``FullyConnected(no_bias=True)`` which drops ``bias``.
+        """
+        if self.variadic:
+            count = self.attrs.get('num_args') or 0
+            return tuple(f'arg{i}' for i in range(count))
+        return self.arguments
+
+    def list_inputs(self):
+        """Arguments followed by auxiliary states, the order of ``forward``."""
+        return tuple(self.list_arguments()) + tuple(self.aux_states)
+
+    def list_outputs(self):
+        """Output names: ``('output',)`` or ``('output0', 'output1', ...)``."""
+        if self.num_outputs == 1:
+            return ('output',)
+        return tuple(f'output{i}' for i in range(self.num_outputs))
+
+    def out_context(self, ctx):
+        """Context of the outputs given the inputs' context (``_copyto``)."""
+        return ctx
+
+    def forward(self, xp, *inputs):
+        """Compute the outputs from raw arrays; save what backward needs."""
+        raise NotImplementedError(f'operator {self.name!r} has no forward')
+
+    def backward(self, xp, *dys):
+        """Return one input gradient per input (None where there is none)."""
+        raise DLBookError(f'operator {self.name!r} has no gradient rule')
+
+    def __repr__(self):
+        attrs = ', '.join(f'{k}={v!r}' for k, v in self.attrs.items())
+        return f'{type(self).__name__}({attrs})'
+
+
+# -- helpers shared by operator families -----------------------------------
+
+def unbroadcast(xp, grad, shape):
+    """Sum ``grad`` back down to ``shape``, undoing NumPy broadcasting.
+
+    If ``a`` of shape ``(1, 4)`` was broadcast against ``(3, 4)``, the
+    gradient for ``a`` is the sum of the ``(3, 4)`` gradient over axis 0.
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, size in enumerate(shape)
+                 if size == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def normalize_axis(axis, ndim, op_name='operator'):
+    """Map a possibly negative ``axis`` into ``range(ndim)`` or raise."""
+    if not -ndim <= axis < max(ndim, 1):
+        raise DLBookError(f'{op_name}: axis {axis} is out of range for an '
+                          f'array with {ndim} dimension(s)')
+    return axis % max(ndim, 1)
+
+
+def normalize_axes(axis, ndim, exclude=False, op_name='operator'):
+    """Turn MXNet's ``axis`` argument into a sorted tuple of axes.
+
+    ``axis=None`` (or ``()``) means every axis; ``exclude=True`` means every
+    axis *except* the given ones, as in ``nd.sum(x, axis=1, exclude=True)``.
+    """
+    if axis is None or axis == ():
+        axes = tuple(range(ndim))
+        return () if exclude else axes
+    if isinstance(axis, int):
+        axis = (axis,)
+    axes = tuple(sorted({normalize_axis(a, ndim, op_name) for a in axis}))
+    if exclude:
+        axes = tuple(a for a in range(ndim) if a not in axes)
+    return axes
+
+
+def reduced_shape(shape, axes):
+    """Shape of a reduction over ``axes`` with ``keepdims=True``."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+# Importing the families fills REGISTRY.
+from . import (creation, device, elemwise, reduce, shape, index,  # noqa
+               linalg, nn, activation, norm, conv, pool, random,
+               loss_output)

@@ -1,0 +1,450 @@
+"""Operators: softmax family and activation functions.
+
+``softmax``, ``log_softmax``, ``SoftmaxActivation``, ``Activation`` and
+``LeakyReLU`` (with its ``prelu``, ``elu``, ``selu``, ``gelu`` and ``rrelu``
+variants), as in MXNet 1.x (src/operator/nn/softmax-inl.h,
+src/operator/nn/activation-inl.h, src/operator/leaky_relu-inl.h).
+
+The helpers :func:`stable_softmax`, :func:`stable_log_softmax`,
+:func:`sigmoid`, :func:`softrelu` and :func:`erf` are shared with the other
+``nn`` families (``SoftmaxOutput``, ``softmax_cross_entropy``).
+"""
+
+import math
+
+from ..base import DLBookError
+from . import Op, register, normalize_axis
+
+# -- numerically stable building blocks -------------------------------------
+
+
+def stable_softmax(xp, x, axis):
+    """``exp(x - max) / sum(exp(x - max))``: the max shift keeps exp <= 1."""
+    e = xp.exp(x - x.max(axis=axis, keepdims=True))
+    e /= e.sum(axis=axis, keepdims=True)
+    return e
+
+
+def stable_log_softmax(xp, x, axis):
+    """``(x - max) - log(sum(exp(x - max)))``, never ``log(softmax)``."""
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+
+
+def sigmoid(xp, x):
+    """``1 / (1 + exp(-x))`` without overflow: only ``exp(-|x|)`` is used."""
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def softrelu(xp, x):
+    """``log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))`` (no overflow)."""
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
+# The error function.  NumPy has none, so we evaluate the rational
+# approximations of the Cephes library (S. Moshier, ndtr.c; the same ones
+# SciPy compiles), accurate to about 1e-16 relative in float64:
+#   |x| <= 1:     erf(x)  = x * T(x^2) / U(x^2)
+#   1 < |x| < 8:  erfc(x) = exp(-x^2) * P(x) / Q(x)
+#   |x| >= 8:     erfc(x) = exp(-x^2) * R(x) / S(x)
+# Coefficients are listed from the highest power down; U, Q and S have an
+# implicit leading 1.  Because the forward is this accurate, the exact
+# derivative 2/sqrt(pi) * exp(-x^2) is also the derivative of our forward
+# (to ~1e-10), which is what the gradient checks need.
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1,
+          2.23200534594684319226E3, 7.00332514112805075473E3,
+          5.55923013010394962768E4)
+_ERF_U = (1.0, 3.35617141647503099647E1, 5.21357949780152679795E2,
+          4.59432382970980127987E3, 2.26290000613890934246E4,
+          4.92673942608635921086E4)
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1,
+           7.46321056442269912687E0, 4.86371970985681366614E1,
+           1.96520832956077098242E2, 5.26445194995477358631E2,
+           9.34528527171957607540E2, 1.02755188689515710272E3,
+           5.57535335369399327526E2)
+_ERFC_Q = (1.0, 1.32281951154744992508E1, 8.67072140885989742329E1,
+           3.54937778887819891062E2, 9.75708501743205489753E2,
+           1.82390916687909736289E3, 2.24633760818710981792E3,
+           1.65666309194161350182E3, 5.57535340817727675546E2)
+_ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0,
+           5.01905042251180477414E0, 6.16021097993053585195E0,
+           7.40974269950448939160E0, 2.97886665372100240670E0)
+_ERFC_S = (1.0, 2.26052863220117276590E0, 9.39603524938001434673E0,
+           1.20489539808096656605E1, 1.70814450747565897222E1,
+           9.60896809063285878198E0, 3.36907645100081516050E0)
+
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+
+
+def _polyval(coefs, x):
+    """Horner's rule; ``coefs`` from the highest power down."""
+    result = coefs[0] + 0 * x
+    for c in coefs[1:]:
+        result = result * x + c
+    return result
+
+
+def erf(xp, x):
+    """The error function, elementwise, in the dtype of ``x`` (see above).
+
+    Every branch is evaluated on a clipped copy of ``|x|`` so no branch
+    overflows, then ``where`` picks the right one.
+    """
+    ax = xp.abs(x)
+    small = xp.clip(x, -1.0, 1.0)
+    z = small * small
+    erf_small = small * _polyval(_ERF_T, z) / _polyval(_ERF_U, z)
+    mid = xp.clip(ax, 1.0, 8.0)
+    big = xp.clip(ax, 8.0, 30.0)          # erfc(30) underflows to 0 anyway
+    erfc_mid = xp.exp(-mid * mid) * _polyval(_ERFC_P, mid) \
+        / _polyval(_ERFC_Q, mid)
+    erfc_big = xp.exp(-big * big) * _polyval(_ERFC_R, big) \
+        / _polyval(_ERFC_S, big)
+    erfc_abs = xp.where(ax < 8.0, erfc_mid, erfc_big)
+    erf_large = xp.where(x < 0, erfc_abs - 1, 1 - erfc_abs)
+    return xp.where(ax <= 1.0, erf_small, erf_large)
+
+
+def _length_mask(xp, data, length, axis):
+    """Boolean mask, ``True`` where the position along ``axis`` is below
+    ``length`` (``length`` has the shape of ``data`` without ``axis``)."""
+    steps = xp.arange(data.shape[axis])
+    steps = steps.reshape((-1,) + (1,) * (data.ndim - 1 - axis))
+    return steps < xp.expand_dims(length.astype('int64'), axis)
+
+
+# -- softmax family ---------------------------------------------------------
+
+class _SoftmaxBase(Op):
+    """Shared attribute handling of ``softmax`` and ``log_softmax``."""
+
+    arguments = ('data', 'length')
+    defaults = {'axis': -1, 'temperature': None, 'dtype': None,
+                'use_length': False}
+
+    def list_arguments(self):
+        return self.arguments if self.attrs['use_length'] else ('data',)
+
+    def _prepare(self, xp, x, length):
+        attrs = self.attrs
+        axis = normalize_axis(attrs['axis'], x.ndim, self.name)
+        self.in_dtype = x.dtype
+        if attrs['dtype'] is not None:
+            x = x.astype(attrs['dtype'])
+        temperature = attrs['temperature']
+        self.temperature = 1.0 if temperature is None else float(temperature)
+        if self.temperature != 1.0:
+            x = x / self.temperature
+        mask = None
+        if attrs['use_length']:
+            if length is None:
+                raise DLBookError(f'{self.name}: use_length=True needs the '
+                                  f'length input')
+            mask = _length_mask(xp, x, length, axis)
+        return x, axis, mask
+
+
+@register('softmax')
+class Softmax(_SoftmaxBase):
+    """y = exp(x/T - max) / sum(exp(x/T - max)) along ``axis``;
+    dx = y * (dy - sum(dy * y, axis)) / T
+
+    With ``use_length=True`` only the first ``length`` entries along
+    ``axis`` take part; the others output 0.
+    """
+
+    def forward(self, xp, x, length=None):
+        x, axis, mask = self._prepare(xp, x, length)
+        if mask is None:
+            y = stable_softmax(xp, x, axis)
+        else:
+            top = xp.where(mask, x, -xp.inf).max(axis=axis, keepdims=True)
+            top = xp.where(xp.isfinite(top), top, 0)   # length 0: all masked
+            e = xp.where(mask, xp.exp(x - top), 0)
+            total = e.sum(axis=axis, keepdims=True)
+            y = e / xp.where(total == 0, 1, total)
+        self.saved = (y, axis)
+        return y
+
+    def backward(self, xp, dy):
+        y, axis = self.saved
+        dx = y * (dy - (dy * y).sum(axis=axis, keepdims=True))
+        if self.temperature != 1.0:
+            dx /= self.temperature
+        dx = dx.astype(self.in_dtype, copy=False)
+        return (dx, None) if self.attrs['use_length'] else dx
+
+
+@register('log_softmax')
+class LogSoftmax(_SoftmaxBase):
+    """y = x/T - max - log(sum(exp(x/T - max))) along ``axis``;
+    dx = (dy - exp(y) * sum(dy, axis)) / T
+    """
+
+    def forward(self, xp, x, length=None):
+        x, axis, mask = self._prepare(xp, x, length)
+        if mask is None:
+            y = stable_log_softmax(xp, x, axis)
+        else:
+            top = xp.where(mask, x, -xp.inf).max(axis=axis, keepdims=True)
+            top = xp.where(xp.isfinite(top), top, 0)
+            shifted = x - top
+            total = xp.where(mask, xp.exp(shifted), 0).sum(axis=axis,
+                                                          keepdims=True)
+            y = xp.where(mask, shifted - xp.log(total), 0)
+        self.saved = (y, axis, mask)
+        return y
+
+    def backward(self, xp, dy):
+        y, axis, mask = self.saved
+        if mask is None:
+            dx = dy - xp.exp(y) * dy.sum(axis=axis, keepdims=True)
+        else:
+            dy = xp.where(mask, dy, 0)
+            p = xp.where(mask, xp.exp(y), 0)
+            dx = dy - p * dy.sum(axis=axis, keepdims=True)
+        if self.temperature != 1.0:
+            dx /= self.temperature
+        dx = dx.astype(self.in_dtype, copy=False)
+        return (dx, None) if self.attrs['use_length'] else dx
+
+
+@register('SoftmaxActivation')
+class SoftmaxActivation(Op):
+    """y = softmax(x) over all axes but 0 (``mode='instance'``) or over
+    axis 1 (``mode='channel'``);   dx = y * (dy - sum(dy * y))
+    """
+
+    defaults = {'mode': 'instance'}
+
+    def forward(self, xp, x):
+        mode = self.attrs['mode']
+        if mode == 'instance':
+            y = stable_softmax(xp, x.reshape(x.shape[0], -1), 1)
+            y = y.reshape(x.shape)
+            axes = tuple(range(1, x.ndim))
+        elif mode == 'channel':
+            if x.ndim < 2:
+                raise DLBookError(f'SoftmaxActivation: mode=\'channel\' needs '
+                                  f'at least 2 dimensions, got {x.shape}')
+            axes = 1
+            y = stable_softmax(xp, x, axes)
+        else:
+            raise DLBookError(f'SoftmaxActivation: mode must be \'instance\' '
+                              f'or \'channel\', got {mode!r}')
+        self.saved = (y, axes)
+        return y
+
+    def backward(self, xp, dy):
+        y, axes = self.saved
+        return y * (dy - (dy * y).sum(axis=axes, keepdims=True))
+
+
+# -- Activation -------------------------------------------------------------
+
+def _relu(xp, x):
+    y = xp.maximum(x, 0)
+    return y, lambda dy: dy * (x > 0)
+
+
+def _sigmoid(xp, x):
+    y = sigmoid(xp, x)
+    return y, lambda dy: dy * y * (1 - y)
+
+
+def _tanh(xp, x):
+    y = xp.tanh(x)
+    return y, lambda dy: dy * (1 - y * y)
+
+
+def _softrelu(xp, x):
+    return softrelu(xp, x), lambda dy: dy * sigmoid(xp, x)
+
+
+def _softsign(xp, x):
+    d = 1 + xp.abs(x)
+    return x / d, lambda dy: dy / (d * d)
+
+
+def _log_sigmoid(xp, x):
+    return -softrelu(xp, -x), lambda dy: dy * sigmoid(xp, -x)
+
+
+def _mish(xp, x):
+    t = xp.tanh(softrelu(xp, x))
+    return x * t, lambda dy: dy * (t + x * sigmoid(xp, x) * (1 - t * t))
+
+
+#: act_type -> f(xp, x) returning (y, gradient rule dy -> dx)
+_ACTIVATIONS = {
+    'relu': _relu,          # y = max(x, 0);          dx = dy * (x > 0)
+    'sigmoid': _sigmoid,    # y = 1 / (1 + e^-x);     dx = dy * y * (1 - y)
+    'tanh': _tanh,          # y = tanh(x);            dx = dy * (1 - y^2)
+    'softrelu': _softrelu,  # y = log(1 + e^x);       dx = dy * sigmoid(x)
+    'softsign': _softsign,  # y = x / (1 + |x|);      dx = dy / (1 + |x|)^2
+    'log_sigmoid': _log_sigmoid,  # y = log(sigmoid(x)); dx = dy*sigmoid(-x)
+    'mish': _mish,          # y = x * tanh(softrelu(x))
+}
+
+
+@register('Activation')
+class Activation(Op):
+    """y = act(x) for ``act_type`` in relu, sigmoid, tanh, softrelu,
+    softsign (and log_sigmoid, mish);   dx = dy * act'(x)
+
+    relu: max(x, 0), dx = dy*(x > 0);  sigmoid: dx = dy*y*(1 - y);
+    tanh: dx = dy*(1 - y^2);  softrelu: log(1 + e^x), dx = dy*sigmoid(x);
+    softsign: x/(1 + |x|), dx = dy/(1 + |x|)^2.
+    """
+
+    defaults = {'act_type': None}
+
+    def forward(self, xp, x):
+        act_type = self.attrs['act_type']
+        if act_type not in _ACTIVATIONS:
+            raise DLBookError(f'Activation: act_type must be one of '
+                              f'{sorted(_ACTIVATIONS)}, got {act_type!r}')
+        y, self.grad_rule = _ACTIVATIONS[act_type](xp, x)
+        return y
+
+    def backward(self, xp, dy):
+        return self.grad_rule(dy)
+
+
+# -- LeakyReLU --------------------------------------------------------------
+
+# SELU constants (Klambauer et al. 2017), as in MXNet's mshadow_op.h.
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_LAMBDA = 1.0507009873554804934193349852946
+_LEAKY_TYPES = ('leaky', 'prelu', 'rrelu', 'elu', 'selu', 'gelu')
+
+
+@register('LeakyReLU')
+class LeakyReLU(Op):
+    """Leaky rectifiers; ``a`` is ``slope`` unless said otherwise.
+
+    leaky: y = x if x > 0 else a*x;            dx = dy * (1 if x > 0 else a)
+    prelu: as leaky with a learnt ``gamma`` per channel (axis 1);
+           dgamma = sum over all axes but 1 of dy * min(x, 0)
+    rrelu: training: a ~ U(lower_bound, upper_bound) per element;
+           otherwise a = (lower_bound + upper_bound) / 2
+    elu:   y = x if x > 0 else a*(e^x - 1);    dx = dy * (1 if x > 0 else y + a)
+    selu:  y = lambda*(x if x > 0 else alpha*(e^x - 1));
+           dx = dy * lambda * (1 if x > 0 else alpha*e^x)
+    gelu:  y = x/2 * (1 + erf(x/sqrt 2));      dx = dy * (Phi(x) + x*phi(x))
+    """
+
+    arguments = ('data', 'gamma')
+    defaults = {'act_type': 'leaky', 'slope': 0.25, 'lower_bound': 0.125,
+                'upper_bound': 0.334}
+
+    def __init__(self, **attrs):
+        super().__init__(**attrs)
+        # Only the randomized variant draws random numbers.
+        self.needs_rng = self.attrs['act_type'] == 'rrelu'
+
+    def list_arguments(self):
+        if self.attrs['act_type'] == 'prelu':
+            return self.arguments
+        return ('data',)
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if not _known(data):
+            return list(in_shapes), [None], []
+        if self.attrs['act_type'] == 'prelu':
+            gamma = in_shapes[1] if len(in_shapes) > 1 else None
+            if not _known(gamma):
+                gamma = (data[1],) if len(data) >= 2 else (1,)
+            return [tuple(data), tuple(gamma)], [tuple(data)], []
+        return [tuple(data)], [tuple(data)], []
+
+    def forward(self, xp, x, gamma=None):
+        attrs = self.attrs
+        act_type = attrs['act_type']
+        slope = float(attrs['slope'])
+        positive = x > 0
+        self.saved = (x, positive)
+        if act_type == 'leaky':
+            return xp.where(positive, x, slope * x)
+        if act_type == 'prelu':
+            if gamma is None:
+                raise DLBookError('LeakyReLU: act_type=\'prelu\' needs the '
+                                  'gamma input')
+            g = self._broadcast_gamma(x, gamma)
+            self.saved = (x, positive, gamma, g)
+            return xp.where(positive, x, g * x)
+        if act_type == 'rrelu':
+            lower, upper = float(attrs['lower_bound']), float(
+                attrs['upper_bound'])
+            if self.is_train:
+                a = self.rng.uniform(lower, upper, size=x.shape)
+                a = xp.asarray(a).astype(x.dtype, copy=False)
+            else:
+                a = (lower + upper) / 2
+            self.saved = (x, positive, a)
+            return xp.where(positive, x, a * x)
+        if act_type == 'elu':
+            y = xp.where(positive, x, slope * xp.expm1(xp.minimum(x, 0)))
+            self.saved = (x, positive, y)
+            return y
+        if act_type == 'selu':
+            neg = SELU_ALPHA * xp.expm1(xp.minimum(x, 0))
+            y = SELU_LAMBDA * xp.where(positive, x, neg)
+            self.saved = (x, positive, neg)
+            return y
+        if act_type == 'gelu':
+            cdf = 0.5 * (1 + erf(xp, x * (1 / math.sqrt(2))))
+            self.saved = (x, cdf)
+            return x * cdf
+        raise DLBookError(f'LeakyReLU: act_type must be one of '
+                          f'{list(_LEAKY_TYPES)}, got {act_type!r}')
+
+    @staticmethod
+    def _broadcast_gamma(x, gamma):
+        """Lay a ``(C,)`` (or ``(1,)``) gamma along axis 1 of ``x``."""
+        if x.ndim < 2:
+            return gamma
+        if gamma.size not in (1, x.shape[1]):
+            raise DLBookError(f'LeakyReLU(prelu): gamma of shape '
+                              f'{gamma.shape} cannot broadcast over axis 1 of '
+                              f'data with shape {x.shape}; expected '
+                              f'({x.shape[1]},) or (1,)')
+        return gamma.reshape((1, -1) + (1,) * (x.ndim - 2))
+
+    def backward(self, xp, dy):
+        act_type = self.attrs['act_type']
+        slope = float(self.attrs['slope'])
+        x, positive = self.saved[:2]
+        if act_type == 'leaky':
+            return xp.where(positive, dy, slope * dy)
+        if act_type == 'prelu':
+            gamma, g = self.saved[2:]
+            dx = xp.where(positive, dy, g * dy)
+            dg = xp.where(positive, 0, dy * x)
+            if x.ndim >= 2:
+                axes = (0,) + tuple(range(2, x.ndim))
+                dg = dg.sum(axis=axes)
+            if dg.size != gamma.size or gamma.size == 1:
+                dg = dg.sum()
+            return dx, dg.reshape(gamma.shape).astype(gamma.dtype, copy=False)
+        if act_type == 'rrelu':
+            a = self.saved[2]
+            return xp.where(positive, dy, a * dy)
+        if act_type == 'elu':
+            y = self.saved[2]
+            return xp.where(positive, dy, dy * (y + slope))
+        if act_type == 'selu':
+            neg = self.saved[2]
+            return dy * SELU_LAMBDA * xp.where(positive, 1, neg + SELU_ALPHA)
+        # gelu: d/dx [x * Phi(x)] = Phi(x) + x * phi(x)
+        x, cdf = self.saved
+        pdf = xp.exp(-0.5 * x * x) * (1 / math.sqrt(2 * math.pi))
+        return dy * (cdf + x * pdf)
+
+
+def _known(shape):
+    """A shape is known when it is given and has no 0 (unknown) dimension."""
+    return shape is not None and len(shape) > 0 and all(
+        int(n) > 0 for n in shape)

@@ -1,0 +1,426 @@
+"""Operators: Convolution and Deconvolution (transposed convolution).
+
+Both are built from three array routines written once:
+
+* :func:`im2col` gathers every input window into the columns of one
+  matrix, so that a convolution is a single matrix product (BLAS);
+* :func:`conv_data_grad` runs that product backwards and scatters the
+  result onto the input grid ("col2im");
+* :func:`conv_weight_grad` correlates the output gradient with the input
+  windows.
+
+``Convolution`` uses them as forward, input gradient and weight gradient.
+``Deconvolution`` *is* the input gradient of a convolution, so its forward
+is :func:`conv_data_grad` and its backward uses the convolution forward:
+the same code read in the other direction.
+
+Layout of the matrices.  Rows are (channel, kernel offset) pairs; columns
+are (batch item, output position) pairs::
+
+    cols[g, (c, k), (n, o)] = x_pad[n, g*Cg + c, o*stride + k*dilate]
+
+so that with groups ``G`` (``Cg = C/G`` input and ``Fg = F/G`` output
+channels per group) the convolution is ``matmul(w[G, Fg, Cg*K], cols)``,
+one large product per group instead of one small product per image.
+"""
+
+from math import prod
+
+from . import Op, register
+from ..base import DLBookError
+from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
+                      check_layout, conv_out_size, pad_spatial,
+                      crop_spatial, sliding_windows, window_slices,
+                      kernel_offsets)
+
+__all__ = ['Convolution', 'Deconvolution', 'im2col', 'conv_data_grad',
+           'conv_weight_grad']
+
+
+# -- the shared array routines -------------------------------------------
+
+def channel_rows(xp, a, groups):
+    """``(N, C, *S)`` -> ``(G, C/G, N*prod(S))``: channels become rows.
+
+    This is the layout of an output (or output gradient) in the matrix
+    products below.  One copy (a transpose), the size of ``a``.
+    """
+    n, c = a.shape[:2]
+    return xp.moveaxis(a, 1, 0).reshape(groups, c // groups, -1)
+
+
+def from_channel_rows(xp, rows, batch, spatial):
+    """Inverse of :func:`channel_rows`: ``(G, C/G, N*P)`` -> ``(N, C, *S)``.
+
+    Returns a C-contiguous array, as the next layer expects.
+    """
+    channels = rows.shape[0] * rows.shape[1]
+    a = rows.reshape((channels, batch) + tuple(spatial))
+    return xp.ascontiguousarray(xp.moveaxis(a, 0, 1))
+
+
+def im2col(xp, x_pad, kernel, stride, dilate, out_size, groups):
+    """Copy all windows of ``x_pad`` into a ``(G, Cg*K, N*P)`` matrix.
+
+    ``cols[g, (c, k), (n, o)] = x_pad[n, g*Cg + c, o*s + k*d]`` with
+    ``K = prod(kernel)`` and ``P = prod(out_size)``.  The window view is
+    free (strides only); the reshape makes the one copy ("im2col").
+    """
+    n, c = x_pad.shape[:2]
+    nd = len(kernel)
+    windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
+    # (N, C, *O, *K) -> (C, *K, N, *O): rows (c, k), columns (n, o).
+    spatial_out = tuple(range(2, 2 + nd))
+    kernel_axes = tuple(range(2 + nd, 2 + 2 * nd))
+    windows = windows.transpose((1,) + kernel_axes + (0,) + spatial_out)
+    return windows.reshape(groups, (c // groups) * prod(kernel),
+                           n * prod(out_size))
+
+
+def conv_data_grad(xp, dy_rows, w, stride, dilate, pad, data_shape,
+                   out_size):
+    """Input gradient of a convolution ("col2im"); Deconvolution forward.
+
+    ``dx[n, c, i] = sum over f, o, k with o*s + k*d - p = i of
+    dy[n, f, o] * w[f, c, k]``.
+
+    dy_rows : ``(G, Fg, N*P)`` output gradient, from :func:`channel_rows`
+    w : ``(F, Cg, *kernel)`` convolution weight
+    data_shape : ``(N, C, *spatial)`` of the convolution input
+    out_size : spatial size of the convolution output (of ``dy``)
+
+    First one matrix product gives, for every window, the gradient of each
+    of its elements (``dcols``, the shape of :func:`im2col`'s result).
+    Windows overlap, so those values are then *added* back onto the input
+    grid: one strided slice-add per kernel offset (``K`` iterations, each
+    a whole-array operation).
+    """
+    groups, fg, _ = dy_rows.shape
+    kernel = tuple(w.shape[2:])
+    n, c = data_shape[:2]
+    spatial = tuple(data_shape[2:])
+    out_size = tuple(out_size)
+    w_mat = w.reshape(groups, fg, -1)                   # (G, Fg, Cg*K)
+    dcols = xp.matmul(w_mat.transpose(0, 2, 1), dy_rows)  # (G, Cg*K, N*P)
+    dcols = dcols.reshape((c,) + kernel + (n,) + out_size)
+    # Accumulate in (C, N, *padded) so each added block is contiguous.
+    padded = tuple(s + 2 * p for s, p in zip(spatial, pad))
+    dx_pad = xp.zeros((c, n) + padded, dtype=dcols.dtype)
+    for offset in kernel_offsets(kernel):
+        where = window_slices(offset, stride, dilate, out_size)
+        dx_pad[where] += dcols[(slice(None),) + offset]
+    dx = crop_spatial(dx_pad, pad, spatial)
+    return xp.ascontiguousarray(xp.moveaxis(dx, 0, 1))
+
+
+def conv_weight_grad(xp, cols, dy_rows, w_shape):
+    """Weight gradient: ``dw[f, c, k] = sum_{n, o} dy[n, f, o] *
+    x_pad[n, c, o*s + k*d]``, i.e. ``dy_rows @ cols.T`` per group."""
+    dw = xp.matmul(dy_rows, cols.transpose(0, 2, 1))    # (G, Fg, Cg*K)
+    return dw.reshape(w_shape)
+
+
+def _bias_shape(nd):
+    """Bias ``(F,)`` broadcast over ``(N, F, *spatial)``."""
+    return (1, -1) + (1,) * nd
+
+
+def _known(shape):
+    """A shape is known when given and free of zeros (MXNet: 0 = unknown)."""
+    return shape is not None and all(d > 0 for d in shape)
+
+
+# -- shared attribute handling ----------------------------------------------
+
+class _ConvBase(Op):
+    """Attribute parsing, argument lists and checks shared by both ops."""
+
+    same_dtype = True
+
+    def list_arguments(self):
+        if parse_bool(self.attrs['no_bias']):
+            return ('data', 'weight')
+        return ('data', 'weight', 'bias')
+
+    def _geometry(self):
+        """Parse the attributes into tuples, with MXNet's defaults.
+
+        Empty ``stride``/``dilate``/``pad`` mean 1/1/0 on every axis.
+        """
+        name = self.name
+        kernel = parse_tuple(self.attrs['kernel'], 'kernel', name)
+        if not kernel:
+            raise DLBookError(f'{name}: the attribute kernel is required, '
+                              f'e.g. kernel=(3, 3)')
+        nd = len(kernel)
+        if nd not in (1, 2, 3):
+            raise DLBookError(f'{name}: kernel={kernel} must have 1, 2 or '
+                              f'3 entries (1-D, 2-D or 3-D convolution)')
+        stride = spatial_tuple(self.attrs['stride'], nd, 1, 'stride', name)
+        dilate = spatial_tuple(self.attrs['dilate'], nd, 1, 'dilate', name)
+        pad = spatial_tuple(self.attrs['pad'], nd, 0, 'pad', name)
+        if self.attrs['num_filter'] is None:
+            raise DLBookError(f'{name}: the attribute num_filter is '
+                              f'required (number of output channels)')
+        num_filter = parse_int(self.attrs['num_filter'], 'num_filter', name)
+        groups = parse_int(self.attrs['num_group'], 'num_group', name)
+        for label, values in (('kernel', kernel), ('stride', stride),
+                              ('dilate', dilate)):
+            if min(values) < 1:
+                raise DLBookError(f'{name}: {label}={values} must be '
+                                  f'positive')
+        if min(pad) < 0:
+            raise DLBookError(f'{name}: pad={pad} must be non-negative')
+        if num_filter < 1 or groups < 1 or num_filter % groups:
+            raise DLBookError(f'{name}: num_filter={num_filter} must be a '
+                              f'positive multiple of num_group={groups}')
+        check_layout(self.attrs['layout'], nd, name)
+        return kernel, stride, dilate, pad, num_filter, groups
+
+    def _check_data(self, shape, kernel, groups):
+        """Rank and channel checks on the data shape."""
+        nd = len(kernel)
+        if len(shape) != nd + 2:
+            axes = {1: '(N, C, W)', 2: '(N, C, H, W)', 3: '(N, C, D, H, W)'}
+            raise DLBookError(
+                f'{self.name}: data must be {nd + 2}-D {axes[nd]} for the '
+                f'{nd}-D kernel={kernel}; got data shape {tuple(shape)}')
+        if shape[1] and shape[1] % groups:
+            raise DLBookError(
+                f'{self.name}: data shape {tuple(shape)} has {shape[1]} '
+                f'channels, not divisible by num_group={groups}')
+
+    def _check_param(self, label, got, want, data_shape):
+        if got is not None and tuple(got) != tuple(want):
+            raise DLBookError(
+                f'{self.name}: {label} shape {tuple(got)} does not match '
+                f'data shape {tuple(data_shape)} and the attributes '
+                f'{self._attr_text()}; expected {tuple(want)}')
+
+    def _attr_text(self):
+        keys = ('kernel', 'stride', 'dilate', 'pad', 'num_filter',
+                'num_group')
+        return ', '.join(f'{k}={self.attrs[k]}' for k in keys)
+
+
+# -- Convolution ----------------------------------------------------------
+
+@register('Convolution')
+class Convolution(_ConvBase):
+    """N-D convolution (1-D NCW, 2-D NCHW, 3-D NCDHW) of ``data`` with
+    ``weight`` ``(num_filter, C/num_group, *kernel)`` plus ``bias``.
+
+    y[n, f, o] = bias[f] + sum_{c, k} w[f, c, k] * x_pad[n, g*Cg + c, o*s + k*d]
+    (``g`` the group of ``f``, ``x_pad`` = data zero-padded by ``pad``);
+    output size per axis ``floor((H + 2p - d*(k-1) - 1) / s) + 1``.
+
+    dx = col2im(w^T dy) (every window element receives dy times its
+    weight); dw[f, c, k] = sum_{n, o} dy[n, f, o] * x_pad[n, c, o*s + k*d];
+    dbias[f] = sum_{n, o} dy[n, f, o].
+    """
+
+    arguments = ('data', 'weight', 'bias')
+    defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
+                'num_filter': None, 'num_group': 1, 'workspace': 1024,
+                'no_bias': False, 'cudnn_tune': None, 'cudnn_off': False,
+                'layout': None}
+
+    def _shapes(self, data_shape):
+        """Weight, bias and output shapes for ``data_shape`` (checked)."""
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        self._check_data(data_shape, kernel, groups)
+        n, c, *spatial = data_shape
+        out = []
+        for axis, (size, k, s, d, p) in enumerate(
+                zip(spatial, kernel, stride, dilate, pad)):
+            if not size:                      # unknown (shape inference)
+                out.append(0)
+                continue
+            span = d * (k - 1) + 1
+            if span > size + 2 * p:
+                raise DLBookError(
+                    f'{self.name}: kernel={kernel} with dilate={dilate} '
+                    f'spans {span} elements along axis {axis + 2}, more '
+                    f'than the padded input {size} + 2*{p}; data shape '
+                    f'{tuple(data_shape)}.  Use a smaller kernel or more '
+                    f'padding')
+            out.append(conv_out_size(size, k, s, d, p))
+        weight = (num_filter, c // groups if c else 0) + kernel
+        return weight, (num_filter,), (n, num_filter) + tuple(out)
+
+    def infer_shape(self, *in_shapes):
+        """Fill ``weight`` and ``bias`` shapes and the output shape from the
+        data shape (Gluon deferred initialisation, ``sym.infer_shape``)."""
+        shapes = list(in_shapes) + [None] * (
+            len(self.list_inputs()) - len(in_shapes))
+        data = shapes[0]
+        if data is None:
+            return shapes, [None], []
+        weight, bias, out = self._shapes(tuple(data))
+        if data[1]:
+            self._check_param('weight', shapes[1] if _known(shapes[1])
+                              else None, weight, data)
+            shapes[1] = weight
+        if len(shapes) > 2:
+            self._check_param('bias', shapes[2] if _known(shapes[2])
+                              else None, bias, data)
+            shapes[2] = bias
+        return shapes, [out], []
+
+    def forward(self, xp, data, weight, bias=None):
+        w_shape, b_shape, out_shape = self._shapes(data.shape)
+        self._check_param('weight', weight.shape, w_shape, data.shape)
+        if bias is not None:
+            self._check_param('bias', bias.shape, b_shape, data.shape)
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        n, out_size = data.shape[0], out_shape[2:]
+
+        x_pad = pad_spatial(xp, data, pad)
+        cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
+        w_mat = weight.reshape(groups, num_filter // groups, -1)
+        y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
+        if bias is not None:
+            y += bias.reshape(_bias_shape(len(kernel)))
+        # Keep the padded input, not ``cols``: the window matrix is
+        # prod(kernel) times larger than the input, and rebuilding it in
+        # backward costs one copy.
+        self.saved = (x_pad, weight, data.shape, bias is not None)
+        return y
+
+    def backward(self, xp, dy):
+        x_pad, weight, data_shape, has_bias = self.saved
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        out_size = tuple(dy.shape[2:])
+
+        dy_rows = channel_rows(xp, dy, groups)          # (G, Fg, N*P)
+        cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
+        dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
+        del cols                                          # free it early
+        dx = conv_data_grad(xp, dy_rows, weight, stride, dilate, pad,
+                            data_shape, out_size)
+        if not has_bias:
+            return dx, dw
+        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db
+
+
+# -- Deconvolution ---------------------------------------------------------
+
+@register('Deconvolution')
+class Deconvolution(_ConvBase):
+    """Transposed convolution: the input gradient of a Convolution, used
+    as a layer.  ``weight`` is ``(C, num_filter/num_group, *kernel)``, the
+    weight of the Convolution that maps the output back to ``data``.
+
+    y = col2im(w^T x) + bias: each input element x[n, c, i] adds
+    x * w[c, f, k] to y[n, g*Fg + f, i*s + k*d - p];
+    output size per axis ``(H-1)*s - 2p + d*(k-1) + 1 + adj`` (or
+    ``target_shape``, which then sets ``pad`` and ``adj``).
+
+    dx = Convolution(dy, w) (no bias); dw[c, f, k] = sum_{n, i}
+    x[n, c, i] * dy_pad[n, f, i*s + k*d]; dbias[f] = sum_{n, o} dy[n, f, o].
+    """
+
+    arguments = ('data', 'weight', 'bias')
+    defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
+                'adj': (), 'target_shape': (), 'num_filter': None,
+                'num_group': 1, 'workspace': 512, 'no_bias': True,
+                'cudnn_tune': None, 'cudnn_off': False, 'layout': None}
+
+    def _pad_adj(self, spatial, kernel, stride, dilate, pad):
+        """``pad`` and ``adj`` per axis, derived from ``target_shape`` when
+        it is given (MXNet: excess = full size - target;
+        pad = ceil(excess / 2), adj = excess % 2)."""
+        nd = len(kernel)
+        target = parse_tuple(self.attrs['target_shape'], 'target_shape',
+                             self.name)
+        if not target:
+            adj = spatial_tuple(self.attrs['adj'], nd, 0, 'adj', self.name)
+            for a, s in zip(adj, stride):
+                if not 0 <= a < s:
+                    raise DLBookError(f'{self.name}: adj={adj} must be '
+                                      f'smaller than stride={stride}')
+            return pad, adj
+        if len(target) != nd:
+            raise DLBookError(f'{self.name}: target_shape={target} needs '
+                              f'one entry per kernel axis ({nd})')
+        pads, adjs = [], []
+        for size, k, s, d, t in zip(spatial, kernel, stride, dilate,
+                                    target):
+            full = s * (size - 1) + d * (k - 1) + 1
+            if size and full < t:
+                raise DLBookError(
+                    f'{self.name}: target_shape={target} is too big; the '
+                    f'largest output for input size {size} is {full}')
+            excess = max(full - t, 0)
+            pads.append((excess + 1) // 2)
+            adjs.append(excess % 2)
+        return tuple(pads), tuple(adjs)
+
+    def _shapes(self, data_shape):
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        self._check_data(data_shape, kernel, groups)
+        n, c, *spatial = data_shape
+        pad, adj = self._pad_adj(spatial, kernel, stride, dilate, pad)
+        out = []
+        for size, k, s, d, p, a in zip(spatial, kernel, stride, dilate,
+                                       pad, adj):
+            o = s * (size - 1) - 2 * p + d * (k - 1) + 1 + a
+            if size and o < 1:
+                raise DLBookError(
+                    f'{self.name}: pad={pad} is too large; the output '
+                    f'size would be {o} for data shape {tuple(data_shape)}')
+            out.append(o if size else 0)
+        weight = (c, num_filter // groups) + kernel
+        return weight, (num_filter,), (n, num_filter) + tuple(out), pad
+
+    def infer_shape(self, *in_shapes):
+        """Fill ``weight`` ``(C, num_filter/num_group, *kernel)``, ``bias``
+        and the output shape from the data shape."""
+        shapes = list(in_shapes) + [None] * (
+            len(self.list_inputs()) - len(in_shapes))
+        data = shapes[0]
+        if data is None:
+            return shapes, [None], []
+        weight, bias, out, _ = self._shapes(tuple(data))
+        if data[1]:
+            self._check_param('weight', shapes[1] if _known(shapes[1])
+                              else None, weight, data)
+            shapes[1] = weight
+        if len(shapes) > 2:
+            self._check_param('bias', shapes[2] if _known(shapes[2])
+                              else None, bias, data)
+            shapes[2] = bias
+        return shapes, [out], []
+
+    def forward(self, xp, data, weight, bias=None):
+        w_shape, b_shape, out_shape, pad = self._shapes(data.shape)
+        self._check_param('weight', weight.shape, w_shape, data.shape)
+        if bias is not None:
+            self._check_param('bias', bias.shape, b_shape, data.shape)
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+
+        # The data plays the role of a convolution's output gradient.
+        x_rows = channel_rows(xp, data, groups)         # (G, Cg, N*H)
+        y = conv_data_grad(xp, x_rows, weight, stride, dilate, pad,
+                           out_shape, data.shape[2:])
+        if bias is not None:
+            y += bias.reshape(_bias_shape(len(kernel)))
+        self.saved = (x_rows, weight, data.shape, pad, bias is not None)
+        return y
+
+    def backward(self, xp, dy):
+        x_rows, weight, data_shape, pad, has_bias = self.saved
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+        n, _, *spatial = data_shape
+
+        # A convolution of dy with the same weight maps back to data's grid.
+        dy_pad = pad_spatial(xp, dy, pad)
+        cols = im2col(xp, dy_pad, kernel, stride, dilate, spatial, groups)
+        w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
+        dx = from_channel_rows(xp, xp.matmul(w_mat, cols), n, spatial)
+        dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
+        if not has_bias:
+            return dx, dw
+        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db

@@ -1,0 +1,259 @@
+"""Operators: dense layers, dropout, embedding, sequence masking.
+
+``FullyConnected``, ``Dropout``, ``Embedding``, ``SequenceMask`` and
+``softmax_cross_entropy`` as in MXNet 1.x (src/operator/nn/
+fully_connected-inl.h, src/operator/nn/dropout-inl.h,
+src/operator/tensor/indexing_op.h, src/operator/sequence_mask-inl.h,
+src/operator/loss_binary_op-inl.h).  Activations and softmax live in
+``activation.py``, normalization layers in ``norm.py``.
+"""
+
+from ..base import DLBookError
+from . import Op, register
+from .activation import stable_log_softmax, _known
+
+
+@register('FullyConnected')
+class FullyConnected(Op):
+    """y = x @ weight.T + bias   (x flattened to (N, -1) when ``flatten``)
+
+    dx = dy @ weight;   dweight = dy.T @ x;   dbias = dy.sum(0)
+    With ``flatten=False`` the layer acts on the last axis and every other
+    axis is treated as batch.
+    """
+
+    arguments = ('data', 'weight', 'bias')
+    defaults = {'num_hidden': None, 'no_bias': False, 'flatten': True}
+    same_dtype = True
+
+    def list_arguments(self):
+        if self.attrs['no_bias']:
+            return ('data', 'weight')
+        return self.arguments
+
+    def _in_units(self, data_shape):
+        if self.attrs['flatten']:
+            size = 1
+            for n in data_shape[1:]:
+                size *= int(n)
+            return size
+        return int(data_shape[-1])
+
+    def _num_hidden(self):
+        num_hidden = self.attrs['num_hidden']
+        if num_hidden is None:
+            raise DLBookError('FullyConnected: num_hidden is required')
+        return int(num_hidden)
+
+    def infer_shape(self, *in_shapes):
+        num_hidden = self._num_hidden()
+        data = in_shapes[0]
+        no_bias = self.attrs['no_bias']
+        bias_shape = [] if no_bias else [(num_hidden,)]
+        if not _known(data):
+            weight = in_shapes[1] if len(in_shapes) > 1 else None
+            return [data, weight] + bias_shape, [None], []
+        data = tuple(int(n) for n in data)
+        weight = (num_hidden, self._in_units(data))
+        if self.attrs['flatten']:
+            out = (data[0], num_hidden)
+        else:
+            out = data[:-1] + (num_hidden,)
+        return [data, weight] + bias_shape, [out], []
+
+    def forward(self, xp, x, weight, bias=None):
+        num_hidden = self._num_hidden()
+        in_units = self._in_units(x.shape)
+        if weight.shape != (num_hidden, in_units):
+            raise DLBookError(
+                f'FullyConnected: weight has shape {weight.shape} but data '
+                f'of shape {x.shape} (flatten={self.attrs["flatten"]}) with '
+                f'num_hidden={num_hidden} needs ({num_hidden}, {in_units})')
+        no_bias = self.attrs['no_bias']
+        if not no_bias:
+            if bias is None:
+                raise DLBookError('FullyConnected: bias is missing; pass it '
+                                  'or set no_bias=True')
+            if bias.shape != (num_hidden,):
+                raise DLBookError(f'FullyConnected: bias has shape '
+                                  f'{bias.shape}, expected ({num_hidden},)')
+        # A 2-D view (batch, in_units); reshape of a contiguous array is free.
+        x2 = x if x.ndim == 2 else x.reshape(-1, in_units)
+        y = x2 @ weight.T                 # BLAS reads weight transposed
+        if not no_bias:
+            y += bias                     # in place: no extra copy
+        self.saved = (x2, weight, x.shape)
+        if self.attrs['flatten']:
+            return y
+        return y.reshape(x.shape[:-1] + (num_hidden,))
+
+    def backward(self, xp, dy):
+        x2, weight, x_shape = self.saved
+        dy2 = dy if dy.ndim == 2 else dy.reshape(-1, dy.shape[-1])
+        dx = (dy2 @ weight).reshape(x_shape)
+        dweight = dy2.T @ x2
+        if self.attrs['no_bias']:
+            return dx, dweight
+        return dx, dweight, dy2.sum(axis=0)
+
+
+@register('Dropout')
+class Dropout(Op):
+    """Training: y = x * mask / (1 - p), mask ~ Bernoulli(1 - p);
+    otherwise y = x.   dx = dy * mask / (1 - p)
+
+    ``axes`` share one mask value along those axes (variational dropout);
+    ``mode='always'`` drops in inference too.
+    """
+
+    defaults = {'p': 0.5, 'mode': 'training', 'axes': (), 'cudnn_off': False}
+    needs_rng = True
+
+    def forward(self, xp, x):
+        p = float(self.attrs['p'])
+        mode = self.attrs['mode']
+        if mode not in ('training', 'always'):
+            raise DLBookError(f'Dropout: mode must be \'training\' or '
+                              f'\'always\', got {mode!r}')
+        if not 0 <= p <= 1:
+            raise DLBookError(f'Dropout: p must be in [0, 1], got {p}')
+        active = self.is_train or mode == 'always'
+        if not active or p == 0:
+            self.saved = (None,)
+            return x.copy()
+        mask_shape = list(x.shape)
+        for axis in self.attrs['axes'] or ():
+            mask_shape[axis] = 1
+        if p == 1:
+            mask = xp.zeros(mask_shape, dtype=x.dtype)
+        else:
+            keep = xp.asarray(self.rng.uniform(0.0, 1.0,
+                                               size=tuple(mask_shape))) >= p
+            mask = keep.astype(x.dtype) * (1 / (1 - p))
+        self.saved = (mask,)
+        return x * mask
+
+    def backward(self, xp, dy):
+        (mask,) = self.saved
+        return dy if mask is None else dy * mask
+
+
+@register('Embedding')
+class Embedding(Op):
+    """y = weight[data]   (indices clipped to [0, input_dim - 1]);
+    dweight[i] = sum of dy rows whose index is i;   no gradient for data
+    """
+
+    arguments = ('data', 'weight')
+    defaults = {'input_dim': None, 'output_dim': None, 'dtype': 'float32',
+                'sparse_grad': False}
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        weight = (int(self.attrs['input_dim']), int(self.attrs['output_dim']))
+        if not _known(data):
+            return [data, weight], [None], []
+        data = tuple(int(n) for n in data)
+        return [data, weight], [data + (weight[1],)], []
+
+    def forward(self, xp, data, weight):
+        input_dim = self.attrs['input_dim']
+        output_dim = self.attrs['output_dim']
+        expected = (int(input_dim) if input_dim is not None else None,
+                    int(output_dim) if output_dim is not None else None)
+        if weight.ndim != 2 or any(
+                want is not None and got != want
+                for got, want in zip(weight.shape, expected)):
+            raise DLBookError(f'Embedding: weight has shape {weight.shape}, '
+                              f'expected (input_dim, output_dim) = {expected}')
+        # MXNet truncates float indices to int, then clips (take, mode=clip)
+        index = xp.clip(data.astype('int64'), 0, weight.shape[0] - 1)
+        self.saved = (index, weight.shape, weight.dtype)
+        return weight[index]
+
+    def backward(self, xp, dy):
+        index, shape, dtype = self.saved
+        dweight = xp.zeros(shape, dtype=dtype)
+        # add.at accumulates repeated indices (dweight[index] += ... would
+        # keep only one of them)
+        xp.add.at(dweight, index.reshape(-1), dy.reshape(-1, shape[1]))
+        return None, dweight
+
+
+@register('SequenceMask', 'sequence_mask')
+class SequenceMask(Op):
+    """y[t, n] = x[t, n] if t < sequence_length[n] else value;
+    dx = dy where kept, 0 elsewhere
+
+    ``axis=0``: layout (T, N, ...); ``axis=1``: layout (N, T, ...).
+    Without ``use_sequence_length`` the data passes through unchanged.
+    """
+
+    arguments = ('data', 'sequence_length')
+    defaults = {'use_sequence_length': False, 'value': 0.0, 'axis': 0}
+
+    def list_arguments(self):
+        if self.attrs['use_sequence_length']:
+            return self.arguments
+        return ('data',)
+
+    def forward(self, xp, x, sequence_length=None):
+        self.saved = (None,)
+        if not self.attrs['use_sequence_length']:
+            return x.copy()
+        axis = self.attrs['axis']
+        if axis not in (0, 1) or x.ndim < 2:
+            raise DLBookError(f'SequenceMask: axis must be 0 (TNC) or 1 '
+                              f'(NTC) on data with at least 2 dimensions; '
+                              f'got axis={axis}, data {x.shape}')
+        batch = x.shape[1 - axis]
+        if sequence_length is None or sequence_length.shape != (batch,):
+            got = None if sequence_length is None else sequence_length.shape
+            raise DLBookError(f'SequenceMask: sequence_length must have '
+                              f'shape ({batch},) for data {x.shape} with '
+                              f'axis={axis}, got {got}')
+        steps = xp.arange(x.shape[axis])
+        length = sequence_length.astype('int64')
+        if axis == 0:
+            keep = steps[:, None] < length[None, :]       # (T, N)
+        else:
+            keep = steps[None, :] < length[:, None]       # (N, T)
+        keep = keep.reshape(keep.shape + (1,) * (x.ndim - 2))
+        self.saved = (keep,)
+        fill = xp.asarray(self.attrs['value'], dtype=x.dtype)
+        return xp.where(keep, x, fill)
+
+    def backward(self, xp, dy):
+        (keep,) = self.saved
+        if keep is None:
+            return dy
+        return xp.where(keep, dy, 0), None
+
+
+@register('softmax_cross_entropy')
+class SoftmaxCrossEntropy(Op):
+    """y = -sum_i log(softmax(x_i)[label_i])   (shape (1,));
+    dx = dy * (softmax(x) - one_hot(label));   no gradient for label
+    """
+
+    arguments = ('data', 'label')
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if not _known(data):
+            return list(in_shapes), [(1,)], []
+        return [tuple(data), (int(data[0]),)], [(1,)], []
+
+    def forward(self, xp, x, label):
+        if x.ndim != 2 or label.shape != (x.shape[0],):
+            raise DLBookError(f'softmax_cross_entropy: expects data (N, C) '
+                              f'and label (N,), got {x.shape} and '
+                              f'{label.shape}')
+        logp = stable_log_softmax(xp, x, 1)
+        one_hot = xp.arange(x.shape[1]) == label.astype('int64')[:, None]
+        self.saved = (logp, one_hot)
+        return -(logp * one_hot).sum().reshape(1)
+
+    def backward(self, xp, dy):
+        logp, one_hot = self.saved
+        return dy.reshape(()) * (xp.exp(logp) - one_hot), None

@@ -1,0 +1,289 @@
+"""Operators: normalization layers.
+
+``BatchNorm``, ``LayerNorm``, ``InstanceNorm`` and ``L2Normalization`` as in
+MXNet 1.x (src/operator/nn/batch_norm.cc, src/operator/nn/layer_norm-inl.h,
+src/operator/instance_norm-inl.h, src/operator/l2_normalization-inl.h).
+
+All of them share one piece of calculus.  With ``xhat = (x - mean) * invstd``
+normalized over ``m`` elements and ``g = dy * gamma``, the gradient that
+flows back through the batch statistics is::
+
+    dx = invstd / m * (m * g - sum(g) - xhat * sum(g * xhat))
+
+(the mean and the variance depend on every element, hence the two sums).
+"""
+
+from ..base import DLBookError
+from . import Op, register, normalize_axis
+from .activation import _known
+
+
+def _normalize_backward(xp, g, xhat, invstd, axes, count):
+    """``dx`` of ``y = (x - mean(x)) * invstd`` given ``g = dL/dxhat``.
+
+    ``axes`` are the axes the statistics were taken over (``count``
+    elements); ``invstd`` broadcasts against ``g``.
+    """
+    sum_g = g.sum(axis=axes, keepdims=True)
+    sum_gx = (g * xhat).sum(axis=axes, keepdims=True)
+    return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
+
+
+def _check_param(op, name, array, channels, data_shape):
+    if array.shape != (channels,):
+        raise DLBookError(f'{op}: {name} has shape {array.shape} but data of '
+                          f'shape {data_shape} needs ({channels},)')
+
+
+@register('BatchNorm')
+class BatchNorm(Op):
+    """Batch normalization over every axis but ``axis`` (the channels).
+
+    y = (x - mean) / sqrt(var + eps) * gamma + beta   (gamma = 1 if fix_gamma)
+    training:  mean, var = batch statistics (biased var);
+               dx = gamma*invstd/m * (m*dy - sum(dy) - xhat*sum(dy*xhat))
+    inference or use_global_stats: mean, var = moving_mean, moving_var;
+               dx = dy * gamma * invstd
+    dgamma = sum(dy * xhat) (0 if fix_gamma);   dbeta = sum(dy)
+
+    In training (and not ``use_global_stats``) the aux states are updated in
+    place: ``moving = momentum * moving + (1 - momentum) * batch``.  MXNet's
+    CPU kernel (src/operator/nn/batch_norm.cc, BatchNormBackwardImpl) uses
+    the *biased* batch variance ``sum((x - mean)^2) / m`` for
+    ``moving_var``; so do we.  (MXNet does the update in the backward pass;
+    we do it in the forward pass, which gives the same values whenever a
+    training forward is followed by its backward, and also updates when no
+    backward follows.)
+
+    With ``output_mean_var=True`` the outputs are ``(y, mean, invstd)``:
+    MXNet's second extra output is ``1 / sqrt(var + eps)``, not the
+    variance (documented in batch_norm.cc, apache/mxnet#9216).  No gradient
+    flows through those two outputs.
+    """
+
+    arguments = ('data', 'gamma', 'beta')
+    aux_states = ('moving_mean', 'moving_var')
+    defaults = {'eps': 1e-3, 'momentum': 0.9, 'fix_gamma': True,
+                'use_global_stats': False, 'output_mean_var': False,
+                'axis': 1, 'cudnn_off': False, 'min_calib_range': None,
+                'max_calib_range': None}
+
+    def __init__(self, **attrs):
+        super().__init__(**attrs)
+        if self.attrs['output_mean_var']:
+            self.num_outputs = 3
+
+    def list_outputs(self):
+        if self.attrs['output_mean_var']:
+            return ('output', 'mean', 'var')
+        return ('output',)
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if not _known(data):
+            return list(in_shapes[:3]), [None] * self.num_outputs, \
+                list(in_shapes[3:5])
+        axis = normalize_axis(self.attrs['axis'], len(data), 'BatchNorm')
+        channels = (int(data[axis]),)
+        outs = [tuple(data)]
+        if self.attrs['output_mean_var']:
+            outs += [channels, channels]
+        return [tuple(data), channels, channels], outs, [channels, channels]
+
+    def forward(self, xp, x, gamma, beta, moving_mean, moving_var):
+        attrs = self.attrs
+        axis = normalize_axis(attrs['axis'], x.ndim, 'BatchNorm')
+        channels = x.shape[axis]
+        for name, array in (('gamma', gamma), ('beta', beta),
+                            ('moving_mean', moving_mean),
+                            ('moving_var', moving_var)):
+            _check_param('BatchNorm', name, array, channels, x.shape)
+        axes = tuple(i for i in range(x.ndim) if i != axis)
+        shape = [1] * x.ndim
+        shape[axis] = channels               # (1, C, 1, 1) for NCHW
+        eps, momentum = float(attrs['eps']), float(attrs['momentum'])
+
+        batch_stats = self.is_train and not attrs['use_global_stats']
+        if batch_stats:
+            mean = x.mean(axis=axes)
+            centered = x - mean.reshape(shape)
+            var = (centered * centered).mean(axis=axes)
+            # update the running statistics in place (aux states)
+            moving_mean[...] = momentum * moving_mean + (1 - momentum) * mean
+            moving_var[...] = momentum * moving_var + (1 - momentum) * var
+        else:
+            mean = moving_mean.astype(x.dtype, copy=False)
+            var = moving_var.astype(x.dtype, copy=False)
+            centered = x - mean.reshape(shape)
+        invstd = 1 / xp.sqrt(var + eps)
+        xhat = centered * invstd.reshape(shape)
+        scale = xp.ones_like(invstd) if attrs['fix_gamma'] else gamma
+        y = xhat * scale.reshape(shape) + beta.reshape(shape)
+        self.saved = (xhat, invstd.reshape(shape), scale.reshape(shape),
+                      axes, batch_stats, gamma)
+        if attrs['output_mean_var']:
+            return y, mean, invstd
+        return y
+
+    def backward(self, xp, dy, *ignored):
+        xhat, invstd, scale, axes, batch_stats, gamma = self.saved
+        dbeta = dy.sum(axis=axes)
+        if self.attrs['fix_gamma']:
+            dgamma = xp.zeros_like(gamma)
+        else:
+            dgamma = (dy * xhat).sum(axis=axes)
+        if batch_stats:
+            count = xhat.size // invstd.size    # elements per channel
+            dx = _normalize_backward(xp, dy * scale, xhat, invstd, axes,
+                                     count)
+        else:
+            dx = dy * (scale * invstd)
+        return dx, dgamma, dbeta, None, None
+
+
+@register('LayerNorm')
+class LayerNorm(Op):
+    """Normalize each sample over ``axis`` (the last one by default).
+
+    y = (x - mean) / sqrt(var + eps) * gamma + beta, statistics over ``axis``
+    dx = invstd/m * (m*g - sum(g) - xhat*sum(g*xhat)),  g = dy * gamma
+    dgamma = sum(dy * xhat) over all other axes;   dbeta = sum(dy)
+
+    ``output_mean_var=True`` also returns ``mean`` and ``std =
+    sqrt(var + eps)``, shaped like ``x`` with ``axis`` of size 1; no
+    gradient flows through them (as in MXNet).
+    """
+
+    arguments = ('data', 'gamma', 'beta')
+    defaults = {'axis': -1, 'eps': 1e-5, 'output_mean_var': False}
+
+    def __init__(self, **attrs):
+        super().__init__(**attrs)
+        if self.attrs['output_mean_var']:
+            self.num_outputs = 3
+
+    def list_outputs(self):
+        if self.attrs['output_mean_var']:
+            return ('output', 'mean', 'std')
+        return ('output',)
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if not _known(data):
+            return list(in_shapes), [None] * self.num_outputs, []
+        axis = normalize_axis(self.attrs['axis'], len(data), 'LayerNorm')
+        channels = (int(data[axis]),)
+        outs = [tuple(data)]
+        if self.attrs['output_mean_var']:
+            reduced = tuple(1 if i == axis else n for i, n in enumerate(data))
+            outs += [reduced, reduced]
+        return [tuple(data), channels, channels], outs, []
+
+    def forward(self, xp, x, gamma, beta):
+        axis = normalize_axis(self.attrs['axis'], x.ndim, 'LayerNorm')
+        channels = x.shape[axis]
+        _check_param('LayerNorm', 'gamma', gamma, channels, x.shape)
+        _check_param('LayerNorm', 'beta', beta, channels, x.shape)
+        shape = [1] * x.ndim
+        shape[axis] = channels
+        mean = x.mean(axis=axis, keepdims=True)
+        centered = x - mean
+        var = (centered * centered).mean(axis=axis, keepdims=True)
+        std = xp.sqrt(var + float(self.attrs['eps']))
+        invstd = 1 / std
+        xhat = centered * invstd
+        g = gamma.reshape(shape)
+        y = xhat * g + beta.reshape(shape)
+        self.saved = (xhat, invstd, g, axis)
+        if self.attrs['output_mean_var']:
+            return y, mean, std
+        return y
+
+    def backward(self, xp, dy, *ignored):
+        xhat, invstd, g, axis = self.saved
+        others = tuple(i for i in range(dy.ndim) if i != axis)
+        dgamma = (dy * xhat).sum(axis=others)
+        dbeta = dy.sum(axis=others)
+        dx = _normalize_backward(xp, dy * g, xhat, invstd, axis,
+                                 dy.shape[axis])
+        return dx, dgamma, dbeta
+
+
+@register('InstanceNorm')
+class InstanceNorm(Op):
+    """Normalize each (sample, channel) over the spatial axes 2, 3, ...
+
+    y = (x - mean) / sqrt(var + eps) * gamma[c] + beta[c]
+    dx = invstd/m * (m*g - sum(g) - xhat*sum(g*xhat)),  g = dy * gamma
+    dgamma = sum(dy * xhat) over axes 0, 2, 3...;   dbeta = sum(dy)
+    """
+
+    arguments = ('data', 'gamma', 'beta')
+    defaults = {'eps': 1e-3}
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if not _known(data):
+            return list(in_shapes), [None], []
+        channels = (int(data[1]),)
+        return [tuple(data), channels, channels], [tuple(data)], []
+
+    def forward(self, xp, x, gamma, beta):
+        if x.ndim < 3:
+            raise DLBookError(f'InstanceNorm: data must have at least 3 '
+                              f'dimensions (N, C, spatial...), got {x.shape}')
+        channels = x.shape[1]
+        _check_param('InstanceNorm', 'gamma', gamma, channels, x.shape)
+        _check_param('InstanceNorm', 'beta', beta, channels, x.shape)
+        spatial = tuple(range(2, x.ndim))
+        shape = (1, channels) + (1,) * (x.ndim - 2)
+        mean = x.mean(axis=spatial, keepdims=True)
+        centered = x - mean
+        var = (centered * centered).mean(axis=spatial, keepdims=True)
+        invstd = 1 / xp.sqrt(var + float(self.attrs['eps']))
+        xhat = centered * invstd
+        g = gamma.reshape(shape)
+        self.saved = (xhat, invstd, g, spatial)
+        return xhat * g + beta.reshape(shape)
+
+    def backward(self, xp, dy):
+        xhat, invstd, g, spatial = self.saved
+        others = (0,) + spatial
+        count = xhat.size // (xhat.shape[0] * xhat.shape[1])
+        dx = _normalize_backward(xp, dy * g, xhat, invstd, spatial, count)
+        return dx, (dy * xhat).sum(axis=others), dy.sum(axis=others)
+
+
+@register('L2Normalization')
+class L2Normalization(Op):
+    """y = x / sqrt(sum(x^2) + eps);   dx = (dy - y * sum(dy * y)) / norm
+
+    The sum runs over all axes but 0 (``mode='instance'``), over axis 1
+    (``'channel'``) or over axes 2, 3, ... (``'spatial'``).
+    """
+
+    defaults = {'eps': 1e-10, 'mode': 'instance'}
+
+    def forward(self, xp, x):
+        mode = self.attrs['mode']
+        if mode == 'instance':
+            axes = tuple(range(1, x.ndim))
+        elif mode == 'channel':
+            axes = (1,)
+        elif mode == 'spatial':
+            axes = tuple(range(2, x.ndim))
+        else:
+            raise DLBookError(f'L2Normalization: mode must be \'instance\', '
+                              f'\'channel\' or \'spatial\', got {mode!r}')
+        if max(axes, default=0) >= x.ndim or not axes:
+            raise DLBookError(f'L2Normalization: mode={mode!r} does not fit '
+                              f'data of shape {x.shape}')
+        norm = xp.sqrt((x * x).sum(axis=axes, keepdims=True)
+                       + float(self.attrs['eps']))
+        y = x / norm
+        self.saved = (y, norm, axes)
+        return y
+
+    def backward(self, xp, dy):
+        y, norm, axes = self.saved
+        return (dy - y * (dy * y).sum(axis=axes, keepdims=True)) / norm

@@ -1,0 +1,259 @@
+"""Operator: Pooling (max, avg, sum and Lp; 1-D, 2-D and 3-D).
+
+A pooling window reads ``prod(kernel)`` input elements per output.  Rather
+than copying the windows out (as convolution's im2col does), pooling loops
+over the kernel offsets: for offset ``k`` the elements every output reads
+form one strided slice of the padded input (``window_slices``), so the
+forward is ``prod(kernel)`` whole-array ``maximum``/``add`` operations and
+the backward the same number of slice-adds.  Global pooling reduces over
+the spatial axes directly.
+"""
+
+from math import prod
+
+from . import Op, register
+from ..base import DLBookError
+from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
+                      check_layout, pad_spatial, crop_spatial,
+                      window_slices, kernel_offsets)
+
+__all__ = ['Pooling']
+
+POOL_TYPES = ('max', 'avg', 'sum', 'lp')
+CONVENTIONS = ('valid', 'full', 'same')
+
+
+@register('Pooling')
+class Pooling(Op):
+    """Pool each window of ``kernel`` elements (stride ``stride``, padding
+    ``pad``) into one value, per channel.
+
+    max: y = max over the window (padding counts as -inf);
+    avg: y = sum / count (count includes padding unless
+    ``count_include_pad=False``); sum: y = sum; lp: y = (sum x^p)^(1/p).
+    Output size per axis: valid ``floor((H + 2p - k)/s) + 1``, full
+    ``ceil((H + 2p - k)/s) + 1``; ``global_pool`` pools all of H, W.
+
+    max: dx = dy routed to the first maximum of each window;
+    avg: dx += dy / count on every window element; sum: dx += dy;
+    lp: dx += dy * (x / y)^(p-1).
+    """
+
+    defaults = {'kernel': (), 'pool_type': 'max', 'global_pool': False,
+                'cudnn_off': False, 'pooling_convention': 'valid',
+                'stride': (), 'pad': (), 'p_value': None,
+                'count_include_pad': None, 'layout': None}
+
+    # -- attributes and shapes -------------------------------------------
+    def _options(self):
+        """pool_type, global_pool, p, count_include_pad, convention."""
+        name = self.name
+        pool_type = str(self.attrs['pool_type'])
+        if pool_type not in POOL_TYPES:
+            raise DLBookError(f'{name}: pool_type={pool_type!r} is not one '
+                              f'of {POOL_TYPES}')
+        convention = str(self.attrs['pooling_convention'])
+        if convention not in CONVENTIONS:
+            raise DLBookError(f'{name}: pooling_convention={convention!r} '
+                              f'is not one of {CONVENTIONS}')
+        p = None
+        if pool_type == 'lp':
+            if self.attrs['p_value'] in (None, 'None'):
+                raise DLBookError(f'{name}: pool_type=\'lp\' needs p_value '
+                                  f'(1, 2 or 3)')
+            p = parse_int(self.attrs['p_value'], 'p_value', name)
+            if p not in (1, 2, 3):
+                raise DLBookError(f'{name}: p_value={p} is not supported; '
+                                  f'use 1, 2 or 3')
+        include = self.attrs['count_include_pad']
+        include = True if include in (None, 'None') else parse_bool(include)
+        return (pool_type, parse_bool(self.attrs['global_pool']), p,
+                include, convention)
+
+    def _geometry(self, shape):
+        """kernel, stride, pad before/after and output size for ``shape``.
+
+        Padding after may exceed ``pad``: with the 'full' (ceil)
+        convention the last window can run past the padded input.
+        """
+        name = self.name
+        pool_type, global_pool, _, _, convention = self._options()
+        if not 3 <= len(shape) <= 5:
+            raise DLBookError(f'{name}: data must be 3-D (N, C, W), 4-D '
+                              f'(N, C, H, W) or 5-D (N, C, D, H, W); got '
+                              f'data shape {tuple(shape)}')
+        spatial = tuple(shape[2:])
+        nd = len(spatial)
+        check_layout(self.attrs['layout'], nd, name)
+        if global_pool:
+            ones = (1,) * nd
+            return spatial, ones, (0,) * nd, (0,) * nd, ones
+        kernel = parse_tuple(self.attrs['kernel'], 'kernel', name)
+        if len(kernel) != nd:
+            raise DLBookError(f'{name}: kernel={kernel} needs {nd} entries '
+                              f'for data shape {tuple(shape)} (or set '
+                              f'global_pool=True)')
+        stride = spatial_tuple(self.attrs['stride'], nd, 1, 'stride', name)
+        pad = spatial_tuple(self.attrs['pad'], nd, 0, 'pad', name)
+        if min(kernel) < 1 or min(stride) < 1 or min(pad) < 0:
+            raise DLBookError(f'{name}: kernel={kernel} and stride={stride} '
+                              f'must be positive, pad={pad} non-negative')
+        if convention == 'same' and (nd != 1 or any(pad)):
+            raise DLBookError(f'{name}: pooling_convention=\'same\' supports '
+                              f'only 1-D pooling without pad')
+        before, after, out = [], [], []
+        for axis, (size, k, s, p) in enumerate(zip(spatial, kernel, stride,
+                                                   pad)):
+            if convention == 'same':
+                o = -(-size // s)
+                total = max((o - 1) * s + k - size, 0)
+                before.append(total // 2)
+                after.append(total - total // 2)
+                out.append(o)
+                continue
+            if size and k > size + 2 * p:
+                raise DLBookError(
+                    f'{name}: kernel={kernel} is larger than the padded '
+                    f'input along axis {axis + 2} ({size} + 2*{p}); data '
+                    f'shape {tuple(shape)}')
+            span = size + 2 * p - k
+            o = span // s + 1 if convention == 'valid' else -(-span // s) + 1
+            before.append(p)
+            # Room for the last window, which 'full' may push past the end.
+            after.append(p + max(0, (o - 1) * s + k - (size + 2 * p)))
+            out.append(o if size else 0)
+        return kernel, stride, tuple(before), tuple(after), tuple(out)
+
+    def infer_shape(self, data_shape=None):
+        """Output shape ``(N, C, *out)`` from the data shape."""
+        if data_shape is None:
+            return [None], [None], []
+        out = self._geometry(tuple(data_shape))[4]
+        return [tuple(data_shape)], [tuple(data_shape[:2]) + out], []
+
+    def _counts(self, xp, spatial, kernel, stride, before, out, include,
+                dtype):
+        """Divisor of average pooling per output position, shape ``out``.
+
+        Along one axis window ``o`` covers padded positions
+        ``[o*s, o*s + k)``.  It counts positions inside the padded input
+        ``[0, H + 2p)`` (``count_include_pad``) or inside the data
+        ``[p, p + H)``; MXNet's CPU kernel does the same.  Axes are
+        independent, so the divisor is an outer product of 1-D counts.
+        """
+        total = None
+        for axis, (size, k, s, p, o) in enumerate(
+                zip(spatial, kernel, stride, before, out)):
+            lo, hi = (0, size + 2 * p) if include else (p, p + size)
+            start = xp.arange(o) * s
+            count = (xp.minimum(start + k, hi) - xp.maximum(start, lo))
+            count = xp.maximum(count, 1).astype(dtype)  # never divide by 0
+            count = count.reshape((-1,) + (1,) * (len(out) - axis - 1))
+            total = count if total is None else total * count
+        return total
+
+    # -- forward and backward ----------------------------------------------
+    def forward(self, xp, data):
+        pool_type, global_pool, p, include, _ = self._options()
+        kernel, stride, before, after, out = self._geometry(data.shape)
+        if global_pool:
+            y = self._global_forward(xp, data, pool_type, p)
+            self.saved = (data, y)
+            return y
+        spatial = data.shape[2:]
+        ones = (1,) * len(kernel)
+        # Max pooling ignores padding: pad with the lowest value.
+        fill = _lowest(xp, data.dtype) if pool_type == 'max' else 0
+        x_pad = pad_spatial(xp, data, before, after, value=fill)
+
+        y = None
+        for offset in kernel_offsets(kernel):
+            piece = x_pad[window_slices(offset, stride, ones, out)]
+            if pool_type == 'lp' and p > 1:
+                piece = piece ** p
+            if y is None:
+                y = piece.copy()
+            elif pool_type == 'max':
+                xp.maximum(y, piece, out=y)
+            else:
+                y += piece
+        divisor = None
+        if pool_type == 'avg':
+            divisor = self._counts(xp, spatial, kernel, stride, before, out,
+                                   include, data.dtype)
+            y /= divisor
+        elif pool_type == 'lp':
+            y = _root(xp, y, p)
+        self.saved = (x_pad, y, divisor, data.shape)
+        return y
+
+    def backward(self, xp, dy):
+        pool_type, global_pool, p, _, _ = self._options()
+        if global_pool:
+            data, y = self.saved
+            return self._global_backward(xp, data, y, dy, pool_type, p)
+        x_pad, y, divisor, data_shape = self.saved
+        kernel, stride, before, _, out = self._geometry(data_shape)
+        ones = (1,) * len(kernel)
+
+        dx_pad = xp.zeros(x_pad.shape, dtype=dy.dtype)
+        if pool_type == 'avg':
+            dy = dy / divisor
+        if pool_type == 'max':
+            # Route dy to the first element equal to the max (row-major
+            # order inside the window), as MXNet does for ties.
+            unclaimed = xp.ones(y.shape, dtype=bool)
+        for offset in kernel_offsets(kernel):
+            where = window_slices(offset, stride, ones, out)
+            if pool_type == 'max':
+                hit = (x_pad[where] == y) & unclaimed
+                dx_pad[where] += xp.where(hit, dy, 0)
+                unclaimed &= ~hit
+            elif pool_type == 'lp' and p > 1:
+                dx_pad[where] += dy * (x_pad[where] / y) ** (p - 1)
+            else:
+                dx_pad[where] += dy
+        return crop_spatial(dx_pad, before, data_shape[2:])
+
+    # -- global pooling: reduce over every spatial axis ---------------------
+    @staticmethod
+    def _global_forward(xp, x, pool_type, p):
+        axes = tuple(range(2, x.ndim))
+        if pool_type == 'max':
+            return x.max(axis=axes, keepdims=True)
+        if pool_type == 'avg':
+            return x.mean(axis=axes, keepdims=True)
+        if pool_type == 'sum':
+            return x.sum(axis=axes, keepdims=True)
+        return _root(xp, (x ** p).sum(axis=axes, keepdims=True), p)
+
+    @staticmethod
+    def _global_backward(xp, x, y, dy, pool_type, p):
+        if pool_type == 'max':
+            # One-hot of the first maximum of each (n, c) plane.
+            flat = x.reshape(x.shape[:2] + (-1,))
+            first = flat.argmax(axis=-1)[..., None]
+            onehot = xp.arange(flat.shape[-1]) == first
+            dx = xp.where(onehot, dy.reshape(first.shape), 0)
+            return dx.astype(dy.dtype).reshape(x.shape)
+        if pool_type == 'avg':
+            return xp.broadcast_to(dy / prod(x.shape[2:]), x.shape).copy()
+        if pool_type == 'sum' or p == 1:
+            return xp.broadcast_to(dy, x.shape).copy()
+        return dy * (x / y) ** (p - 1)
+
+
+def _root(xp, total, p):
+    """The p-th root of Lp pooling (p = 1, 2, 3), as MXNet's a_root_p."""
+    if p == 1:
+        return total
+    if p == 2:
+        return xp.sqrt(total)
+    return xp.cbrt(total)
+
+
+def _lowest(xp, dtype):
+    """-inf for floats, the smallest integer otherwise."""
+    if xp.dtype(dtype).kind == 'f':
+        return -float('inf')
+    return xp.iinfo(dtype).min

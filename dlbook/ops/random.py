@@ -1,0 +1,132 @@
+"""Random sampling operators.
+
+They read ``self.rng``, the ``RandomState`` of the device (NumPy's or
+CuPy's), which the front end sets and ``mx.random.seed`` resets.  Samples
+have no gradient.
+"""
+
+from . import Op, register
+
+
+class _Sampler(Op):
+    arguments = ()
+    differentiable = False
+    needs_rng = True
+
+    def _shape(self):
+        shape = self.attrs['shape']
+        if shape is None or shape == ():
+            return (1,)
+        return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+@register('_random_uniform', 'random_uniform', 'uniform')
+class RandomUniform(_Sampler):
+    """x ~ U[low, high)."""
+    defaults = {'low': 0.0, 'high': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.uniform(a['low'], a['high'], self._shape()) \
+            .astype(a['dtype'])
+
+
+@register('_random_normal', 'random_normal', 'normal')
+class RandomNormal(_Sampler):
+    """x ~ N(loc, scale^2)."""
+    defaults = {'loc': 0.0, 'scale': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.normal(a['loc'], a['scale'], self._shape()) \
+            .astype(a['dtype'])
+
+
+@register('_random_randint', 'random_randint')
+class RandomRandint(_Sampler):
+    """x ~ uniform integers in [low, high)."""
+    defaults = {'low': 0, 'high': 1, 'shape': (), 'dtype': 'int32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.randint(int(a['low']), int(a['high']),
+                                self._shape()).astype(a['dtype'])
+
+
+@register('_random_exponential', 'random_exponential')
+class RandomExponential(_Sampler):
+    """x ~ Exp(lam), density lam * exp(-lam * x)."""
+    defaults = {'lam': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.exponential(1.0 / a['lam'], self._shape()) \
+            .astype(a['dtype'])
+
+
+@register('_random_poisson', 'random_poisson')
+class RandomPoisson(_Sampler):
+    """x ~ Poisson(lam)."""
+    defaults = {'lam': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.poisson(a['lam'], self._shape()).astype(a['dtype'])
+
+
+@register('_random_gamma', 'random_gamma')
+class RandomGamma(_Sampler):
+    """x ~ Gamma(alpha, beta) with shape alpha and scale beta."""
+    defaults = {'alpha': 1.0, 'beta': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        return self.rng.gamma(a['alpha'], a['beta'], self._shape()) \
+            .astype(a['dtype'])
+
+
+@register('_sample_multinomial', 'sample_multinomial')
+class SampleMultinomial(Op):
+    """Draw category indices from the distributions in the last axis of
+    ``data`` (each row sums to 1); ``shape`` draws per distribution.
+    With ``get_prob=True`` also return log p of each draw."""
+    arguments = ('data',)
+    defaults = {'shape': (), 'get_prob': False, 'dtype': 'int32'}
+    differentiable = False
+    needs_rng = True
+
+    def __init__(self, **attrs):
+        super().__init__(**attrs)
+        self.num_outputs = 2 if self.attrs['get_prob'] else 1
+
+    def forward(self, xp, p):
+        shape = self.attrs['shape']
+        shape = (shape,) if isinstance(shape, int) else tuple(shape or ())
+        n = 1
+        for s in shape:
+            n *= s
+        rows = p.reshape(-1, p.shape[-1])
+        cdf = xp.cumsum(rows, axis=1)
+        cdf = cdf / cdf[:, -1:]
+        u = self.rng.uniform(0.0, 1.0, (rows.shape[0], n))
+        # index of the first cdf entry above u, for every draw at once
+        idx = (u[:, :, None] > cdf[:, None, :]).sum(axis=2)
+        idx = xp.minimum(idx, p.shape[-1] - 1)
+        out_shape = p.shape[:-1] + shape
+        if not out_shape:
+            out_shape = (1,)
+        samples = idx.reshape(out_shape).astype(self.attrs['dtype'])
+        if not self.attrs['get_prob']:
+            return samples
+        picked = xp.take_along_axis(rows, idx, axis=1).reshape(out_shape)
+        return samples, xp.log(picked)
+
+
+@register('_shuffle', 'shuffle')
+class Shuffle(Op):
+    """A random permutation of ``data`` along its first axis."""
+    differentiable = False
+    needs_rng = True
+
+    def forward(self, xp, x):
+        return x[self.rng.permutation(x.shape[0])]

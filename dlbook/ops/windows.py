@@ -1,0 +1,183 @@
+"""Sliding windows: the shared machinery of convolution and pooling.
+
+A convolution or pooling layer looks at the input through a window of
+``kernel`` elements that slides by ``stride`` and samples every
+``dilate``-th element.  Along one spatial axis, output position ``o`` and
+kernel offset ``k`` read padded input position::
+
+    i = o * stride + k * dilate
+
+Two views of that one formula do all the work:
+
+* :func:`sliding_windows` is the *gather* view: a zero-copy
+  ``as_strided`` view of shape ``(N, C, *out, *kernel)`` whose element
+  ``[n, c, o, k]`` is ``x_pad[n, c, o * s + k * d]``.  Copying it into a
+  matrix is "im2col"; one matrix product then computes a convolution.
+* :func:`window_slices` is the *scatter* view: for one kernel offset ``k``
+  the output positions read ``x_pad[k*d : k*d + s*(out-1) + 1 : s]``, a
+  plain strided slice.  Looping over the (few) kernel offsets and adding
+  into those slices undoes a gather ("col2im"), which is how gradients
+  flow back to the input; pooling uses the same loop for its forward.
+
+Both work unchanged with NumPy and CuPy.  This module also parses the
+tuple attributes (``kernel``, ``stride``, ``dilate``, ``pad``) the way
+MXNet does, and computes output sizes.
+"""
+
+import ast
+import itertools
+
+from ..base import DLBookError
+
+__all__ = ['parse_tuple', 'parse_int', 'parse_bool', 'spatial_tuple',
+           'conv_out_size', 'pad_spatial', 'crop_spatial',
+           'sliding_windows', 'window_slices', 'kernel_offsets',
+           'check_layout']
+
+LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
+
+
+# -- attribute parsing ---------------------------------------------------
+# Attributes arrive as Python values from ``nd.*`` and Gluon, and as
+# strings ('(3, 3)', 'True', 'None') from symbol JSON files.
+
+def _literal(value):
+    if isinstance(value, str):
+        text = value.strip()
+        if text in ('None', ''):
+            return None
+        try:
+            return ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            return text
+    return value
+
+
+def parse_tuple(value, name, op_name):
+    """A shape-like attribute as a tuple of ints (``()`` when empty)."""
+    value = _literal(value)
+    if value is None:
+        return ()
+    if isinstance(value, (list, tuple)):
+        try:
+            return tuple(int(v) for v in value)
+        except (TypeError, ValueError):
+            pass
+    else:
+        try:
+            return (int(value),)
+        except (TypeError, ValueError):
+            pass
+    raise DLBookError(f'{op_name}: attribute {name}={value!r} is not a '
+                      f'tuple of integers')
+
+
+def parse_int(value, name, op_name):
+    value = _literal(value)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise DLBookError(f'{op_name}: attribute {name}={value!r} is not '
+                          f'an integer') from None
+
+
+def parse_bool(value):
+    value = _literal(value)
+    if isinstance(value, str):
+        return value.lower() in ('true', '1')
+    return bool(value)
+
+
+def spatial_tuple(value, ndim, default, name, op_name):
+    """``stride``/``dilate``/``pad`` with one entry per spatial axis.
+
+    An empty value means ``default`` on every axis (MXNet); a single
+    integer is repeated on every axis (a convenience MXNet lacks).
+    """
+    raw = _literal(value)
+    if raw is None or (isinstance(raw, (list, tuple)) and len(raw) == 0):
+        return (default,) * ndim
+    if not isinstance(raw, (list, tuple)):
+        return (parse_int(raw, name, op_name),) * ndim
+    values = parse_tuple(raw, name, op_name)
+    if len(values) != ndim:
+        raise DLBookError(f'{op_name}: {name}={values} has {len(values)} '
+                          f'entries but kernel has {ndim}; give one per '
+                          f'spatial axis')
+    return values
+
+
+def check_layout(layout, ndim, op_name):
+    """Only channel-first layouts (NCW, NCHW, NCDHW) are implemented."""
+    layout = _literal(layout)
+    if layout is not None and layout != LAYOUTS.get(ndim):
+        raise DLBookError(f'{op_name}: layout {layout!r} is not supported '
+                          f'for a {ndim}-D kernel; use '
+                          f'{LAYOUTS.get(ndim)!r} (channels first)')
+
+
+# -- sizes -----------------------------------------------------------------
+
+def conv_out_size(size, kernel, stride, dilate, pad):
+    """``floor((size + 2*pad - dilate*(kernel-1) - 1) / stride) + 1``."""
+    return (size + 2 * pad - dilate * (kernel - 1) - 1) // stride + 1
+
+
+# -- padding ---------------------------------------------------------------
+
+def pad_spatial(xp, x, before, after=None, value=0):
+    """Pad the spatial axes (all but the first two) of ``x``.
+
+    ``before``/``after`` give one amount per spatial axis; with no padding
+    ``x`` itself is returned (no copy).
+    """
+    after = before if after is None else after
+    if not any(before) and not any(after):
+        return x
+    widths = [(0, 0), (0, 0)] + list(zip(before, after))
+    return xp.pad(x, widths, mode='constant', constant_values=value)
+
+
+def crop_spatial(x, before, sizes):
+    """Undo :func:`pad_spatial`: keep ``sizes`` elements after ``before``."""
+    if not any(before) and tuple(x.shape[2:]) == tuple(sizes):
+        return x
+    index = (slice(None), slice(None)) + tuple(
+        slice(b, b + n) for b, n in zip(before, sizes))
+    return x[index]
+
+
+# -- the two views of a sliding window -------------------------------------
+
+def sliding_windows(xp, x_pad, kernel, stride, dilate, out_size):
+    """Zero-copy view ``w[n, c, *o, *k] = x_pad[n, c, *(o*s + k*d)]``.
+
+    ``x_pad`` has shape ``(N, C, *spatial)``; the view has shape
+    ``(N, C, *out_size, *kernel)``.  Moving one output step skips
+    ``stride`` elements, moving one kernel step skips ``dilate``: only the
+    strides differ from ``x_pad``'s, no data moves.  The view is
+    read-only; never write through it (windows overlap).
+    """
+    strides_n, strides_c, *strides_sp = x_pad.strides
+    shape = tuple(x_pad.shape[:2]) + tuple(out_size) + tuple(kernel)
+    strides = ((strides_n, strides_c)
+               + tuple(st * s for st, s in zip(strides_sp, stride))
+               + tuple(st * d for st, d in zip(strides_sp, dilate)))
+    return xp.lib.stride_tricks.as_strided(x_pad, shape=shape,
+                                           strides=strides)
+
+
+def window_slices(offset, stride, dilate, out_size):
+    """Index of the input elements that kernel ``offset`` sees.
+
+    ``x_pad[(..., *window_slices(...))]`` has shape ``(N, C, *out_size)``:
+    element ``o`` is ``x_pad[..., o*s + k*d]``.
+    """
+    return (slice(None), slice(None)) + tuple(
+        slice(k * d, k * d + s * (o - 1) + 1, s)
+        for k, s, d, o in zip(offset, stride, dilate, out_size))
+
+
+def kernel_offsets(kernel):
+    """Every kernel offset ``(k0, k1, ...)`` in row-major order."""
+    return itertools.product(*(range(k) for k in kernel))

@@ -1,0 +1,338 @@
+"""SGD and its relatives: momentum, Nesterov, sign-based, delay-compensated
+and Langevin updates.
+
+Each rule is a function on raw arrays (``xp`` is NumPy or CuPy) that
+changes ``weight`` and its state in place, so every Parameter sharing the
+array sees the new values.  The formulas are those of MXNet's update
+kernels (``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``:
+``SGDKernel``, ``SGDMomKernel``, ``NAGMomKernel``, ``SignSGDKernel``,
+``SignumKernel``) and of the Python rules in
+``python/mxnet/optimizer/optimizer.py`` (DCASGD, SGLD).  Below,
+``g' = clip(rescale_grad * grad, clip_gradient)``.
+"""
+
+import math
+import os
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register
+
+__all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
+           'sgd_update', 'sgd_mom_update', 'nag_mom_update',
+           'signsgd_update', 'signum_update']
+
+
+def _rescaled(xp, grad, rescale_grad, clip_gradient):
+    """``clip(rescale_grad * grad, clip_gradient)`` as a new array."""
+    g = rescale_grad * grad
+    if clip_gradient is not None:
+        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    return g
+
+
+def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
+    """Plain SGD, in place.
+
+    ``weight = (1 - lr*wd) * weight - lr * g'``
+    """
+    if wd:
+        weight *= 1 - lr * wd
+    if clip_gradient is None:
+        # One temporary: this is the hot path of every SGD training loop.
+        weight -= (lr * rescale_grad) * grad
+    else:
+        weight -= lr * _rescaled(xp, grad, rescale_grad, clip_gradient)
+
+
+def sgd_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
+                   clip_gradient):
+    """SGD with momentum, in place.
+
+    ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``
+    """
+    mom *= momentum
+    if wd:
+        mom -= (lr * wd) * weight
+    if clip_gradient is None:
+        mom -= (lr * rescale_grad) * grad
+    else:
+        mom -= lr * _rescaled(xp, grad, rescale_grad, clip_gradient)
+    weight += mom
+
+
+def nag_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
+                   clip_gradient):
+    """Nesterov momentum, in place.
+
+    With ``d = lr * (g' + wd*weight)``: ``mom = momentum*mom - d``;
+    ``weight += momentum*mom - d``.  (The kernel writes it as
+    ``m0 = momentum*mom; weight += -m0 + (1 + momentum)*(m0 - d);
+    mom = m0 - d``, the same value.)
+    """
+    d = _rescaled(xp, grad, rescale_grad, clip_gradient)
+    if wd:
+        d += wd * weight
+    d *= lr
+    mom *= momentum
+    mom -= d
+    weight += momentum * mom
+    weight -= d
+
+
+def signsgd_update(xp, weight, grad, lr, wd):
+    """signSGD, in place (MXNet ignores rescale and clipping here).
+
+    ``weight = (1 - lr*wd) * weight - lr * sign(grad)``
+    """
+    if wd:
+        weight *= 1 - lr * wd
+    weight -= lr * xp.sign(grad)
+
+
+def signum_update(xp, weight, grad, mom, lr, wd, momentum, wd_lh,
+                  rescale_grad, clip_gradient):
+    """Signum, in place.
+
+    ``mom = momentum*mom - (1-momentum)*(wd*weight + g')``;
+    ``weight = (1 - lr*wd_lh) * weight + lr * sign(mom)``
+    """
+    mom *= momentum
+    if wd:
+        mom -= ((1 - momentum) * wd) * weight
+    mom -= (1 - momentum) * _rescaled(xp, grad, rescale_grad, clip_gradient)
+    if wd_lh:
+        weight *= 1 - lr * wd_lh
+    weight += lr * xp.sign(mom)
+
+
+@register
+class SGD(Optimizer):
+    """The SGD optimizer with momentum and weight decay.
+
+    Updates are applied by::
+
+        rescaled_grad = lr * (clip(rescale_grad * grad, clip_gradient)
+                              + wd * weight)
+        state = momentum * state + rescaled_grad   (written mom = -state)
+        weight = weight - state
+
+    and without momentum ``weight = weight - rescaled_grad``.
+
+    Parameters
+    ----------
+    momentum : float, optional
+        The momentum value.
+    lazy_update : bool, optional
+        Accepted for compatibility; dlbook has no sparse gradients, so it
+        has no effect.
+    multi_precision : bool, optional
+        Update a float32 master copy of float16 weights.
+    """
+
+    def __init__(self, momentum=0.0, lazy_update=True, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+        # MXNet updates SGD weights in groups of this many (same result).
+        self.aggregate_num = int(
+            os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return self._zeros_like(weight)
+        return None
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        xp = weight.context.backend.xp
+        # MXNet uses the momentum kernel only for momentum > 0.
+        if state is not None and self.momentum > 0:
+            sgd_mom_update(xp, weight._data, grad._data, state._data, lr, wd,
+                           self.momentum, self.rescale_grad,
+                           self._kernel_clip())
+        else:
+            sgd_update(xp, weight._data, grad._data, lr, wd,
+                       self.rescale_grad, self._kernel_clip())
+
+
+@register
+class ccSGD(SGD):  # noqa: N801 (MXNet's name)
+    """[DEPRECATED] Same as `SGD`. Left here for backward compatibility."""
+
+
+@register
+class NAG(Optimizer):
+    """Nesterov accelerated gradient.
+
+    Updates are applied by::
+
+        d = lr * (clip(rescale_grad * grad, clip_gradient) + wd * weight)
+        mom = momentum * mom - d
+        weight = weight + momentum * mom - d
+
+    and, with ``momentum=0``, plain SGD.
+
+    Parameters
+    ----------
+    momentum : float, optional
+        The momentum value.
+    """
+
+    def __init__(self, momentum=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return self._zeros_like(weight)
+        return None
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        xp = weight.context.backend.xp
+        if state is not None:
+            nag_mom_update(xp, weight._data, grad._data, state._data, lr, wd,
+                           self.momentum, self.rescale_grad,
+                           self._kernel_clip())
+        else:
+            sgd_update(xp, weight._data, grad._data, lr, wd,
+                       self.rescale_grad, self._kernel_clip())
+
+
+@register
+class Signum(Optimizer):
+    """The Signum optimizer: steps along the sign of the momentum.
+
+    Updates are applied by::
+
+        rescaled_grad = clip(rescale_grad * grad, clip_gradient) + wd * weight
+        state = momentum * state + (1 - momentum) * rescaled_grad
+        weight = (1 - lr * wd_lh) * weight - lr * sign(state)
+
+    and, with ``momentum=0`` (signSGD),
+    ``weight = (1 - lr * wd) * weight - lr * sign(grad)``.
+
+    Parameters
+    ----------
+    momentum : float, optional
+        The momentum value.
+    wd_lh : float, optional
+        Decoupled weight decay (https://arxiv.org/abs/1711.05101).
+    """
+
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.momentum = momentum
+        self.wd_lh = wd_lh
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return self._zeros_like(weight)
+        return None
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        xp = weight.context.backend.xp
+        if state is not None:
+            signum_update(xp, weight._data, grad._data, state._data, lr, wd,
+                          self.momentum, self.wd_lh, self.rescale_grad,
+                          self._kernel_clip())
+        else:
+            signsgd_update(xp, weight._data, grad._data, lr, wd)
+
+
+@register
+class DCASGD(Optimizer):
+    """Delay-compensated asynchronous SGD (https://arxiv.org/abs/1609.08326).
+
+    With ``g = clip(rescale_grad * grad, clip_gradient)``::
+
+        step = -lr * (g + wd * weight + lamda * g * g * (weight - previous))
+        mom = momentum * mom + step     (mom = step when momentum is 0)
+        previous = weight
+        weight = weight + mom
+
+    Parameters
+    ----------
+    momentum : float, optional
+        The momentum value.
+    lamda : float, optional
+        Scale of the delay compensation.
+    """
+
+    def __init__(self, momentum=0.0, lamda=0.04, **kwargs):
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.weight_previous = {}
+        self.lamda = lamda
+
+    def create_state(self, index, weight):
+        mom = None if self.momentum == 0.0 else self._zeros_like(weight)
+        return (mom, weight.copy())
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        xp = weight.context.backend.xp
+        w, prev = weight._data, state[1]._data
+        g = _rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
+        step = -lr * (g + wd * w + self.lamda * g * g * (w - prev))
+        mom = state[0]
+        if mom is not None:
+            # MXNet tests ``if mom:``, which fails for arrays of more than
+            # one element; ``is not None`` is what it means.
+            mom._data *= self.momentum
+            mom._data += step
+            step = mom._data
+        prev[...] = w
+        w += step
+
+
+@register
+class SGLD(Optimizer):
+    """Stochastic Gradient Langevin Dynamics.
+
+    With ``g = clip(rescale_grad * grad, clip_gradient)``::
+
+        weight = weight - lr/2 * (g + wd * weight) + N(0, sqrt(lr))
+
+    The noise is drawn with ``nd.random.normal`` (seeded by
+    ``mx.random.seed``).
+    """
+
+    def create_state(self, index, weight):
+        return None
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        xp = weight.context.backend.xp
+        w = weight._data
+        g = _rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
+        w -= lr / 2 * (g + wd * w)
+        noise = nd.random.normal(0, math.sqrt(lr), shape=weight.shape,
+                                 dtype=weight.dtype, ctx=weight.context)
+        w += noise._data
+
+
+@register
+class Test(Optimizer):
+    """The Test optimizer: ``weight += rescale_grad * grad``; the state
+    keeps a copy of the weight."""
+
+    def create_state(self, index, weight):
+        """Creates a state to duplicate weight."""
+        return self._zeros_like(weight)
+
+    def _update_one(self, index, weight, grad, state):
+        weight._data += grad._data * self.rescale_grad
+        state._data[...] = weight._data

@@ -1,0 +1,235 @@
+"""autograd: recording, accumulation, grad_req, errors, tape lifetime."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import dlbook as mx
+from dlbook import autograd, nd
+
+
+def test_simple_gradient(ctx):
+    x = nd.arange(4).reshape((4, 1))
+    x.attach_grad()
+    with autograd.record():
+        y = 2 * nd.dot(x.T, x)
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), 4 * x.asnumpy())
+
+
+def test_reuse_accumulates_before_store(ctx):
+    # B = (Y * 2) * Y  ->  dB/dY = 4Y, not 2Y
+    y = nd.array([1.0, 2.0, 3.0])
+    y.attach_grad()
+    with autograd.record():
+        b = (y * 2) * y
+    b.backward()
+    np.testing.assert_allclose(y.grad.asnumpy(), 4 * y.asnumpy())
+
+
+def test_grad_req_write_add_null(ctx):
+    x = nd.array([1.0, 2.0])
+    x.attach_grad(grad_req='add')
+    for _ in range(3):
+        with autograd.record():
+            y = x * x
+        y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), 3 * 2 * x.asnumpy())
+    x.attach_grad()                                 # write
+    for _ in range(2):
+        with autograd.record():
+            y = x * 3
+        y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [3, 3])
+    z = nd.array([1.0])
+    z.attach_grad(grad_req='null')
+    assert z.grad is None
+
+
+def test_head_gradient(ctx):
+    x = nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+    y.backward(nd.array([1.0, 0.1, 0.01]))
+    np.testing.assert_allclose(x.grad.asnumpy(), [2, 0.4, 0.06], rtol=1e-6)
+
+
+def test_second_backward_needs_retain_graph(ctx):
+    x = nd.array([1.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * 2
+    y.backward(retain_graph=True)
+    y.backward()
+    with pytest.raises(mx.MXNetError, match='retain_graph=True'):
+        y.backward()
+
+
+def test_backward_outside_graph_raises(ctx):
+    with pytest.raises(mx.MXNetError, match='not in a computational graph'):
+        nd.ones((2,)).backward()
+
+
+def test_states_and_scopes():
+    assert not autograd.is_recording() and not autograd.is_training()
+    with autograd.record():
+        assert autograd.is_recording() and autograd.is_training()
+        with autograd.pause():
+            assert not autograd.is_recording()
+            assert not autograd.is_training()
+        with autograd.predict_mode():
+            assert not autograd.is_training()
+    with autograd.record(train_mode=False):
+        assert not autograd.is_training()
+    with autograd.train_mode():
+        assert autograd.is_training() and not autograd.is_recording()
+    old = autograd.set_recording(True)
+    assert autograd.is_recording() and old is False
+    autograd.set_recording(False)
+    autograd.set_training(False)
+
+
+def test_pause_and_detach_cut_the_tape(ctx):
+    x = nd.array([2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+        with autograd.pause():
+            c = x * 10                   # constant: not recorded
+        z = y.detach() * x + c * x
+    z.backward()
+    # dz/dx = y (detached) + c = 4 + 20
+    np.testing.assert_allclose(x.grad.asnumpy(), [24.0])
+
+
+def test_control_flow(ctx):
+    def f(a):
+        b = a * 2
+        while b.norm().asscalar() < 1000:
+            b = b * 2
+        return b if b.sum().asscalar() > 0 else 100 * b
+
+    a = nd.random.normal(shape=(1,))
+    a.attach_grad()
+    with autograd.record():
+        d = f(a)
+    d.backward()
+    np.testing.assert_allclose(a.grad.asnumpy(), (d / a).asnumpy(),
+                               rtol=1e-5)
+
+
+def test_autograd_grad_does_not_touch_dot_grad(ctx):
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = (x * x * x).sum()
+    (dx,) = autograd.grad(y, [x])
+    np.testing.assert_allclose(dx.asnumpy(), 3 * x.asnumpy() ** 2)
+    assert x.grad.asnumpy().tolist() == [0, 0]
+
+
+def test_grad_create_graph_not_implemented(ctx):
+    x = nd.array([1.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.exp(x) + x
+    with pytest.raises(NotImplementedError, match='exp'):
+        autograd.grad(y, [x], create_graph=True)
+
+
+def test_mark_variables(ctx):
+    x = nd.array([1.0, 2.0])
+    g = nd.zeros((2,))
+    autograd.mark_variables([x], [g])
+    with autograd.record():
+        y = x * 5
+    y.backward()
+    assert g.asnumpy().tolist() == [5, 5]
+
+
+def test_multiple_heads(ctx):
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        a = x * 2
+        b = x * x
+    autograd.backward([a, b])
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 + 2 * x.asnumpy())
+
+
+def test_custom_function(ctx):
+    class Sigmoid(autograd.Function):
+        def forward(self, x):
+            y = 1 / (1 + nd.exp(-x))
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, dy):
+            (y,) = self.saved_tensors
+            return dy * y * (1 - y)
+
+    x = nd.array([-1.0, 0.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = Sigmoid()(x) * 2
+    y.backward()
+    s = 1 / (1 + np.exp(-x.asnumpy()))
+    np.testing.assert_allclose(x.grad.asnumpy(), 2 * s * (1 - s), rtol=1e-6)
+
+
+def test_inplace_on_graph_array_raises(ctx):
+    x = nd.array([1.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * 2
+        with pytest.raises(mx.MXNetError, match='computational graph'):
+            y += 1
+        with pytest.raises(mx.MXNetError, match='computational graph'):
+            x[:] = 0
+
+
+def test_copy_between_devices_has_gradient(ctx):
+    x = nd.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x.copyto(mx.cpu(1)) * 3
+    assert y.context == mx.cpu(1)
+    y.backward()
+    assert x.grad.context == ctx
+    np.testing.assert_allclose(x.grad.asnumpy(), [3, 3])
+
+
+def _live_nodes():
+    return sum(1 for o in gc.get_objects() if isinstance(o, autograd.Node))
+
+
+def test_tape_is_freed_memory_stays_flat(ctx):
+    w = nd.random.normal(shape=(8, 4))
+    w.attach_grad()
+    x = nd.random.normal(shape=(16, 8))
+    gc.collect()
+    baseline = _live_nodes()
+    for step in range(10000):
+        with autograd.record():
+            loss = (nd.dot(x, w) ** 2).mean()
+        loss.backward()
+        w[:] = w - 0.001 * w.grad
+        if step == 100:
+            gc.collect()
+            early = _live_nodes()
+    gc.collect()
+    assert _live_nodes() <= early <= baseline + 5
+
+
+def test_deep_graph_does_not_overflow_recursion(ctx):
+    x = nd.array([1.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x
+        for _ in range(5000):
+            y = y * 1.0001
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [1.0001 ** 5000],
+                               rtol=1e-3)
