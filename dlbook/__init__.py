@@ -17,4 +17,13 @@ from . import ndarray  # noqa: F401
 from . import ndarray as nd  # noqa: F401
 from . import autograd  # noqa: F401
 from . import random  # noqa: F401
+from . import name  # noqa: F401
+from . import registry  # noqa: F401
+from . import initializer  # noqa: F401
+from . import initializer as init  # noqa: F401
+from . import optimizer  # noqa: F401
+from . import lr_scheduler  # noqa: F401
+from . import metric  # noqa: F401
+from . import io  # noqa: F401
+from . import gluon  # noqa: F401
 from . import test_utils  # noqa: F401

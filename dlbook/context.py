@@ -35,20 +35,31 @@ class Context:
     devstr2type = {v: k for k, v in devtype2str.items()}
     _default = threading.local()
 
-    __slots__ = ('device_type', 'device_id', '_backend', '_xp', '_scope')
+    __slots__ = ('device_type', 'device_id', '_backend', '_xp', '_scope',
+                 '_switch')
 
-    def __init__(self, device_type, device_id=0):
+    _instances = {}
+
+    def __new__(cls, device_type, device_id=0):
+        # One object per device: ``x._ctx is y._ctx`` is then a cheap
+        # same-device test on the hot path, and each device caches its
+        # backend once.
         if isinstance(device_type, Context):
-            device_type, device_id = device_type.device_type, \
-                device_type.device_id
-        if device_type not in self.devstr2type:
-            raise DLBookError(f'unknown device type {device_type!r}; use '
-                              f"'cpu' or 'gpu'")
-        self.device_type = device_type
-        self.device_id = int(device_id)
-        self._backend = None
-        self._xp = None
-        self._scope = None
+            return device_type
+        key = (device_type, int(device_id))
+        ctx = cls._instances.get(key)
+        if ctx is None:
+            if device_type not in cls.devstr2type:
+                raise DLBookError(f'unknown device type {device_type!r}; '
+                                  f"use 'cpu' or 'gpu'")
+            ctx = object.__new__(cls)
+            ctx.device_type, ctx.device_id = key
+            ctx._backend = ctx._xp = ctx._scope = ctx._switch = None
+            cls._instances[key] = ctx
+        return ctx
+
+    def __reduce__(self):
+        return (Context, (self.device_type, self.device_id))
 
     @property
     def device_typeid(self):
@@ -60,12 +71,16 @@ class Context:
         """The backend holding this device's arrays (loaded on first use)."""
         if self._backend is None:
             kind = 'gpu' if self.device_type == 'gpu' else 'cpu'
-            self._backend = _backend.get_backend(kind)
+            backend = _backend.get_backend(kind)
             if kind == 'gpu' and self.device_id >= _backend.gpu_count():
-                self._backend = None
                 raise DLBookError(
                     f'{self} does not exist: {_backend.gpu_count()} GPU(s) '
                     f'available')
+            self._backend = backend
+            self._scope = backend.scope(self.device_id)
+            # the front end enters ``_switch`` around each operator only
+            # when the backend really switches devices (CUDA)
+            self._switch = self._scope if backend.switches_device else None
         return self._backend
 
     @property
@@ -80,7 +95,7 @@ class Context:
         """Context manager making this device current while an operator
         runs (a CUDA device switch on GPU, nothing on CPU)."""
         if self._scope is None:
-            self._scope = self.backend.scope(self.device_id)
+            self.backend
         return self._scope
 
     def empty_cache(self):

@@ -9,6 +9,7 @@ class CupyBackend:
     ``cupy.cuda.Device(i)`` so each ``gpu(i)`` is a real device."""
 
     xp = cupy
+    switches_device = True
     name = 'cupy'
 
     def __init__(self):

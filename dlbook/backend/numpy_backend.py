@@ -11,6 +11,7 @@ class NumpyBackend:
     ``cpu(0)`` and ``cpu(1)`` are real copies."""
 
     xp = numpy
+    switches_device = False
 
     def __init__(self, name='numpy'):
         self.name = name

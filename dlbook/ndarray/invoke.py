@@ -20,6 +20,7 @@ __all__ = ['invoke', 'describe_inputs']
 
 _state = autograd._state
 _Node = autograd.Node
+_new = object.__new__
 
 
 def describe_inputs(inputs):
@@ -27,26 +28,67 @@ def describe_inputs(inputs):
     return ', '.join(f'{x.shape} {x.dtype} @{x._ctx}' for x in inputs)
 
 
+def _resolve_deferred(op, inputs):
+    """Replace Gluon parameters still waiting for their shape by their data.
+
+    The operator's ``infer_shape`` fills in the unknown dimensions from the
+    known inputs (``FullyConnected`` gets ``weight = (num_hidden,
+    in_units)`` from the data), so the shape rule lives in one place.
+    """
+    pending = [x for x in inputs if hasattr(x, 'resolve')]
+    if not pending:
+        bad = next(x for x in inputs if not isinstance(x, NDArray))
+        raise DLBookError(f'{op.name}: expected NDArray inputs, got '
+                          f'{type(bad).__name__}')
+    names = ', '.join(repr(x.param.name) for x in pending)
+    rule = getattr(op, 'infer_shape', None)
+    if rule is None:
+        raise DLBookError(f'Deferred initialization failed because shape '
+                          f'cannot be inferred: operator {op.name!r} has no '
+                          f'shape rule for parameter(s) {names}')
+    known = [x.shape if isinstance(x, NDArray) else
+             (tuple(x.shape) if x.shape and all(x.shape) else None)
+             for x in inputs]
+    arg_shapes, _, aux_shapes = rule(*known)
+    shapes = list(arg_shapes)
+    if len(shapes) < len(inputs):
+        shapes += list(aux_shapes)
+    resolved = []
+    for x, shape in zip(inputs, shapes):
+        if hasattr(x, 'resolve'):
+            if shape is None or not all(shape):
+                raise DLBookError(f'Deferred initialization failed because '
+                                  f'shape cannot be inferred for {names} '
+                                  f'in operator {op.name!r}')
+            x = x.resolve(tuple(shape))
+        resolved.append(x)
+    return resolved
+
+
 def _check_inputs(op, inputs):
-    ctx = inputs[0]._ctx
     for x in inputs:
         if not isinstance(x, NDArray):
-            raise DLBookError(f'{op.name}: expected NDArray inputs, got '
-                              f'{type(x).__name__}')
+            inputs = _resolve_deferred(op, inputs)
+            break
+    ctx = inputs[0]._ctx
+    for x in inputs:
         if x._ctx is not ctx and x._ctx != ctx:
             raise DLBookError(
                 f'{op.name}: inputs are on different contexts '
                 f'({describe_inputs(inputs)}); move them to one context '
                 f'first with x.as_in_context(ctx)')
     if op.same_dtype:
-        dtype = inputs[0]._data.dtype
-        for x in inputs:
-            if x._data.dtype != dtype:
-                raise DLBookError(
-                    f'{op.name}: inputs must have the same dtype, got '
-                    f'{describe_inputs(inputs)}; convert one with '
-                    f'.astype(...)')
-    return ctx
+        _check_same_dtype(op, inputs)
+    return ctx, inputs
+
+
+def _check_same_dtype(op, inputs):
+    dtype = inputs[0]._data.dtype
+    for x in inputs:
+        if x._data.dtype != dtype:
+            raise DLBookError(
+                f'{op.name}: inputs must have the same dtype, got '
+                f'{describe_inputs(inputs)}; convert one with .astype(...)')
 
 
 def invoke(op, inputs, out=None, ctx=None):
@@ -67,37 +109,56 @@ def invoke(op, inputs, out=None, ctx=None):
     -------
     NDArray or list of NDArray
     """
+    # This function runs for every operation, so the common case (plain
+    # NDArrays on one device) is checked first, cheaply; anything else
+    # takes the careful path in _check_inputs.
     if inputs:
-        ctx = _check_inputs(op, inputs)
+        ctx = inputs[0]._ctx if type(inputs[0]) is NDArray else None
+        for x in inputs:
+            if type(x) is not NDArray or x._ctx is not ctx:
+                ctx, inputs = _check_inputs(op, inputs)
+                break
+        else:
+            if op.same_dtype and len(inputs) > 1:
+                _check_same_dtype(op, inputs)
     elif ctx is None:
         ctx = current_context()
     op.is_train = _state.training
     if op.needs_rng:
         op.rng = ctx.backend.rng(ctx.device_id)
+    xp = ctx._xp or ctx.xp
     try:
-        with ctx.scope:
-            result = op.forward(ctx.xp, *[x._data for x in inputs])
+        if ctx._switch is None:         # no device switch needed (CPU)
+            result = op.forward(xp, *[x._data for x in inputs])
+        else:
+            with ctx._switch:
+                result = op.forward(xp, *[x._data for x in inputs])
     except (ValueError, TypeError, IndexError) as err:
         raise DLBookError(f'{op.name}: {err} (inputs: '
                           f'{describe_inputs(inputs) or "none"})') from err
 
     out_ctx = op.out_context(ctx)
-    multi = isinstance(result, (tuple, list))
-    raws = result if multi else (result,)
-    outputs = [from_raw(r, out_ctx) for r in raws]
+    if isinstance(result, (tuple, list)):
+        outputs = [from_raw(r, out_ctx) for r in result]
+        meta = [(r.shape, r.dtype) for r in result]
+    else:
+        output = _new(NDArray)
+        output._data = result
+        output._ctx = out_ctx
+        outputs, meta = (output,), None
 
-    if (_state.recording and op.differentiable and
-            any(x._node is not None or x._grad_req is not None
-                for x in inputs)):
-        meta = [(r.shape, r.dtype) for r in raws] if multi else None
-        node = _Node(op, tuple(inputs), ctx, meta)
-        for i, o in enumerate(outputs):
-            o._node = node
-            o._out_index = i
+    if _state.recording and op.differentiable:
+        for x in inputs:
+            if x._node is not None or x._grad_req is not None:
+                node = _Node(op, tuple(inputs), ctx, meta)
+                for i, o in enumerate(outputs):
+                    o._node = node
+                    o._out_index = i
+                break
 
     if out is not None:
         targets = out if isinstance(out, (tuple, list)) else [out]
         for target, o in zip(targets, outputs):
             target._assign(o)
         return out
-    return outputs if multi else outputs[0]
+    return outputs if meta is not None else outputs[0]

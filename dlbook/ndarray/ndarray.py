@@ -14,6 +14,7 @@ import numbers
 
 from ..base import DLBookError, dtype_name
 from ..context import Context
+from ..ops import REGISTRY
 
 __all__ = ['NDArray', 'from_raw']
 
@@ -378,11 +379,10 @@ def _nd():
 def _binary(x, other, array_op, scalar_op):
     # Reflected operators (``2 - x``) only ever see numbers: with two
     # NDArrays Python calls the left operand's method.
-    nd = _nd()
     if isinstance(other, NDArray) and array_op is not None:
-        return nd.invoke(nd.op_class(array_op)(), [x, other])
+        return _invoke(REGISTRY[array_op](), [x, other])
     if isinstance(other, numbers.Number):
-        return nd.invoke(nd.op_class(scalar_op)(scalar=other), [x])
+        return _invoke(REGISTRY[scalar_op](scalar=other), [x])
     raise TypeError(f'type {type(other).__name__} not supported for NDArray '
                     f'arithmetic; use nd.array(...) to convert it first')
 
@@ -410,3 +410,6 @@ def _raw_value(value, ctx):
     if isinstance(value, numbers.Number):
         return value
     return ctx.backend.asarray(value, ctx.device_id)
+
+
+from .invoke import invoke as _invoke  # noqa: E402  (invoke needs NDArray)

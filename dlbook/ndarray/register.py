@@ -16,6 +16,13 @@ from .ndarray import NDArray
 __all__ = ['make_function', 'split_arguments']
 
 
+def _is_input(value):
+    """Arrays, missing optional inputs (None) and Gluon parameters still
+    waiting for their shape (which have ``resolve``) are inputs."""
+    return (isinstance(value, NDArray) or value is None or
+            hasattr(value, 'resolve'))
+
+
 def split_arguments(cls, args, kwargs):
     """Sort a call's arguments into ``(inputs by name, attrs)``.
 
@@ -32,7 +39,7 @@ def split_arguments(cls, args, kwargs):
             i += 1
     else:
         while (i < len(args) and i < len(input_names) and
-               (args[i] is None or isinstance(args[i], NDArray))):
+               _is_input(args[i])):
             named[input_names[i]] = args[i]
             i += 1
     rest = args[i:]

@@ -78,7 +78,8 @@ def _host_copy(x):
     raw = x._data
     if not isinstance(raw, numpy.ndarray):
         raw = x.asnumpy()                       # device memory: copy to host
-    raw = numpy.ascontiguousarray(raw)
+    if not raw.flags.c_contiguous:     # (ascontiguousarray makes 0-d 1-d)
+        raw = raw.copy(order='C')
     if raw.dtype.byteorder == '>' or (raw.dtype.byteorder == '='
                                       and sys.byteorder == 'big'):
         raw = raw.astype(raw.dtype.newbyteorder('<'))

@@ -83,7 +83,8 @@ class Op:
     same_dtype : bool
         All array inputs must share one dtype (MXNet does not promote).
 
-    Per call, the front end sets ``self.is_train`` (Dropout, BatchNorm) and
+    ``self.attrs`` (defaults merged with the call's attributes) is
+    read-only.  Per call, the front end sets ``self.is_train`` (Dropout, BatchNorm) and
     calls ``forward(xp, *inputs)``; when a gradient is needed it later calls
     ``backward(xp, *dys)`` with one output gradient per output.  Per-call
     state lives on the instance (``self.saved``), never in globals.
@@ -102,13 +103,17 @@ class Op:
 
     def __init__(self, **attrs):
         defaults = self.defaults
-        if not attrs.keys() <= defaults.keys():
-            unknown = sorted(set(attrs) - set(defaults))
-            accepted = ', '.join(defaults) or 'no attributes'
-            raise DLBookError(
-                f'operator {self.name!r} got unexpected argument(s) '
-                f'{unknown}; it accepts: {accepted}')
-        self.attrs = {**defaults, **attrs}
+        if attrs:
+            if not attrs.keys() <= defaults.keys():
+                unknown = sorted(set(attrs) - set(defaults))
+                accepted = ', '.join(defaults) or 'no attributes'
+                raise DLBookError(
+                    f'operator {self.name!r} got unexpected argument(s) '
+                    f'{unknown}; it accepts: {accepted}')
+            self.attrs = {**defaults, **attrs}
+        else:
+            # attrs are read-only, so the class defaults can be shared
+            self.attrs = defaults
         self.saved = ()
         self.is_train = False
         self.rng = None
@@ -206,4 +211,4 @@ def reduced_shape(shape, axes):
 # Importing the families fills REGISTRY.
 from . import (creation, device, elemwise, reduce, shape, index,  # noqa
                linalg, nn, activation, norm, conv, pool, random,
-               loss_output)
+               loss_output, ctc)

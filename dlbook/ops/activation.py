@@ -329,7 +329,7 @@ class LeakyReLU(Op):
            dgamma = sum over all axes but 1 of dy * min(x, 0)
     rrelu: training: a ~ U(lower_bound, upper_bound) per element;
            otherwise a = (lower_bound + upper_bound) / 2
-    elu:   y = x if x > 0 else a*(e^x - 1);    dx = dy * (1 if x > 0 else y + a)
+    elu:   y = x if x > 0 else a*(e^x - 1);  dx = dy * (1 if x > 0 else y+a)
     selu:  y = lambda*(x if x > 0 else alpha*(e^x - 1));
            dx = dy * lambda * (1 if x > 0 else alpha*e^x)
     gelu:  y = x/2 * (1 + erf(x/sqrt 2));      dx = dy * (Phi(x) + x*phi(x))
@@ -351,11 +351,11 @@ class LeakyReLU(Op):
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [None], []
         if self.attrs['act_type'] == 'prelu':
             gamma = in_shapes[1] if len(in_shapes) > 1 else None
-            if not _known(gamma):
+            if not is_known_shape(gamma):
                 gamma = (data[1],) if len(data) >= 2 else (1,)
             return [tuple(data), tuple(gamma)], [tuple(data)], []
         return [tuple(data)], [tuple(data)], []
@@ -444,7 +444,7 @@ class LeakyReLU(Op):
         return dy * (cdf + x * pdf)
 
 
-def _known(shape):
+def is_known_shape(shape):
     """A shape is known when it is given and has no 0 (unknown) dimension."""
     return shape is not None and len(shape) > 0 and all(
         int(n) > 0 for n in shape)

@@ -15,7 +15,7 @@ src/operator/regression_output-inl.h, src/operator/make_loss-inl.h.
 
 from ..base import DLBookError
 from . import Op, register
-from .activation import stable_softmax, sigmoid, _known
+from .activation import stable_softmax, sigmoid, is_known_shape
 
 _NORMALIZATIONS = ('null', 'batch', 'valid')
 
@@ -48,10 +48,10 @@ class SoftmaxOutput(Op):
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
         label = in_shapes[1] if len(in_shapes) > 1 else None
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [None], []
         data = tuple(int(n) for n in data)
-        if not _known(label):
+        if not is_known_shape(label):
             if self.attrs['multi_output']:
                 size = 1
                 for n in data[2:]:
@@ -160,10 +160,10 @@ class _RegressionOutput(Op):
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
         label = in_shapes[1] if len(in_shapes) > 1 else None
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [None], []
         data = tuple(int(n) for n in data)
-        if not _known(label):
+        if not is_known_shape(label):
             # MXNet lets a (N, 1) output take a (N,) label
             label = (data[0],) if len(data) == 2 and data[1] == 1 else data
         return [data, tuple(label)], [data], []

@@ -10,7 +10,7 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 
 from ..base import DLBookError
 from . import Op, register
-from .activation import stable_log_softmax, _known
+from .activation import stable_log_softmax, is_known_shape
 
 
 @register('FullyConnected')
@@ -50,7 +50,7 @@ class FullyConnected(Op):
         data = in_shapes[0]
         no_bias = self.attrs['no_bias']
         bias_shape = [] if no_bias else [(num_hidden,)]
-        if not _known(data):
+        if not is_known_shape(data):
             weight = in_shapes[1] if len(in_shapes) > 1 else None
             return [data, weight] + bias_shape, [None], []
         data = tuple(int(n) for n in data)
@@ -151,7 +151,7 @@ class Embedding(Op):
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
         weight = (int(self.attrs['input_dim']), int(self.attrs['output_dim']))
-        if not _known(data):
+        if not is_known_shape(data):
             return [data, weight], [None], []
         data = tuple(int(n) for n in data)
         return [data, weight], [data + (weight[1],)], []
@@ -240,7 +240,7 @@ class SoftmaxCrossEntropy(Op):
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [(1,)], []
         return [tuple(data), (int(data[0]),)], [(1,)], []
 

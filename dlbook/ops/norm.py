@@ -15,7 +15,7 @@ flows back through the batch statistics is::
 
 from ..base import DLBookError
 from . import Op, register, normalize_axis
-from .activation import _known
+from .activation import is_known_shape
 
 
 def _normalize_backward(xp, g, xhat, invstd, axes, count):
@@ -80,7 +80,7 @@ class BatchNorm(Op):
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes[:3]), [None] * self.num_outputs, \
                 list(in_shapes[3:5])
         axis = normalize_axis(self.attrs['axis'], len(data), 'BatchNorm')
@@ -169,7 +169,7 @@ class LayerNorm(Op):
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [None] * self.num_outputs, []
         axis = normalize_axis(self.attrs['axis'], len(data), 'LayerNorm')
         channels = (int(data[axis]),)
@@ -223,7 +223,7 @@ class InstanceNorm(Op):
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
-        if not _known(data):
+        if not is_known_shape(data):
             return list(in_shapes), [None], []
         channels = (int(data[1]),)
         return [tuple(data), channels, channels], [tuple(data)], []

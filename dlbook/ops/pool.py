@@ -184,7 +184,9 @@ class Pooling(Op):
             y /= divisor
         elif pool_type == 'lp':
             y = _root(xp, y, p)
-        self.saved = (x_pad, y, divisor, data.shape)
+        # avg and sum gradients do not depend on the input values.
+        keep = x_pad if pool_type in ('max', 'lp') else None
+        self.saved = (keep, x_pad.shape, y, divisor, data.shape)
         return y
 
     def backward(self, xp, dy):
@@ -192,11 +194,11 @@ class Pooling(Op):
         if global_pool:
             data, y = self.saved
             return self._global_backward(xp, data, y, dy, pool_type, p)
-        x_pad, y, divisor, data_shape = self.saved
+        x_pad, padded_shape, y, divisor, data_shape = self.saved
         kernel, stride, before, _, out = self._geometry(data_shape)
         ones = (1,) * len(kernel)
 
-        dx_pad = xp.zeros(x_pad.shape, dtype=dy.dtype)
+        dx_pad = xp.zeros(padded_shape, dtype=dy.dtype)
         if pool_type == 'avg':
             dy = dy / divisor
         if pool_type == 'max':
@@ -206,9 +208,10 @@ class Pooling(Op):
         for offset in kernel_offsets(kernel):
             where = window_slices(offset, stride, ones, out)
             if pool_type == 'max':
-                hit = (x_pad[where] == y) & unclaimed
-                dx_pad[where] += xp.where(hit, dy, 0)
-                unclaimed &= ~hit
+                hit = x_pad[where] == y
+                hit &= unclaimed
+                dx_pad[where] += dy * hit
+                unclaimed ^= hit          # hit is a subset of unclaimed
             elif pool_type == 'lp' and p > 1:
                 dx_pad[where] += dy * (x_pad[where] / y) ** (p - 1)
             else:

@@ -83,8 +83,9 @@ def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
 
     With ``reverse=True`` the codes are matched from the right, so
     ``(10, 5, 4)`` with ``(-1, 0)`` gives ``(40, 5)`` normally (-1 takes
-    the place of 10, 0 copies 5) and ``(50, 4)`` reversed.  (A ``-4, d1, d2`` group stays a group when
-    reversed: it always reads "split into d1 x d2".)
+    the place of 10, 0 copies 5) and ``(50, 4)`` reversed.  A
+    ``-4, d1, d2`` group stays a group when reversed: it always reads
+    "split into d1 x d2" (MXNet itself rejects -4 with reverse).
 
     >>> infer_reshape((2, 3, 4), (0, -1))
     (2, 12)
@@ -271,7 +272,7 @@ class Transpose(Op):
         return dy.transpose(inverse).copy()
 
 
-@register('swapaxes', 'SwapAxis')
+@register('SwapAxis', 'swapaxes')
 class SwapAxes(Op):
     """y = x with axes dim1 and dim2 exchanged;  dx = dy with them swapped
     back."""
@@ -406,7 +407,7 @@ class Stack(Op):
                      for i in range(count))
 
 
-@register('split', 'SliceChannel')
+@register('SliceChannel', 'split')
 class Split(Op):
     """y_0, ..., y_{n-1} = n equal parts of x along ``axis`` (squeezed if
     ``squeeze_axis``);  dx = concatenate(dy_0, ..., dy_{n-1}, axis).
@@ -449,6 +450,13 @@ class Split(Op):
 
 
 # -- copying: tile, repeat, broadcast --------------------------------------
+
+def _materialize(view):
+    """A writable copy of a broadcast view.  ``xp.broadcast_to`` returns a
+    read-only zero-stride view; MXNet's broadcast ops return new arrays
+    that can be updated in place (``y += 1``, ``y[:] = 0``)."""
+    return view.copy()
+
 
 @register('tile')
 class Tile(Op):
@@ -525,7 +533,7 @@ class BroadcastTo(Op):
                        for n, t in zip(x.shape, shape))
         _broadcast_check(self.name, x.shape, target)
         self.saved = x.shape
-        return xp.broadcast_to(x, target)
+        return _materialize(xp.broadcast_to(x, target))
 
     def backward(self, xp, dy):
         return _fresh(unbroadcast(xp, dy, self.saved), dy)
@@ -556,7 +564,7 @@ class BroadcastLike(Op):
             target = tuple(target)
         _broadcast_check(self.name, lhs.shape, target)
         self.saved = lhs.shape
-        return xp.broadcast_to(lhs, target)
+        return _materialize(xp.broadcast_to(lhs, target))
 
     def backward(self, xp, dy):
         return _fresh(unbroadcast(xp, dy, self.saved), dy), None
@@ -583,7 +591,7 @@ class BroadcastAxis(Op):
                     f'has size {x.shape[a]}; only size-1 axes broadcast')
             target[a] = int(s)
         self.saved = x.shape
-        return xp.broadcast_to(x, tuple(target))
+        return _materialize(xp.broadcast_to(x, tuple(target)))
 
     def backward(self, xp, dy):
         return _fresh(unbroadcast(xp, dy, self.saved), dy)

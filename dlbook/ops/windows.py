@@ -167,13 +167,15 @@ def sliding_windows(xp, x_pad, kernel, stride, dilate, out_size):
                                            strides=strides)
 
 
-def window_slices(offset, stride, dilate, out_size):
+def window_slices(offset, stride, dilate, out_size, lead=2):
     """Index of the input elements that kernel ``offset`` sees.
 
-    ``x_pad[(..., *window_slices(...))]`` has shape ``(N, C, *out_size)``:
-    element ``o`` is ``x_pad[..., o*s + k*d]``.
+    For an ``(N, C, *spatial)`` array ``x_pad``,
+    ``x_pad[window_slices(...)]`` has shape ``(N, C, *out_size)`` and
+    element ``o`` is ``x_pad[..., o*s + k*d]``.  ``lead`` is the number of
+    whole axes before the spatial ones (trailing axes are kept whole).
     """
-    return (slice(None), slice(None)) + tuple(
+    return (slice(None),) * lead + tuple(
         slice(k * d, k * d + s * (o - 1) + 1, s)
         for k, s, d, o in zip(offset, stride, dilate, out_size))
 

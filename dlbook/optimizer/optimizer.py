@@ -345,15 +345,19 @@ class Optimizer:
     def update_multi_precision(self, index, weight, grad, state):
         """``update``, through the float32 master copy of a float16 weight
         when ``multi_precision`` is on."""
+        if not self.multi_precision:
+            self.update(index, weight, grad, state)
+            return
         if isinstance(index, (list, tuple)):
             for one in zip(index, weight, grad, state):
                 self.update_multi_precision(*one)
             return
-        if self.multi_precision and weight.dtype == numpy.float16:
+        if weight.dtype == numpy.float16:
             weight_master_copy, original_state = state[0], state[1]
             grad32 = grad.astype(numpy.float32)
             self.update(index, weight_master_copy, grad32, original_state)
-            weight[:] = weight_master_copy.astype(weight.dtype)
+            # Cast back into the float16 array itself (shared by views).
+            weight._data[...] = weight_master_copy._data
         else:
             self.update(index, weight, grad, state)
 

@@ -59,7 +59,7 @@ class Case:
 
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
             'linalg', 'nn', 'activation', 'norm', 'conv', 'pool', 'random',
-            'loss_output')
+            'loss_output', 'ctc')
 
 
 def _load():
@@ -127,3 +127,11 @@ def numeric_vjp(f, arrays, cots, eps=1e-6):
             g[i] = (up - down) / (2 * eps)
         grads.append(g)
     return grads
+
+
+def count_arguments(name, case, arrays):
+    """Number of leading inputs that are arguments (the rest are aux
+    states); a variadic operator takes all of them."""
+    from dlbook.ops import REGISTRY
+    op = REGISTRY[name](**case.attrs)
+    return len(arrays) if op.variadic else len(op.list_arguments())

@@ -140,7 +140,7 @@ CASES = {
                   Case([(3, 4)], attrs={'scalar': 2.0}, ref=smooth_l1(2.0),
                        avoid=(-0.25, 0.25), margin=0.02)],
 
-    # -- binary, broadcasting --------------------------------------------------
+    # -- binary, broadcasting -------------------------------------------------
     'broadcast_add': binary(np.add),
     'broadcast_sub': binary(np.subtract),
     'broadcast_mul': binary(np.multiply),
@@ -231,7 +231,7 @@ CASES = {
                                     rng, dtype, [(3, 4)]),
                                 ref=as_dtype(lambda x: x == 0)),
 
-    # -- clip, sums, casts, copies ---------------------------------------------
+    # -- clip, sums, casts, copies --------------------------------------------
     'clip': Case([(3, 4)], attrs={'a_min': -0.5, 'a_max': 0.5},
                  ref=lambda x: np.clip(x, -0.5, 0.5), avoid=(-0.5, 0.5)),
     'add_n': [Case([(3, 4)] * 3, attrs={'num_args': 3},

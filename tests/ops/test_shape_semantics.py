@@ -255,3 +255,14 @@ def test_gradients_are_fresh_arrays(name, index, case):
             continue
         assert all(not np.shares_memory(g, d) for d in dys)
         assert all(not np.shares_memory(g, a) for a in arrays)
+
+
+def test_broadcast_results_are_writable_copies():
+    x = np.ones((1, 3))
+    for name, attrs, extra in [
+            ('broadcast_to', {'shape': (2, 3)}, ()),
+            ('broadcast_axis', {'axis': 0, 'size': 2}, ()),
+            ('broadcast_like', {}, (np.zeros((2, 3)),))]:
+        _, y = run(name, x, *extra, **attrs)
+        y += 1
+        assert y.shape == (2, 3) and x.sum() == 3, name

@@ -41,6 +41,13 @@ class Stacked:
         self.raw = raw
         self.device = device
 
+    @property
+    def xp(self):
+        """The array module of ``raw`` (NumPy unless on a GPU)."""
+        if self.device is not None and self.device[0] == 'gpu':
+            return Context(*self.device).xp
+        return numpy
+
     def __getstate__(self):
         return self.raw, self.device
 

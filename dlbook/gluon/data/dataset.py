@@ -136,6 +136,38 @@ class _LazyTransformDataset(Dataset):
             return self._fn(*item)
         return self._fn(item)
 
+    def _batcher(self):
+        # A deterministic image transform of the first field (ToTensor,
+        # Normalize, Resize ...) can run once on the whole stacked batch.
+        fn = self._fn
+        base = getattr(self._data, '_batcher', None)
+        base = base() if base is not None else None
+        if base is None or not isinstance(fn, _TransformFirstClosure) or \
+                not getattr(fn._fn, 'batchable', False):
+            return None
+        return _BatchTransformFirst(self, base, fn._fn)
+
+
+class _BatchTransformFirst:
+    """Gather a batch, then transform its first field in one call."""
+
+    def __init__(self, dataset, gather, transform):
+        self._dataset = dataset
+        self._gather = gather
+        self._transform = transform
+
+    def __call__(self, indices):
+        batch = self._gather(indices)
+        first = batch[0] if isinstance(batch, list) else batch
+        if first.raw.ndim != 4:          # not a batch of HWC images
+            return _batchify.stack_samples(
+                [self._dataset[i] for i in indices])
+        out = _batchify.Stacked(
+            self._transform._forward(first.xp, first.raw), first.device)
+        if isinstance(batch, list):
+            return [out] + batch[1:]
+        return out
+
 
 class _TransformFirstClosure:
     """``fn`` applied to the first field only; a class, so it pickles."""

@@ -1,0 +1,10 @@
+"""Gluon: MXNet's imperative, object-oriented model API.
+
+``gluon.nn`` layers, ``gluon.rnn`` recurrent layers, ``gluon.loss``,
+``gluon.Trainer``, ``gluon.data`` pipelines and ``gluon.utils``.
+"""
+
+from .parameter import (Parameter, Constant, ParameterDict,  # noqa: F401
+                        DeferredInitializationError)
+from .block import Block, HybridBlock  # noqa: F401
+from . import nn, data, utils  # noqa: F401

@@ -1,0 +1,181 @@
+"""Image arithmetic on raw arrays, written once for NumPy and CuPy (``xp``).
+
+Images are ``HWC`` (one image) or ``NHWC`` (a batch): height is axis -3,
+width axis -2, channels axis -1, so every function here works on both.
+Nothing here knows about NDArrays; ``transforms`` wraps these functions.
+"""
+
+import math
+
+import numpy
+
+# ITU-R 601 luma weights, used by MXNet's contrast/saturation ops.
+GRAY_COEF = (0.299, 0.587, 0.114)
+
+
+def _compute_dtype(dtype):
+    return numpy.float64 if dtype == numpy.float64 else numpy.float32
+
+
+def saturate(xp, values, dtype):
+    """Cast float ``values`` to ``dtype``, rounding and clipping for
+    integer types (like OpenCV's ``saturate_cast``)."""
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in 'iub':
+        info = numpy.iinfo(dtype) if dtype.kind != 'b' else None
+        if info is not None:
+            values = xp.clip(xp.rint(values), info.min, info.max)
+    return values.astype(dtype, copy=False)
+
+
+def _source_coords(in_size, out_size, nearest):
+    """For each output pixel: two source indices and the weight of the
+    second, following OpenCV's INTER_LINEAR / INTER_NEAREST rules."""
+    scale = in_size / out_size
+    dst = numpy.arange(out_size, dtype=numpy.float64)
+    if nearest:
+        i0 = numpy.minimum(numpy.floor(dst * scale).astype(numpy.int64),
+                           in_size - 1)
+        return i0, i0, numpy.zeros(out_size)
+    src = numpy.maximum((dst + 0.5) * scale - 0.5, 0.0)  # pixel centres
+    i0 = numpy.floor(src).astype(numpy.int64)
+    frac = src - i0
+    last = i0 >= in_size - 1
+    i0[last] = in_size - 1
+    frac[last] = 0.0
+    i1 = numpy.minimum(i0 + 1, in_size - 1)
+    return i0, i1, frac
+
+
+def resize(xp, image, width, height, interp=1):
+    """Resize to ``width x height``: bilinear (``interp=1``, default) or
+    nearest neighbour (``interp=0``).
+
+    Vectorised as two gathers and two linear interpolations, rows then
+    columns.  Integer images are rounded back to their dtype.
+    """
+    in_h, in_w = image.shape[-3], image.shape[-2]
+    if (in_h, in_w) == (height, width):
+        return image.copy()
+    nearest = interp == 0
+    ctype = _compute_dtype(image.dtype)
+    y0, y1, fy = (xp.asarray(a) for a in
+                  _source_coords(in_h, height, nearest))
+    x0, x1, fx = (xp.asarray(a) for a in
+                  _source_coords(in_w, width, nearest))
+    img = image.astype(ctype, copy=False)
+    top = xp.take(img, y0, axis=-3)
+    if nearest:
+        return xp.take(top, x0, axis=-2).astype(image.dtype)
+    bottom = xp.take(img, y1, axis=-3)
+    rows = top + (bottom - top) * fy.astype(ctype)[:, None, None]
+    left = xp.take(rows, x0, axis=-2)
+    right = xp.take(rows, x1, axis=-2)
+    out = left + (right - left) * fx.astype(ctype)[:, None]
+    return saturate(xp, out, image.dtype)
+
+
+def crop(image, x0, y0, width, height):
+    """The ``width x height`` window whose top-left corner is (x0, y0),
+    as a new array (never a view of the source data set)."""
+    return image[..., y0:y0 + height, x0:x0 + width, :].copy()
+
+
+def fixed_crop(xp, image, x0, y0, width, height, size=None, interp=1):
+    """Crop, then resize to ``size = (w, h)`` if given and different."""
+    out = crop(image, x0, y0, width, height)
+    if size is not None and (width, height) != tuple(size):
+        out = resize(xp, out, size[0], size[1], interp)
+    return out
+
+
+def scale_down(src_size, size):
+    """Shrink ``size = (w, h)``, keeping its aspect ratio, until it fits
+    in ``src_size = (w, h)`` (MXNet's ``image.scale_down``)."""
+    w, h = size
+    sw, sh = src_size
+    if sh < h:
+        w, h = float(w * sh) / h, sh
+    if sw < w:
+        w, h = sw, float(h * sw) / w
+    return int(w), int(h)
+
+
+def center_crop(xp, image, size, interp=1):
+    """The central ``size = (w, h)`` window, resized up if the image is
+    smaller than that."""
+    h, w = image.shape[-3], image.shape[-2]
+    new_w, new_h = scale_down((w, h), size)
+    x0 = int((w - new_w) / 2)
+    y0 = int((h - new_h) / 2)
+    return fixed_crop(xp, image, x0, y0, new_w, new_h, size, interp)
+
+
+def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
+    """A random window of ``area`` (fraction range) and aspect ``ratio``
+    (range), resized to ``size``; 10 tries, then a centre crop
+    (MXNet's ``image.random_size_crop``)."""
+    h, w = image.shape[-3], image.shape[-2]
+    src_area = h * w
+    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
+    for _ in range(10):
+        target_area = rng.uniform(area[0], area[1]) * src_area
+        new_ratio = math.exp(rng.uniform(*log_ratio))
+        new_w = int(round(math.sqrt(target_area * new_ratio)))
+        new_h = int(round(math.sqrt(target_area / new_ratio)))
+        if new_w <= w and new_h <= h:
+            x0 = int(rng.randint(0, w - new_w + 1))
+            y0 = int(rng.randint(0, h - new_h + 1))
+            return fixed_crop(xp, image, x0, y0, new_w, new_h, size, interp)
+    return center_crop(xp, image, size, interp)
+
+
+def gray(xp, img, keepdims):
+    coef = xp.asarray(GRAY_COEF, dtype=img.dtype)
+    return (img * coef).sum(axis=-1, keepdims=keepdims)
+
+
+def adjust_brightness(xp, img, alpha):
+    return img * alpha
+
+
+def adjust_contrast(xp, img, alpha):
+    mean = gray(xp, img, keepdims=True).mean(axis=(-3, -2), keepdims=True)
+    return img * alpha + mean * (1 - alpha)
+
+
+def adjust_saturation(xp, img, alpha):
+    return img * alpha + gray(xp, img, keepdims=True) * (1 - alpha)
+
+
+_TYIQ = numpy.array([[0.299, 0.587, 0.114],
+                     [0.596, -0.274, -0.321],
+                     [0.211, -0.523, 0.311]])
+_ITYIQ = numpy.array([[1.0, 0.956, 0.621],
+                      [1.0, -0.272, -0.647],
+                      [1.0, -1.107, 1.705]])
+
+
+def adjust_hue(xp, img, alpha):
+    """Rotate the hue by ``alpha * 180`` degrees in YIQ space (as
+    ``mx.image.HueJitterAug``)."""
+    u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
+    rotation = numpy.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
+    t = (_ITYIQ @ rotation @ _TYIQ).T
+    return img @ xp.asarray(t, dtype=img.dtype)
+
+
+# AlexNet's PCA of ImageNet RGB values (MXNet's AdjustLighting).
+_EIGVAL = numpy.array([55.46, 4.794, 1.148])
+_EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009],
+                       [-0.5808, -0.0045, -0.8140],
+                       [-0.5836, -0.6948, 0.4203]])
+
+
+def adjust_lighting(xp, img, alphas):
+    rgb = _EIGVEC @ (numpy.asarray(alphas) * _EIGVAL)
+    return img + xp.asarray(rgb, dtype=img.dtype)
+
+
+def as_float(img):
+    return img.astype(_compute_dtype(img.dtype), copy=False)

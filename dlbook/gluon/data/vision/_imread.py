@@ -1,0 +1,68 @@
+"""Read an image file into an ``HWC`` ``uint8`` NumPy array.
+
+PNG and JPEG are decoded by Pillow when it is installed (dlbook does not
+depend on it); ``.npy`` files (``numpy.save`` of an ``HW`` or ``HWC``
+``uint8`` array) need nothing extra.  Colour images come back as RGB, as
+MXNet's ``image.imread`` returns them.
+"""
+
+__all__ = ['imread', 'IMAGE_EXTENSIONS']
+
+import os
+
+import numpy
+
+from ....base import DLBookError
+
+IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.npy')
+
+
+def _to_flag(image, flag, path):
+    """Make ``image`` (HW or HWC) have 3 channels (flag 1) or 1 (flag 0)."""
+    if image.ndim == 2:
+        image = image[:, :, None]
+    if image.ndim != 3 or image.shape[2] not in (1, 3, 4):
+        raise DLBookError(f'{path}: expected an image of shape (H, W) or '
+                          f'(H, W, C), got {image.shape}')
+    image = image[:, :, :3]
+    if flag:
+        if image.shape[2] == 1:
+            image = numpy.repeat(image, 3, axis=2)
+        return image
+    if image.shape[2] == 3:
+        weights = numpy.array([0.299, 0.587, 0.114])
+        image = numpy.rint(image @ weights)[:, :, None].astype(numpy.uint8)
+    return image
+
+
+def _read_npy(path):
+    image = numpy.load(path, allow_pickle=False)
+    if image.dtype != numpy.uint8:
+        raise DLBookError(f'{path}: .npy images must be uint8, got '
+                          f'{image.dtype}')
+    return image
+
+
+def _read_pillow(path, flag):
+    try:
+        from PIL import Image
+    except ImportError:
+        raise DLBookError(
+            f'reading {path} needs Pillow, which is not installed: '
+            f'pip install Pillow (or store the images as uint8 .npy '
+            f'files)') from None
+    try:
+        with Image.open(path) as img:
+            return numpy.asarray(img.convert('RGB' if flag else 'L'))
+    except OSError as err:
+        raise DLBookError(f'cannot decode image {path}: {err}') from err
+
+
+def imread(path, flag=1):
+    """Read ``path`` as an ``(H, W, 3)`` (``flag=1``) or ``(H, W, 1)``
+    (``flag=0``, greyscale) ``uint8`` array."""
+    if os.path.splitext(path)[1].lower() == '.npy':
+        image = _read_npy(path)
+    else:
+        image = _read_pillow(path, flag)
+    return numpy.ascontiguousarray(_to_flag(image, flag, path))

@@ -1,0 +1,466 @@
+"""Image transforms: ``ToTensor``, ``Normalize``, ``Resize``, augmentations.
+
+Each transform is a small callable class: ``ToTensor()(image)``.  Images
+are NDArrays in ``HWC`` layout (height, width, channels; ``uint8`` as
+loaded), or ``NHWC`` batches; ``ToTensor`` turns them into ``CHW``
+``float32`` in [0, 1], which is what convolution layers expect, and the
+transforms after it (``Normalize``) work on ``CHW``.  NumPy arrays work
+too and stay NumPy.
+
+In MXNet these are Gluon (Hybrid)Blocks; here they are plain classes with
+the same names, arguments, printed form and a no-op ``hybridize``, so they
+can be pickled into DataLoader workers.  Random transforms draw from
+``dlbook.random.numpy_rng()`` (reproducible under ``mx.random.seed``).
+
+Typical use (d2l)::
+
+    trans = transforms.Compose([transforms.Resize(64),
+                                transforms.ToTensor()])
+    train = gluon.data.vision.FashionMNIST(train=True)
+    loader = gluon.data.DataLoader(train.transform_first(trans), 256)
+"""
+
+__all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Resize',
+           'CenterCrop', 'CropResize', 'RandomCrop', 'RandomResizedCrop',
+           'RandomFlipLeftRight', 'RandomFlipTopBottom', 'RandomBrightness',
+           'RandomContrast', 'RandomSaturation', 'RandomHue',
+           'RandomColorJitter', 'RandomLighting']
+
+import numbers
+
+import numpy
+
+from .... import random as _random
+from ....base import DLBookError
+from ....ndarray.ndarray import NDArray, from_raw
+from . import _imageops as ops
+
+
+def _indent(text, spaces):
+    """MXNet's ``_indent``: indent every line but the first."""
+    lines = text.split('\n')
+    if len(lines) == 1:
+        return text
+    return '\n'.join([lines[0]] + [' ' * spaces + line
+                                   for line in lines[1:]])
+
+
+def _pair(size):
+    """``size`` as ``(width, height)``."""
+    if isinstance(size, numbers.Integral):
+        return int(size), int(size)
+    width, height = size
+    return int(width), int(height)
+
+
+def _check_image(name, img, ndims=(3, 4)):
+    if img.ndim not in ndims:
+        raise DLBookError(f'{name} expects an image of shape (H, W, C) or a '
+                          f'batch (N, H, W, C); got shape {img.shape}')
+
+
+class Transform:
+    """Base class: ``transform(x)`` maps an image (NDArray or NumPy) to a
+    new one of the same kind; subclasses define ``_forward(xp, raw)``.
+
+    ``batchable`` marks deterministic transforms whose result on a stacked
+    ``NHWC`` batch equals stacking their per-image results; the DataLoader
+    then applies them to whole batches.
+    """
+
+    batchable = False
+
+    def __call__(self, x):
+        if isinstance(x, NDArray):
+            ctx = x.context
+            with ctx.backend.scope(ctx.device_id):
+                return from_raw(self._forward(ctx.xp, x._data), ctx)
+        return self._forward(numpy, numpy.asarray(x))
+
+    def forward(self, x):
+        """Same as calling the transform."""
+        return self(x)
+
+    def _forward(self, xp, img):
+        raise NotImplementedError
+
+    def hybridize(self, active=True, **kwargs):
+        """No-op, for compatibility with MXNet's HybridBlock transforms."""
+
+    def __repr__(self):
+        # MXNet prints a Block with no child Blocks like this.
+        return f'{type(self).__name__}(\n\n)'
+
+
+class Compose(Transform):
+    """Apply transforms one after another.
+
+    Parameters
+    ----------
+    transforms : list of callable
+
+    Examples
+    --------
+    >>> transformer = transforms.Compose([transforms.Resize(300),
+    ...                                   transforms.CenterCrop(256),
+    ...                                   transforms.ToTensor()])
+    >>> image = mx.nd.random.uniform(0, 255, (224, 224, 3)).astype('uint8')
+    >>> transformer(image).shape
+    (3, 256, 256)
+    """
+
+    def __init__(self, transforms):
+        self._transforms = list(transforms)
+
+    @property
+    def batchable(self):
+        return all(isinstance(t, Transform) and t.batchable
+                   for t in self._transforms)
+
+    def __call__(self, x):
+        for transform in self._transforms:
+            x = transform(x)
+        return x
+
+    def _forward(self, xp, img):
+        for transform in self._transforms:
+            img = transform._forward(xp, img)
+        return img
+
+    def __len__(self):
+        return len(self._transforms)
+
+    def __getitem__(self, index):
+        return self._transforms[index]
+
+    def __repr__(self):
+        body = '\n'.join(f'  ({i}): {_indent(repr(t), 2)}'
+                         for i, t in enumerate(self._transforms))
+        return f'{type(self).__name__}(\n{body}\n)'
+
+
+class Cast(Transform):
+    """Cast to ``dtype`` (default ``'float32'``)."""
+
+    batchable = True
+
+    def __init__(self, dtype='float32'):
+        self._dtype = dtype
+
+    def _forward(self, xp, img):
+        return img.astype(self._dtype)
+
+
+class ToTensor(Transform):
+    """``HWC`` image in [0, 255] -> ``CHW`` ``float32`` in [0, 1].
+
+    A batch ``NHWC`` becomes ``NCHW``.  Values are divided by 255 whatever
+    the input dtype.
+
+    Examples
+    --------
+    >>> image = mx.nd.ones((28, 28, 1), dtype='uint8') * 255
+    >>> out = transforms.ToTensor()(image)
+    >>> out.shape, out.dtype, float(out.max().asscalar())
+    ((1, 28, 28), dtype('float32'), 1.0)
+    """
+
+    batchable = True
+
+    def _forward(self, xp, img):
+        _check_image('ToTensor', img)
+        out = xp.ascontiguousarray(xp.moveaxis(img, -1, -3),
+                                   dtype=numpy.float32)
+        out /= numpy.float32(255.0)
+        return out
+
+
+class Normalize(Transform):
+    """``(x - mean) / std`` per channel of a ``CHW`` (or ``NCHW``) tensor.
+
+    Parameters
+    ----------
+    mean : float or tuple of floats, default 0.0
+        One value, or one per channel.
+    std : float or tuple of floats, default 1.0
+    """
+
+    batchable = True
+
+    def __init__(self, mean=0.0, std=1.0):
+        self._mean = mean
+        self._std = std
+
+    def _per_channel(self, xp, value, channels, dtype, name):
+        value = numpy.asarray(value, dtype=numpy.float64).reshape(-1)
+        if value.size not in (1, channels):
+            raise DLBookError(f'Normalize: {name} has {value.size} values '
+                              f'but the input has {channels} channels')
+        return xp.asarray(value.reshape(-1, 1, 1), dtype=dtype)
+
+    def _forward(self, xp, img):
+        _check_image('Normalize', img)
+        dtype = img.dtype if img.dtype.kind == 'f' else numpy.float32
+        channels = img.shape[-3]
+        mean = self._per_channel(xp, self._mean, channels, dtype, 'mean')
+        std = self._per_channel(xp, self._std, channels, dtype, 'std')
+        return (img.astype(dtype, copy=False) - mean) / std
+
+
+class Resize(Transform):
+    """Resize an ``HWC`` image (or ``NHWC`` batch).
+
+    Parameters
+    ----------
+    size : int or tuple of (width, height)
+        An int means a square, or, with ``keep_ratio``, the length of the
+        shorter side.
+    keep_ratio : bool, default False
+    interpolation : int, default 1
+        1 bilinear, 0 nearest neighbour (OpenCV's codes; others are
+        treated as bilinear).  Integer images are rounded back to their
+        dtype, so results can differ from OpenCV's fixed-point arithmetic
+        by one grey level.
+    """
+
+    batchable = True
+
+    def __init__(self, size, keep_ratio=False, interpolation=1):
+        self._size = size
+        self._keep = keep_ratio
+        self._interpolation = interpolation
+
+    def _target(self, height, width):
+        if isinstance(self._size, numbers.Integral):
+            size = int(self._size)
+            if not self._keep:
+                return size, size
+            if height > width:
+                return size, int(size * height / width)
+            return int(size * width / height), size
+        return _pair(self._size)
+
+    def _forward(self, xp, img):
+        _check_image('Resize', img)
+        width, height = self._target(img.shape[-3], img.shape[-2])
+        return ops.resize(xp, img, width, height, self._interpolation)
+
+
+class CenterCrop(Transform):
+    """Crop the centre ``size`` window (resizing up if the image is
+    smaller).
+
+    Parameters
+    ----------
+    size : int or tuple of (width, height)
+    interpolation : int, default 1
+    """
+
+    batchable = True
+
+    def __init__(self, size, interpolation=1):
+        self._size = _pair(size)
+        self._interpolation = interpolation
+
+    def _forward(self, xp, img):
+        _check_image('CenterCrop', img)
+        out = ops.center_crop(xp, img, self._size, self._interpolation)
+        return xp.ascontiguousarray(out)
+
+
+class CropResize(Transform):
+    """Crop the window at ``(x, y)`` of ``width x height``, then resize
+    to ``size`` if given."""
+
+    batchable = True
+
+    def __init__(self, x, y, width, height, size=None, interpolation=None):
+        self._box = (x, y, width, height)
+        self._size = None if size is None else _pair(size)
+        self._interpolation = 1 if interpolation is None else interpolation
+
+    def _forward(self, xp, img):
+        _check_image('CropResize', img)
+        out = ops.fixed_crop(xp, img, *self._box, self._size,
+                             self._interpolation)
+        return xp.ascontiguousarray(out)
+
+
+class RandomCrop(Transform):
+    """Pad (optionally), then crop a random ``size`` window.
+
+    Parameters
+    ----------
+    size : int or tuple of (width, height)
+    pad : int or tuple, optional
+        Pixels added on each side of height and width (CIFAR uses 4).
+    pad_value : int, default 0
+    interpolation : int, default 1
+    """
+
+    def __init__(self, size, pad=None, pad_value=0, interpolation=1):
+        self._size = _pair(size)
+        self._pad = pad
+        self._pad_value = pad_value
+        self._interpolation = interpolation
+
+    def _forward(self, xp, img):
+        _check_image('RandomCrop', img)
+        if self._pad:
+            ph, pw = (self._pad, self._pad) if isinstance(
+                self._pad, numbers.Integral) else self._pad[:2]
+            widths = [(0, 0)] * (img.ndim - 3) + [(ph, ph), (pw, pw), (0, 0)]
+            img = xp.pad(img, widths, constant_values=self._pad_value)
+        h, w = img.shape[-3], img.shape[-2]
+        width, height = self._size
+        if width > w or height > h:
+            return ops.center_crop(xp, img, self._size, self._interpolation)
+        rng = _random.numpy_rng()
+        x0 = int(rng.randint(0, w - width + 1))
+        y0 = int(rng.randint(0, h - height + 1))
+        return xp.ascontiguousarray(ops.crop(img, x0, y0, width, height))
+
+
+class RandomResizedCrop(Transform):
+    """Crop a random area and aspect ratio, then resize to ``size``
+    (Inception-style augmentation).
+
+    Parameters
+    ----------
+    size : int or tuple of (width, height)
+    scale : tuple of two floats, default (0.08, 1.0)
+        Range of the crop's area, as a fraction of the image's.
+    ratio : tuple of two floats, default (3/4, 4/3)
+        Range of the crop's aspect ratio (width / height).
+    interpolation : int, default 1
+    """
+
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
+                 interpolation=1):
+        self._size = _pair(size)
+        self._scale = scale
+        self._ratio = ratio
+        self._interpolation = interpolation
+
+    def _forward(self, xp, img):
+        _check_image('RandomResizedCrop', img)
+        out = ops.random_size_crop(xp, _random.numpy_rng(), img, self._size,
+                                   self._scale, self._ratio,
+                                   self._interpolation)
+        return xp.ascontiguousarray(out)
+
+
+class _RandomFlip(Transform):
+    axis = None
+
+    def __init__(self, p=0.5):
+        self._p = p
+
+    def _forward(self, xp, img):
+        _check_image(type(self).__name__, img)
+        if _random.numpy_rng().random_sample() < self._p:
+            return xp.flip(img, axis=self.axis).copy()
+        return img.copy()
+
+
+class RandomFlipLeftRight(_RandomFlip):
+    """Mirror the image horizontally with probability ``p`` (0.5)."""
+
+    axis = -2
+
+
+class RandomFlipTopBottom(_RandomFlip):
+    """Flip the image vertically with probability ``p`` (0.5)."""
+
+    axis = -3
+
+
+class _ColorTransform(Transform):
+    """Work in floating point, then return to the input dtype."""
+
+    def _forward(self, xp, img):
+        _check_image(type(self).__name__, img)
+        out = self._adjust(xp, ops.as_float(img), _random.numpy_rng())
+        return ops.saturate(xp, out, img.dtype)
+
+    def _adjust(self, xp, img, rng):
+        raise NotImplementedError
+
+
+class RandomBrightness(_ColorTransform):
+    """Multiply by a random factor in ``[max(0, 1 - b), 1 + b]``."""
+
+    def __init__(self, brightness):
+        self._range = (max(0.0, 1.0 - brightness), 1.0 + brightness)
+
+    def _adjust(self, xp, img, rng):
+        return ops.adjust_brightness(xp, img, rng.uniform(*self._range))
+
+
+class RandomContrast(_ColorTransform):
+    """Blend with the mean grey level by a random factor in
+    ``[max(0, 1 - c), 1 + c]``."""
+
+    def __init__(self, contrast):
+        self._range = (max(0.0, 1.0 - contrast), 1.0 + contrast)
+
+    def _adjust(self, xp, img, rng):
+        return ops.adjust_contrast(xp, img, rng.uniform(*self._range))
+
+
+class RandomSaturation(_ColorTransform):
+    """Blend with the per-pixel grey image by a random factor in
+    ``[max(0, 1 - s), 1 + s]``."""
+
+    def __init__(self, saturation):
+        self._range = (max(0.0, 1.0 - saturation), 1.0 + saturation)
+
+    def _adjust(self, xp, img, rng):
+        return ops.adjust_saturation(xp, img, rng.uniform(*self._range))
+
+
+class RandomHue(_ColorTransform):
+    """Rotate the hue by a random fraction in ``[-hue, hue]`` of 180
+    degrees."""
+
+    def __init__(self, hue):
+        self._hue = hue
+
+    def _adjust(self, xp, img, rng):
+        return ops.adjust_hue(xp, img, rng.uniform(-self._hue, self._hue))
+
+
+class RandomColorJitter(_ColorTransform):
+    """Random brightness, contrast, saturation and hue, in random order.
+
+    Parameters
+    ----------
+    brightness, contrast, saturation, hue : float, default 0
+        Strength of each change; 0 leaves it out.
+    """
+
+    def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
+        self._steps = []
+        if brightness:
+            self._steps.append(RandomBrightness(brightness))
+        if contrast:
+            self._steps.append(RandomContrast(contrast))
+        if saturation:
+            self._steps.append(RandomSaturation(saturation))
+        if hue:
+            self._steps.append(RandomHue(hue))
+
+    def _adjust(self, xp, img, rng):
+        for i in rng.permutation(len(self._steps)):
+            img = self._steps[i]._adjust(xp, img, rng)
+        return img
+
+
+class RandomLighting(_ColorTransform):
+    """AlexNet's PCA lighting noise with standard deviation ``alpha``."""
+
+    def __init__(self, alpha):
+        self._alpha = alpha
+
+    def _adjust(self, xp, img, rng):
+        return ops.adjust_lighting(xp, img, rng.normal(0, self._alpha, 3))

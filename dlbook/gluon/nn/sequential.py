@@ -1,0 +1,76 @@
+"""Containers that run their children one after another."""
+
+from ..block import Block, HybridBlock, _indent
+
+__all__ = ['Sequential', 'HybridSequential']
+
+
+class _SequentialMixin:
+    """``add``, indexing, ``len`` and the repr shared by both containers."""
+
+    def add(self, *blocks):
+        """Append blocks; they run in the order added."""
+        for block in blocks:
+            self.register_child(block)
+        return self
+
+    def __repr__(self):
+        body = '\n'.join(f'  ({key}): {_indent(repr(block), 2)}'
+                         for key, block in self._children.items())
+        return f'{type(self).__name__}(\n{body}\n)'
+
+    def __getitem__(self, key):
+        layers = list(self._children.values())[key]
+        if not isinstance(layers, list):
+            return layers
+        net = type(self)(prefix=self._prefix)
+        with net.name_scope():
+            net.add(*layers)
+        return net
+
+    def __len__(self):
+        return len(self._children)
+
+
+class Sequential(_SequentialMixin, Block):
+    """Stack blocks sequentially::
+
+        net = nn.Sequential()
+        net.add(nn.Dense(256, activation='relu'), nn.Dense(10))
+    """
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def forward(self, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                args = x[1:]
+                x = x[0]
+        if args:
+            x = tuple([x] + list(args))
+        return x
+
+    def hybridize(self, active=True, **kwargs):
+        """Hybridize the children (a Sequential itself runs eagerly)."""
+        super().hybridize(active, **kwargs)
+
+
+class HybridSequential(_SequentialMixin, HybridBlock):
+    """Stack HybridBlocks sequentially; can be hybridized as a whole."""
+
+    def __init__(self, prefix=None, params=None):
+        super().__init__(prefix=prefix, params=params)
+
+    def hybrid_forward(self, F, x, *args):
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                args = x[1:]
+                x = x[0]
+        if args:
+            x = tuple([x] + list(args))
+        return x

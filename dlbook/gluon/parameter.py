@@ -1,0 +1,630 @@
+"""Parameters: a model's trainable arrays, one copy per device.
+
+A :class:`Parameter` knows its name (``dense0_weight``), shape, dtype,
+initializer and ``grad_req``, and keeps one data array (and one gradient)
+per context it was initialized on.  A dimension of 0 in the shape means
+"not known yet": initialization then waits for the first forward pass,
+where the operator's shape rule fills it in (deferred initialization).
+
+A :class:`ParameterDict` maps names to parameters; every Block owns one.
+"""
+
+import re
+import warnings
+from collections import OrderedDict
+
+from .. import autograd
+from .. import ndarray as nd
+from ..base import DLBookError, dtype_name
+from ..context import Context, cpu, current_context
+
+__all__ = ['Parameter', 'Constant', 'ParameterDict',
+           'DeferredInitializationError', 'tensor_types']
+
+tensor_types = (nd.NDArray,)
+
+
+class DeferredInitializationError(DLBookError):
+    """A parameter's data was read before its shape was known."""
+
+
+def _brief_print_list(lst, limit=7):
+    """``'a', 'b', ..., 'z'`` for long lists in error messages."""
+    lst = list(lst)
+    if len(lst) > limit:
+        return _brief_print_list(lst[:limit // 2], limit) + ', ..., ' + \
+            _brief_print_list(lst[-limit // 2:], limit)
+    return ', '.join(f"'{s}'" for s in lst)
+
+
+def _shape_known(shape):
+    return shape is not None and all(n > 0 for n in shape)
+
+
+def _as_ctx_list(ctx):
+    if ctx is None:
+        return [current_context()]
+    if isinstance(ctx, Context):
+        return [ctx]
+    return list(ctx)
+
+
+class Parameter:
+    """A trainable (or constant) array of a Block.
+
+    Parameters
+    ----------
+    name : str
+        Full name, e.g. ``'dense0_weight'``.
+    grad_req : {'write', 'add', 'null'}
+        How ``backward`` stores this parameter's gradient.
+    shape : tuple of int, optional
+        0 marks a dimension that is inferred on the first forward pass.
+    dtype : str, default 'float32'
+    lr_mult, wd_mult : float
+        Multipliers of the optimizer's learning rate and weight decay.
+    init : Initializer or str, optional
+        Overrides the initializer given to ``Block.initialize``.
+    allow_deferred_init : bool
+        Allow initialization to wait for an unknown shape.
+    differentiable : bool
+        False forces ``grad_req='null'``.
+    """
+
+    def __init__(self, name, grad_req='write', shape=None, dtype='float32',
+                 lr_mult=1.0, wd_mult=1.0, init=None,
+                 allow_deferred_init=False, differentiable=True,
+                 stype='default', grad_stype='default'):
+        self.name = name
+        self._shape = None if shape is None else (
+            (shape,) if isinstance(shape, int) else tuple(shape))
+        self.dtype = dtype_name(dtype)
+        self.lr_mult = lr_mult
+        self.wd_mult = wd_mult
+        self.init = init
+        self.allow_deferred_init = allow_deferred_init
+        self._differentiable = differentiable
+        self._grad_req = None
+        self._data = None              # OrderedDict ctx -> NDArray
+        self._grad = None
+        self._ctx_list = None
+        self._deferred_init = ()       # (init, ctx_list, default_init, data)
+        self._var = None
+        self.grad_req = grad_req if differentiable else 'null'
+
+    def __repr__(self):
+        return (f'Parameter {self.name} (shape={self.shape}, '
+                f'dtype={self.dtype})')
+
+    # -- properties -----------------------------------------------------------
+    @property
+    def shape(self):
+        """The shape; 0 entries are still unknown."""
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape):
+        new_shape = tuple(new_shape)
+        if self._shape is None:
+            self._shape = new_shape
+            return
+        compatible = len(self._shape) == len(new_shape) and all(
+            old in (0, new) for old, new in zip(self._shape, new_shape))
+        if not compatible:
+            raise DLBookError(
+                f"Expected shape {new_shape} is incompatible with given "
+                f"shape {self._shape} for Parameter '{self.name}'.")
+        self._shape = new_shape
+
+    @property
+    def grad_req(self):
+        return self._grad_req
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req not in ('write', 'add', 'null'):
+            raise DLBookError(f"grad_req must be one of 'write', 'add', or "
+                              f"'null', but got '{req}'")
+        if not self._differentiable:
+            req = 'null'
+        if self._grad_req == req:
+            return
+        self._grad_req = req
+        if req == 'null' and self._grad is not None:
+            self._grad = None
+            for arr in self._data.values():
+                autograd.mark_variables([arr], [None], 'null')
+        elif self._data is not None:
+            self._init_grad()
+
+    @property
+    def differentiable(self):
+        return self._differentiable
+
+    # -- initialization ---------------------------------------------------------
+    def initialize(self, init=None, ctx=None, default_init=None,
+                   force_reinit=False):
+        """Create the data on each context of ``ctx`` (default: the current
+        context); with an unknown shape, wait for the first forward.
+
+        The parameter's own ``init`` wins over ``init``, which wins over
+        ``default_init`` (``Uniform(0.07)``).
+        """
+        from .. import initializer
+        if default_init is None:
+            default_init = initializer.Uniform()
+        if self._data is not None and not force_reinit:
+            warnings.warn(f"Parameter '{self.name}' is already initialized, "
+                          f"ignoring. Set force_reinit=True to "
+                          f"re-initialize.", stacklevel=2)
+            return
+        self._data = self._grad = None
+        ctx_list = _as_ctx_list(ctx)
+        if init is None:
+            init = default_init if self.init is None else self.init
+        if not _shape_known(self.shape):
+            if self.allow_deferred_init:
+                self._deferred_init = (init, ctx_list, default_init, None)
+                return
+            raise DLBookError(f"Cannot initialize Parameter '{self.name}' "
+                              f"because it has invalid shape: {self.shape}.")
+        self._deferred_init = (init, ctx_list, default_init, None)
+        self._finish_deferred_init()
+
+    def _finish_deferred_init(self):
+        """Run the pending initialization now that the shape is known."""
+        if not self._deferred_init:
+            return
+        from .. import initializer
+        init, ctx_list, default_init, data = self._deferred_init
+        self._deferred_init = ()
+        if not _shape_known(self.shape):
+            raise DLBookError(
+                f"Cannot initialize Parameter '{self.name}' because it has "
+                f"invalid shape: {self.shape}. Please specify in_units, "
+                f"in_channels, etc for `Block`s.")
+        with autograd.pause():
+            if data is None:
+                # values are drawn once on the CPU and copied to every
+                # device, so all replicas start identical
+                data = nd.zeros(self.shape, ctx=cpu(), dtype=self.dtype)
+                initializer.create(default_init)(
+                    initializer.InitDesc(self.name, {'__init__': init}),
+                    data)
+            self._init_impl(data, ctx_list)
+
+    def _init_impl(self, data, ctx_list):
+        self._ctx_list = list(ctx_list)
+        self._data = OrderedDict(
+            (ctx, data.copyto(ctx).astype(self.dtype, copy=False))
+            for ctx in self._ctx_list)
+        self._init_grad()
+
+    def _init_grad(self):
+        if self.grad_req == 'null':
+            self._grad = None
+            return
+        self._grad = OrderedDict(
+            (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype))
+            for ctx, arr in self._data.items())
+        autograd.mark_variables(list(self._data.values()),
+                                list(self._grad.values()), self.grad_req)
+
+    def _load_init(self, data, ctx, cast_dtype=False,
+                   dtype_source='current'):
+        """Set this parameter from loaded ``data`` (shape-checked)."""
+        if self.shape:
+            unknown_ok = all(old in (0, new) for old, new in
+                             zip(self.shape, data.shape))
+            if len(self.shape) != len(data.shape) or not unknown_ok:
+                raise DLBookError(
+                    f"Failed loading Parameter '{self.name}' from saved "
+                    f"params: shape incompatible expected {self.shape} vs "
+                    f"saved {data.shape}")
+        self.shape = data.shape
+        if cast_dtype:
+            if dtype_source == 'saved':
+                self.dtype = data.dtype.name
+            else:
+                data = data.astype(self.dtype, copy=False)
+        elif data.dtype.name != self.dtype:
+            raise DLBookError(
+                f"Failed loading Parameter '{self.name}' from saved params: "
+                f"dtype incompatible expected {self.dtype} vs saved "
+                f"{data.dtype.name}. Set cast_dtype=True to cast the dtype "
+                f"of saved params.")
+        if self._data is None:
+            if self._deferred_init:
+                ctx = ctx or self._deferred_init[1]
+            self._deferred_init = ()
+            self._init_impl(data, _as_ctx_list(ctx))
+        else:
+            self.set_data(data)
+
+    # -- access -------------------------------------------------------------------
+    def _check_and_get(self, arr_dict, ctx):
+        if arr_dict is not None:
+            if ctx is list:
+                return list(arr_dict.values())
+            if ctx is None:
+                if len(arr_dict) == 1:
+                    return next(iter(arr_dict.values()))
+                ctx = current_context()
+            found = arr_dict.get(ctx)
+            if found is not None:
+                return found
+            raise DLBookError(
+                f"Parameter '{self.name}' was not initialized on context "
+                f"{ctx}. It was only initialized on {self._ctx_list}.")
+        if self._deferred_init:
+            raise DeferredInitializationError(
+                f"Parameter '{self.name}' has not been initialized yet "
+                f"because initialization was deferred. Actual "
+                f"initialization happens during the first forward pass. "
+                f"Please pass one batch of data through the network before "
+                f"accessing Parameters. You can also avoid deferred "
+                f"initialization by specifying in_units, num_features, "
+                f"etc., for network layers.")
+        raise DLBookError(
+            f"Parameter '{self.name}' has not been initialized. Note that "
+            f"you should initialize parameters and create Trainer with "
+            f"Block.collect_params() instead of Block.params because the "
+            f"later does not include Parameters of nested child Blocks")
+
+    def data(self, ctx=None):
+        """The data array on ``ctx`` (the only one if on one context)."""
+        return self._check_and_get(self._data, ctx)
+
+    def list_data(self):
+        """Data arrays on all contexts, in initialization order."""
+        return self._check_and_get(self._data, list)
+
+    def grad(self, ctx=None):
+        """The gradient array on ``ctx``."""
+        if self._data is not None and self._grad is None:
+            raise DLBookError(
+                f"Cannot get gradient array for Parameter '{self.name}' "
+                f"because grad_req='null'")
+        return self._check_and_get(self._grad, ctx)
+
+    def list_grad(self):
+        """Gradient arrays on all contexts."""
+        if self._data is not None and self._grad is None:
+            raise DLBookError(
+                f"Cannot get gradient array for Parameter '{self.name}' "
+                f"because grad_req='null'")
+        return self._check_and_get(self._grad, list)
+
+    def list_ctx(self):
+        """Contexts this parameter lives on."""
+        if self._data is None:
+            if self._deferred_init:
+                return list(self._deferred_init[1])
+            raise DLBookError(f"Parameter '{self.name}' has not been "
+                              f"initialized")
+        return list(self._ctx_list)
+
+    def _data_or_placeholder(self, ctx):
+        """Data on ``ctx``, or a placeholder while initialization waits for
+        a shape: the first operator that uses it infers the shape."""
+        if self._data is None and self._deferred_init:
+            return DeferredParameter(self, ctx)
+        return self.data(ctx)
+
+    def set_data(self, data):
+        """Set the value on every context."""
+        self.shape = data.shape
+        if self._data is None:
+            if not self._deferred_init:
+                raise DLBookError(f"Parameter '{self.name}' has not been "
+                                  f"initialized")
+            init, ctx_list, default_init, _ = self._deferred_init
+            self._deferred_init = (init, ctx_list, default_init, data)
+            return
+        for arr in self._data.values():
+            arr[:] = data
+
+    def zero_grad(self):
+        """Set the gradient to 0 on every context."""
+        if self._grad is None:
+            return
+        for g in self._grad.values():
+            g[:] = 0
+
+    def reset_ctx(self, ctx):
+        """Move the data to the context(s) ``ctx``."""
+        ctx_list = _as_ctx_list(ctx)
+        if self._data is not None:
+            data = self._reduce()
+            with autograd.pause():
+                self._init_impl(data, ctx_list)
+        elif self._deferred_init:
+            init, _, default_init, data = self._deferred_init
+            self._deferred_init = (init, ctx_list, default_init, data)
+        else:
+            raise DLBookError(f"Cannot reset context for Parameter "
+                              f"'{self.name}' because it has not been "
+                              f"initialized.")
+
+    def _reduce(self):
+        """The mean of the copies, on the CPU (what ``save`` writes)."""
+        block = self.list_data()
+        if len(block) == 1:
+            return block[0].copyto(cpu())
+        total = block[0].copyto(cpu())
+        for arr in block[1:]:
+            total = total + arr.copyto(cpu())
+        return total / len(block)
+
+    def cast(self, dtype):
+        """Convert data and gradient to ``dtype``."""
+        self.dtype = dtype_name(dtype)
+        if self._data is None:
+            return
+        with autograd.pause():
+            self._data = OrderedDict((c, a.astype(self.dtype))
+                                     for c, a in self._data.items())
+            self._init_grad()
+
+    def var(self):
+        """A symbol variable standing for this parameter."""
+        if self._var is None:
+            from .. import symbol
+            self._var = symbol.var(self.name, shape=self.shape,
+                                   dtype=self.dtype, lr_mult=self.lr_mult,
+                                   wd_mult=self.wd_mult, init=self.init)
+        return self._var
+
+    def row_sparse_data(self, row_id):
+        raise DLBookError('row_sparse storage is not supported by dlbook')
+
+
+class DeferredParameter:
+    """Stands for a parameter whose shape is not known yet.
+
+    The eager front end hands it to the first operator that uses it; the
+    operator's ``infer_shape`` completes the shape, and the parameter is
+    initialized and replaced by its real data (see
+    ``dlbook.ndarray.invoke``).
+    """
+
+    def __init__(self, param, ctx):
+        self.param = param
+        self.ctx = ctx
+
+    @property
+    def shape(self):
+        return self.param.shape
+
+    def resolve(self, shape):
+        """Initialize the parameter with ``shape``; return its data."""
+        self.param.shape = shape
+        self.param._finish_deferred_init()
+        return self.param.data(self.ctx)
+
+
+class Constant(Parameter):
+    """A parameter that never changes (``grad_req='null'``).
+
+    Parameters
+    ----------
+    name : str
+    value : array-like or NDArray
+    """
+
+    def __init__(self, name, value):
+        if not isinstance(value, nd.NDArray):
+            value = nd.array(value)
+        self.value = value
+        from .. import initializer
+
+        class _ConstantInit(initializer.Initializer):
+            def _init_weight(self, _, arr):
+                arr[:] = value
+
+        super().__init__(name, grad_req='null', shape=value.shape,
+                         dtype=value.dtype, init=_ConstantInit())
+
+    def __repr__(self):
+        return (f'Constant {self.name} (shape={self.shape}, '
+                f'dtype={self.dtype})')
+
+    @property
+    def grad_req(self):
+        return 'null'
+
+    @grad_req.setter
+    def grad_req(self, req):
+        if req != 'null':
+            warnings.warn(f'Constant parameter "{self.name}" does not '
+                          f'support grad_req other than "null", and new '
+                          f'value "{req}" is ignored.', stacklevel=2)
+        self._grad_req = 'null'
+
+
+class ParameterDict:
+    """An ordered name -> Parameter mapping with a common prefix.
+
+    ``get('weight', shape=...)`` returns ``prefix + 'weight'``, creating it
+    on first use (or returning the one in ``shared``, which is how
+    ``params=other.collect_params()`` shares weights).
+    """
+
+    def __init__(self, prefix='', shared=None):
+        self._prefix = prefix
+        self._params = OrderedDict()
+        self._shared = shared
+
+    def __repr__(self):
+        body = '\n'.join(f'  {v}' for v in self.values())
+        return f'{self._prefix} (\n{body}\n)'
+
+    def __getitem__(self, key):
+        return self._params[key]
+
+    def __iter__(self):
+        return iter(self._params)
+
+    def __len__(self):
+        return len(self._params)
+
+    def __contains__(self, key):
+        return key in self._params
+
+    def items(self):
+        return self._params.items()
+
+    def keys(self):
+        return self._params.keys()
+
+    def values(self):
+        return self._params.values()
+
+    @property
+    def prefix(self):
+        return self._prefix
+
+    def _get_impl(self, name):
+        if name in self._params:
+            return self._params[name]
+        if self._shared is not None and name in self._shared._params:
+            self._params[name] = self._shared._params[name]
+            return self._params[name]
+        return None
+
+    def get(self, name, **kwargs):
+        """The parameter ``prefix + name``, created with ``kwargs`` if new.
+
+        For an existing parameter, given attributes must agree with its
+        own (a 0 in a shape agrees with any size and is filled in).
+        """
+        name = self._prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            param = self._params[name] = Parameter(name, **kwargs)
+            return param
+        for key, value in kwargs.items():
+            if key == 'shape' and value is not None:
+                param.shape = value
+                continue
+            if key == 'dtype':
+                value = dtype_name(value)
+            existing = getattr(param, key, None)
+            if value is not None and existing is not None and \
+                    existing != value and key != 'init':
+                raise DLBookError(
+                    f"Cannot retrieve Parameter '{name}' because desired "
+                    f"attribute does not match with stored for attribute "
+                    f"'{key}': desired '{value}' vs stored '{existing}'.")
+        return param
+
+    def get_constant(self, name, value=None):
+        """The constant ``prefix + name``, created from ``value`` if new."""
+        name = self._prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            if value is None:
+                raise KeyError(f"No constant named '{name}'. Please specify "
+                               f"value if you want to create a new "
+                               f"constant.")
+            param = self._params[name] = Constant(name, value)
+        return param
+
+    def update(self, other):
+        """Add the parameters of ``other`` (same objects, no copies)."""
+        for name, value in other.items():
+            if name in self._params and self._params[name] is not value:
+                raise DLBookError(f"Cannot update self with other because "
+                                  f"they have different Parameters with the "
+                                  f"same name '{name}'")
+            self._params[name] = value
+
+    def initialize(self, init=None, ctx=None, verbose=False,
+                   force_reinit=False):
+        """Initialize every parameter (see :meth:`Parameter.initialize`)."""
+        from .. import initializer
+        if init is None:
+            init = initializer.Uniform()
+        if verbose and hasattr(init, 'set_verbosity'):
+            init.set_verbosity(verbose=verbose)
+        for param in self.values():
+            param.initialize(None, ctx, init, force_reinit=force_reinit)
+
+    def zero_grad(self):
+        """Set all gradients to 0."""
+        for param in self.values():
+            param.zero_grad()
+
+    def reset_ctx(self, ctx):
+        """Move every parameter to ``ctx``."""
+        for param in self.values():
+            param.reset_ctx(ctx)
+
+    def list_ctx(self):
+        """Contexts used by any parameter."""
+        found = []
+        for param in self.values():
+            for ctx in param.list_ctx():
+                if ctx not in found:
+                    found.append(ctx)
+        return found
+
+    def setattr(self, name, value):
+        """Set attribute ``name`` on every parameter, e.g.
+        ``net.collect_params('.*bias').setattr('lr_mult', 2)``."""
+        for param in self.values():
+            setattr(param, name, value)
+
+    def save(self, filename, strip_prefix=''):
+        """Save with full names (minus ``strip_prefix``), MXNet's
+        legacy ``save_params`` format."""
+        arg_dict = {}
+        for param in self.values():
+            if not param.name.startswith(strip_prefix):
+                raise DLBookError(
+                    f"Prefix '{strip_prefix}' is to be striped before "
+                    f"saving, but Parameter's name '{param.name}' does not "
+                    f"start with '{strip_prefix}'.")
+            arg_dict[param.name[len(strip_prefix):]] = param._reduce()
+        nd.save(filename, arg_dict)
+
+    def load(self, filename, ctx=None, allow_missing=False,
+             ignore_extra=False, restore_prefix='', cast_dtype=False,
+             dtype_source='current'):
+        """Load a file saved by :meth:`save` (names prefixed by
+        ``restore_prefix``)."""
+        loaded = nd.load(filename)
+        if not isinstance(loaded, dict):
+            raise DLBookError(f"file '{filename}' holds a list of arrays, "
+                              f"not named parameters")
+        arg_dict = {restore_prefix + k.split(':', 1)[-1]: v
+                    for k, v in loaded.items()}
+        if not allow_missing:
+            for name in self.keys():
+                if name not in arg_dict:
+                    raise DLBookError(
+                        f"Parameter '{name[len(restore_prefix):]}' is "
+                        f"missing in file '{filename}', which contains "
+                        f"parameters: {_brief_print_list(arg_dict)}. Please "
+                        f"make sure source and target networks have the "
+                        f"same prefix. Set allow_missing=True to ignore "
+                        f"missing parameters.")
+        for name, value in arg_dict.items():
+            if name not in self._params:
+                if not ignore_extra:
+                    raise DLBookError(
+                        f"Parameter '{name[len(restore_prefix):]}' loaded "
+                        f"from file '{filename}' is not present in "
+                        f"ParameterDict, choices are: "
+                        f"{_brief_print_list(self.keys())}. Set "
+                        f"ignore_extra=True to ignore. Please make sure "
+                        f"source and target networks have the same prefix.")
+                continue
+            self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
+                                  dtype_source=dtype_source)
+
+
+def _select(params, select):
+    """Parameters whose name matches ``select`` at the start (re.match)."""
+    pattern = re.compile(select)
+    return OrderedDict((k, v) for k, v in params.items() if pattern.match(k))

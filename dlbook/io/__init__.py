@@ -1,0 +1,6 @@
+"""``mx.io``: data iterators for the Module API (``NDArrayIter``,
+``DataBatch``, ``DataDesc``)."""
+
+from .io import (DataDesc, DataBatch, DataIter, ResizeIter,  # noqa: F401
+                 PrefetchingIter)
+from .ndarray_iter import NDArrayIter  # noqa: F401

@@ -1,0 +1,13 @@
+"""Key-value stores: how data-parallel training shares gradients.
+
+``mx.kv.create('device')`` returns a single-process store: ``push`` sums
+the arrays pushed under a key (one per device), ``pull`` copies the
+result back to every device, and with an optimizer set the store updates
+its own copy of the weights.  The Gluon ``Trainer`` uses it to all-reduce
+gradients when parameters live on several devices.  Multi-machine stores
+(``dist_*``, ``horovod``) are not available.
+"""
+
+from .kvstore import KVStoreBase, KVStore, create  # noqa: F401
+
+__all__ = ['KVStoreBase', 'KVStore', 'create']

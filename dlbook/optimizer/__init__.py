@@ -1,0 +1,22 @@
+"""Optimizers: MXNet's update rules on NumPy/CuPy arrays.
+
+``mx.optimizer.create('sgd', learning_rate=0.1, momentum=0.9)`` (names are
+case-insensitive), or the classes directly.  ``get_updater(opt)`` wraps an
+optimizer with per-weight state for the Trainer and the Module API.
+
+Modules: ``optimizer`` (base class, registry), ``sgd`` (SGD, NAG, Signum,
+DCASGD, SGLD), ``adam`` (Adam, AdamW, Adamax, Nadam, FTML, LAMB),
+``adaptive`` (AdaGrad, RMSProp, AdaDelta, Ftrl), ``updater`` (Updater and
+the pickle-free state format).
+"""
+
+from .optimizer import Optimizer, register, create
+from .sgd import SGD, ccSGD, NAG, Signum, DCASGD, SGLD, Test
+from .adam import Adam, AdamW, Adamax, Nadam, FTML, LAMB
+from .adaptive import AdaGrad, RMSProp, AdaDelta, Ftrl
+from .updater import Updater, get_updater
+
+__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater',
+           'SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
+           'Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB', 'AdaGrad',
+           'RMSProp', 'AdaDelta', 'Ftrl']

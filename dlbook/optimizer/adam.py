@@ -1,0 +1,419 @@
+"""Adam and the optimizers built on its two moment estimates: AdamW,
+Adamax, Nadam, FTML and LAMB.
+
+As in ``sgd.py``, each rule changes raw arrays in place.  Sources:
+``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h`` (``AdamUpdateKernel``,
+``FTMLKernel``, ``LambUpdatePhaseOneKernel``/``PhaseTwoKernel``),
+``src/operator/contrib/adamw-inl.h`` (``AdamWUpdate``) and the Python rules
+of ``python/mxnet/optimizer/optimizer.py`` (Adamax, Nadam).  The bias
+correction of Adam is folded into the learning rate, as MXNet does:
+``lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)``.
+"""
+
+import math
+
+import numpy
+
+from .optimizer import Optimizer, register
+
+__all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB',
+           'adam_update', 'adamw_update', 'lamb_update']
+
+
+def _grad_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient):
+    """``clip(rescale_grad * grad + wd * weight, clip_gradient)``."""
+    g = rescale_grad * grad
+    if wd:
+        g += wd * weight
+    if clip_gradient is not None:
+        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    return g
+
+
+def _update_moments(g, mean, var, beta1, beta2):
+    """``mean = b1*mean + (1-b1)*g``; ``var = b2*var + (1-b2)*g*g``."""
+    mean *= beta1
+    mean += (1 - beta1) * g
+    var *= beta2
+    var += (1 - beta2) * g * g
+
+
+def adam_update(xp, weight, grad, mean, var, lr, wd, beta1, beta2, epsilon,
+                rescale_grad, clip_gradient):
+    """Adam, in place (``lr`` already bias-corrected).
+
+    ``g = clip(rescale_grad*grad + wd*weight)``; moments as usual;
+    ``weight -= lr * mean / (sqrt(var) + epsilon)``
+    """
+    g = _grad_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    _update_moments(g, mean, var, beta1, beta2)
+    weight -= lr * mean / (xp.sqrt(var) + epsilon)
+
+
+def adamw_update(xp, weight, grad, mean, var, lr, eta, wd, beta1, beta2,
+                 epsilon, rescale_grad, clip_gradient):
+    """AdamW (decoupled weight decay), in place.
+
+    ``g = clip(rescale_grad*grad)``; moments as usual;
+    ``weight -= eta * (lr * mean / (sqrt(var) + epsilon) + wd * weight)``
+    """
+    g = rescale_grad * grad
+    if clip_gradient is not None:
+        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    _update_moments(g, mean, var, beta1, beta2)
+    step = lr * mean / (xp.sqrt(var) + epsilon)
+    if wd:
+        step += wd * weight
+    weight -= eta * step
+
+
+def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
+                epsilon, bias_correction, lower_bound, upper_bound,
+                rescale_grad, clip_gradient):
+    """LAMB, in place: an Adam direction scaled by a layer trust ratio.
+
+    ``g = clip(rescale_grad*grad)``; moments as usual;
+    ``r = mean_hat / (sqrt(var_hat) + epsilon) + wd*weight``;
+    ``r1 = clip(||weight||, lower_bound, upper_bound)``, ``r2 = ||r||``;
+    ``weight -= lr * (r1 / r2 if r1 and r2 else 1) * r``
+    """
+    g = rescale_grad * grad
+    if clip_gradient is not None:
+        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    _update_moments(g, mean, var, beta1, beta2)
+    if bias_correction:
+        mean_hat = mean / (1. - beta1 ** t)
+        var_hat = var / (1. - beta2 ** t)
+        r = mean_hat / (xp.sqrt(var_hat) + epsilon)
+    else:
+        r = mean / (xp.sqrt(var) + epsilon)
+    r += wd * weight
+    r1 = float(xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2)))
+    r2 = float(xp.sqrt(xp.sum(r * r)))
+    if lower_bound is not None and lower_bound >= 0:
+        r1 = max(r1, lower_bound)
+    if upper_bound is not None and upper_bound >= 0:
+        r1 = min(r1, upper_bound)
+    if r1 != 0.0 and r2 != 0.0:
+        lr = lr * r1 / r2
+    weight -= lr * r
+
+
+@register
+class Adam(Optimizer):
+    """The Adam optimizer (http://arxiv.org/abs/1412.6980).
+
+    At step ``t`` of a weight::
+
+        rescaled_grad = clip(grad * rescale_grad + wd * weight,
+                             clip_gradient)
+        m = beta1 * m + (1 - beta1) * rescaled_grad
+        v = beta2 * v + (1 - beta2) * (rescaled_grad**2)
+        lr_t = learning_rate * sqrt(1 - beta2**t) / (1 - beta1**t)
+        w = w - lr_t * m / (sqrt(v) + epsilon)
+
+    (MXNet's docstring writes the bias-correction ratio the other way up;
+    its code, followed here, uses this one.)
+
+    Parameters
+    ----------
+    beta1 : float, optional
+        Exponential decay rate for the first moment estimates.
+    beta2 : float, optional
+        Exponential decay rate for the second moment estimates.
+    epsilon : float, optional
+        Small value to avoid division by 0.
+    lazy_update : bool, optional
+        Accepted for compatibility; no effect (no sparse gradients).
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, lazy_update=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lazy_update = lazy_update
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight),   # mean
+                self._zeros_like(weight))   # variance
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
+        mean, var = state
+        adam_update(weight.context.backend.xp, weight._data, grad._data,
+                    mean._data, var._data, lr, wd, self.beta1, self.beta2,
+                    self.epsilon, self.rescale_grad, self._kernel_clip())
+
+
+@register
+class AdamW(Optimizer):
+    """The AdamW optimizer (https://arxiv.org/abs/1711.05101).
+
+    At step ``t`` of a weight::
+
+        grad = clip(grad * rescale_grad, clip_gradient)
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * (grad**2)
+        eta = learning_rate * sqrt(1 - beta2**t) / (1 - beta1**t)
+        w = w - eta * (m / (sqrt(v) + epsilon) + wd * w)
+
+    (``eta = learning_rate`` with ``correct_bias=False``.)  MXNet 1.9 has no
+    ``mx.optimizer.AdamW`` class, only the fused operator
+    ``nd.contrib.adamw_update`` (``src/operator/contrib/adamw-inl.h``:
+    ``w -= eta * (lr * m / (sqrt(v) + epsilon) + wd * w)``).  This class
+    follows the optimizer built on it in MXNet 2
+    (``apache/mxnet@master:python/mxnet/optimizer/adamW.py``,
+    ``fused_step``: kernel ``lr=1`` and the bias-corrected rate as ``eta``),
+    which is also GluonNLP's ``AdamW``.
+
+    Parameters
+    ----------
+    beta1 : float, optional
+        Exponential decay rate for the first moment estimates.
+    beta2 : float, optional
+        Exponential decay rate for the second moment estimates.
+    epsilon : float, optional
+        Small value to avoid division by 0.
+    correct_bias : bool, optional
+        Apply Adam's bias correction to the step size.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, correct_bias=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.correct_bias = correct_bias
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight),   # mean
+                self._zeros_like(weight))   # variance
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        if self.correct_bias:
+            lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
+        mean, var = state
+        adamw_update(weight.context.backend.xp, weight._data, grad._data,
+                     mean._data, var._data, 1.0, lr, wd, self.beta1,
+                     self.beta2, self.epsilon, self.rescale_grad,
+                     self._kernel_clip())
+
+
+@register
+class Adamax(Optimizer):
+    """AdaMax, Adam with the infinity norm (arXiv:1412.6980, section 7).
+
+    At step ``t`` of a weight::
+
+        grad = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        m = beta1 * m + (1 - beta1) * grad
+        u = maximum(beta2 * u, abs(grad))
+        weight -= lr / (1 - beta1**t) * m / u
+
+    Parameters
+    ----------
+    beta1 : float, optional
+        Exponential decay rate for the first moment estimates.
+    beta2 : float, optional
+        Exponential decay rate for the infinity norm.
+    """
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999,
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight),   # mean
+                self._zeros_like(weight))   # infinity norm
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        lr /= (1. - self.beta1 ** t)
+        xp = weight.context.backend.xp
+        w = weight._data
+        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                          self._python_clip())
+        m, u = state[0]._data, state[1]._data
+        m *= self.beta1
+        m += (1. - self.beta1) * g
+        xp.maximum(self.beta2 * u, xp.abs(g), out=u)
+        w -= lr * m / u
+
+
+@register
+class Nadam(Optimizer):
+    """Nesterov Adam (http://cs229.stanford.edu/proj2015/054_report.pdf).
+
+    At step ``t`` of a weight, with ``g = clip(grad * rescale_grad +
+    wd * weight)``::
+
+        mu_t = beta1 * (1 - 0.5 * 0.96**(t * schedule_decay))
+        mu_t1 = beta1 * (1 - 0.5 * 0.96**((t + 1) * schedule_decay))
+        m_schedule = m_schedule * mu_t       (shared by all weights)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        g' = g / (1 - m_schedule)
+        m' = m / (1 - m_schedule * mu_t1)
+        v' = v / (1 - beta2**t)
+        weight -= lr * ((1 - mu_t) * g' + mu_t1 * m') / (sqrt(v') + epsilon)
+
+    Parameters
+    ----------
+    beta1, beta2 : float, optional
+        Exponential decay rates for the moment estimates.
+    epsilon : float, optional
+        Small value to avoid division by 0.
+    schedule_decay : float, optional
+        Exponential decay rate for the momentum schedule.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
+                 epsilon=1e-8, schedule_decay=0.004, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.schedule_decay = schedule_decay
+        self.m_schedule = 1.
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight),   # mean
+                self._zeros_like(weight))   # variance
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        xp = weight.context.backend.xp
+        w = weight._data
+        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                          self._python_clip())
+        mu_t = self.beta1 * (1. - 0.5 * pow(0.96, t * self.schedule_decay))
+        mu_t1 = self.beta1 * (1. - 0.5 * pow(0.96, (t + 1)
+                                             * self.schedule_decay))
+        self.m_schedule = self.m_schedule * mu_t
+        m_schedule_next = self.m_schedule * mu_t1
+        m, v = state[0]._data, state[1]._data
+        _update_moments(g, m, v, self.beta1, self.beta2)
+        grad_prime = g / (1. - self.m_schedule)
+        m_prime = m / (1. - m_schedule_next)
+        v_prime = v / (1. - pow(self.beta2, t))
+        m_bar = (1. - mu_t) * grad_prime + mu_t1 * m_prime
+        w -= lr * m_bar / (xp.sqrt(v_prime) + self.epsilon)
+
+
+@register
+class FTML(Optimizer):
+    """FTML, Follow the Moving Leader (Zheng & Kwok, ICML 2017).
+
+    At step ``t`` of a weight::
+
+        g = clip(grad * rescale_grad + wd * weight, clip_gradient)
+        v = beta2 * v + (1 - beta2) * g**2
+        d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)
+        z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d_(t-1)) * weight
+        weight = - z / d_t
+
+    Parameters
+    ----------
+    beta1 : float, optional
+        0 < beta1 < 1. Generally close to 0.5.
+    beta2 : float, optional
+        0 < beta2 < 1. Generally close to 1.
+    epsilon : float, optional
+        Small value to avoid division by 0.
+    """
+
+    def __init__(self, beta1=0.6, beta2=0.999, epsilon=1e-8, **kwargs):
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight),   # d_0
+                self._zeros_like(weight),   # v_0
+                self._zeros_like(weight))   # z_0
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        xp = weight.context.backend.xp
+        w = weight._data
+        d, v, z = (s._data for s in state)
+        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                          self._kernel_clip())
+        v *= self.beta2
+        v += (1 - self.beta2) * g * g
+        d_t = (1 - self.beta1 ** t) / lr * (
+            xp.sqrt(v / (1 - self.beta2 ** t)) + self.epsilon)
+        z *= self.beta1
+        z += (1 - self.beta1) * g - (d_t - self.beta1 * d) * w
+        d[...] = d_t
+        w[...] = -z / d_t
+
+
+@register
+class LAMB(Optimizer):
+    """LAMB: layer-wise adaptive large-batch optimizer
+    (https://arxiv.org/abs/1904.00962).
+
+    At step ``t`` of a weight::
+
+        g = clip(grad * rescale_grad, clip_gradient)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        r = m_hat / (sqrt(v_hat) + epsilon) + wd * weight
+        r1 = clip(norm(weight), lower_bound, upper_bound); r2 = norm(r)
+        weight -= lr * r1 / r2 * r          (lr * r if r1 or r2 is 0)
+
+    with ``m_hat = m / (1 - beta1**t)``, ``v_hat = v / (1 - beta2**t)``
+    (``m``, ``v`` when ``bias_correction=False``).  States are float32.
+    """
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, lower_bound=None, upper_bound=None,
+                 bias_correction=True, **kwargs):
+        super().__init__(learning_rate=learning_rate, **kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+        self.epsilon = epsilon
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.bias_correction = bias_correction
+
+    def create_state(self, index, weight):
+        return (self._zeros_like(weight, numpy.float32),
+                self._zeros_like(weight, numpy.float32))
+
+    def _update_one(self, index, weight, grad, state):
+        self._update_count(index)
+        lr = self._get_lr(index)
+        wd = self._get_wd(index)
+        t = self._index_update_count[index]
+        mean, var = state
+        # MXNet passes the bounds only when truthy, so 0 means "no bound".
+        lamb_update(weight.context.backend.xp, weight._data, grad._data,
+                    mean._data, var._data, lr, wd, t, self.beta1,
+                    self.beta2, self.epsilon, self.bias_correction,
+                    self.lower_bound or None, self.upper_bound or None,
+                    self.rescale_grad, self._kernel_clip())

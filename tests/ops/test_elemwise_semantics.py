@@ -1,0 +1,214 @@
+"""MXNet semantics of element-wise ops, reductions and products that the
+row table cannot express: output dtypes, (1,)-shaped results, error
+messages, rounding of halves, zero gradients.  Raw level, NumPy as xp."""
+
+import numpy as np
+import pytest
+
+from dlbook.base import DLBookError
+from dlbook.ops import REGISTRY
+
+
+def run(name, *arrays, **attrs):
+    op = REGISTRY[name](**attrs)
+    return op, op.forward(np, *arrays)
+
+
+F32 = np.array([[0.5, 1.0, 2.0], [3.0, -1.0, 1.0]], dtype=np.float32)
+
+
+@pytest.mark.parametrize('name', ['broadcast_greater', '_equal',
+                                  'broadcast_logical_and', '_lesser_equal'])
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'int32'])
+def test_comparisons_return_0_1_in_input_dtype(name, dtype):
+    a = F32.astype(dtype)
+    b = np.ones((1, 3), dtype=dtype)
+    _, out = run(name, a, b)
+    assert out.dtype == np.dtype(dtype)
+    assert set(np.unique(out)) <= {0, 1}
+    assert not REGISTRY[name].differentiable
+
+
+def test_scalar_comparison_and_logical_not_keep_dtype():
+    _, out = run('_greater_scalar', F32, scalar=1.0)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[0, 0, 1], [1, 0, 0]])
+    _, out = run('logical_not', F32 - 1)
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[0, 1, 0], [0, 0, 1]])
+
+
+@pytest.mark.parametrize('name', ['argmax', 'argmin'])
+def test_arg_reductions_return_float_indices(name):
+    x = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], dtype=np.float32)
+    _, out = run(name, x, axis=1)
+    assert out.dtype == np.float32
+    want = [1, 0] if name == 'argmax' else [0, 1]
+    np.testing.assert_array_equal(out, want)
+    _, flat = run(name, x)                     # axis=None: flat index
+    assert flat.shape == (1,) and flat.dtype == np.float32
+    assert flat[0] == (3 if name == 'argmax' else 4)
+    _, out = run(name, x.astype(np.float64), axis=0, keepdims=True)
+    assert out.shape == (1, 3) and out.dtype == np.float64
+
+
+def test_argmax_channel():
+    x = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]], dtype=np.float64)
+    _, out = run('argmax_channel', x)
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, [1, 0])
+
+
+@pytest.mark.parametrize('name', ['sum', 'mean', 'prod', 'max', 'min',
+                                  'nansum', 'nanprod', 'norm'])
+def test_full_reductions_have_shape_1(name):
+    x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
+    _, out = run(name, x)
+    assert out.shape == (1,) and out.dtype == np.float32
+    _, out = run(name, x[0], axis=0)           # 1-d over its only axis
+    assert out.shape == (1,)
+    _, out = run(name, x, keepdims=True)
+    assert out.shape == (1, 1)
+
+
+def test_reductions_keep_integer_dtype():
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    for name in ('sum', 'mean', 'prod', 'max'):
+        _, out = run(name, x, axis=1)
+        assert out.dtype == np.int32, name
+    _, out = run('sum', x)
+    assert out.tolist() == [15]
+
+
+def test_exclude_reduces_the_other_axes():
+    x = np.ones((2, 3, 4), dtype=np.float32)
+    _, out = run('sum', x, axis=1, exclude=True)
+    np.testing.assert_array_equal(out, [8, 8, 8])
+
+
+def test_out_of_range_axis_names_axis_and_ndim():
+    x = np.ones((2, 3), dtype=np.float32)
+    for name in ('sum', 'argmax', 'norm'):
+        with pytest.raises(DLBookError, match=r'axis 2 .*2 dimension'):
+            run(name, x, axis=2)
+
+
+def test_max_gradient_goes_to_every_tie():
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 0.0, 1.0]])
+    op, out = run('max', x, axis=1)
+    np.testing.assert_array_equal(out, [3, 2])
+    dx = op.backward(np, np.array([1.0, 2.0]))
+    np.testing.assert_array_equal(dx, [[0, 1, 1], [2, 0, 0]])
+
+
+def test_norm_gradient_at_zero_is_zero():
+    op, out = run('norm', np.zeros((2, 3)), axis=1)
+    dx = op.backward(np, np.ones(2))
+    np.testing.assert_array_equal(dx, np.zeros((2, 3)))
+
+
+def test_elemwise_add_requires_equal_shapes():
+    a = np.ones((3, 4), dtype=np.float32)
+    b = np.ones((1, 4), dtype=np.float32)
+    with pytest.raises(DLBookError, match=r'\(3, 4\).*\(1, 4\)'):
+        run('elemwise_add', a, b)
+    _, out = run('broadcast_add', a, b)        # the broadcasting form works
+    assert out.shape == (3, 4)
+
+
+def test_broadcast_mismatch_names_both_shapes():
+    a = np.ones((3, 4), dtype=np.float32)
+    b = np.ones((2, 4), dtype=np.float32)
+    with pytest.raises(DLBookError,
+                       match=r'broadcast_mul.*\(3, 4\).*\(2, 4\)'):
+        run('broadcast_mul', a, b)
+
+
+@pytest.mark.parametrize('name', ['_plus_scalar', '_minus_scalar',
+                                  '_rminus_scalar', '_mul_scalar',
+                                  '_div_scalar', '_rdiv_scalar',
+                                  '_power_scalar', '_rpower_scalar',
+                                  '_maximum_scalar', '_hypot_scalar',
+                                  '_mod_scalar', '_rmod_scalar'])
+@pytest.mark.parametrize('scalar', [2.5, np.float64(2.5), 2])
+def test_scalar_ops_do_not_upcast_float32(name, scalar):
+    x = np.array([0.5, 1.0, 2.0], dtype=np.float32)
+    op, out = run(name, x, scalar=scalar)
+    assert out.dtype == np.float32
+    dx = op.backward(np, np.ones(3, dtype=np.float32))
+    assert dx.dtype == np.float32
+
+
+def test_integer_arrays_keep_their_dtype():
+    a = np.array([7, -7, 4], dtype=np.int32)
+    b = np.array([2, 2, 3], dtype=np.int32)
+    _, out = run('_plus', a, b)
+    assert out.dtype == np.int32
+    _, out = run('broadcast_div', a, b)        # C-style truncation
+    assert out.dtype == np.int32 and out.tolist() == [3, -3, 1]
+    _, out = run('_div_scalar', a, scalar=2)
+    assert out.dtype == np.int32
+    _, out = run('sqrt', np.array([4, 9], dtype=np.int32))
+    assert out.dtype == np.int32 and out.tolist() == [2, 3]
+
+
+def test_round_halves_away_from_zero_and_rint_halves_down():
+    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997],
+                 dtype=np.float32)
+    _, out = run('round', x)
+    np.testing.assert_array_equal(out, [-3, -2, -1, 1, 2, 3, 0])
+    _, out = run('rint', x)
+    np.testing.assert_array_equal(out, [-3, -2, -1, 0, 1, 2, 0])
+
+
+@pytest.mark.parametrize('name', ['sign', 'round', 'rint', 'ceil', 'floor',
+                                  'trunc', 'fix', 'BlockGrad'])
+def test_zero_gradient_ops(name):
+    assert REGISTRY[name].differentiable
+    op, _ = run(name, F32)
+    dx = op.backward(np, np.ones_like(F32))
+    assert dx.dtype == np.float32
+    np.testing.assert_array_equal(dx, np.zeros_like(F32))
+
+
+def test_forward_copies_do_not_alias_input():
+    for name in ('_copy', 'BlockGrad'):
+        x = F32.copy()
+        _, out = run(name, x)
+        out[...] = 0
+        np.testing.assert_array_equal(x, F32)
+
+
+def test_cast_gradient_returns_to_input_dtype():
+    op, out = run('Cast', F32, dtype='float64')
+    assert out.dtype == np.float64
+    dx = op.backward(np, np.ones(F32.shape))
+    assert dx.dtype == np.float32
+
+
+def test_required_attributes_have_clear_errors():
+    with pytest.raises(DLBookError, match='a_min and a_max'):
+        run('clip', F32)
+    with pytest.raises(DLBookError, match='dtype'):
+        run('Cast', F32)
+
+
+def test_add_n_is_variadic_and_checks_shapes():
+    a = np.ones((2, 2), dtype=np.float32)
+    op, out = run('ElementWiseSum', a, a, a, num_args=3)
+    np.testing.assert_array_equal(out, 3 * a)
+    assert op.list_arguments() == ('arg0', 'arg1', 'arg2')
+    assert len(op.backward(np, np.ones((2, 2)))) == 3
+    with pytest.raises(DLBookError, match=r'\(2, 2\).*\(3,\)'):
+        run('add_n', a, np.ones(3, dtype=np.float32), num_args=2)
+
+
+def test_dot_one_d_gives_shape_1_and_mismatch_names_shapes():
+    _, out = run('dot', np.ones(3, np.float32), np.ones(3, np.float32))
+    assert out.shape == (1,) and out[0] == 3
+    with pytest.raises(DLBookError, match=r'\(2, 3\).*\(4, 5\)'):
+        run('dot', np.ones((2, 3)), np.ones((4, 5)))
+    with pytest.raises(DLBookError, match=r'\(2, 3, 4\).*\(3, 4, 5\)'):
+        run('batch_dot', np.ones((2, 3, 4)), np.ones((3, 4, 5)))
+    with pytest.raises(DLBookError, match=r'\(2, 3\).*\(2, 3\)'):
+        run('linalg_gemm2', np.ones((2, 3)), np.ones((2, 3)))
