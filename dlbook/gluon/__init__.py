@@ -7,4 +7,5 @@
 from .parameter import (Parameter, Constant, ParameterDict,  # noqa: F401
                         DeferredInitializationError)
 from .block import Block, HybridBlock  # noqa: F401
-from . import nn, data, utils  # noqa: F401
+from .symbol_block import SymbolBlock  # noqa: F401
+from . import nn, rnn, data, utils  # noqa: F401

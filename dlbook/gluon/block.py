@@ -405,16 +405,40 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         """Run the traced graph (see ``dlbook.gluon.cached_op``)."""
-        try:
-            from .cached_op import call_cached
-        except ImportError:
-            return NotImplemented
+        from .cached_op import call_cached
         return call_cached(self, *args)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, written with ``F`` (``nd`` or ``sym``)."""
         raise NotImplementedError(f'{type(self).__name__} must define '
                                   f'hybrid_forward(self, F, x, ...)')
+
+    def export(self, path, epoch=0, remove_amp_cast=True):
+        """Write ``path-symbol.json`` and ``path-%04d.params`` (keys
+        ``arg:<name>``/``aux:<name>``), loadable by
+        ``SymbolBlock.imports`` here and in MXNet.
+
+        Returns
+        -------
+        (symbol_file, params_file)
+        """
+        if self._cached_graph is None:
+            raise RuntimeError('Please first call block.hybridize() and then '
+                               'run forward with this block at least once '
+                               'before calling export.')
+        graph = self._cached_graph.symbol
+        symbol_file = f'{path}-symbol.json'
+        graph.save(symbol_file)
+        params = {p.name: p for p in self.collect_params().values()}
+        aux_names = set(graph.list_auxiliary_states())
+        arrays = {}
+        for name in graph.list_inputs():
+            if name in params:
+                kind = 'aux' if name in aux_names else 'arg'
+                arrays[f'{kind}:{name}'] = params[name]._reduce()
+        params_file = f'{path}-{epoch:04d}.params'
+        nd.save(params_file, arrays)
+        return symbol_file, params_file
 
     def infer_shape(self, *args):
         """Finish deferred parameter shapes from example inputs by running

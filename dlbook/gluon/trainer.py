@@ -80,13 +80,15 @@ class Trainer:
                  update_on_kvstore=None):
         self._params = []
         self._param2idx = {}
-        for i, param in enumerate(_param_list(params)):
+        for param in _param_list(params):
             if not isinstance(param, Parameter):
                 raise ValueError(f'First argument must be a list or dict of '
                                  f'Parameters, got list of {type(param)}.')
             if id(param) in self._param2idx:
                 continue        # a shared parameter is updated once
-            self._param2idx[id(param)] = i
+            # The position is the parameter's index everywhere: optimizer
+            # param_dict, updater states and KVStore keys.
+            self._param2idx[id(param)] = len(self._params)
             self._params.append(param)
         self._compression_params = compression_params
         self._contexts = self._check_contexts()
@@ -98,6 +100,9 @@ class Trainer:
         self._kvstore_params = {'kvstore': kvstore,
                                 'update_on_kvstore': update_on_kvstore}
         self._reset_kvstore()
+        # MXNet creates the store at the first step; choosing it now
+        # reports an unavailable store where the Trainer is made.
+        self._init_kvstore()
 
     # -- set-up --------------------------------------------------------------
     def _check_contexts(self):
@@ -113,13 +118,14 @@ class Trainer:
                     f'on {ctx} while previous Parameters are initialized on '
                     f'{contexts}.')
             contexts = ctx
-        # Each parameter's context list object, to notice reset_ctx cheaply.
-        self._ctx_lists = [None] * len(self._params)
+        # Per parameter: (data dict, grad dict, data list, grad list), so a
+        # step costs no lookups until the parameter changes its arrays.
+        self._arrays_cache = [None] * len(self._params)
         return contexts or []
 
     def _init_optimizer(self, optimizer, optimizer_params):
-        # param_dict is shared, not copied: changing a parameter's lr_mult
-        # or wd_mult later still takes effect.
+        # param_dict holds the Parameters themselves, so changing an
+        # lr_mult or wd_mult later still takes effect.
         param_dict = dict(enumerate(self._params))
         if isinstance(optimizer, opt.Optimizer):
             assert not optimizer_params, \
@@ -258,10 +264,9 @@ class Trainer:
     def _allreduce_grads(self):
         if self._kvstore is None:
             return
-        for param in self._params:
+        for i, param in enumerate(self._params):
             if param.grad_req != 'null':
-                self._kvstore.pushpull(self._param2idx[id(param)],
-                                       param.list_grad())
+                self._kvstore.pushpull(i, param.list_grad())
 
     def update(self, batch_size, ignore_stale_grad=False):
         """Update the parameters from their (already reduced) gradients.
@@ -282,26 +287,34 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _arrays(self, i, param):
-        """``(data list, grad list)`` of one parameter, checking that it
-        still lives on the Trainer's contexts."""
-        data = param._data
-        if data is None or param._ctx_list is not self._ctx_lists[i]:
-            # Uninitialized (raises MXNet's message) or moved since the
-            # last check: compare the contexts once, then cache.
-            ctx = param.list_ctx()
-            param.list_data()
-            if ctx != self._contexts:
-                raise DLBookError(
-                    f'Parameter {param.name} is initialized on {ctx} but '
-                    f'the Trainer was created for {self._contexts}; '
-                    f'create the Trainer after initializing (or moving) '
-                    f'the parameters.')
-            self._ctx_lists[i] = param._ctx_list
-        return list(data.values()), list(param._grad.values())
+        """``(data list, grad list)`` of one parameter.
+
+        Cached until the parameter gets new arrays (``initialize``,
+        ``reset_ctx``, ``cast``, a ``grad_req`` change), when its contexts
+        are checked again.
+        """
+        cached = self._arrays_cache[i]
+        if cached is not None and cached[0] is param._data and \
+                cached[1] is param._grad:
+            return cached[2], cached[3]
+        # Raises MXNet's message for a parameter still uninitialized.
+        datas, ctx = param.list_data(), param.list_ctx()
+        if ctx != self._contexts:
+            raise DLBookError(
+                f'Parameter {param.name} is initialized on {ctx} but the '
+                f'Trainer was created for {self._contexts}; create the '
+                f'Trainer after initializing (or moving) the parameters.')
+        grads = param.list_grad()
+        self._arrays_cache[i] = (param._data, param._grad, datas, grads)
+        return datas, grads
 
     def _update(self, ignore_stale_grad=False):
+        if len(self._updaters) == 1 and not self._update_on_kvstore:
+            self._update_one_device(ignore_stale_grad)
+            return
         # Per device: indices, gradients and weights handed to its updater.
         batches = [([], [], []) for _ in self._updaters]
+        on_store = []           # (index, grads, weights) for the KVStore
         fresh_flags = []
         for i, param in enumerate(self._params):
             if param._grad_req == 'null':
@@ -311,27 +324,47 @@ class Trainer:
                 if not data._fresh_grad and not ignore_stale_grad:
                     raise UserWarning(_STALE.format(name=param.name,
                                                     ctx=data.context))
+            fresh_flags.extend(datas)
             if self._update_on_kvstore:
                 if all(d._fresh_grad for d in datas):
-                    self._kvstore.pushpull(self._param2idx[id(param)],
-                                           grads, out=datas)
-                fresh_flags.extend(datas)
+                    on_store.append((i, grads, datas))
                 continue
-            # The updater index is the position i: the key of param_dict.
+            # The index is the position i, the key of param_dict.
             for (idx, gs, ws), data, grad in zip(batches, datas, grads):
                 if data._fresh_grad:
                     idx.append(i)
                     gs.append(grad)
                     ws.append(data)
-                fresh_flags.append(data)
-        # Only now, after every check passed, mark the gradients as used.
+        # Only now, after every check passed, use the gradients.
         for data in fresh_flags:
             data._fresh_grad = False
+        for i, grads, datas in on_store:
+            self._kvstore.pushpull(i, grads, out=datas)
         for updater, (idx, gs, ws) in zip(self._updaters, batches):
             if idx:
                 updater(idx, gs, ws)
 
-    # -- saving ----------------------------------------------------------------
+    def _update_one_device(self, ignore_stale_grad):
+        """``_update`` for the common case of one device: the same steps
+        with no per-device lists (this loop runs every iteration)."""
+        indices, grads, weights = [], [], []
+        for i, param in enumerate(self._params):
+            if param._grad_req == 'null':
+                continue
+            (weight,), (grad,) = self._arrays(i, param)
+            if weight._fresh_grad:
+                indices.append(i)
+                grads.append(grad)
+                weights.append(weight)
+            elif not ignore_stale_grad:
+                raise UserWarning(_STALE.format(name=param.name,
+                                                ctx=weight.context))
+        for weight in weights:
+            weight._fresh_grad = False
+        if indices:
+            self._updaters[0](indices, grads, weights)
+
+    # -- saving ---------------------------------------------------------------
     def save_states(self, fname):
         """Save the optimizer and its states (momentum...) to ``fname``.
 

@@ -96,7 +96,8 @@ class DataBatch:
 
     def __str__(self):
         data_shapes = [d.shape for d in self.data]
-        label_shapes = [l.shape for l in self.label] if self.label else None
+        label_shapes = ([x.shape for x in self.label] if self.label
+                        else None)
         return (f'{type(self).__name__}: data shapes: {data_shapes} '
                 f'label shapes: {label_shapes}')
 

@@ -49,16 +49,17 @@ def array(source_array, ctx=None, dtype=None):
     return from_raw(raw, ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, **kwargs):
-    """An array of zeros."""
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """An array of zeros.  Extra keywords (``name=``, ``__layout__=``)
+    are accepted and ignored, as in MXNet."""
     return invoke(ops.Zeros(shape=_shape(shape), dtype=_dtype(dtype)), [],
-                  ctx=ctx, **kwargs)
+                  ctx=ctx, out=out)
 
 
-def ones(shape, ctx=None, dtype=None, **kwargs):
-    """An array of ones."""
+def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """An array of ones.  Extra keywords are accepted and ignored."""
     return invoke(ops.Ones(shape=_shape(shape), dtype=_dtype(dtype)), [],
-                  ctx=ctx, **kwargs)
+                  ctx=ctx, out=out)
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):

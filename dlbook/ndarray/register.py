@@ -23,23 +23,24 @@ def _is_input(value):
             hasattr(value, 'resolve'))
 
 
-def split_arguments(cls, args, kwargs):
+def split_arguments(cls, args, kwargs, input_type=NDArray):
     """Sort a call's arguments into ``(inputs by name, attrs)``.
 
     Returns ``(named_inputs, positional_inputs, attrs)``: variadic
     operators (``concat``) take every leading array positionally.
+    ``input_type`` is NDArray for ``nd`` and Symbol for ``sym``.
     """
     input_names = tuple(cls.arguments) + tuple(cls.aux_states)
     attr_names = list(cls.defaults)
     named, positional, attrs = {}, [], {}
     i = 0
     if cls.variadic:
-        while i < len(args) and isinstance(args[i], NDArray):
+        while i < len(args) and isinstance(args[i], input_type):
             positional.append(args[i])
             i += 1
     else:
         while (i < len(args) and i < len(input_names) and
-               _is_input(args[i])):
+               (isinstance(args[i], input_type) or _is_input(args[i]))):
             named[input_names[i]] = args[i]
             i += 1
     rest = args[i:]

@@ -18,6 +18,8 @@ are padded with -1.  Without ``label_lengths`` a label ends at its first
 padding value.
 """
 
+import math
+
 from ..base import DLBookError
 from . import Op, register
 from .activation import stable_log_softmax
@@ -26,7 +28,7 @@ from .activation import stable_log_softmax
 def _label_lengths(xp, label, pad):
     """Length of each label row: the index of its first ``pad`` value."""
     is_pad = label == pad
-    first = xp.argmax(is_pad, axis=1)
+    first = xp.argmax(is_pad.astype('int8'), axis=1)
     return xp.where(is_pad.any(axis=1), first, label.shape[1])
 
 
@@ -114,34 +116,36 @@ class CTCLoss(Op):
         # e[t, n, s] = log p_t(l'_s): the emission of each extended label.
         emit = logp[xp.arange(steps)[:, None, None],
                     xp.arange(batch)[None, :, None], ext[None]]
-        neg_inf = xp.asarray(-xp.inf, dtype=data.dtype)
+        # 0-d arrays of the data's dtype keep where() from promoting.
+        neg_inf = xp.asarray(-math.inf, dtype=data.dtype)
+        zero = xp.zeros((), dtype=data.dtype)
         emit = xp.where(used[None], emit, neg_inf)
         # A path may skip a blank between two different labels only.
         skip = xp.zeros(ext.shape, dtype=bool)
         skip[:, 2:] = (ext[:, 2:] != ext[:, :-2]) & (ext[:, 2:] != blank)
         skip_back = _shift(xp, skip, -2, False)   # skip into s from s + 2
 
-        alpha = xp.full(emit.shape, neg_inf, dtype=data.dtype)
-        start = xp.full(ext.shape, neg_inf, dtype=data.dtype)
+        alpha = xp.full(emit.shape, -math.inf, dtype=data.dtype)
+        start = xp.full(ext.shape, -math.inf, dtype=data.dtype)
         start[:, :2] = 0
         alpha[0] = start + emit[0]
         for t in range(1, steps):
             prev = alpha[t - 1]
-            two = xp.where(skip, _shift(xp, prev, 2, neg_inf), neg_inf)
-            alpha[t] = _logsumexp3(xp, prev, _shift(xp, prev, 1, neg_inf),
+            two = xp.where(skip, _shift(xp, prev, 2, -math.inf), neg_inf)
+            alpha[t] = _logsumexp3(xp, prev, _shift(xp, prev, 1, -math.inf),
                                    two) + emit[t]
 
         # beta starts at each sequence's own last step T_n - 1.
         ends = xp.arange(ext.shape[1])[None, :]
         last = 2 * label_len[:, None]
         end_mask = (ends == last) | (ends == last - 1)
-        beta = xp.full(emit.shape, neg_inf, dtype=data.dtype)
-        nxt = xp.full(ext.shape, neg_inf, dtype=data.dtype)
+        beta = xp.full(emit.shape, -math.inf, dtype=data.dtype)
+        nxt = xp.full(ext.shape, -math.inf, dtype=data.dtype)
         for t in range(steps - 1, -1, -1):
-            two = xp.where(skip_back, _shift(xp, nxt, -2, neg_inf), neg_inf)
-            inner = _logsumexp3(xp, nxt, _shift(xp, nxt, -1, neg_inf), two)
+            two = xp.where(skip_back, _shift(xp, nxt, -2, -math.inf), neg_inf)
+            inner = _logsumexp3(xp, nxt, _shift(xp, nxt, -1, -math.inf), two)
             at_end = (data_len == t + 1)[:, None]
-            inner = xp.where(at_end, xp.where(end_mask, 0, neg_inf), inner)
+            inner = xp.where(at_end, xp.where(end_mask, zero, neg_inf), inner)
             beta[t] = inner + emit[t]
             nxt = beta[t]
 

@@ -47,7 +47,7 @@ def to_float(value):
     that conversion waits for the device: prefer to convert once per
     epoch, or to read a metric object that already lives on the host.
     """
-    if value is None or isinstance(value, float):
+    if value is None or type(value) is float:
         return value
     if hasattr(value, 'asscalar'):
         value = value.asscalar()

@@ -109,6 +109,7 @@ class TrainingMonitor(FitCallbacks):
         self._interrupts = InterruptCatcher(self.stop)
         self._catch_interrupt = catch_interrupt
         self._pending = {}
+        self._epoch_data_done = False   # batches() went through the data
         self._stop_requested = False
         self._started = False
         self._finished = False
@@ -144,7 +145,7 @@ class TrainingMonitor(FitCallbacks):
 
     def start(self):
         """Show the dashboard and start the clock. Called automatically."""
-        if self._started:
+        if self._started or self._finished:
             return
         self._started = True
         self.progress.start(self.clock())
@@ -217,6 +218,10 @@ class TrainingMonitor(FitCallbacks):
                 self.progress.num_batches = len(data)
             except TypeError:        # an iterator: learnt in epoch 1
                 pass
+        if self.progress.in_epoch and self._epoch_data_done:
+            # A second pass without epoch_end(): a loop over
+            # range(num_epochs) rather than monitor.epochs().
+            self.epoch_end()
         if not self.progress.in_epoch:
             self.epoch_begin()
         iterator = iter(data)
@@ -225,6 +230,9 @@ class TrainingMonitor(FitCallbacks):
             try:
                 item = next(iterator)
             except StopIteration:
+                if self.progress.num_batches is None:     # learnt now
+                    self.progress.num_batches = self.progress.batch
+                self._epoch_data_done = True
                 return
             try:
                 yield item
@@ -253,6 +261,26 @@ class TrainingMonitor(FitCallbacks):
         if self.progress.in_epoch:
             self.epoch_end()
         self.progress.begin_epoch(self.clock(), epoch)
+        self._epoch_data_done = False
+        self._update()
+
+    def _follow_epoch(self, epoch):
+        """Callbacks give epoch numbers; open that epoch if needed.
+
+        ``Module.fit`` has no "epoch begins" callback: we learn about an
+        epoch from its first ``batch_end_callback``, one batch late. The
+        epoch is dated back to the last thing that happened before it
+        (the previous epoch's end or validation, or ``start()``, which
+        ``with monitor:`` calls before ``fit``), so that no batch is
+        missing from the throughput.
+        """
+        progress = self.progress
+        if progress.in_epoch and progress.epoch == epoch:
+            return
+        self.start()
+        if progress.in_epoch:
+            self.epoch_end()
+        progress.begin_epoch(progress.last_event, epoch)
         self._update()
 
     def batch_end(self, batch_size=None, **metrics):
@@ -275,12 +303,14 @@ class TrainingMonitor(FitCallbacks):
         """
         self.start()
         now = self.clock()
-        if not self.progress.in_epoch:
-            self.progress.begin_epoch(now)
+        progress = self.progress
+        if not progress.in_epoch:       # no batches were reported
+            progress.begin_epoch(progress.last_event)
+        self._epoch_data_done = False
         values = dict(self._pending, **metrics)
         self._pending.clear()
-        self.history.close_epoch(self.progress.epoch, values)
-        self.progress.end_epoch(now)
+        self.history.close_epoch(progress.epoch, values)
+        progress.end_epoch(now)
         self.view.dirty = True
         self._update()
         return self.should_stop
@@ -304,18 +334,11 @@ class TrainingMonitor(FitCallbacks):
             self.view.dirty = True
 
     def _record_epoch_values(self, epoch, values):
+        self.progress.last_event = self.clock()
         if values:
             self.history.set_epoch_values(epoch, values)
             self.view.dirty = True
             self._update()
-
-    def _follow_epoch(self, epoch):
-        """Callbacks give epoch numbers; open that epoch if needed."""
-        progress = self.progress
-        if not progress.in_epoch or progress.epoch != epoch:
-            if progress.in_epoch:
-                self.epoch_end()
-            self.epoch_begin(epoch)
 
     def _update(self):
         if not self._finished:

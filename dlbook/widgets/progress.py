@@ -63,6 +63,7 @@ class Progress:
         self.last_batch_time = None
         self.train_time = 0.0       # finished epochs, first to last batch
         self.end_time = None
+        self.last_event = None      # time of the latest event of any kind
 
     # -- events --------------------------------------------------------
 
@@ -70,6 +71,7 @@ class Progress:
         """Start the clock (once)."""
         if self.start_time is None:
             self.start_time = now
+            self.last_event = now
 
     def begin_epoch(self, now, epoch=None):
         """Start epoch ``epoch`` (default: the next one)."""
@@ -92,6 +94,7 @@ class Progress:
             self.examples += size
             self.epoch_examples += size
         self.last_batch_time = now
+        self.last_event = now
 
     def end_epoch(self, now):
         """Close the current epoch."""
@@ -102,6 +105,7 @@ class Progress:
         if self.last_batch_time is not None:
             self.train_time += self.last_batch_time - self.epoch_start
         self.epoch += 1
+        self.last_event = now
 
     def finish(self, now):
         """Stop the clock."""

@@ -39,10 +39,10 @@ def _check_layout(name, layout, ndim):
                              f"{layout!r}")
     if layout != accepted[0]:
         raise DLBookError(
-            f"{name}: layout {layout!r} is not implemented in dlbook; only "
-            f"the channels-first layout {accepted[0]!r} is.  Move the "
-            f"channels to axis 1 with nd.transpose (or build the data "
-            f"channels-first) and use layout={accepted[0]!r}.")
+            f'{name}: layout {layout!r} is not implemented in dlbook; only '
+            f'the channels-first layout {accepted[0]!r} is.  Move the '
+            f'channels to axis 1 with nd.transpose (or build the data '
+            f'channels-first) and use layout={accepted[0]!r}.')
 
 
 def _tuple(value, ndim, label):

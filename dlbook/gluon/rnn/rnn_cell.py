@@ -30,12 +30,13 @@ __all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell',
 # -- NDArray or Symbol --------------------------------------------------------
 
 def _symbol_module():
-    """``dlbook.symbol``, imported lazily: eager code never needs it."""
+    """``dlbook.symbol`` (imported lazily: eager code never needs it), or
+    None while the symbol API is unavailable."""
     try:
         from ... import symbol
     except ImportError:
         return None
-    return symbol
+    return symbol if hasattr(symbol, 'Symbol') else None
 
 
 def _is_tensor(x):

@@ -20,6 +20,7 @@ import re
 from ... import ndarray as nd
 from ...base import DLBookError
 from ...ndarray.ndarray import NDArray
+from ...ops import REGISTRY
 from ..block import HybridBlock
 from .rnn_cell import (_new_state, _symbol_module, _unstack, gru_step,
                        lstm_step, rnn_step)
@@ -168,11 +169,23 @@ class _RNNLayer(HybridBlock):
                 states = self.begin_state(batch_size, ctx=inputs.context,
                                           dtype=inputs.dtype)
             else:
-                states = self.begin_state(0, func=_symbol_module().zeros)
+                symbol = _symbol_module()
+                if symbol is None or not isinstance(inputs, symbol.Symbol):
+                    raise DLBookError(f'{type(self).__name__} expects '
+                                      f'NDArray or Symbol input, got '
+                                      f'{type(inputs).__name__}')
+                states = self.begin_state(0, func=symbol.zeros)
         if not isinstance(states, (list, tuple)):
             states = [states]
         out = super().forward(inputs, list(states))
         return out[0] if skip_states else out
+
+    def _call_cached_op(self, *args):
+        # A graph of this layer needs the fused RNN operator; until dlbook
+        # has one, a hybridized layer keeps running eagerly.
+        if 'RNN' not in REGISTRY:
+            return NotImplemented
+        return super()._call_cached_op(*args)
 
     def hybrid_forward(self, F, inputs, states, **params):
         if F is not nd:

@@ -128,7 +128,8 @@ def test_argument_checks():
     with pytest.raises(ValueError, match='batch_size must be specified'):
         DataLoader(ds)
     with pytest.raises(ValueError, match='shuffle must not be specified'):
-        DataLoader(ds, 2, shuffle=True, sampler=gluon.data.SequentialSampler(5))
+        DataLoader(ds, 2, shuffle=True,
+                   sampler=gluon.data.SequentialSampler(5))
     batches = gluon.data.BatchSampler(gluon.data.SequentialSampler(5), 2)
     with pytest.raises(ValueError, match='must not be specified if '
                                          'batch_sampler'):

@@ -244,7 +244,7 @@ def test_channels_last_layouts_are_refused():
         nn.Conv2D(2, 3, layout='CHWN')
 
 
-# -- pooling -------------------------------------------------------------------
+# -- pooling ---------------------------------------------------------------
 
 POOL_CASES = {
     # name: (factory, input shape, kernel, stride, pad, type, ceil, incl)

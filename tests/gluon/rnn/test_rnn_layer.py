@@ -6,6 +6,7 @@ import pytest
 
 from dlbook import autograd, nd
 from dlbook import gluon, initializer
+from dlbook.base import DLBookError
 from dlbook.gluon import rnn
 from dlbook.name import NameManager
 
@@ -302,3 +303,14 @@ def test_lstm_learns_a_sine_wave(ctx):
             p.data()[:] = p.data() - lr * m_hat / (nd.sqrt(v_hat) + 1e-8)
     first, last = np.mean(losses[:10]), np.mean(losses[-10:])
     assert last < first / 30, (first, last)
+
+
+def test_hybridized_layer_runs_and_wrong_input_raises(ctx):
+    layer = rnn.GRU(5)
+    layer.initialize()
+    x = nd.ones((3, 2, 4))
+    want = layer(x)
+    layer.hybridize()
+    close(layer(x), want)
+    with pytest.raises(DLBookError, match='expects NDArray or Symbol'):
+        layer(np.ones((3, 2, 4)))

@@ -159,6 +159,8 @@ _ITYIQ = numpy.array([[1.0, 0.956, 0.621],
 def adjust_hue(xp, img, alpha):
     """Rotate the hue by ``alpha * 180`` degrees in YIQ space (as
     ``mx.image.HueJitterAug``)."""
+    if alpha == 0:       # the YIQ matrices are only approximate inverses
+        return img
     u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
     rotation = numpy.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
     t = (_ITYIQ @ rotation @ _TYIQ).T

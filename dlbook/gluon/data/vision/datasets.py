@@ -228,16 +228,23 @@ class FashionMNIST(MNIST):
 
 
 def _extract(archive, names, target):
-    """Copy the members called ``names`` (any folder) out of a tar
-    archive into ``target``, each file atomically."""
+    """Copy the members called ``names`` (in any folder) out of a tar
+    archive into ``target``, each file atomically; return name -> path.
+
+    Only regular files with the expected names are written, and only
+    into ``target``, so a hostile archive cannot write elsewhere."""
     os.makedirs(target, exist_ok=True)
+    written = {}
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
             base = os.path.basename(member.name)
             if member.isfile() and base in names:
+                path = os.path.join(target, base)
                 with tar.extractfile(member) as src, \
-                        atomic_write(os.path.join(target, base)) as dst:
+                        atomic_write(path) as dst:
                     shutil.copyfileobj(src, dst)
+                written[base] = path
+    return written
 
 
 class CIFAR10(_DownloadedDataset):
@@ -313,13 +320,13 @@ class CIFAR10(_DownloadedDataset):
         if missing:
             archive = files.fetch_archive(self._namespace, self._archive,
                                           missing, self._root, self._subdirs)
-            _extract(archive, {n for n, _ in every},
-                     files.download_dir(self._namespace, self._root))
-            found, missing, _ = files.locate(self._namespace, remotes,
-                                             self._root, self._subdirs)
-            if missing:
-                raise DLBookError(f'{archive} does not contain '
-                                  f'{[r.name for r in missing]}')
+            # The archive's checksum vouches for what comes out of it.
+            found.update(_extract(archive, {n for n, _ in every},
+                                  files.download_dir(self._namespace,
+                                                     self._root)))
+            absent = [r.name for r in missing if r.name not in found]
+            if absent:
+                raise DLBookError(f'{archive} does not contain {absent}')
         parts = [self._read_batch(found[n]) for n, _ in wanted]
         self._data = _to_ndarray(numpy.concatenate([p[0] for p in parts]))
         self._label = numpy.concatenate([p[1] for p in parts])

@@ -1,0 +1,95 @@
+"""DataLoader throughput: in-process vs worker processes vs threads.
+
+Two pipelines over Fashion-MNIST images (the real training set when
+``$DLBOOK_DATA`` or the cache has it, else random 28x28 images):
+
+1. *augmented*: ``RandomResizedCrop(56)``, ``RandomFlipLeftRight``,
+   ``RandomColorJitter``, ``ToTensor``, ``Normalize``: random, so each
+   sample is transformed on its own (transform-heavy, parallelisable);
+2. *ToTensor only*: deterministic, so the loader gathers and converts
+   whole batches at once (the d2l chapter 3 pipeline).
+
+Each row is the best of three epochs of ``N_SAMPLES`` samples, batch 256.
+Run: ``python benchmarks/bench_dataloader.py [n_samples]``; prints a
+Markdown table (the results file is collected separately).
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+import dlbook as mx  # noqa: E402
+from dlbook import gluon  # noqa: E402
+from dlbook.gluon.data.vision import transforms  # noqa: E402
+from benchmarks.common import machine, table  # noqa: E402
+
+N_SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
+BATCH = 256
+
+
+def images():
+    """(dataset, description): Fashion-MNIST if found, else random."""
+    try:
+        data = gluon.data.vision.FashionMNIST(train=True)
+        return data.take(N_SAMPLES), 'Fashion-MNIST train'
+    except mx.DLBookError:
+        rng = np.random.RandomState(0)
+        x = rng.randint(0, 256, (N_SAMPLES, 28, 28, 1)).astype(np.uint8)
+        y = rng.randint(0, 10, N_SAMPLES).astype(np.int32)
+        return (gluon.data.ArrayDataset(mx.nd.array(x, dtype='uint8'), y),
+                'random 28x28 images')
+
+
+def epoch_seconds(loader, repeat=3):
+    best = float('inf')
+    for _ in range(repeat):
+        start = time.perf_counter()
+        count = 0
+        for X, _ in loader:
+            count += X.shape[0]
+        best = min(best, time.perf_counter() - start)
+    assert count == N_SAMPLES
+    return best
+
+
+def main():
+    dataset, source = images()
+    augment = transforms.Compose([
+        transforms.RandomResizedCrop(56),
+        transforms.RandomFlipLeftRight(),
+        transforms.RandomColorJitter(brightness=0.3, contrast=0.3),
+        transforms.ToTensor(),
+        transforms.Normalize(0.286, 0.353)])
+    pipelines = [('augmented', dataset.transform_first(augment)),
+                 ('ToTensor only',
+                  dataset.transform_first(transforms.ToTensor()))]
+    settings = [('num_workers=0', {}),
+                ('num_workers=2 (processes)', {'num_workers': 2}),
+                ('num_workers=2, thread_pool', {'num_workers': 2,
+                                                'thread_pool': True})]
+    rows = []
+    for name, data in pipelines:
+        base = None
+        for label, kwargs in settings:
+            loader = gluon.data.DataLoader(data, BATCH, shuffle=True,
+                                           **kwargs)
+            seconds = epoch_seconds(loader)
+            base = base or seconds
+            rows.append((name, label, f'{seconds:.3f}',
+                         f'{N_SAMPLES / seconds:,.0f}',
+                         f'{base / seconds:.2f}x'))
+    print(f'DataLoader, {N_SAMPLES} samples of {source}, batch {BATCH}, '
+          f'best of 3 epochs')
+    print(f'Machine: {machine()}; os.cpu_count() = {os.cpu_count()}')
+    print()
+    print(table(('pipeline', 'loader', 'epoch (s)', 'samples/s',
+                 'speed-up'), rows))
+
+
+if __name__ == '__main__':
+    main()

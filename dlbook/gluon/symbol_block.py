@@ -1,0 +1,102 @@
+"""SymbolBlock: a Gluon block made from a symbol graph.
+
+It turns a graph built with ``mx.sym`` (or exported by
+``HybridBlock.export``, here or in MXNet) back into a block that can be
+called on NDArrays, trained, and saved::
+
+    net = gluon.SymbolBlock.imports('model-symbol.json', ['data'],
+                                    'model-0000.params', ctx=mx.cpu())
+"""
+
+from .. import symbol as sym
+from ..base import DLBookError
+from .block import HybridBlock
+from .cached_op import CachedGraph, call_cached
+
+__all__ = ['SymbolBlock']
+
+
+class SymbolBlock(HybridBlock):
+    """Construct a block from symbols.
+
+    Parameters
+    ----------
+    outputs : Symbol or list of Symbol
+        The graph's outputs.
+    inputs : Symbol or list of Symbol
+        Its input variables (everything else becomes a parameter).
+    params : ParameterDict, optional
+        Parameters to share; missing ones are created (with deferred
+        shapes).
+    """
+
+    def __init__(self, outputs, inputs, params=None):
+        super().__init__(prefix='', params=None)
+        if isinstance(inputs, sym.Symbol) and len(inputs) == 1:
+            inputs = [inputs]
+        if isinstance(outputs, (list, tuple)):
+            outputs = sym.Group(list(outputs)) if len(outputs) > 1 \
+                else outputs[0]
+        input_names = []
+        for s in inputs:
+            if s.name is None or s.get_children() is not None:
+                raise DLBookError(f'SymbolBlock inputs must be variables, '
+                                  f'got {s}')
+            input_names.append(s.name)
+        self._input_names = input_names
+        self._graph_symbol = outputs
+        aux = set(outputs.list_auxiliary_states())
+        shared = params if params is not None else {}
+        for name in outputs.list_inputs():
+            if name in input_names:
+                continue
+            if name in shared:
+                self.params._params[name] = shared[name]
+            else:
+                self.params.get(name, allow_deferred_init=True,
+                                grad_req='null' if name in aux else 'write')
+        self._active = True
+
+    def _trace_graph(self, args):
+        graph = CachedGraph.__new__(CachedGraph)
+        flat_fmt = [0] * len(args)
+        graph.in_format = flat_fmt
+        graph.out_format = [0] * len(self._graph_symbol) \
+            if len(self._graph_symbol) > 1 else 0
+        graph.symbol = self._graph_symbol
+        graph.input_names = list(self._input_names)
+        graph.params = {p.name: p for p in self.params.values()}
+        graph.programs = {}
+        return graph
+
+    def forward(self, x, *args):
+        if isinstance(x, sym.Symbol):
+            names = self._input_names
+            given = dict(zip(names, (x,) + args))
+            return self._graph_symbol(**given)
+        if self._cached_graph is None:
+            self._cached_graph = self._trace_graph((x,) + args)
+        return call_cached(self, x, *args)
+
+    def hybrid_forward(self, F, x, *args, **kwargs):
+        raise DLBookError('SymbolBlock runs its graph directly')
+
+    def hybridize(self, active=True, **kwargs):
+        """A SymbolBlock always runs its graph; this is a no-op."""
+
+    @staticmethod
+    def imports(symbol_file, input_names, param_file=None, ctx=None,
+                allow_missing=False, ignore_extra=False):
+        """Load a block from files written by ``export`` (or by MXNet)."""
+        graph = sym.load(symbol_file)
+        if isinstance(input_names, str):
+            input_names = [input_names]
+        inputs = [sym.var(n) for n in input_names]
+        block = SymbolBlock(graph, inputs)
+        if param_file is not None:
+            block.collect_params().load(param_file, ctx=ctx,
+                                        allow_missing=allow_missing,
+                                        ignore_extra=ignore_extra,
+                                        cast_dtype=True,
+                                        dtype_source='saved')
+        return block

@@ -1,0 +1,62 @@
+"""``mx.sym``: symbolic graphs built from the same operators as ``nd``.
+
+Every registered operator is available as ``sym.<name>``; graphs are run
+by binding them to arrays (``simple_bind``/``bind``, see
+``dlbook.executor``).
+"""
+
+from ..ops import REGISTRY
+from .symbol import Symbol, Variable, var, Group  # noqa: F401
+from .register import make_function
+from .json_io import load_json  # noqa: F401
+
+
+def _generate():
+    made = {}
+    for name, cls in REGISTRY.items():
+        if name.isidentifier():
+            made[name] = make_function(cls, name)
+    return made
+
+
+globals().update(_generate())
+
+
+def load(fname):
+    """Load a symbol saved with ``Symbol.save`` (or by MXNet)."""
+    with open(fname) as f:
+        return load_json(f.read())
+
+
+def zeros(shape, dtype=None, **kwargs):
+    """A symbol of zeros of ``shape``."""
+    return globals()['_zeros'](shape=tuple(shape),
+                               dtype=dtype or 'float32', **kwargs)
+
+
+def ones(shape, dtype=None, **kwargs):
+    """A symbol of ones of ``shape``."""
+    return globals()['_ones'](shape=tuple(shape),
+                              dtype=dtype or 'float32', **kwargs)
+
+
+def _method(function):
+    def method(self, *args, **kwargs):
+        return function(self, *args, **kwargs)
+    method.__name__ = function.__name__
+    method.__doc__ = function.__doc__
+    return method
+
+
+def _attach_methods():
+    from ..ndarray.methods import METHOD_NAMES
+    namespace = globals()
+    for name in METHOD_NAMES + ('reshape', 'transpose', 'broadcast_to',
+                                'astype'):
+        function = namespace.get({'reshape': 'Reshape',
+                                  'astype': 'Cast'}.get(name, name))
+        if function is not None and name not in Symbol.__dict__:
+            setattr(Symbol, name, _method(function))
+
+
+_attach_methods()

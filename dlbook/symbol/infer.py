@@ -1,0 +1,214 @@
+"""Shape and type inference over a symbol graph.
+
+Each operator node is asked in turn, and the passes repeat until nothing
+changes:
+
+* operators with parameters define ``infer_shape(*in_shapes)`` and fill
+  in unknown input shapes from known ones (``FullyConnected`` gives
+  ``weight = (num_hidden, in_units)`` from the data), so the shape rule of
+  an operator lives in one place, the operator;
+* other operators are run once on zero arrays of the known input shapes
+  with NumPy, and the outputs' shapes and dtypes are read off.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..base import DLBookError, dtype_name
+
+__all__ = ['infer_graph', 'infer_shape', 'infer_type']
+
+
+def _known(shape):
+    return shape is not None and all(int(n) > 0 for n in shape)
+
+
+def _variable_hints(node):
+    shape = node.extra.get('__shape__')
+    dtype = node.extra.get('__dtype__')
+    if shape is not None:
+        import ast
+        shape = tuple(ast.literal_eval(shape))
+    if dtype is not None:
+        from ..base import FLAG_TO_DTYPE
+        dtype = FLAG_TO_DTYPE.get(int(dtype), dtype) if dtype.isdigit() \
+            else dtype
+    return shape, dtype
+
+
+def infer_graph(nodes, shapes=None, dtypes=None):
+    """Infer every entry's shape and dtype.
+
+    Parameters
+    ----------
+    nodes : list of Node
+        Topologically sorted (``topological_nodes``).
+    shapes, dtypes : dict
+        Known values by variable name.
+
+    Returns
+    -------
+    (shape_of, dtype_of) : dicts keyed by ``(id(node), output_index)``;
+    unknown shapes are None or contain 0.
+    """
+    shapes, dtypes = shapes or {}, dtypes or {}
+    shape_of, dtype_of = {}, {}
+    for node in nodes:
+        if node.is_variable:
+            hint_shape, hint_dtype = _variable_hints(node)
+            shape = shapes.get(node.name, hint_shape)
+            shape_of[(id(node), 0)] = None if shape is None \
+                else tuple(int(n) for n in shape)
+            dtype = dtypes.get(node.name, hint_dtype)
+            dtype_of[(id(node), 0)] = dtype_name(dtype) if dtype else None
+    for _ in range(len(nodes) + 2):
+        changed = False
+        for node in nodes:
+            if not node.is_variable:
+                changed |= _infer_node(node, shape_of, dtype_of)
+        if not changed:
+            break
+    return shape_of, dtype_of
+
+
+def _set(table, key, value):
+    old = table.get(key)
+    if value is None or old == value:
+        return False
+    if old is not None and _known(old) and value != old:
+        return False
+    table[key] = value
+    return True
+
+
+def _infer_node(node, shape_of, dtype_of):
+    entries = [(id(child), i) for child, i in node.inputs]
+    outputs = [(id(node), i) for i in range(node.num_outputs())]
+    in_shapes = [shape_of.get(e) for e in entries]
+    in_dtypes = [dtype_of.get(e) for e in entries]
+    if all(_known(s) for s in in_shapes) and \
+            all(_known(shape_of.get(o)) for o in outputs) and \
+            all(d is not None for d in in_dtypes):
+        return False
+    op = node.op_info()
+    changed = False
+    # dtypes: inputs without one take the first known input's dtype
+    first = next((d for d in in_dtypes if d is not None), None) or 'float32'
+    for e, d in zip(entries, in_dtypes):
+        if d is None:
+            dtype_of[e] = first
+            changed = True
+    in_dtypes = [dtype_of[e] for e in entries]
+    rule = getattr(op, 'infer_shape', None)
+    if rule is not None:
+        args, outs, aux = rule(*[s if _known(s) else None
+                                 for s in in_shapes])
+        full = list(args)
+        if len(full) < len(entries):
+            full += list(aux)
+        for e, s in zip(entries, full):
+            if s is not None and _known(s):
+                changed |= _set(shape_of, e, tuple(int(n) for n in s))
+        out_dtype = op.attrs.get('dtype') or first
+        for o, s in zip(outputs, outs):
+            if s is not None and _known(s):
+                changed |= _set(shape_of, o, tuple(int(n) for n in s))
+                if dtype_of.get(o) is None:
+                    dtype_of[o] = dtype_name(out_dtype)
+                    changed = True
+        if all(_known(shape_of.get(o)) for o in outputs):
+            return changed
+    in_shapes = [shape_of.get(e) for e in entries]
+    if not all(_known(s) for s in in_shapes):
+        # without shapes the operator can't run: assume the usual rule
+        # (the ``dtype`` attribute, else the inputs' dtype)
+        guess = dtype_name(op.attrs.get('dtype') or first)
+        for o in outputs:
+            if dtype_of.get(o) is None:
+                dtype_of[o] = guess
+                changed = True
+        return changed
+    results = _run_on_zeros(node, op, in_shapes, in_dtypes)
+    for o, r in zip(outputs, results):
+        changed |= _set(shape_of, o, tuple(r.shape))
+        if dtype_of.get(o) != r.dtype.name:
+            dtype_of[o] = r.dtype.name
+            changed = True
+    return changed
+
+
+def _run_on_zeros(node, op, shapes, dtypes):
+    """Run the operator on zeros to learn its output shapes and dtypes."""
+    arrays = [np.zeros(s, dtype=d) for s, d in zip(shapes, dtypes)]
+    fresh = node.make_op()
+    fresh.is_train = False
+    fresh.rng = np.random.RandomState(0)
+    try:
+        with np.errstate(all='ignore'):
+            out = fresh.forward(np, *arrays)
+    except (ValueError, TypeError, IndexError, DLBookError) as err:
+        raise DLBookError(
+            f'shape inference failed at node {node.name!r} ({node.op}) '
+            f'with input shapes {shapes}: {err}') from err
+    return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def _named_inputs(symbol, args, kwargs):
+    names = symbol.list_arguments()
+    known = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in symbol.list_inputs():
+            raise DLBookError(f'infer: {key!r} is not an input of the '
+                              f'symbol; inputs are '
+                              f'{symbol.list_inputs()}')
+        known[key] = value
+    return {k: v for k, v in known.items() if v is not None}
+
+
+def infer_shape(symbol, args, kwargs, partial=False):
+    """``(arg_shapes, out_shapes, aux_shapes)``; see
+    :meth:`Symbol.infer_shape`."""
+    nodes = symbol._nodes()
+    shapes = {k: tuple(v) for k, v in
+              _named_inputs(symbol, args, kwargs).items()}
+    shape_of, _ = infer_graph(nodes, shapes)
+    by_name = {n.name: shape_of.get((id(n), 0)) for n in nodes
+               if n.is_variable}
+    arg_shapes = [by_name[n] for n in symbol.list_arguments()]
+    aux_shapes = [by_name[n] for n in symbol.list_auxiliary_states()]
+    out_shapes = [shape_of.get((id(n), i)) for n, i in symbol._outputs]
+    everything = arg_shapes + aux_shapes + out_shapes
+    if all(_known(s) for s in everything):
+        return arg_shapes, out_shapes, aux_shapes
+    if partial:
+        def fix(s):
+            return () if s is None else s
+        return ([fix(s) for s in arg_shapes], [fix(s) for s in out_shapes],
+                [fix(s) for s in aux_shapes])
+    unknown = [f'{name}: {by_name[name] or "()"}'
+               for name in symbol.list_inputs()
+               if not _known(by_name[name])]
+    warnings.warn('Cannot decide shape for the following arguments (0s in '
+                  'shape means unknown dimensions). Consider providing them '
+                  'as input:\n\t' + '\n\t'.join(unknown), stacklevel=3)
+    return None, None, None
+
+
+def infer_type(symbol, args, kwargs):
+    """``(arg_types, out_types, aux_types)`` as NumPy dtypes."""
+    nodes = symbol._nodes()
+    dtypes = {k: dtype_name(v) for k, v in
+              _named_inputs(symbol, args, kwargs).items()}
+    # types only flow where shapes are known enough to run operators;
+    # use the variables' shape hints where present
+    shape_of, dtype_of = infer_graph(nodes, None, dtypes)
+    by_name = {n.name: dtype_of.get((id(n), 0)) for n in nodes
+               if n.is_variable}
+
+    def as_np(d):
+        return None if d is None else np.dtype(d).type
+
+    return ([as_np(by_name[n]) for n in symbol.list_arguments()],
+            [as_np(dtype_of.get((id(n), i))) for n, i in symbol._outputs],
+            [as_np(by_name[n]) for n in symbol.list_auxiliary_states()])

@@ -1,0 +1,479 @@
+"""Symbols: a computation described as a graph, to be run later.
+
+A :class:`Symbol` is a list of outputs of graph nodes.  A node is either a
+variable (an input to be bound to an array) or an operator from the same
+registry that ``nd`` uses, with its attributes and input edges.  Nothing
+is computed until the symbol is bound to arrays (``simple_bind``/``bind``)
+and the resulting Executor runs.
+"""
+
+import copy
+import json
+
+from .. import attribute
+from ..base import DLBookError, dtype_name
+from ..ops import REGISTRY
+
+__all__ = ['Symbol', 'Variable', 'var', 'Group', 'Node']
+
+
+class Node:
+    """One graph node: a variable (``op is None``) or an operator call.
+
+    ``inputs`` are ``(node, output_index)`` pairs; ``attrs`` are the
+    operator's attributes (Python values); ``extra`` holds string
+    attributes such as ``ctx_group``, ``lr_mult`` or ``__shape__``.
+    """
+
+    __slots__ = ('op', 'name', 'attrs', 'inputs', 'extra', '_op')
+
+    def __init__(self, op, name, attrs=None, inputs=(), extra=None):
+        self.op = op
+        self.name = name
+        self.attrs = dict(attrs or {})
+        self.inputs = list(inputs)
+        self.extra = dict(extra or {})
+        self._op = None
+
+    @property
+    def is_variable(self):
+        return self.op is None
+
+    def make_op(self):
+        """A fresh operator instance for this node."""
+        return REGISTRY[self.op](**self.attrs)
+
+    def op_info(self):
+        """A cached operator instance for questions about names/outputs."""
+        if self._op is None:
+            self._op = self.make_op()
+        return self._op
+
+    def num_outputs(self):
+        return 1 if self.is_variable else self.op_info().num_outputs
+
+    def output_names(self):
+        if self.is_variable:
+            return [self.name]
+        return [f'{self.name}_{o}' for o in self.op_info().list_outputs()]
+
+    def num_arguments(self):
+        """Inputs before this position are arguments, after it aux."""
+        if self.is_variable:
+            return 0
+        info = self.op_info()
+        if info.variadic:
+            return len(self.inputs)
+        return len(info.list_arguments())
+
+
+def topological_nodes(outputs):
+    """Nodes reachable from ``outputs``, inputs first, in MXNet's
+    depth-first order (iterative, for deep graphs)."""
+    order, seen = [], set()
+    for head, _ in outputs:
+        stack = [(head, 0)]
+        while stack:
+            node, i = stack.pop()
+            if i == 0 and id(node) in seen:
+                continue
+            if i < len(node.inputs):
+                stack.append((node, i + 1))
+                child = node.inputs[i][0]
+                if id(child) not in seen:
+                    stack.append((child, 0))
+            else:
+                if id(node) not in seen:
+                    seen.add(id(node))
+                    order.append(node)
+    return order
+
+
+def _aux_variable_ids(nodes):
+    """Variables used as auxiliary states (e.g. BatchNorm moving stats)."""
+    aux = set()
+    for node in nodes:
+        if node.is_variable:
+            continue
+        n_args = node.num_arguments()
+        for child, _ in node.inputs[n_args:]:
+            aux.add(id(child))
+    return aux
+
+
+class Symbol:
+    """A symbolic computation with one or more outputs.
+
+    Build symbols with ``sym.var`` and the ``sym.<op>`` functions; combine
+    outputs with ``sym.Group``.  ``symbol[i]`` picks one output.
+    """
+
+    def __init__(self, outputs):
+        self._outputs = list(outputs)
+
+    # -- structure -----------------------------------------------------------
+    def _nodes(self):
+        return topological_nodes(self._outputs)
+
+    @property
+    def name(self):
+        """Name of the (single) output's node; None for a group."""
+        if len(self._outputs) != 1:
+            return None
+        return self._outputs[0][0].name
+
+    def __repr__(self):
+        if len(self._outputs) == 1:
+            return f'<Symbol {self.name}>'
+        names = ', '.join(node.name for node, _ in self._outputs)
+        return f'<Symbol group [{names}]>'
+
+    def __len__(self):
+        return len(self._outputs)
+
+    def __iter__(self):
+        return (Symbol([out]) for out in self._outputs)
+
+    def __getitem__(self, index):
+        if isinstance(index, str):
+            names = self.list_outputs()
+            matches = [i for i, n in enumerate(names) if n == index]
+            if not matches:
+                raise ValueError(f'There is no output named {index!r}; '
+                                 f'outputs are {names}')
+            index = matches[0]
+        if isinstance(index, slice):
+            return Symbol(self._outputs[index])
+        if not -len(self._outputs) <= index < len(self._outputs):
+            raise IndexError(f'symbol has {len(self._outputs)} output(s), '
+                             f'index {index} is out of range')
+        return Symbol([self._outputs[index]])
+
+    def __copy__(self):
+        return Symbol(self._outputs)
+
+    def __deepcopy__(self, memo):
+        return load_json_copy(self)
+
+    def list_arguments(self):
+        """Argument variables (not auxiliary states), depth-first order."""
+        nodes = self._nodes()
+        aux = _aux_variable_ids(nodes)
+        return [n.name for n in nodes if n.is_variable and id(n) not in aux]
+
+    def list_auxiliary_states(self):
+        """Auxiliary-state variables (BatchNorm's moving mean/var)."""
+        nodes = self._nodes()
+        aux = _aux_variable_ids(nodes)
+        return [n.name for n in nodes if n.is_variable and id(n) in aux]
+
+    def list_inputs(self):
+        """Every variable, arguments and auxiliary states, in order."""
+        return [n.name for n in self._nodes() if n.is_variable]
+
+    def list_outputs(self):
+        """Output names, e.g. ``['fc1_output']``."""
+        return [node.output_names()[i] for node, i in self._outputs]
+
+    def get_internals(self):
+        """A group of every output of every node (variables included)."""
+        outputs = []
+        for node in self._nodes():
+            outputs += [(node, i) for i in range(node.num_outputs())]
+        return Symbol(outputs)
+
+    def get_children(self):
+        """The inputs of the output node, grouped; None for a variable."""
+        node = self._outputs[0][0]
+        if node.is_variable:
+            return None
+        return Symbol(node.inputs)
+
+    # -- attributes ----------------------------------------------------------
+    def attr(self, key):
+        """The string attribute ``key`` of the output node, or None."""
+        node = self._outputs[0][0]
+        value = node.extra.get(key)
+        if value is None and key in node.attrs:
+            value = str(node.attrs[key])
+        return value
+
+    def list_attr(self, recursive=False):
+        """Attributes of the output node (all nodes with ``recursive``)."""
+        if recursive:
+            raise DLBookError('Symbol.list_attr with recursive=True is '
+                              'removed; use attr_dict() instead')
+        node = self._outputs[0][0]
+        found = {k: str(v) for k, v in node.attrs.items()}
+        found.update(node.extra)
+        return found
+
+    def attr_dict(self):
+        """``{node name: {attribute: string value}}`` for every node."""
+        result = {}
+        for node in self._nodes():
+            attrs = {k: str(v) for k, v in node.attrs.items()}
+            attrs.update(node.extra)
+            if attrs:
+                result[node.name] = attrs
+        return result
+
+    def _set_attr(self, **kwargs):
+        """Set string attributes on the output node."""
+        for key, value in kwargs.items():
+            if not isinstance(value, str):
+                raise ValueError('Set Attr only accepts string values')
+            self._outputs[0][0].extra[key] = value
+
+    # -- composition ---------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        """Replace variables by symbols: ``net(data=other)``."""
+        result = copy.deepcopy(self)
+        result._compose(*args, **kwargs)
+        return result
+
+    def _compose(self, *args, name=None, **kwargs):
+        variables = {n.name: n for n in self._nodes() if n.is_variable}
+        arguments = self.list_arguments()
+        replace = dict(zip(arguments, args))
+        replace.update(kwargs)
+        for key, value in replace.items():
+            if key not in variables:
+                raise DLBookError(f'cannot compose: {self} has no variable '
+                                  f'{key!r}; arguments are {arguments}')
+            if len(value._outputs) != 1:
+                raise DLBookError('cannot compose with a grouped symbol')
+        swap = {id(variables[k]): v._outputs[0] for k, v in replace.items()}
+        for node in self._nodes():
+            node.inputs = [swap.get(id(child), (child, i))
+                           for child, i in node.inputs]
+        self._outputs = [swap.get(id(n), (n, i)) for n, i in self._outputs]
+
+    # -- arithmetic ----------------------------------------------------------
+    def _binary(self, other, array_op, scalar_op, hint):
+        from . import register
+        if isinstance(other, Symbol):
+            return register.make_node(array_op, [self, other], {}, None,
+                                      hint=hint)
+        if isinstance(other, (int, float)):
+            return register.make_node(scalar_op, [self],
+                                      {'scalar': other}, None,
+                                      hint=scalar_op)
+        raise TypeError(f'type {type(other).__name__} not supported')
+
+    def __add__(self, other):
+        return self._binary(other, 'broadcast_add', '_plus_scalar', '_plus')
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._binary(other, 'broadcast_sub', '_minus_scalar',
+                            '_minus')
+
+    def __rsub__(self, other):
+        return self._binary(other, None, '_rminus_scalar', None)
+
+    def __mul__(self, other):
+        return self._binary(other, 'broadcast_mul', '_mul_scalar', '_mul')
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, 'broadcast_div', '_div_scalar', '_div')
+
+    def __rtruediv__(self, other):
+        return self._binary(other, None, '_rdiv_scalar', None)
+
+    def __mod__(self, other):
+        return self._binary(other, 'broadcast_mod', '_mod_scalar', '_mod')
+
+    def __rmod__(self, other):
+        return self._binary(other, None, '_rmod_scalar', None)
+
+    def __pow__(self, other):
+        return self._binary(other, 'broadcast_power', '_power_scalar',
+                            '_power')
+
+    def __rpow__(self, other):
+        return self._binary(other, None, '_rpower_scalar', None)
+
+    def __neg__(self):
+        return self._binary(-1.0, None, '_mul_scalar', None)
+
+    def __eq__(self, other):
+        return self._binary(other, 'broadcast_equal', '_equal_scalar',
+                            '_equal')
+
+    def __ne__(self, other):
+        return self._binary(other, 'broadcast_not_equal',
+                            '_not_equal_scalar', '_not_equal')
+
+    def __gt__(self, other):
+        return self._binary(other, 'broadcast_greater', '_greater_scalar',
+                            '_greater')
+
+    def __ge__(self, other):
+        return self._binary(other, 'broadcast_greater_equal',
+                            '_greater_equal_scalar', '_greater_equal')
+
+    def __lt__(self, other):
+        return self._binary(other, 'broadcast_lesser', '_lesser_scalar',
+                            '_lesser')
+
+    def __le__(self, other):
+        return self._binary(other, 'broadcast_lesser_equal',
+                            '_lesser_equal_scalar', '_lesser_equal')
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        raise NotImplementedError('a Symbol has no truth value: it is not '
+                                  'computed until bound to arrays')
+
+    # -- shapes, types, serialisation, binding -------------------------------
+    def infer_shape(self, *args, **kwargs):
+        """Shapes of arguments, outputs and auxiliary states from the
+        known input shapes: ``(arg_shapes, out_shapes, aux_shapes)``."""
+        from .infer import infer_shape
+        return infer_shape(self, args, kwargs, partial=False)
+
+    def infer_shape_partial(self, *args, **kwargs):
+        """Like :meth:`infer_shape`, but returns what it can (unknown
+        shapes are ``()``) instead of None."""
+        from .infer import infer_shape
+        return infer_shape(self, args, kwargs, partial=True)
+
+    def infer_type(self, *args, **kwargs):
+        """dtypes of arguments, outputs and auxiliary states."""
+        from .infer import infer_type
+        return infer_type(self, args, kwargs)
+
+    def tojson(self):
+        """The graph in MXNet's JSON format."""
+        from .json_io import to_json
+        return to_json(self)
+
+    def save(self, fname, remove_amp_cast=True):
+        """Write :meth:`tojson` to ``fname`` (atomically)."""
+        from .._atomic import atomic_write
+        with atomic_write(fname, 'w') as f:
+            f.write(self.tojson())
+
+    def simple_bind(self, ctx, grad_req='write', type_dict=None,
+                    stype_dict=None, group2ctx=None, shared_arg_names=None,
+                    shared_exec=None, shared_buffer=None, **kwargs):
+        """Allocate arrays from input shapes and return an Executor."""
+        from ..executor import simple_bind
+        return simple_bind(self, ctx, grad_req=grad_req,
+                           type_dict=type_dict, group2ctx=group2ctx,
+                           shared_exec=shared_exec, shapes=kwargs)
+
+    def bind(self, ctx, args, args_grad=None, grad_req='write',
+             aux_states=None, group2ctx=None, shared_exec=None):
+        """Return an Executor using the given argument arrays."""
+        from ..executor import Executor
+        return Executor(self, ctx, args, args_grad, grad_req, aux_states,
+                        group2ctx)
+
+    def eval(self, ctx=None, **kwargs):
+        """Evaluate with the given input arrays; returns a list of
+        NDArrays."""
+        from ..context import current_context
+        exe = self.bind(ctx or current_context(), kwargs)
+        return exe.forward()
+
+    def debug_str(self):
+        """A readable listing of the nodes."""
+        lines = []
+        for node in self._nodes():
+            if node.is_variable:
+                lines.append(f'Variable:{node.name}')
+                continue
+            lines.append('-' * 20)
+            lines.append(f'Op:{node.op}, Name={node.name}')
+            lines.append('Inputs:')
+            for i, (child, k) in enumerate(node.inputs):
+                lines.append(f'\targ[{i}]={child.name}({k})')
+            if node.attrs:
+                lines.append('Attrs:')
+                lines += [f'\t{k}={v}' for k, v in node.attrs.items()]
+        return '\n'.join(lines)
+
+
+def load_json_copy(symbol):
+    from .json_io import load_json
+    return load_json(symbol.tojson())
+
+
+_SPECIAL_ATTRS = ('shape', 'dtype', 'lr_mult', 'wd_mult', 'init', 'stype')
+
+
+def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None,
+             dtype=None, init=None, stype=None, **kwargs):
+    """A named input of a graph (data, label or parameter).
+
+    Parameters
+    ----------
+    name : str
+    attr : dict of str, optional
+        Extra string attributes (``{'ctx_group': 'dev1'}``).
+    shape, dtype : optional
+        Known shape and type, used by ``infer_shape``/``infer_type``.
+    lr_mult, wd_mult : float, optional
+        Per-variable multipliers used by optimizers.
+    init : Initializer, optional
+        Initializer used by ``Module.init_params``.
+    """
+    if not isinstance(name, str):
+        raise TypeError('Expect a string for variable `name`')
+    extra = attribute.current().get(attr)
+    if shape is not None:
+        extra['__shape__'] = str(tuple(shape))
+    if lr_mult is not None:
+        extra['__lr_mult__'] = str(lr_mult)
+    if wd_mult is not None:
+        extra['__wd_mult__'] = str(wd_mult)
+    if dtype is not None:
+        # MXNet stores the type flag (0 = float32) as a string
+        from ..base import DTYPE_TO_FLAG
+        extra['__dtype__'] = str(DTYPE_TO_FLAG[dtype_name(dtype)])
+    if init is not None:
+        extra['__init__'] = init if isinstance(init, str) else init.dumps()
+    if stype is not None:
+        extra['__storage_type__'] = str(stype)
+    for key, value in kwargs.items():
+        if key.startswith('__') and key.endswith('__'):
+            extra[key] = str(value)
+        else:
+            raise ValueError(f'Attribute name={key} is not supported. '
+                             f'Additional attributes must start and end '
+                             f'with double underscores, e.g, __yourattr__')
+    return Symbol([(Node(None, name, extra=extra), 0)])
+
+
+var = Variable
+
+
+def Group(symbols):
+    """One symbol whose outputs are the outputs of ``symbols``."""
+    symbols = list(symbols)
+    if not symbols or not all(isinstance(s, Symbol) for s in symbols):
+        raise TypeError('Expected a list of symbols as input')
+    outputs = []
+    for s in symbols:
+        outputs += s._outputs
+    return Symbol(outputs)
+
+
+def json_attr(value):
+    """Serialise an attribute value as MXNet does (a string)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return 'True' if value else 'False'
+    if isinstance(value, (list, tuple)):
+        return str(tuple(value))
+    if hasattr(value, 'device_type'):       # a Context
+        return str(value)
+    return json.dumps(value) if value is None else str(value)
