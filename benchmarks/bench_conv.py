@@ -5,6 +5,7 @@ installed, the same layers with ``torch.nn.functional`` on the same
 number of threads.  Usage::
 
     python benchmarks/bench_conv.py [--batch 256] [--repeat 20]
+    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_conv.py   # 1 thread each
 """
 
 import argparse
@@ -82,7 +83,11 @@ def main():
     args = parser.parse_args()
     try:
         import torch
-        torch.set_num_threads(max(1, torch.get_num_threads()))
+        # Give PyTorch as many threads as NumPy's BLAS gets.
+        threads = (os.environ.get('OPENBLAS_NUM_THREADS')
+                   or os.environ.get('OMP_NUM_THREADS'))
+        if threads:
+            torch.set_num_threads(int(threads))
     except ImportError:
         torch = None
     rng = np.random.RandomState(0)

@@ -25,10 +25,13 @@ from . import optimizer  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import metric  # noqa: F401
 from . import io  # noqa: F401
+from . import kvstore  # noqa: F401
+from . import kvstore as kv  # noqa: F401
 from . import attribute  # noqa: F401
 from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import executor  # noqa: F401
 from . import gluon  # noqa: F401
+from . import viz  # noqa: F401
 from . import test_utils  # noqa: F401

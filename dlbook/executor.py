@@ -6,7 +6,10 @@ argument, gradient and auxiliary arrays and returns an :class:`Executor`;
 ``exe.outputs``; ``exe.backward()`` fills ``exe.grad_arrays``.
 """
 
+import warnings
 from collections import OrderedDict
+
+import numpy as np
 
 from . import ndarray as nd
 from .base import DLBookError, dtype_name
@@ -15,22 +18,56 @@ from .ndarray.ndarray import NDArray, from_raw
 
 __all__ = ['Executor', 'simple_bind']
 
+_GRAD_REQS = ('write', 'add', 'null')
 
-def _as_list(values, names, what, allow_missing=False):
-    """Arrays given as a list (in ``names`` order) or a dict -> list."""
+
+def _as_list(values, names, key, allow_missing=False):
+    """Arrays given as a list (in ``names`` order) or a dict -> list
+    (MXNet's ``_get_ndarray_inputs``, with its messages)."""
     if values is None:
         return [None] * len(names)
     if isinstance(values, dict):
-        missing = [n for n in names if n not in values]
-        if missing and not allow_missing:
-            raise DLBookError(f'{what}: no array given for {missing}; '
-                              f'expected names {names}')
-        return [values.get(n) for n in names]
-    values = list(values)
-    if len(values) != len(names):
-        raise DLBookError(f'{what}: expected {len(names)} arrays '
-                          f'({names}), got {len(values)}')
-    return values
+        found = []
+        for name in names:
+            if name in values:
+                found.append(values[name])
+            elif allow_missing:
+                found.append(None)
+            else:
+                raise ValueError(f'key `{name}` is missing in `{key}`')
+        return found
+    if isinstance(values, (list, tuple)):
+        if len(values) != len(names):
+            raise ValueError(f'Length of {key} does not match the number '
+                             f'of arguments')
+        return list(values)
+    raise TypeError('Only accept list of NDArrays or dict of str to '
+                    'NDArray')
+
+
+def _grad_reqs(grad_req, names):
+    if isinstance(grad_req, str):
+        reqs = [grad_req] * len(names)
+    elif isinstance(grad_req, dict):
+        reqs = [grad_req.get(n, 'null') for n in names]
+    else:
+        reqs = list(grad_req)
+        if len(reqs) != len(names):
+            raise ValueError('grad_req must have the same length as the '
+                             'arguments')
+    for req in reqs:
+        if req not in _GRAD_REQS:
+            raise ValueError(f"grad_req must be in {_GRAD_REQS}, got "
+                             f"{req!r}")
+    return reqs
+
+
+def _copy_into(target, value, name):
+    if tuple(value.shape) != target.shape:
+        raise DLBookError(f'copy_params_from: {name!r} has shape '
+                          f'{tuple(value.shape)}, the bound array '
+                          f'{target.shape}')
+    target[:] = value
 
 
 class Executor:
@@ -42,7 +79,8 @@ class Executor:
         In ``list_arguments()`` / ``list_auxiliary_states()`` order;
         ``grad_arrays`` has None where ``grad_req`` is ``'null'``.
     outputs : list of NDArray
-        Results of the last :meth:`forward`.
+        Results of the last :meth:`forward`.  As in MXNet they are the
+        executor's own arrays: a later ``forward`` updates them in place.
     """
 
     def __init__(self, symbol, ctx, args, args_grad=None, grad_req='write',
@@ -52,45 +90,78 @@ class Executor:
         self._group2ctx = dict(group2ctx or {})
         self._arg_names = symbol.list_arguments()
         self._aux_names = symbol.list_auxiliary_states()
-        self.arg_arrays = _as_list(args, self._arg_names, 'bind args')
-        for name, arr in zip(self._arg_names, self.arg_arrays):
-            if not isinstance(arr, NDArray):
-                raise DLBookError(f'bind: argument {name!r} must be an '
-                                  f'NDArray, got {type(arr).__name__}')
+        self.arg_arrays = _as_list(args, self._arg_names, 'args')
         self.grad_arrays = _as_list(args_grad, self._arg_names,
-                                    'bind args_grad', allow_missing=True)
+                                    'args_grad', allow_missing=True)
         self.aux_arrays = _as_list(aux_states, self._aux_names,
-                                   'bind aux_states')
-        if isinstance(grad_req, str):
-            reqs = [grad_req] * len(self._arg_names)
-        elif isinstance(grad_req, dict):
-            reqs = [grad_req.get(n, 'null') for n in self._arg_names]
-        else:
-            reqs = list(grad_req)
+                                   'aux_states')
+        for kind, names, arrays in (('argument', self._arg_names,
+                                     self.arg_arrays),
+                                    ('auxiliary state', self._aux_names,
+                                     self.aux_arrays)):
+            for name, arr in zip(names, arrays):
+                if not isinstance(arr, NDArray):
+                    raise DLBookError(
+                        f'bind: {kind} {name!r} must be an NDArray, got '
+                        f'{type(arr).__name__}')
+        reqs = _grad_reqs(grad_req, self._arg_names)
         self._grad_req = ['null' if g is None else r
                           for r, g in zip(reqs, self.grad_arrays)]
+        self.grad_arrays = [None if r == 'null' else g
+                            for r, g in zip(self._grad_req,
+                                            self.grad_arrays)]
         self._program = GraphProgram(symbol, ctx, self._group2ctx)
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
         self._inputs = [by_name[n] for n in self._program.var_names]
+        # an executor bound with gradients keeps what backward needs after
+        # every forward, as MXNet's does (backward may follow a forward
+        # with is_train=False)
+        self._needs_grad = any(r != 'null' for r in self._grad_req)
         self.outputs = []
         self._tape = None
+        self._monitor = None
+        self._arg_dict = self._grad_dict = self._aux_dict = None
 
     # -- running -------------------------------------------------------------
     def forward(self, is_train=False, **kwargs):
-        """Compute the outputs; ``kwargs`` copy new values into arguments
-        (``exe.forward(data=batch)``)."""
-        for name, value in kwargs.items():
-            if name not in self.arg_dict:
-                raise DLBookError(f'forward: unknown argument {name!r}; '
-                                  f'arguments are {self._arg_names}')
-            target = self.arg_dict[name]
-            target[:] = value if isinstance(value, NDArray) \
-                else nd.array(value, ctx=target.context,
-                              dtype=target.dtype)
+        """Compute the outputs.
+
+        Parameters
+        ----------
+        is_train : bool
+            Training behaviour (Dropout, BatchNorm statistics).
+        **kwargs : NDArray or numpy.ndarray
+            New values copied into arguments first
+            (``exe.forward(data=batch)``).
+        """
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, array in kwargs.items():
+                if not isinstance(array, (NDArray, np.ndarray)):
+                    raise ValueError('only accept keyword argument of '
+                                     'NDArrays and numpy.ndarray')
+                if name not in arg_dict:
+                    raise TypeError(f'Unknown argument {name}')
+                target = arg_dict[name]
+                if target.shape != array.shape:
+                    raise ValueError(f'Shape not match! Argument {name}, '
+                                     f'need: {target.shape}, received: '
+                                     f'{array.shape}')
+                target[:] = array
         outs, self._tape = self._program.forward(
-            [(x._data, x._ctx) for x in self._inputs], is_train)
-        self.outputs = [from_raw(raw, ctx) for raw, ctx in outs]
+            [(x._data, x._ctx) for x in self._inputs], is_train,
+            keep=is_train or self._needs_grad)
+        if len(self.outputs) == len(outs):
+            # the same output arrays, now holding the new values
+            for o, (raw, ctx) in zip(self.outputs, outs):
+                o._data, o._ctx = raw, ctx
+        else:
+            self.outputs = [from_raw(raw, ctx) for raw, ctx in outs]
+        if self._monitor is not None:
+            for name, out in zip(self._symbol.list_outputs(),
+                                 self.outputs):
+                self._monitor(name, out)
         return self.outputs
 
     def backward(self, out_grads=None, is_train=True):
@@ -99,51 +170,71 @@ class Executor:
         ``out_grads`` are the gradients of the outputs (default: ones;
         loss operators such as ``SoftmaxOutput`` ignore them).
         """
+        if self._tape is None:
+            raise DLBookError('backward needs a forward pass first; bind '
+                              'with gradients (grad_req) or run '
+                              'forward(is_train=True)')
         if isinstance(out_grads, NDArray):
             out_grads = [out_grads]
-        if out_grads is None:
+        if not out_grads:
             raws = [o._ctx.xp.ones_like(o._data) for o in self.outputs]
         else:
-            raws = [g.as_in_context(o.context)._data
-                    for g, o in zip(out_grads, self.outputs)]
+            if len(out_grads) != len(self.outputs):
+                raise DLBookError(f'backward: {len(out_grads)} out_grads '
+                                  f'for {len(self.outputs)} outputs')
+            raws = []
+            for g, o in zip(out_grads, self.outputs):
+                if g is None:
+                    raws.append(o._ctx.xp.ones_like(o._data))
+                    continue
+                if g.shape != o.shape:
+                    raise DLBookError(f'backward: out_grad of shape '
+                                      f'{g.shape} for output of shape '
+                                      f'{o.shape}')
+                raws.append(g.as_in_context(o.context)._data)
         grads = self._program.backward(self._tape, raws)
         by_name = dict(zip(self._program.var_names, grads))
         for name, buf, req in zip(self._arg_names, self.grad_arrays,
                                   self._grad_req):
-            g = by_name.get(name)
             if req == 'null' or buf is None:
                 continue
+            g = by_name.get(name)
             if g is None:
                 if req == 'write':
                     buf[:] = 0
                 continue
-            raw = g if buf._ctx is self._find_ctx(name) else \
-                buf._ctx.backend.asarray(g, buf._ctx.device_id)
+            if type(g) is not type(buf._data):
+                g = buf._ctx.backend.asarray(g, buf._ctx.device_id)
             if req == 'add':
-                buf._data += raw
+                buf._data += g
             else:
-                buf._data[...] = raw
-
-    def _find_ctx(self, name):
-        return self.arg_dict[name]._ctx
+                buf._data[...] = g
 
     # -- views -----------------------------------------------------------------
     @property
     def arg_dict(self):
         """``{name: argument array}``."""
-        return OrderedDict(zip(self._arg_names, self.arg_arrays))
+        if self._arg_dict is None:
+            self._arg_dict = OrderedDict(zip(self._arg_names,
+                                             self.arg_arrays))
+        return self._arg_dict
 
     @property
     def grad_dict(self):
         """``{name: gradient array}`` (arguments with a gradient)."""
-        return OrderedDict((n, g) for n, g in zip(self._arg_names,
-                                                  self.grad_arrays)
-                           if g is not None)
+        if self._grad_dict is None:
+            self._grad_dict = OrderedDict(
+                (n, g) for n, g in zip(self._arg_names, self.grad_arrays)
+                if g is not None)
+        return self._grad_dict
 
     @property
     def aux_dict(self):
         """``{name: auxiliary state array}``."""
-        return OrderedDict(zip(self._aux_names, self.aux_arrays))
+        if self._aux_dict is None:
+            self._aux_dict = OrderedDict(zip(self._aux_names,
+                                             self.aux_arrays))
+        return self._aux_dict
 
     @property
     def output_dict(self):
@@ -152,55 +243,75 @@ class Executor:
 
     @property
     def peak_bytes(self):
-        """Largest total size of live intermediate arrays seen during
-        forward passes run with ``track_memory`` on."""
+        """Largest total size of live intermediate arrays seen during runs
+        with ``GraphProgram.track_memory`` on."""
         return self._program.peak_bytes
+
+    @property
+    def total_bytes(self):
+        """Size of every intermediate array those runs produced."""
+        return self._program.total_bytes
 
     def copy_params_from(self, arg_params, aux_params=None,
                          allow_extra_params=False):
         """Copy values from dicts of arrays into the bound arrays."""
         for name, value in (arg_params or {}).items():
             if name in self.arg_dict:
-                self.arg_dict[name][:] = value
+                _copy_into(self.arg_dict[name], value, name)
             elif not allow_extra_params:
                 raise ValueError(f'Find name "{name}" that is not in the '
                                  f'arguments')
         for name, value in (aux_params or {}).items():
             if name in self.aux_dict:
-                self.aux_dict[name][:] = value
+                _copy_into(self.aux_dict[name], value, name)
             elif not allow_extra_params:
                 raise ValueError(f'Find name "{name}" that is not in the '
                                  f'auxiliary states')
 
     def reshape(self, partial_shaping=False, allow_up_sizing=False,
                 **kwargs):
-        """A new executor for new input shapes, sharing the arrays whose
-        shapes do not change."""
-        shapes = {n: a.shape for n, a in self.arg_dict.items()}
-        shapes.update(kwargs)
-        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**{
-            k: v for k, v in shapes.items() if k in kwargs or
-            k not in kwargs})
+        """A new executor for new input shapes (MXNet's rules).
+
+        Arrays whose shape does not change are shared.  An array whose
+        shape changes must be named in ``kwargs`` (or
+        ``partial_shaping=True``); when it shrinks, the new array is a view
+        of the old memory; growing needs ``allow_up_sizing=True``.
+        """
+        arg_shapes, _, aux_shapes = self._symbol.infer_shape(**kwargs)
         if arg_shapes is None:
             raise DLBookError(f'reshape: cannot infer shapes from {kwargs}')
-        args, grads = [], []
-        for name, shape, arr, grad in zip(self._arg_names, arg_shapes,
-                                          self.arg_arrays,
-                                          self.grad_arrays):
-            if arr.shape == tuple(shape):
-                args.append(arr)
-                grads.append(grad)
-                continue
-            if not partial_shaping and name not in kwargs:
+
+        def resized(name, arr, shape, kind):
+            shape = tuple(shape)
+            if arr is None or arr.shape == shape:
+                return arr
+            if not (partial_shaping or name in kwargs):
                 raise DLBookError(
-                    f'reshape: shape of unspecified array {name!r} changed '
-                    f'from {arr.shape} to {shape}; set partial_shaping=True')
-            args.append(nd.zeros(shape, ctx=arr.context, dtype=arr.dtype))
-            grads.append(None if grad is None else
-                         nd.zeros(shape, ctx=arr.context, dtype=arr.dtype))
-        aux = [a if a.shape == tuple(s) else
-               nd.zeros(s, ctx=a.context, dtype=a.dtype)
-               for a, s in zip(self.aux_arrays, aux_shapes)]
+                    f'Shape of unspecified array {kind}:{name} changed. '
+                    f'This can cause the new executor to not share '
+                    f'parameters with the old one. Please check for error '
+                    f'in network. If this is intended, set '
+                    f'partial_shaping=True to suppress this warning.')
+            size = int(np.prod(shape, dtype=np.int64))
+            if size > arr.size:
+                if not allow_up_sizing:
+                    raise DLBookError(
+                        f'New shape of {kind}: {name} larger than '
+                        f'original. First making a big executor and then '
+                        f'down sizing it is more efficient than the '
+                        f'reverse. If you really want to up size, set '
+                        f'allow_up_sizing=True to enable allocation of new '
+                        f'arrays.')
+                return nd.zeros(shape, ctx=arr.context, dtype=arr.dtype)
+            return from_raw(arr._data.reshape(-1)[:size].reshape(shape),
+                            arr._ctx)
+
+        args = [resized(n, a, s, 'arg') for n, a, s in
+                zip(self._arg_names, self.arg_arrays, arg_shapes)]
+        grads = [resized(n, g, s, 'grad') for n, g, s in
+                 zip(self._arg_names, self.grad_arrays, arg_shapes)]
+        aux = [resized(n, a, s, 'aux') for n, a, s in
+               zip(self._aux_names, self.aux_arrays, aux_shapes)]
         return Executor(self._symbol, self._ctx, args, grads,
                         self._grad_req, aux, self._group2ctx)
 
@@ -211,6 +322,29 @@ class Executor:
 
     def debug_str(self):
         return self._symbol.debug_str()
+
+
+def _infer_types(symbol, type_dict):
+    """Argument and auxiliary dtypes for ``simple_bind``: as MXNet,
+    arguments without a ``__dtype__`` attribute default to float32 when
+    no ``type_dict`` is given (and where it leaves them undecided)."""
+    attrs = symbol.attr_dict()
+    defaults = {n: 'float32' for n in symbol.list_arguments()
+                if '__dtype__' not in attrs.get(n, {})}
+    if type_dict is None:
+        type_dict = defaults
+    given = {k: dtype_name(v) for k, v in type_dict.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        arg_types, _, aux_types = symbol.infer_type(**given)
+        if arg_types is None:
+            arg_types, _, aux_types = symbol.infer_type(
+                **{**defaults, **given})
+    if arg_types is None:
+        raise DLBookError(f'simple_bind: cannot infer the dtypes of the '
+                          f'arguments from {given}; give them in '
+                          f'type_dict')
+    return arg_types, aux_types
 
 
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
@@ -225,21 +359,14 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
         raise DLBookError(f'simple_bind: cannot infer the shapes of '
                           f'{unknown} from {shapes}; give them as keyword '
                           f'arguments')
-    arg_types, _, aux_types = symbol.infer_type(
-        **{k: dtype_name(v) for k, v in (type_dict or {}).items()})
+    arg_types, aux_types = _infer_types(symbol, type_dict)
     program = GraphProgram(symbol, ctx, group2ctx)
     arg_names = symbol.list_arguments()
-    if isinstance(grad_req, str):
-        reqs = {n: grad_req for n in arg_names}
-    elif isinstance(grad_req, dict):
-        reqs = {n: grad_req.get(n, 'null') for n in arg_names}
-    else:
-        reqs = dict(zip(arg_names, grad_req))
+    reqs = dict(zip(arg_names, _grad_reqs(grad_req, arg_names)))
     shared = shared_exec.arg_dict if shared_exec is not None else {}
     args, grads = [], []
     for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
         where = program.var_context(name, ctx, group2ctx)
-        dtype = dtype or 'float32'
         same = shared.get(name)
         if same is not None and same.shape == tuple(shape):
             args.append(same)
@@ -249,7 +376,7 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
         grads.append(None if reqs[name] == 'null' else
                      nd.zeros(shape, ctx=where, dtype=dtype))
     aux = [nd.zeros(shape, ctx=program.var_context(name, ctx, group2ctx),
-                    dtype=dtype or 'float32')
+                    dtype=dtype)
            for name, shape, dtype in zip(symbol.list_auxiliary_states(),
                                          aux_shapes, aux_types)]
     return Executor(symbol, ctx, args, grads,

@@ -6,7 +6,7 @@ runs it forward and backward on raw arrays.  The Executor (``bind``,
 ``simple_bind``) and hybridized Gluon blocks (``CachedOp``) both use it,
 so a graph is always run the same way.
 
-Two details matter:
+Three details matter:
 
 * **devices** - each node runs on the context of its ``ctx_group``
   (``group2ctx``); where an input lives elsewhere, a ``_copyto`` operator
@@ -14,7 +14,11 @@ Two details matter:
 * **memory** - a slot is released right after its last reader has run,
   so intermediate buffers are freed (and reused by the allocator) as early
   as their lifetimes allow.  ``peak_bytes`` reports the high-water mark
-  when ``track_memory`` is on.
+  when ``track_memory`` is on;
+* **speed** - everything that does not depend on the data (operator
+  attributes, output devices, which slots to release) is worked out once,
+  when the program is built; running a step is then a few list look-ups
+  around ``op.forward``.
 """
 
 from .base import DLBookError
@@ -23,17 +27,54 @@ from .symbol.symbol import topological_nodes
 
 __all__ = ['GraphProgram']
 
+_new = object.__new__
+
 
 class _Step:
-    __slots__ = ('node', 'cls', 'attrs', 'in_slots', 'out_slots', 'ctx')
+    """One operator node, with everything known before the data."""
+
+    __slots__ = ('node', 'cls', 'proto', 'in_slots', 'out_slots', 'ctx',
+                 'out_ctx', 'xp', 'switch', 'needs_rng', 'single',
+                 'release')
 
     def __init__(self, node, in_slots, out_slots, ctx):
         self.node = node
         self.cls = REGISTRY[node.op]
-        self.attrs = node.attrs
+        # A prototype checks the attributes once; each run copies its
+        # state into a fresh instance (per-call state lives on the op).
+        self.proto = self.cls(**node.attrs)
         self.in_slots = in_slots
         self.out_slots = out_slots
         self.ctx = ctx
+        self.out_ctx = self.proto.out_context(ctx)
+        self.xp = ctx.xp
+        self.switch = ctx.scope if ctx.backend.switches_device else None
+        self.needs_rng = self.proto.needs_rng
+        self.single = len(out_slots) == 1
+        self.release = ()
+
+    def make_op(self, is_train):
+        op = _new(self.cls)
+        op.__dict__.update(self.proto.__dict__)
+        op.is_train = is_train
+        return op
+
+
+def _owner(array):
+    """The array that owns the memory of ``array`` (views share it)."""
+    base = getattr(array, 'base', None)
+    while base is not None and hasattr(base, 'nbytes'):
+        array, base = base, getattr(base, 'base', None)
+    return array
+
+
+def _arrays_in(value, found):
+    if isinstance(value, (tuple, list)):
+        for v in value:
+            _arrays_in(v, found)
+    elif hasattr(value, 'nbytes') and hasattr(value, 'shape'):
+        owner = _owner(value)
+        found[id(owner)] = owner.nbytes
 
 
 class GraphProgram:
@@ -46,7 +87,19 @@ class GraphProgram:
         Where nodes without a ``ctx_group`` run.
     group2ctx : dict, optional
         ``{group name: Context}`` for model parallelism.
+
+    Attributes
+    ----------
+    track_memory : bool
+        Class-wide switch (``GraphProgram.track_memory = True``) or per
+        program: record ``peak_bytes``, the largest total size of the
+        intermediate arrays alive at once during forward and backward
+        (arrays kept for backward included, bound inputs excluded), and
+        ``total_bytes``, the size of every array the runs produced (what
+        would be held if nothing were released).
     """
+
+    track_memory = False
 
     def __init__(self, symbol, default_ctx, group2ctx=None):
         self.symbol = symbol
@@ -74,16 +127,18 @@ class GraphProgram:
         self.out_slots = [slot_of[(id(n), i)] for n, i in symbol._outputs]
         # the last step reading each slot: it can be released afterwards
         keep = set(self.out_slots) | set(self.var_slots)
-        self.release_after = [[] for _ in self.steps]
         last = {}
         for k, step in enumerate(self.steps):
             for s in step.in_slots:
                 last[s] = k
+        release = [[] for _ in self.steps]
         for slot, k in last.items():
             if slot not in keep:
-                self.release_after[k].append(slot)
-        self.track_memory = False
+                release[k].append(slot)
+        for step, slots in zip(self.steps, release):
+            step.release = tuple(slots)
         self.peak_bytes = 0
+        self.total_bytes = 0
 
     def var_context(self, name, default_ctx, group2ctx=None):
         """Context of a variable's arrays: its ``ctx_group``'s device."""
@@ -94,7 +149,7 @@ class GraphProgram:
         return default_ctx
 
     # -- forward -------------------------------------------------------------
-    def forward(self, inputs, is_train, rng=None):
+    def forward(self, inputs, is_train, rng=None, keep=None):
         """Run the graph.
 
         Parameters
@@ -102,60 +157,88 @@ class GraphProgram:
         inputs : list of (raw array, Context)
             One per variable, in ``self.variables`` order.
         is_train : bool
-            Training behaviour (Dropout, BatchNorm) and keep what the
-            backward pass needs.
+            Training behaviour of the operators (Dropout, BatchNorm).
         rng : RandomState, optional
             Generator for sampling operators (default: each node's
             device generator).
+        keep : bool, optional
+            Keep what :meth:`backward` needs (default: ``is_train``).
 
         Returns
         -------
         (outputs, tape) : outputs as (raw, Context) pairs; ``tape`` is
-        what :meth:`backward` needs (None unless ``is_train``).
+        what :meth:`backward` needs (None unless ``keep``).
         """
+        if keep is None:
+            keep = is_train
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
             values[slot] = value
-        tape = [] if is_train else None
-        live = 0
-        for k, step in enumerate(self.steps):
+        tape = [] if keep else None
+        track = self.track_memory
+        if track:
+            inputs_memory = {}
+            _arrays_in([raw for raw, _ in inputs], inputs_memory)
+        copyto = REGISTRY['_copyto']
+        for step in self.steps:
             ctx = step.ctx
-            op = step.cls(**step.attrs)
-            op.is_train = is_train
-            if op.needs_rng:
+            op = step.make_op(is_train)
+            if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
-            raws, copies = [], []
+            raws, copies = [], None
             for s in step.in_slots:
                 raw, src = values[s]
                 if src is not ctx:
-                    copy = REGISTRY['_copyto'](ctx=ctx, src_ctx=src)
+                    copy = copyto(ctx=ctx, src_ctx=src)
                     raw = copy.forward(src.xp, raw)
+                    if copies is None:
+                        copies = []
                     copies.append((len(raws), copy))
                 raws.append(raw)
             try:
-                with ctx.scope:
-                    out = op.forward(ctx.xp, *raws)
+                if step.switch is None:
+                    out = op.forward(step.xp, *raws)
+                else:
+                    with step.switch:
+                        out = op.forward(step.xp, *raws)
             except (ValueError, TypeError, IndexError) as err:
                 shapes = [r.shape for r in raws]
                 raise DLBookError(f'{step.node.op} (node '
                                   f'{step.node.name!r}) failed on inputs '
                                   f'of shapes {shapes}: {err}') from err
-            outs = out if isinstance(out, (tuple, list)) else (out,)
-            for s, o in zip(step.out_slots, outs):
-                values[s] = (o, ctx)
-            if tape is not None:
-                tape.append((op, copies,
-                             [(o.shape, o.dtype) for o in outs]))
-            if self.track_memory:
-                live = self._account(values, live)
-            for s in self.release_after[k]:
+            out_ctx = step.out_ctx
+            if step.single:
+                if isinstance(out, (tuple, list)):
+                    out = out[0]
+                values[step.out_slots[0]] = (out, out_ctx)
+                meta = None
+            else:
+                for s, o in zip(step.out_slots, out):
+                    values[s] = (o, out_ctx)
+                meta = [(o.shape, o.dtype) for o in out]
+            if keep:
+                tape.append((op, copies, meta))
+            if track:
+                self.total_bytes += sum(
+                    values[s][0].nbytes for s in step.out_slots)
+                self._account(values, tape, {}, inputs_memory)
+            for s in step.release:
                 values[s] = None
-        return [values[s] for s in self.out_slots], tape
+        outputs = [values[s] for s in self.out_slots]
+        if track and tape is not None:
+            tape.append(inputs_memory)       # read back by backward
+        return outputs, tape
 
-    def _account(self, values, live):
-        total = sum(v[0].nbytes for v in values if v is not None)
+    def _account(self, values, tape, grads, exclude):
+        """Update ``peak_bytes`` with the memory alive right now."""
+        live = {}
+        _arrays_in([v[0] for v in values if v is not None], live)
+        for entry in tape or ():
+            if isinstance(entry, tuple):
+                _arrays_in(entry[0].saved, live)
+        _arrays_in(list(grads), live)
+        total = sum(n for key, n in live.items() if key not in exclude)
         self.peak_bytes = max(self.peak_bytes, total)
-        return total
 
     # -- backward ------------------------------------------------------------
     def backward(self, tape, out_grads):
@@ -163,8 +246,8 @@ class GraphProgram:
 
         Parameters
         ----------
-        tape : from :meth:`forward` with ``is_train=True``
-        out_grads : list of raw arrays (one per output; None = ones)
+        tape : from :meth:`forward` with ``keep`` (or ``is_train``)
+        out_grads : list of raw arrays (one per output)
 
         Returns
         -------
@@ -173,26 +256,52 @@ class GraphProgram:
         if tape is None:
             raise DLBookError('backward needs a forward pass with '
                               'is_train=True first')
-        grads = {}
+        track = self.track_memory and tape and isinstance(tape[-1], dict)
+        if track:
+            exclude = tape[-1]
+            tape = tape[:-1]
+        grads = [None] * self.num_slots
         for slot, g in zip(self.out_slots, out_grads):
-            grads[slot] = g if slot not in grads else grads[slot] + g
-        for step, (op, copies, meta) in zip(reversed(self.steps),
-                                            reversed(tape)):
-            dys = [grads.pop(s, None) for s in step.out_slots]
-            if all(dy is None for dy in dys):
-                continue
-            xp = step.ctx.xp
-            dys = [xp.zeros(shape, dtype) if dy is None else dy
-                   for dy, (shape, dtype) in zip(dys, meta)]
-            with step.ctx.scope:
-                din = op.backward(xp, *dys)
+            if g is not None:
+                grads[slot] = g if grads[slot] is None else grads[slot] + g
+        steps = self.steps
+        for k in range(len(steps) - 1, -1, -1):
+            step = steps[k]
+            op, copies, meta = tape[k]
+            if step.single:
+                dy = grads[step.out_slots[0]]
+                if dy is None:
+                    continue
+                grads[step.out_slots[0]] = None
+                dys = (dy,)
+            else:
+                dys = [grads[s] for s in step.out_slots]
+                if all(dy is None for dy in dys):
+                    continue
+                for s in step.out_slots:
+                    grads[s] = None
+                xp = step.xp
+                dys = [xp.zeros(shape, dtype) if dy is None else dy
+                       for dy, (shape, dtype) in zip(dys, meta)]
+            if step.switch is None:
+                din = op.backward(step.xp, *dys)
+            else:
+                with step.switch:
+                    din = op.backward(step.xp, *dys)
             if not isinstance(din, (tuple, list)):
                 din = (din,)
-            din = list(din)
-            for position, copy in copies:
-                if din[position] is not None:
-                    din[position] = copy.backward(xp, din[position])
+            if copies:
+                din = list(din)
+                for position, copy in copies:
+                    if din[position] is not None:
+                        din[position] = copy.backward(step.xp,
+                                                      din[position])
             for s, g in zip(step.in_slots, din):
                 if g is not None:
-                    grads[s] = g if s not in grads else grads[s] + g
-        return [grads.get(s) for s in self.var_slots]
+                    grads[s] = g if grads[s] is None else grads[s] + g
+            if track:
+                self.total_bytes += sum(g.nbytes for g in din
+                                        if g is not None)
+                self._account((), tape[:k], [g for g in grads
+                                             if g is not None], exclude)
+        return [grads[s] for s in self.var_slots]

@@ -15,7 +15,7 @@ __all__ = ['get_mnist']
 import numpy
 
 from .gluon.data import files
-from .gluon.data.vision.datasets import MNIST, read_idx_gz
+from .gluon.data.vision.datasets import MNIST, read_idx
 
 
 def _read(prefix, root):
@@ -25,8 +25,8 @@ def _read(prefix, root):
                                 tuple(m + n for m in MNIST._mirrors))
                for n in names]
     paths = files.find_or_download('mnist', remotes, root)
-    images = read_idx_gz(paths[names[0]], 3)
-    labels = read_idx_gz(paths[names[1]], 1)
+    images = read_idx(paths[names[0]], 3)
+    labels = read_idx(paths[names[1]], 1)
     images = images.reshape(images.shape[0], 1, 28, 28)
     return (images.astype(numpy.float32) / 255,
             labels.view(numpy.int8))

@@ -8,4 +8,5 @@ from .parameter import (Parameter, Constant, ParameterDict,  # noqa: F401
                         DeferredInitializationError)
 from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
-from . import nn, rnn, data, utils  # noqa: F401
+from . import nn, rnn, loss, data, utils  # noqa: F401
+from .trainer import Trainer  # noqa: F401

@@ -12,6 +12,7 @@ A Python side effect inside ``hybrid_forward`` (a ``print``) therefore runs
 only during the trace, as in MXNet.
 """
 
+from .. import autograd
 from .. import symbol as sym
 from ..base import DLBookError
 from ..graph import GraphProgram
@@ -19,6 +20,8 @@ from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 
 __all__ = ['call_cached', 'trace', 'flatten', 'regroup']
+
+_state = autograd._state
 
 
 def flatten(args, what):
@@ -48,26 +51,29 @@ def regroup(flat, fmt):
     return out, flat
 
 
+def _is_flat(fmt):
+    return isinstance(fmt, list) and all(f == 0 for f in fmt)
+
+
 class CachedGraph:
     """The traced graph of one HybridBlock and its input/output layout."""
 
     def __init__(self, block, args):
-        flat, self.in_format = flatten(list(args), 'input')
+        flat, in_format = flatten(list(args), 'input')
         if any(a is None for a in flat):
             raise DLBookError('hybridized blocks cannot take None inputs')
         names = ['data'] if len(flat) == 1 else \
             [f'data{i}' for i in range(len(flat))]
         inputs = [sym.var(n) for n in names]
-        grouped = regroup(inputs, self.in_format)[0]
+        grouped = regroup(inputs, in_format)[0]
         params = {name: p.var() for name, p in block._reg_params.items()}
         with block.name_scope():
             out = block.hybrid_forward(sym, *grouped, **params)
-        outs, self.out_format = flatten(out, 'output')
-        self.symbol = sym.Group(outs) if len(outs) > 1 else outs[0]
-        self.input_names = names
+        outs, out_format = flatten(out, 'output')
+        symbol = sym.Group(outs) if len(outs) > 1 else outs[0]
         by_name = {p.name: p for p in block.collect_params().values()}
-        self.params = {}
-        for name in self.symbol.list_inputs():
+        params = {}
+        for name in symbol.list_inputs():
             if name in names:
                 continue
             if name not in by_name:
@@ -75,33 +81,57 @@ class CachedGraph:
                     f'hybridize: the traced graph of {block.name} uses '
                     f'variable {name!r}, which is neither an input nor a '
                     f'parameter of the block')
-            self.params[name] = by_name[name]
+            params[name] = by_name[name]
+        self.setup(symbol, names, params, in_format, out_format)
+
+    def setup(self, symbol, input_names, params, in_format, out_format):
+        """Record the graph and its layout (SymbolBlock calls this
+        directly, with a graph it already has)."""
+        self.symbol = symbol
+        self.input_names = list(input_names)
+        self.params = dict(params)
+        self.in_format = in_format
+        self.out_format = out_format
+        self.flat_in = _is_flat(in_format)
+        self.single_out = out_format == 0
         self.programs = {}
+        self._ready = False
 
     def program(self, ctx):
+        """The compiled graph for ``ctx`` and where each of its variables
+        comes from: an input position (int) or a Parameter."""
         found = self.programs.get(ctx)
         if found is None:
-            found = self.programs[ctx] = GraphProgram(self.symbol, ctx)
+            program = GraphProgram(self.symbol, ctx)
+            if not program.steps:
+                raise DLBookError('hybridize: the traced graph has no '
+                                  'operators')
+            position = {n: i for i, n in enumerate(self.input_names)}
+            sources = [position[n] if n in position else self.params[n]
+                       for n in program.var_names]
+            found = self.programs[ctx] = (program, sources)
         return found
 
     def finish_deferred_init(self, flat):
         """Give parameters of unknown shape their shapes from the graph."""
-        pending = [p for p in self.params.values() if p._deferred_init]
-        if not pending:
+        if self._ready:
             return
-        shapes = {n: x.shape for n, x in zip(self.input_names, flat)}
-        dtypes = {n: x.dtype for n, x in zip(self.input_names, flat)}
-        arg_shapes, _, aux_shapes = self.symbol.infer_shape_partial(
-            **shapes)
-        names = self.symbol.list_arguments() + \
-            self.symbol.list_auxiliary_states()
-        found = dict(zip(names, list(arg_shapes) + list(aux_shapes)))
-        del dtypes
-        for param in pending:
-            shape = found.get(param.name)
-            if shape:
-                param.shape = shape
-            param._finish_deferred_init()
+        pending = [p for p in self.params.values() if p._deferred_init]
+        if pending:
+            shapes = {n: x.shape for n, x in zip(self.input_names, flat)}
+            arg_shapes, _, aux_shapes = self.symbol.infer_shape_partial(
+                **shapes)
+            names = self.symbol.list_arguments() + \
+                self.symbol.list_auxiliary_states()
+            found = dict(zip(names, list(arg_shapes) + list(aux_shapes)))
+            for param in pending:
+                shape = found.get(param.name)
+                if shape:
+                    param.shape = shape
+                param._finish_deferred_init()
+        # from now on every parameter has its data (or raises MXNet's
+        # error when read): no need to look again
+        self._ready = all(p._data is not None for p in self.params.values())
 
 
 class _GraphOp:
@@ -113,26 +143,27 @@ class _GraphOp:
     differentiable = True
     same_dtype = False
 
-    def __init__(self, program, var_order):
+    def __init__(self, program, keep):
         self.program = program
-        self.var_order = var_order
+        self.keep = keep
         self.is_train = False
         self.rng = None
         self.saved = None
-        self._ctx = program.steps[0].ctx if program.steps else None
 
     def out_context(self, ctx):
         return ctx
 
     def forward(self, xp, *raws):
-        ctx = self._ctx
+        ctx = self.program.steps[0].ctx
         outs, self.saved = self.program.forward(
-            [(r, ctx) for r in raws], self.is_train, rng=self.rng)
-        result = [raw for raw, _ in outs]
-        return result[0] if len(result) == 1 else result
+            [(r, ctx) for r in raws], self.is_train, rng=self.rng,
+            keep=self.keep)
+        if len(outs) == 1:
+            return outs[0][0]
+        return [raw for raw, _ in outs]
 
     def backward(self, xp, *dys):
-        return self.program.backward(self.saved, list(dys))
+        return self.program.backward(self.saved, dys)
 
 
 def trace(block, args):
@@ -145,24 +176,24 @@ def trace(block, args):
 def call_cached(block, *args):
     """Run a hybridized block on NDArrays through its traced graph."""
     graph = trace(block, args)
-    flat, _ = flatten(list(args), 'input')
-    if not all(isinstance(x, NDArray) for x in flat):
-        raise DLBookError('a hybridized block takes NDArray inputs '
-                          '(or Symbols, to build a graph)')
-    ctx = flat[0].context
+    flat = args if graph.flat_in else flatten(list(args), 'input')[0]
+    for x in flat:
+        if type(x) is not NDArray and not isinstance(x, NDArray):
+            raise DLBookError('a hybridized block takes NDArray inputs '
+                              '(or Symbols, to build a graph)')
+    ctx = flat[0]._ctx
     graph.finish_deferred_init(flat)
-    program = graph.program(ctx)
-    by_name = dict(zip(graph.input_names, flat))
-    inputs = []
-    for name in program.var_names:
-        if name in by_name:
-            inputs.append(by_name[name])
-        else:
-            inputs.append(graph.params[name].data(ctx))
-    op = _GraphOp(program, program.var_names)
-    if not program.steps:
-        raise DLBookError('hybridize: the traced graph has no operators')
-    out = invoke(op, inputs)
+    program, sources = graph.program(ctx)
+    inputs = [flat[s] if type(s) is int else s.data(ctx) for s in sources]
+    # keep the graph's intermediate arrays only when backward can come
+    keep = False
+    if _state.recording:
+        for x in inputs:
+            if x._node is not None or x._grad_req is not None:
+                keep = True
+                break
+    out = invoke(_GraphOp(program, keep), inputs)
+    if graph.single_out:
+        return out
     outs = out if isinstance(out, list) else [out]
-    result = regroup(outs, graph.out_format)[0]
-    return result
+    return regroup(outs, graph.out_format)[0]

@@ -59,14 +59,10 @@ class SymbolBlock(HybridBlock):
 
     def _trace_graph(self, args):
         graph = CachedGraph.__new__(CachedGraph)
-        flat_fmt = [0] * len(args)
-        graph.in_format = flat_fmt
-        graph.out_format = [0] * len(self._graph_symbol) \
-            if len(self._graph_symbol) > 1 else 0
-        graph.symbol = self._graph_symbol
-        graph.input_names = list(self._input_names)
-        graph.params = {p.name: p for p in self.params.values()}
-        graph.programs = {}
+        outputs = len(self._graph_symbol)
+        graph.setup(self._graph_symbol, self._input_names,
+                    {p.name: p for p in self.params.values()},
+                    [0] * len(args), [0] * outputs if outputs > 1 else 0)
         return graph
 
     def forward(self, x, *args):

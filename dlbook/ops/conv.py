@@ -38,7 +38,7 @@ __all__ = ['Convolution', 'Deconvolution', 'im2col', 'conv_data_grad',
 
 #: Convolution keeps its window matrix from forward to backward when it is
 #: at most this large (bytes); larger ones are rebuilt in backward.
-KEEP_COLS_BYTES = 64 * 2**20
+KEEP_COLS_BYTES = 32 * 2**20
 
 
 # -- the shared array routines -------------------------------------------
@@ -264,7 +264,8 @@ class Convolution(_ConvBase):
         data = shapes[0]
         if data is None:
             return shapes, [None], []
-        weight, bias, out = self._shapes(tuple(data))
+        data = shapes[0] = tuple(data)
+        weight, bias, out = self._shapes(data)
         if data[1]:
             self._check_param('weight', shapes[1] if _known(shapes[1])
                               else None, weight, data)
@@ -302,19 +303,36 @@ class Convolution(_ConvBase):
         x_pad, cols, weight, data_shape, has_bias = self.saved
         kernel, stride, dilate, pad, num_filter, groups = self._geometry()
         out_size = tuple(dy.shape[2:])
+        need_dx, need_dw = _needed(self)
 
-        dy_rows = channel_rows(xp, dy, groups)          # (G, Fg, N*P)
-        if cols is None:
-            cols = im2col(xp, x_pad, kernel, stride, dilate, out_size,
-                          groups)
-        dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
-        del cols, dy_rows                                 # free them early
-        dx = conv_data_grad(xp, dy, weight, stride, dilate, pad,
-                            data_shape, groups)
+        dx = dw = None
+        if need_dw:
+            dy_rows = channel_rows(xp, dy, groups)      # (G, Fg, N*P)
+            if cols is None:
+                cols = im2col(xp, x_pad, kernel, stride, dilate, out_size,
+                              groups)
+            dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
+            del cols, dy_rows                             # free them early
+        if need_dx:
+            dx = conv_data_grad(xp, dy, weight, stride, dilate, pad,
+                                data_shape, groups)
         if not has_bias:
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
+
+
+def _needed(op):
+    """Whether the data and weight gradients are wanted.
+
+    A front end may set ``op.needs_input_grad`` (one bool per input, as in
+    PyTorch) before ``backward``; the data gradient of a first layer,
+    whose input is the images, is then skipped.  Unset means all.
+    """
+    needs = getattr(op, 'needs_input_grad', None)
+    if needs is None:
+        return True, True
+    return bool(needs[0]), bool(needs[1])
 
 
 # -- Deconvolution ---------------------------------------------------------
@@ -400,7 +418,8 @@ class Deconvolution(_ConvBase):
         data = shapes[0]
         if data is None:
             return shapes, [None], []
-        weight, bias, out, _ = self._shapes(tuple(data))
+        data = shapes[0] = tuple(data)
+        weight, bias, out, _ = self._shapes(data)
         if data[1]:
             self._check_param('weight', shapes[1] if _known(shapes[1])
                               else None, weight, data)
@@ -431,13 +450,18 @@ class Deconvolution(_ConvBase):
         kernel, stride, dilate, _, num_filter, groups = self._geometry()
         n, _, *spatial = data.shape
 
+        need_dx, need_dw = _needed(self)
+
         # A convolution of dy with the same weight maps back to data's grid.
         dy_pad = pad_spatial(xp, dy, pad)
         cols = im2col(xp, dy_pad, kernel, stride, dilate, spatial, groups)
-        w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
-        dx = from_channel_rows(xp, xp.matmul(w_mat, cols), n, spatial)
-        x_rows = channel_rows(xp, data, groups)         # (G, Cg, N*H)
-        dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
+        dx = dw = None
+        if need_dx:
+            w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
+            dx = from_channel_rows(xp, xp.matmul(w_mat, cols), n, spatial)
+        if need_dw:
+            x_rows = channel_rows(xp, data, groups)     # (G, Cg, N*H)
+            dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
         if not has_bias:
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))

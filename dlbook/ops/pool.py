@@ -158,7 +158,8 @@ class Pooling(Op):
         kernel, stride, before, after, out = self._geometry(data.shape)
         if global_pool:
             y = self._global_forward(xp, data, pool_type, p)
-            self.saved = (data, y)
+            keep = data if pool_type in ('max', 'lp') else None
+            self.saved = (keep, data.shape, y)
             return y
         spatial = data.shape[2:]
         ones = (1,) * len(kernel)
@@ -192,8 +193,9 @@ class Pooling(Op):
     def backward(self, xp, dy):
         pool_type, global_pool, p, _, _ = self._options()
         if global_pool:
-            data, y = self.saved
-            return self._global_backward(xp, data, y, dy, pool_type, p)
+            data, shape, y = self.saved
+            return self._global_backward(xp, data, shape, y, dy, pool_type,
+                                         p)
         x_pad, padded_shape, y, divisor, data_shape = self.saved
         kernel, stride, before, _, out = self._geometry(data_shape)
         ones = (1,) * len(kernel)
@@ -231,18 +233,18 @@ class Pooling(Op):
         return _root(xp, (x ** p).sum(axis=axes, keepdims=True), p)
 
     @staticmethod
-    def _global_backward(xp, x, y, dy, pool_type, p):
+    def _global_backward(xp, x, shape, y, dy, pool_type, p):
+        if pool_type == 'avg':
+            return xp.broadcast_to(dy / prod(shape[2:]), shape).copy()
+        if pool_type == 'sum' or p == 1:
+            return xp.broadcast_to(dy, shape).copy()
         if pool_type == 'max':
             # One-hot of the first maximum of each (n, c) plane.
             flat = x.reshape(x.shape[:2] + (-1,))
             first = flat.argmax(axis=-1)[..., None]
             onehot = xp.arange(flat.shape[-1]) == first
             dx = xp.where(onehot, dy.reshape(first.shape), 0)
-            return dx.astype(dy.dtype).reshape(x.shape)
-        if pool_type == 'avg':
-            return xp.broadcast_to(dy / prod(x.shape[2:]), x.shape).copy()
-        if pool_type == 'sum' or p == 1:
-            return xp.broadcast_to(dy, x.shape).copy()
+            return dx.astype(dy.dtype).reshape(shape)
         return dy * (x / y) ** (p - 1)
 
 

@@ -37,7 +37,7 @@ def _variable_hints(node):
     return shape, dtype
 
 
-def infer_graph(nodes, shapes=None, dtypes=None):
+def infer_graph(nodes, shapes=None, dtypes=None, default_dtype='float32'):
     """Infer every entry's shape and dtype.
 
     Parameters
@@ -46,6 +46,9 @@ def infer_graph(nodes, shapes=None, dtypes=None):
         Topologically sorted (``topological_nodes``).
     shapes, dtypes : dict
         Known values by variable name.
+    default_dtype : str or None
+        dtype assumed where nothing decides one (None: leave it unknown,
+        as ``infer_type`` does).
 
     Returns
     -------
@@ -66,7 +69,8 @@ def infer_graph(nodes, shapes=None, dtypes=None):
         changed = False
         for node in nodes:
             if not node.is_variable:
-                changed |= _infer_node(node, shape_of, dtype_of)
+                changed |= _infer_node(node, shape_of, dtype_of,
+                                       default_dtype)
         if not changed:
             break
     return shape_of, dtype_of
@@ -82,7 +86,7 @@ def _set(table, key, value):
     return True
 
 
-def _infer_node(node, shape_of, dtype_of):
+def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
     entries = [(id(child), i) for child, i in node.inputs]
     outputs = [(id(node), i) for i in range(node.num_outputs())]
     in_shapes = [shape_of.get(e) for e in entries]
@@ -94,12 +98,24 @@ def _infer_node(node, shape_of, dtype_of):
     op = node.op_info()
     changed = False
     # dtypes: inputs without one take the first known input's dtype
-    first = next((d for d in in_dtypes if d is not None), None) or 'float32'
-    for e, d in zip(entries, in_dtypes):
-        if d is None:
-            dtype_of[e] = first
-            changed = True
-    in_dtypes = [dtype_of[e] for e in entries]
+    first = next((d for d in in_dtypes if d is not None), None) or \
+        default_dtype
+    if first is not None:
+        for e, d in zip(entries, in_dtypes):
+            if d is None:
+                dtype_of[e] = first
+                changed = True
+    in_dtypes = [dtype_of.get(e) for e in entries]
+    if any(d is None for d in in_dtypes):
+        # nothing decides the dtypes yet; an operator with a ``dtype``
+        # attribute (Cast, one_hot...) still fixes its output's
+        out_dtype = op.attrs.get('dtype')
+        if out_dtype is not None:
+            for o in outputs:
+                if dtype_of.get(o) is None:
+                    dtype_of[o] = dtype_name(out_dtype)
+                    changed = True
+        return changed
     rule = getattr(op, 'infer_shape', None)
     if rule is not None:
         args, outs, aux = rule(*[s if _known(s) else None
@@ -186,29 +202,45 @@ def infer_shape(symbol, args, kwargs, partial=False):
             return () if s is None else s
         return ([fix(s) for s in arg_shapes], [fix(s) for s in out_shapes],
                 [fix(s) for s in aux_shapes])
-    unknown = [f'{name}: {by_name[name] or "()"}'
-               for name in symbol.list_inputs()
-               if not _known(by_name[name])]
-    warnings.warn('Cannot decide shape for the following arguments (0s in '
-                  'shape means unknown dimensions). Consider providing them '
-                  'as input:\n\t' + '\n\t'.join(unknown), stacklevel=3)
+    _warn_unknown('shape', ' (0s in shape means unknown dimensions)',
+                  [(n, by_name[n] or ()) for n in symbol.list_arguments()
+                   if not _known(by_name[n])])
     return None, None, None
 
 
+def _warn_unknown(what, note, unknown):
+    """MXNet's warning (at most 10 names, then '...')."""
+    lines = [f'{name}: {value}' for name, value in unknown[:10]]
+    if len(unknown) > 10:
+        lines.append('...')
+    warnings.warn(f'Cannot decide {what} for the following arguments{note}. '
+                  f'Consider providing them as input:\n\t' +
+                  '\n\t'.join(lines), stacklevel=4)
+
+
 def infer_type(symbol, args, kwargs):
-    """``(arg_types, out_types, aux_types)`` as NumPy dtypes."""
+    """``(arg_types, out_types, aux_types)`` as NumPy scalar types; warns
+    and returns ``(None, None, None)`` when some type stays unknown, as
+    MXNet does."""
     nodes = symbol._nodes()
     dtypes = {k: dtype_name(v) for k, v in
               _named_inputs(symbol, args, kwargs).items()}
-    # types only flow where shapes are known enough to run operators;
-    # use the variables' shape hints where present
-    shape_of, dtype_of = infer_graph(nodes, None, dtypes)
+    # types flow along edges (an operator's inputs share one dtype unless
+    # it says otherwise); shape hints let operators run on zeros
+    _, dtype_of = infer_graph(nodes, None, dtypes, default_dtype=None)
     by_name = {n.name: dtype_of.get((id(n), 0)) for n in nodes
                if n.is_variable}
 
     def as_np(d):
         return None if d is None else np.dtype(d).type
 
-    return ([as_np(by_name[n]) for n in symbol.list_arguments()],
-            [as_np(dtype_of.get((id(n), i))) for n, i in symbol._outputs],
-            [as_np(by_name[n]) for n in symbol.list_auxiliary_states()])
+    arg_types = [as_np(by_name[n]) for n in symbol.list_arguments()]
+    out_types = [as_np(dtype_of.get((id(n), i))) for n, i in
+                 symbol._outputs]
+    aux_types = [as_np(by_name[n]) for n in symbol.list_auxiliary_states()]
+    if any(t is None for t in arg_types + out_types + aux_types):
+        _warn_unknown('type', '', [(n, t) for n, t in
+                                   zip(symbol.list_arguments(), arg_types)
+                                   if t is None])
+        return None, None, None
+    return arg_types, out_types, aux_types

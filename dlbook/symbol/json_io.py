@@ -29,7 +29,8 @@ MXNET_VERSION = 10901
 
 
 def to_json(symbol):
-    """Serialise ``symbol`` as MXNet 1.x does."""
+    """Serialise ``symbol`` as MXNet 1.x does (same keys, sorted string
+    attributes and layout)."""
     nodes = topological_nodes(symbol._outputs)
     index = {id(n): i for i, n in enumerate(nodes)}
     entries, row_ptr = [], [0]
@@ -39,9 +40,12 @@ def to_json(symbol):
         attrs = {k: json_attr(v) for k, v in node.attrs.items()}
         attrs.update(node.extra)
         if attrs:
-            item['attrs'] = attrs
-        item['inputs'] = [[index[id(child)], i, 0]
-                          for child, i in node.inputs]
+            item['attrs'] = dict(sorted(attrs.items()))
+        # MXNet marks inputs the operator mutates (auxiliary states) with
+        # version 1
+        n_args = node.num_arguments()
+        item['inputs'] = [[index[id(child)], i, int(k >= n_args)]
+                          for k, (child, i) in enumerate(node.inputs)]
         entries.append(item)
         row_ptr.append(row_ptr[-1] + node.num_outputs())
     graph = {
@@ -51,7 +55,33 @@ def to_json(symbol):
         'heads': [[index[id(n)], i, 0] for n, i in symbol._outputs],
         'attrs': {'mxnet_version': ['int', MXNET_VERSION]},
     }
-    return json.dumps(graph, indent=2)
+    return _dmlc_json(graph, 0)
+
+
+def _dmlc_json(value, depth):
+    """JSON laid out as MXNet's writer (dmlc::JSONWriter) lays it out:
+    objects with several keys and lists of objects one item per line,
+    lists of numbers on one line, items separated by ``', '``."""
+    if isinstance(value, dict):
+        multi_line = len(value) > 1
+        items = [f'{json.dumps(k)}: {_dmlc_json(v, depth + 1)}'
+                 for k, v in value.items()]
+        return _layout('{', items, '}', multi_line, depth)
+    if isinstance(value, list):
+        multi_line = any(isinstance(v, dict) for v in value)
+        items = [_dmlc_json(v, depth + 1) for v in value]
+        return _layout('[', items, ']', multi_line, depth)
+    return json.dumps(value)
+
+
+def _layout(start, items, end, multi_line, depth):
+    if not items:
+        return start + end
+    if not multi_line:
+        return start + ', '.join(items) + end
+    inner = '\n' + '  ' * (depth + 1)
+    return (start + inner + (', ' + inner).join(items) + '\n' +
+            '  ' * depth + end)
 
 
 def parse_attr(text):

@@ -8,7 +8,7 @@ and the resulting Executor runs.
 """
 
 import copy
-import json
+import numbers
 
 from .. import attribute
 from ..base import DLBookError, dtype_name
@@ -136,11 +136,14 @@ class Symbol:
 
     def __getitem__(self, index):
         if isinstance(index, str):
-            names = self.list_outputs()
-            matches = [i for i, n in enumerate(names) if n == index]
+            matches = [i for i, n in enumerate(self.list_outputs())
+                       if n == index]
+            if len(matches) > 1:
+                raise ValueError(f'There are multiple outputs with name '
+                                 f'"{index}"')
             if not matches:
-                raise ValueError(f'There is no output named {index!r}; '
-                                 f'outputs are {names}')
+                raise ValueError(f'Cannot find output that matches name '
+                                 f'"{index}"')
             index = matches[0]
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
@@ -150,10 +153,18 @@ class Symbol:
         return Symbol([self._outputs[index]])
 
     def __copy__(self):
-        return Symbol(self._outputs)
+        return self.__deepcopy__(None)
 
     def __deepcopy__(self, memo):
-        return load_json_copy(self)
+        """A new graph with the same structure: changing its attributes
+        or composing it leaves this one untouched (as in MXNet)."""
+        new = {}
+        for node in self._nodes():
+            twin = Node(node.op, node.name, attrs=node.attrs,
+                        extra=node.extra)
+            twin.inputs = [(new[id(c)], i) for c, i in node.inputs]
+            new[id(node)] = twin
+        return Symbol([(new[id(n)], i) for n, i in self._outputs])
 
     def list_arguments(self):
         """Argument variables (not auxiliary states), depth-first order."""
@@ -195,16 +206,17 @@ class Symbol:
         node = self._outputs[0][0]
         value = node.extra.get(key)
         if value is None and key in node.attrs:
-            value = str(node.attrs[key])
+            value = json_attr(node.attrs[key])
         return value
 
     def list_attr(self, recursive=False):
         """Attributes of the output node (all nodes with ``recursive``)."""
         if recursive:
-            raise DLBookError('Symbol.list_attr with recursive=True is '
-                              'removed; use attr_dict() instead')
+            raise DeprecationWarning('Symbol.list_attr with recursive=True '
+                                     'has been deprecated. Please use '
+                                     'attr_dict instead.')
         node = self._outputs[0][0]
-        found = {k: str(v) for k, v in node.attrs.items()}
+        found = {k: json_attr(v) for k, v in node.attrs.items()}
         found.update(node.extra)
         return found
 
@@ -212,7 +224,7 @@ class Symbol:
         """``{node name: {attribute: string value}}`` for every node."""
         result = {}
         for node in self._nodes():
-            attrs = {k: str(v) for k, v in node.attrs.items()}
+            attrs = {k: json_attr(v) for k, v in node.attrs.items()}
             attrs.update(node.extra)
             if attrs:
                 result[node.name] = attrs
@@ -233,6 +245,12 @@ class Symbol:
         return result
 
     def _compose(self, *args, name=None, **kwargs):
+        if args and kwargs:
+            raise TypeError('compose only accept input Symbols either as '
+                            'positional or keyword arguments, not both')
+        for value in list(args) + list(kwargs.values()):
+            if not isinstance(value, Symbol):
+                raise TypeError('Compose expect `Symbol` as arguments')
         variables = {n.name: n for n in self._nodes() if n.is_variable}
         arguments = self.list_arguments()
         replace = dict(zip(arguments, args))
@@ -299,6 +317,9 @@ class Symbol:
 
     def __neg__(self):
         return self._binary(-1.0, None, '_mul_scalar', None)
+
+    def __abs__(self):
+        return self.abs()
 
     def __eq__(self, other):
         return self._binary(other, 'broadcast_equal', '_equal_scalar',
@@ -401,11 +422,6 @@ class Symbol:
         return '\n'.join(lines)
 
 
-def load_json_copy(symbol):
-    from .json_io import load_json
-    return load_json(symbol.tojson())
-
-
 _SPECIAL_ATTRS = ('shape', 'dtype', 'lr_mult', 'wd_mult', 'init', 'stype')
 
 
@@ -466,6 +482,16 @@ def Group(symbols):
     return Symbol(outputs)
 
 
+def _plain(value):
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    return value
+
+
 def json_attr(value):
     """Serialise an attribute value as MXNet does (a string)."""
     if isinstance(value, str):
@@ -473,7 +499,11 @@ def json_attr(value):
     if isinstance(value, bool):
         return 'True' if value else 'False'
     if isinstance(value, (list, tuple)):
-        return str(tuple(value))
+        # plain Python numbers: numpy scalars would print as np.int64(5)
+        return str(tuple(_plain(v) for v in value))
     if hasattr(value, 'device_type'):       # a Context
         return str(value)
-    return json.dumps(value) if value is None else str(value)
+    if isinstance(value, type) or (hasattr(value, 'fields') and
+                                   hasattr(value, 'kind')):
+        return dtype_name(value)            # numpy.float32 -> 'float32'
+    return str(value)                       # None -> 'None', as MXNet

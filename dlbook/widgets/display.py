@@ -307,7 +307,7 @@ class LiveView:
             # their final lines now, in order, rather than at exit.
             for view in list(_open_views):
                 if view.mode == 'text':
-                    view.finish()
+                    _finish(view)
         self.state = 'open'
         self.dirty = True
         for name in ('_redraw', '_figure', '_text'):
@@ -428,11 +428,16 @@ _atexit_registered = False
 def finish_open_views(*_):
     """Finish every live view that is still open."""
     while _open_views:
-        view = _open_views[0]
-        try:
-            view.finish()
-        finally:
-            _unregister(view)   # even if finish() failed half-way
+        _finish(_open_views[0])
+
+
+def _finish(view):
+    # Through the owner, which may have more to close than its view (a
+    # TrainingMonitor also gives back the interrupt handler).
+    try:
+        getattr(view.owner, 'finish', view.finish)()
+    finally:
+        _unregister(view)   # even if finish() failed half-way
 
 
 def _register(view):

@@ -80,6 +80,8 @@ class MetricHistory:
         self.latest = {}
         self.epochs = {}
         self.points = {}
+        self.norm_names = []   # layers with norms, in first-seen order
+        self.norm_points = []  # (epoch, batches, {layer: norm})
         self._sums = {}        # name -> [weighted sum, total weight]
         self._running = {}     # name -> running value this epoch
 
@@ -158,6 +160,19 @@ class MetricHistory:
             record[name] = value
             self.latest[name] = value
             self.points[name].append((epoch, None, value))
+
+    def add_norms(self, epoch, batches, norms):
+        """Record one sample of per-layer norms (see ``log_norms``)."""
+        sample = {}
+        for name, value in norms.items():
+            value = to_float(value)
+            if value is None:
+                continue
+            if name not in self.norm_names:
+                self.norm_names.append(name)
+            sample[name] = value
+        if sample:
+            self.norm_points.append((epoch, batches, sample))
 
     def panels(self):
         """Base names in first-seen order: one plot panel each."""

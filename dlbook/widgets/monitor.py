@@ -19,14 +19,19 @@ Three ways to feed it:
                monitor.log(loss=l.mean().asscalar())
            monitor.epoch_end(val_acc=evaluate_accuracy(net, test_iter))
 
-   (``.asscalar()`` waits for the device; logging once per batch is what
-   d2l's loops do anyway. Log less often to avoid it.)
+   ``.asscalar()`` waits for the device, as d2l's loops do for every
+   batch. To avoid that, sum the loss on the device and log once per
+   epoch: ``monitor.epoch_end(loss=total.asscalar() / n)``.
 2. ``Module.fit`` callbacks: ``batch_end_callback``,
    ``epoch_end_callback`` and ``eval_end_callback`` (``callbacks.py``).
 3. Gluon estimator event handler: ``monitor.event_handler()``.
 
-How it appears (widget, text lines, or nothing) is decided by
-``display.py``; the notebook notes there explain why it passes nbval.
+Stop (the button, or one interrupt) ends the run after the current batch:
+``batches()`` yields no further batch, ``epochs()`` no further epoch, and
+the ``Module.fit`` callbacks raise ``StopTraining``. How Stop reaches a
+busy kernel is explained in ``stopping.py``; how the dashboard appears
+(widget, text lines, or nothing) and why it passes strict nbval, in
+``display.py``. ``log_norms`` adds a heat strip of per-layer norms.
 """
 import html
 import time
@@ -144,14 +149,26 @@ class TrainingMonitor(FitCallbacks):
         self.progress.num_epochs = self.num_epochs
 
     def start(self):
-        """Show the dashboard and start the clock. Called automatically."""
-        if self._started or self._finished:
+        """Show the dashboard and start the clock.
+
+        Called automatically by every event, so training again after
+        ``finish()`` (say, in the next notebook cell) continues the same
+        run in a new dashboard: ``for epoch in monitor.epochs(20)`` after
+        10 epochs trains epochs 10 to 19.
+        """
+        if self._started and not self._finished:
             return
+        if self._finished:              # continue a finished run
+            self._finished = False
+            self._stop_requested = False
+            self.progress.end_time = None
         self._started = True
         self.progress.start(self.clock())
         if self._catch_interrupt:
+            self._interrupts = InterruptCatcher(self.stop)
             self._interrupts.install()
         self.view.update(force=True)
+
 
     def finish(self):
         """Draw the final state: static figure and one summary line.
@@ -252,6 +269,32 @@ class TrainingMonitor(FitCallbacks):
         values with ``test_``.
         """
         self._pending.update(metrics)
+
+    def log_norms(self, norms):
+        """Record a norm per layer, drawn as a heat strip over time.
+
+        Parameters
+        ----------
+        norms : dict
+            Layer (or parameter) name -> norm, as plain floats. Computing
+            norms reads every gradient back from the device, so do it
+            every few dozen batches or once per epoch, not every batch.
+
+        Examples
+        --------
+        >>> if i % 50 == 0:
+        ...     monitor.log_norms({
+        ...         name: param.grad().norm().asscalar()
+        ...         for name, param in net.collect_params().items()})
+
+        Vanishing gradients show as the first layers turning dark,
+        exploding ones as a bright band spreading from the last layers.
+        """
+        self.start()
+        progress = self.progress
+        self.history.add_norms(progress.epoch, progress.batch, norms)
+        self.view.dirty = True
+        self._update()
 
     # -- events (all adapters end up here) -----------------------------
 
@@ -396,11 +439,16 @@ class TrainingMonitor(FitCallbacks):
             head = f'stopped at {head}'
         values = _format_values(self.history.last_values())
         line = f'{head}: {values}' if values else head
-        speed = format_speed(progress.overall_speed())
+        where = []
+        speed = progress.overall_speed()
+        if speed[0] is not None:
+            where.append(format_speed(speed))
         if self.device:
-            speed += f' on {self.device}'
-        elapsed = progress.elapsed(self.clock())
-        return f'{line}; {speed}, {elapsed:.1f} sec'
+            where.append(f'on {self.device}')
+        where = ' '.join(where)
+        elapsed = f'{progress.elapsed(self.clock()):.1f} sec'
+        tail = f'{where}, {elapsed}' if where else elapsed
+        return f'{line}; {tail}'
 
     def summary(self):
         """The summary line (also printed by ``finish``)."""

@@ -177,3 +177,40 @@ def test_custom_data_iter_subclass():
 
     batches = list(Counter())
     assert len(batches) == 3 and batches[2].data[0].asnumpy()[0] == 3
+
+
+def test_mnist_iter(tmp_path, monkeypatch):
+    import gzip
+    import os
+    import struct
+    rng = np.random.RandomState(0)
+    images = rng.randint(0, 256, (7, 28, 28)).astype(np.uint8)
+    labels = np.arange(7, dtype=np.uint8)
+    (tmp_path / 'img').write_bytes(bytes([0, 0, 8, 3]) +
+                                   struct.pack('>3I', 7, 28, 28) +
+                                   images.tobytes())
+    with gzip.open(tmp_path / 'lbl.gz', 'wb') as f:
+        f.write(bytes([0, 0, 8, 1]) + struct.pack('>I', 7) + labels.tobytes())
+    it = io.MNISTIter(image=str(tmp_path / 'img'),
+                      label=str(tmp_path / 'lbl'), batch_size=3,
+                      shuffle=False)
+    batches = list(it)
+    assert len(batches) == 2                        # only full batches
+    np.testing.assert_allclose(batches[1].data[0].asnumpy()[0, 0],
+                               images[3] / 255.0, rtol=1e-6)
+    assert batches[0].data[0].shape == (3, 1, 28, 28)
+    assert batches[0].label[0].dtype == np.float32
+    flat = io.MNISTIter(image=str(tmp_path / 'img'),
+                        label=str(tmp_path / 'lbl'), batch_size=7, flat=True)
+    (batch,) = list(flat)
+    assert batch.data[0].shape == (7, 784)
+    assert sorted(batch.label[0].asnumpy().tolist()) == list(range(7))
+    with pytest.raises(FileNotFoundError):
+        io.MNISTIter(image=str(tmp_path / 'nothing'))
+    shared = os.environ.get('DLBOOK_DATA', '')
+    if os.path.isfile(os.path.join(shared, 'mnist',
+                                   't10k-labels-idx1-ubyte.gz')):
+        test = io.MNISTIter(image='data/t10k-images-idx3-ubyte',
+                            label='data/t10k-labels-idx1-ubyte',
+                            batch_size=1000, shuffle=False)
+        assert next(test).label[0].asnumpy()[:3].tolist() == [7, 2, 1]

@@ -91,6 +91,31 @@ def test_convolution_training_mode_keeps_cols_same_gradients():
         np.testing.assert_allclose(g1, g2, 1e-12, 1e-12)
 
 
+@pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
+def test_backward_skips_gradients_not_needed(name):
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 2, 5, 5))
+    w = rng.uniform(-1, 1, (2, 3, 3, 3) if name == 'Deconvolution'
+                    else (3, 2, 3, 3))
+    b = np.zeros(3)
+    attrs = dict(kernel=(3, 3), num_filter=3, no_bias=False)
+    full = make(name, **attrs)
+    y = full.forward(np, x, w, b)
+    dy = rng.uniform(-1, 1, y.shape)
+    want = full.backward(np, dy)
+    for mask in [(False, True, True), (True, False, True),
+                 (False, False, True)]:
+        op = make(name, **attrs)
+        op.needs_input_grad = mask
+        op.forward(np, x, w, b)
+        got = op.backward(np, dy)
+        for g, ref, needed in zip(got, want, mask):
+            if needed:
+                np.testing.assert_allclose(g, ref, 1e-12, 1e-12)
+            else:
+                assert g is None
+
+
 def test_convolution_infer_shape_fills_parameters():
     op = make('Convolution', kernel=(5, 5), num_filter=6, pad=(2, 2))
     assert op.list_arguments() == ('data', 'weight', 'bias')

@@ -235,11 +235,60 @@ def test_batches_in_a_plain_range_loop_opens_one_epoch_each(clock):
 
 
 def test_epoch_level_values_only_d2l_style(clock):
-    monitor = TrainingMonitor(epochs=2, mode='off', clock=clock)
+    monitor = TrainingMonitor(epochs=2, device='cpu(0)', mode='off',
+                              clock=clock)
+    monitor.start()                 # else the clock starts at epoch_end
     for epoch in range(2):
         clock.advance(1.0)
         monitor.epoch_end(loss=1.0 / (epoch + 1), test_acc=0.8)
     monitor.finish()
     assert monitor.history.epochs[1] == {'loss': 0.5, 'test_acc': 0.8}
     assert monitor.summary() == (
-        'epoch 2/2: loss 0.500, test_acc 0.800; ? batches/sec, 2.0 sec')
+        'epoch 2/2: loss 0.500, test_acc 0.800; on cpu(0), 2.0 sec')
+
+
+def test_norms_heat_strip(clock, shown):
+    monitor = TrainingMonitor(epochs=2, mode='widget', clock=clock)
+    for epoch in monitor.epochs():
+        for i, X in enumerate(monitor.batches([np.zeros((4, 1))] * 4)):
+            clock.advance(0.25)
+            monitor.log(loss=1.0)
+            if i % 2 == 1:
+                monitor.log_norms({'dense0': 10.0 ** -epoch, 'dense1': 1.0,
+                                   'dense2': 0.0})   # zero: no colour
+    picture = shown[-1]
+    # loss, the strip and its colour bar
+    assert repr(picture) == '<Figure size 700x250 with 3 Axes>'
+    strip = monitor._chart._strip
+    data = strip.get_array()
+    assert data.shape == (3, 4)
+    assert data[0].tolist() == [0.0, 0.0, -1.0, -1.0]
+    assert data.mask[2].all()                   # log10(0): left blank
+    assert strip.get_clim() == (-1.0, 0.0)
+
+
+def test_cell_end_finishes_the_monitor_and_training_again_continues(
+        clock, shown):
+    from dlbook.widgets import display
+    previous = signal.getsignal(signal.SIGINT)
+    monitor = TrainingMonitor(epochs=1, mode='widget', clock=clock)
+    for X in monitor.batches([np.zeros((2, 1))] * 3):
+        monitor.log(loss=1.0)
+    display.finish_open_views()             # what the cell end does
+    assert monitor.finished and len(shown) == 2
+    assert signal.getsignal(signal.SIGINT) == previous
+    for epoch in monitor.epochs(3):         # the next cell: a new view
+        monitor.batch_end(loss=3.0)
+    assert epoch == 2 and len(shown) == 4
+    assert monitor.progress.epochs_done == 3
+    assert monitor.history.epochs[2]['loss'] == 3.0
+
+
+def test_validation_after_finish_is_recorded_without_a_new_view(clock,
+                                                                shown):
+    monitor = TrainingMonitor(epochs=1, mode='widget', clock=clock)
+    monitor.batch_end(loss=1.0)
+    monitor.finish()
+    monitor._record_epoch_values(0, {'val_loss': 0.5})
+    assert monitor.finished and len(shown) == 2
+    assert monitor.history.epochs[0]['val_loss'] == 0.5

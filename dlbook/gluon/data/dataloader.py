@@ -48,6 +48,7 @@ class _SameProcessIter:
     def __init__(self, dataset, batchify_fn, batch_sampler):
         self._dataset = dataset
         self._batchify_fn = batchify_fn
+        self._worker_pool = None       # started by the first epoch
         self._batch_sampler = batch_sampler
         self._iter = iter(batch_sampler)
 
@@ -91,9 +92,11 @@ class DataLoader:
         NumPy samples keep their dtype).
     num_workers : int, default 0
         Worker processes preparing batches; 0 loads in the calling thread.
-        Workers are forked (on Linux) at the start of each epoch, so the
-        dataset and transforms need not be picklable there; elsewhere
-        they are started fresh and must be picklable.
+        Workers are forked (on Linux) when the first epoch starts and
+        serve every epoch after it (so they see the dataset as it was
+        then, as in MXNet); the dataset and transforms need not be
+        picklable there.  Elsewhere workers start fresh and receive
+        pickled copies.
     pin_memory, pin_device_id
         Accepted for compatibility; NumPy memory is already host memory.
     prefetch : int, optional
@@ -152,16 +155,19 @@ class DataLoader:
         if batchify_fn is default_batchify_fn:
             batchify_fn = None
         self._batchify_fn = batchify_fn
+        self._worker_pool = None       # started by the first epoch
 
     def __iter__(self):
         if self._num_workers == 0:
             return _SameProcessIter(self._dataset, self._batchify_fn,
                                     self._batch_sampler)
-        from ._workers import MultiWorkerIter
-        return MultiWorkerIter(
-            self._dataset, self._batchify_fn, self._batch_sampler,
-            num_workers=self._num_workers, prefetch=self._prefetch,
-            thread_pool=self._thread_pool, timeout=self._timeout)
+        from ._workers import MultiWorkerIter, WorkerPool
+        if self._worker_pool is None:
+            self._worker_pool = WorkerPool(self._dataset, self._batchify_fn,
+                                           self._num_workers,
+                                           self._thread_pool)
+        return MultiWorkerIter(self._worker_pool, self._batch_sampler,
+                               self._prefetch, self._timeout)
 
     def __len__(self):
         return len(self._batch_sampler)

@@ -270,3 +270,20 @@ def test_abandoned_epoch_then_new_epoch():
         if i == 1:
             break
     assert len(_collect(loader)) == 10
+
+
+def test_spawned_workers_receive_a_pickled_dataset(monkeypatch):
+    # macOS and Windows start workers fresh ('spawn'); check that path too.
+    import multiprocessing
+    from dlbook.gluon.data import _workers
+    monkeypatch.setattr(_workers, '_mp_context',
+                        lambda: multiprocessing.get_context('spawn'))
+    images = nd.array(np.arange(10 * 4 * 4 * 1).reshape(10, 4, 4, 1) % 256,
+                      dtype='uint8')
+    ds = ArrayDataset(images, np.arange(10, dtype=np.int32))
+    ds = ds.transform_first(transforms.ToTensor())
+    expected = _collect(DataLoader(ds, 4))
+    got = _collect(DataLoader(ds, 4, num_workers=2))
+    for (a, b), (c, d) in zip(got, expected):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)

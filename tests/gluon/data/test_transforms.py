@@ -189,6 +189,19 @@ def test_color_transforms():
     assert np.allclose(ratio, ratio.flat[0]) and 0.5 <= ratio.flat[0] <= 1.5
 
 
+def test_color_transforms_on_grey_images():
+    img = nd.array(_image(c=1), dtype='uint8')
+    for t in [T.RandomBrightness(0.3), T.RandomContrast(0.3),
+              T.RandomSaturation(0.3)]:
+        assert t(img).shape == (6, 5, 1)
+    np.testing.assert_array_equal(T.RandomSaturation(0.5)(img).asnumpy(),
+                                  img.asnumpy())
+    with pytest.raises(DLBookError, match='RandomHue needs RGB'):
+        T.RandomHue(0.5)(img)
+    with pytest.raises(DLBookError, match='RandomLighting needs RGB'):
+        T.RandomLighting(0.5)(img)
+
+
 def test_compose_and_repr():
     t = T.Compose([T.Resize(4), T.ToTensor(),
                    T.Normalize(0.5, 0.5)])

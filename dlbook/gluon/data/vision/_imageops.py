@@ -5,9 +5,12 @@ width axis -2, channels axis -1, so every function here works on both.
 Nothing here knows about NDArrays; ``transforms`` wraps these functions.
 """
 
+import functools
 import math
 
 import numpy
+
+from ....base import DLBookError
 
 # ITU-R 601 luma weights, used by MXNet's contrast/saturation ops.
 GRAY_COEF = (0.299, 0.587, 0.114)
@@ -28,9 +31,19 @@ def saturate(xp, values, dtype):
     return values.astype(dtype, copy=False)
 
 
+@functools.lru_cache(maxsize=256)
 def _source_coords(in_size, out_size, nearest):
     """For each output pixel: two source indices and the weight of the
-    second, following OpenCV's INTER_LINEAR / INTER_NEAREST rules."""
+    second, following OpenCV's INTER_LINEAR / INTER_NEAREST rules.
+
+    Cached (read-only): a data set resizes many images of one size."""
+    coords = _compute_coords(in_size, out_size, nearest)
+    for array in coords:
+        array.flags.writeable = False
+    return coords
+
+
+def _compute_coords(in_size, out_size, nearest):
     scale = in_size / out_size
     dst = numpy.arange(out_size, dtype=numpy.float64)
     if nearest:
@@ -130,9 +143,19 @@ def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
     return center_crop(xp, image, size, interp)
 
 
+def _need_rgb(name, img):
+    if img.shape[-1] != 3:
+        raise DLBookError(f'{name} needs RGB images (3 channels), got shape '
+                          f'{img.shape}')
+
+
 def gray(xp, img, keepdims):
-    coef = xp.asarray(GRAY_COEF, dtype=img.dtype)
-    return (img * coef).sum(axis=-1, keepdims=keepdims)
+    """Luma of an RGB image (a matrix product: far faster than summing
+    over a length-3 axis)."""
+    if img.shape[-1] == 1:                   # already grey
+        return img if keepdims else img[..., 0]
+    out = img @ xp.asarray(GRAY_COEF, dtype=img.dtype)
+    return out[..., None] if keepdims else out
 
 
 def adjust_brightness(xp, img, alpha):
@@ -161,6 +184,7 @@ def adjust_hue(xp, img, alpha):
     ``mx.image.HueJitterAug``)."""
     if alpha == 0:       # the YIQ matrices are only approximate inverses
         return img
+    _need_rgb('RandomHue', img)
     u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
     rotation = numpy.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
     t = (_ITYIQ @ rotation @ _TYIQ).T
@@ -175,6 +199,7 @@ _EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009],
 
 
 def adjust_lighting(xp, img, alphas):
+    _need_rgb('RandomLighting', img)
     rgb = _EIGVEC @ (numpy.asarray(alphas) * _EIGVAL)
     return img + xp.asarray(rgb, dtype=img.dtype)
 

@@ -56,15 +56,22 @@ def _corrupt(path, problem):
         f'or replace it with a good copy.')
 
 
-def read_idx_gz(path, ndim):
-    """Read a gzip-compressed IDX file of ``uint8`` with ``ndim`` axes.
+def _open_maybe_gzip(path):
+    with open(path, 'rb') as f:
+        compressed = f.read(2) == b'\x1f\x8b'
+    return gzip.open(path, 'rb') if compressed else open(path, 'rb')
+
+
+def read_idx(path, ndim):
+    """Read an IDX file of ``uint8`` with ``ndim`` axes (gzip-compressed
+    as distributed, or plain).
 
     The whole file is checked: the magic number, the dimensions against
     the amount of data, and gzip's CRC.  Raises :class:`DLBookError`
     naming the file otherwise.
     """
     try:
-        with gzip.open(path, 'rb') as f:
+        with _open_maybe_gzip(path) as f:
             head = f.read(4)
             if len(head) != 4 or head[:3] != b'\x00\x00\x08' or \
                     head[3] != ndim:
@@ -183,8 +190,8 @@ class MNIST(_DownloadedDataset):
                  f'{prefix}-labels-idx1-ubyte.gz')
         remotes = [_remote(n, self._files[n], self._mirrors) for n in names]
         paths = files.find_or_download(self._namespace, remotes, self._root)
-        images = read_idx_gz(paths[names[0]], 3)
-        labels = read_idx_gz(paths[names[1]], 1)
+        images = read_idx(paths[names[0]], 3)
+        labels = read_idx(paths[names[1]], 1)
         if len(images) != len(labels):
             raise DLBookError(f'{paths[names[0]]} holds {len(images)} '
                               f'images but {paths[names[1]]} holds '

@@ -118,6 +118,8 @@ class Compose(Transform):
                    for t in self._transforms)
 
     def __call__(self, x):
+        if all(isinstance(t, Transform) for t in self._transforms):
+            return super().__call__(x)   # one unwrap, raw arrays between
         for transform in self._transforms:
             x = transform(x)
         return x

@@ -1,0 +1,14 @@
+"""``mx.mod``: the Module API, MXNet 1.x's trainer for symbols.
+
+:class:`Module` binds a symbol on one or several devices and trains it
+with ``fit``; :class:`BucketingModule` keeps one Module per input length
+(bucket), all sharing one set of parameters.
+"""
+
+from .base_module import BaseModule  # noqa: F401
+from .module import Module  # noqa: F401
+from .bucketing_module import BucketingModule  # noqa: F401
+from .executor_group import DataParallelExecutorGroup  # noqa: F401
+
+__all__ = ['BaseModule', 'Module', 'BucketingModule',
+           'DataParallelExecutorGroup']
