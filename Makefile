@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.dlbook-installed
 
-.PHONY: lab test test-fast-gpu bench clean
+.PHONY: lab test notebooks bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,21 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
+NBVAL = DLBOOK_FAST=1 $(BIN)/python -m pytest -q -p no:cacheprovider \
+	--nbval --nbval-current-env --nbval-cell-timeout=600 \
+	--nbval-sanitize-with notebooks/nbval_sanitize.cfg
+
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
 	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q tests/test_context.py tests/test_ndarray.py tests/test_autograd.py
+	$(NBVAL) notebooks/
+
+# re-run the notebooks in fast mode and store their outputs (what CI compares)
+notebooks: $(STAMP)
+	for nb in notebooks/ch*.ipynb; do \
+	  DLBOOK_FAST=1 $(BIN)/jupyter nbconvert --to notebook --execute \
+	    --inplace --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

@@ -34,4 +34,6 @@ from . import symbol as sym  # noqa: F401
 from . import executor  # noqa: F401
 from . import gluon  # noqa: F401
 from . import viz  # noqa: F401
+from . import model, callback, module  # noqa: F401
+from . import module as mod  # noqa: F401
 from . import test_utils  # noqa: F401

@@ -235,6 +235,11 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         for x in captured.values():
             if x._node is node:
                 results[id(x)] = (x, dys[x._out_index])
+        # tell the operator which input gradients are wanted, so it can
+        # skip the others (the image gradient of a first conv layer)
+        node.op.needs_input_grad = tuple(
+            x._node is not None or x._grad_req is not None
+            for x in node.inputs)
         with node.ctx.scope:
             grads = node.op.backward(node.ctx.xp, *dys)
         if not isinstance(grads, (tuple, list)):

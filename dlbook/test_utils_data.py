@@ -32,7 +32,7 @@ def _read(prefix, root):
             labels.view(numpy.int8))
 
 
-def get_mnist(path=None):
+def get_mnist(path=None, root=None):
     """Load MNIST as NumPy arrays (MXNet's ``test_utils.get_mnist``).
 
     Parameters
@@ -41,6 +41,8 @@ def get_mnist(path=None):
         Folder holding (or to receive) the ``*-ubyte.gz`` files.  MXNet
         downloads into ``./data``; dlbook searches ``path``, then
         ``$DLBOOK_DATA/mnist`` and ``~/.dlbook/datasets/mnist``.
+    root : str, optional
+        Same as ``path`` (the name the vision data sets use).
 
     Returns
     -------
@@ -49,6 +51,7 @@ def get_mnist(path=None):
         (10000, 1, 28, 28), float32 in [0, 1]; ``train_label`` (60000,)
         and ``test_label`` (10000,), int8 as MXNet reads them.
     """
+    path = root if path is None else path
     train_data, train_label = _read('train', path)
     test_data, test_label = _read('t10k', path)
     return {'train_data': train_data, 'train_label': train_label,

@@ -56,7 +56,7 @@ def _check_input_names(symbol, names, typename, throw):
                f"of:\n\t" + '\n\t'.join(candidates) + '\033[0m')
         if throw:
             raise ValueError(msg)
-        warnings.warn(msg)
+        warnings.warn(msg, stacklevel=3)     # at the Module(...) call
 
 
 def _check_names_match(data_names, data_shapes, name, throw):
@@ -67,7 +67,7 @@ def _check_names_match(data_names, data_shapes, name, throw):
                f"by {name}_names ({data_shapes} vs. {data_names})")
         if throw:
             raise ValueError(msg)
-        warnings.warn(msg)
+        warnings.warn(msg, stacklevel=3)
 
 
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
@@ -409,7 +409,7 @@ class BaseModule:
         has no row-sparse parameters to pull)."""
         if sparse_row_id_fn is not None:
             warnings.warn(UserWarning('sparse_row_id_fn is not invoked for '
-                                      'BaseModule.'))
+                                      'BaseModule.'), stacklevel=2)
 
     def get_params(self):
         """``(arg_params, aux_params)``: dicts of CPU copies."""

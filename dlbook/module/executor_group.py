@@ -145,19 +145,22 @@ class DataParallelExecutorGroup:
         with ``inputs_need_grad``, labels and states never."""
         if not self.for_training:
             return {k: 'null' for k in self.arg_names}
-        if not isinstance(grad_req, str):
-            if isinstance(grad_req, (list, tuple)):
-                return dict(zip(self.arg_names, grad_req))
-            return {k: grad_req.get(k, 'null') for k in self.arg_names}
+        if isinstance(grad_req, (list, tuple)):
+            assert len(grad_req) == len(self.arg_names)
+            return dict(zip(self.arg_names, grad_req))
+        # A dict overrides the defaults that 'write' would give.
+        default = grad_req if isinstance(grad_req, str) else 'write'
         reqs = {}
         for k in self.arg_names:
             if k in self.param_names:
                 reqs[k] = 'null' if k in self.fixed_param_names \
-                    else grad_req
+                    else default
             elif k in self.data_names:
-                reqs[k] = grad_req if self.inputs_need_grad else 'null'
+                reqs[k] = default if self.inputs_need_grad else 'null'
             else:
                 reqs[k] = 'null'
+        if isinstance(grad_req, dict):
+            reqs.update(grad_req)
         return reqs
 
     # -- binding --------------------------------------------------------------

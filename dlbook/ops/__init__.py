@@ -117,6 +117,7 @@ class Op:
         self.saved = ()
         self.is_train = False
         self.rng = None
+        self.needs_input_grad = None
 
     # -- interface used by front ends -------------------------------------
     def list_arguments(self):

@@ -13,7 +13,7 @@ sample by sample.
 """
 
 __all__ = ['default_batchify_fn', 'Stacked', 'stack_samples', 'to_ndarrays',
-           'to_host']
+           'to_host', 'Stack', 'Pad', 'Tuple']
 
 import numpy
 
@@ -138,3 +138,97 @@ def default_batchify_fn(data):
     ((2, 2), dtype('int32'))
     """
     return to_ndarrays(stack_samples(data))
+
+
+# ---------------------------------------------------------------------------
+# Composable batchify functions (``gluon.data.batchify`` in MXNet 1.9).
+
+def _raw_and_device(sample):
+    if isinstance(sample, NDArray):
+        ctx = sample.context
+        return sample.asnumpy(), (ctx.device_type, ctx.device_id)
+    return numpy.asarray(sample), None
+
+
+class Stack:
+    """Stack samples of equal shape into one array (a new batch axis 0).
+
+    Examples
+    --------
+    >>> batchify.Stack()([numpy.ones(3), numpy.zeros(3)]).shape
+    (2, 3)
+    """
+
+    def __call__(self, data):
+        return to_ndarrays(stack_samples(list(data)))
+
+
+class Pad:
+    """Pad samples along ``axis`` to the longest one, then stack.
+
+    Parameters
+    ----------
+    axis : int, default 0
+        The axis (of each sample) to pad.
+    pad_val : number, default 0
+    ret_length : bool, default False
+        Also return the original lengths (an int32 NDArray).
+    dtype : str or numpy.dtype, optional
+        Output dtype (default: the samples' dtype).
+    round_to : int, optional
+        Round the padded length up to a multiple of this.
+    """
+
+    def __init__(self, axis=0, pad_val=None, ret_length=False, dtype=None,
+                 round_to=None):
+        self._axis = axis
+        self._pad_val = 0 if pad_val is None else pad_val
+        self._ret_length = ret_length
+        self._dtype = dtype
+        self._round_to = round_to
+
+    def __call__(self, data):
+        pairs = [_raw_and_device(x) for x in data]
+        raws = [raw for raw, _ in pairs]
+        lengths = [raw.shape[self._axis] for raw in raws]
+        longest = max(lengths)
+        if self._round_to:
+            longest = -(-longest // self._round_to) * self._round_to
+        shape = list(raws[0].shape)
+        shape[self._axis] = longest
+        dtype = self._dtype or raws[0].dtype
+        out = numpy.full([len(raws)] + shape, self._pad_val, dtype=dtype)
+        for i, raw in enumerate(raws):
+            index = [i] + [slice(None)] * raw.ndim
+            index[self._axis + 1 if self._axis >= 0 else self._axis] = \
+                slice(0, raw.shape[self._axis])
+            out[tuple(index)] = raw
+        batch = to_ndarrays(Stacked(out, pairs[0][1]))
+        if self._ret_length:
+            return batch, to_ndarrays(Stacked(numpy.asarray(lengths,
+                                                            numpy.int32)))
+        return batch
+
+
+class Tuple:
+    """Apply one batchify function per field of tuple samples.
+
+    Examples
+    --------
+    >>> fn = batchify.Tuple(batchify.Pad(), batchify.Stack())
+    >>> data, label = fn([([1, 2, 3], 0), ([4, 5], 1)])
+    >>> data.shape, label.shape
+    ((2, 3), (2,))
+    """
+
+    def __init__(self, fn, *args):
+        self._fn = list(fn) if isinstance(fn, (list, tuple)) else \
+            [fn] + list(args)
+
+    def __call__(self, data):
+        if len(data[0]) != len(self._fn):
+            raise ValueError(f'The number of attributes in each data sample '
+                             f'should contain {len(self._fn)} elements, got '
+                             f'{len(data[0])}')
+        return tuple(fn([sample[i] for sample in data])
+                     for i, fn in enumerate(self._fn))

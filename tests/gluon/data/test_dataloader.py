@@ -287,3 +287,24 @@ def test_spawned_workers_receive_a_pickled_dataset(monkeypatch):
     for (a, b), (c, d) in zip(got, expected):
         np.testing.assert_array_equal(a, c)
         np.testing.assert_array_equal(b, d)
+
+
+def test_batchify_stack_pad_tuple():
+    from dlbook.gluon.data import batchify
+    fn = batchify.Tuple(batchify.Pad(pad_val=-1, ret_length=True),
+                        batchify.Stack())
+    (data, lengths), labels = fn([(np.array([1, 2, 3]), np.int32(0)),
+                                  (np.array([4, 5]), np.int32(1))])
+    np.testing.assert_array_equal(data.asnumpy(), [[1, 2, 3], [4, 5, -1]])
+    np.testing.assert_array_equal(lengths.asnumpy(), [3, 2])
+    assert labels.dtype == np.int32 and labels.shape == (2,)
+    padded = batchify.Pad(axis=1, round_to=4)([nd.ones((2, 1)),
+                                               nd.ones((2, 3))])
+    assert padded.shape == (2, 2, 4) and padded.dtype == np.float32
+    with pytest.raises(ValueError, match='should contain 2 elements'):
+        fn([(1, 2, 3)])
+    loader = DataLoader(SimpleDataset([(np.arange(n), n) for n in (1, 3)]),
+                        2, batchify_fn=batchify.Tuple(batchify.Pad(),
+                                                      batchify.Stack()))
+    (data, sizes), = list(loader)
+    assert data.shape == (2, 3)
