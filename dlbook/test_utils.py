@@ -154,8 +154,8 @@ def check_numeric_gradient(f, location, numeric_eps=1e-6, rtol=1e-5,
                             names=(f'autograd d/dx{i}', f'numeric d/dx{i}'))
 
 
-def get_mnist(root=None):
+def get_mnist(path=None):
     """MNIST as NumPy arrays: ``train_data`` (60000, 1, 28, 28) float32 in
     [0, 1], ``train_label`` (60000,), ``test_data``, ``test_label``."""
     from .test_utils_data import get_mnist as _get_mnist
-    return _get_mnist() if root is None else _get_mnist(root=root)
+    return _get_mnist() if path is None else _get_mnist(path=path)

@@ -216,3 +216,41 @@ def test_waitall_and_wait_to_read(ctx):
     x = nd.ones((2,))
     x.wait_to_read()
     nd.waitall()
+
+
+def test_copyto_array_requires_same_shape(ctx):
+    with pytest.raises(mx.MXNetError, match=r'\(1, 3\).*\(2, 3\)'):
+        nd.ones((1, 3)).copyto(nd.zeros((2, 3)))
+
+
+def test_out_of_range_axis_error_names_axis(ctx):
+    x = nd.ones((2, 3))
+    with pytest.raises(mx.MXNetError, match='axis 5'):
+        nd.sum(x, axis=5)
+    with pytest.raises(mx.MXNetError, match='axis'):
+        x.expand_dims(4)
+
+
+def test_linalg_namespace(ctx):
+    a = nd.random.normal(shape=(2, 3, 4))
+    b = nd.random.normal(shape=(2, 4, 5))
+    got = nd.linalg.gemm2(a, b, alpha=2.0)
+    np.testing.assert_allclose(got.asnumpy(),
+                               2 * a.asnumpy() @ b.asnumpy(), rtol=1e-5)
+    assert nd.batch_dot(a, b).shape == (2, 3, 5)
+
+
+def test_save_load_round_trip_in_mxnet_format(ctx, tmp_path):
+    data = {'w': nd.arange(6).reshape((2, 3)),
+            'b': nd.array([1, 2], dtype='int32')}
+    path = str(tmp_path / 'x.params')
+    nd.save(path, data)
+    with open(path, 'rb') as f:
+        head = f.read(16)
+    assert head[:8] == (0x112).to_bytes(8, 'little')
+    back = nd.load(path)
+    assert sorted(back) == ['b', 'w']
+    assert back['b'].dtype == np.int32
+    np.testing.assert_array_equal(back['w'].asnumpy(), data['w'].asnumpy())
+    nd.save(path, [data['w']])
+    assert isinstance(nd.load(path), list)

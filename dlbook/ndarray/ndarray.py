@@ -147,6 +147,9 @@ class NDArray:
         if isinstance(other, NDArray):
             if other is self:
                 return other
+            if other.shape != self.shape:
+                raise DLBookError(f'copyto: shape mismatch, source '
+                                  f'{self.shape} vs target {other.shape}')
             other._assign(self if other._ctx == self._ctx
                           else self.copyto(other._ctx))
             return other

@@ -1,0 +1,153 @@
+"""Training-step throughput: dlbook against PyTorch CPU, same process.
+
+Models (MNIST-sized inputs, random data, SGD with momentum):
+
+* MLP 784-256-256-10, batch 256;
+* the classic two-conv LeNet (conv 20@5x5 - pool - conv 50@5x5 - pool -
+  dense 500 - dense 10), batch 128, eager and hybridized.
+
+One step = forward, loss, backward, optimizer update.  Also reports the
+wall time of one real MNIST epoch of the LeNet (60,000 images through the
+DataLoader) when the data set is available (``$DLBOOK_DATA``).
+
+Run: ``python benchmarks/bench_training.py`` (writes benchmarks/RESULTS.md).
+"""
+
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+import dlbook as mx  # noqa: E402
+from dlbook import autograd, gluon, nd  # noqa: E402
+from dlbook.gluon import nn  # noqa: E402
+from benchmarks.common import (best_of, fmt_ms, table, try_torch,  # noqa
+                               write_section)
+
+STEPS = 20
+
+
+def dlbook_mlp():
+    net = nn.Sequential()
+    net.add(nn.Dense(256, activation='relu'),
+            nn.Dense(256, activation='relu'), nn.Dense(10))
+    return net
+
+
+def dlbook_lenet():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(20, kernel_size=5, activation='relu'),
+            nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Conv2D(50, kernel_size=5, activation='relu'),
+            nn.MaxPool2D(pool_size=2, strides=2),
+            nn.Dense(500, activation='relu'), nn.Dense(10))
+    return net
+
+
+def time_dlbook(net, x_np, y_np, hybridize=False):
+    net.initialize(mx.init.Xavier())
+    if hybridize:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.01, 'momentum': 0.9})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    x, y = nd.array(x_np), nd.array(y_np)
+
+    def step():
+        with autograd.record():
+            l = loss(net(x), y)
+        l.backward()
+        trainer.step(x.shape[0])
+
+    step()
+    return best_of(step, repeat=3, number=STEPS // 4)
+
+
+def time_torch(torch, kind, x_np, y_np):
+    tnn = torch.nn
+    if kind == 'mlp':
+        net = tnn.Sequential(tnn.Flatten(), tnn.Linear(784, 256), tnn.ReLU(),
+                             tnn.Linear(256, 256), tnn.ReLU(),
+                             tnn.Linear(256, 10))
+    else:
+        net = tnn.Sequential(tnn.Conv2d(1, 20, 5), tnn.ReLU(),
+                             tnn.MaxPool2d(2, 2), tnn.Conv2d(20, 50, 5),
+                             tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Flatten(),
+                             tnn.Linear(800, 500), tnn.ReLU(),
+                             tnn.Linear(500, 10))
+    opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+    loss = tnn.CrossEntropyLoss(reduction='sum')
+    x = torch.from_numpy(x_np)
+    y = torch.from_numpy(y_np.astype(np.int64))
+
+    def step():
+        opt.zero_grad()
+        loss(net(x), y).backward()
+        opt.step()
+
+    step()
+    return best_of(step, repeat=3, number=STEPS // 4)
+
+
+def mnist_epoch():
+    """Wall time of one LeNet epoch on real MNIST, or None without data."""
+    try:
+        from dlbook.gluon.data.vision import MNIST, transforms
+        train = MNIST(train=True)
+    except Exception:                       # data not available offline
+        return None
+    loader = gluon.data.DataLoader(
+        train.transform_first(transforms.ToTensor()), batch_size=128,
+        shuffle=True)
+    net = dlbook_lenet()
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.05, 'momentum': 0.9})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    start = time.perf_counter()
+    for X, y in loader:
+        with autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(X.shape[0])
+    nd.waitall()
+    return time.perf_counter() - start
+
+
+def main():
+    mx.random.seed(0)
+    rng = np.random.RandomState(0)
+    torch = try_torch()
+    rows = []
+    for kind, batch, hyb in (('mlp', 256, False), ('lenet', 128, False),
+                             ('lenet', 128, True)):
+        x = rng.rand(batch, 1, 28, 28).astype(np.float32)
+        y = rng.randint(0, 10, batch).astype(np.float32)
+        net = dlbook_mlp() if kind == 'mlp' else dlbook_lenet()
+        ours = time_dlbook(net, x, y, hybridize=hyb)
+        theirs = time_torch(torch, kind, x, y) if torch else None
+        name = {'mlp': 'MLP 784-256-256-10', 'lenet': 'LeNet'}[kind]
+        name += ' (hybridized)' if hyb else ''
+        rows.append((name, batch, fmt_ms(ours),
+                     fmt_ms(theirs) if theirs else 'n/a',
+                     f'{ours / theirs:.2f}×' if theirs else 'n/a'))
+    body = ('Time per training step (forward, loss, backward, SGD '
+            'momentum update), best of 3×5 steps:\n\n' +
+            table(('model', 'batch', 'dlbook', 'PyTorch CPU',
+                   'dlbook / PyTorch'), rows))
+    epoch = mnist_epoch()
+    if epoch is not None:
+        body += (f'\n\nOne real MNIST epoch of the hybridized LeNet '
+                 f'(60,000 images, batch 128, DataLoader with ToTensor, '
+                 f'num_workers=0): **{epoch:.1f} s**.')
+    write_section('training', 'Training throughput '
+                  '(`benchmarks/bench_training.py`)', body)
+
+
+if __name__ == '__main__':
+    main()
