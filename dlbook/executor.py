@@ -77,7 +77,8 @@ class Executor:
     ----------
     arg_arrays, grad_arrays, aux_arrays : list of NDArray
         In ``list_arguments()`` / ``list_auxiliary_states()`` order;
-        ``grad_arrays`` has None where ``grad_req`` is ``'null'``.
+        ``grad_arrays`` has None where no gradient array was given
+        (``simple_bind`` gives none where ``grad_req`` is ``'null'``).
     outputs : list of NDArray
         Results of the last :meth:`forward`.  As in MXNet they are the
         executor's own arrays: a later ``forward`` updates them in place.
@@ -107,9 +108,6 @@ class Executor:
         reqs = _grad_reqs(grad_req, self._arg_names)
         self._grad_req = ['null' if g is None else r
                           for r, g in zip(reqs, self.grad_arrays)]
-        self.grad_arrays = [None if r == 'null' else g
-                            for r, g in zip(self._grad_req,
-                                            self.grad_arrays)]
         self._program = GraphProgram(symbol, ctx, self._group2ctx)
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
@@ -194,8 +192,8 @@ class Executor:
                 raws.append(g.as_in_context(o.context)._data)
         grads = self._program.backward(self._tape, raws)
         by_name = dict(zip(self._program.var_names, grads))
-        for name, buf, req in zip(self._arg_names, self.grad_arrays,
-                                  self._grad_req):
+        for name, arg, buf, req in zip(self._arg_names, self.arg_arrays,
+                                       self.grad_arrays, self._grad_req):
             if req == 'null' or buf is None:
                 continue
             g = by_name.get(name)
@@ -203,14 +201,15 @@ class Executor:
                 if req == 'write':
                     buf[:] = 0
                 continue
-            if type(g) is not type(buf._data):
+            if buf._ctx is not arg._ctx:
+                # the gradient lives with its argument
                 g = buf._ctx.backend.asarray(g, buf._ctx.device_id)
             if req == 'add':
                 buf._data += g
             else:
                 buf._data[...] = g
 
-    # -- views -----------------------------------------------------------------
+    # -- views ----------------------------------------------------------------
     @property
     def arg_dict(self):
         """``{name: argument array}``."""
@@ -351,7 +350,9 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
                 group2ctx=None, shared_exec=None, shapes=None):
     """Infer shapes and dtypes, allocate arrays, return an Executor."""
     shapes = dict(shapes or {})
-    arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')         # the error below says it
+        arg_shapes, _, aux_shapes = symbol.infer_shape(**shapes)
     if arg_shapes is None:
         partial = symbol.infer_shape_partial(**shapes)[0]
         unknown = [n for n, s in zip(symbol.list_arguments(), partial)

@@ -103,6 +103,7 @@ class GraphProgram:
 
     def __init__(self, symbol, default_ctx, group2ctx=None):
         self.symbol = symbol
+        self.ctx = default_ctx
         group2ctx = group2ctx or {}
         nodes = topological_nodes(symbol._outputs)
         slot_of = {}
@@ -137,6 +138,11 @@ class GraphProgram:
                 release[k].append(slot)
         for step, slots in zip(self.steps, release):
             step.release = tuple(slots)
+        # the common case, one device and no copies, takes a shorter path
+        contexts = {default_ctx}
+        for step in self.steps:
+            contexts.update((step.ctx, step.out_ctx))
+        self.local_ctx = default_ctx if len(contexts) == 1 else None
         self.peak_bytes = 0
         self.total_bytes = 0
 
@@ -171,6 +177,13 @@ class GraphProgram:
         """
         if keep is None:
             keep = is_train
+        local = self.local_ctx
+        if local is not None and not self.track_memory:
+            for _, ctx in inputs:
+                if ctx is not local:
+                    break
+            else:
+                return self._forward_local(inputs, is_train, rng, keep)
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
             values[slot] = value
@@ -228,6 +241,48 @@ class GraphProgram:
         if track and tape is not None:
             tape.append(inputs_memory)       # read back by backward
         return outputs, tape
+
+    def _forward_local(self, inputs, is_train, rng, keep):
+        """:meth:`forward` when every array and node is on one device:
+        slots hold raw arrays, no copies to consider."""
+        ctx = self.local_ctx
+        values = [None] * self.num_slots
+        for slot, (raw, _) in zip(self.var_slots, inputs):
+            values[slot] = raw
+        tape = [] if keep else None
+        for step in self.steps:
+            op = _new(step.cls)
+            op.__dict__.update(step.proto.__dict__)
+            op.is_train = is_train
+            if step.needs_rng:
+                op.rng = rng or ctx.backend.rng(ctx.device_id)
+            try:
+                if step.switch is None:
+                    out = op.forward(step.xp,
+                                     *[values[s] for s in step.in_slots])
+                else:
+                    with step.switch:
+                        out = op.forward(step.xp, *[values[s] for s in
+                                                    step.in_slots])
+            except (ValueError, TypeError, IndexError) as err:
+                shapes = [values[s].shape for s in step.in_slots]
+                raise DLBookError(f'{step.node.op} (node '
+                                  f'{step.node.name!r}) failed on inputs '
+                                  f'of shapes {shapes}: {err}') from err
+            if step.single:
+                if isinstance(out, (tuple, list)):
+                    out = out[0]
+                values[step.out_slots[0]] = out
+                meta = None
+            else:
+                for s, o in zip(step.out_slots, out):
+                    values[s] = o
+                meta = [(o.shape, o.dtype) for o in out]
+            if keep:
+                tape.append((op, None, meta))
+            for s in step.release:
+                values[s] = None
+        return [(values[s], ctx) for s in self.out_slots], tape
 
     def _account(self, values, tape, grads, exclude):
         """Update ``peak_bytes`` with the memory alive right now."""

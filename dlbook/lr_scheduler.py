@@ -185,7 +185,41 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class _DecayScheduler(LRScheduler):
+    """Shared by :class:`PolyScheduler` and :class:`CosineScheduler`: after
+    warm-up, ``lr = final_lr + _decay(base_lr - final_lr, t)`` with
+    ``t = num_update - warmup_steps``, until ``num_update`` reaches
+    ``max_update``; the last value is kept afterwards.  ``_decay(delta,
+    t)`` scales ``delta`` by a factor falling from 1 at ``t = 0`` to 0 at
+    ``t = max_steps``."""
+
+    def __init__(self, max_update, base_lr, final_lr, warmup_steps,
+                 warmup_begin_lr, warmup_mode):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
+                         warmup_mode)
+        assert isinstance(max_update, int)
+        if max_update < 1:
+            raise ValueError('maximum number of updates must be strictly '
+                             'positive')
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _decay(self, delta, t):
+        raise NotImplementedError()
+
+    def __call__(self, num_update):
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            self.base_lr = self.final_lr + self._decay(
+                self.base_lr_orig - self.final_lr,
+                num_update - self.warmup_steps)
+        return self.base_lr
+
+
+class PolyScheduler(_DecayScheduler):
     """Polynomial decay from ``base_lr`` to ``final_lr``.
 
     After warm-up, ``lr = final_lr + (base_lr - final_lr) *
@@ -208,30 +242,15 @@ class PolyScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
-                         warmup_mode)
-        assert isinstance(max_update, int)
-        if max_update < 1:
-            raise ValueError('maximum number of updates must be strictly '
-                             'positive')
+        super().__init__(max_update, base_lr, final_lr, warmup_steps,
+                         warmup_begin_lr, warmup_mode)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + \
-                (self.base_lr_orig - self.final_lr) * pow(
-                    1 - float(num_update - self.warmup_steps)
-                    / float(self.max_steps), self.power)
-        return self.base_lr
+    def _decay(self, delta, t):
+        return delta * pow(1 - float(t) / float(self.max_steps), self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayScheduler):
     """Cosine decay from ``base_lr`` to ``final_lr``.
 
     After warm-up, ``lr = final_lr + (base_lr - final_lr) *
@@ -253,23 +272,8 @@ class CosineScheduler(LRScheduler):
 
     def __init__(self, max_update, base_lr=0.01, final_lr=0,
                  warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
-                         warmup_mode)
-        assert isinstance(max_update, int)
-        if max_update < 1:
-            raise ValueError('maximum number of updates must be strictly '
-                             'positive')
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        super().__init__(max_update, base_lr, final_lr, warmup_steps,
+                         warmup_begin_lr, warmup_mode)
 
-    def __call__(self, num_update):
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            self.base_lr = self.final_lr + \
-                (self.base_lr_orig - self.final_lr) * \
-                (1 + cos(pi * (num_update - self.warmup_steps)
-                         / self.max_steps)) / 2
-        return self.base_lr
+    def _decay(self, delta, t):
+        return delta * (1 + cos(pi * t / self.max_steps)) / 2

@@ -76,13 +76,19 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params,
     if symbol is not None:
         symbol.save('%s-symbol.json' % prefix,
                     remove_amp_cast=remove_amp_cast)
+    param_name = _params_file(prefix, epoch)
+    nd.save(param_name, _join_params(arg_params, aux_params))
+    logging.info('Saved checkpoint to "%s"', param_name)
+
+
+def _join_params(arg_params, aux_params):
+    """One ``nd.save`` dict of CPU copies, keys ``'arg:<name>'`` and
+    ``'aux:<name>'``: the inverse of :func:`split_params`."""
     save_dict = {'arg:%s' % k: v.as_in_context(cpu())
                  for k, v in arg_params.items()}
     save_dict.update({'aux:%s' % k: v.as_in_context(cpu())
                       for k, v in aux_params.items()})
-    param_name = _params_file(prefix, epoch)
-    nd.save(param_name, save_dict)
-    logging.info('Saved checkpoint to "%s"', param_name)
+    return save_dict
 
 
 def split_params(save_dict, fname):

@@ -103,9 +103,6 @@ class CachedGraph:
         found = self.programs.get(ctx)
         if found is None:
             program = GraphProgram(self.symbol, ctx)
-            if not program.steps:
-                raise DLBookError('hybridize: the traced graph has no '
-                                  'operators')
             position = {n: i for i, n in enumerate(self.input_names)}
             sources = [position[n] if n in position else self.params[n]
                        for n in program.var_names]
@@ -154,13 +151,16 @@ class _GraphOp:
         return ctx
 
     def forward(self, xp, *raws):
-        ctx = self.program.steps[0].ctx
+        ctx = self.program.ctx
         outs, self.saved = self.program.forward(
             [(r, ctx) for r in raws], self.is_train, rng=self.rng,
             keep=self.keep)
-        if len(outs) == 1:
-            return outs[0][0]
-        return [raw for raw, _ in outs]
+        result = [raw for raw, _ in outs]
+        if not self.program.steps or len(result) > 1:
+            # an output that is an input (``return x``) is a new array
+            given = {id(r) for r in raws}
+            result = [r.copy() if id(r) in given else r for r in result]
+        return result[0] if len(result) == 1 else result
 
     def backward(self, xp, *dys):
         return self.program.backward(self.saved, dys)
@@ -177,14 +177,27 @@ def call_cached(block, *args):
     """Run a hybridized block on NDArrays through its traced graph."""
     graph = trace(block, args)
     flat = args if graph.flat_in else flatten(list(args), 'input')[0]
+    if len(flat) != len(graph.input_names):
+        raise DLBookError(f'{block.name}: the hybridized graph takes '
+                          f'{len(graph.input_names)} input array(s), got '
+                          f'{len(flat)}; call hybridize() again to trace '
+                          f'a new one')
     for x in flat:
-        if type(x) is not NDArray and not isinstance(x, NDArray):
+        if not isinstance(x, NDArray):
             raise DLBookError('a hybridized block takes NDArray inputs '
                               '(or Symbols, to build a graph)')
     ctx = flat[0]._ctx
     graph.finish_deferred_init(flat)
     program, sources = graph.program(ctx)
-    inputs = [flat[s] if type(s) is int else s.data(ctx) for s in sources]
+    inputs = []
+    for s in sources:
+        if type(s) is int:
+            inputs.append(flat[s])
+        else:
+            # the parameter's current array on ctx (re-read every call:
+            # set_data, load_parameters or reset_ctx may replace it)
+            arr = s._data.get(ctx) if s._data is not None else None
+            inputs.append(arr if arr is not None else s.data(ctx))
     # keep the graph's intermediate arrays only when backward can come
     keep = False
     if _state.recording:

@@ -88,6 +88,13 @@ class Loss(HybridBlock):
         """The loss of ``x`` against ``args``; subclasses define it."""
         raise NotImplementedError
 
+    def _weighted_batch_mean(self, F, loss, sample_weight):
+        """The elementwise ``loss`` times ``sample_weight`` and ``weight``,
+        averaged over every axis except ``batch_axis``: how most losses
+        end."""
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return _batch_mean(F, loss, self._batch_axis)
+
 
 class L2Loss(Loss):
     r"""Half the squared error.
@@ -133,8 +140,7 @@ class L1Loss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class SigmoidBinaryCrossEntropyLoss(Loss):
@@ -189,8 +195,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
             if pos_weight is not None:
                 positive = F.broadcast_mul(positive, pos_weight)
             loss = -(positive + F.log(1. - pred + eps) * (1. - label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 SigmoidBCELoss = SigmoidBinaryCrossEntropyLoss
@@ -235,8 +240,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         else:
             label = _reshape_like(F, label, pred)
             loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 SoftmaxCELoss = SoftmaxCrossEntropyLoss
@@ -268,8 +272,7 @@ class KLDivLoss(Loss):
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class CTCLoss(Loss):
@@ -348,8 +351,7 @@ class HuberLoss(Loss):
         loss = F.abs(label - pred)
         loss = F.where(loss > self._rho, loss - 0.5 * self._rho,
                        (0.5 / self._rho) * F.square(loss))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class HingeLoss(Loss):
@@ -371,8 +373,7 @@ class HingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.relu(self._margin - pred * label)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class SquaredHingeLoss(Loss):
@@ -394,8 +395,7 @@ class SquaredHingeLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class LogisticLoss(Loss):
@@ -427,8 +427,7 @@ class LogisticLoss(Loss):
         if self._label_format == 'signed':
             label = (label + 1.0) / 2.0       # -1/1 -> 0/1
         loss = F.relu(pred) - pred * label + _softrelu(F, -F.abs(pred))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class TripletLoss(Loss):
@@ -505,8 +504,7 @@ class PoissonNLLLoss(Loss):
             stirling = safe * F.log(safe) - safe + \
                 0.5 * F.log(2 * math.pi * safe)
             loss = loss + F.where(big, stirling, F.zeros_like(stirling))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
 
 class CosineEmbeddingLoss(Loss):
@@ -541,8 +539,7 @@ class CosineEmbeddingLoss(Loss):
         label = _reshape_like(F, label, cos_sim)
         loss = F.where(label == 1, 1 - cos_sim,
                        F.relu(cos_sim - self._margin))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return _batch_mean(F, loss, self._batch_axis)
+        return self._weighted_batch_mean(F, loss, sample_weight)
 
     def _cosine_similarity(self, F, x, y, axis=-1):
         """``x . y / max(|x| |y|, 1e-12)`` along ``axis``, shape (-1, 1)."""

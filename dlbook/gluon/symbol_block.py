@@ -16,6 +16,19 @@ from .cached_op import CachedGraph, call_cached
 __all__ = ['SymbolBlock']
 
 
+def _common_prefix(names):
+    """The longest string every name starts with."""
+    if not names:
+        return ''
+    prefix = names[0]
+    for name in names[1:]:
+        i = 0
+        while i < min(len(prefix), len(name)) and prefix[i] == name[i]:
+            i += 1
+        prefix = prefix[:i]
+    return prefix
+
+
 class SymbolBlock(HybridBlock):
     """Construct a block from symbols.
 
@@ -55,6 +68,12 @@ class SymbolBlock(HybridBlock):
             else:
                 self.params.get(name, allow_deferred_init=True,
                                 grad_req='null' if name in aux else 'write')
+        # structural names for save_parameters: the full names without
+        # their common prefix, as MXNet does
+        names = list(self.params.keys())
+        strip = len(_common_prefix(names))
+        self._reg_params.update((name[strip:], self.params[name])
+                                for name in names)
         self._active = True
 
     def _trace_graph(self, args):
@@ -66,10 +85,15 @@ class SymbolBlock(HybridBlock):
         return graph
 
     def forward(self, x, *args):
+        if len(args) + 1 != len(self._input_names):
+            raise DLBookError(f'SymbolBlock takes {len(self._input_names)} '
+                              f'input(s) {self._input_names}, got '
+                              f'{len(args) + 1}')
         if isinstance(x, sym.Symbol):
-            names = self._input_names
-            given = dict(zip(names, (x,) + args))
-            return self._graph_symbol(**given)
+            given = dict(zip(self._input_names, (x,) + args))
+            out = self._graph_symbol(**given)
+            # one Symbol per output, as MXNet regroups them
+            return list(out) if len(out) > 1 else out
         if self._cached_graph is None:
             self._cached_graph = self._trace_graph((x,) + args)
         return call_cached(self, x, *args)

@@ -151,7 +151,24 @@ class DataIter:
         """How many padding examples end the current batch."""
 
 
-class ResizeIter(DataIter):
+class _CurrentBatchIter(DataIter):
+    """A data iterator that keeps its whole current :class:`DataBatch` in
+    ``current_batch`` (taken from other iterators); the getters read it."""
+
+    def getdata(self):
+        return self.current_batch.data
+
+    def getlabel(self):
+        return self.current_batch.label
+
+    def getindex(self):
+        return self.current_batch.index
+
+    def getpad(self):
+        return self.current_batch.pad
+
+
+class ResizeIter(_CurrentBatchIter):
     """Make ``data_iter`` yield exactly ``size`` batches per epoch,
     restarting it when it runs out.
 
@@ -193,18 +210,6 @@ class ResizeIter(DataIter):
         self.cur += 1
         return True
 
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad
-
 
 def _renamed(descs, renames):
     if renames is None:
@@ -214,7 +219,15 @@ def _renamed(descs, renames):
             if isinstance(d, DataDesc) else DataDesc(*d) for d in descs]
 
 
-class PrefetchingIter(DataIter):
+def _merged(desc_lists, renames):
+    """The lists of descriptions concatenated, list ``i`` renamed by
+    ``renames[i]`` (a dict) when ``renames`` is given."""
+    renames = renames or [None] * len(desc_lists)
+    return sum((_renamed(descs, r) for descs, r in zip(desc_lists, renames)),
+               [])
+
+
+class PrefetchingIter(_CurrentBatchIter):
     """Read the next batch of one or more iterators in background threads.
 
     Parameters
@@ -263,15 +276,13 @@ class PrefetchingIter(DataIter):
 
     @property
     def provide_data(self):
-        renames = self.rename_data or [None] * len(self.iters)
-        return sum((_renamed(it.provide_data, r)
-                    for r, it in zip(renames, self.iters)), [])
+        return _merged([it.provide_data for it in self.iters],
+                       self.rename_data)
 
     @property
     def provide_label(self):
-        renames = self.rename_label or [None] * len(self.iters)
-        return sum((_renamed(it.provide_label, r)
-                    for r, it in zip(renames, self.iters)), [])
+        return _merged([it.provide_label for it in self.iters],
+                       self.rename_label)
 
     def reset(self):
         self._wait()
@@ -302,15 +313,3 @@ class PrefetchingIter(DataIter):
         if self.iter_next():
             return self.current_batch
         raise StopIteration
-
-    def getdata(self):
-        return self.current_batch.data
-
-    def getlabel(self):
-        return self.current_batch.label
-
-    def getindex(self):
-        return self.current_batch.index
-
-    def getpad(self):
-        return self.current_batch.pad

@@ -28,10 +28,9 @@ import numpy
 
 from .. import metric
 from .. import ndarray as nd
-from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
-from ..model import BatchEndParam, split_params
+from ..model import BatchEndParam, _join_params, split_params
 
 __all__ = ['BaseModule']
 
@@ -56,7 +55,25 @@ def _check_input_names(symbol, names, typename, throw):
                f"of:\n\t" + '\n\t'.join(candidates) + '\033[0m')
         if throw:
             raise ValueError(msg)
-        warnings.warn(msg, stacklevel=3)     # at the Module(...) call
+        # At the Module(...) call, through _input_names and __init__.
+        warnings.warn(msg, stacklevel=4)
+
+
+def _input_names(symbol, data_names, label_names, state_names,
+                 fixed_param_names):
+    """The input names given to a module, as lists (None: empty), checked
+    against ``symbol``'s arguments (only a wrong label name is a
+    warning)."""
+    data_names = list(data_names) if data_names is not None else []
+    label_names = list(label_names) if label_names is not None else []
+    state_names = list(state_names) if state_names is not None else []
+    fixed_param_names = (list(fixed_param_names)
+                         if fixed_param_names is not None else [])
+    _check_input_names(symbol, data_names, 'data', True)
+    _check_input_names(symbol, label_names, 'label', False)
+    _check_input_names(symbol, state_names, 'state', True)
+    _check_input_names(symbol, fixed_param_names, 'fixed_param', True)
+    return data_names, label_names, state_names, fixed_param_names
 
 
 def _check_names_match(data_names, data_shapes, name, throw):
@@ -439,15 +456,33 @@ class BaseModule:
                          aux_params=aux_params, allow_missing=allow_missing,
                          force_init=force_init, allow_extra=allow_extra)
 
+    def _set_params_done(self, arg_params, aux_params, allow_missing,
+                         force_init, allow_extra):
+        """The start of ``set_params`` in Module and BucketingModule.
+
+        Without ``allow_missing``, ``init_params`` assigns (and checks)
+        every value; already initialized without ``force_init``, the call
+        is ignored with a warning.  Returns whether ``set_params`` is
+        done; if not, the caller assigns the values to its devices.
+        """
+        if not allow_missing:
+            self.init_params(initializer=None, arg_params=arg_params,
+                             aux_params=aux_params,
+                             allow_missing=allow_missing,
+                             force_init=force_init, allow_extra=allow_extra)
+            return True
+        if self.params_initialized and not force_init:
+            # At the set_params(...) call.
+            warnings.warn('Parameters already initialized and '
+                          'force_init=False. set_params call ignored.',
+                          stacklevel=3)
+            return True
+        return False
+
     def save_params(self, fname):
         """Save the parameters to ``fname`` (``arg:``/``aux:`` keys, the
         checkpoint format)."""
-        arg_params, aux_params = self.get_params()
-        save_dict = {'arg:%s' % k: v.as_in_context(cpu())
-                     for k, v in arg_params.items()}
-        save_dict.update({'aux:%s' % k: v.as_in_context(cpu())
-                          for k, v in aux_params.items()})
-        nd.save(fname, save_dict)
+        nd.save(fname, _join_params(*self.get_params()))
 
     def load_params(self, fname):
         """Load parameters saved by :meth:`save_params` (or a checkpoint's

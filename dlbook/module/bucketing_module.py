@@ -13,11 +13,10 @@ Follows ``apache/mxnet@1.9.1:python/mxnet/module/bucketing_module.py``.
 """
 
 import logging
-import warnings
 
 from ..context import cpu
 from ..initializer import Uniform
-from .base_module import BaseModule, _check_input_names
+from .base_module import BaseModule, _input_names
 from .module import Module
 
 __all__ = ['BucketingModule']
@@ -61,15 +60,9 @@ class BucketingModule(BaseModule):
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(
             default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = (list(fixed_param_names)
-                             if fixed_param_names is not None else [])
-        _check_input_names(symbol, data_names, 'data', True)
-        _check_input_names(symbol, label_names, 'label', False)
-        _check_input_names(symbol, state_names, 'state', True)
-        _check_input_names(symbol, fixed_param_names, 'fixed_param', True)
+        data_names, label_names, state_names, fixed_param_names = \
+            _input_names(symbol, data_names, label_names, state_names,
+                         fixed_param_names)
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
@@ -151,16 +144,8 @@ class BucketingModule(BaseModule):
     def set_params(self, arg_params, aux_params, allow_missing=False,
                    force_init=True, allow_extra=False):
         """Assign parameter values (see ``BaseModule.set_params``)."""
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params,
-                             aux_params=aux_params,
-                             allow_missing=allow_missing,
-                             force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn('Parameters already initialized and '
-                          'force_init=False. set_params call ignored.',
-                          stacklevel=2)
+        if self._set_params_done(arg_params, aux_params, allow_missing,
+                                 force_init, allow_extra):
             return
         self._curr_module.set_params(arg_params, aux_params,
                                      allow_missing=allow_missing,

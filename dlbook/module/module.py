@@ -23,9 +23,10 @@ from .._atomic import atomic_write
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import (_create_kvstore, _initialize_kvstore, _update_params,
-                     _update_params_on_kvstore, load_checkpoint)
-from .base_module import BaseModule, _check_input_names, _parse_data_desc
+from ..model import (_create_kvstore, _initialize_kvstore, _params_file,
+                     _update_params, _update_params_on_kvstore,
+                     load_checkpoint)
+from .base_module import BaseModule, _input_names, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
@@ -87,15 +88,9 @@ class Module(BaseModule):
         self._group2ctxs = group2ctxs
         self._symbol = symbol
 
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = (list(fixed_param_names)
-                             if fixed_param_names is not None else [])
-        _check_input_names(symbol, data_names, 'data', True)
-        _check_input_names(symbol, label_names, 'label', False)
-        _check_input_names(symbol, state_names, 'state', True)
-        _check_input_names(symbol, fixed_param_names, 'fixed_param', True)
+        data_names, label_names, state_names, fixed_param_names = \
+            _input_names(symbol, data_names, label_names, state_names,
+                         fixed_param_names)
 
         input_names = data_names + label_names + state_names
         self._param_names = [x for x in symbol.list_arguments()
@@ -167,7 +162,7 @@ class Module(BaseModule):
         """
         self._symbol.save('%s-symbol.json' % prefix,
                           remove_amp_cast=remove_amp_cast)
-        param_name = '%s-%04d.params' % (prefix, epoch)
+        param_name = _params_file(prefix, epoch)
         self.save_params(param_name)
         logging.info('Saved checkpoint to "%s"', param_name)
         if save_optimizer_states:
@@ -293,16 +288,8 @@ class Module(BaseModule):
         ... # doctest: +SKIP
         >>> mod.set_params(arg_params, aux_params)
         """
-        if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params,
-                             aux_params=aux_params,
-                             allow_missing=allow_missing,
-                             force_init=force_init, allow_extra=allow_extra)
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn('Parameters already initialized and '
-                          'force_init=False. set_params call ignored.',
-                          stacklevel=2)
+        if self._set_params_done(arg_params, aux_params, allow_missing,
+                                 force_init, allow_extra):
             return
         self._exec_group.set_params(arg_params, aux_params,
                                     allow_extra=allow_extra)

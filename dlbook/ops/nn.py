@@ -90,7 +90,12 @@ class FullyConnected(Op):
     def backward(self, xp, dy):
         x2, weight, x_shape = self.saved
         dy2 = dy if dy.ndim == 2 else dy.reshape(-1, dy.shape[-1])
-        dx = (dy2 @ weight).reshape(x_shape)
+        # the first layer's input (the data) usually needs no gradient:
+        # skipping it saves a third of that layer's backward work
+        needs = self.needs_input_grad
+        dx = None
+        if needs is None or needs[0]:
+            dx = (dy2 @ weight).reshape(x_shape)
         dweight = dy2.T @ x2
         if self.attrs['no_bias']:
             return dx, dweight

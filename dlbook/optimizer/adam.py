@@ -14,20 +14,11 @@ import math
 
 import numpy
 
+from ._gradient import rescaled, rescaled_with_wd
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB',
            'adam_update', 'adamw_update', 'lamb_update']
-
-
-def _grad_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient):
-    """``clip(rescale_grad * grad + wd * weight, clip_gradient)``."""
-    g = rescale_grad * grad
-    if wd:
-        g += wd * weight
-    if clip_gradient is not None:
-        xp.clip(g, -clip_gradient, clip_gradient, out=g)
-    return g
 
 
 def _update_moments(g, mean, var, beta1, beta2):
@@ -45,7 +36,7 @@ def adam_update(xp, weight, grad, mean, var, lr, wd, beta1, beta2, epsilon,
     ``g = clip(rescale_grad*grad + wd*weight)``; moments as usual;
     ``weight -= lr * mean / (sqrt(var) + epsilon)``
     """
-    g = _grad_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     _update_moments(g, mean, var, beta1, beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
@@ -57,9 +48,7 @@ def adamw_update(xp, weight, grad, mean, var, lr, eta, wd, beta1, beta2,
     ``g = clip(rescale_grad*grad)``; moments as usual;
     ``weight -= eta * (lr * mean / (sqrt(var) + epsilon) + wd * weight)``
     """
-    g = rescale_grad * grad
-    if clip_gradient is not None:
-        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     _update_moments(g, mean, var, beta1, beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
@@ -77,9 +66,7 @@ def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
     ``r1 = clip(||weight||, lower_bound, upper_bound)``, ``r2 = ||r||``;
     ``weight -= lr * (r1 / r2 if r1 and r2 else 1) * r``
     """
-    g = rescale_grad * grad
-    if clip_gradient is not None:
-        xp.clip(g, -clip_gradient, clip_gradient, out=g)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     _update_moments(g, mean, var, beta1, beta2)
     if bias_correction:
         mean_hat = mean / (1. - beta1 ** t)
@@ -140,9 +127,7 @@ class Adam(Optimizer):
                 self._zeros_like(weight))   # variance
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
         mean, var = state
@@ -197,9 +182,7 @@ class AdamW(Optimizer):
                 self._zeros_like(weight))   # variance
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         if self.correct_bias:
             lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
@@ -240,15 +223,13 @@ class Adamax(Optimizer):
                 self._zeros_like(weight))   # infinity norm
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         lr /= (1. - self.beta1 ** t)
         xp = weight.context.backend.xp
         w = weight._data
-        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                          self._python_clip())
+        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                             self._python_clip())
         m, u = state[0]._data, state[1]._data
         m *= self.beta1
         m += (1. - self.beta1) * g
@@ -297,14 +278,12 @@ class Nadam(Optimizer):
                 self._zeros_like(weight))   # variance
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         xp = weight.context.backend.xp
         w = weight._data
-        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                          self._python_clip())
+        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                             self._python_clip())
         mu_t = self.beta1 * (1. - 0.5 * pow(0.96, t * self.schedule_decay))
         mu_t1 = self.beta1 * (1. - 0.5 * pow(0.96, (t + 1)
                                              * self.schedule_decay))
@@ -353,15 +332,13 @@ class FTML(Optimizer):
                 self._zeros_like(weight))   # z_0
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         xp = weight.context.backend.xp
         w = weight._data
         d, v, z = (s._data for s in state)
-        g = _grad_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                          self._kernel_clip())
+        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
+                             self._kernel_clip())
         v *= self.beta2
         v += (1 - self.beta2) * g * g
         d_t = (1 - self.beta1 ** t) / lr * (
@@ -406,9 +383,7 @@ class LAMB(Optimizer):
                 self._zeros_like(weight, numpy.float32))
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         mean, var = state
         # MXNet passes the bounds only when truthy, so 0 means "no bound".

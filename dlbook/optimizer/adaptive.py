@@ -8,17 +8,12 @@ and the Python rules of ``python/mxnet/optimizer/optimizer.py`` (AdaGrad,
 AdaDelta).
 """
 
+from ._gradient import clip_inplace, rescaled, rescaled_with_wd
 from .optimizer import Optimizer, register
 
 __all__ = ['AdaGrad', 'RMSProp', 'AdaDelta', 'Ftrl', 'adagrad_update',
            'rmsprop_update', 'rmspropalex_update', 'adadelta_update',
            'ftrl_update']
-
-
-def _clipped(xp, g, clip_gradient):
-    if clip_gradient is not None:
-        xp.clip(g, -clip_gradient, clip_gradient, out=g)
-    return g
 
 
 def adagrad_update(xp, weight, grad, history, lr, wd, eps, rescale_grad,
@@ -28,7 +23,7 @@ def adagrad_update(xp, weight, grad, history, lr, wd, eps, rescale_grad,
     ``g = clip(rescale_grad*grad)``; ``history += g**2``;
     ``weight -= lr * (g / sqrt(history + eps) + wd*weight)``
     """
-    g = _clipped(xp, rescale_grad * grad, clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     history += g * g
     step = g / xp.sqrt(history + eps)
     if wd:
@@ -44,14 +39,11 @@ def rmsprop_update(xp, weight, grad, n, lr, wd, gamma1, epsilon,
     ``n = (1-gamma1)*g*g + gamma1*n``;
     ``weight = clip(weight - lr*g/sqrt(n + epsilon), clip_weights)``
     """
-    g = rescale_grad * grad
-    if wd:
-        g += wd * weight
-    _clipped(xp, g, clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * (g * g)
     weight -= lr * (g / xp.sqrt(n + epsilon))
-    _clipped(xp, weight, clip_weights)
+    clip_inplace(xp, weight, clip_weights)
 
 
 def rmspropalex_update(xp, weight, grad, n, g_avg, delta, lr, wd, gamma1,
@@ -64,10 +56,7 @@ def rmspropalex_update(xp, weight, grad, n, g_avg, delta, lr, wd, gamma1,
     gamma1*g_avg``; ``delta = gamma2*delta - lr*g/sqrt(n - g_avg**2 +
     epsilon)``; ``weight = clip(weight + delta, clip_weights)``
     """
-    g = rescale_grad * grad
-    if wd:
-        g += wd * weight
-    _clipped(xp, g, clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * g * g
     g_avg *= gamma1
@@ -75,7 +64,7 @@ def rmspropalex_update(xp, weight, grad, n, g_avg, delta, lr, wd, gamma1,
     delta *= gamma2
     delta -= lr * g / xp.sqrt(n - g_avg * g_avg + epsilon)
     weight += delta
-    _clipped(xp, weight, clip_weights)
+    clip_inplace(xp, weight, clip_weights)
 
 
 def adadelta_update(xp, weight, grad, acc_g, acc_delta, wd, rho, epsilon,
@@ -87,7 +76,7 @@ def adadelta_update(xp, weight, grad, acc_g, acc_delta, wd, rho, epsilon,
     ``acc_delta = rho*acc_delta + (1-rho)*delta*delta``;
     ``weight -= delta + wd*weight``
     """
-    g = _clipped(xp, rescale_grad * grad, clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     acc_g *= rho
     acc_g += (1. - rho) * g * g
     delta = xp.sqrt(acc_delta + epsilon) / xp.sqrt(acc_g + epsilon) * g
@@ -107,7 +96,7 @@ def ftrl_update(xp, weight, grad, z, n, lr, wd, lamda1, beta, rescale_grad,
     ``weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd)
     * (|z| > lamda1)``
     """
-    g = _clipped(xp, rescale_grad * grad, clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     g2 = g * g
     z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
     n += g2
@@ -140,9 +129,7 @@ class AdaGrad(Optimizer):
         return self._zeros_like(weight)   # history
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         adagrad_update(weight.context.backend.xp, weight._data, grad._data,
                        state._data, lr, wd, self.float_stable_eps,
                        self.rescale_grad, self._python_clip())
@@ -196,14 +183,11 @@ class RMSProp(Optimizer):
         return (self._zeros_like(weight),)       # n
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         # Like clip_gradient, MXNet's kernels clip weights only for a
         # truthy, non-negative clip_weights.
-        cw = self.clip_weights
-        cw = cw if cw and cw >= 0 else None
+        cw = self._kernel_bound(self.clip_weights)
         if not self.centered:
             rmsprop_update(xp, weight._data, grad._data, state[0]._data, lr,
                            wd, self.gamma1, self.epsilon, self.rescale_grad,
@@ -292,9 +276,7 @@ class Ftrl(Optimizer):
                 self._zeros_like(weight))   # n
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd = self._begin_update(index)
         ftrl_update(weight.context.backend.xp, weight._data, grad._data,
                     state[0]._data, state[1]._data, lr, wd, self.lamda1,
                     self.beta, self.rescale_grad, self._kernel_clip())

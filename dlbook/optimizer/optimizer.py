@@ -15,8 +15,10 @@ base class holds what every rule shares, with the behaviour of
 
 Subclasses create their state with :meth:`Optimizer.create_state` and
 implement ``_update_one(index, weight, grad, state)`` (user subclasses may
-override ``update`` directly, as in MXNet).  The arithmetic itself lives in
-small functions on raw arrays (``sgd.py``, ``adam.py``, ``adaptive.py``).
+override ``update`` directly, as in MXNet), which usually starts with
+``lr, wd = self._begin_update(index)``.  The arithmetic itself lives in
+small functions on raw arrays (``sgd.py``, ``adam.py``, ``adaptive.py``,
+with the gradient rescaling and clipping they share in ``_gradient.py``).
 """
 
 import warnings
@@ -278,6 +280,12 @@ class Optimizer:
         """Weight decay of one weight (a Python float)."""
         return float(self._wd_of(index))
 
+    def _begin_update(self, index):
+        """Count one more update of ``index`` and return its ``(lr, wd)``:
+        the first lines of every ``_update_one``."""
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index)
+
     # -- states and updates -----------------------------------------------
 
     def create_state(self, index, weight):
@@ -363,16 +371,20 @@ class Optimizer:
 
     # -- helpers for subclasses --------------------------------------------
 
-    def _kernel_clip(self):
-        """``clip_gradient`` as MXNet's fused kernels see it: None (no
-        clipping) unless set to a number >= 0.
+    @staticmethod
+    def _kernel_bound(bound):
+        """A clipping bound as MXNet's fused kernels see it: None (no
+        clipping) unless set to a number > 0.
 
-        MXNet passes ``clip_gradient`` to its C++ update operators only if
-        it is truthy and the operators ignore negative values, so 0 and
-        negative values mean "no clipping" for SGD, Adam, RMSProp ...
+        MXNet passes such bounds to its C++ update operators only if they
+        are truthy and the operators ignore negative values.
         """
-        clip = self.clip_gradient
-        return clip if clip and clip >= 0 else None
+        return bound if bound and bound >= 0 else None
+
+    def _kernel_clip(self):
+        """``clip_gradient`` as MXNet's fused kernels see it: 0 and
+        negative values mean "no clipping" for SGD, Adam, RMSProp ..."""
+        return self._kernel_bound(self.clip_gradient)
 
     def _python_clip(self):
         """``clip_gradient`` as MXNet's Python-level rules see it (AdaGrad,

@@ -15,19 +15,12 @@ import math
 import os
 
 from .. import ndarray as nd
+from ._gradient import rescaled
 from .optimizer import Optimizer, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
            'sgd_update', 'sgd_mom_update', 'nag_mom_update',
            'signsgd_update', 'signum_update']
-
-
-def _rescaled(xp, grad, rescale_grad, clip_gradient):
-    """``clip(rescale_grad * grad, clip_gradient)`` as a new array."""
-    g = rescale_grad * grad
-    if clip_gradient is not None:
-        xp.clip(g, -clip_gradient, clip_gradient, out=g)
-    return g
 
 
 def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
@@ -41,7 +34,7 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
         # One temporary: this is the hot path of every SGD training loop.
         weight -= (lr * rescale_grad) * grad
     else:
-        weight -= lr * _rescaled(xp, grad, rescale_grad, clip_gradient)
+        weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
 
 
 def sgd_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
@@ -56,7 +49,7 @@ def sgd_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
     if clip_gradient is None:
         mom -= (lr * rescale_grad) * grad
     else:
-        mom -= lr * _rescaled(xp, grad, rescale_grad, clip_gradient)
+        mom -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
     weight += mom
 
 
@@ -69,7 +62,7 @@ def nag_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
     ``m0 = momentum*mom; weight += -m0 + (1 + momentum)*(m0 - d);
     mom = m0 - d``, the same value.)
     """
-    d = _rescaled(xp, grad, rescale_grad, clip_gradient)
+    d = rescaled(xp, grad, rescale_grad, clip_gradient)
     if wd:
         d += wd * weight
     d *= lr
@@ -99,14 +92,24 @@ def signum_update(xp, weight, grad, mom, lr, wd, momentum, wd_lh,
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    mom -= (1 - momentum) * _rescaled(xp, grad, rescale_grad, clip_gradient)
+    mom -= (1 - momentum) * rescaled(xp, grad, rescale_grad, clip_gradient)
     if wd_lh:
         weight *= 1 - lr * wd_lh
     weight += lr * xp.sign(mom)
 
 
+class _MomentumOptimizer(Optimizer):
+    """The state of SGD, NAG and Signum: one momentum array per weight,
+    or None when ``momentum`` is 0."""
+
+    def create_state(self, index, weight):
+        if self.momentum != 0.0:
+            return self._zeros_like(weight)
+        return None
+
+
 @register
-class SGD(Optimizer):
+class SGD(_MomentumOptimizer):
     """The SGD optimizer with momentum and weight decay.
 
     Updates are applied by::
@@ -137,15 +140,8 @@ class SGD(Optimizer):
         self.aggregate_num = int(
             os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
 
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return self._zeros_like(weight)
-        return None
-
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         # MXNet uses the momentum kernel only for momentum > 0.
         if state is not None and self.momentum > 0:
@@ -163,7 +159,7 @@ class ccSGD(SGD):  # noqa: N801 (MXNet's name)
 
 
 @register
-class NAG(Optimizer):
+class NAG(_MomentumOptimizer):
     """Nesterov accelerated gradient.
 
     Updates are applied by::
@@ -184,15 +180,8 @@ class NAG(Optimizer):
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return self._zeros_like(weight)
-        return None
-
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         if state is not None:
             nag_mom_update(xp, weight._data, grad._data, state._data, lr, wd,
@@ -204,7 +193,7 @@ class NAG(Optimizer):
 
 
 @register
-class Signum(Optimizer):
+class Signum(_MomentumOptimizer):
     """The Signum optimizer: steps along the sign of the momentum.
 
     Updates are applied by::
@@ -230,15 +219,8 @@ class Signum(Optimizer):
         self.momentum = momentum
         self.wd_lh = wd_lh
 
-    def create_state(self, index, weight):
-        if self.momentum != 0.0:
-            return self._zeros_like(weight)
-        return None
-
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         if state is not None:
             signum_update(xp, weight._data, grad._data, state._data, lr, wd,
@@ -278,12 +260,10 @@ class DCASGD(Optimizer):
         return (mom, weight.copy())
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         w, prev = weight._data, state[1]._data
-        g = _rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
+        g = rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
         step = -lr * (g + wd * w + self.lamda * g * g * (w - prev))
         mom = state[0]
         if mom is not None:
@@ -312,12 +292,10 @@ class SGLD(Optimizer):
         return None
 
     def _update_one(self, index, weight, grad, state):
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         w = weight._data
-        g = _rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
+        g = rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
         w -= lr / 2 * (g + wd * w)
         noise = nd.random.normal(0, math.sqrt(lr), shape=weight.shape,
                                  dtype=weight.dtype, ctx=weight.context)

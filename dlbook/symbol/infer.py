@@ -76,12 +76,19 @@ def infer_graph(nodes, shapes=None, dtypes=None, default_dtype='float32'):
     return shape_of, dtype_of
 
 
-def _set(table, key, value):
+def _set(table, key, value, node):
+    """Record an inferred shape; a conflict with a known one is an error
+    (MXNet's "Shape inconsistent")."""
     old = table.get(key)
     if value is None or old == value:
         return False
-    if old is not None and _known(old) and value != old:
-        return False
+    if old is not None:
+        same_rank = len(old) == len(value)
+        if (_known(old) and old != value) or (same_rank and any(
+                o > 0 and o != v for o, v in zip(old, value))):
+            raise DLBookError(
+                f'Shape inconsistent at node {node.name!r} ({node.op}), '
+                f'Provided = {old}, inferred shape={value}')
     table[key] = value
     return True
 
@@ -125,11 +132,13 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
             full += list(aux)
         for e, s in zip(entries, full):
             if s is not None and _known(s):
-                changed |= _set(shape_of, e, tuple(int(n) for n in s))
+                changed |= _set(shape_of, e, tuple(int(n) for n in s),
+                                node)
         out_dtype = op.attrs.get('dtype') or first
         for o, s in zip(outputs, outs):
             if s is not None and _known(s):
-                changed |= _set(shape_of, o, tuple(int(n) for n in s))
+                changed |= _set(shape_of, o, tuple(int(n) for n in s),
+                                node)
                 if dtype_of.get(o) is None:
                     dtype_of[o] = dtype_name(out_dtype)
                     changed = True
@@ -147,7 +156,7 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
         return changed
     results = _run_on_zeros(node, op, in_shapes, in_dtypes)
     for o, r in zip(outputs, results):
-        changed |= _set(shape_of, o, tuple(r.shape))
+        changed |= _set(shape_of, o, tuple(r.shape), node)
         if dtype_of.get(o) != r.dtype.name:
             dtype_of[o] = r.dtype.name
             changed = True

@@ -136,7 +136,7 @@ def test_loss_outputs_ignore_head_gradient_like_the_tape(name, index, case,
     """Loss-output rows have ``grad=()`` in the table (their backward is
     not a vjp); the graph and the tape must still agree."""
     arrays = make_inputs(case, 'float64')
-    exe, names = bind(name, case, arrays, ctx, grad_inputs=(0,))
+    exe, _ = bind(name, case, arrays, ctx, grad_inputs=(0,))
     inputs, outs = call(name, case, [a.copy() for a in arrays], ctx,
                         record_grads=(0,))
     autograd.backward(list(outs))

@@ -34,7 +34,7 @@ def evaluate(symbol, **arrays):
     return [o.asnumpy() for o in outs]
 
 
-# -- names and lists -----------------------------------------------------------
+# -- names and lists ----------------------------------------------------------
 
 def test_automatic_names_count_per_operator():
     data = sym.var('data')
@@ -178,7 +178,7 @@ def test_a_grouped_symbol_cannot_feed_an_operator():
         sym.relu(parts)
 
 
-# -- operators -----------------------------------------------------------------
+# -- operators ----------------------------------------------------------------
 
 def test_arithmetic_names_and_values():
     a, b = sym.var('a'), sym.var('b')
@@ -241,7 +241,7 @@ def test_methods_build_operators():
     np.testing.assert_allclose(got, np.exp(x.T), rtol=1e-6)
 
 
-# -- attributes and scopes -----------------------------------------------------
+# -- attributes and scopes ----------------------------------------------------
 
 def test_attr_list_attr_and_attr_dict():
     data = sym.var('data', attr={'mood': 'happy'})
@@ -322,7 +322,7 @@ def test_name_prefix_and_name_manager():
     assert manager.get('given', 'conv') == 'given'
 
 
-# -- inference -----------------------------------------------------------------
+# -- inference ----------------------------------------------------------------
 
 def test_infer_shape_fills_parameter_shapes():
     arg, out, aux = mlp().infer_shape(data=(32, 784))
@@ -368,6 +368,7 @@ def test_infer_shape_partial_returns_what_it_knows():
     arg, out, aux = net.infer_shape_partial(a=(2, 5))
     assert dict(zip(net.list_arguments(), arg)) == {
         'a': (2, 5), 'fc_weight': (3, 5), 'fc_bias': (3,), 'b': ()}
+    assert aux == []
     assert out == [(2, 3), ()]
     with pytest.warns(UserWarning, match='b: ()'):
         assert net.infer_shape(a=(2, 5)) == (None, None, None)
@@ -377,6 +378,20 @@ def test_infer_shape_uses_variable_shape_hints():
     w = sym.var('w', shape=(4, 3))
     net = sym.dot(sym.var('x'), w)
     assert net.infer_shape(x=(2, 4))[1] == [(2, 3)]
+
+
+def test_infer_shape_rejects_inconsistent_shapes():
+    fc = sym.FullyConnected(sym.var('data'), num_hidden=3, name='fc')
+    with pytest.raises(mx.MXNetError, match=r'Shape inconsistent.*'
+                                            r'Provided = \(3, 4\), '
+                                            r'inferred shape=\(3, 5\)'):
+        fc.infer_shape(data=(2, 5), fc_weight=(3, 4))
+    hinted = sym.FullyConnected(sym.var('x'), sym.var('w', shape=(3, 0)),
+                                num_hidden=3, no_bias=True)
+    assert hinted.infer_shape(x=(2, 5))[0] == [(2, 5), (3, 5)]
+    with pytest.raises(mx.MXNetError, match='Shape inconsistent'):
+        sym.FullyConnected(sym.var('x'), sym.var('w', shape=(4, 0)),
+                           num_hidden=3, no_bias=True).infer_shape(x=(2, 5))
 
 
 def test_infer_shape_rejects_unknown_names():
@@ -400,7 +415,7 @@ def test_infer_type_warns_and_returns_none_when_undecided():
         assert mlp().infer_type() == (None, None, None)
 
 
-# -- composition and copies ----------------------------------------------------
+# -- composition and copies ---------------------------------------------------
 
 def test_compose_replaces_variables():
     net = sym.FullyConnected(sym.var('data'), num_hidden=2, name='fc')

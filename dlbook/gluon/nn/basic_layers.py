@@ -125,10 +125,14 @@ class Dropout(HybridBlock):
 
 
 class _BatchNorm(HybridBlock):
-    """Parameters and forward shared by BatchNorm and BatchNormReLU."""
+    """Parameters and forward shared by BatchNorm and BatchNormReLU (which
+    only sets ``fuse_relu``); the arguments are :class:`BatchNorm`'s."""
+
+    #: Apply ReLU to the output (BatchNormReLU).
+    fuse_relu = False
 
     def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True,
-                 scale=True, use_global_stats=False, fuse_relu=False,
+                 scale=True, use_global_stats=False,
                  beta_initializer='zeros', gamma_initializer='ones',
                  running_mean_initializer='zeros',
                  running_variance_initializer='ones', in_channels=0,
@@ -137,7 +141,6 @@ class _BatchNorm(HybridBlock):
         self._kwargs = {'axis': axis, 'eps': epsilon, 'momentum': momentum,
                         'fix_gamma': not scale,
                         'use_global_stats': use_global_stats}
-        self.fuse_relu = fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
         channels = (in_channels,)
@@ -224,21 +227,6 @@ class BatchNorm(_BatchNorm):
     ``running_mean``, ``running_var`` (``grad_req='null'``).
     """
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True,
-                 scale=True, use_global_stats=False,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 running_mean_initializer='zeros',
-                 running_variance_initializer='ones', in_channels=0,
-                 **kwargs):
-        super().__init__(
-            axis=axis, momentum=momentum, epsilon=epsilon, center=center,
-            scale=scale, use_global_stats=use_global_stats, fuse_relu=False,
-            beta_initializer=beta_initializer,
-            gamma_initializer=gamma_initializer,
-            running_mean_initializer=running_mean_initializer,
-            running_variance_initializer=running_variance_initializer,
-            in_channels=in_channels, **kwargs)
-
 
 class BatchNormReLU(_BatchNorm):
     r"""Batch normalization followed by ReLU, as one layer.
@@ -247,20 +235,7 @@ class BatchNormReLU(_BatchNorm):
     :class:`BatchNorm`.
     """
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True,
-                 scale=True, use_global_stats=False,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 running_mean_initializer='zeros',
-                 running_variance_initializer='ones', in_channels=0,
-                 **kwargs):
-        super().__init__(
-            axis=axis, momentum=momentum, epsilon=epsilon, center=center,
-            scale=scale, use_global_stats=use_global_stats, fuse_relu=True,
-            beta_initializer=beta_initializer,
-            gamma_initializer=gamma_initializer,
-            running_mean_initializer=running_mean_initializer,
-            running_variance_initializer=running_variance_initializer,
-            in_channels=in_channels, **kwargs)
+    fuse_relu = True
 
 
 class _AffineNorm(HybridBlock):

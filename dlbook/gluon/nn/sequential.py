@@ -6,13 +6,28 @@ __all__ = ['Sequential', 'HybridSequential']
 
 
 class _SequentialMixin:
-    """``add``, indexing, ``len`` and the repr shared by both containers."""
+    """``add``, the forward loop, indexing, ``len`` and the repr shared by
+    both containers."""
 
     def add(self, *blocks):
         """Append blocks; they run in the order added."""
         for block in blocks:
             self.register_child(block)
         return self
+
+    def _run_children(self, x, *args):
+        """Feed ``x`` through the children in order.  A child that
+        returns a tuple or list passes its first item on as ``x`` and the
+        rest as extra arguments of the next child (or of the result)."""
+        for block in self._children.values():
+            x = block(x, *args)
+            args = ()
+            if isinstance(x, (tuple, list)):
+                args = x[1:]
+                x = x[0]
+        if args:
+            x = tuple([x] + list(args))
+        return x
 
     def __repr__(self):
         body = '\n'.join(f'  ({key}): {_indent(repr(block), 2)}'
@@ -43,15 +58,7 @@ class Sequential(_SequentialMixin, Block):
         super().__init__(prefix=prefix, params=params)
 
     def forward(self, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = ()
-            if isinstance(x, (tuple, list)):
-                args = x[1:]
-                x = x[0]
-        if args:
-            x = tuple([x] + list(args))
-        return x
+        return self._run_children(x, *args)
 
     def hybridize(self, active=True, **kwargs):
         """Hybridize the children (a Sequential itself runs eagerly)."""
@@ -65,12 +72,4 @@ class HybridSequential(_SequentialMixin, HybridBlock):
         super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F, x, *args):
-        for block in self._children.values():
-            x = block(x, *args)
-            args = ()
-            if isinstance(x, (tuple, list)):
-                args = x[1:]
-                x = x[0]
-        if args:
-            x = tuple([x] + list(args))
-        return x
+        return self._run_children(x, *args)

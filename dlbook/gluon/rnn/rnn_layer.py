@@ -8,7 +8,7 @@ are those of MXNet 1.x's fused (cuDNN-style) layers.
 
 MXNet computes the layer with one fused ``RNN`` operator.  Here it is
 written out: a Python loop over layers, directions and time steps, each
-step one call of the cell step functions of ``rnn_cell.py`` on the whole
+step one call of the cell step functions of ``steps.py`` on the whole
 batch.  The input projection does not depend on the previous step, so it
 is done for all steps at once: one ``(T*N, C) x (C, G*H)`` product per
 layer and direction instead of ``T`` small ones.  Only the recurrent
@@ -22,8 +22,8 @@ from ...base import DLBookError
 from ...ndarray.ndarray import NDArray
 from ...ops import REGISTRY
 from ..block import HybridBlock
-from .rnn_cell import (_new_state, _symbol_module, _unstack, gru_step,
-                       lstm_step, rnn_step)
+from .base_cell import _new_state, _symbol_module, _unstack
+from .steps import gru_step, lstm_step, rnn_step
 
 __all__ = ['RNN', 'LSTM', 'GRU']
 
@@ -111,7 +111,13 @@ class _RNNLayer(HybridBlock):
         return found
 
     def state_info(self, batch_size=0):
-        raise NotImplementedError
+        """One state for RNN and GRU (h), two for LSTM (h, c), each of
+        shape ``(num_layers * num_directions, batch_size, hidden_size)``.
+        """
+        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
+        num_states = 2 if self._mode == 'lstm' else 1
+        return [{'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype}
+                for _ in range(num_states)]
 
     def cast(self, dtype):
         super().cast(dtype)
@@ -348,11 +354,6 @@ class RNN(_RNNLayer):
                          h2h_bias_initializer, 'rnn_' + activation, dtype,
                          **kwargs)
 
-    def state_info(self, batch_size=0):
-        return [{'shape': (self._num_layers * self._dir, batch_size,
-                           self._hidden_size),
-                 '__layout__': 'LNC', 'dtype': self._dtype}]
-
 
 class LSTM(_RNNLayer):
     r"""Multi-layer long short-term memory (LSTM) RNN.
@@ -416,11 +417,6 @@ class LSTM(_RNNLayer):
                          h2h_weight_initializer, i2h_bias_initializer,
                          h2h_bias_initializer, 'lstm', dtype, **kwargs)
 
-    def state_info(self, batch_size=0):
-        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        return [{'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype},
-                {'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype}]
-
 
 class GRU(_RNNLayer):
     r"""Multi-layer gated recurrent unit (GRU) RNN, cuDNN's variant (the
@@ -470,8 +466,3 @@ class GRU(_RNNLayer):
                          bidirectional, input_size, i2h_weight_initializer,
                          h2h_weight_initializer, i2h_bias_initializer,
                          h2h_bias_initializer, 'gru', dtype, **kwargs)
-
-    def state_info(self, batch_size=0):
-        return [{'shape': (self._num_layers * self._dir, batch_size,
-                           self._hidden_size),
-                 '__layout__': 'LNC', 'dtype': self._dtype}]
