@@ -37,7 +37,7 @@ from benchmarks.common import (best_of, fmt_us, table, try_torch,  # noqa
                                write_section)
 
 STEPS = 40
-REPEAT = 9
+REPEAT = 15
 SIZES = [(784, 256, 10), (64, 64, 10)]
 BATCHES = [1, 16, 64]
 

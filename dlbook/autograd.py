@@ -176,6 +176,17 @@ def _topological_order(heads):
     return order
 
 
+_NDARRAY = []
+
+
+def _ndarray_class():
+    """NDArray, imported on first use (ndarray imports this module)."""
+    if not _NDARRAY:
+        from .ndarray.ndarray import NDArray
+        _NDARRAY.append(NDArray)
+    return _NDARRAY[0]
+
+
 def _add(acc, g):
     return g if acc is None else acc + g
 
@@ -183,7 +194,7 @@ def _add(acc, g):
 def _run_backward(heads, head_grads, retain_graph, capture=()):
     """Propagate gradients from ``heads``; return ``{id(x): (x, grad)}``
     for every variable reached, plus the arrays listed in ``capture``."""
-    from .ndarray.ndarray import NDArray
+    NDArray = _ndarray_class()
     if isinstance(heads, NDArray):
         heads = [heads]
     if head_grads is None or isinstance(head_grads, NDArray):
@@ -240,8 +251,12 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         node.op.needs_input_grad = tuple(
             x._node is not None or x._grad_req is not None
             for x in node.inputs)
-        with node.ctx.scope:
-            grads = node.op.backward(node.ctx.xp, *dys)
+        ctx = node.ctx
+        if ctx._switch is None:          # no device switch needed (CPU)
+            grads = node.op.backward(ctx._xp, *dys)
+        else:
+            with ctx._switch:
+                grads = node.op.backward(ctx._xp, *dys)
         if not isinstance(grads, (tuple, list)):
             grads = (grads,)
         for x, g in zip(node.inputs, grads):

@@ -116,6 +116,9 @@ class Executor:
         # every forward, as MXNet's does (backward may follow a forward
         # with is_train=False)
         self._needs_grad = any(r != 'null' for r in self._grad_req)
+        wanted = {n for n, r in zip(self._arg_names, self._grad_req)
+                  if r != 'null'}
+        self._needed = tuple(n in wanted for n in self._program.var_names)
         self.outputs = []
         self._tape = None
         self._monitor = None
@@ -190,7 +193,8 @@ class Executor:
                                       f'{g.shape} for output of shape '
                                       f'{o.shape}')
                 raws.append(g.as_in_context(o.context)._data)
-        grads = self._program.backward(self._tape, raws)
+        grads = self._program.backward(self._tape, raws,
+                                       needed=self._needed)
         by_name = dict(zip(self._program.var_names, grads))
         for name, arg, buf, req in zip(self._arg_names, self.arg_arrays,
                                        self.grad_arrays, self._grad_req):
@@ -376,9 +380,17 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
         args.append(nd.zeros(shape, ctx=where, dtype=dtype))
         grads.append(None if reqs[name] == 'null' else
                      nd.zeros(shape, ctx=where, dtype=dtype))
-    aux = [nd.zeros(shape, ctx=program.var_context(name, ctx, group2ctx),
-                    dtype=dtype)
-           for name, shape, dtype in zip(symbol.list_auxiliary_states(),
-                                         aux_shapes, aux_types)]
+    # auxiliary states (BatchNorm's moving statistics) are shared too, so
+    # executors bound for several buckets keep one set of statistics
+    shared_aux = shared_exec.aux_dict if shared_exec is not None else {}
+    aux = []
+    for name, shape, dtype in zip(symbol.list_auxiliary_states(),
+                                  aux_shapes, aux_types):
+        same = shared_aux.get(name)
+        if same is not None and same.shape == tuple(shape):
+            aux.append(same)
+        else:
+            aux.append(nd.zeros(shape, dtype=dtype, ctx=program.var_context(
+                name, ctx, group2ctx)))
     return Executor(symbol, ctx, args, grads,
                     [reqs[n] for n in arg_names], aux, group2ctx)

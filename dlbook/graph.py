@@ -143,6 +143,7 @@ class GraphProgram:
         for step in self.steps:
             contexts.update((step.ctx, step.out_ctx))
         self.local_ctx = default_ctx if len(contexts) == 1 else None
+        self._needs = {}
         self.peak_bytes = 0
         self.total_bytes = 0
 
@@ -296,13 +297,37 @@ class GraphProgram:
         self.peak_bytes = max(self.peak_bytes, total)
 
     # -- backward ------------------------------------------------------------
-    def backward(self, tape, out_grads):
+    def input_needs(self, needed):
+        """For each step, which of its inputs lead to a variable whose
+        gradient is wanted (``needed``: one bool per variable).  Worked
+        out once per pattern."""
+        key = tuple(needed)
+        found = self._needs.get(key)
+        if found is None:
+            flags = [False] * self.num_slots
+            for slot, flag in zip(self.var_slots, key):
+                flags[slot] = flag
+            found = []
+            for step in self.steps:
+                wanted = tuple(flags[s] for s in step.in_slots)
+                for s in step.out_slots:
+                    flags[s] = any(wanted)
+                found.append(wanted)
+            self._needs[key] = found
+        return found
+
+    def backward(self, tape, out_grads, needed=None):
         """Gradients of the variables given the outputs' gradients.
 
         Parameters
         ----------
         tape : from :meth:`forward` with ``keep`` (or ``is_train``)
         out_grads : list of raw arrays (one per output)
+        needed : list of bool, optional
+            Which variables' gradients are wanted (default: all).  Steps
+            leading to none of them are skipped, and each operator is told
+            which input gradients to compute (``op.needs_input_grad``):
+            the data gradient of a first layer is never computed.
 
         Returns
         -------
@@ -319,10 +344,18 @@ class GraphProgram:
         for slot, g in zip(self.out_slots, out_grads):
             if g is not None:
                 grads[slot] = g if grads[slot] is None else grads[slot] + g
+        needs = None if needed is None else self.input_needs(needed)
         steps = self.steps
         for k in range(len(steps) - 1, -1, -1):
             step = steps[k]
             op, copies, meta = tape[k]
+            if not op.differentiable:       # zeros_like, argmax, sampling
+                continue
+            if needs is not None:
+                wanted = needs[k]
+                if not any(wanted):
+                    continue
+                op.needs_input_grad = wanted
             if step.single:
                 dy = grads[step.out_slots[0]]
                 if dy is None:

@@ -26,10 +26,19 @@ def _params(seed):
     return [r.normal(size=shape) for shape in SHAPES]
 
 
-def _grads(seed, steps=3):
+def _grads(seed, scales=(1, 1, 1)):
     r = rng(seed)
-    return [[r.normal(size=shape) for shape in SHAPES]
-            for _ in range(steps)]
+    return [[scale * r.normal(size=shape) for shape in SHAPES]
+            for scale in scales]
+
+
+def _flatten(states):
+    """The arrays of a (nested) states structure, in order, as NumPy."""
+    if states is None:
+        return []
+    if isinstance(states, (list, tuple)):
+        return [a for item in states for a in _flatten(item)]
+    return [_to_numpy(states).astype(np.float64)]
 
 
 def _as_params(values):
@@ -50,7 +59,8 @@ def _to_numpy(x):
 
 
 def _run_steps(student, name, states_of, reference, hyperparams,
-               diagnose=None, seed=1100):
+               diagnose=None, seed=1100, scales=(1, 1, 1),
+               state_names=None):
     """Drive ``student`` for three steps and compare with ``reference``.
 
     Parameters
@@ -63,6 +73,12 @@ def _run_steps(student, name, states_of, reference, hyperparams,
         on NumPy data, one parameter at a time.
     diagnose : callable, optional
         ``diagnose(got, before, g) -> hint``: recognises typical mistakes.
+    scales : tuple of float
+        Size of the gradients at each step.
+    state_names : str, optional
+        When given (e.g. ``'v and s'``), the states are compared with the
+        reference's too: some mistakes change the parameters too little
+        to see in three steps, but change the state at once.
     """
     start = _params(seed)
     params = _as_params(start)
@@ -70,7 +86,7 @@ def _run_steps(student, name, states_of, reference, hyperparams,
     hp = dict(hyperparams)
     expected = [p.astype(np.float64) for p in start]
     ref_states = [None] * len(SHAPES)
-    for t, grads in enumerate(_grads(seed + 1), start=1):
+    for t, grads in enumerate(_grads(seed + 1, scales), start=1):
         for p, g in zip(params, grads):
             p.grad[:] = nd.array(g, dtype='float32')
         before = [e.copy() for e in expected]
@@ -95,7 +111,22 @@ def _run_steps(student, name, states_of, reference, hyperparams,
                     f'{e.shape}) is {_flat(got)}, expected {_flat(e)} '
                     f'(largest difference {np.abs(got - e).max():.3g}).',
                     hint)
+        if state_names:
+            _compare_states(states, ref_states, name, t, state_names)
     return params
+
+
+def _compare_states(states, ref_states, name, t, state_names):
+    got, expected = _flatten(states), _flatten(ref_states)
+    if len(got) != len(expected):
+        raise Failure(f'the states hold {len(got)} arrays, expected '
+                      f'{len(expected)} ({state_names} per parameter).')
+    for g, e in zip(got, expected):
+        if g.shape != e.shape or not np.allclose(g, e, rtol=1e-4,
+                                                 atol=1e-9):
+            raise Failure(f'after step {t} of {name} the parameters are '
+                          f'right but the state ({state_names}) is '
+                          f'{_flat(g)}, expected {_flat(e)}.')
 
 
 def _sgd_like(got, before, g, hp, t):
@@ -131,7 +162,7 @@ def _sgd_momentum(student):
         return hint
 
     _run_steps(student, 'sgd_momentum', _zeros_states, _momentum_ref,
-               {'lr': 0.1, 'momentum': 0.9}, diagnose)
+               {'lr': 0.1, 'momentum': 0.9}, diagnose, state_names='v')
     return ('correct: three steps match v <- beta v + g, '
             'w <- w - lr v.')
 
@@ -157,7 +188,7 @@ def _nesterov(student):
         return _sgd_like(got, before, g, hp, t)
 
     _run_steps(student, 'nesterov', _zeros_states, _nesterov_ref,
-               {'lr': 0.1, 'momentum': 0.9}, diagnose)
+               {'lr': 0.1, 'momentum': 0.9}, diagnose, state_names='v')
     return ('correct: three steps match v <- beta v + g, '
             'w <- w - lr (g + beta v).')
 
@@ -206,8 +237,12 @@ def _yogi(student):
                     "step (after the loop over the parameters).")
         return _sgd_like(got, before, g, hp, t)
 
-    _run_steps(student, 'yogi', _adam_states, _yogi_ref,
-               {'lr': 0.01, 't': 1}, diagnose)
+    # Small gradients, where eps matters; then a large first gradient
+    # and small ones, since g ** 2 < s is where Yogi differs from Adam.
+    for scales in ((0.01, 0.01, 0.01), (10, 0.01, 0.01)):
+        _run_steps(student, 'yogi', _adam_states, _yogi_ref,
+                   {'lr': 0.01, 't': 1}, diagnose, scales=scales,
+                   state_names='v and s')
     return 'correct: Adam with the additive, sign-controlled update of s.'
 
 

@@ -152,6 +152,13 @@ def _executor_grad(student):
 
 # -- a HybridBlock ------------------------------------------------------------
 
+def _expect(got, expected, x, when):
+    try:
+        expect_close(got, expected, {'x': x.asnumpy()}, what='the output')
+    except Failure as failure:
+        raise Failure(f'{when}: {failure.message}', failure.hint) from None
+
+
 @exercise('ch12.hybrid_block',
           hint='in __init__: super().__init__(**kwargs); self.dense = '
                'nn.Dense(units); in hybrid_forward: return '
@@ -179,8 +186,7 @@ def _hybrid_block(student):
     bias = [v for v in params.values() if v.ndim == 1]
     b = bias[0] if bias else 0
     expected = np.maximum(x.asnumpy() + x.asnumpy() @ weights[0].T + b, 0)
-    expect_close(eager, expected, {'x': x.asnumpy()},
-                 what='the output before hybridize()')
+    _expect(eager, expected, x, 'before hybridize()')
     net.hybridize()
     try:
         hybrid = net(x)
@@ -189,15 +195,14 @@ def _hybrid_block(student):
                       f'{type(err).__name__}: {err}',
                       hint='inside hybrid_forward use F.relu and other F '
                            'operators, never nd or .asnumpy().') from None
-    expect_close(hybrid, expected, {'x': x.asnumpy()},
-                 what='the output after hybridize()')
+    _expect(hybrid, expected, x, 'after hybridize()')
     with tempfile.TemporaryDirectory() as folder:
         prefix = os.path.join(folder, 'residual')
         net.export(prefix)
         loaded = gluon.SymbolBlock.imports(
             prefix + '-symbol.json', ['data'], prefix + '-0000.params',
             ctx=cpu())
-        expect_close(loaded(x), expected, {'x': x.asnumpy()},
-                     what='the exported and re-imported block')
+        _expect(loaded(x), expected, x,
+                'after export and SymbolBlock.imports')
     return ('correct: the same output eagerly, hybridized and after '
             'export + SymbolBlock.imports.')

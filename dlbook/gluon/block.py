@@ -20,6 +20,7 @@ from .. import name as _name
 from .. import ndarray as nd
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
+from .cached_op import call_cached
 from .parameter import (DeferredInitializationError, Parameter,
                         ParameterDict, _brief_print_list)
 
@@ -405,7 +406,6 @@ class HybridBlock(Block):
 
     def _call_cached_op(self, *args):
         """Run the traced graph (see ``dlbook.gluon.cached_op``)."""
-        from .cached_op import call_cached
         return call_cached(self, *args)
 
     def hybrid_forward(self, F, x, *args, **kwargs):

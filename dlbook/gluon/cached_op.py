@@ -146,6 +146,8 @@ class _GraphOp:
         self.is_train = False
         self.rng = None
         self.saved = None
+        # set by autograd before backward: which inputs want a gradient
+        self.needs_input_grad = None
 
     def out_context(self, ctx):
         return ctx
@@ -163,7 +165,8 @@ class _GraphOp:
         return result[0] if len(result) == 1 else result
 
     def backward(self, xp, *dys):
-        return self.program.backward(self.saved, dys)
+        return self.program.backward(self.saved, dys,
+                                     needed=self.needs_input_grad)
 
 
 def trace(block, args):

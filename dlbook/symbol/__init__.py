@@ -28,16 +28,20 @@ def load(fname):
         return load_json(f.read())
 
 
-def zeros(shape, dtype=None, **kwargs):
-    """A symbol of zeros of ``shape``."""
-    return globals()['_zeros'](shape=tuple(shape),
-                               dtype=dtype or 'float32', **kwargs)
+def zeros(shape, dtype=None, name=None, attr=None, **kwargs):
+    """A symbol of zeros of ``shape``.  Other keywords (``__layout__``)
+    are accepted and ignored, as in MXNet."""
+    return globals()['_zeros'](shape=tuple(shape), dtype=dtype or 'float32',
+                               name=name, attr=attr)
 
 
-def ones(shape, dtype=None, **kwargs):
-    """A symbol of ones of ``shape``."""
-    return globals()['_ones'](shape=tuple(shape),
-                              dtype=dtype or 'float32', **kwargs)
+def ones(shape, dtype=None, name=None, attr=None, **kwargs):
+    """A symbol of ones of ``shape``.  Other keywords are ignored."""
+    return globals()['_ones'](shape=tuple(shape), dtype=dtype or 'float32',
+                              name=name, attr=attr)
+
+
+from .arithmetic import *  # noqa: E402,F401,F403
 
 
 def _method(function):

@@ -501,3 +501,36 @@ def test_peak_memory_is_below_the_sum_of_intermediates(monkeypatch):
     # training keeps what backward needs, still less than everything
     assert train.peak_bytes > predict.peak_bytes
     assert train.peak_bytes < train.total_bytes
+
+
+def test_backward_computes_only_the_gradients_wanted(monkeypatch):
+    from dlbook.ops import REGISTRY
+    fc = REGISTRY['FullyConnected']
+    seen = []
+    original = fc.backward
+
+    def spy(self, xp, dy):
+        seen.append(self.needs_input_grad)
+        return original(self, xp, dy)
+
+    monkeypatch.setattr(fc, 'backward', spy)
+    net = two_layer()
+    reqs = {'fc1_weight': 'write', 'fc1_bias': 'write',
+            'fc2_weight': 'write', 'fc2_bias': 'null'}
+    exe = net.simple_bind(mx.cpu(), grad_req=reqs, data=(3, 2))
+    values = random_args(exe)
+    exe.forward(is_train=True)
+    exe.backward()
+    # fc2 first: its input leads to fc1's weights; fc1: no data gradient
+    assert seen == [(True, True, False), (False, True, True)]
+    want = numpy_two_layer_grads(values, np.ones((3, 3), 'f4'))
+    close(exe.grad_dict['fc1_weight'], want['fc1_weight'])
+    # hybridized: the same question is asked of the traced graph
+    seen.clear()
+    block = mx.gluon.nn.Dense(2, in_units=3)
+    block.initialize()
+    block.hybridize()
+    with autograd.record():
+        y = block(nd.ones((4, 3)))
+    y.backward()
+    assert seen == [(False, True, True)]

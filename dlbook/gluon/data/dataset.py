@@ -249,6 +249,9 @@ class ArrayDataset(Dataset):
     def __len__(self):
         return self._length
 
+    def _batcher(self):
+        return self._batch
+
     def _batch(self, indices):
         """The default batch of ``indices`` in one gather per field.
 

@@ -1,0 +1,583 @@
+"""Operator: the fused recurrent layer ``RNN`` (Elman RNN, LSTM, GRU).
+
+One operator runs ``num_layers`` stacked recurrent layers, each optionally
+bidirectional, over a whole sequence.  Interface of
+``apache/mxnet@1.9.1:src/operator/rnn.cc`` (the operator behind
+``gluon.rnn.RNN/LSTM/GRU``):
+
+* ``data`` ``(T, N, C)``: time, batch, features;
+* ``parameters``: one flat vector, every weight then every bias.  For each
+  layer ``l`` and direction ``d`` (forward, then backward in time) the
+  weights are ``W_x`` ``(G*H, C_l)`` then ``W_h`` ``(G*H, H)``, row-major;
+  after all weights come the biases ``b_x`` ``(G*H,)`` then ``b_h``, in
+  the same order.  ``G`` is the number of gates (1 RNN, 4 LSTM, 3 GRU),
+  ``C_0 = C`` and ``C_l = D*H`` above the first layer;
+* ``state`` (and ``state_cell`` for LSTM) ``(L*D, N, H)``: the begin
+  states, row ``k = l*D + d``;
+* ``sequence_length`` ``(N,)`` with ``use_sequence_length=True``.
+
+Outputs: ``out`` ``(T, N, D*H)`` (both directions concatenated), and with
+``state_outputs=True`` the final ``hy`` (and ``cy`` for LSTM), shaped like
+the begin states.
+
+How it runs.  The input projection ``x_t W_x^T + b_x`` does not depend on
+the previous step, so it is computed for every step at once: one
+``(T*N, C) x (C, G*H)`` product per layer and direction.  Only the
+recurrent product ``h_{t-1} W_h^T`` waits for the previous step, in a
+Python loop over time.  Backward (backpropagation through time) walks the
+same loop in reverse, carrying ``dh`` (and ``dc``) back one step at a
+time and collecting the gate gradients of every step; the weight
+gradients are then again one large product each.
+
+The per-step rules are those of ``dlbook/gluon/rnn/steps.py`` (MXNet's
+cells).  Writing ``a_t = x_t W_x^T + b_x + h_{t-1} W_h^T + b_h`` for the
+gate pre-activations, forward on the left, backward on the right::
+
+    Elman:  h_t = act(a_t)              da = dh * act'(a_t)
+
+    LSTM:   i, f, o = sigmoid(a_i, a_f, a_o);   g = tanh(a_g)
+            c_t = f * c_{t-1} + i * g       dc += dh * o * (1 - tanh(c_t)^2)
+            h_t = o * tanh(c_t)             do = dh * tanh(c_t)
+                                            di = dc * g,  dg = dc * i
+                                            df = dc * c_{t-1}
+                                            dc_{t-1} = dc * f
+                                            da_gate = d(gate) * gate'
+
+    GRU:    r, z = sigmoid(a_r, a_z)        dn = dh * (1 - z)
+            n = tanh(x_n + r * h_n)         dz = dh * (h_{t-1} - n)
+            h_t = (1 - z) * n + z * h_{t-1} dh_{t-1} = dh * z + dhw W_h
+            (x_n = x_t W_xn^T + b_xn,       da_n = dn * (1 - n^2)
+             h_n = h_{t-1} W_hn^T + b_hn)   dr = da_n * h_n,  dh_n = da_n * r
+
+and for every step ``dh_{t-1} += da W_h``; over all steps ``dW_x =
+sum_t da_t^T x_t``, ``dW_h = sum_t da_t^T h_{t-1}`` (for GRU the ``n``
+block of ``dW_h`` uses ``dh_n``), ``db`` the sums of ``da``, and the
+layer input gradient is ``dx_t = da_t W_x``.
+
+Between layers, in training, dropout with rate ``p`` is applied to each
+layer's output except the last (``x_{l+1} = y_l * mask / (1 - p)``);
+the backward pass multiplies by the same mask.
+
+With ``use_sequence_length``, sequence ``n`` stops after
+``sequence_length[n]`` steps: later outputs are 0, the states stop
+changing (so ``hy`` is the state at the sequence's own last step) and the
+backward direction starts at that step, as cuDNN does.
+"""
+
+from ..base import DLBookError
+from . import Op, register
+
+__all__ = ['RNN', 'rnn_param_size']
+
+#: gates per mode: the rows of W_x and W_h are ``G*H``
+_GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
+
+
+def rnn_param_size(mode, num_layers, input_size, state_size,
+                   directions=1):
+    """Length of the flat ``parameters`` vector (MXNet's
+    ``GetRnnParamSize``): per layer and direction ``G*H`` rows of
+    ``W_x``, ``W_h``, ``b_x`` and ``b_h``."""
+    rows = _GATES[mode] * state_size
+    size = 0
+    width = input_size
+    for _ in range(num_layers):
+        size += directions * rows * (width + state_size + 2)
+        width = directions * state_size
+    return size
+
+
+def _unpack(flat, mode, num_layers, input_size, hidden, directions):
+    """Views ``(W_x, W_h, b_x, b_h)`` of the flat vector, one tuple per
+    layer and direction in the order ``k = layer * D + d``."""
+    rows = _GATES[mode] * hidden
+    weights, width, offset = [], input_size, 0
+    for _ in range(num_layers):
+        for _ in range(directions):
+            wx = flat[offset:offset + rows * width].reshape(rows, width)
+            offset += rows * width
+            wh = flat[offset:offset + rows * hidden].reshape(rows, hidden)
+            offset += rows * hidden
+            weights.append((wx, wh))
+        width = directions * hidden
+    biases = []
+    for _ in range(num_layers * directions):
+        bx = flat[offset:offset + rows]
+        bh = flat[offset + rows:offset + 2 * rows]
+        offset += 2 * rows
+        biases.append((bx, bh))
+    return [w + b for w, b in zip(weights, biases)]
+
+
+def _sigmoid(xp, x):
+    """``1 / (1 + e^-x)`` written as ``(1 + tanh(x/2)) / 2``: one
+    transcendental, and no overflow for large ``|x|``."""
+    y = xp.tanh(0.5 * x)
+    y *= 0.5
+    y += 0.5
+    return y
+
+
+# -- the cells: one time step, forward and backward --------------------------
+#
+# A cell object lives for one layer and direction of one call.  forward()
+# computes step t from the step's projections ``xw = x_t W_x^T + b_x`` and
+# ``hw = h_{t-1} W_h^T (+ b_h)`` and stores what its backward needs in
+# arrays indexed by t.  backward() gets the gradient of the new states
+# and returns the gradients of xw and hw plus any direct gradient of the
+# previous states.
+
+class _ElmanCell:
+    """h_t = act(a_t);   da = dh * act'(a_t), read off h_t."""
+
+    gates = 1
+    has_cell = False
+    fold_h2h_bias = True      # b_h may join b_x in the input projection
+
+    def __init__(self, xp, steps, batch, hidden, dtype, mode):
+        self.relu = mode == 'rnn_relu'
+
+    def forward(self, xp, t, xw, hw, c_prev):
+        a = xw + hw
+        return (xp.maximum(a, 0) if self.relu else xp.tanh(a)), None
+
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
+        da = dh * (h > 0) if self.relu else dh * (1 - h * h)
+        return da, da, None, None
+
+
+class _LSTMCell:
+    """Gates i, f, g, o (in this order along the 4H axis); see the module
+    docstring for the rules.  Saves the activated gates of every step."""
+
+    gates = 4
+    has_cell = True
+    fold_h2h_bias = True
+
+    def __init__(self, xp, steps, batch, hidden, dtype, clip):
+        self.hidden = hidden
+        self.gate_values = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
+        self.clip = clip            # None or (low, high, stop_nan)
+
+    def _clip(self, xp, c):
+        low, high, stop_nan = self.clip
+        if stop_nan:                # fmax/fmin turn NaN into the bound
+            return xp.fmin(xp.fmax(c, low), high)
+        return xp.minimum(xp.maximum(c, low), high)
+
+    def forward(self, xp, t, xw, hw, c_prev):
+        H = self.hidden
+        a = xw + hw
+        gates = self.gate_values[t]
+        gates[:, :2 * H] = _sigmoid(xp, a[:, :2 * H])         # i, f
+        gates[:, 2 * H:3 * H] = xp.tanh(a[:, 2 * H:3 * H])     # g
+        gates[:, 3 * H:] = _sigmoid(xp, a[:, 3 * H:])          # o
+        i, f, g, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
+        c = f * c_prev + i * g
+        if self.clip is not None:
+            c = self._clip(xp, c)
+        return o * xp.tanh(c), c
+
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
+        H = self.hidden
+        gates = self.gate_values[t]
+        i, f, g, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
+        tanh_c = xp.tanh(c)
+        do = dh * tanh_c
+        dc = dc + dh * o * (1 - tanh_c * tanh_c)
+        if self.clip is not None:
+            # no gradient flows through a clipped cell state
+            raw = f * c_prev + i * g
+            dc = dc * (self._clip(xp, raw) == raw)
+        da = xp.concatenate([dc * g * i * (1 - i),           # d a_i
+                             dc * c_prev * f * (1 - f),      # d a_f
+                             dc * i * (1 - g * g),           # d a_g
+                             do * o * (1 - o)], axis=1)      # d a_o
+        return da, da, None, dc * f
+
+
+class _GRUCell:
+    """Gates r, z, n (cuDNN's GRU: r scales ``h_{t-1} W_hn^T + b_hn``).
+    Saves the gates and ``h_n`` of every step."""
+
+    gates = 3
+    has_cell = False
+    fold_h2h_bias = False     # b_hn sits inside r * (...)
+
+    def __init__(self, xp, steps, batch, hidden, dtype, mode):
+        self.hidden = hidden
+        self.gate_values = xp.empty((steps, batch, 3 * hidden), dtype=dtype)
+        self.h2h_n = xp.empty((steps, batch, hidden), dtype=dtype)
+
+    def forward(self, xp, t, xw, hw, c_prev):
+        H = self.hidden
+        gates = self.gate_values[t]
+        gates[:, :2 * H] = _sigmoid(xp, xw[:, :2 * H] + hw[:, :2 * H])
+        r, z = gates[:, :H], gates[:, H:2 * H]
+        self.h2h_n[t] = hw[:, 2 * H:]
+        gates[:, 2 * H:] = xp.tanh(xw[:, 2 * H:] + r * hw[:, 2 * H:])
+        n = gates[:, 2 * H:]
+        return n + z * (self._h_prev - n), None
+
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
+        H = self.hidden
+        gates = self.gate_values[t]
+        r, z, n = (gates[:, k * H:(k + 1) * H] for k in range(3))
+        da_n = dh * (1 - z) * (1 - n * n)
+        da_r = da_n * self.h2h_n[t] * r * (1 - r)
+        da_z = dh * (h_prev - n) * z * (1 - z)
+        dxw = xp.concatenate([da_r, da_z, da_n], axis=1)
+        dhw = xp.concatenate([da_r, da_z, da_n * r], axis=1)
+        return dxw, dhw, dh * z, None
+
+
+# -- one layer in one direction ------------------------------------------------
+
+def _make_cell(xp, mode, steps, batch, hidden, dtype, clip):
+    if mode == 'lstm':
+        return _LSTMCell(xp, steps, batch, hidden, dtype, clip)
+    if mode == 'gru':
+        return _GRUCell(xp, steps, batch, hidden, dtype, mode)
+    return _ElmanCell(xp, steps, batch, hidden, dtype, mode)
+
+
+def _slots(steps, reverse):
+    """Time steps in the order they run, and where the states live.
+
+    ``hs`` has ``T + 1`` rows: the begin state and one per step.  Going
+    forward, step t reads row t and writes row t + 1 (row 0 is the begin
+    state); going backward it reads row t + 1 and writes row t (row T is
+    the begin state).
+    """
+    if reverse:
+        return range(steps - 1, -1, -1), 1, 0
+    return range(steps), 0, 1
+
+
+def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
+    """Run one layer in one direction over ``x (T, N, C)``.
+
+    Returns ``hs (T+1, N, H)`` and ``cs`` (LSTM, else None) laid out as
+    :func:`_slots` says.  ``keep (T, N, 1)`` (bool) marks the steps inside
+    each sequence; outside, the states stay as they were.
+    """
+    wx, wh, bx, bh = weights
+    steps, batch = x.shape[:2]
+    # the input projection of every step at once: (T, N, G*H)
+    xw = (x.reshape(steps * batch, -1) @ wx.T).reshape(steps, batch, -1)
+    xw += bx
+    if cell.fold_h2h_bias:
+        xw += bh
+    hs = xp.empty((steps + 1,) + h0.shape, dtype=x.dtype)
+    cs = xp.empty_like(hs) if cell.has_cell else None
+    order, prev, cur = _slots(steps, reverse)
+    hs[prev * steps] = h0
+    if cs is not None:
+        cs[prev * steps] = c0
+    for t in order:
+        h_prev = hs[t + prev]
+        c_prev = cs[t + prev] if cs is not None else None
+        hw = h_prev @ wh.T
+        if not cell.fold_h2h_bias:
+            hw += bh
+        cell._h_prev = h_prev
+        h, c = cell.forward(xp, t, xw[t], hw, c_prev)
+        if keep is not None:
+            h = xp.where(keep[t], h, h_prev)
+            if c is not None:
+                c = xp.where(keep[t], c, c_prev)
+        hs[t + cur] = h
+        if c is not None:
+            cs[t + cur] = c
+    return hs, cs
+
+
+def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
+                        keep, need_dx):
+    """Backpropagation through time for one layer in one direction.
+
+    ``dy (T, N, H)`` is the gradient of this direction's outputs, ``dh``
+    and ``dc`` those of its final states.  Returns ``(dx, (dW_x, dW_h,
+    db_x, db_h), dh0, dc0)``; ``dx`` is None unless ``need_dx``.
+    """
+    wx, wh, bx, bh = weights
+    steps, batch = x.shape[:2]
+    rows = wh.shape[0]
+    dxw = xp.empty((steps, batch, rows), dtype=x.dtype)
+    dhw = dxw if cell.fold_h2h_bias else xp.empty_like(dxw)
+    order, prev, cur = _slots(steps, reverse)
+    for t in reversed(order):
+        h_prev, h = hs[t + prev], hs[t + cur]
+        c_prev = cs[t + prev] if cs is not None else None
+        c = cs[t + cur] if cs is not None else None
+        dh_new = dy[t] + dh
+        dc_new = dc
+        if keep is not None:
+            # outside the sequence the state passed through unchanged
+            dh_new = xp.where(keep[t], dh_new, 0)
+            dh_skip = xp.where(keep[t], 0, dh)
+            if dc is not None:
+                dc_new = xp.where(keep[t], dc, 0)
+                dc_skip = xp.where(keep[t], 0, dc)
+        dxw_t, dhw_t, dh_direct, dc = cell.backward(
+            xp, t, dh_new, dc_new, h_prev, h, c_prev, c)
+        dxw[t] = dxw_t
+        if dhw is not dxw:
+            dhw[t] = dhw_t
+        dh = dhw_t @ wh
+        if dh_direct is not None:
+            dh += dh_direct
+        if keep is not None:
+            dh += dh_skip
+            if dc is not None:
+                dc = dc + dc_skip
+    # weight gradients: one product over all steps each
+    flat_dxw = dxw.reshape(steps * batch, rows)
+    flat_dhw = dhw.reshape(steps * batch, rows)
+    h_prevs = hs[1:] if reverse else hs[:-1]
+    dwx = flat_dxw.T @ x.reshape(steps * batch, -1)
+    dwh = flat_dhw.T @ h_prevs.reshape(steps * batch, -1)
+    dbx = flat_dxw.sum(axis=0)
+    dbh = dbx if dhw is dxw else flat_dhw.sum(axis=0)
+    dx = None
+    if need_dx:
+        dx = (flat_dxw @ wx).reshape(x.shape)
+    return dx, (dwx, dwh, dbx, dbh), dh, dc
+
+
+# -- the operator ---------------------------------------------------------------
+
+def _as_bool(value):
+    if isinstance(value, str):
+        return value.lower() in ('true', '1')
+    return bool(value)
+
+
+@register('RNN')
+class RNN(Op):
+    """Fused multi-layer (bidirectional) Elman RNN, LSTM or GRU.
+
+    forward:  per layer and direction, xw = x W_x^T + b_x for all steps,
+              then for t in time order a_t = xw_t + h_{t-1} W_h^T + b_h
+              and the cell rule (module docstring) gives h_t (and c_t)
+    backward: for t in reverse order, da_t from dh_t (and dc_t) by the
+              cell rule, dh_{t-1} = da_t W_h (+ direct terms);
+              dW_x = sum da^T x,  dW_h = sum da^T h_{t-1},  db = sum da,
+              dx = da W_x
+    """
+
+    arguments = ('data', 'parameters', 'state', 'state_cell',
+                 'sequence_length')
+    defaults = {'state_size': None, 'num_layers': None,
+                'bidirectional': False, 'mode': None, 'p': 0.0,
+                'state_outputs': False, 'projection_size': None,
+                'lstm_state_clip_min': None, 'lstm_state_clip_max': None,
+                'lstm_state_clip_nan': False, 'use_sequence_length': False}
+    needs_rng = True
+
+    def __init__(self, **attrs):
+        super().__init__(**attrs)
+        a = self.attrs
+        mode = a['mode']
+        if mode not in _GATES:
+            raise DLBookError(f'RNN: mode must be one of {list(_GATES)}, '
+                              f'got {mode!r}')
+        if a['state_size'] is None or a['num_layers'] is None:
+            raise DLBookError('RNN: state_size and num_layers are required')
+        if a['projection_size'] is not None:
+            raise DLBookError('RNN: projection_size (LSTMP) is not '
+                              'supported by dlbook')
+        clip = (a['lstm_state_clip_min'], a['lstm_state_clip_max'])
+        if clip != (None, None):
+            if mode != 'lstm':
+                raise DLBookError('RNN: state clipping is only supported '
+                                  'for LSTM')
+            if None in clip or float(clip[0]) > float(clip[1]):
+                raise DLBookError(
+                    f'RNN: lstm_state_clip_min and lstm_state_clip_max '
+                    f'must be given together with min <= max, got {clip}')
+        if not 0 <= float(a['p']) < 1:
+            raise DLBookError(f'RNN: dropout p must be in [0, 1), got '
+                              f'{a["p"]}')
+        self.mode = mode
+        self.hidden = int(a['state_size'])
+        self.layers = int(a['num_layers'])
+        self.directions = 2 if _as_bool(a['bidirectional']) else 1
+        self.state_outputs = _as_bool(a['state_outputs'])
+        self.use_length = _as_bool(a['use_sequence_length'])
+        if self.state_outputs:
+            self.num_outputs = 3 if mode == 'lstm' else 2
+
+    # -- interface ---------------------------------------------------------
+    def list_arguments(self):
+        names = ['data', 'parameters', 'state']
+        if self.mode == 'lstm':
+            names.append('state_cell')
+        if self.use_length:
+            names.append('sequence_length')
+        return tuple(names)
+
+    def list_outputs(self):
+        names = ['output']
+        if self.state_outputs:
+            names.append('state_output')
+            if self.mode == 'lstm':
+                names.append('statecell_output')
+        return tuple(names)
+
+    def infer_shape(self, *in_shapes):
+        data = in_shapes[0]
+        if data is None or len(data) != 3 or not all(data):
+            return list(in_shapes), [None] * self.num_outputs, []
+        steps, batch, width = (int(n) for n in data)
+        D, H = self.directions, self.hidden
+        state = (self.layers * D, batch, H)
+        size = rnn_param_size(self.mode, self.layers, width, H, D)
+        args = [(steps, batch, width), (size,), state]
+        if self.mode == 'lstm':
+            args.append(state)
+        if self.use_length:
+            args.append((batch,))
+        outs = [(steps, batch, D * H)]
+        if self.state_outputs:
+            outs += [state] * (self.num_outputs - 1)
+        return args, outs, []
+
+    # -- forward -----------------------------------------------------------
+    def _check_inputs(self, x, params, h0, c0, length):
+        expected, _, _ = self.infer_shape(x.shape) if x.ndim == 3 else \
+            (None, None, None)
+        if expected is None:
+            raise DLBookError(f'RNN: data must be (T, N, C), got shape '
+                              f'{x.shape}')
+        names = self.list_arguments()
+        given = [x, params, h0, c0, length]
+        if self.mode != 'lstm':
+            given.remove(c0)
+        for name, array, shape in zip(names, given, expected):
+            if array is None or array.shape != shape:
+                got = None if array is None else array.shape
+                raise DLBookError(
+                    f'RNN: {name} has shape {got}, expected {shape} for '
+                    f'data {x.shape}, mode={self.mode!r}, '
+                    f'state_size={self.hidden}, '
+                    f'num_layers={self.layers}, '
+                    f'bidirectional={self.directions == 2}')
+            if name != 'sequence_length' and array.dtype != x.dtype:
+                raise DLBookError(f'RNN: {name} has dtype {array.dtype} '
+                                  f'but data has {x.dtype}; inputs must '
+                                  f'share one dtype')
+
+    def _split_inputs(self, inputs):
+        inputs = list(inputs)
+        x, params, h0 = inputs[:3]
+        c0 = inputs.pop(3) if self.mode == 'lstm' and len(inputs) > 3 \
+            else None
+        length = inputs[3] if self.use_length and len(inputs) > 3 else None
+        return x, params, h0, c0, length
+
+    def _clip(self):
+        low = self.attrs['lstm_state_clip_min']
+        if low is None:
+            return None
+        return (float(low), float(self.attrs['lstm_state_clip_max']),
+                _as_bool(self.attrs['lstm_state_clip_nan']))
+
+    def forward(self, xp, *inputs):
+        x, params, h0, c0, length = self._split_inputs(inputs)
+        self._check_inputs(x, params, h0, c0, length)
+        steps, batch, width = x.shape
+        D, H, L = self.directions, self.hidden, self.layers
+        weights = _unpack(params, self.mode, L, width, H, D)
+        keep = None
+        if self.use_length:
+            # (T, N, 1): step t is inside sequence n
+            lengths = length.astype('int64')
+            keep = (xp.arange(steps)[:, None] < lengths[None, :])[..., None]
+        p = float(self.attrs['p'])
+        hy = xp.empty((L * D, batch, H), dtype=x.dtype)
+        cy = xp.empty_like(hy) if self.mode == 'lstm' else None
+        layer_inputs, runs, masks = [], [], []
+        layer_in = x
+        for layer in range(L):
+            outputs = []
+            for d in range(D):
+                k = layer * D + d
+                cell = _make_cell(xp, self.mode, steps, batch, H, x.dtype,
+                                  self._clip())
+                hs, cs = _direction_forward(
+                    xp, cell, layer_in, weights[k], h0[k],
+                    None if c0 is None else c0[k], d == 1, keep)
+                runs.append((cell, hs, cs))
+                hy[k] = hs[0] if d == 1 else hs[steps]
+                if cy is not None:
+                    cy[k] = cs[0] if d == 1 else cs[steps]
+                outputs.append(hs[:-1] if d == 1 else hs[1:])
+            out = outputs[0] if D == 1 else xp.concatenate(outputs, axis=2)
+            if keep is not None:
+                out = out * keep
+            layer_inputs.append(layer_in)
+            mask = None
+            if self.is_train and p > 0 and layer < L - 1:
+                draw = xp.asarray(self.rng.uniform(0.0, 1.0,
+                                                   size=out.shape))
+                mask = (draw >= p).astype(x.dtype) * (1 / (1 - p))
+                out = out * mask
+            masks.append(mask)
+            layer_in = out
+        if not out.flags.c_contiguous:
+            out = xp.ascontiguousarray(out)
+        self.saved = (weights, layer_inputs, runs, masks, keep, params.shape,
+                      h0, c0)
+        if not self.state_outputs:
+            return out
+        if self.mode == 'lstm':
+            return out, hy, cy
+        return out, hy
+
+    # -- backward ----------------------------------------------------------
+    def backward(self, xp, dy, dhy=None, dcy=None):
+        weights, layer_inputs, runs, masks, keep, params_shape, h0, c0 = \
+            self.saved
+        D, H, L = self.directions, self.hidden, self.layers
+        dtype = dy.dtype
+        dparams = xp.zeros(params_shape, dtype=dtype)
+        dweights = _unpack(dparams, self.mode, L, layer_inputs[0].shape[2],
+                           H, D)
+        dh0 = xp.zeros(h0.shape, dtype=dtype)
+        dc0 = xp.zeros(c0.shape, dtype=dtype) if c0 is not None else None
+        needs = self.needs_input_grad
+        d_out = dy if keep is None else dy * keep
+        dx = None
+        for layer in range(L - 1, -1, -1):
+            x = layer_inputs[layer]
+            need_dx = layer > 0 or needs is None or needs[0]
+            d_in = None
+            for d in range(D):
+                k = layer * D + d
+                cell, hs, cs = runs[k]
+                dh = xp.zeros_like(h0[k]) if dhy is None else dhy[k]
+                dc = None
+                if cs is not None:
+                    dc = xp.zeros_like(c0[k]) if dcy is None else dcy[k]
+                dx_d, grads, dh0[k], dc_k = _direction_backward(
+                    xp, cell, x, weights[k], hs, cs,
+                    d_out[:, :, d * H:(d + 1) * H], dh, dc, d == 1, keep,
+                    need_dx)
+                if dc0 is not None:
+                    dc0[k] = dc_k
+                for target, grad in zip(dweights[k], grads):
+                    target[...] = grad
+                if dx_d is not None:
+                    d_in = dx_d if d_in is None else d_in + dx_d
+            if layer > 0:
+                d_out = d_in if masks[layer - 1] is None else \
+                    d_in * masks[layer - 1]
+            else:
+                dx = d_in
+        grads = [dx, dparams, dh0]
+        if self.mode == 'lstm':
+            grads.append(dc0)
+        if self.use_length:
+            grads.append(None)
+        return tuple(grads)
