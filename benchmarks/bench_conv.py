@@ -94,7 +94,7 @@ def main():
     header = f'{"layer (batch %d)" % args.batch:24s} {"dlbook ms":>16s}'
     if torch is not None:
         header += f' {"torch ms":>16s} {"ratio":>6s}'
-    print(header + '   (fwd+bwd, best / median)')
+    lines = [header + '   (fwd+bwd, best / median)']
     total_ours = total_torch = 0.0
     for label, shape, name, attrs, w_shape in LAYERS:
         data = rng.uniform(-1, 1, (args.batch,) + shape).astype(np.float32)
@@ -111,11 +111,14 @@ def main():
             total_torch += theirs[1]
             line += (f' {theirs[0]:7.2f} / {theirs[1]:6.2f}'
                      f' {ours[1] / theirs[1]:6.2f}')
-        print(line)
+        lines.append(line)
     summary = f'{"total (median)":24s} {total_ours:16.2f}'
     if torch is not None:
         summary += f' {total_torch:16.2f} {total_ours / total_torch:6.2f}'
-    print(summary)
+    lines.append(summary)
+    write_section('conv', 'Convolution layers (`benchmarks/bench_conv.py`)',
+                  'Forward + backward per layer, milliseconds:\n\n```\n' +
+                  '\n'.join(lines) + '\n```')
 
 
 if __name__ == '__main__':

@@ -94,13 +94,13 @@ def main():
             rows.append((name, label, f'{seconds:.3f}',
                          f'{N_SAMPLES / seconds:,.0f}',
                          f'{base[0] / seconds:.2f}x', f'{cpu:.3f}'))
-    print(f'DataLoader, {N_SAMPLES} samples of {source}, batch {BATCH}, '
-          f'best epoch of {ROUNDS + 1} interleaved rounds')
-    print(f'Machine: {machine()}')
-    print(f'Load average before: {load}, after: {os.getloadavg()[0]:.2f}')
-    print()
-    print(table(('pipeline', 'loader', 'epoch (s)', 'samples/s',
-                 'speed-up', 'main-process CPU (s)'), rows))
+    body = (f'DataLoader, {N_SAMPLES} samples of {source}, batch {BATCH}, '
+            f'best epoch of {ROUNDS + 1} interleaved rounds; load average '
+            f'before {load}, after {os.getloadavg()[0]:.2f}.\n\n' +
+            table(('pipeline', 'loader', 'epoch (s)', 'samples/s',
+                   'speed-up', 'main-process CPU (s)'), rows))
+    write_section('dataloader', 'DataLoader workers '
+                  '(`benchmarks/bench_dataloader.py`)', body)
 
 
 if __name__ == '__main__':

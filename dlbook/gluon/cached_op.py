@@ -83,6 +83,7 @@ class CachedGraph:
                     f'parameter of the block')
             params[name] = by_name[name]
         self.setup(symbol, names, params, in_format, out_format)
+        self.block = block
 
     def setup(self, symbol, input_names, params, in_format, out_format):
         """Record the graph and its layout (SymbolBlock calls this
@@ -96,6 +97,7 @@ class CachedGraph:
         self.single_out = out_format == 0
         self.programs = {}
         self._ready = False
+        self.block = None
 
     def program(self, ctx):
         """The compiled graph for ``ctx`` and where each of its variables
@@ -123,12 +125,40 @@ class CachedGraph:
             found = dict(zip(names, list(arg_shapes) + list(aux_shapes)))
             for param in pending:
                 shape = found.get(param.name)
-                if shape:
+                if shape and all(shape):
                     param.shape = shape
-                param._finish_deferred_init()
+            if self.block is not None and any(
+                    not (p.shape and all(p.shape)) for p in pending):
+                # some shapes only follow from running the layers (e.g. an
+                # LSTM's input width reaches its weight through reshape
+                # and concat): run one eager pass, where each operator
+                # completes the shapes of the parameters it uses
+                _eager_pass(self.block, regroup(flat, self.in_format)[0])
+            for param in pending:
+                if param._deferred_init:
+                    param._finish_deferred_init()
         # from now on every parameter has its data (or raises MXNet's
         # error when read): no need to look again
         self._ready = all(p._data is not None for p in self.params.values())
+
+
+def _eager_pass(block, args):
+    """Run ``block`` once eagerly (hybridization off, not recorded)."""
+    from .. import autograd
+    switched = []
+
+    def eager(b):
+        if getattr(b, '_active', False):
+            switched.append(b)
+            b._active = False
+
+    block.apply(eager)
+    try:
+        with autograd.pause():
+            block(*args)
+    finally:
+        for b in switched:
+            b._active = True
 
 
 class _GraphOp:

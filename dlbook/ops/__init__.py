@@ -212,4 +212,4 @@ def reduced_shape(shape, axes):
 # Importing the families fills REGISTRY.
 from . import (creation, device, elemwise, reduce, shape, index,  # noqa
                linalg, nn, activation, norm, conv, pool, random,
-               loss_output, ctc)
+               loss_output, ctc, rnn)

@@ -30,29 +30,31 @@ time and collecting the gate gradients of every step; the weight
 gradients are then again one large product each.
 
 The per-step rules are those of ``dlbook/gluon/rnn/steps.py`` (MXNet's
-cells).  Writing ``a_t = x_t W_x^T + b_x + h_{t-1} W_h^T + b_h`` for the
-gate pre-activations, forward on the left, backward on the right::
+cells).  With ``xw_t = x_t W_x^T + b_x`` and ``hw_t = h_{t-1} W_h^T + b_h``
+(``G*H`` columns each, one block per gate) and ``a_t = xw_t + hw_t``,
+forward on the left, backward on the right::
 
-    Elman:  h_t = act(a_t)              da = dh * act'(a_t)
+    Elman  h_t = act(a_t)                  da = dh * act'(a_t)
 
-    LSTM:   i, f, o = sigmoid(a_i, a_f, a_o);   g = tanh(a_g)
-            c_t = f * c_{t-1} + i * g       dc += dh * o * (1 - tanh(c_t)^2)
-            h_t = o * tanh(c_t)             do = dh * tanh(c_t)
-                                            di = dc * g,  dg = dc * i
-                                            df = dc * c_{t-1}
-                                            dc_{t-1} = dc * f
-                                            da_gate = d(gate) * gate'
+    LSTM   i, f, o = sigmoid(a_i, a_f, a_o)
+           g = tanh(a_g)                   dc += dh * o * (1 - tanh(c_t)^2)
+           c_t = f * c_{t-1} + i * g       di = dc * g;   df = dc * c_{t-1}
+           h_t = o * tanh(c_t)             dg = dc * i;   do = dh * tanh(c_t)
+                                           dc_{t-1} = dc * f
+                                           da = d(gate) * gate' per block
 
-    GRU:    r, z = sigmoid(a_r, a_z)        dn = dh * (1 - z)
-            n = tanh(x_n + r * h_n)         dz = dh * (h_{t-1} - n)
-            h_t = (1 - z) * n + z * h_{t-1} dh_{t-1} = dh * z + dhw W_h
-            (x_n = x_t W_xn^T + b_xn,       da_n = dn * (1 - n^2)
-             h_n = h_{t-1} W_hn^T + b_hn)   dr = da_n * h_n,  dh_n = da_n * r
+    GRU    r, z = sigmoid(a_r, a_z)        dn = dh * (1 - z)
+           n = tanh(xw_n + r * hw_n)       dz = dh * (h_{t-1} - n)
+           h_t = (1 - z) * n + z * h_{t-1} dxw_n = dn * (1 - n^2)
+                                           dr = dxw_n * hw_n
+                                           dhw_n = dxw_n * r
+                                           dh_{t-1} gets dh * z directly
 
-and for every step ``dh_{t-1} += da W_h``; over all steps ``dW_x =
-sum_t da_t^T x_t``, ``dW_h = sum_t da_t^T h_{t-1}`` (for GRU the ``n``
-block of ``dW_h`` uses ``dh_n``), ``db`` the sums of ``da``, and the
-layer input gradient is ``dx_t = da_t W_x``.
+Every step also sends ``dh_{t-1} += dhw_t W_h`` back to the step before
+(``dhw = dxw = da`` except for the GRU's ``n`` block).  Over all steps
+``dW_x = sum_t dxw_t^T x_t``, ``dW_h = sum_t dhw_t^T h_{t-1}``, ``db_x``
+and ``db_h`` are the sums of ``dxw`` and ``dhw``, and the layer's input
+gradient is ``dx_t = dxw_t W_x``.
 
 Between layers, in training, dropout with rate ``p`` is applied to each
 layer's output except the last (``x_{l+1} = y_l * mask / (1 - p)``);
@@ -122,22 +124,21 @@ def _sigmoid(xp, x):
 #
 # A cell object lives for one layer and direction of one call.  forward()
 # computes step t from the step's projections ``xw = x_t W_x^T + b_x`` and
-# ``hw = h_{t-1} W_h^T (+ b_h)`` and stores what its backward needs in
-# arrays indexed by t.  backward() gets the gradient of the new states
-# and returns the gradients of xw and hw plus any direct gradient of the
-# previous states.
+# ``hw = h_{t-1} W_h^T (+ b_h)`` and the previous states, and stores what
+# its backward needs in arrays indexed by t.  backward() gets the
+# gradients of the new states and returns those of xw and hw, plus any
+# direct gradient of the previous states.
 
 class _ElmanCell:
     """h_t = act(a_t);   da = dh * act'(a_t), read off h_t."""
 
-    gates = 1
     has_cell = False
     fold_h2h_bias = True      # b_h may join b_x in the input projection
 
-    def __init__(self, xp, steps, batch, hidden, dtype, mode):
-        self.relu = mode == 'rnn_relu'
+    def __init__(self, relu):
+        self.relu = relu
 
-    def forward(self, xp, t, xw, hw, c_prev):
+    def forward(self, xp, t, xw, hw, h_prev, c_prev):
         a = xw + hw
         return (xp.maximum(a, 0) if self.relu else xp.tanh(a)), None
 
@@ -150,7 +151,6 @@ class _LSTMCell:
     """Gates i, f, g, o (in this order along the 4H axis); see the module
     docstring for the rules.  Saves the activated gates of every step."""
 
-    gates = 4
     has_cell = True
     fold_h2h_bias = True
 
@@ -165,7 +165,7 @@ class _LSTMCell:
             return xp.fmin(xp.fmax(c, low), high)
         return xp.minimum(xp.maximum(c, low), high)
 
-    def forward(self, xp, t, xw, hw, c_prev):
+    def forward(self, xp, t, xw, hw, h_prev, c_prev):
         H = self.hidden
         a = xw + hw
         gates = self.gate_values[t]
@@ -200,16 +200,15 @@ class _GRUCell:
     """Gates r, z, n (cuDNN's GRU: r scales ``h_{t-1} W_hn^T + b_hn``).
     Saves the gates and ``h_n`` of every step."""
 
-    gates = 3
     has_cell = False
     fold_h2h_bias = False     # b_hn sits inside r * (...)
 
-    def __init__(self, xp, steps, batch, hidden, dtype, mode):
+    def __init__(self, xp, steps, batch, hidden, dtype):
         self.hidden = hidden
         self.gate_values = xp.empty((steps, batch, 3 * hidden), dtype=dtype)
         self.h2h_n = xp.empty((steps, batch, hidden), dtype=dtype)
 
-    def forward(self, xp, t, xw, hw, c_prev):
+    def forward(self, xp, t, xw, hw, h_prev, c_prev):
         H = self.hidden
         gates = self.gate_values[t]
         gates[:, :2 * H] = _sigmoid(xp, xw[:, :2 * H] + hw[:, :2 * H])
@@ -217,7 +216,8 @@ class _GRUCell:
         self.h2h_n[t] = hw[:, 2 * H:]
         gates[:, 2 * H:] = xp.tanh(xw[:, 2 * H:] + r * hw[:, 2 * H:])
         n = gates[:, 2 * H:]
-        return n + z * (self._h_prev - n), None
+        # (1 - z) * n + z * h_prev, with one operation fewer
+        return n + z * (h_prev - n), None
 
     def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
         H = self.hidden
@@ -231,27 +231,30 @@ class _GRUCell:
         return dxw, dhw, dh * z, None
 
 
-# -- one layer in one direction ------------------------------------------------
+# -- one layer in one direction ---------------------------------------------
 
 def _make_cell(xp, mode, steps, batch, hidden, dtype, clip):
     if mode == 'lstm':
         return _LSTMCell(xp, steps, batch, hidden, dtype, clip)
     if mode == 'gru':
-        return _GRUCell(xp, steps, batch, hidden, dtype, mode)
-    return _ElmanCell(xp, steps, batch, hidden, dtype, mode)
+        return _GRUCell(xp, steps, batch, hidden, dtype)
+    return _ElmanCell(relu=mode == 'rnn_relu')
 
 
 def _slots(steps, reverse):
     """Time steps in the order they run, and where the states live.
 
     ``hs`` has ``T + 1`` rows: the begin state and one per step.  Going
-    forward, step t reads row t and writes row t + 1 (row 0 is the begin
-    state); going backward it reads row t + 1 and writes row t (row T is
-    the begin state).
+    forward, step t reads row t and writes row t + 1 (row 0 holds the
+    begin state); going backward it reads row t + 1 and writes row t (row
+    T holds the begin state).
+
+    Returns ``(order, read, write, begin)``: step t reads ``hs[t + read]``
+    and writes ``hs[t + write]``; the begin state is ``hs[begin]``.
     """
     if reverse:
-        return range(steps - 1, -1, -1), 1, 0
-    return range(steps), 0, 1
+        return range(steps - 1, -1, -1), 1, 0, steps
+    return range(steps), 0, 1, 0
 
 
 def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
@@ -270,25 +273,24 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
         xw += bh
     hs = xp.empty((steps + 1,) + h0.shape, dtype=x.dtype)
     cs = xp.empty_like(hs) if cell.has_cell else None
-    order, prev, cur = _slots(steps, reverse)
-    hs[prev * steps] = h0
+    order, read, write, begin = _slots(steps, reverse)
+    hs[begin] = h0
     if cs is not None:
-        cs[prev * steps] = c0
+        cs[begin] = c0
     for t in order:
-        h_prev = hs[t + prev]
-        c_prev = cs[t + prev] if cs is not None else None
+        h_prev = hs[t + read]
+        c_prev = cs[t + read] if cs is not None else None
         hw = h_prev @ wh.T
         if not cell.fold_h2h_bias:
             hw += bh
-        cell._h_prev = h_prev
-        h, c = cell.forward(xp, t, xw[t], hw, c_prev)
+        h, c = cell.forward(xp, t, xw[t], hw, h_prev, c_prev)
         if keep is not None:
             h = xp.where(keep[t], h, h_prev)
             if c is not None:
                 c = xp.where(keep[t], c, c_prev)
-        hs[t + cur] = h
+        hs[t + write] = h
         if c is not None:
-            cs[t + cur] = c
+            cs[t + write] = c
     return hs, cs
 
 
@@ -305,11 +307,11 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
     rows = wh.shape[0]
     dxw = xp.empty((steps, batch, rows), dtype=x.dtype)
     dhw = dxw if cell.fold_h2h_bias else xp.empty_like(dxw)
-    order, prev, cur = _slots(steps, reverse)
+    order, read, write, _ = _slots(steps, reverse)
     for t in reversed(order):
-        h_prev, h = hs[t + prev], hs[t + cur]
-        c_prev = cs[t + prev] if cs is not None else None
-        c = cs[t + cur] if cs is not None else None
+        h_prev, h = hs[t + read], hs[t + write]
+        c_prev = cs[t + read] if cs is not None else None
+        c = cs[t + write] if cs is not None else None
         dh_new = dy[t] + dh
         dc_new = dc
         if keep is not None:
@@ -334,7 +336,7 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
     # weight gradients: one product over all steps each
     flat_dxw = dxw.reshape(steps * batch, rows)
     flat_dhw = dhw.reshape(steps * batch, rows)
-    h_prevs = hs[1:] if reverse else hs[:-1]
+    h_prevs = hs[read:read + steps]          # h_{t-1} of every step t
     dwx = flat_dxw.T @ x.reshape(steps * batch, -1)
     dwh = flat_dhw.T @ h_prevs.reshape(steps * batch, -1)
     dbx = flat_dxw.sum(axis=0)
@@ -345,13 +347,7 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
     return dx, (dwx, dwh, dbx, dbh), dh, dc
 
 
-# -- the operator ---------------------------------------------------------------
-
-def _as_bool(value):
-    if isinstance(value, str):
-        return value.lower() in ('true', '1')
-    return bool(value)
-
+# -- the operator ----------------------------------------------------------
 
 @register('RNN')
 class RNN(Op):
@@ -402,9 +398,9 @@ class RNN(Op):
         self.mode = mode
         self.hidden = int(a['state_size'])
         self.layers = int(a['num_layers'])
-        self.directions = 2 if _as_bool(a['bidirectional']) else 1
-        self.state_outputs = _as_bool(a['state_outputs'])
-        self.use_length = _as_bool(a['use_sequence_length'])
+        self.directions = 2 if bool(a['bidirectional']) else 1
+        self.state_outputs = bool(a['state_outputs'])
+        self.use_length = bool(a['use_sequence_length'])
         if self.state_outputs:
             self.num_outputs = 3 if mode == 'lstm' else 2
 
@@ -444,139 +440,145 @@ class RNN(Op):
         return args, outs, []
 
     # -- forward -----------------------------------------------------------
-    def _check_inputs(self, x, params, h0, c0, length):
-        expected, _, _ = self.infer_shape(x.shape) if x.ndim == 3 else \
-            (None, None, None)
-        if expected is None:
+    def _split_inputs(self, inputs):
+        """``(data, parameters, state, state_cell, sequence_length)``,
+        None where the mode or attributes leave an input out."""
+        named = dict(zip(self.list_arguments(), inputs))
+        return tuple(named.get(n) for n in self.arguments)
+
+    def _check_inputs(self, inputs):
+        x = inputs[0]
+        if x.ndim != 3:
             raise DLBookError(f'RNN: data must be (T, N, C), got shape '
                               f'{x.shape}')
-        names = self.list_arguments()
-        given = [x, params, h0, c0, length]
-        if self.mode != 'lstm':
-            given.remove(c0)
-        for name, array, shape in zip(names, given, expected):
-            if array is None or array.shape != shape:
-                got = None if array is None else array.shape
+        expected, _, _ = self.infer_shape(x.shape)
+        for name, array, shape in zip(self.list_arguments(), inputs,
+                                      expected):
+            if array.shape != shape:
                 raise DLBookError(
-                    f'RNN: {name} has shape {got}, expected {shape} for '
-                    f'data {x.shape}, mode={self.mode!r}, '
-                    f'state_size={self.hidden}, '
-                    f'num_layers={self.layers}, '
+                    f'RNN: {name} has shape {array.shape}, expected '
+                    f'{shape} for data {x.shape} with mode={self.mode!r}, '
+                    f'state_size={self.hidden}, num_layers={self.layers}, '
                     f'bidirectional={self.directions == 2}')
             if name != 'sequence_length' and array.dtype != x.dtype:
                 raise DLBookError(f'RNN: {name} has dtype {array.dtype} '
-                                  f'but data has {x.dtype}; inputs must '
-                                  f'share one dtype')
-
-    def _split_inputs(self, inputs):
-        inputs = list(inputs)
-        x, params, h0 = inputs[:3]
-        c0 = inputs.pop(3) if self.mode == 'lstm' and len(inputs) > 3 \
-            else None
-        length = inputs[3] if self.use_length and len(inputs) > 3 else None
-        return x, params, h0, c0, length
+                                  f'but data has {x.dtype}; the inputs '
+                                  f'must share one dtype')
 
     def _clip(self):
+        """``(low, high, stop_nan)`` for LSTM state clipping, or None."""
         low = self.attrs['lstm_state_clip_min']
         if low is None:
             return None
         return (float(low), float(self.attrs['lstm_state_clip_max']),
-                _as_bool(self.attrs['lstm_state_clip_nan']))
+                bool(self.attrs['lstm_state_clip_nan']))
+
+    def _dropout_mask(self, xp, shape, dtype):
+        p = float(self.attrs['p'])
+        draw = xp.asarray(self.rng.uniform(0.0, 1.0, size=shape))
+        return (draw >= p).astype(dtype) * (1 / (1 - p))
 
     def forward(self, xp, *inputs):
+        if len(inputs) != len(self.list_arguments()):
+            raise DLBookError(
+                f'RNN: expected inputs {self.list_arguments()} for '
+                f'mode={self.mode!r}, got {len(inputs)} array(s)')
+        self._check_inputs(inputs)
         x, params, h0, c0, length = self._split_inputs(inputs)
-        self._check_inputs(x, params, h0, c0, length)
         steps, batch, width = x.shape
         D, H, L = self.directions, self.hidden, self.layers
         weights = _unpack(params, self.mode, L, width, H, D)
         keep = None
-        if self.use_length:
-            # (T, N, 1): step t is inside sequence n
+        if length is not None:
+            # (T, N, 1): step t lies inside sequence n
             lengths = length.astype('int64')
             keep = (xp.arange(steps)[:, None] < lengths[None, :])[..., None]
-        p = float(self.attrs['p'])
+        dropout = self.is_train and float(self.attrs['p']) > 0
         hy = xp.empty((L * D, batch, H), dtype=x.dtype)
-        cy = xp.empty_like(hy) if self.mode == 'lstm' else None
+        cy = xp.empty_like(hy) if c0 is not None else None
         layer_inputs, runs, masks = [], [], []
         layer_in = x
         for layer in range(L):
             outputs = []
             for d in range(D):
                 k = layer * D + d
+                reverse = d == 1
                 cell = _make_cell(xp, self.mode, steps, batch, H, x.dtype,
                                   self._clip())
                 hs, cs = _direction_forward(
                     xp, cell, layer_in, weights[k], h0[k],
-                    None if c0 is None else c0[k], d == 1, keep)
+                    None if c0 is None else c0[k], reverse, keep)
                 runs.append((cell, hs, cs))
-                hy[k] = hs[0] if d == 1 else hs[steps]
+                # the last state: row 0 going backward, row T going forward
+                last = 0 if reverse else steps
+                hy[k] = hs[last]
                 if cy is not None:
-                    cy[k] = cs[0] if d == 1 else cs[steps]
-                outputs.append(hs[:-1] if d == 1 else hs[1:])
-            out = outputs[0] if D == 1 else xp.concatenate(outputs, axis=2)
-            if keep is not None:
-                out = out * keep
+                    cy[k] = cs[last]
+                outputs.append(hs[:-1] if reverse else hs[1:])
+            # a fresh array: the saved states must not share the output
+            out = outputs[0].copy() if D == 1 else \
+                xp.concatenate(outputs, axis=2)
+            if keep is not None:          # zeros after each sequence's end
+                out = xp.where(keep, out, 0)
             layer_inputs.append(layer_in)
             mask = None
-            if self.is_train and p > 0 and layer < L - 1:
-                draw = xp.asarray(self.rng.uniform(0.0, 1.0,
-                                                   size=out.shape))
-                mask = (draw >= p).astype(x.dtype) * (1 / (1 - p))
+            if dropout and layer < L - 1:
+                mask = self._dropout_mask(xp, out.shape, x.dtype)
                 out = out * mask
             masks.append(mask)
             layer_in = out
-        if not out.flags.c_contiguous:
-            out = xp.ascontiguousarray(out)
         self.saved = (weights, layer_inputs, runs, masks, keep, params.shape,
-                      h0, c0)
+                      h0.shape, c0 is not None)
         if not self.state_outputs:
             return out
-        if self.mode == 'lstm':
+        if cy is not None:
             return out, hy, cy
         return out, hy
 
     # -- backward ----------------------------------------------------------
     def backward(self, xp, dy, dhy=None, dcy=None):
-        weights, layer_inputs, runs, masks, keep, params_shape, h0, c0 = \
-            self.saved
+        (weights, layer_inputs, runs, masks, keep, params_shape,
+         state_shape, has_cell) = self.saved
         D, H, L = self.directions, self.hidden, self.layers
         dtype = dy.dtype
+        if dhy is None:
+            dhy = xp.zeros(state_shape, dtype=dtype)
+        if has_cell and dcy is None:
+            dcy = xp.zeros(state_shape, dtype=dtype)
         dparams = xp.zeros(params_shape, dtype=dtype)
         dweights = _unpack(dparams, self.mode, L, layer_inputs[0].shape[2],
                            H, D)
-        dh0 = xp.zeros(h0.shape, dtype=dtype)
-        dc0 = xp.zeros(c0.shape, dtype=dtype) if c0 is not None else None
+        dh0 = xp.empty(state_shape, dtype=dtype)
+        dc0 = xp.empty(state_shape, dtype=dtype) if has_cell else None
+        # the data gradient of the first layer only when someone wants it
         needs = self.needs_input_grad
-        d_out = dy if keep is None else dy * keep
-        dx = None
+        want_data = needs is None or needs[0]
+        d_out = dy
         for layer in range(L - 1, -1, -1):
             x = layer_inputs[layer]
-            need_dx = layer > 0 or needs is None or needs[0]
             d_in = None
             for d in range(D):
                 k = layer * D + d
                 cell, hs, cs = runs[k]
-                dh = xp.zeros_like(h0[k]) if dhy is None else dhy[k]
-                dc = None
-                if cs is not None:
-                    dc = xp.zeros_like(c0[k]) if dcy is None else dcy[k]
-                dx_d, grads, dh0[k], dc_k = _direction_backward(
+                dx, grads, dh, dc = _direction_backward(
                     xp, cell, x, weights[k], hs, cs,
-                    d_out[:, :, d * H:(d + 1) * H], dh, dc, d == 1, keep,
-                    need_dx)
-                if dc0 is not None:
-                    dc0[k] = dc_k
+                    d_out[:, :, d * H:(d + 1) * H], dhy[k],
+                    dcy[k] if has_cell else None, d == 1, keep,
+                    layer > 0 or want_data)
+                dh0[k] = dh
+                if has_cell:
+                    dc0[k] = dc
                 for target, grad in zip(dweights[k], grads):
                     target[...] = grad
-                if dx_d is not None:
-                    d_in = dx_d if d_in is None else d_in + dx_d
-            if layer > 0:
-                d_out = d_in if masks[layer - 1] is None else \
-                    d_in * masks[layer - 1]
-            else:
-                dx = d_in
-        grads = [dx, dparams, dh0]
-        if self.mode == 'lstm':
+                if dx is not None:
+                    d_in = dx if d_in is None else d_in + dx
+            # below the top layer, the output gradient is the input
+            # gradient of the layer above, through its dropout mask
+            if layer > 0 and masks[layer - 1] is not None:
+                d_in = d_in * masks[layer - 1]
+            d_out = d_in
+        grads = [d_out, dparams, dh0]
+        if has_cell:
             grads.append(dc0)
         if self.use_length:
             grads.append(None)

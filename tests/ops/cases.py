@@ -59,7 +59,7 @@ class Case:
 
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
             'linalg', 'nn', 'activation', 'norm', 'conv', 'pool', 'random',
-            'loss_output', 'ctc')
+            'loss_output', 'ctc', 'rnn')
 
 
 def _load():

@@ -177,12 +177,14 @@ class BidirectionalCell(HybridRecurrentCell):
                 use_sequence_length=True, axis=0), length)
         if merge_outputs is None:
             merge_outputs = _is_tensor(l_outputs)
-            l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout,
-                                                  merge_outputs)
-            reversed_r_outputs, _, _, _ = _format_sequence(
-                None, reversed_r_outputs, layout, merge_outputs)
+        # both directions in the same form: one array in ``layout`` or a
+        # list of steps (the l_cell may have returned either, and the
+        # reversed r outputs are a list)
+        l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout,
+                                              merge_outputs)
+        reversed_r_outputs, _, _, _ = _format_sequence(
+            None, reversed_r_outputs, layout, merge_outputs)
         if merge_outputs:
-            reversed_r_outputs = F.stack(*reversed_r_outputs, axis=axis)
             outputs = F.concat(l_outputs, reversed_r_outputs, dim=2,
                                name=f'{self._output_prefix}out')
         else:

@@ -4,8 +4,8 @@
 A cell maps ``(x_t, states_{t-1})`` to ``(output_t, states_t)``: calling it
 once is one time step, and ``cell.unroll(T, X)`` calls it ``T`` times,
 feeding each step's states to the next.  The fused layers of
-``rnn_layer.py`` (``rnn.LSTM``...) run the same step functions over whole
-sequences.
+``rnn_layer.py`` (``rnn.LSTM``...) compute the same steps over whole
+sequences in one ``RNN`` operator.
 
 The chapters on RNNs, GRUs and LSTMs (d2l ch. 8 and 9) build these cells
 from scratch first, then use them through ``rnn.RNN/GRU/LSTM``.

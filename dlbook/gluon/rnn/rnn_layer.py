@@ -6,13 +6,14 @@ layers (each optionally bidirectional) in one call: ``(T, N, C)`` in,
 ``D`` = 2 directions if bidirectional, else 1).  Parameters and results
 are those of MXNet 1.x's fused (cuDNN-style) layers.
 
-MXNet computes the layer with one fused ``RNN`` operator.  Here it is
-written out: a Python loop over layers, directions and time steps, each
-step one call of the cell step functions of ``steps.py`` on the whole
-batch.  The input projection does not depend on the previous step, so it
-is done for all steps at once: one ``(T*N, C) x (C, G*H)`` product per
-layer and direction instead of ``T`` small ones.  Only the recurrent
-product ``h_{t-1} W_h2h^T`` has to wait for the previous step.
+As in MXNet, the whole computation is one fused ``RNN`` operator
+(``dlbook/ops/rnn.py``), eagerly, hybridized and in a symbol graph alike.
+The layer keeps one Parameter per layer, direction and matrix
+(``l0_i2h_weight``, ...) and packs them into the operator's flat
+parameter vector inside ``hybrid_forward`` (``F.Reshape`` to vectors,
+then one ``F.concat``), so gradients flow back to each Parameter and an
+exported graph reads the same Parameters.  The step-by-step version of
+the same computation is the cells' ``unroll`` (``basic_cells.py``).
 """
 
 import re
@@ -20,10 +21,8 @@ import re
 from ... import ndarray as nd
 from ...base import DLBookError
 from ...ndarray.ndarray import NDArray
-from ...ops import REGISTRY
 from ..block import HybridBlock
-from .base_cell import _new_state, _symbol_module, _unstack
-from .steps import gru_step, lstm_step, rnn_step
+from .base_cell import _new_state, _symbol_module
 
 __all__ = ['RNN', 'LSTM', 'GRU']
 
@@ -61,8 +60,8 @@ class _RNNLayer(HybridBlock):
         rows, width = self._gates * hidden_size, input_size
         for i in range(num_layers):
             for j in 'lr'[:self._dir]:
-                # width 0 (input_size unknown) is inferred by the first
-                # FullyConnected that uses the weight
+                # width 0 (input_size unknown) is set from the first
+                # input by infer_shape
                 self._register_param(f'{j}{i}_i2h_weight', (rows, width),
                                      i2h_weight_initializer, dtype)
                 self._register_param(f'{j}{i}_h2h_weight',
@@ -149,6 +148,28 @@ class _RNNLayer(HybridBlock):
             states.append(_new_state(func, f'{self.prefix}h0_{i}', info))
         return states
 
+    def infer_shape(self, inputs, *args):
+        """Set the input width of the first layer's ``i2h_weight`` from
+        ``inputs`` (MXNet's ``_RNNLayer.infer_shape``); every other shape
+        follows from ``hidden_size``."""
+        if inputs.ndim != 3:
+            raise DLBookError(f'{type(self).__name__}: input data should '
+                              f'be a rank-3 tensor of dim {self._layout}, '
+                              f'got shape {inputs.shape}')
+        width = inputs.shape[2]
+        for i in range(self._num_layers):
+            for j in 'lr'[:self._dir]:
+                param = getattr(self, f'{j}{i}_i2h_weight')
+                param.shape = (self._gates * self._hidden_size, width)
+            width = self._hidden_size * self._dir
+
+    def _init_deferred_params(self, inputs):
+        """Initialize parameters still waiting for the input width."""
+        if any(p._deferred_init for p in self._reg_params.values()):
+            self.infer_shape(inputs)
+            for param in self._reg_params.values():
+                param._finish_deferred_init()
+
     def forward(self, inputs, states=None):
         """Run the layer over a whole sequence.
 
@@ -169,112 +190,57 @@ class _RNNLayer(HybridBlock):
             (as ``(output, new_states)``) only when ``states`` was given.
         """
         skip_states = states is None
-        if skip_states:
-            if isinstance(inputs, NDArray):
+        if isinstance(inputs, NDArray):
+            self._init_deferred_params(inputs)
+            if skip_states:
                 batch_size = inputs.shape[self._layout.find('N')]
                 states = self.begin_state(batch_size, ctx=inputs.context,
                                           dtype=inputs.dtype)
-            else:
-                symbol = _symbol_module()
-                if symbol is None or not isinstance(inputs, symbol.Symbol):
-                    raise DLBookError(f'{type(self).__name__} expects '
-                                      f'NDArray or Symbol input, got '
-                                      f'{type(inputs).__name__}')
-                states = self.begin_state(0, func=symbol.zeros)
+        else:
+            symbol = _symbol_module()
+            if symbol is None or not isinstance(inputs, symbol.Symbol):
+                raise DLBookError(f'{type(self).__name__} expects '
+                                  f'NDArray or Symbol input, got '
+                                  f'{type(inputs).__name__}')
+            if skip_states:
+                states = self._symbol_begin_state(symbol, inputs)
         if not isinstance(states, (list, tuple)):
             states = [states]
         out = super().forward(inputs, list(states))
         return out[0] if skip_states else out
 
-    def _call_cached_op(self, *args):
-        # A graph of this layer needs the fused RNN operator; until dlbook
-        # has one, a hybridized layer keeps running eagerly.
-        if 'RNN' not in REGISTRY:
-            return NotImplemented
-        return super()._call_cached_op(*args)
+    def _symbol_begin_state(self, F, inputs):
+        """Zero begin states for a symbolic ``inputs``, shaped from it.
+
+        MXNet uses ``sym.zeros(shape=(L*D, 0, H))`` and lets shape
+        inference fill in the batch size; dlbook's graphs run ``_zeros``
+        with the shape it was given, so the zeros are cut from the data
+        instead: ``(1, N, 1)`` zeros broadcast to ``(L*D, N, H)``.
+        """
+        time_axis = self._layout.find('T')
+        x = F.slice_axis(inputs, axis=time_axis, begin=0, end=1)
+        x = F.slice_axis(x, axis=2, begin=0, end=1)
+        if time_axis != 0:
+            x = F.swapaxes(x, dim1=0, dim2=1)
+        zeros = F.zeros_like(x)                              # (1, N, 1)
+        shape = self.state_info()[0]['shape']
+        return [F.broadcast_axis(zeros, axis=(0, 2),
+                                 size=(shape[0], shape[2]))
+                for _ in self.state_info()]
 
     def hybrid_forward(self, F, inputs, states, **params):
-        if F is not nd:
-            return self._forward_fused(F, inputs, states, params)
-        batch_size = inputs.shape[self._layout.find('N')]
-        for state, info in zip(states, self.state_info(batch_size)):
-            if state.shape != info['shape']:
-                raise ValueError(f"Invalid recurrent state shape. Expecting "
-                                 f"{info['shape']}, got {state.shape}.")
-        return self._forward_steps(F, inputs, states, params)
-
-    # -- the computation -----------------------------------------------------
-    def _forward_steps(self, F, inputs, states, params):
-        """Layer by layer, direction by direction, step by step."""
+        if F is nd:
+            batch_size = inputs.shape[self._layout.find('N')]
+            for state, info in zip(states, self.state_info(batch_size)):
+                if state.shape != info['shape']:
+                    raise ValueError(f"Invalid recurrent state shape. "
+                                     f"Expecting {info['shape']}, got "
+                                     f"{state.shape}.")
         if self._layout == 'NTC':
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        num_slots = self._num_layers * self._dir
-        # state k = layer * D + direction, as in MXNet and cuDNN
-        begin = [_unstack(F, s, num_slots) for s in states]
-        final = [[] for _ in states]
-        x = inputs
-        for layer in range(self._num_layers):
-            outputs = []
-            for d, direction in enumerate('lr'[:self._dir]):
-                k = layer * self._dir + d
-                name = f'{direction}{layer}_'
-                out, last = self._run_direction(
-                    F, x, [s[k] for s in begin],
-                    params[name + 'i2h_weight'], params[name + 'i2h_bias'],
-                    params[name + 'h2h_weight'], params[name + 'h2h_bias'],
-                    reverse=d == 1)
-                outputs.append(out)
-                for acc, s in zip(final, last):
-                    acc.append(s)
-            x = outputs[0] if len(outputs) == 1 else \
-                F.concat(*outputs, dim=2)
-            if self._dropout and layer < self._num_layers - 1:
-                # between layers only; F.Dropout is the identity outside
-                # training mode
-                x = F.Dropout(x, p=self._dropout)
-        if self._layout == 'NTC':
-            x = F.swapaxes(x, dim1=0, dim2=1)
-        return x, [F.stack(*acc, axis=0) for acc in final]
-
-    def _run_direction(self, F, x, states, i2h_weight, i2h_bias, h2h_weight,
-                       h2h_bias, reverse):
-        """One layer in one direction over ``x (T, N, C)``; returns the
-        outputs ``(T, N, H)`` (in input order) and the last states."""
-        rows = self._gates * self._hidden_size
-        num_steps = x.shape[0]
-        # the input projection of every step in one product: (T, N, G*H)
-        i2h = F.FullyConnected(x, i2h_weight, i2h_bias, num_hidden=rows,
-                               flatten=False)
-        i2h = _unstack(F, i2h, num_steps)
-        steps = range(num_steps - 1, -1, -1) if reverse else \
-            range(num_steps)
-        outputs = [None] * num_steps
-        for t in steps:
-            h2h = F.FullyConnected(states[0], h2h_weight, h2h_bias,
-                                   num_hidden=rows)
-            outputs[t], states = self._step(F, i2h[t], h2h, states)
-        return F.stack(*outputs, axis=0), states
-
-    def _step(self, F, i2h, h2h, states):
-        if self._mode == 'lstm':
-            return lstm_step(F, i2h, h2h, states)
-        if self._mode == 'gru':
-            return gru_step(F, i2h, h2h, states)
-        return rnn_step(F, i2h, h2h, states, self._mode[len('rnn_'):])
-
-    def _forward_fused(self, F, inputs, states, params):
-        """A symbolic graph holds MXNet's one fused ``RNN`` node; its
-        parameter vector packs every weight, then every bias, ordered by
-        layer, direction and i2h/h2h."""
-        if not hasattr(F, 'RNN'):
-            raise DLBookError(
-                f'{type(self).__name__}: a symbolic graph of a recurrent '
-                f'layer needs the fused RNN operator, which dlbook does not '
-                f'provide yet; call the layer on NDArrays without '
-                f'hybridize().')
-        if self._layout == 'NTC':
-            inputs = F.swapaxes(inputs, dim1=0, dim2=1)
-        flat = [F.reshape(params[f'{d}{layer}_{proj}_{kind}'], shape=(-1,))
+        # MXNet's packing: every weight, then every bias; each ordered by
+        # layer, direction and i2h before h2h
+        flat = [F.Reshape(params[f'{d}{layer}_{proj}_{kind}'], shape=(-1,))
                 for kind in ('weight', 'bias')
                 for layer in range(self._num_layers)
                 for d in 'lr'[:self._dir]
@@ -285,7 +251,7 @@ class _RNNLayer(HybridBlock):
                     bidirectional=self._dir == 2, p=self._dropout,
                     state_outputs=True, mode=self._mode)
         outputs = rnn[0]
-        states = [rnn[1], rnn[2]] if self._mode == 'lstm' else [rnn[1]]
+        states = [rnn[i] for i in range(1, 1 + len(states))]
         if self._layout == 'NTC':
             outputs = F.swapaxes(outputs, dim1=0, dim2=1)
         return outputs, states

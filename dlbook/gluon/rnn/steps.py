@@ -1,5 +1,8 @@
-"""The step functions of the recurrent cells, shared by the cells of
-``basic_cells.py`` and the fused layers of ``rnn_layer.py``.
+"""The step functions of the recurrent cells of ``basic_cells.py``.
+
+The fused layers of ``rnn_layer.py`` run the same rules, with their
+gradients, inside the ``RNN`` operator (``dlbook/ops/rnn.py``), on raw
+arrays over whole sequences.
 
 Each takes the two projections of one time step, ``i2h = x_t W_i2h^T +
 b_i2h`` and ``h2h = h_{t-1} W_h2h^T + b_h2h`` (``(N, gates * H)`` each),

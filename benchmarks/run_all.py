@@ -1,0 +1,25 @@
+"""Run every benchmark script in turn (``make bench``); each one rewrites
+its own section of ``benchmarks/RESULTS.md``."""
+
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = ['bench_core.py', 'bench_training.py', 'bench_hybridize.py',
+           'bench_conv.py', 'bench_dataloader.py']
+
+
+def main():
+    env = dict(os.environ)
+    env['PYTHONPATH'] = os.path.dirname(HERE) + os.pathsep + \
+        env.get('PYTHONPATH', '')
+    for script in SCRIPTS:
+        path = os.path.join(HERE, script)
+        if os.path.exists(path):
+            print(f'== {script}', flush=True)
+            subprocess.run([sys.executable, path], check=True, env=env)
+
+
+if __name__ == '__main__':
+    main()
