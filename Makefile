@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks/
 
-NBVAL = DLBOOK_FAST=1 $(BIN)/python -m pytest -q -p no:cacheprovider \
+# One BLAS thread: floating-point sums then do not depend on the number of
+# cores, so stored training outputs compare equal on every machine.
+NBVAL = DLBOOK_FAST=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+	$(BIN)/python -m pytest -q -p no:cacheprovider \
 	--nbval --nbval-current-env --nbval-cell-timeout=600 \
 	--nbval-sanitize-with notebooks/nbval_sanitize.cfg
 
@@ -29,7 +32,8 @@ test: $(STAMP)
 # re-run the notebooks in fast mode and store their outputs (what CI compares)
 notebooks: $(STAMP)
 	for nb in notebooks/ch*.ipynb; do \
-	  DLBOOK_FAST=1 $(BIN)/jupyter nbconvert --to notebook --execute \
+	  DLBOOK_FAST=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 \
+	  $(BIN)/jupyter nbconvert --to notebook --execute \
 	    --inplace --ExecutePreprocessor.timeout=600 "$$nb" || exit 1; \
 	done
 
