@@ -89,7 +89,7 @@ def test_batch_order_follows_mx_random_seed():
     assert np.array_equal(a, first_batch())
 
 
-# -- the training loops ---------------------------------------------------------
+# -- the training loops -------------------------------------------------------
 
 def test_train_ch11_minibatch_sgd_reaches_the_best_loss(capsys):
     mx.random.seed(0)
@@ -167,7 +167,7 @@ def test_train_concise_ch11_every_optimizer_converges(name, hyperparams,
     assert LOSS_LINE.search(capsys.readouterr().out)
 
 
-# -- 2-D traces ----------------------------------------------------------------
+# -- 2-D traces ---------------------------------------------------------------
 
 def test_train_2d_gradient_descent_matches_d2l(capsys):
     eta = 0.1
@@ -203,7 +203,7 @@ def test_plots_draw_without_errors():
     plt.close('all')
 
 
-# -- training with a schedule ---------------------------------------------------
+# -- training with a schedule -------------------------------------------------
 
 def blobs(n=200, seed=0):
     r = np.random.RandomState(seed)

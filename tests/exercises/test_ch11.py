@@ -95,7 +95,7 @@ def test_sgd_momentum_exception_and_not_a_function():
     _fails('ch11.sgd_momentum', 3, 'expected a function')
 
 
-# -- ch11.nesterov --------------------------------------------------------------
+# -- ch11.nesterov ------------------------------------------------------------
 
 def test_nesterov_reference_passes():
     assert run_check('ch11.nesterov', nesterov).passed
@@ -105,7 +105,7 @@ def test_nesterov_plain_momentum_is_explained():
     _fails('ch11.nesterov', sgd_momentum, 'plain momentum step')
 
 
-# -- ch11.yogi ------------------------------------------------------------------
+# -- ch11.yogi ----------------------------------------------------------------
 
 def test_yogi_reference_passes():
     assert run_check('ch11.yogi', adam_like(1e-3, use_yogi=True)).passed
@@ -129,7 +129,7 @@ def test_yogi_forgetting_to_count_steps():
     _fails('ch11.yogi', no_t, "hyperparams['t'] is still 1")
 
 
-# -- ch11.cosine_warmup ------------------------------------------------------------
+# -- ch11.cosine_warmup -------------------------------------------------------
 
 def test_cosine_warmup_reference_passes():
     assert run_check('ch11.cosine_warmup', cosine_warmup).passed
