@@ -19,6 +19,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 from dlbook.ops import REGISTRY  # noqa: E402
+from benchmarks.common import write_section  # noqa: E402
 
 # (label, data shape, op name, attrs, weight shape)
 LAYERS = [

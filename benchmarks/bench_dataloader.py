@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 import dlbook as mx  # noqa: E402
 from dlbook import gluon  # noqa: E402
 from dlbook.gluon.data.vision import transforms  # noqa: E402
-from benchmarks.common import machine, table  # noqa: E402
+from benchmarks.common import table, write_section  # noqa: E402
 
 N_SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
 BATCH = 256
