@@ -44,11 +44,13 @@ class _Unary(Op):
     """Base of element-wise ``y = f(x)``;   ``dx = dy * df(x, y)``."""
 
     def f(self, xp, x):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define f()')
 
     def df(self, xp, x, y):
         """Derivative dy/dx, from the input ``x`` and/or the output ``y``."""
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
         y = self.f(xp, x)
@@ -499,7 +501,8 @@ class _Binary(Op):
     same_dtype = True
 
     def f(self, xp, a, b):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define f()')
 
     def grads(self, xp, dz, a, b, z):
         raise DLBookError(f'operator {self.name!r} has no gradient rule')
@@ -751,10 +754,12 @@ class _Scalar(Op):
     defaults = {'scalar': 1.0, 'is_int': True}
 
     def f(self, xp, x, s):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define f()')
 
     def df(self, xp, x, s, y):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
         s = x.dtype.type(self.attrs['scalar'])

@@ -35,10 +35,12 @@ class _Reduce(Op):
     defaults = {'axis': None, 'keepdims': False, 'exclude': False}
 
     def reduce(self, xp, x, axes):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define reduce()')
 
     def grad(self, xp, dy, x, y):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define grad()')
 
     def forward(self, xp, x):
         axes = normalize_axes(self.attrs['axis'], x.ndim,
@@ -176,7 +178,8 @@ class _ArgReduce(Op):
     differentiable = False
 
     def find(self, xp, x, axis):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define find()')
 
     def forward(self, xp, x):
         axis, keepdims = self.attrs['axis'], self.attrs['keepdims']

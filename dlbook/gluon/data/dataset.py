@@ -26,10 +26,12 @@ class Dataset:
     """
 
     def __getitem__(self, idx):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define __getitem__()')
 
     def __len__(self):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define __len__()')
 
     def filter(self, fn):
         """A dataset of the samples for which ``fn(sample)`` is true.
