@@ -10,10 +10,16 @@ One step = forward, loss, backward, optimizer update.  Also reports the
 wall time of one real MNIST epoch of the LeNet (60,000 images through the
 DataLoader) when the data set is available (``$DLBOOK_DATA``).
 
+The hybridized LeNet is timed once more in a fresh process with glibc's
+default ``malloc`` settings (``DLBOOK_HOST_MALLOC=system``), to show what
+dlbook's allocator tuning (``dlbook/backend/host_memory.py``) is worth.
+
 Run: ``python benchmarks/bench_training.py`` (writes benchmarks/RESULTS.md).
 """
 
+import json
 import os
+import subprocess
 import sys
 import time
 
@@ -29,6 +35,7 @@ from benchmarks.common import (best_of, fmt_ms, table, try_torch,  # noqa
                                write_section)
 
 STEPS = 20
+REPEAT = 7
 
 
 def dlbook_mlp():
@@ -64,7 +71,7 @@ def time_dlbook(net, x_np, y_np, hybridize=False):
         trainer.step(x.shape[0])
 
     step()
-    return best_of(step, repeat=3, number=STEPS // 4)
+    return best_of(step, repeat=REPEAT, number=STEPS // 4)
 
 
 def time_torch(torch, kind, x_np, y_np):
@@ -90,7 +97,7 @@ def time_torch(torch, kind, x_np, y_np):
         opt.step()
 
     step()
-    return best_of(step, repeat=3, number=STEPS // 4)
+    return best_of(step, repeat=REPEAT, number=STEPS // 4)
 
 
 def mnist_epoch():
@@ -119,25 +126,56 @@ def mnist_epoch():
     return time.perf_counter() - start
 
 
-def main():
+MODELS = {'mlp': ('MLP 784-256-256-10', 256, False),
+          'lenet': ('LeNet', 128, False),
+          'lenet-hybrid': ('LeNet (hybridized)', 128, True)}
+
+
+def time_model(key, torch):
+    """(dlbook, PyTorch or None) seconds per step for one MODELS entry."""
     mx.random.seed(0)
     rng = np.random.RandomState(0)
+    _, batch, hybridize = MODELS[key]
+    kind = key.split('-')[0]
+    x = rng.rand(batch, 1, 28, 28).astype(np.float32)
+    y = rng.randint(0, 10, batch).astype(np.float32)
+    net = dlbook_mlp() if kind == 'mlp' else dlbook_lenet()
+    ours = time_dlbook(net, x, y, hybridize=hybridize)
+    theirs = time_torch(torch, kind, x, y) if torch else None
+    return ours, theirs
+
+
+def time_in_fresh_process(key, **env):
+    """time_model in a new interpreter with extra environment variables."""
+    out = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), '--one', key],
+        env=dict(os.environ, **env), capture_output=True, text=True,
+        check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def row(name, batch, ours, theirs):
+    return (name, batch, fmt_ms(ours), fmt_ms(theirs) if theirs else 'n/a',
+            f'{ours / theirs:.2f}×' if theirs else 'n/a')
+
+
+def main():
+    if sys.argv[1:2] == ['--one']:
+        print(json.dumps(time_model(sys.argv[2], try_torch())))
+        return
     torch = try_torch()
     rows = []
-    for kind, batch, hyb in (('mlp', 256, False), ('lenet', 128, False),
-                             ('lenet', 128, True)):
-        x = rng.rand(batch, 1, 28, 28).astype(np.float32)
-        y = rng.randint(0, 10, batch).astype(np.float32)
-        net = dlbook_mlp() if kind == 'mlp' else dlbook_lenet()
-        ours = time_dlbook(net, x, y, hybridize=hyb)
-        theirs = time_torch(torch, kind, x, y) if torch else None
-        name = {'mlp': 'MLP 784-256-256-10', 'lenet': 'LeNet'}[kind]
-        name += ' (hybridized)' if hyb else ''
-        rows.append((name, batch, fmt_ms(ours),
-                     fmt_ms(theirs) if theirs else 'n/a',
-                     f'{ours / theirs:.2f}×' if theirs else 'n/a'))
+    for key, (name, batch, _) in MODELS.items():
+        rows.append(row(name, batch, *time_model(key, torch)))
+    name, batch, _ = MODELS['lenet-hybrid']
+    rows.append(row(name + ', glibc malloc defaults', batch,
+                    *time_in_fresh_process('lenet-hybrid',
+                                           DLBOOK_HOST_MALLOC='system')))
     body = ('Time per training step (forward, loss, backward, SGD '
-            'momentum update), best of 3×5 steps:\n\n' +
+            f'momentum update), best of {REPEAT}×{STEPS // 4} steps. '
+            'The last row runs in a fresh process with glibc\'s default '
+            '`malloc` settings, which both libraries then share '
+            '(`DLBOOK_HOST_MALLOC=system`):\n\n' +
             table(('model', 'batch', 'dlbook', 'PyTorch CPU',
                    'dlbook / PyTorch'), rows))
     epoch = mnist_epoch()

@@ -4,6 +4,12 @@ import contextlib
 
 import numpy
 
+from .host_memory import tune_malloc
+
+# NumPy allocates with malloc; keep freed blocks for the next training
+# step instead of page-faulting them in again (see host_memory).
+tune_malloc()
+
 
 class NumpyBackend:
     """Arrays are ``numpy.ndarray``; each device id is a separate device

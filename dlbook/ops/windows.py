@@ -25,6 +25,7 @@ MXNet does, and computes output sizes.
 """
 
 import ast
+import functools
 import itertools
 
 from ..base import DLBookError
@@ -43,14 +44,21 @@ LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
 
 def _literal(value):
     if isinstance(value, str):
-        text = value.strip()
-        if text in ('None', ''):
-            return None
-        try:
-            return ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            return text
+        return _parse_text(value)
     return value
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse_text(value):
+    # Cached: a hybridized graph parses the same few strings ('(5, 5)',
+    # 'True') at every step, and literal_eval compiles each one.
+    text = value.strip()
+    if text in ('None', ''):
+        return None
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def parse_tuple(value, name, op_name):
