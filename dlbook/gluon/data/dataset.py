@@ -10,9 +10,11 @@ DataLoader worker processes.
 
 __all__ = ['Dataset', 'SimpleDataset', 'ArrayDataset', 'RecordFileDataset']
 
+import os
+
 import numpy
 
-from ...base import DLBookError
+from ... import recordio as _recordio
 from ...ndarray.ndarray import NDArray
 from . import batchify as _batchify
 from . import sampler as _sampler
@@ -265,14 +267,40 @@ class ArrayDataset(Dataset):
 
 
 class RecordFileDataset(Dataset):
-    """MXNet RecordIO (``.rec``) files are not supported by dlbook.
+    """The records of a RecordIO file, as raw bytes.
 
-    Convert the images to a folder tree and use
-    :class:`~dlbook.gluon.data.vision.ImageFolderDataset`.
+    ``dataset[i]`` is the ``i``-th record listed in the index file beside
+    ``filename`` (``data.rec`` -> ``data.idx``), read from the disk when
+    it is asked for.  See :mod:`dlbook.recordio` for the file format.
+
+    Parameters
+    ----------
+    filename : str
+        Path of the ``.rec`` file; the ``.idx`` file must be next to it.
+
+    Attributes
+    ----------
+    filename, idx_file : str
+
+    Notes
+    -----
+    The dataset can be used by DataLoader workers: a forked worker, or a
+    pickled copy, reopens the file for itself.
+
+    Examples
+    --------
+    >>> dataset = gluon.data.RecordFileDataset('train.rec')  # doctest: +SKIP
+    >>> header, jpeg = mx.recordio.unpack(dataset[0])      # doctest: +SKIP
     """
 
     def __init__(self, filename):
-        raise DLBookError(
-            f'RecordFileDataset({filename!r}): dlbook does not read MXNet '
-            f'RecordIO files. Unpack the images into folders (one per '
-            f'class) and use gluon.data.vision.ImageFolderDataset.')
+        self.idx_file = os.path.splitext(filename)[0] + '.idx'
+        self.filename = filename
+        self._record = _recordio.MXIndexedRecordIO(self.idx_file,
+                                                   self.filename, 'r')
+
+    def __getitem__(self, idx):
+        return self._record.read_idx(self._record.keys[idx])
+
+    def __len__(self):
+        return len(self._record.keys)

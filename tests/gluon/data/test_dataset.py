@@ -134,6 +134,8 @@ def test_interval_sampler():
         IntervalSampler(3, 3)
 
 
-def test_record_file_dataset_explains():
-    with pytest.raises(mx.DLBookError, match='ImageFolderDataset'):
-        gluon.data.RecordFileDataset('train.rec')
+def test_record_file_dataset_missing_file(tmp_path):
+    # Reading RecordIO files is tested in tests/io/test_recordio.py.
+    with pytest.raises(mx.DLBookError, match=r'cannot open RecordIO file '
+                                             r'.*train\.rec for reading'):
+        gluon.data.RecordFileDataset(str(tmp_path / 'train.rec'))

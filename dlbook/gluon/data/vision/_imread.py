@@ -1,13 +1,16 @@
-"""Read an image file into an ``HWC`` ``uint8`` NumPy array.
+"""Read an image file (or decode image bytes) into an ``HWC`` ``uint8``
+NumPy array.
 
 PNG and JPEG are decoded by Pillow when it is installed (dlbook does not
-depend on it); ``.npy`` files (``numpy.save`` of an ``HW`` or ``HWC``
-``uint8`` array) need nothing extra.  Colour images come back as RGB, as
-MXNet's ``image.imread`` returns them.
+depend on it, and imports it only when an image has to be decoded);
+``.npy`` files (``numpy.save`` of an ``HW`` or ``HWC`` ``uint8`` array)
+need nothing extra.  Colour images come back as RGB, as MXNet's
+``image.imread`` and ``image.imdecode`` return them.
 """
 
-__all__ = ['imread', 'IMAGE_EXTENSIONS']
+__all__ = ['imread', 'imdecode', 'pillow', 'IMAGE_EXTENSIONS']
 
+import io
 import os
 
 import numpy
@@ -43,14 +46,21 @@ def _read_npy(path):
     return image
 
 
-def _read_pillow(path, flag):
+def pillow(what, hint=' (or store the images as uint8 .npy files)'):
+    """``PIL.Image``, imported now.
+
+    ``what`` ("reading x.png") names the job in the error raised when
+    Pillow is not installed; ``hint`` ends that message."""
     try:
         from PIL import Image
     except ImportError:
-        raise DLBookError(
-            f'reading {path} needs Pillow, which is not installed: '
-            f'pip install Pillow (or store the images as uint8 .npy '
-            f'files)') from None
+        raise DLBookError(f'{what} needs Pillow, which is not installed: '
+                          f'pip install Pillow{hint}') from None
+    return Image
+
+
+def _read_pillow(path, flag):
+    Image = pillow(f'reading {path}')
     try:
         with Image.open(path) as img:
             return numpy.asarray(img.convert('RGB' if flag else 'L'))
@@ -66,3 +76,17 @@ def imread(path, flag=1):
     else:
         image = _read_pillow(path, flag)
     return numpy.ascontiguousarray(_to_flag(image, flag, path))
+
+
+def imdecode(buf, flag=1, source='image bytes'):
+    """Decode the bytes of a JPEG or PNG file (MXNet's ``image.imdecode``)
+    into an ``(H, W, 3)`` RGB (``flag=1``) or ``(H, W, 1)`` greyscale
+    (``flag=0``) ``uint8`` array.  ``source`` names the bytes in errors."""
+    Image = pillow(f'decoding {source}', hint='')
+    try:
+        with Image.open(io.BytesIO(buf)) as img:
+            image = numpy.asarray(img.convert('RGB' if flag else 'L'))
+    except OSError as err:
+        raise DLBookError(f'cannot decode {source} as an image: '
+                          f'{err}') from err
+    return numpy.ascontiguousarray(_to_flag(image, flag, source))

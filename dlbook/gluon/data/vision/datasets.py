@@ -1,4 +1,5 @@
-"""Vision data sets: MNIST, Fashion-MNIST, CIFAR-10/100, image folders.
+"""Vision data sets: MNIST, Fashion-MNIST, CIFAR-10/100, image folders and
+RecordIO image files.
 
 A sample is ``(image, label)``: the image an ``HWC`` ``uint8`` NDArray
 (MNIST: ``(28, 28, 1)``; CIFAR: ``(32, 32, 3)``), the label a NumPy
@@ -15,7 +16,7 @@ a damaged file raises an error naming it and is never half loaded.
 """
 
 __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100',
-           'ImageFolderDataset']
+           'ImageRecordDataset', 'ImageFolderDataset']
 
 import gzip
 import os
@@ -28,13 +29,14 @@ import zlib
 import numpy
 
 from .... import ndarray as nd
+from .... import recordio
 from ...._atomic import atomic_write
 from ....base import DLBookError
 from ....context import cpu, current_context
 from ....ndarray.ndarray import from_raw
 from .. import files
-from ..dataset import Dataset, _gather
-from ._imread import IMAGE_EXTENSIONS, imread
+from ..dataset import Dataset, RecordFileDataset, _gather
+from ._imread import IMAGE_EXTENSIONS, imdecode, imread
 
 _MXNET_MIRROR = ('https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com'
                  '/gluon/dataset/')
@@ -377,6 +379,56 @@ class CIFAR100(CIFAR10):
 
     def _label_column(self):
         return 1 if self._fine_label else 0
+
+
+class ImageRecordDataset(RecordFileDataset):
+    """Images in a RecordIO file, as MXNet's ``im2rec`` tool makes them.
+
+    Each record is an :data:`~dlbook.recordio.IRHeader` followed by a
+    JPEG or PNG file (what :func:`~dlbook.recordio.pack_img` writes).
+    Sample ``i`` is ``(image, label)``: the image an ``HWC`` ``uint8``
+    NDArray, RGB, decoded when it is read; the label ``header.label``, a
+    float (the stored float32 value), or a float32 NumPy array for
+    records with several labels (``header.flag > 0``), as in MXNet.
+
+    Parameters
+    ----------
+    filename : str
+        Path of the ``.rec`` file; its ``.idx`` file must be beside it.
+    flag : {0, 1}, default 1
+        0: greyscale ``(H, W, 1)``; 1: colour ``(H, W, 3)``, RGB.
+    transform : callable, optional
+        ``transform(data, label) -> (data, label)``.
+
+    Notes
+    -----
+    Decoding needs Pillow.  Images of different sizes need a transform
+    (``Resize``) before a DataLoader can stack them.
+
+    Examples
+    --------
+    >>> ds = gluon.data.vision.ImageRecordDataset('a.rec')  # doctest: +SKIP
+    >>> image, label = ds[0]                              # doctest: +SKIP
+    """
+
+    def __init__(self, filename, flag=1, transform=None):
+        super().__init__(filename)
+        self._flag = flag
+        self._transform = transform
+
+    def __getitem__(self, idx):
+        key = self._record.keys[idx]
+        source = f'the image of record {key!r} in {self.filename}'
+        record = self._record.read_idx(key)
+        try:
+            header, img = recordio.unpack(record)
+        except DLBookError as err:
+            raise DLBookError(f'{self.filename}, record {key!r}: '
+                              f'{err}') from err
+        img = from_raw(imdecode(img, self._flag, source), cpu(0))
+        if self._transform is not None:
+            return self._transform(img, header.label)
+        return img, header.label
 
 
 class ImageFolderDataset(Dataset):
