@@ -25,6 +25,7 @@ from . import optimizer  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import metric  # noqa: F401
 from . import io  # noqa: F401
+from . import recordio  # noqa: F401
 from . import kvstore  # noqa: F401
 from . import kvstore as kv  # noqa: F401
 from . import attribute  # noqa: F401
