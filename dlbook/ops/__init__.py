@@ -27,8 +27,8 @@ A minimal operator::
             return dy * (1 - y * y)
 """
 
-__all__ = ['Op', 'register', 'REGISTRY', 'unbroadcast', 'normalize_axis',
-           'normalize_axes', 'reduced_shape']
+__all__ = ['Op', 'register', 'REGISTRY', 'unbroadcast', 'keep_dtype',
+           'normalize_axis', 'normalize_axes', 'reduced_shape']
 
 from ..base import DLBookError
 
@@ -82,12 +82,18 @@ class Op:
         before ``forward``.
     same_dtype : bool
         All array inputs must share one dtype (MXNet does not promote).
+    input_inits : dict
+        Initializer (as ``mx.init`` JSON) of inputs that a symbol graph
+        creates as automatic variables, stored as their ``__init__``
+        attribute: UpSampling's bilinear ``weight`` starts as
+        ``init.Bilinear``, as in MXNet.
 
     ``self.attrs`` (defaults merged with the call's attributes) is
-    read-only.  Per call, the front end sets ``self.is_train`` (Dropout, BatchNorm) and
-    calls ``forward(xp, *inputs)``; when a gradient is needed it later calls
-    ``backward(xp, *dys)`` with one output gradient per output.  Per-call
-    state lives on the instance (``self.saved``), never in globals.
+    read-only.  Per call, the front end sets ``self.is_train`` (Dropout,
+    BatchNorm) and calls ``forward(xp, *inputs)``; when a gradient is
+    needed it later calls ``backward(xp, *dys)`` with one output gradient
+    per output.  Per-call state lives on the instance (``self.saved``),
+    never in globals.
     """
 
     name = None
@@ -99,6 +105,7 @@ class Op:
     differentiable = True
     needs_rng = False
     same_dtype = False
+    input_inits = {}
     num_outputs = 1
 
     def __init__(self, **attrs):
@@ -179,6 +186,15 @@ def unbroadcast(xp, grad, shape):
     return grad.reshape(shape)
 
 
+def keep_dtype(y, dtype):
+    """Return ``y`` converted to ``dtype`` (no copy when it already is).
+
+    NumPy turns ``int32 / int32`` or ``sqrt(int32)`` into float64; MXNet
+    keeps the input dtype, so results are converted back.
+    """
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
 def normalize_axis(axis, ndim, op_name='operator'):
     """Map a possibly negative ``axis`` into ``range(ndim)`` or raise."""
     if not -ndim <= axis < max(ndim, 1):
@@ -210,6 +226,7 @@ def reduced_shape(shape, axes):
 
 
 # Importing the families fills REGISTRY.
-from . import (creation, device, elemwise, reduce, shape, index,  # noqa
-               linalg, nn, activation, norm, conv, pool, random,
+from . import (creation, device, unary, binary, scalar, compare,  # noqa
+               identity, special, reduce, shape, index, linalg, nn,
+               activation, norm, conv, pool, upsampling, random,
                loss_output, ctc, rnn)

@@ -6,14 +6,16 @@ variants), as in MXNet 1.x (src/operator/nn/softmax-inl.h,
 src/operator/nn/activation-inl.h, src/operator/leaky_relu-inl.h).
 
 The helpers :func:`stable_softmax`, :func:`stable_log_softmax`,
-:func:`sigmoid`, :func:`softrelu` and :func:`erf` are shared with the other
-``nn`` families (``SoftmaxOutput``, ``softmax_cross_entropy``).
+:func:`sigmoid` and :func:`softrelu` are shared with the other ``nn``
+families (``SoftmaxOutput``, ``softmax_cross_entropy``); GELU takes
+:func:`erf` from ``special.py``.
 """
 
 import math
 
 from ..base import DLBookError
 from . import Op, register, normalize_axis
+from .special import erf
 
 # -- numerically stable building blocks -------------------------------------
 
@@ -40,70 +42,6 @@ def sigmoid(xp, x):
 def softrelu(xp, x):
     """``log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))`` (no overflow)."""
     return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
-
-
-# The error function.  NumPy has none, so we evaluate the rational
-# approximations of the Cephes library (S. Moshier, ndtr.c; the same ones
-# SciPy compiles), accurate to about 1e-16 relative in float64:
-#   |x| <= 1:     erf(x)  = x * T(x^2) / U(x^2)
-#   1 < |x| < 8:  erfc(x) = exp(-x^2) * P(x) / Q(x)
-#   |x| >= 8:     erfc(x) = exp(-x^2) * R(x) / S(x)
-# Coefficients are listed from the highest power down; U, Q and S have an
-# implicit leading 1.  Because the forward is this accurate, the exact
-# derivative 2/sqrt(pi) * exp(-x^2) is also the derivative of our forward
-# (to ~1e-10), which is what the gradient checks need.
-_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1,
-          2.23200534594684319226E3, 7.00332514112805075473E3,
-          5.55923013010394962768E4)
-_ERF_U = (1.0, 3.35617141647503099647E1, 5.21357949780152679795E2,
-          4.59432382970980127987E3, 2.26290000613890934246E4,
-          4.92673942608635921086E4)
-_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1,
-           7.46321056442269912687E0, 4.86371970985681366614E1,
-           1.96520832956077098242E2, 5.26445194995477358631E2,
-           9.34528527171957607540E2, 1.02755188689515710272E3,
-           5.57535335369399327526E2)
-_ERFC_Q = (1.0, 1.32281951154744992508E1, 8.67072140885989742329E1,
-           3.54937778887819891062E2, 9.75708501743205489753E2,
-           1.82390916687909736289E3, 2.24633760818710981792E3,
-           1.65666309194161350182E3, 5.57535340817727675546E2)
-_ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0,
-           5.01905042251180477414E0, 6.16021097993053585195E0,
-           7.40974269950448939160E0, 2.97886665372100240670E0)
-_ERFC_S = (1.0, 2.26052863220117276590E0, 9.39603524938001434673E0,
-           1.20489539808096656605E1, 1.70814450747565897222E1,
-           9.60896809063285878198E0, 3.36907645100081516050E0)
-
-TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-
-def _polyval(coefs, x):
-    """Horner's rule; ``coefs`` from the highest power down."""
-    result = coefs[0] + 0 * x
-    for c in coefs[1:]:
-        result = result * x + c
-    return result
-
-
-def erf(xp, x):
-    """The error function, elementwise, in the dtype of ``x`` (see above).
-
-    Every branch is evaluated on a clipped copy of ``|x|`` so no branch
-    overflows, then ``where`` picks the right one.
-    """
-    ax = xp.abs(x)
-    small = xp.clip(x, -1.0, 1.0)
-    z = small * small
-    erf_small = small * _polyval(_ERF_T, z) / _polyval(_ERF_U, z)
-    mid = xp.clip(ax, 1.0, 8.0)
-    big = xp.clip(ax, 8.0, 30.0)          # erfc(30) underflows to 0 anyway
-    erfc_mid = xp.exp(-mid * mid) * _polyval(_ERFC_P, mid) \
-        / _polyval(_ERFC_Q, mid)
-    erfc_big = xp.exp(-big * big) * _polyval(_ERFC_R, big) \
-        / _polyval(_ERFC_S, big)
-    erfc_abs = xp.where(ax < 8.0, erfc_mid, erfc_big)
-    erf_large = xp.where(x < 0, erfc_abs - 1, 1 - erfc_abs)
-    return xp.where(ax <= 1.0, erf_small, erf_large)
 
 
 def _length_mask(xp, data, length, axis):

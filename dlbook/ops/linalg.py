@@ -1,8 +1,10 @@
-"""Matrix products: dot, batch_dot, linalg_gemm2, linalg_gemm.
+"""Matrix operators: dot, batch_dot, linalg_gemm2, linalg_gemm; diag.
 
 The gradient of a product ``Y = A @ B`` is the pair of products
-``dA = dY @ B.T`` and ``dB = A.T @ dY``; every operator here is that rule
+``dA = dY @ B.T`` and ``dB = A.T @ dY``; every product here is that rule
 plus bookkeeping for ``transpose_a``/``transpose_b`` and batch axes.
+``diag`` reads or writes a matrix diagonal, and its gradient does the
+opposite (src/operator/tensor/diag_op-inl.h).
 """
 
 from ..base import DLBookError
@@ -168,3 +170,71 @@ class LinalgGemm(_Gemm):
         beta = float(self.attrs['beta'])
         dc = dy if beta == 1.0 else beta * dy
         return da, db, self._rows_back(xp, dc)
+
+
+# -- diagonals ----------------------------------------------------------------
+
+def _diagonal_index(xp, rows, cols, k):
+    """Row and column indices of diagonal ``k`` of a ``rows x cols``
+    matrix: ``(i, i + k)`` for k >= 0, ``(i - k, i)`` for k < 0."""
+    length = min(rows - max(-k, 0), cols - max(k, 0))
+    i = xp.arange(max(length, 0))
+    return i + max(-k, 0), i + max(k, 0)
+
+
+@register('diag')
+class Diag(Op):
+    """Build a diagonal matrix (1-D input) or read a diagonal (N-D input).
+
+    1-D x of length n: y is (n+|k|, n+|k|), zero except y[i, i+k] = x[i]
+        (k >= 0) or y[i-k, i] = x[i] (k < 0);   dx[i] = that entry of dy.
+    N-D x: y[..., i] = x[..., i, ..., i+k, ...] along ``axis1``, ``axis2``
+        (both removed, the diagonal appended as the last axis, like
+        ``numpy.diagonal``);   dx = zeros with dy written on the diagonal.
+
+    ``k > 0`` is above the main diagonal, ``k < 0`` below it.
+    """
+
+    defaults = {'k': 0, 'axis1': 0, 'axis2': 1}
+
+    def _axes(self, ndim):
+        a1 = normalize_axis(int(self.attrs['axis1']), ndim, 'diag')
+        a2 = normalize_axis(int(self.attrs['axis2']), ndim, 'diag')
+        if a1 == a2:
+            raise DLBookError(f'diag: axis1 and axis2 cannot refer to the '
+                              f'same axis {a1}')
+        return a1, a2
+
+    def forward(self, xp, x):
+        k = int(self.attrs['k'])
+        if x.ndim == 0:
+            raise DLBookError('diag: the input must have at least one axis')
+        if x.ndim == 1:
+            n = x.shape[0] + abs(k)
+            rows, cols = _diagonal_index(xp, n, n, k)
+            y = xp.zeros((n, n), dtype=x.dtype)
+            y[rows, cols] = x
+            self.saved = (x.shape, rows, cols, None)
+            return y
+        a1, a2 = self._axes(x.ndim)
+        h, w = x.shape[a1], x.shape[a2]
+        if k > w or -k > h:
+            raise DLBookError(
+                f'diag: diagonal k={k} does not exist for axes {a1} and '
+                f'{a2} of sizes {h} and {w} (input shape {x.shape})')
+        rows, cols = _diagonal_index(xp, h, w, k)
+        # the two axes last, then pick the (row, col) pairs
+        matrices = xp.moveaxis(x, (a1, a2), (-2, -1))
+        self.saved = (x.shape, rows, cols, (a1, a2))
+        return matrices[..., rows, cols]
+
+    def backward(self, xp, dy):
+        shape, rows, cols, axes = self.saved
+        if axes is None:
+            return dy[rows, cols]
+        a1, a2 = axes
+        others = [n for i, n in enumerate(shape) if i not in axes]
+        dx = xp.zeros(tuple(others) + (shape[a1], shape[a2]),
+                      dtype=dy.dtype)
+        dx[..., rows, cols] = dy
+        return xp.moveaxis(dx, (-2, -1), (a1, a2))

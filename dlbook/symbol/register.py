@@ -31,6 +31,11 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
     extra = attribute.current().get(attr)
     if cls.variadic:
         sources = list(inputs)
+        # named inputs beyond those given (UpSampling's bilinear weight)
+        # become variables, as for other operators
+        for input_name in op.list_inputs()[len(sources):]:
+            sources.append(Variable(f'{name}_{input_name}',
+                                    init=op.input_inits.get(input_name)))
     else:
         named = dict(named or {})
         if inputs:
@@ -39,7 +44,8 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
         for input_name in op.list_inputs():
             given = named.get(input_name)
             if given is None:
-                given = Variable(f'{name}_{input_name}')
+                given = Variable(f'{name}_{input_name}',
+                                 init=op.input_inits.get(input_name))
             sources.append(given)
     edges = []
     for s in sources:

@@ -58,8 +58,8 @@ class Case:
 
 
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
-            'linalg', 'nn', 'activation', 'norm', 'conv', 'pool', 'random',
-            'loss_output', 'ctc', 'rnn')
+            'linalg', 'nn', 'activation', 'norm', 'conv', 'pool',
+            'upsampling', 'random', 'loss_output', 'ctc', 'rnn')
 
 
 def _load():

@@ -1,4 +1,8 @@
-"""Rows for the element-wise operators (dlbook/ops/elemwise.py)."""
+"""Rows for the element-wise operators (dlbook/ops/unary.py, binary.py,
+scalar.py, compare.py, identity.py and special.py)."""
+
+import math
+from statistics import NormalDist
 
 import numpy as np
 
@@ -41,6 +45,22 @@ def mod_inputs(shapes):
             0.2, 0.8, size=shapes[0])
         return [(q * b).astype(dtype), b.astype(dtype)]
     return make
+
+
+np_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erfinv(y):
+    """erfinv(y) = Phi^-1((1 + y) / 2) / sqrt(2), Phi the normal CDF;
+    the tail form keeps full precision near |y| = 1."""
+    if y < 0:
+        return -_erfinv(-y)
+    if y < 0.5:
+        return NormalDist().inv_cdf((1 + y) / 2) / math.sqrt(2)
+    return -NormalDist().inv_cdf((1 - y) / 2) / math.sqrt(2)
+
+
+np_erfinv = np.vectorize(_erfinv, otypes=[np.float64])
 
 
 def mxnet_round(x):
@@ -131,6 +151,10 @@ CASES = {
     'sigmoid': unary(lambda x: 1 / (1 + np.exp(-x)), low=-4.0, high=4.0),
     'softsign': unary(lambda x: x / (1 + np.abs(x)), low=-3.0, high=3.0,
                       avoid=(0.0,)),
+    'erf': [unary(np_erf, low=-3.0, high=3.0),
+            Case([(2, 3, 4)], ref=np_erf, low=-0.5, high=0.5)],
+    'erfinv': [unary(np_erfinv, low=-0.95, high=0.95),
+               Case([(2, 3, 4)], ref=np_erfinv, low=0.9, high=0.999)],
     'logical_not': Case([(3, 4)], grad=(),
                         make_inputs=lambda rng, dtype: small_ints(
                             rng, dtype, [(3, 4)]),

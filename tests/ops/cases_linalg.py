@@ -1,4 +1,4 @@
-"""Rows for the matrix products (dlbook/ops/linalg.py)."""
+"""Rows for the matrix operators (dlbook/ops/linalg.py)."""
 
 import numpy as np
 
@@ -18,6 +18,15 @@ def mT(x):
 def gemm2(ta=False, tb=False, alpha=1.0):
     def ref(a, b):
         return alpha * np.matmul(mT(a) if ta else a, mT(b) if tb else b)
+    return ref
+
+
+def diag(k=0, axis1=0, axis2=1):
+    """MXNet's diag: np.diag for 1-D input, else np.diagonal."""
+    def ref(x):
+        if x.ndim == 1:
+            return np.diag(x, k)
+        return np.diagonal(x, k, axis1, axis2)
     return ref
 
 
@@ -73,5 +82,18 @@ CASES = {
         Case([(2, 3, 4), (2, 5, 4), (2, 3, 5)],
              attrs={'transpose_b': True, 'alpha': 2.0, 'beta': -1.0},
              ref=lambda a, b, c: 2.0 * (a @ mT(b)) - c),
+    ],
+    'diag': [
+        Case([(4,)], ref=diag()),
+        Case([(3,)], attrs={'k': 2}, ref=diag(2)),
+        Case([(3,)], attrs={'k': -1}, ref=diag(-1)),
+        Case([(3, 4)], ref=diag()),
+        Case([(3, 4)], attrs={'k': 1}, ref=diag(1)),
+        Case([(3, 4)], attrs={'k': -2}, ref=diag(-2)),
+        Case([(2, 3, 4)], attrs={'axis1': 0, 'axis2': 2}, ref=diag(0, 0, 2)),
+        Case([(2, 3, 4)], attrs={'k': 1, 'axis1': -1, 'axis2': -2},
+             ref=diag(1, -1, -2)),
+        Case([(2, 3, 4, 3)], attrs={'k': -1, 'axis1': 1, 'axis2': 3},
+             ref=diag(-1, 1, 3)),
     ],
 }

@@ -1,4 +1,5 @@
-"""Rows for dlbook/ops/norm.py: BatchNorm, LayerNorm, InstanceNorm, L2."""
+"""Rows for dlbook/ops/norm.py: BatchNorm, LayerNorm, InstanceNorm, L2,
+LRN."""
 
 import numpy as np
 
@@ -68,6 +69,20 @@ def l2_ref(axes):
                                  + 1e-10)
 
 
+def lrn_ref(nsize, alpha=1e-4, beta=0.75, knorm=2.0):
+    """y_c = x_c / (knorm + alpha/nsize * sum of x_j^2, |j - c| <= n//2)^beta,
+    one channel at a time."""
+    def ref(x):
+        half, channels = nsize // 2, x.shape[1]
+        y = np.empty_like(x)
+        for c in range(channels):
+            window = x[:, max(c - half, 0):min(c + half + 1, channels)]
+            norm = knorm + alpha / nsize * (window ** 2).sum(axis=1)
+            y[:, c] = x[:, c] * norm ** -beta
+        return y
+    return ref
+
+
 BN4 = [(4, 3, 2, 2), (3,), (3,), (3,), (3,)]
 
 CASES = {
@@ -120,5 +135,15 @@ CASES = {
         Case([(3, 4, 2)], ref=l2_ref((1, 2))),
         Case([(3, 4, 2)], attrs={'mode': 'channel'}, ref=l2_ref((1,))),
         Case([(2, 3, 2, 2)], attrs={'mode': 'spatial'}, ref=l2_ref((2, 3))),
+    ],
+    'LRN': [
+        Case([(2, 4, 3, 3)], attrs={'nsize': 3}, ref=lrn_ref(3)),
+        # strong normalization, a window wider than the channels
+        Case([(2, 3, 2, 3)], attrs={'nsize': 5, 'alpha': 2.0, 'beta': 0.5,
+                                    'knorm': 1.0}, low=-2.0, high=2.0,
+             ref=lrn_ref(5, 2.0, 0.5, 1.0)),
+        Case([(1, 6, 2, 2)], attrs={'nsize': 1, 'alpha': 0.5,
+                                    'beta': 1.5},
+             ref=lrn_ref(1, 0.5, 1.5)),
     ],
 }

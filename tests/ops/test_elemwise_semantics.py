@@ -2,6 +2,8 @@
 row table cannot express: output dtypes, (1,)-shaped results, error
 messages, rounding of halves, zero gradients.  Raw level, NumPy as xp."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -212,3 +214,84 @@ def test_dot_one_d_gives_shape_1_and_mismatch_names_shapes():
         run('batch_dot', np.ones((2, 3, 4)), np.ones((3, 4, 5)))
     with pytest.raises(DLBookError, match=r'\(2, 3\).*\(2, 3\)'):
         run('linalg_gemm2', np.ones((2, 3)), np.ones((2, 3)))
+
+
+# -- erf and erfinv -----------------------------------------------------------
+
+def test_erf_float32_is_correctly_rounded_from_float64():
+    x = np.linspace(-6, 6, 20001).astype(np.float32)
+    _, y = run('erf', x)
+    want = np.array([math.erf(v) for v in x.astype(np.float64)])
+    assert y.dtype == np.float32
+    nonzero = want != 0
+    rel = np.abs(y[nonzero] - want[nonzero]) / np.abs(want[nonzero])
+    assert rel.max() < 1e-7
+
+
+def test_erfinv_inverts_erf_from_the_centre_to_the_tails():
+    y = np.concatenate([np.linspace(-0.999, 0.999, 2001),
+                        1 - np.logspace(-15, -3, 50),
+                        -1 + np.logspace(-15, -3, 50)])
+    _, x = run('erfinv', y)
+    back = np.array([math.erf(v) for v in x])
+    # compare 1 - |y| near the ends, where erf(x) ~ 1
+    np.testing.assert_allclose(1 - np.abs(back), 1 - np.abs(y),
+                               rtol=1e-9, atol=1e-15)
+    _, x_big = run('erfinv', np.array([1 - 2 ** -53]))
+    assert 5.8 < x_big[0] < 5.9
+
+
+def test_erfinv_ends_and_outside():
+    _, x = run('erfinv', np.array([-1.0, 1.0, 1.5, -2.0, 0.0]))
+    assert x[0] == -np.inf and x[1] == np.inf
+    assert np.isnan(x[2]) and np.isnan(x[3]) and x[4] == 0
+
+
+def test_erf_and_erfinv_gradients_follow_the_formulas():
+    x = np.array([-1.5, 0.0, 0.3, 2.0])
+    op, _ = run('erf', x)
+    np.testing.assert_allclose(op.backward(np, np.ones(4)),
+                               2 / math.sqrt(math.pi) * np.exp(-x * x))
+    op, y = run('erfinv', np.array([-0.9, 0.0, 0.5, 0.99]))
+    np.testing.assert_allclose(op.backward(np, np.ones(4)),
+                               math.sqrt(math.pi) / 2 * np.exp(y * y))
+
+
+# -- diag ---------------------------------------------------------------------
+
+def test_diag_examples_of_the_mxnet_documentation():
+    x = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
+    assert run('diag', x)[1].tolist() == [1, 5]
+    assert run('diag', x, k=1)[1].tolist() == [2, 6]
+    assert run('diag', x, k=-1)[1].tolist() == [4]
+    v = np.array([1, 2, 3], dtype=np.float32)
+    assert run('diag', v)[1].tolist() == [[1, 0, 0], [0, 2, 0], [0, 0, 3]]
+    # 1-D input: the matrix grows to hold the whole shifted diagonal
+    assert run('diag', v, k=1)[1].tolist() == [
+        [0, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 3], [0, 0, 0, 0]]
+    assert run('diag', v, k=-1)[1][1:, :3].tolist() == [
+        [1, 0, 0], [0, 2, 0], [0, 0, 3]]
+    t = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], dtype=np.float32)
+    assert run('diag', t)[1].tolist() == [[1, 7], [2, 8]]
+    assert run('diag', t, k=1)[1].tolist() == [[3], [4]]
+    assert run('diag', t, axis1=-2, axis2=-1)[1].tolist() == [[1, 4],
+                                                             [5, 8]]
+
+
+def test_diag_gradient_lands_on_the_diagonal():
+    x = np.arange(12.0).reshape(3, 4)
+    op, y = run('diag', x, k=1)
+    dx = op.backward(np, np.array([10.0, 20.0, 30.0]))
+    want = np.zeros((3, 4))
+    want[[0, 1, 2], [1, 2, 3]] = [10, 20, 30]
+    np.testing.assert_array_equal(dx, want)
+    op, _ = run('diag', np.array([1.0, 2.0]), k=-1)
+    np.testing.assert_array_equal(
+        op.backward(np, np.arange(9.0).reshape(3, 3)), [3.0, 7.0])
+
+
+def test_diag_errors():
+    with pytest.raises(DLBookError, match='same axis'):
+        run('diag', np.ones((2, 3)), axis1=1, axis2=-1)
+    with pytest.raises(DLBookError, match=r'k=4 does not exist.*\(2, 3\)'):
+        run('diag', np.ones((2, 3)), k=4)

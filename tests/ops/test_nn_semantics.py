@@ -12,7 +12,7 @@ import pytest
 
 from dlbook.base import DLBookError
 from dlbook.ops import REGISTRY
-from dlbook.ops.activation import erf
+from dlbook.ops.special import erf
 
 
 def make(name, is_train=False, seed=0, **attrs):
@@ -27,7 +27,7 @@ def softmax(x, axis=-1):
     return e / e.sum(axis=axis, keepdims=True)
 
 
-# -- erf and numerical stability ---------------------------------------------
+# -- erf and numerical stability ----------------------------------------------
 
 def test_erf_matches_math_erf_to_double_precision():
     x = np.concatenate([np.linspace(-9, 9, 2001), [0.0, 1.0, -1.0, 8.0,
@@ -238,6 +238,37 @@ def test_batchnorm_matches_torch_when_available():
     np.testing.assert_allclose(dbeta, tb.grad.numpy(), atol=1e-12)
 
 
+# -- LRN ----------------------------------------------------------------------
+
+def test_lrn_hand_computed_example_scales_alpha_by_nsize():
+    # one pixel, channels 1, 2, 3; alpha / nsize = 0.3 / 3 = 0.1
+    x = np.array([1.0, 2.0, 3.0]).reshape(1, 3, 1, 1)
+    op = make('LRN', nsize=3, alpha=0.3, beta=0.5, knorm=1.0)
+    y = op.forward(np, x).ravel()
+    # windows {0, 1}, {0, 1, 2}, {1, 2}: sums of squares 5, 14, 13
+    want = [1 / math.sqrt(1 + 0.1 * 5), 2 / math.sqrt(1 + 0.1 * 14),
+            3 / math.sqrt(1 + 0.1 * 13)]
+    np.testing.assert_allclose(y, want)
+    # gradient of y_0 = x_0 n_0^-1/2 with respect to x_1 (in n_0's window)
+    dx = op.backward(np, np.array([1.0, 0.0, 0.0]).reshape(1, 3, 1, 1))
+    np.testing.assert_allclose(dx.ravel()[1], -0.5 * 1 * 1.5 ** -1.5
+                               * 0.1 * 2 * 2)
+    assert dx.ravel()[2] == 0           # channel 2 is outside the window
+
+
+def test_lrn_defaults_and_errors():
+    x = np.ones((1, 3, 2, 2))
+    y = make('LRN', nsize=5).forward(np, x)
+    # knorm=2, alpha=1e-4, beta=0.75: 1 / (2 + 1e-4 / 5 * 3)^0.75 inside
+    np.testing.assert_allclose(y[0, 1], (2 + 1e-4 / 5 * 3) ** -0.75)
+    with pytest.raises(DLBookError, match='odd'):
+        make('LRN', nsize=4).forward(np, x)
+    with pytest.raises(DLBookError, match='nsize'):
+        make('LRN').forward(np, x)
+    with pytest.raises(DLBookError, match=r'4-D.*\(3, 2\)'):
+        make('LRN', nsize=3).forward(np, np.ones((3, 2)))
+
+
 # -- Dropout, Embedding, SequenceMask -----------------------------------------
 
 def test_dropout_is_identity_outside_training():
@@ -420,3 +451,62 @@ def test_make_loss_gradient(attrs, value):
     y = op.forward(np, x)
     np.testing.assert_array_equal(y, x)
     np.testing.assert_allclose(_backward(op, y), np.full(x.shape, value))
+
+
+# -- UpSampling ---------------------------------------------------------------
+
+def _up(*arrays, **attrs):
+    op = make('UpSampling', num_args=len(arrays), **attrs)
+    return op, op.forward(np, *arrays)
+
+
+def test_upsampling_nearest_repeats_pixels_and_sums_gradients():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]]).reshape(1, 1, 2, 2)
+    op, y = _up(x, scale=2, sample_type='nearest')
+    assert y[0, 0].tolist() == [[1, 1, 2, 2], [1, 1, 2, 2],
+                                [3, 3, 4, 4], [3, 3, 4, 4]]
+    dy = np.arange(16.0).reshape(1, 1, 4, 4)
+    assert op.backward(np, dy)[0, 0].tolist() == [[10, 18], [42, 50]]
+
+
+def test_upsampling_several_inputs_concat_or_sum():
+    a = np.ones((1, 2, 2, 2))             # 2x2 -> 4x4 (scale 2)
+    b = 2 * np.ones((1, 3, 4, 4))         # already 4x4
+    c = 3 * np.ones((1, 1, 1, 1))         # 1x1 -> 4x4 (scale 4)
+    op, y = _up(a, b, c, scale=2, sample_type='nearest')
+    assert y.shape == (1, 6, 4, 4)
+    assert y[0, :, 0, 0].tolist() == [1, 1, 2, 2, 2, 3]
+    da, db, dc = op.backward(np, np.ones(y.shape))
+    assert (da == 4).all() and (db == 1).all() and (dc == 16).all()
+
+    b2 = 2 * np.ones((1, 2, 4, 4))
+    c2 = 3 * np.ones((1, 2, 1, 1))
+    op, y = _up(a, b2, c2, scale=2, sample_type='nearest',
+                multi_input_mode='sum')
+    assert y.shape == (1, 2, 4, 4) and (y == 6).all()
+    da, db, dc = op.backward(np, np.ones(y.shape))
+    assert (da == 4).all() and (db == 1).all() and (dc == 16).all()
+    with pytest.raises(DLBookError, match='same when multi_input_mode=sum'):
+        _up(a, b, scale=2, sample_type='nearest', multi_input_mode='sum')
+    with pytest.raises(DLBookError, match='does not divide'):
+        _up(a, np.ones((1, 1, 3, 3)), scale=2, sample_type='nearest')
+
+
+def test_upsampling_bilinear_is_mxnets_deconvolution_example():
+    x, w = np.ones((1, 1, 3, 3)), np.ones((1, 1, 4, 4))
+    op, y = _up(x, w, scale=2, sample_type='bilinear', num_filter=1)
+    edge = [1, 2, 2, 2, 2, 1]
+    assert y[0, 0].tolist() == [[a * b for b in edge] for a in edge]
+    assert op.list_arguments() == ('data', 'weight')
+    assert op.infer_shape((2, 1, 5, 5), None) == (
+        [(2, 1, 5, 5), (1, 1, 4, 4)], [(2, 1, 10, 10)], [])
+    with pytest.raises(DLBookError, match='num_filter must equal'):
+        _up(np.ones((1, 2, 3, 3)), np.ones((2, 1, 4, 4)), scale=2,
+            sample_type='bilinear', num_filter=1)
+
+
+def test_upsampling_needs_sample_type_and_scale():
+    with pytest.raises(DLBookError, match='sample_type'):
+        make('UpSampling', scale=2)
+    with pytest.raises(DLBookError, match='scale'):
+        make('UpSampling', sample_type='nearest')

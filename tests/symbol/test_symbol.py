@@ -101,6 +101,23 @@ def test_given_inputs_are_used_instead_of_new_variables():
     assert b.list_arguments() == ['x', 'shared_w', 'a_bias', 'b_bias']
 
 
+def test_bilinear_upsampling_creates_its_weight_with_bilinear_init():
+    # UpSampling is variadic, but in bilinear mode its inputs are named
+    # (data, weight); MXNet tags the new weight variable with init.Bilinear
+    up = sym.UpSampling(sym.var('data'), scale=2, sample_type='bilinear',
+                        num_filter=2, name='up')
+    assert up.list_arguments() == ['data', 'up_weight']
+    assert up.attr_dict()['up_weight'] == {'__init__': '["bilinear", {}]'}
+    args, outs, _ = up.infer_shape(data=(1, 2, 3, 3))
+    assert args == [(1, 2, 3, 3), (2, 1, 4, 4)] and outs == [(1, 2, 6, 6)]
+    mod = mx.mod.Module(up, data_names=['data'], label_names=None)
+    mod.bind(data_shapes=[('data', (1, 2, 3, 3))], for_training=False)
+    mod.init_params(mx.init.Uniform(0.01))
+    weight = mod.get_params()[0]['up_weight'].asnumpy()
+    corner = np.array([0.25, 0.75, 0.75, 0.25])
+    np.testing.assert_allclose(weight[1, 0], np.outer(corner, corner))
+
+
 def test_get_internals_lists_every_output():
     net = mlp()
     internals = net.get_internals()

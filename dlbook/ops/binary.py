@@ -1,0 +1,219 @@
+"""Element-wise binary operators: ``z = f(a, b)`` with broadcasting.
+
+``broadcast_add``, ``broadcast_mul``... follow NumPy's broadcasting rules
+(each axis must match or be 1, missing leading axes count as 1); the
+``elemwise_*`` forms do the same math but require equal shapes, and
+``add_n`` sums any number of equal-shaped arrays.  The Python operators
+``+ - * / % **`` on NDArrays call the ``broadcast_*`` forms.
+
+The gradient of a broadcast input is the gradient at the broadcast shape
+summed back to the input's shape (``unbroadcast``): if ``b`` of shape
+``(1, 4)`` was added to every row of a ``(3, 4)`` array, each element of
+``b`` received three contributions.
+
+MXNet does not promote dtypes: both inputs must share one dtype, and the
+result keeps it (``int32 / int32`` stays int32).  Comparisons and logic
+with broadcasting live in ``compare.py``.
+"""
+
+from ..base import DLBookError
+from . import Op, register, unbroadcast, keep_dtype
+
+
+def _broadcastable(shape_a, shape_b):
+    return all(m == n or m == 1 or n == 1
+               for m, n in zip(shape_a[::-1], shape_b[::-1]))
+
+
+class _Binary(Op):
+    """Base of ``z = f(a, b)`` with NumPy broadcasting.
+
+    ``grads`` returns the gradients at the broadcast shape; ``backward``
+    sums them back to each input's shape (``unbroadcast``).
+    """
+    arguments = ('lhs', 'rhs')
+    same_dtype = True
+
+    def f(self, xp, a, b):
+        raise NotImplementedError(
+            f'{type(self).__name__} must define f()')
+
+    def grads(self, xp, dz, a, b, z):
+        raise DLBookError(f'operator {self.name!r} has no gradient rule')
+
+    def forward(self, xp, a, b):
+        try:
+            z = self.f(xp, a, b)
+        except ValueError:
+            if not _broadcastable(a.shape, b.shape):
+                raise DLBookError(
+                    f'{self.name}: shapes {a.shape} and {b.shape} cannot be '
+                    f'broadcast together (each axis must match or be 1)'
+                ) from None
+            raise
+        self.saved = (a, b, z)
+        return z
+
+    def backward(self, xp, dz):
+        a, b, z = self.saved
+        da, db = self.grads(xp, dz, a, b, z)
+        return unbroadcast(xp, da, a.shape), unbroadcast(xp, db, b.shape)
+
+
+@register('broadcast_add', 'broadcast_plus', '_plus', '_add', '_Plus')
+class BroadcastAdd(_Binary):
+    """z = a + b;   da = dz,   db = dz"""
+
+    def f(self, xp, a, b):
+        return a + b
+
+    def grads(self, xp, dz, a, b, z):
+        return dz, dz
+
+
+@register('broadcast_sub', 'broadcast_minus', '_minus', '_sub', '_Minus')
+class BroadcastSub(_Binary):
+    """z = a - b;   da = dz,   db = -dz"""
+
+    def f(self, xp, a, b):
+        return a - b
+
+    def grads(self, xp, dz, a, b, z):
+        return dz, -dz
+
+
+@register('broadcast_mul', '_mul', '_Mul')
+class BroadcastMul(_Binary):
+    """z = a * b;   da = dz * b,   db = dz * a"""
+
+    def f(self, xp, a, b):
+        return a * b
+
+    def grads(self, xp, dz, a, b, z):
+        return dz * b, dz * a
+
+
+@register('broadcast_div', '_div', '_Div')
+class BroadcastDiv(_Binary):
+    """z = a / b;   da = dz / b,   db = -dz * a / b**2 = -da * z"""
+
+    def f(self, xp, a, b):
+        return keep_dtype(a / b, a.dtype)
+
+    def grads(self, xp, dz, a, b, z):
+        da = dz / b
+        return da, -da * z
+
+
+@register('broadcast_mod', '_mod', '_Mod')
+class BroadcastMod(_Binary):
+    """z = a mod b (sign of b, as Python's %);   da = dz,
+    db = -dz * floor(a / b)"""
+
+    def f(self, xp, a, b):
+        return xp.mod(a, b)
+
+    def grads(self, xp, dz, a, b, z):
+        return dz, -dz * xp.floor(a / b)
+
+
+@register('broadcast_power', '_power', '_Power')
+class BroadcastPower(_Binary):
+    """z = a ** b;   da = dz * b * a**(b - 1),   db = dz * z * ln(a)"""
+
+    def f(self, xp, a, b):
+        return xp.power(a, b)
+
+    def grads(self, xp, dz, a, b, z):
+        return dz * b * xp.power(a, b - 1), dz * z * xp.log(a)
+
+
+@register('broadcast_maximum', '_maximum', '_Maximum')
+class BroadcastMaximum(_Binary):
+    """z = max(a, b);   da = dz where a >= b,   db = dz where a < b"""
+
+    def f(self, xp, a, b):
+        return xp.maximum(a, b)
+
+    def grads(self, xp, dz, a, b, z):
+        return dz * (a >= b), dz * (a < b)
+
+
+@register('broadcast_minimum', '_minimum', '_Minimum')
+class BroadcastMinimum(_Binary):
+    """z = min(a, b);   da = dz where a <= b,   db = dz where a > b"""
+
+    def f(self, xp, a, b):
+        return xp.minimum(a, b)
+
+    def grads(self, xp, dz, a, b, z):
+        return dz * (a <= b), dz * (a > b)
+
+
+@register('broadcast_hypot', '_hypot', '_Hypot')
+class BroadcastHypot(_Binary):
+    """z = sqrt(a**2 + b**2);   da = dz * a / z,   db = dz * b / z"""
+
+    def f(self, xp, a, b):
+        return keep_dtype(xp.hypot(a, b), a.dtype)
+
+    def grads(self, xp, dz, a, b, z):
+        return dz * a / z, dz * b / z
+
+
+# -- equal-shape forms: the same math, but broadcasting is an error -----------
+
+class _EqualShapes:
+    """Mixin for ``elemwise_*``: both inputs must have the same shape."""
+
+    def forward(self, xp, a, b):
+        if a.shape != b.shape:
+            raise DLBookError(
+                f'{self.name}: lhs shape {a.shape} and rhs shape {b.shape} '
+                f'differ; {self.name} needs equal shapes (use broadcast_'
+                f'{self.name[len("elemwise_"):]} to broadcast)')
+        return super().forward(xp, a, b)
+
+
+@register('elemwise_add')
+class ElemwiseAdd(_EqualShapes, BroadcastAdd):
+    """z = a + b, equal shapes;   da = dz,   db = dz"""
+
+
+@register('elemwise_sub')
+class ElemwiseSub(_EqualShapes, BroadcastSub):
+    """z = a - b, equal shapes;   da = dz,   db = -dz"""
+
+
+@register('elemwise_mul')
+class ElemwiseMul(_EqualShapes, BroadcastMul):
+    """z = a * b, equal shapes;   da = dz * b,   db = dz * a"""
+
+
+@register('elemwise_div')
+class ElemwiseDiv(_EqualShapes, BroadcastDiv):
+    """z = a / b, equal shapes;   da = dz / b,   db = -dz * a / b**2"""
+
+
+# -- sums of many arrays ------------------------------------------------------
+@register('add_n', 'ElementWiseSum')
+class AddN(Op):
+    """y = x0 + x1 + ... (equal shapes);   dxi = dy for every i"""
+    variadic = True
+    defaults = {'num_args': None}
+
+    def forward(self, xp, *arrays):
+        if not arrays:
+            raise DLBookError('add_n: needs at least one array')
+        shapes = [a.shape for a in arrays]
+        if any(s != shapes[0] for s in shapes):
+            raise DLBookError(f'add_n: all inputs need the same shape, got '
+                              f'{", ".join(map(str, shapes))}')
+        y = arrays[0].copy()
+        for a in arrays[1:]:
+            y += a
+        self.saved = (len(arrays),)
+        return y
+
+    def backward(self, xp, dy):
+        return (dy,) * self.saved[0]

@@ -1,0 +1,192 @@
+"""Comparison and logical operators: results are 0/1, no gradient.
+
+MXNet's legacy operators return comparisons as 0 and 1 *in the input
+dtype*, not as booleans: ``(x > 1)`` of a float32 array is float32, so it
+can be multiplied or summed straight away (``(y_hat == y).sum()``).  These
+operators are piecewise constant, so they have no gradient and the tape
+does not record them.
+
+Three families: ``broadcast_*`` between two arrays (with broadcasting),
+``_*_scalar`` against a number (``x > 0``), and ``logical_not``.
+"""
+
+from ..base import DLBookError
+from . import register
+from .binary import _Binary
+from .scalar import _Scalar
+from .unary import _Unary
+
+
+# -- two arrays, with broadcasting --------------------------------------------
+
+class _Compare(_Binary):
+    """Base of comparisons and logic: 0/1 in the input dtype, no gradient."""
+    differentiable = False
+
+    def forward(self, xp, a, b):
+        return super().forward(xp, a, b).astype(a.dtype)
+
+
+@register('broadcast_equal', '_equal')
+class BroadcastEqual(_Compare):
+    """z = 1 if a == b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a == b
+
+
+@register('broadcast_not_equal', '_not_equal')
+class BroadcastNotEqual(_Compare):
+    """z = 1 if a != b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a != b
+
+
+@register('broadcast_greater', '_greater')
+class BroadcastGreater(_Compare):
+    """z = 1 if a > b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a > b
+
+
+@register('broadcast_greater_equal', '_greater_equal')
+class BroadcastGreaterEqual(_Compare):
+    """z = 1 if a >= b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a >= b
+
+
+@register('broadcast_lesser', '_lesser')
+class BroadcastLesser(_Compare):
+    """z = 1 if a < b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a < b
+
+
+@register('broadcast_lesser_equal', '_lesser_equal')
+class BroadcastLesserEqual(_Compare):
+    """z = 1 if a <= b else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return a <= b
+
+
+@register('broadcast_logical_and', '_logical_and')
+class BroadcastLogicalAnd(_Compare):
+    """z = 1 if a != 0 and b != 0 else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return xp.logical_and(a, b)
+
+
+@register('broadcast_logical_or', '_logical_or')
+class BroadcastLogicalOr(_Compare):
+    """z = 1 if a != 0 or b != 0 else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return xp.logical_or(a, b)
+
+
+@register('broadcast_logical_xor', '_logical_xor')
+class BroadcastLogicalXor(_Compare):
+    """z = 1 if exactly one of a, b is nonzero else 0;   no gradient"""
+
+    def f(self, xp, a, b):
+        return xp.logical_xor(a, b)
+
+
+# -- an array and a scalar ----------------------------------------------------
+
+class _CompareScalar(_Scalar):
+    """Base of comparisons with a scalar: 0/1 in the input dtype."""
+    differentiable = False
+
+    def backward(self, xp, dy):
+        raise DLBookError(f'operator {self.name!r} has no gradient rule')
+
+
+@register('_equal_scalar', '_EqualScalar')
+class EqualScalar(_CompareScalar):
+    """y = 1 if x == s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x == s
+
+
+@register('_not_equal_scalar', '_NotEqualScalar')
+class NotEqualScalar(_CompareScalar):
+    """y = 1 if x != s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x != s
+
+
+@register('_greater_scalar', '_GreaterScalar')
+class GreaterScalar(_CompareScalar):
+    """y = 1 if x > s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x > s
+
+
+@register('_greater_equal_scalar', '_GreaterEqualScalar')
+class GreaterEqualScalar(_CompareScalar):
+    """y = 1 if x >= s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x >= s
+
+
+@register('_lesser_scalar', '_LesserScalar')
+class LesserScalar(_CompareScalar):
+    """y = 1 if x < s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x < s
+
+
+@register('_lesser_equal_scalar', '_LesserEqualScalar')
+class LesserEqualScalar(_CompareScalar):
+    """y = 1 if x <= s else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return x <= s
+
+
+@register('_logical_and_scalar', '_LogicalAndScalar')
+class LogicalAndScalar(_CompareScalar):
+    """y = 1 if x != 0 and s != 0 else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return xp.logical_and(x, s)
+
+
+@register('_logical_or_scalar', '_LogicalOrScalar')
+class LogicalOrScalar(_CompareScalar):
+    """y = 1 if x != 0 or s != 0 else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return xp.logical_or(x, s)
+
+
+@register('_logical_xor_scalar', '_LogicalXorScalar')
+class LogicalXorScalar(_CompareScalar):
+    """y = 1 if exactly one of x, s is nonzero else 0;   no gradient"""
+
+    def f(self, xp, x, s):
+        return xp.logical_xor(x, s)
+
+
+# -- one array ----------------------------------------------------------------
+
+@register('logical_not')
+class LogicalNot(_Unary):
+    """y = 1 where x == 0, else 0 (input dtype);   no gradient"""
+    differentiable = False
+
+    def f(self, xp, x):
+        return x == 0

@@ -1,0 +1,478 @@
+"""Element-wise unary operators: ``y = f(x)``.
+
+Every operator here writes only its formula: the base class ``_Unary``
+asks a subclass for ``f(xp, x)`` and its derivative ``df(xp, x, y)``, and
+computes ``dx = dy * df`` (a few operators with a simpler gradient
+override ``backward`` directly).  Rounding functions (``floor``,
+``round``...) are piecewise constant, so their gradient is zero, as in
+MXNet.
+
+The result keeps the input's dtype: ``sqrt`` of an int32 array is int32,
+as in MXNet, where NumPy would return float64.  Comparisons and logic
+(``logical_not``) live in ``compare.py``; ``erf`` and ``erfinv`` in
+``special.py``.
+"""
+
+import math
+
+from ..base import DLBookError
+from . import Op, register
+
+
+class _Unary(Op):
+    """Base of element-wise ``y = f(x)``;   ``dx = dy * df(x, y)``."""
+
+    def f(self, xp, x):
+        raise NotImplementedError(
+            f'{type(self).__name__} must define f()')
+
+    def df(self, xp, x, y):
+        """Derivative dy/dx, from the input ``x`` and/or the output ``y``."""
+        raise NotImplementedError(
+            f'{type(self).__name__} must define df()')
+
+    def forward(self, xp, x):
+        y = self.f(xp, x)
+        if y.dtype != x.dtype:
+            y = y.astype(x.dtype)
+        self.saved = (x, y)
+        return y
+
+    def backward(self, xp, dy):
+        x, y = self.saved
+        return dy * self.df(xp, x, y)
+
+
+class _PiecewiseConstant(_Unary):
+    """Base of rounding-like ops: the gradient is zero (as in MXNet)."""
+
+    def backward(self, xp, dy):
+        return xp.zeros_like(dy)
+
+
+@register('negative')
+class Negative(_Unary):
+    """y = -x;   dx = -dy"""
+
+    def f(self, xp, x):
+        return -x
+
+    def backward(self, xp, dy):
+        return -dy
+
+
+@register('reciprocal')
+class Reciprocal(_Unary):
+    """y = 1 / x;   dx = -dy * y**2"""
+
+    def f(self, xp, x):
+        return 1 / x
+
+    def df(self, xp, x, y):
+        return -y * y
+
+
+@register('abs')
+class Abs(_Unary):
+    """y = |x|;   dx = dy * sign(x)"""
+
+    def f(self, xp, x):
+        return xp.abs(x)
+
+    def df(self, xp, x, y):
+        return xp.sign(x)
+
+
+@register('sign')
+class Sign(_PiecewiseConstant):
+    """y = sign(x) in {-1, 0, 1};   dx = 0"""
+
+    def f(self, xp, x):
+        return xp.sign(x)
+
+
+@register('round')
+class Round(_PiecewiseConstant):
+    """y = x rounded to nearest, halves away from zero (2.5 -> 3);   dx = 0"""
+
+    def f(self, xp, x):
+        # xp.round rounds halves to even; MXNet uses C's round().
+        t = xp.trunc(x)
+        return xp.where(xp.abs(x - t) >= 0.5, t + xp.sign(x), t)
+
+
+@register('rint')
+class Rint(_PiecewiseConstant):
+    """y = nearest integer, halves go down (1.5 -> 1, -1.5 -> -2);   dx = 0"""
+
+    def f(self, xp, x):
+        # MXNet's rule: floor(x) unless ceil(x) is strictly nearer.
+        lo, hi = xp.floor(x), xp.ceil(x)
+        return xp.where(x - lo <= hi - x, lo, hi)
+
+
+@register('ceil')
+class Ceil(_PiecewiseConstant):
+    """y = ceil(x);   dx = 0"""
+
+    def f(self, xp, x):
+        return xp.ceil(x)
+
+
+@register('floor')
+class Floor(_PiecewiseConstant):
+    """y = floor(x);   dx = 0"""
+
+    def f(self, xp, x):
+        return xp.floor(x)
+
+
+@register('trunc')
+class Trunc(_PiecewiseConstant):
+    """y = x rounded toward zero;   dx = 0"""
+
+    def f(self, xp, x):
+        return xp.trunc(x)
+
+
+@register('fix')
+class Fix(_PiecewiseConstant):
+    """y = x rounded toward zero (same as trunc);   dx = 0"""
+
+    def f(self, xp, x):
+        return xp.trunc(x)
+
+
+@register('square')
+class Square(_Unary):
+    """y = x**2;   dx = dy * 2 * x"""
+
+    def f(self, xp, x):
+        return x * x
+
+    def df(self, xp, x, y):
+        return 2 * x
+
+
+@register('sqrt')
+class Sqrt(_Unary):
+    """y = sqrt(x);   dx = dy / (2 * y)"""
+
+    def f(self, xp, x):
+        return xp.sqrt(x)
+
+    def df(self, xp, x, y):
+        return 0.5 / y
+
+
+@register('rsqrt')
+class Rsqrt(_Unary):
+    """y = 1 / sqrt(x);   dx = -dy * y**3 / 2"""
+
+    def f(self, xp, x):
+        return 1 / xp.sqrt(x)
+
+    def df(self, xp, x, y):
+        return -0.5 * y * y * y
+
+
+@register('cbrt')
+class Cbrt(_Unary):
+    """y = x**(1/3);   dx = dy / (3 * y**2)"""
+
+    def f(self, xp, x):
+        return xp.cbrt(x)
+
+    def df(self, xp, x, y):
+        return 1 / (3 * y * y)
+
+
+@register('exp')
+class Exp(_Unary):
+    """y = exp(x);   dx = dy * y"""
+
+    def f(self, xp, x):
+        return xp.exp(x)
+
+    def df(self, xp, x, y):
+        return y
+
+
+@register('expm1')
+class Expm1(_Unary):
+    """y = exp(x) - 1;   dx = dy * (y + 1)"""
+
+    def f(self, xp, x):
+        return xp.expm1(x)
+
+    def df(self, xp, x, y):
+        return y + 1
+
+
+@register('log')
+class Log(_Unary):
+    """y = ln(x);   dx = dy / x"""
+
+    def f(self, xp, x):
+        return xp.log(x)
+
+    def df(self, xp, x, y):
+        return 1 / x
+
+
+@register('log10')
+class Log10(_Unary):
+    """y = log10(x);   dx = dy / (x * ln 10)"""
+
+    def f(self, xp, x):
+        return xp.log10(x)
+
+    def df(self, xp, x, y):
+        return 1 / (x * math.log(10))
+
+
+@register('log2')
+class Log2(_Unary):
+    """y = log2(x);   dx = dy / (x * ln 2)"""
+
+    def f(self, xp, x):
+        return xp.log2(x)
+
+    def df(self, xp, x, y):
+        return 1 / (x * math.log(2))
+
+
+@register('log1p')
+class Log1p(_Unary):
+    """y = ln(1 + x);   dx = dy / (1 + x)"""
+
+    def f(self, xp, x):
+        return xp.log1p(x)
+
+    def df(self, xp, x, y):
+        return 1 / (1 + x)
+
+
+@register('sin')
+class Sin(_Unary):
+    """y = sin(x);   dx = dy * cos(x)"""
+
+    def f(self, xp, x):
+        return xp.sin(x)
+
+    def df(self, xp, x, y):
+        return xp.cos(x)
+
+
+@register('cos')
+class Cos(_Unary):
+    """y = cos(x);   dx = -dy * sin(x)"""
+
+    def f(self, xp, x):
+        return xp.cos(x)
+
+    def df(self, xp, x, y):
+        return -xp.sin(x)
+
+
+@register('tan')
+class Tan(_Unary):
+    """y = tan(x);   dx = dy * (1 + y**2)"""
+
+    def f(self, xp, x):
+        return xp.tan(x)
+
+    def df(self, xp, x, y):
+        return 1 + y * y
+
+
+@register('arcsin')
+class Arcsin(_Unary):
+    """y = arcsin(x);   dx = dy / sqrt(1 - x**2)"""
+
+    def f(self, xp, x):
+        return xp.arcsin(x)
+
+    def df(self, xp, x, y):
+        return 1 / xp.sqrt(1 - x * x)
+
+
+@register('arccos')
+class Arccos(_Unary):
+    """y = arccos(x);   dx = -dy / sqrt(1 - x**2)"""
+
+    def f(self, xp, x):
+        return xp.arccos(x)
+
+    def df(self, xp, x, y):
+        return -1 / xp.sqrt(1 - x * x)
+
+
+@register('arctan')
+class Arctan(_Unary):
+    """y = arctan(x);   dx = dy / (1 + x**2)"""
+
+    def f(self, xp, x):
+        return xp.arctan(x)
+
+    def df(self, xp, x, y):
+        return 1 / (1 + x * x)
+
+
+@register('sinh')
+class Sinh(_Unary):
+    """y = sinh(x);   dx = dy * cosh(x)"""
+
+    def f(self, xp, x):
+        return xp.sinh(x)
+
+    def df(self, xp, x, y):
+        return xp.cosh(x)
+
+
+@register('cosh')
+class Cosh(_Unary):
+    """y = cosh(x);   dx = dy * sinh(x)"""
+
+    def f(self, xp, x):
+        return xp.cosh(x)
+
+    def df(self, xp, x, y):
+        return xp.sinh(x)
+
+
+@register('tanh')
+class Tanh(_Unary):
+    """y = tanh(x);   dx = dy * (1 - y**2)"""
+
+    def f(self, xp, x):
+        return xp.tanh(x)
+
+    def df(self, xp, x, y):
+        return 1 - y * y
+
+
+@register('arcsinh')
+class Arcsinh(_Unary):
+    """y = arcsinh(x);   dx = dy / sqrt(x**2 + 1)"""
+
+    def f(self, xp, x):
+        return xp.arcsinh(x)
+
+    def df(self, xp, x, y):
+        return 1 / xp.sqrt(x * x + 1)
+
+
+@register('arccosh')
+class Arccosh(_Unary):
+    """y = arccosh(x);   dx = dy / sqrt(x**2 - 1)"""
+
+    def f(self, xp, x):
+        return xp.arccosh(x)
+
+    def df(self, xp, x, y):
+        return 1 / xp.sqrt(x * x - 1)
+
+
+@register('arctanh')
+class Arctanh(_Unary):
+    """y = arctanh(x);   dx = dy / (1 - x**2)"""
+
+    def f(self, xp, x):
+        return xp.arctanh(x)
+
+    def df(self, xp, x, y):
+        return 1 / (1 - x * x)
+
+
+@register('degrees')
+class Degrees(_Unary):
+    """y = x * 180 / pi;   dx = dy * 180 / pi"""
+
+    def f(self, xp, x):
+        return x * (180 / math.pi)
+
+    def df(self, xp, x, y):
+        return 180 / math.pi
+
+
+@register('radians')
+class Radians(_Unary):
+    """y = x * pi / 180;   dx = dy * pi / 180"""
+
+    def f(self, xp, x):
+        return x * (math.pi / 180)
+
+    def df(self, xp, x, y):
+        return math.pi / 180
+
+
+@register('relu')
+class Relu(_Unary):
+    """y = max(x, 0);   dx = dy where y > 0, else 0"""
+
+    def f(self, xp, x):
+        return xp.maximum(x, 0)
+
+    def df(self, xp, x, y):
+        return y > 0
+
+
+@register('sigmoid')
+class Sigmoid(_Unary):
+    """y = 1 / (1 + exp(-x));   dx = dy * y * (1 - y)"""
+
+    def f(self, xp, x):
+        return 1 / (1 + xp.exp(-x))
+
+    def df(self, xp, x, y):
+        return y * (1 - y)
+
+
+@register('softsign')
+class Softsign(_Unary):
+    """y = x / (1 + |x|);   dx = dy / (1 + |x|)**2"""
+
+    def f(self, xp, x):
+        return x / (1 + xp.abs(x))
+
+    def df(self, xp, x, y):
+        d = 1 + xp.abs(x)
+        return 1 / (d * d)
+
+
+@register('smooth_l1')
+class SmoothL1(_Unary):
+    """y = 0.5 (s x)**2 if |x| < 1/s**2 else |x| - 0.5/s**2;
+    dx = dy * (s**2 x if |x| < 1/s**2 else sign(x))"""
+    defaults = {'scalar': 1.0}
+
+    def f(self, xp, x):
+        s2 = float(self.attrs['scalar']) ** 2
+        return xp.where(xp.abs(x) < 1 / s2, 0.5 * s2 * x * x,
+                        xp.abs(x) - 0.5 / s2)
+
+    def df(self, xp, x, y):
+        s2 = float(self.attrs['scalar']) ** 2
+        return xp.where(xp.abs(x) < 1 / s2, s2 * x, xp.sign(x))
+
+
+# -- clipping -----------------------------------------------------------------
+
+@register('clip')
+class Clip(Op):
+    """y = min(max(x, a_min), a_max);   dx = dy where a_min < x < a_max"""
+    defaults = {'a_min': None, 'a_max': None}
+
+    def forward(self, xp, x):
+        a_min, a_max = self.attrs['a_min'], self.attrs['a_max']
+        if a_min is None or a_max is None:
+            raise DLBookError('clip: both a_min and a_max are required, '
+                              'e.g. nd.clip(x, 0, 1)')
+        lo, hi = x.dtype.type(a_min), x.dtype.type(a_max)
+        self.saved = (x, lo, hi)
+        return xp.clip(x, lo, hi)
+
+    def backward(self, xp, dy):
+        x, lo, hi = self.saved
+        return dy * ((x > lo) & (x < hi))
