@@ -37,4 +37,5 @@ from . import gluon  # noqa: F401
 from . import viz  # noqa: F401
 from . import model, callback, module  # noqa: F401
 from . import module as mod  # noqa: F401
+from . import rnn  # noqa: F401
 from . import test_utils  # noqa: F401

@@ -6,17 +6,18 @@ optimizer with per-weight state for the Trainer and the Module API.
 
 Modules: ``optimizer`` (base class, registry), ``sgd`` (SGD, NAG, Signum,
 DCASGD, SGLD), ``adam`` (Adam, AdamW, Adamax, Nadam, FTML, LAMB),
-``adaptive`` (AdaGrad, RMSProp, AdaDelta, Ftrl), ``updater`` (Updater and
-the pickle-free state format).
+``adaptive`` (AdaGrad, RMSProp, AdaDelta, Ftrl), ``large_batch`` (LARS,
+LBSGD), ``updater`` (Updater and the pickle-free state format).
 """
 
 from .optimizer import Optimizer, register, create
 from .sgd import SGD, ccSGD, NAG, Signum, DCASGD, SGLD, Test
 from .adam import Adam, AdamW, Adamax, Nadam, FTML, LAMB
 from .adaptive import AdaGrad, RMSProp, AdaDelta, Ftrl
+from .large_batch import LARS, LBSGD
 from .updater import Updater, get_updater
 
 __all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater',
            'SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
            'Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB', 'AdaGrad',
-           'RMSProp', 'AdaDelta', 'Ftrl']
+           'RMSProp', 'AdaDelta', 'Ftrl', 'LARS', 'LBSGD']

@@ -18,7 +18,8 @@ implement ``_update_one(index, weight, grad, state)`` (user subclasses may
 override ``update`` directly, as in MXNet), which usually starts with
 ``lr, wd = self._begin_update(index)``.  The arithmetic itself lives in
 small functions on raw arrays (``sgd.py``, ``adam.py``, ``adaptive.py``,
-with the gradient rescaling and clipping they share in ``_gradient.py``).
+``large_batch.py``, with the gradient rescaling and clipping they share in
+``_gradient.py``).
 """
 
 import warnings
