@@ -1,10 +1,11 @@
 """Element-wise binary operators: ``z = f(a, b)`` with broadcasting.
 
 ``broadcast_add``, ``broadcast_mul``... follow NumPy's broadcasting rules
-(each axis must match or be 1, missing leading axes count as 1); the
-``elemwise_*`` forms do the same math but require equal shapes, and
-``add_n`` sums any number of equal-shaped arrays.  The Python operators
-``+ - * / % **`` on NDArrays call the ``broadcast_*`` forms.
+(each axis must match or be 1, missing leading axes count as 1); their
+equal-shape twins (``elemwise_add``, ``_maximum``...) do the same math but
+require equal shapes, and ``add_n`` sums any number of equal-shaped
+arrays.  As in MXNet, the Python operators ``+ - * / % **`` call the
+``broadcast_*`` forms on NDArrays and the equal-shape forms on Symbols.
 
 The gradient of a broadcast input is the gradient at the broadcast shape
 summed back to the input's shape (``unbroadcast``): if ``b`` of shape
@@ -60,7 +61,7 @@ class _Binary(Op):
         return unbroadcast(xp, da, a.shape), unbroadcast(xp, db, b.shape)
 
 
-@register('broadcast_add', 'broadcast_plus', '_plus', '_add', '_Plus')
+@register('broadcast_add', 'broadcast_plus')
 class BroadcastAdd(_Binary):
     """z = a + b;   da = dz,   db = dz"""
 
@@ -71,7 +72,7 @@ class BroadcastAdd(_Binary):
         return dz, dz
 
 
-@register('broadcast_sub', 'broadcast_minus', '_minus', '_sub', '_Minus')
+@register('broadcast_sub', 'broadcast_minus')
 class BroadcastSub(_Binary):
     """z = a - b;   da = dz,   db = -dz"""
 
@@ -82,7 +83,7 @@ class BroadcastSub(_Binary):
         return dz, -dz
 
 
-@register('broadcast_mul', '_mul', '_Mul')
+@register('broadcast_mul')
 class BroadcastMul(_Binary):
     """z = a * b;   da = dz * b,   db = dz * a"""
 
@@ -93,7 +94,7 @@ class BroadcastMul(_Binary):
         return dz * b, dz * a
 
 
-@register('broadcast_div', '_div', '_Div')
+@register('broadcast_div')
 class BroadcastDiv(_Binary):
     """z = a / b;   da = dz / b,   db = -dz * a / b**2 = -da * z"""
 
@@ -105,7 +106,7 @@ class BroadcastDiv(_Binary):
         return da, -da * z
 
 
-@register('broadcast_mod', '_mod', '_Mod')
+@register('broadcast_mod')
 class BroadcastMod(_Binary):
     """z = a mod b (sign of b, as Python's %);   da = dz,
     db = -dz * floor(a / b)"""
@@ -117,7 +118,7 @@ class BroadcastMod(_Binary):
         return dz, -dz * xp.floor(a / b)
 
 
-@register('broadcast_power', '_power', '_Power')
+@register('broadcast_power')
 class BroadcastPower(_Binary):
     """z = a ** b;   da = dz * b * a**(b - 1),   db = dz * z * ln(a)"""
 
@@ -128,7 +129,7 @@ class BroadcastPower(_Binary):
         return dz * b * xp.power(a, b - 1), dz * z * xp.log(a)
 
 
-@register('broadcast_maximum', '_maximum', '_Maximum')
+@register('broadcast_maximum')
 class BroadcastMaximum(_Binary):
     """z = max(a, b);   da = dz where a >= b,   db = dz where a < b"""
 
@@ -139,7 +140,7 @@ class BroadcastMaximum(_Binary):
         return dz * (a >= b), dz * (a < b)
 
 
-@register('broadcast_minimum', '_minimum', '_Minimum')
+@register('broadcast_minimum')
 class BroadcastMinimum(_Binary):
     """z = min(a, b);   da = dz where a <= b,   db = dz where a > b"""
 
@@ -150,7 +151,7 @@ class BroadcastMinimum(_Binary):
         return dz * (a <= b), dz * (a > b)
 
 
-@register('broadcast_hypot', '_hypot', '_Hypot')
+@register('broadcast_hypot')
 class BroadcastHypot(_Binary):
     """z = sqrt(a**2 + b**2);   da = dz * a / z,   db = dz * b / z"""
 
@@ -162,37 +163,62 @@ class BroadcastHypot(_Binary):
 
 
 # -- equal-shape forms: the same math, but broadcasting is an error -----------
+# MXNet's Symbol arithmetic uses these: ``a + b`` on symbols is
+# ``elemwise_add`` (recorded as ``_plus0``), ``sym.maximum(a, b)`` is
+# ``_maximum``.  Only the NDArray operators broadcast.
 
-class _EqualShapes:
-    """Mixin for ``elemwise_*``: both inputs must have the same shape."""
+class EqualShapes:
+    """Mixin for the equal-shape form of a ``broadcast_*`` operator.
+
+    Both inputs must have the same shape, which is also the output's; so
+    shape inference works in every direction (knowing ``a`` gives ``b``).
+    """
+
+    #: name of the operator that broadcasts instead
+    broadcast_form = None
+
+    def _check(self, lhs, rhs):
+        if tuple(lhs) != tuple(rhs):
+            raise DLBookError(
+                f'{self.name}: lhs shape {tuple(lhs)} and rhs shape '
+                f'{tuple(rhs)} differ; {self.name} needs equal shapes '
+                f'(Symbol arithmetic does not broadcast, as in MXNet): use '
+                f'{self.broadcast_form} to broadcast')
+
+    def infer_shape(self, lhs=None, rhs=None):
+        if lhs is not None and rhs is not None:
+            self._check(lhs, rhs)
+        shape = lhs if lhs is not None else rhs
+        shape = None if shape is None else tuple(shape)
+        return [shape, shape], [shape], []
 
     def forward(self, xp, a, b):
-        if a.shape != b.shape:
-            raise DLBookError(
-                f'{self.name}: lhs shape {a.shape} and rhs shape {b.shape} '
-                f'differ; {self.name} needs equal shapes (use broadcast_'
-                f'{self.name[len("elemwise_"):]} to broadcast)')
+        self._check(a.shape, b.shape)
         return super().forward(xp, a, b)
 
 
-@register('elemwise_add')
-class ElemwiseAdd(_EqualShapes, BroadcastAdd):
-    """z = a + b, equal shapes;   da = dz,   db = dz"""
+def equal_shape_form(broadcast_class, *names):
+    """Register the equal-shape twin of ``broadcast_class`` under
+    ``names`` (the first is the one written into symbol JSON)."""
+    doc = broadcast_class.__doc__.replace(';', ', equal shapes;', 1)
+    cls = type(broadcast_class.__name__.replace('Broadcast', 'Elemwise'),
+               (EqualShapes, broadcast_class),
+               {'__doc__': doc, '__module__': __name__,
+                'broadcast_form': broadcast_class.name})
+    return register(*names)(cls)
 
 
-@register('elemwise_sub')
-class ElemwiseSub(_EqualShapes, BroadcastSub):
-    """z = a - b, equal shapes;   da = dz,   db = -dz"""
-
-
-@register('elemwise_mul')
-class ElemwiseMul(_EqualShapes, BroadcastMul):
-    """z = a * b, equal shapes;   da = dz * b,   db = dz * a"""
-
-
-@register('elemwise_div')
-class ElemwiseDiv(_EqualShapes, BroadcastDiv):
-    """z = a / b, equal shapes;   da = dz / b,   db = -dz * a / b**2"""
+ElemwiseAdd = equal_shape_form(BroadcastAdd, 'elemwise_add', '_plus', '_add',
+                               '_Plus')
+ElemwiseSub = equal_shape_form(BroadcastSub, 'elemwise_sub', '_minus',
+                               '_sub', '_Minus')
+ElemwiseMul = equal_shape_form(BroadcastMul, 'elemwise_mul', '_mul', '_Mul')
+ElemwiseDiv = equal_shape_form(BroadcastDiv, 'elemwise_div', '_div', '_Div')
+ElemwiseMod = equal_shape_form(BroadcastMod, '_mod', '_Mod')
+ElemwisePower = equal_shape_form(BroadcastPower, '_power', '_Power')
+ElemwiseMaximum = equal_shape_form(BroadcastMaximum, '_maximum', '_Maximum')
+ElemwiseMinimum = equal_shape_form(BroadcastMinimum, '_minimum', '_Minimum')
+ElemwiseHypot = equal_shape_form(BroadcastHypot, '_hypot', '_Hypot')
 
 
 # -- sums of many arrays ------------------------------------------------------

@@ -6,13 +6,15 @@ can be multiplied or summed straight away (``(y_hat == y).sum()``).  These
 operators are piecewise constant, so they have no gradient and the tape
 does not record them.
 
-Three families: ``broadcast_*`` between two arrays (with broadcasting),
-``_*_scalar`` against a number (``x > 0``), and ``logical_not``.
+Four families: ``broadcast_*`` between two arrays (with broadcasting),
+their equal-shape twins ``_equal``, ``_greater``... (what Symbol
+comparisons record, as in MXNet), ``_*_scalar`` against a number
+(``x > 0``), and ``logical_not``.
 """
 
 from ..base import DLBookError
 from . import register
-from .binary import _Binary
+from .binary import _Binary, equal_shape_form
 from .scalar import _Scalar
 from .unary import _Unary
 
@@ -27,7 +29,7 @@ class _Compare(_Binary):
         return super().forward(xp, a, b).astype(a.dtype)
 
 
-@register('broadcast_equal', '_equal')
+@register('broadcast_equal')
 class BroadcastEqual(_Compare):
     """z = 1 if a == b else 0;   no gradient"""
 
@@ -35,7 +37,7 @@ class BroadcastEqual(_Compare):
         return a == b
 
 
-@register('broadcast_not_equal', '_not_equal')
+@register('broadcast_not_equal')
 class BroadcastNotEqual(_Compare):
     """z = 1 if a != b else 0;   no gradient"""
 
@@ -43,7 +45,7 @@ class BroadcastNotEqual(_Compare):
         return a != b
 
 
-@register('broadcast_greater', '_greater')
+@register('broadcast_greater')
 class BroadcastGreater(_Compare):
     """z = 1 if a > b else 0;   no gradient"""
 
@@ -51,7 +53,7 @@ class BroadcastGreater(_Compare):
         return a > b
 
 
-@register('broadcast_greater_equal', '_greater_equal')
+@register('broadcast_greater_equal')
 class BroadcastGreaterEqual(_Compare):
     """z = 1 if a >= b else 0;   no gradient"""
 
@@ -59,7 +61,7 @@ class BroadcastGreaterEqual(_Compare):
         return a >= b
 
 
-@register('broadcast_lesser', '_lesser')
+@register('broadcast_lesser')
 class BroadcastLesser(_Compare):
     """z = 1 if a < b else 0;   no gradient"""
 
@@ -67,7 +69,7 @@ class BroadcastLesser(_Compare):
         return a < b
 
 
-@register('broadcast_lesser_equal', '_lesser_equal')
+@register('broadcast_lesser_equal')
 class BroadcastLesserEqual(_Compare):
     """z = 1 if a <= b else 0;   no gradient"""
 
@@ -75,7 +77,7 @@ class BroadcastLesserEqual(_Compare):
         return a <= b
 
 
-@register('broadcast_logical_and', '_logical_and')
+@register('broadcast_logical_and')
 class BroadcastLogicalAnd(_Compare):
     """z = 1 if a != 0 and b != 0 else 0;   no gradient"""
 
@@ -83,7 +85,7 @@ class BroadcastLogicalAnd(_Compare):
         return xp.logical_and(a, b)
 
 
-@register('broadcast_logical_or', '_logical_or')
+@register('broadcast_logical_or')
 class BroadcastLogicalOr(_Compare):
     """z = 1 if a != 0 or b != 0 else 0;   no gradient"""
 
@@ -91,12 +93,26 @@ class BroadcastLogicalOr(_Compare):
         return xp.logical_or(a, b)
 
 
-@register('broadcast_logical_xor', '_logical_xor')
+@register('broadcast_logical_xor')
 class BroadcastLogicalXor(_Compare):
     """z = 1 if exactly one of a, b is nonzero else 0;   no gradient"""
 
     def f(self, xp, a, b):
         return xp.logical_xor(a, b)
+
+
+# -- two arrays of equal shape (what Symbol comparisons use) ----------------
+
+ElemwiseEqual = equal_shape_form(BroadcastEqual, '_equal')
+ElemwiseNotEqual = equal_shape_form(BroadcastNotEqual, '_not_equal')
+ElemwiseGreater = equal_shape_form(BroadcastGreater, '_greater')
+ElemwiseGreaterEqual = equal_shape_form(BroadcastGreaterEqual,
+                                        '_greater_equal')
+ElemwiseLesser = equal_shape_form(BroadcastLesser, '_lesser')
+ElemwiseLesserEqual = equal_shape_form(BroadcastLesserEqual, '_lesser_equal')
+ElemwiseLogicalAnd = equal_shape_form(BroadcastLogicalAnd, '_logical_and')
+ElemwiseLogicalOr = equal_shape_form(BroadcastLogicalOr, '_logical_or')
+ElemwiseLogicalXor = equal_shape_form(BroadcastLogicalXor, '_logical_xor')
 
 
 # -- an array and a scalar ----------------------------------------------------

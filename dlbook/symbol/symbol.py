@@ -268,82 +268,74 @@ class Symbol:
         self._outputs = [swap.get(id(n), (n, i)) for n, i in self._outputs]
 
     # -- arithmetic ----------------------------------------------------------
-    def _binary(self, other, array_op, scalar_op, hint):
-        from . import register
-        if isinstance(other, Symbol):
-            return register.make_node(array_op, [self, other], {}, None,
-                                      hint=hint)
+    def _binary(self, other, array_op, scalar_op):
+        # As in MXNet, two symbols combine element-wise without
+        # broadcasting (``a + b`` is ``elemwise_add``, named ``_plus0``);
+        # write ``sym.broadcast_add(a, b)`` to broadcast.
+        from .arithmetic import record
+        if isinstance(other, Symbol) and array_op is not None:
+            return record(array_op, [self, other], {})
         if isinstance(other, (int, float)):
-            return register.make_node(scalar_op, [self],
-                                      {'scalar': other}, None,
-                                      hint=scalar_op)
+            return record(scalar_op, [self], {'scalar': other})
         raise TypeError(f'type {type(other).__name__} not supported')
 
     def __add__(self, other):
-        return self._binary(other, 'broadcast_add', '_plus_scalar', '_plus')
+        return self._binary(other, 'elemwise_add', '_plus_scalar')
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        return self._binary(other, 'broadcast_sub', '_minus_scalar',
-                            '_minus')
+        return self._binary(other, 'elemwise_sub', '_minus_scalar')
 
     def __rsub__(self, other):
-        return self._binary(other, None, '_rminus_scalar', None)
+        return self._binary(other, None, '_rminus_scalar')
 
     def __mul__(self, other):
-        return self._binary(other, 'broadcast_mul', '_mul_scalar', '_mul')
+        return self._binary(other, 'elemwise_mul', '_mul_scalar')
 
     __rmul__ = __mul__
 
     def __truediv__(self, other):
-        return self._binary(other, 'broadcast_div', '_div_scalar', '_div')
+        return self._binary(other, 'elemwise_div', '_div_scalar')
 
     def __rtruediv__(self, other):
-        return self._binary(other, None, '_rdiv_scalar', None)
+        return self._binary(other, None, '_rdiv_scalar')
 
     def __mod__(self, other):
-        return self._binary(other, 'broadcast_mod', '_mod_scalar', '_mod')
+        return self._binary(other, '_mod', '_mod_scalar')
 
     def __rmod__(self, other):
-        return self._binary(other, None, '_rmod_scalar', None)
+        return self._binary(other, None, '_rmod_scalar')
 
     def __pow__(self, other):
-        return self._binary(other, 'broadcast_power', '_power_scalar',
-                            '_power')
+        return self._binary(other, '_power', '_power_scalar')
 
     def __rpow__(self, other):
-        return self._binary(other, None, '_rpower_scalar', None)
+        return self._binary(other, None, '_rpower_scalar')
 
     def __neg__(self):
-        return self._binary(-1.0, None, '_mul_scalar', None)
+        return self._binary(-1.0, None, '_mul_scalar')
 
     def __abs__(self):
         return self.abs()
 
     def __eq__(self, other):
-        return self._binary(other, 'broadcast_equal', '_equal_scalar',
-                            '_equal')
+        return self._binary(other, '_equal', '_equal_scalar')
 
     def __ne__(self, other):
-        return self._binary(other, 'broadcast_not_equal',
-                            '_not_equal_scalar', '_not_equal')
+        return self._binary(other, '_not_equal', '_not_equal_scalar')
 
     def __gt__(self, other):
-        return self._binary(other, 'broadcast_greater', '_greater_scalar',
-                            '_greater')
+        return self._binary(other, '_greater', '_greater_scalar')
 
     def __ge__(self, other):
-        return self._binary(other, 'broadcast_greater_equal',
-                            '_greater_equal_scalar', '_greater_equal')
+        return self._binary(other, '_greater_equal', '_greater_equal_scalar')
 
     def __lt__(self, other):
-        return self._binary(other, 'broadcast_lesser', '_lesser_scalar',
-                            '_lesser')
+        return self._binary(other, '_lesser', '_lesser_scalar')
 
     def __le__(self, other):
-        return self._binary(other, 'broadcast_lesser_equal',
-                            '_lesser_equal_scalar', '_lesser_equal')
+        return self._binary(other, '_lesser_equal', '_lesser_equal_scalar')
 
     def __hash__(self):
         return id(self)

@@ -186,11 +186,25 @@ CASES = {
     'broadcast_logical_or': compare(as_dtype(np.logical_or)),
     'broadcast_logical_xor': compare(as_dtype(np.logical_xor)),
 
-    # -- binary, equal shapes ------------------------------------------------
+    # -- binary, equal shapes (what Symbol arithmetic records) ----------------
     'elemwise_add': Case(SAME, ref=np.add),
     'elemwise_sub': Case(SAME, ref=np.subtract),
     'elemwise_mul': Case(SAME, ref=np.multiply),
     'elemwise_div': Case(SAME, ref=np.divide, low=0.5, high=2.0),
+    '_mod': Case(SAME, ref=np.mod, make_inputs=mod_inputs(SAME)),
+    '_power': Case(SAME, ref=np.power, low=0.5, high=2.0),
+    '_maximum': Case(SAME, ref=np.maximum),
+    '_minimum': Case(SAME, ref=np.minimum),
+    '_hypot': Case(SAME, ref=np.hypot),
+    '_equal': compare(as_dtype(np.equal))[0],
+    '_not_equal': compare(as_dtype(np.not_equal))[0],
+    '_greater': compare(as_dtype(np.greater))[0],
+    '_greater_equal': compare(as_dtype(np.greater_equal))[0],
+    '_lesser': compare(as_dtype(np.less))[0],
+    '_lesser_equal': compare(as_dtype(np.less_equal))[0],
+    '_logical_and': compare(as_dtype(np.logical_and))[0],
+    '_logical_or': compare(as_dtype(np.logical_or))[0],
+    '_logical_xor': compare(as_dtype(np.logical_xor))[0],
 
     # -- with a scalar -------------------------------------------------------
     '_plus_scalar': unary(lambda x: x + np.float32(2.5),

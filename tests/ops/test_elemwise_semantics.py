@@ -19,8 +19,9 @@ def run(name, *arrays, **attrs):
 F32 = np.array([[0.5, 1.0, 2.0], [3.0, -1.0, 1.0]], dtype=np.float32)
 
 
-@pytest.mark.parametrize('name', ['broadcast_greater', '_equal',
-                                  'broadcast_logical_and', '_lesser_equal'])
+@pytest.mark.parametrize('name', ['broadcast_greater', 'broadcast_equal',
+                                  'broadcast_logical_and',
+                                  'broadcast_lesser_equal'])
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'int32'])
 def test_comparisons_return_0_1_in_input_dtype(name, dtype):
     a = F32.astype(dtype)
@@ -29,6 +30,25 @@ def test_comparisons_return_0_1_in_input_dtype(name, dtype):
     assert out.dtype == np.dtype(dtype)
     assert set(np.unique(out)) <= {0, 1}
     assert not REGISTRY[name].differentiable
+
+
+@pytest.mark.parametrize('name, broadcast', [
+    ('elemwise_add', 'broadcast_add'), ('_plus', 'broadcast_add'),
+    ('_maximum', 'broadcast_maximum'), ('_power', 'broadcast_power'),
+    ('_equal', 'broadcast_equal'), ('_lesser_equal', 'broadcast_lesser_equal')])
+def test_equal_shape_forms_refuse_to_broadcast(name, broadcast):
+    a = np.abs(F32) + 0.5
+    b = np.full((1, 3), 1.5, dtype=np.float32)
+    _, ours = run(name, a, np.broadcast_to(b, a.shape).copy())
+    _, reference = run(broadcast, a, b)
+    np.testing.assert_array_equal(ours, reference)
+    with pytest.raises(DLBookError, match=rf'{REGISTRY[name].name}: lhs shape '
+                       rf'\(2, 3\) and rhs shape \(1, 3\) differ.*use '
+                       rf'{broadcast}'):
+        run(name, a, b)
+    # equal shapes: either input's shape gives the other and the output
+    assert REGISTRY[name]().infer_shape(None, (2, 3)) == (
+        [(2, 3), (2, 3)], [(2, 3)], [])
 
 
 def test_scalar_comparison_and_logical_not_keep_dtype():

@@ -3,6 +3,7 @@ lists, internals, multi-output indexing, operators, attributes and
 scopes, shape and type inference, composition."""
 
 import copy
+import json
 import warnings
 
 import numpy as np
@@ -10,6 +11,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import nd, sym
+from dlbook.base import DLBookError
 
 
 @pytest.fixture(autouse=True)
@@ -205,15 +207,15 @@ def test_arithmetic_names_and_values():
         (a * b, '_mul0', lambda x, y: x * y),
         (a / b, '_div0', lambda x, y: x / y),
         (a ** b, '_power0', lambda x, y: x ** y),
-        (a + 1, '_plus_scalar0', lambda x, y: x + 1),
-        (3 - a, '_rminus_scalar0', lambda x, y: 3 - x),
-        (a - 3, '_minus_scalar0', lambda x, y: x - 3),
-        (2 * a, '_mul_scalar0', lambda x, y: 2 * x),
-        (2 / a, '_rdiv_scalar0', lambda x, y: 2 / x),
-        (a ** 2, '_power_scalar0', lambda x, y: x ** 2),
-        (2 ** a, '_rpower_scalar0', lambda x, y: 2 ** x),
-        (-a, '_mul_scalar1', lambda x, y: -x),
-        (a % 0.7, '_mod_scalar0', lambda x, y: np.mod(x, 0.7)),
+        (a + 1, '_plusscalar0', lambda x, y: x + 1),
+        (3 - a, '_rminusscalar0', lambda x, y: 3 - x),
+        (a - 3, '_minusscalar0', lambda x, y: x - 3),
+        (2 * a, '_mulscalar0', lambda x, y: 2 * x),
+        (2 / a, '_rdivscalar0', lambda x, y: 2 / x),
+        (a ** 2, '_powerscalar0', lambda x, y: x ** 2),
+        (2 ** a, '_rpowerscalar0', lambda x, y: 2 ** x),
+        (-a, '_mulscalar1', lambda x, y: -x),
+        (a % 0.7, '_modscalar0', lambda x, y: np.mod(x, 0.7)),
     ]
     x = np.array([[0.5, 1.5, 2.0]], 'f4')
     y = np.array([[1.25, 0.5, 3.0]], 'f4')
@@ -226,6 +228,32 @@ def test_arithmetic_names_and_values():
                                    err_msg=name)
     (got,) = evaluate(abs(a - 1), a=x)
     np.testing.assert_allclose(got, np.abs(x - 1))
+
+
+def test_symbol_arithmetic_records_mxnets_equal_shape_ops():
+    # MXNet's Symbol.__add__ calls _internal._Plus: JSON op elemwise_add,
+    # node _plus0; two symbols never broadcast.
+    a, b = sym.var('a'), sym.var('b')
+    cases = [(a + b, 'elemwise_add'), (a - b, 'elemwise_sub'),
+             (a * b, 'elemwise_mul'), (a / b, 'elemwise_div'),
+             (a % b, '_mod'), (a ** b, '_power'), (a > b, '_greater'),
+             (a == b, '_equal'), (sym.maximum(a, b), '_maximum'),
+             (sym.minimum(a, b), '_minimum'), (a * 2, '_mul_scalar'),
+             (sym.maximum(a, 2), '_maximum_scalar')]
+    for symbol, op in cases:
+        node = json.loads(symbol.tojson())['nodes'][-1]
+        assert node['op'] == op, (symbol.name, node)
+    assert sym.maximum(a, 2).name.startswith('_maximumscalar')
+    # equal shapes: one input's shape gives the other's
+    arg_shapes, out_shapes, _ = (a + b).infer_shape(a=(2, 3))
+    assert arg_shapes == [(2, 3), (2, 3)] and out_shapes == [(2, 3)]
+    with pytest.raises(DLBookError, match=r'elemwise_add: lhs shape '
+                       r'\(2, 3\) and rhs shape \(1, 3\) differ.*'
+                       r'broadcast_add'):
+        (a + b).infer_shape(a=(2, 3), b=(1, 3))
+    arg_shapes, out_shapes, _ = sym.broadcast_add(a, b).infer_shape(
+        a=(2, 3), b=(1, 3))
+    assert out_shapes == [(2, 3)]
 
 
 def test_comparisons_give_zero_one_in_the_input_dtype():
