@@ -118,6 +118,9 @@ class LARS(Optimizer):
     ...                         eta=0.001, wd=1e-4)
     """
 
+    #: LARS decays only ``*_weight`` (not BatchNorm's ``_gamma``).
+    decayed_suffixes = ('_weight',)
+
     def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
                  momentum_correction=True, **kwargs):
         super().__init__(**kwargs)
@@ -130,18 +133,6 @@ class LARS(Optimizer):
         self.eps = eps
         self.last_lr = None
         self.cur_lr = None
-
-    def set_wd_mult(self, args_wd_mult):
-        """Set weight-decay multipliers; with ``param_idx2name``, names not
-        ending in ``_weight`` get 0 (LARS's rule: ``_gamma`` too)."""
-        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
-                        if not n.endswith('_weight')}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and '__wd_mult__' in attr[name]:
-                    self.wd_mult[name] = float(attr[name]['__wd_mult__'])
-        self.wd_mult.update(args_wd_mult)
 
     def _get_lrs(self, indices):
         """Learning rates of ``indices``, remembering the global rate of

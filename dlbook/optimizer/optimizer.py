@@ -73,6 +73,10 @@ class Optimizer:
     #: Registered optimizer classes by lower-case name.
     opt_registry = {}
 
+    #: With ``param_idx2name``, only names with these endings get weight
+    #: decay (biases and BatchNorm's beta do not).
+    decayed_suffixes = ('_weight', '_gamma')
+
     def __init__(self, rescale_grad=1., param_idx2name=None, wd=0.,
                  clip_gradient=None, learning_rate=None, lr_scheduler=None,
                  sym=None, begin_num_update=0, multi_precision=False,
@@ -200,18 +204,17 @@ class Optimizer:
     def set_wd_mult(self, args_wd_mult):
         """Set a weight-decay multiplier per parameter.
 
-        With ``param_idx2name``, names not ending in ``_weight`` or
-        ``_gamma`` get multiplier 0 unless set here.
+        With ``param_idx2name``, names not ending in one of
+        ``decayed_suffixes`` (``_weight``, ``_gamma``) get multiplier 0
+        unless set here.
 
         Parameters
         ----------
         args_wd_mult : dict of str or int to float
             Multiplier by parameter name or by index.
         """
-        self.wd_mult = {}
-        for n in self.idx2name.values():
-            if not (n.endswith('_weight') or n.endswith('_gamma')):
-                self.wd_mult[n] = 0.0
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
+                        if not n.endswith(self.decayed_suffixes)}
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
