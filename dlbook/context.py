@@ -17,7 +17,13 @@ from . import backend as _backend
 from .base import DLBookError
 
 __all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context',
-           'num_gpus', 'gpu_memory_info']
+           'num_gpus', 'gpu_memory_info', 'HOST_TYPES']
+
+#: Device types of host memory.  ``cpu(i)``, ``cpu_pinned(i)`` and
+#: ``cpu_shared(i)`` differ only in how memory is allocated, so, as in
+#: MXNet, their arrays meet in one operator and share ``cpu(i)``'s
+#: parameters.
+HOST_TYPES = ('cpu', 'cpu_pinned', 'cpu_shared')
 
 
 class Context:

@@ -74,3 +74,17 @@ def test_gpu_without_device_gives_clear_error():
         pytest.skip('a GPU is present')
     with pytest.raises(mx.MXNetError, match='no GPU|does not exist'):
         nd.zeros((2,), ctx=mx.gpu(0))
+
+
+def test_host_contexts_of_one_id_meet_in_an_operator():
+    # cpu(i), cpu_pinned(i) and cpu_shared(i) are host memory of one device:
+    # MXNet combines them (the first input's context wins); cpu(j) is not.
+    a = nd.ones((2, 3))
+    pinned = nd.ones((2, 3)).as_in_context(mx.cpu_pinned(0))
+    assert (a + pinned).context == mx.cpu(0)
+    assert (pinned + a).context == mx.cpu_pinned(0)
+    with pytest.raises(mx.DLBookError, match=r'different contexts.*'
+                       r'cpu_pinned\(1\)'):
+        a + nd.ones((2, 3)).as_in_context(mx.cpu_pinned(1))
+    with pytest.raises(mx.DLBookError, match='different contexts'):
+        a + nd.ones((2, 3), ctx=mx.cpu(1))

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from .. import autograd
 from .. import ndarray as nd
 from ..base import DLBookError, dtype_name
-from ..context import Context, cpu, current_context
+from ..context import HOST_TYPES, Context, cpu, current_context
 
 __all__ = ['Parameter', 'Constant', 'ParameterDict',
            'DeferredInitializationError', 'tensor_types']
@@ -251,6 +251,9 @@ class Parameter:
                     return next(iter(arr_dict.values()))
                 ctx = current_context()
             found = arr_dict.get(ctx)
+            if found is None and ctx.device_type in HOST_TYPES:
+                # as MXNet: cpu_pinned(i) and cpu_shared(i) use cpu(i)'s copy
+                found = arr_dict.get(Context('cpu', ctx.device_id))
             if found is not None:
                 return found
             raise DLBookError(

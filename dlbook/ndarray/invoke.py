@@ -13,7 +13,7 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
 
 from .. import autograd
 from ..base import DLBookError
-from ..context import current_context
+from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
 
 __all__ = ['invoke', 'describe_inputs']
@@ -72,7 +72,8 @@ def _check_inputs(op, inputs):
             break
     ctx = inputs[0]._ctx
     for x in inputs:
-        if x._ctx is not ctx and x._ctx != ctx:
+        if x._ctx is not ctx and x._ctx != ctx and \
+                not _same_host_memory(x._ctx, ctx):
             raise DLBookError(
                 f'{op.name}: inputs are on different contexts '
                 f'({describe_inputs(inputs)}); move them to one context '
@@ -80,6 +81,15 @@ def _check_inputs(op, inputs):
     if op.same_dtype:
         _check_same_dtype(op, inputs)
     return ctx, inputs
+
+
+def _same_host_memory(a, b):
+    """``cpu(i)``, ``cpu_pinned(i)`` and ``cpu_shared(i)`` are one device
+    seen through different allocators: MXNet lets them meet in one
+    operator (the result takes the first input's context), so batches
+    from ``DataLoader(pin_memory=True)`` feed a network on ``cpu(i)``."""
+    return (a.device_type in HOST_TYPES and b.device_type in HOST_TYPES
+            and a.device_id == b.device_id)
 
 
 def _check_same_dtype(op, inputs):

@@ -15,6 +15,8 @@ samples one by one.  The result is the same either way.
 
 __all__ = ['DataLoader', 'default_batchify_fn']
 
+from ...context import cpu_pinned
+from ...ndarray import NDArray
 from .batchify import default_batchify_fn, stack_samples, to_ndarrays
 from . import sampler as _sampler
 
@@ -40,6 +42,20 @@ def load_batch(dataset, indices, batchify_fn):
             return fast(indices)
         return stack_samples([dataset[i] for i in indices])
     return batchify_fn([dataset[i] for i in indices])
+
+
+def _pinned(batches, ctx):
+    """Yield each batch with its arrays moved to ``ctx`` (cpu_pinned)."""
+    for batch in batches:
+        yield _as_in_context(batch, ctx)
+
+
+def _as_in_context(data, ctx):
+    if isinstance(data, NDArray):
+        return data.as_in_context(ctx)
+    if isinstance(data, (list, tuple)):
+        return type(data)(_as_in_context(d, ctx) for d in data)
+    return data
 
 
 class _SameProcessIter:
@@ -97,8 +113,13 @@ class DataLoader:
         then, as in MXNet); the dataset and transforms need not be
         picklable there.  Elsewhere workers start fresh and receive
         pickled copies.
-    pin_memory, pin_device_id
-        Accepted for compatibility; NumPy memory is already host memory.
+    pin_memory : bool, default False
+        Put every batch on the ``cpu_pinned(pin_device_id)`` context, as
+        MXNet does (page-locked memory copies to a GPU faster).  On the
+        NumPy backend the arrays stay ordinary host memory; only their
+        context changes.
+    pin_device_id : int, default 0
+        The id of that ``cpu_pinned`` context.
     prefetch : int, optional
         Batches prepared ahead, default ``2 * num_workers``.
     thread_pool : bool, default False
@@ -159,15 +180,19 @@ class DataLoader:
 
     def __iter__(self):
         if self._num_workers == 0:
-            return _SameProcessIter(self._dataset, self._batchify_fn,
-                                    self._batch_sampler)
-        from ._workers import MultiWorkerIter, WorkerPool
-        if self._worker_pool is None:
-            self._worker_pool = WorkerPool(self._dataset, self._batchify_fn,
-                                           self._num_workers,
-                                           self._thread_pool)
-        return MultiWorkerIter(self._worker_pool, self._batch_sampler,
-                               self._prefetch, self._timeout)
+            batches = _SameProcessIter(self._dataset, self._batchify_fn,
+                                       self._batch_sampler)
+        else:
+            from ._workers import MultiWorkerIter, WorkerPool
+            if self._worker_pool is None:
+                self._worker_pool = WorkerPool(
+                    self._dataset, self._batchify_fn, self._num_workers,
+                    self._thread_pool)
+            batches = MultiWorkerIter(self._worker_pool, self._batch_sampler,
+                                      self._prefetch, self._timeout)
+        if self._pin_memory:
+            return _pinned(batches, cpu_pinned(self._pin_device_id))
+        return batches
 
     def __len__(self):
         return len(self._batch_sampler)

@@ -111,6 +111,45 @@ def test_transform_first_batches_whole_batches_identically():
     assert fast[0][0].shape == (4, 3, 3, 4)
 
 
+@pytest.mark.parametrize('num_workers', [0, 2])
+def test_pin_memory_puts_batches_on_cpu_pinned(num_workers):
+    data = np.arange(20, dtype=np.float32).reshape(10, 2)
+    ds = ArrayDataset(data, np.arange(10, dtype=np.float32))
+    loader = DataLoader(ds, batch_size=4, pin_memory=True, pin_device_id=1,
+                        num_workers=num_workers)
+    batches = list(loader)
+    assert all(x.context == mx.cpu_pinned(1) and y.context ==
+               mx.cpu_pinned(1) for x, y in batches)
+    np.testing.assert_array_equal(
+        np.concatenate([x.asnumpy() for x, _ in batches]), data)
+    plain = next(iter(DataLoader(ds, batch_size=4)))[0]
+    assert plain.context == mx.cpu(0)
+
+
+@pytest.mark.parametrize('hybridize', [False, True])
+def test_pinned_batches_train_a_network_on_cpu(hybridize):
+    # As in MXNet, cpu_pinned(0) arrays use the parameters on cpu(0).
+    ds = ArrayDataset(np.random.RandomState(0).rand(8, 4).astype('f4'),
+                      np.arange(8) % 3)
+    net = gluon.nn.HybridSequential()
+    net.add(gluon.nn.Dense(3, in_units=4))
+    net.initialize(ctx=mx.cpu(0))
+    if hybridize:
+        net.hybridize()
+    before = net[0].weight.data().asnumpy()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.1})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    for X, y in DataLoader(ds, batch_size=4, pin_memory=True):
+        with mx.autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(4)
+    assert l.context == mx.cpu_pinned(0)
+    assert net[0].weight.grad().context == mx.cpu(0)
+    assert not np.allclose(net[0].weight.data().asnumpy(), before)
+
+
 def test_shuffle_is_reproducible_and_complete():
     ds = SimpleDataset(list(range(50)))
     mx.random.seed(7)
