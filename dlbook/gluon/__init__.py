@@ -1,7 +1,8 @@
 """Gluon: MXNet's imperative, object-oriented model API.
 
 ``gluon.nn`` layers, ``gluon.rnn`` recurrent layers, ``gluon.loss``,
-``gluon.Trainer``, ``gluon.data`` pipelines and ``gluon.utils``.
+``gluon.Trainer``, ``gluon.data`` pipelines, ``gluon.utils`` and the
+``gluon.model_zoo`` of predefined (and pretrained) vision models.
 """
 
 from .parameter import (Parameter, Constant, ParameterDict,  # noqa: F401
@@ -10,3 +11,4 @@ from .block import Block, HybridBlock  # noqa: F401
 from .symbol_block import SymbolBlock  # noqa: F401
 from . import nn, rnn, loss, data, utils  # noqa: F401
 from .trainer import Trainer  # noqa: F401
+from . import model_zoo  # noqa: F401
