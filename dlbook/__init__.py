@@ -34,6 +34,8 @@ from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import executor  # noqa: F401
 from . import gluon  # noqa: F401
+from . import image  # noqa: F401
+from . import image as img  # noqa: F401
 from . import viz  # noqa: F401
 from . import model, callback, module  # noqa: F401
 from . import module as mod  # noqa: F401
