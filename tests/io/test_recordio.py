@@ -154,7 +154,7 @@ def test_large_record(tmp_path):
 
 
 def test_too_large_record_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr(recordio, '_LENGTH_MASK', 15)
+    monkeypatch.setattr(recordio.records, '_LENGTH_MASK', 15)
     with recordio.MXRecordIO(str(tmp_path / 'x.rec'), 'w') as writer:
         writer.write(b'x' * 15)
         with pytest.raises(DLBookError, match='16 bytes is too large'):
