@@ -51,6 +51,15 @@ def regroup(flat, fmt):
     return out, flat
 
 
+def _without_trailing_none(fmt):
+    """A top-level format without its trailing ``-1`` (None) entries:
+    leaving out optional inputs at the end means passing None."""
+    fmt = list(fmt)
+    while fmt and fmt[-1] == -1:
+        fmt.pop()
+    return fmt
+
+
 def _is_flat(fmt):
     return isinstance(fmt, list) and all(f == 0 for f in fmt)
 
@@ -60,11 +69,13 @@ class CachedGraph:
 
     def __init__(self, block, args):
         flat, in_format = flatten(list(args), 'input')
-        if any(a is None for a in flat):
-            raise DLBookError('hybridized blocks cannot take None inputs')
-        names = ['data'] if len(flat) == 1 else \
-            [f'data{i}' for i in range(len(flat))]
-        inputs = [sym.var(n) for n in names]
+        # None stands for an optional input left out (a loss's
+        # sample_weight): it stays None in the trace and gets no variable
+        count = sum(a is not None for a in flat)
+        names = ['data'] if count == 1 else \
+            [f'data{i}' for i in range(count)]
+        variables = iter(sym.var(n) for n in names)
+        inputs = [None if a is None else next(variables) for a in flat]
         grouped = regroup(inputs, in_format)[0]
         params = {name: p.var() for name, p in block._reg_params.items()}
         with block.name_scope():
@@ -209,7 +220,18 @@ def trace(block, args):
 def call_cached(block, *args):
     """Run a hybridized block on NDArrays through its traced graph."""
     graph = trace(block, args)
-    flat = args if graph.flat_in else flatten(list(args), 'input')[0]
+    if graph.flat_in:
+        flat = args
+    else:
+        flat, in_format = flatten(list(args), 'input')
+        if _without_trailing_none(in_format) != \
+                _without_trailing_none(graph.in_format):
+            raise DLBookError(
+                f'{block.name}: the argument structure does not match the '
+                f'traced graph (input format {in_format}, traced '
+                f'{graph.in_format}; 0 is an array, -1 None); call '
+                f'hybridize() again to trace a new one')
+        flat = [x for x in flat if x is not None]
     if len(flat) != len(graph.input_names):
         raise DLBookError(f'{block.name}: the hybridized graph takes '
                           f'{len(graph.input_names)} input array(s), got '

@@ -9,6 +9,8 @@ and ``sample_weight``; and finite values and gradients at scores of
 
 import re
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -38,6 +40,12 @@ def check_loss(loss, args, ref, ctx, grad=(0,), rtol=1e-5, atol=1e-6):
     assert out.shape == want.shape
     assert out.dtype == np.float32
     np.testing.assert_allclose(out.asnumpy(), want, rtol=rtol, atol=atol)
+    # the same loss as a graph (hybridized: F is the symbol API)
+    hybrid = copy.deepcopy(loss)
+    hybrid.hybridize()
+    np.testing.assert_allclose(hybrid(*_to_nd(args, ctx, 'float32'))
+                               .asnumpy(), out.asnumpy(), rtol=1e-6,
+                               atol=1e-7, err_msg='hybridized')
 
     arrays = [None if a is None else np.asarray(a, np.float64)
               for a in args]

@@ -700,3 +700,36 @@ def test_symbol_block_parameters_save_and_load_inside_a_parent(tmp_path):
     again(x)
     again.load_parameters(fname)
     np.testing.assert_array_equal(again(x).asnumpy(), y.asnumpy())
+
+
+class _OptionalScale(gluon.HybridBlock):
+    """y = x * scale, where ``scale`` may be left out (None)."""
+
+    def hybrid_forward(self, F, x, scale=None):
+        y = F.relu(x)
+        return y if scale is None else F.broadcast_mul(y, scale)
+
+
+def test_none_inputs_are_left_out_of_the_graph():
+    x = nd.array([[-1.0, 2.0], [3.0, -4.0]])
+    scale = nd.array([[2.0], [3.0]])
+    block = _OptionalScale()
+    block.hybridize()
+    np.testing.assert_array_equal(block(x, None).asnumpy(),
+                                  np.maximum(x.asnumpy(), 0))
+    assert block._cached_graph.input_names == ['data']
+    # left-out trailing inputs count as None
+    np.testing.assert_array_equal(block(x).asnumpy(),
+                                  np.maximum(x.asnumpy(), 0))
+    with pytest.raises(mx.DLBookError, match='argument structure does not '
+                       r'match the traced graph \(input format \[0, 0\], '
+                       r'traced \[0, -1\]'):
+        block(x, scale)
+    block.hybridize()                     # a new trace takes the new form
+    np.testing.assert_array_equal(block(x, scale).asnumpy(),
+                                  np.maximum(x.asnumpy(), 0) * [[2], [3]])
+    fresh = _OptionalScale()
+    fresh.hybridize()
+    with pytest.raises(mx.DLBookError, match='expects NDArray or Symbol '
+                       'input, got NoneType'):
+        fresh(None)
