@@ -227,6 +227,6 @@ def reduced_shape(shape, axes):
 
 # Importing the families fills REGISTRY.
 from . import (creation, device, unary, binary, scalar, compare,  # noqa
-               identity, special, reduce, shape, index, linalg, nn,
-               activation, norm, conv, pool, upsampling, random,
-               loss_output, ctc, rnn)
+               identity, special, reduce, shape, join, tile, pad, index,
+               linalg, nn, activation, norm, conv, pool, upsampling,
+               random, loss_output, ctc, rnn)
