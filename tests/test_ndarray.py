@@ -142,6 +142,24 @@ def test_creation_functions(ctx):
     assert nd.ones_like(x).sum().asscalar() == 6
 
 
+@pytest.mark.parametrize('draw', [
+    lambda: nd.random.uniform(-2, 3, shape=(10, 100)),
+    lambda: nd.random.normal(1, 2, shape=(1001,)),
+    lambda: nd.random.randint(0, 7, shape=(999,)),
+    lambda: nd.random.exponential(2.0, shape=(1000,)),
+    lambda: nd.random.poisson(3.0, shape=(1000,)),
+    lambda: nd.random.gamma(2.0, 1.5, shape=(1000,))])
+def test_large_draws_in_pieces_give_the_same_numbers(monkeypatch, draw):
+    from dlbook.ops import random as random_ops
+    mx.random.seed(11)
+    whole = draw().asnumpy()
+    monkeypatch.setattr(random_ops, 'CHUNK', 64)
+    mx.random.seed(11)
+    pieces = draw()
+    assert pieces.shape == whole.shape and pieces.dtype == whole.dtype
+    np.testing.assert_array_equal(pieces.asnumpy(), whole)
+
+
 def test_random_reproducible(ctx):
     mx.random.seed(42)
     a = nd.random.normal(0, 1, shape=(3, 4))
