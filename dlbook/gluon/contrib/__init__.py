@@ -1,0 +1,3 @@
+"""``gluon.contrib``: layers outside Gluon's core set (MXNet 1.x)."""
+
+from . import nn  # noqa: F401
