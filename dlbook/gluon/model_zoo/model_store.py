@@ -23,8 +23,8 @@ into ``root`` (if given) or the user cache, unpacked, checked, and the
 says where it looked, which URL it tried and how to provide the file.
 """
 
-__all__ = ['get_model_file', 'purge', 'short_hash', 'model_url',
-           'search_dirs', 'cache_dir']
+__all__ = ['get_model_file', 'load_pretrained', 'purge', 'short_hash',
+           'model_url', 'search_dirs', 'cache_dir']
 
 import hashlib
 import logging
@@ -252,6 +252,13 @@ def get_model_file(name, root=None):
     except (DLBookError, OSError) as err:
         raise _offline_error(name, file_name, sha1_hash, dirs, target, url,
                              notes, err) from err
+
+
+def load_pretrained(net, name, ctx=None, root=None):
+    """Load MXNet's pretrained ImageNet weights of model ``name`` into
+    ``net`` (a ``pretrained=True`` constructor's last step)."""
+    net.load_parameters(get_model_file(name, root=root), ctx=ctx)
+    return net
 
 
 def purge(root=None):

@@ -10,6 +10,7 @@ variant (64-192-384-256-256 filters) that MXNet and torchvision ship.
 __all__ = ['AlexNet', 'alexnet']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
 
@@ -80,6 +81,5 @@ def alexnet(pretrained=False, ctx=cpu(), root=None, **kwargs):
     """
     net = AlexNet(**kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file('alexnet', root=root), ctx=ctx)
+        load_pretrained(net, 'alexnet', ctx, root)
     return net

@@ -13,6 +13,7 @@ __all__ = ['DenseNet', 'densenet121', 'densenet161', 'densenet169',
            'densenet201']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
 from ..custom_layers import HybridConcurrent, Identity
@@ -145,9 +146,7 @@ def get_densenet(num_layers, pretrained=False, ctx=cpu(), root=None,
     num_init_features, growth_rate, block_config = densenet_spec[num_layers]
     net = DenseNet(num_init_features, growth_rate, block_config, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file(f'densenet{num_layers}',
-                                           root=root), ctx=ctx)
+        load_pretrained(net, f'densenet{num_layers}', ctx, root)
     return net
 
 

@@ -12,6 +12,7 @@ normalization.  Expects 3x299x299 images.
 __all__ = ['Inception3', 'inception_v3']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
 from ..custom_layers import HybridConcurrent
@@ -222,7 +223,5 @@ def inception_v3(pretrained=False, ctx=cpu(), root=None, **kwargs):
     """
     net = Inception3(**kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file('inceptionv3', root=root),
-                            ctx=ctx)
+        load_pretrained(net, 'inceptionv3', ctx, root)
     return net

@@ -23,6 +23,7 @@ __all__ = ['MobileNet', 'MobileNetV2', 'mobilenet1_0', 'mobilenet_v2_1_0',
 
 from ... import nn
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 
 
@@ -236,9 +237,8 @@ def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=None,
     """
     net = MobileNet(multiplier, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file(
-            f'mobilenet{_version_suffix(multiplier)}', root=root), ctx=ctx)
+        load_pretrained(net, f'mobilenet{_version_suffix(multiplier)}',
+                        ctx, root)
     return net
 
 
@@ -266,10 +266,8 @@ def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=None,
     """
     net = MobileNetV2(multiplier, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file(
-            f'mobilenetv2_{_version_suffix(multiplier)}', root=root),
-            ctx=ctx)
+        load_pretrained(net, f'mobilenetv2_{_version_suffix(multiplier)}',
+                        ctx, root)
     return net
 
 

@@ -26,6 +26,7 @@ __all__ = ['ResNetV1', 'ResNetV2',
            'get_resnet']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
 
@@ -435,9 +436,7 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None,
     block_class = resnet_block_versions[version - 1][block_type]
     net = resnet_class(block_class, layers, channels, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file(
-            f'resnet{num_layers}_v{version}', root=root), ctx=ctx)
+        load_pretrained(net, f'resnet{num_layers}_v{version}', ctx, root)
     return net
 
 

@@ -14,6 +14,7 @@ less computation for the same accuracy.
 __all__ = ['SqueezeNet', 'squeezenet1_0', 'squeezenet1_1']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
 from ..custom_layers import HybridConcurrent
@@ -135,9 +136,7 @@ def get_squeezenet(version, pretrained=False, ctx=cpu(), root=None,
     """
     net = SqueezeNet(version, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        net.load_parameters(get_model_file(f'squeezenet{version}',
-                                           root=root), ctx=ctx)
+        load_pretrained(net, f'squeezenet{version}', ctx, root)
     return net
 
 

@@ -14,6 +14,7 @@ __all__ = ['VGG',
            'get_vgg']
 
 from ....context import cpu
+from ..model_store import load_pretrained
 from ....initializer import Xavier
 from ...block import HybridBlock
 from ... import nn
@@ -110,10 +111,8 @@ def get_vgg(num_layers, pretrained=False, ctx=cpu(), root=None, **kwargs):
     layers, filters = vgg_spec[num_layers]
     net = VGG(layers, filters, **kwargs)
     if pretrained:
-        from ..model_store import get_model_file
-        batch_norm_suffix = '_bn' if kwargs.get('batch_norm') else ''
-        net.load_parameters(get_model_file(
-            f'vgg{num_layers}{batch_norm_suffix}', root=root), ctx=ctx)
+        suffix = '_bn' if kwargs.get('batch_norm') else ''
+        load_pretrained(net, f'vgg{num_layers}{suffix}', ctx, root)
     return net
 
 
