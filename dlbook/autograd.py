@@ -151,14 +151,22 @@ _NOT_IN_GRAPH = (
     'same graph twice, you need to pass retain_graph=True to backward.')
 
 
-def _topological_order(heads):
+def _topological_order(heads, freed_error=_NOT_IN_GRAPH,
+                        left_to_right=False):
     """Nodes reachable from ``heads``, inputs before consumers.
 
     Iterative depth-first search: a deep RNN unrolled over hundreds of
-    steps would overflow Python's recursion limit.
+    steps would overflow Python's recursion limit.  A freed node (its
+    graph was already used by ``backward``) raises ``freed_error``.
+    ``left_to_right`` visits heads and inputs in their given order (for
+    drawing the tape); backward visits the last one first.
     """
+    def ordered(items):
+        return reversed(items) if left_to_right else items
+
     order, seen = [], set()
-    stack = [(x._node, False) for x in heads if x._node is not None]
+    stack = [(x._node, False) for x in ordered(heads)
+             if x._node is not None]
     while stack:
         node, expanded = stack.pop()
         if expanded:
@@ -167,10 +175,10 @@ def _topological_order(heads):
         if id(node) in seen:
             continue
         if node.freed:
-            raise DLBookError(_NOT_IN_GRAPH)
+            raise DLBookError(freed_error)
         seen.add(id(node))
         stack.append((node, True))
-        for x in node.inputs:
+        for x in ordered(node.inputs):
             if x._node is not None and id(x._node) not in seen:
                 stack.append((x._node, False))
     return order

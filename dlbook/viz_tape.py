@@ -26,6 +26,7 @@ tape to save memory, so draw it first, or after
     mx.viz.plot_tape(y, names={'x': x})
 """
 
+from . import autograd
 from .base import DLBookError
 
 __all__ = ['plot_tape']
@@ -64,30 +65,11 @@ def _heads(y):
 
 
 def _tape_nodes(heads):
-    """Tape nodes reachable from ``heads``, inputs before consumers.
-
-    Iterative depth-first search (a long unrolled RNN would overflow
-    Python's recursion limit).  A freed node has lost its inputs, so the
-    graph cannot be drawn: say so instead of drawing half of it.
-    """
-    order, seen = [], set()
-    stack = [(h._node, False) for h in reversed(heads)
-             if h._node is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        if node.freed:
-            raise DLBookError(_FREED)
-        seen.add(id(node))
-        stack.append((node, True))
-        for x in reversed(node.inputs):
-            if x._node is not None and id(x._node) not in seen:
-                stack.append((x._node, False))
-    return order
+    """Tape nodes reachable from ``heads``, inputs before consumers, in
+    drawing order.  A freed node has lost its inputs, so the graph cannot
+    be drawn: say so instead of drawing half of it."""
+    return autograd._topological_order(heads, freed_error=_FREED,
+                                       left_to_right=True)
 
 
 def _array_key(x):
