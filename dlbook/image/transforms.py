@@ -44,7 +44,6 @@ __all__ = ['scale_down', 'imresize', 'resize_short', 'fixed_crop',
            'random_crop', 'center_crop', 'random_size_crop',
            'color_normalize', 'copyMakeBorder']
 
-import math
 import numbers
 import warnings
 
@@ -163,13 +162,7 @@ def scale_down(src_size, size):
     >>> mx.image.scale_down((640, 480), (720, 120))
     (640, 106)
     """
-    w, h = size
-    sw, sh = src_size
-    if sh < h:
-        w, h = float(w * sh) / h, sh
-    if sw < w:
-        w, h = sw, float(h * sw) / w
-    return int(w), int(h)
+    return _imageops.scale_down(src_size, size)
 
 
 def imresize(src, w, h, interp=1, out=None):
@@ -396,7 +389,6 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
     """
     src = as_image(src, 'random_size_crop')
     h, w, _ = src.shape
-    src_area = h * w
     if 'min_area' in kwargs:
         warnings.warn('`min_area` is deprecated. Please use `area` instead.',
                       DeprecationWarning)
@@ -406,19 +398,11 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
                         f'`random_size_crop`: {sorted(kwargs)}')
     if isinstance(area, numbers.Number):
         area = (area, 1.0)
-    rng = _random.numpy_rng()
-    log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
-    for _ in range(10):
-        target_area = rng.uniform(area[0], area[1]) * src_area
-        new_ratio = math.exp(rng.uniform(*log_ratio))
-        new_w = int(round(math.sqrt(target_area * new_ratio)))
-        new_h = int(round(math.sqrt(target_area / new_ratio)))
-        if new_w <= w and new_h <= h:
-            x0 = int(rng.randint(0, w - new_w + 1))
-            y0 = int(rng.randint(0, h - new_h + 1))
-            out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
-            return out, (x0, y0, new_w, new_h)
-    return center_crop(src, size, interp)
+    window = _imageops.random_size_window(_random.numpy_rng(), w, h, area,
+                                          ratio)
+    if window is None:
+        return center_crop(src, size, interp)
+    return fixed_crop(src, *window, size, interp), window
 
 
 # -- pixel values and borders -------------------------------------------------

@@ -124,11 +124,11 @@ def center_crop(xp, image, size, interp=1):
     return fixed_crop(xp, image, x0, y0, new_w, new_h, size, interp)
 
 
-def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
-    """A random window of ``area`` (fraction range) and aspect ``ratio``
-    (range), resized to ``size``; 10 tries, then a centre crop
+def random_size_window(rng, w, h, area, ratio):
+    """``(x0, y0, width, height)`` of a random window of a ``w x h`` image
+    covering a fraction ``area`` (range) of it with aspect ``ratio``
+    (range, sampled on a log scale); None when 10 tries do not fit
     (MXNet's ``image.random_size_crop``)."""
-    h, w = image.shape[-3], image.shape[-2]
     src_area = h * w
     log_ratio = (math.log(ratio[0]), math.log(ratio[1]))
     for _ in range(10):
@@ -139,8 +139,19 @@ def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
         if new_w <= w and new_h <= h:
             x0 = int(rng.randint(0, w - new_w + 1))
             y0 = int(rng.randint(0, h - new_h + 1))
-            return fixed_crop(xp, image, x0, y0, new_w, new_h, size, interp)
-    return center_crop(xp, image, size, interp)
+            return x0, y0, new_w, new_h
+    return None
+
+
+def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
+    """A random window of ``area`` (fraction range) and aspect ``ratio``
+    (range), resized to ``size``; 10 tries, then a centre crop
+    (MXNet's ``image.random_size_crop``)."""
+    window = random_size_window(rng, image.shape[-2], image.shape[-3], area,
+                                ratio)
+    if window is None:
+        return center_crop(xp, image, size, interp)
+    return fixed_crop(xp, image, *window, size, interp)
 
 
 def _need_rgb(name, img):
