@@ -16,7 +16,6 @@ __all__ = ['BrightnessJitterAug', 'ContrastJitterAug', 'SaturationJitterAug',
            'HueJitterAug', 'ColorJitterAug', 'LightingAug',
            'ColorNormalizeAug', 'RandomGrayAug']
 
-import math
 
 import numpy
 
@@ -147,20 +146,12 @@ class HueJitterAug(Augmenter):
     def __init__(self, hue):
         super().__init__(hue=hue)
         self.hue = hue
-        self.tyiq = numpy.array([[0.299, 0.587, 0.114],
-                                 [0.596, -0.274, -0.321],
-                                 [0.211, -0.523, 0.311]])
-        self.ityiq = numpy.array([[1.0, 0.956, 0.621],
-                                  [1.0, -0.272, -0.647],
-                                  [1.0, -1.107, 1.705]])
+        self.tyiq = _imageops.TYIQ
+        self.ityiq = _imageops.ITYIQ
 
     def __call__(self, src):
         alpha = _random.numpy_rng().uniform(-self.hue, self.hue)
-        u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
-        rotation = numpy.array([[1.0, 0.0, 0.0],
-                                [0.0, u, -w],
-                                [0.0, w, u]])
-        t = (self.ityiq @ rotation @ self.tyiq).T
+        t = _imageops.hue_matrix(alpha)
         return _update(src, 'HueJitterAug',
                        lambda xp, img: img @ _matrix(xp, t, img),
                        in_place=False, rgb=True)

@@ -182,12 +182,22 @@ def adjust_saturation(xp, img, alpha):
     return img * alpha + gray(xp, img, keepdims=True) * (1 - alpha)
 
 
-_TYIQ = numpy.array([[0.299, 0.587, 0.114],
-                     [0.596, -0.274, -0.321],
-                     [0.211, -0.523, 0.311]])
-_ITYIQ = numpy.array([[1.0, 0.956, 0.621],
-                      [1.0, -0.272, -0.647],
-                      [1.0, -1.107, 1.705]])
+#: RGB -> YIQ and (approximately) back
+TYIQ = numpy.array([[0.299, 0.587, 0.114],
+                    [0.596, -0.274, -0.321],
+                    [0.211, -0.523, 0.311]])
+ITYIQ = numpy.array([[1.0, 0.956, 0.621],
+                     [1.0, -0.272, -0.647],
+                     [1.0, -1.107, 1.705]])
+
+
+def hue_matrix(alpha):
+    """The 3x3 matrix ``t`` that rotates the hue of RGB pixels by
+    ``alpha * 180`` degrees as ``img @ t``: to YIQ, rotate the I-Q plane,
+    back to RGB (a linear approximation of a hue rotation)."""
+    u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
+    rotation = numpy.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
+    return (ITYIQ @ rotation @ TYIQ).T
 
 
 def adjust_hue(xp, img, alpha):
@@ -196,10 +206,7 @@ def adjust_hue(xp, img, alpha):
     if alpha == 0:       # the YIQ matrices are only approximate inverses
         return img
     _need_rgb('RandomHue', img)
-    u, w = math.cos(alpha * math.pi), math.sin(alpha * math.pi)
-    rotation = numpy.array([[1.0, 0.0, 0.0], [0.0, u, -w], [0.0, w, u]])
-    t = (_ITYIQ @ rotation @ _TYIQ).T
-    return img @ xp.asarray(t, dtype=img.dtype)
+    return img @ xp.asarray(hue_matrix(alpha), dtype=img.dtype)
 
 
 # AlexNet's PCA of ImageNet RGB values (MXNet's AdjustLighting).
