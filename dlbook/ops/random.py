@@ -5,6 +5,8 @@ CuPy's), which the front end sets and ``mx.random.seed`` resets.  Samples
 have no gradient.
 """
 
+from math import prod
+
 from . import Op, register
 
 
@@ -32,9 +34,7 @@ class _Sampler(Op):
         """``sample(size)`` over the output shape, cast to ``dtype``,
         in pieces of at most ``CHUNK`` numbers."""
         shape, dtype = self._shape(), self.attrs['dtype']
-        size = 1
-        for n in shape:
-            size *= n
+        size = prod(shape)
         if size <= CHUNK:
             return sample(shape).astype(dtype)
         out = xp.empty(size, dtype=dtype)
@@ -126,9 +126,7 @@ class SampleMultinomial(Op):
     def forward(self, xp, p):
         shape = self.attrs['shape']
         shape = (shape,) if isinstance(shape, int) else tuple(shape or ())
-        n = 1
-        for s in shape:
-            n *= s
+        n = prod(shape)
         rows = p.reshape(-1, p.shape[-1])
         cdf = xp.cumsum(rows, axis=1)
         cdf = cdf / cdf[:, -1:]
