@@ -15,6 +15,7 @@ import numbers
 from ..base import DLBookError, dtype_name
 from ..context import Context
 from ..ops import REGISTRY
+from .host_array import to_host_array
 
 __all__ = ['NDArray', 'from_raw']
 
@@ -99,14 +100,22 @@ class NDArray:
 
     # -- conversion ----------------------------------------------------------
     def asnumpy(self):
-        """Return a NumPy copy of the data (waits for the device)."""
+        """Return a NumPy copy of the data (waits for the device).
+
+        The copy is a :class:`~dlbook.ndarray.host_array.HostArray`: a
+        NumPy array that, as under NumPy 1.x, converts to a Python number
+        when it has one element (``float(loss.mean().asnumpy())``).
+        """
+        return to_host_array(self._host_copy())
+
+    def _host_copy(self):
         return self._ctx.backend.to_numpy(self._data).copy()
 
     def asscalar(self):
         """Return the only element as a NumPy scalar; size must be 1."""
         if self.size != 1:
             raise ValueError('The current array is not a scalar')
-        return self.asnumpy().reshape(-1)[0]
+        return self._host_copy().reshape(-1)[0]
 
     def item(self):
         """The only element as a Python number (NumPy-mode name)."""
@@ -117,7 +126,7 @@ class NDArray:
         return self.asnumpy().tolist()
 
     def __array__(self, dtype=None, copy=None):
-        a = self.asnumpy()
+        a = self._host_copy()
         return a if dtype is None else a.astype(dtype)
 
     def astype(self, dtype, copy=True):
@@ -408,11 +417,23 @@ def _raw_key(key, ctx):
 
 
 def _raw_value(value, ctx):
-    if isinstance(value, NDArray):
-        return value.as_in_context(ctx)._data
+    """The raw array (or number) to write for ``x[key] = value``.
+
+    A one-element value is written as a 0-d array.  MXNet broadcasts it to
+    whatever the key selects, including a single element
+    (``c[i] = a[i] + b[i]`` with ``a[i]`` of shape ``(1,)``); NumPy 2.4
+    no longer writes a ``(1,)`` array into one element, so the value is
+    given the shape NumPy accepts everywhere.
+    """
     if isinstance(value, numbers.Number):
         return value
-    return ctx.backend.asarray(value, ctx.device_id)
+    if isinstance(value, NDArray):
+        raw = value.as_in_context(ctx)._data
+    else:
+        raw = ctx.backend.asarray(value, ctx.device_id)
+    if raw.ndim and raw.size == 1:
+        raw = raw.reshape(())
+    return raw
 
 
 from .invoke import invoke as _invoke  # noqa: E402  (invoke needs NDArray)
