@@ -135,3 +135,43 @@ def test_reductions_of_host_arrays_are_numpy_scalars(ctx):
     assert isinstance(numpy.max(host), numpy.floating)
     assert isinstance((host > 2).sum(), numpy.integer)
     assert host.sum(axis=0).shape == (2,)
+
+
+def test_asnumpy_type_prints_as_numpy_ndarray(ctx):
+    import pickle
+    host = nd.array([1.0, 2.0], ctx=ctx).asnumpy()
+    assert type(host).__name__ == 'ndarray'
+    assert str(type(host)) == "<class 'numpy.ndarray'>"
+    restored = pickle.loads(pickle.dumps(host))
+    assert type(restored) is numpy.ndarray
+    numpy.testing.assert_array_equal(restored, host)
+
+
+# MXNet 1.9.1 converts a number to the array's dtype as C does:
+# uint8 [250, 3] + 300 gives [38, 47]; nd.full((2,), 300, dtype='uint8')
+# gives [44, 44]; u[0] = 300 writes 44.  NumPy 2 raises OverflowError
+# for the same Python ints (NEP 50).
+def test_scalar_arithmetic_wraps_as_in_mxnet(ctx):
+    u = nd.array([250, 3], dtype='uint8', ctx=ctx)
+    numpy.testing.assert_array_equal((u + 300).asnumpy(), [38, 47])
+    assert (u + 300).dtype == numpy.uint8
+    numpy.testing.assert_array_equal((u - 10).asnumpy(), [240, 249])
+
+
+def test_full_and_assignment_wrap_as_in_mxnet(ctx):
+    numpy.testing.assert_array_equal(
+        nd.full((2,), 300, dtype='uint8', ctx=ctx).asnumpy(), [44, 44])
+    u = nd.array([250, 3], dtype='uint8', ctx=ctx)
+    u[0] = 300
+    numpy.testing.assert_array_equal(u.asnumpy(), [44, 3])
+    i = nd.array([1, 2], dtype='int32', ctx=ctx)
+    i[1] = 7.9
+    numpy.testing.assert_array_equal(i.asnumpy(), [1, 7])
+
+
+def test_float_scalars_with_int_arrays_as_in_mxnet(ctx):
+    # MXNet 1.9.1: int32 [1, 2] * 0.5 -> [0, 0]; + 1.7 -> [2, 3]
+    i = nd.array([1, 2], dtype='int32', ctx=ctx)
+    numpy.testing.assert_array_equal((i * 0.5).asnumpy(), [0, 0])
+    numpy.testing.assert_array_equal((i + 1.7).asnumpy(), [2, 3])
+    assert (i * 0.5).dtype == numpy.int32

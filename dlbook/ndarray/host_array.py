@@ -7,7 +7,11 @@ NumPy 1.x turned any one-element array into a scalar there; NumPy 1.25
 deprecated that for arrays with dimensions and NumPy 2.4 made it a
 ``TypeError``.  ``HostArray`` keeps the old rule for the arrays dlbook
 hands out, on every NumPy version, and is otherwise an ordinary
-``numpy.ndarray``: it prints as ``array([...])``, works with every NumPy
+``numpy.ndarray``.  It also *looks* like one, as MXNet's result does:
+``type(x.asnumpy())`` prints ``<class 'numpy.ndarray'>``, ``repr`` gives
+``array([...])``, and pickling stores a plain NumPy array (so files never
+need dlbook to load).  ``isinstance(h, numpy.ndarray)`` is true; only
+``type(h) is numpy.ndarray`` tells them apart.  It works with every NumPy
 function, and arithmetic on it gives ``HostArray`` again (so
 ``float(a.asnumpy() * 2)`` works too) while reductions to one number give
 the usual NumPy scalar.
@@ -49,6 +53,14 @@ class HostArray(numpy.ndarray):
     def __repr__(self):
         # NumPy would print the subclass name; users expect ``array(...)``.
         return repr(self.view(numpy.ndarray))
+
+    def __reduce__(self):
+        return self.view(numpy.ndarray).__reduce__()
+
+
+# Printed forms as in MXNet, where asnumpy() returns numpy.ndarray itself.
+HostArray.__name__ = HostArray.__qualname__ = 'ndarray'
+HostArray.__module__ = 'numpy'
 
 
 def to_host_array(array):

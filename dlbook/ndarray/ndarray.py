@@ -14,7 +14,7 @@ import numbers
 
 from ..base import DLBookError, dtype_name
 from ..context import Context
-from ..ops import REGISTRY
+from ..ops import REGISTRY, cast_scalar
 from .host_array import to_host_array
 
 __all__ = ['NDArray', 'from_raw']
@@ -239,7 +239,7 @@ class NDArray:
         self._check_writable()
         key = _raw_key(key, self._ctx)
         try:
-            self._data[key] = _raw_value(value, self._ctx)
+            self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
             vshape = getattr(value, 'shape', type(value).__name__)
             raise DLBookError(f'cannot assign a value of shape {vshape} to '
@@ -416,8 +416,11 @@ def _raw_key(key, ctx):
     return key
 
 
-def _raw_value(value, ctx):
+def _raw_value(value, ctx, dtype):
     """The raw array (or number) to write for ``x[key] = value``.
+
+    A number is converted to the array's ``dtype`` as MXNet does (a C
+    cast: ``300`` written into ``uint8`` is 44 on every NumPy).
 
     A one-element value is written as a 0-d array.  MXNet broadcasts it to
     whatever the key selects, including a single element
@@ -426,7 +429,7 @@ def _raw_value(value, ctx):
     given the shape NumPy accepts everywhere.
     """
     if isinstance(value, numbers.Number):
-        return value
+        return cast_scalar(ctx.xp, value, dtype)
     if isinstance(value, NDArray):
         raw = value.as_in_context(ctx)._data
     else:

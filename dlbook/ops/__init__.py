@@ -195,6 +195,20 @@ def keep_dtype(y, dtype):
     return y if y.dtype == dtype else y.astype(dtype)
 
 
+def cast_scalar(xp, value, dtype):
+    """``value`` as a scalar of ``dtype``, converted as C (and MXNet) do.
+
+    MXNet casts the number in ``x + 300`` to the array's dtype, so for a
+    ``uint8`` array it adds ``300 mod 256 = 44``.  NumPy 2 refuses to make a
+    ``uint8`` from the Python int 300 (``OverflowError``, NEP 50); an array
+    cast wraps around as C does, and gives the same value on every NumPy.
+    """
+    try:
+        return dtype.type(value)
+    except OverflowError:
+        return xp.asarray(value).astype(dtype)[()]
+
+
 def normalize_axis(axis, ndim, op_name='operator'):
     """Map a possibly negative ``axis`` into ``range(ndim)`` or raise."""
     if not -ndim <= axis < max(ndim, 1):

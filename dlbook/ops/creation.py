@@ -4,7 +4,7 @@
 comes from the front end (the ``ctx`` argument or the default context).
 """
 
-from . import Op, register
+from . import Op, cast_scalar, register
 
 _SHAPE_DTYPE = {'shape': (), 'dtype': 'float32'}
 
@@ -37,8 +37,9 @@ class Full(_Creation):
     defaults = {'shape': (), 'value': 0.0, 'dtype': 'float32'}
 
     def forward(self, xp):
-        return xp.full(self.attrs['shape'], self.attrs['value'],
-                       dtype=self.attrs['dtype'])
+        dtype = xp.dtype(self.attrs['dtype'])
+        return xp.full(self.attrs['shape'],
+                       cast_scalar(xp, self.attrs['value'], dtype), dtype=dtype)
 
 
 @register('_arange', 'arange')

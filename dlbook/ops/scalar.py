@@ -10,7 +10,7 @@ as in MXNet.  Comparisons with a scalar live in ``compare.py``.
 
 import math
 
-from . import Op, register
+from . import Op, cast_scalar, register
 
 
 class _Scalar(Op):
@@ -30,7 +30,7 @@ class _Scalar(Op):
             f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
-        s = x.dtype.type(self.attrs['scalar'])
+        s = cast_scalar(xp, self.attrs['scalar'], x.dtype)
         y = self.f(xp, x, s)
         if y.dtype != x.dtype:
             y = y.astype(x.dtype)

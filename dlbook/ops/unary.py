@@ -16,7 +16,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 import math
 
 from ..base import DLBookError
-from . import Op, register
+from . import Op, cast_scalar, register
 
 
 class _Unary(Op):
@@ -469,7 +469,8 @@ class Clip(Op):
         if a_min is None or a_max is None:
             raise DLBookError('clip: both a_min and a_max are required, '
                               'e.g. nd.clip(x, 0, 1)')
-        lo, hi = x.dtype.type(a_min), x.dtype.type(a_max)
+        lo = cast_scalar(xp, a_min, x.dtype)
+        hi = cast_scalar(xp, a_max, x.dtype)
         self.saved = (x, lo, hi)
         return xp.clip(x, lo, hi)
 
