@@ -65,6 +65,7 @@ class NpNonzero(Op):
     """y = the indices of the non-zero elements of x, one row per element,
     shape (count, x.ndim), int64;  no gradient"""
     differentiable = False
+    dynamic_shape = True            # the shape depends on the values
 
     def forward(self, xp, x):
         return xp.argwhere(x).astype('int64')
@@ -78,6 +79,7 @@ class NpUnique(Op):
     defaults = {'return_index': False, 'return_inverse': False,
                 'return_counts': False, 'axis': None}
     differentiable = False
+    dynamic_shape = True            # the shape depends on the values
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
