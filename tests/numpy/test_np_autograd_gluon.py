@@ -206,6 +206,7 @@ def test_fashion_mnist_mlp_trains_under_set_np():
     image, label = ds[0]
     assert type(image) is np.ndarray and image.shape == (28, 28, 1)
     trans = gluon.data.vision.transforms.ToTensor()
+    assert type(trans(image)) is np.ndarray
     small = gluon.data.SimpleDataset([ds[i] for i in range(512)])
     loader = gluon.data.DataLoader(small.transform_first(trans),
                                    batch_size=64, shuffle=True)
