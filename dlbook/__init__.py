@@ -41,3 +41,6 @@ from . import model, callback, module  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import rnn  # noqa: F401
 from . import test_utils  # noqa: F401
+from . import numpy as np  # noqa: F401
+from . import numpy_extension as npx  # noqa: F401
+from . import numpy, numpy_extension, util  # noqa: F401,E402

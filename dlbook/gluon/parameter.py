@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 from .. import autograd
 from .. import ndarray as nd
+from .._np_state import is_np_array
 from ..base import DLBookError, dtype_name
 from ..context import HOST_TYPES, Context, cpu, current_context
 
@@ -35,6 +36,14 @@ def _brief_print_list(lst, limit=7):
         return _brief_print_list(lst[:limit // 2], limit) + ', ..., ' + \
             _brief_print_list(lst[-limit // 2:], limit)
     return ', '.join(f"'{s}'" for s in lst)
+
+
+def _np_mode_arrays(arrays):
+    """Under ``npx.set_np()`` parameters are ``mx.np.ndarray`` (the fresh
+    arrays change type in place)."""
+    if is_np_array():
+        from ..numpy._core import to_np
+        to_np(list(arrays))
 
 
 def _shape_known(shape):
@@ -198,6 +207,7 @@ class Parameter:
         self._data = OrderedDict(
             (ctx, data.copyto(ctx).astype(self.dtype, copy=False))
             for ctx in self._ctx_list)
+        _np_mode_arrays(self._data.values())
         self._init_grad()
 
     def _init_grad(self):
@@ -207,6 +217,7 @@ class Parameter:
         self._grad = OrderedDict(
             (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype))
             for ctx, arr in self._data.items())
+        _np_mode_arrays(self._grad.values())
         autograd.mark_variables(list(self._data.values()),
                                 list(self._grad.values()), self.grad_req)
 

@@ -101,6 +101,15 @@ def _check_same_dtype(op, inputs):
                 f'{describe_inputs(inputs)}; convert one with .astype(...)')
 
 
+def _output_class(inputs):
+    """NDArray, or the NDArray subclass of an input (``mx.np.ndarray``):
+    an operation with a NumPy-mode operand gives NumPy-mode results."""
+    for x in inputs:
+        if type(x) is not NDArray and isinstance(x, NDArray):
+            return type(x)
+    return NDArray
+
+
 def invoke(op, inputs, out=None, ctx=None):
     """Run ``op`` eagerly on the NDArrays ``inputs``.
 
@@ -122,11 +131,13 @@ def invoke(op, inputs, out=None, ctx=None):
     # This function runs for every operation, so the common case (plain
     # NDArrays on one device) is checked first, cheaply; anything else
     # takes the careful path in _check_inputs.
+    out_cls = NDArray
     if inputs:
         ctx = inputs[0]._ctx if type(inputs[0]) is NDArray else None
         for x in inputs:
             if type(x) is not NDArray or x._ctx is not ctx:
                 ctx, inputs = _check_inputs(op, inputs)
+                out_cls = _output_class(inputs)
                 break
         else:
             if op.same_dtype and len(inputs) > 1:
@@ -151,8 +162,11 @@ def invoke(op, inputs, out=None, ctx=None):
     if isinstance(result, (tuple, list)):
         outputs = [from_raw(r, out_ctx) for r in result]
         meta = [(r.shape, r.dtype) for r in result]
+        if out_cls is not NDArray:
+            for o in outputs:
+                o.__class__ = out_cls
     else:
-        output = _new(NDArray)
+        output = _new(out_cls)
         output._data = result
         output._ctx = out_ctx
         outputs, meta = (output,), None

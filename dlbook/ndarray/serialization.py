@@ -39,6 +39,7 @@ import sys
 import numpy
 
 from .._atomic import atomic_write
+from .._np_state import is_np_shape
 from ..base import DLBookError, DTYPE_TO_FLAG, FLAG_TO_DTYPE
 from ..context import Context, cpu, num_gpus
 from .ndarray import NDArray, from_raw
@@ -94,8 +95,9 @@ def _write_array(f, x, index):
                           f'{raw.dtype.name}, which the MXNet file format '
                           f'cannot store; use one of '
                           f'{sorted(DTYPE_TO_FLAG)}')
-    # V2 would read ndim == 0 as "no array", so scalars use V3.
-    magic = _V3_MAGIC if raw.ndim == 0 else _V2_MAGIC
+    # V2 would read ndim == 0 as "no array", so scalars use V3; in
+    # NumPy-shape mode (npx.set_np) MXNet writes V3 for every array.
+    magic = _V3_MAGIC if raw.ndim == 0 or is_np_shape() else _V2_MAGIC
     ctx = x.context
     f.write(struct.pack('<Iii', magic, 0, raw.ndim))
     f.write(struct.pack(f'<{raw.ndim}q', *raw.shape))

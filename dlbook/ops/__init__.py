@@ -243,4 +243,4 @@ def reduced_shape(shape, axes):
 from . import (creation, device, unary, binary, scalar, compare,  # noqa
                identity, special, reduce, shape, join, tile, pad, index,
                linalg, nn, activation, norm, conv, pool, upsampling,
-               random, loss_output, ctc, rnn)
+               random, loss_output, ctc, rnn, numpy_ops)

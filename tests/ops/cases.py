@@ -59,7 +59,7 @@ class Case:
 
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
             'linalg', 'nn', 'activation', 'norm', 'conv', 'pool',
-            'upsampling', 'random', 'loss_output', 'ctc', 'rnn')
+            'upsampling', 'random', 'loss_output', 'ctc', 'rnn', 'numpy')
 
 
 def _load():

@@ -18,6 +18,7 @@ __all__ = ['default_batchify_fn', 'Stacked', 'stack_samples', 'to_ndarrays',
 import numpy
 
 from ... import ndarray as nd
+from ..._np_state import is_np_array
 from ...context import Context, current_context
 from ...ndarray.ndarray import NDArray, from_raw
 
@@ -74,6 +75,14 @@ def stack_samples(data):
 
 
 def _wrap(leaf):
+    out = _wrap_legacy(leaf)
+    if is_np_array():               # npx.set_np(): batches are mx.np arrays
+        from ...numpy._core import to_np
+        to_np(out)
+    return out
+
+
+def _wrap_legacy(leaf):
     raw, device = leaf.raw, leaf.device
     if device is None:
         ctx = current_context()

@@ -32,6 +32,7 @@ from .... import ndarray as nd
 from .... import recordio
 from ...._atomic import atomic_write
 from ....base import DLBookError
+from ...._np_state import is_np_array
 from ....context import cpu, current_context
 from ....ndarray.ndarray import from_raw
 from .. import files
@@ -47,8 +48,13 @@ def _to_ndarray(array):
     on the current context, dtype kept (no copy on a CPU)."""
     ctx = current_context()
     if ctx.device_type == 'gpu':
-        return nd.array(array, ctx=ctx, dtype=array.dtype)
-    return from_raw(array, ctx)
+        out = nd.array(array, ctx=ctx, dtype=array.dtype)
+    else:
+        out = from_raw(array, ctx)
+    if is_np_array():               # npx.set_np(): samples are mx.np arrays
+        from ....numpy._core import to_np
+        to_np(out)
+    return out
 
 
 def _corrupt(path, problem):

@@ -74,7 +74,10 @@ class Transform:
         if isinstance(x, NDArray):
             ctx = x.context
             with ctx.backend.scope(ctx.device_id):
-                return from_raw(self._forward(ctx.xp, x._data), ctx)
+                out = from_raw(self._forward(ctx.xp, x._data), ctx)
+            if type(x) is not NDArray:
+                out.__class__ = type(x)     # an mx.np.ndarray stays one
+            return out
         return self._forward(numpy, numpy.asarray(x))
 
     def forward(self, x):

@@ -1,0 +1,140 @@
+"""Creating ``mx.np`` arrays: ``array``, ``zeros``, ``arange``...
+
+NumPy mode keeps MXNet's float32 default for Python data and for the
+creation functions, but a NumPy array keeps its dtype
+(``np.array(numpy.arange(3))`` is int64) and 0-d arrays are legal.
+Each function runs the same creation operator as ``nd``.
+"""
+
+import numpy
+
+from ..base import dtype_name
+from ..context import current_context
+from ..ndarray import creation as nd_creation
+from ..ndarray.ndarray import NDArray, from_raw
+from ._core import to_np
+
+__all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
+           'linspace', 'eye', 'identity', 'zeros_like', 'ones_like',
+           'full_like', 'empty_like']
+
+
+def _shape(shape):
+    return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
+    """An ``mx.np.ndarray`` holding a copy of ``object``.
+
+    Parameters
+    ----------
+    object : array_like
+        Nested lists, a number, a NumPy array or an mx array.
+    dtype : str or dtype, optional
+        float32 for Python data; a NumPy or mx array keeps its dtype.
+    ctx : Context, optional
+        The device; the current context by default.
+
+    Examples
+    --------
+    >>> np.array([1, 2])
+    array([1., 2.])
+    >>> np.array(numpy.arange(3))
+    array([0, 1, 2], dtype=int64)
+    """
+    ctx = ctx or current_context()
+    if isinstance(object, NDArray):
+        dtype = dtype or object.dtype
+        data = object._host_copy() if object._ctx != ctx else None
+        if data is None:
+            raw = object._data.astype(dtype_name(dtype), copy=True)
+            return to_np(from_raw(raw, ctx))
+    elif isinstance(object, numpy.ndarray):
+        data = object
+        dtype = dtype or object.dtype
+    else:
+        data = numpy.asarray(object)
+        if dtype is None:
+            dtype = 'float32'
+    raw = ctx.backend.asarray(numpy.asarray(data), ctx.device_id,
+                              dtype=dtype_name(dtype))
+    return to_np(from_raw(raw, ctx))
+
+
+def asarray(a, dtype=None, ctx=None):
+    """``a`` itself when it already is an ``mx.np.ndarray`` of ``dtype``
+    on ``ctx``; otherwise :func:`array`."""
+    from .multiarray import ndarray
+    if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype) \
+            and (ctx is None or a.context == ctx):
+        return a
+    return array(a, dtype=dtype, ctx=ctx)
+
+
+def zeros(shape, dtype=None, order='C', ctx=None):
+    """An array of zeros (float32 unless ``dtype``)."""
+    return to_np(nd_creation.zeros(_shape(shape), ctx=ctx, dtype=dtype))
+
+
+def ones(shape, dtype=None, order='C', ctx=None):
+    """An array of ones (float32 unless ``dtype``)."""
+    return to_np(nd_creation.ones(_shape(shape), ctx=ctx, dtype=dtype))
+
+
+def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
+    """An array filled with ``fill_value`` (float32 unless ``dtype``)."""
+    return to_np(nd_creation.full(_shape(shape), fill_value, ctx=ctx,
+                                  dtype=dtype))
+
+
+def empty(shape, dtype=None, order='C', ctx=None):
+    """An array whose values are not meant to be read."""
+    return to_np(nd_creation.empty(_shape(shape), ctx=ctx, dtype=dtype))
+
+
+def arange(start, stop=None, step=1, dtype=None, ctx=None):
+    """Evenly spaced values in ``[start, stop)``; float32 unless ``dtype``
+    (``np.arange(4)`` is ``array([0., 1., 2., 3.])``)."""
+    return to_np(nd_creation.arange(start, stop, step, ctx=ctx,
+                                    dtype=dtype))
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
+             axis=0, ctx=None):
+    """``num`` evenly spaced values from ``start`` to ``stop``."""
+    y = to_np(nd_creation.linspace(start, stop, num, endpoint=endpoint,
+                                   ctx=ctx, dtype=dtype))
+    if retstep:
+        step = (stop - start) / max(num - 1 if endpoint else num, 1)
+        return y, step
+    return y
+
+
+def eye(N, M=None, k=0, dtype=None, ctx=None):
+    """A 2-D array with ones on the ``k``-th diagonal."""
+    return to_np(nd_creation.eye(N, M or 0, k, ctx=ctx, dtype=dtype))
+
+
+def identity(n, dtype=None, ctx=None):
+    """The ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=dtype, ctx=ctx)
+
+
+def zeros_like(a, dtype=None):
+    """Zeros with the shape, dtype and context of ``a``."""
+    return zeros(a.shape, dtype=dtype or a.dtype, ctx=a.context)
+
+
+def ones_like(a, dtype=None):
+    """Ones with the shape, dtype and context of ``a``."""
+    return ones(a.shape, dtype=dtype or a.dtype, ctx=a.context)
+
+
+def full_like(a, fill_value, dtype=None):
+    """``fill_value`` with the shape, dtype and context of ``a``."""
+    return full(a.shape, fill_value, dtype=dtype or a.dtype, ctx=a.context)
+
+
+def empty_like(a, dtype=None):
+    """An unread array with the shape, dtype and context of ``a``."""
+    return empty(a.shape, dtype=dtype or a.dtype, ctx=a.context)
