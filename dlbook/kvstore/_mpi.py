@@ -59,7 +59,7 @@ def warn_single(name):
         f"worker (rank 0 of 1) and behaves like a local store. Start "
         f"several workers with: python -m dlbook.launch -n 2 python "
         f"{os.path.basename(sys.argv[0]) or 'train.py'}",
-        UserWarning, stacklevel=3)
+        UserWarning, stacklevel=4)
 
 
 def world():
@@ -73,6 +73,19 @@ def world():
             f'Install it with: pip install "dlbook[dist]" (or pip install '
             f'mpi4py mpich)') from None
     return MPI.COMM_WORLD
+
+
+def record_pid(rank):
+    """Leave ``rank-<rank>.pid`` in ``$DLBOOK_LAUNCH_DIR`` (set by
+    ``dlbook.launch``), so the launcher can name the rank of a process
+    that dies."""
+    folder = os.environ.get('DLBOOK_LAUNCH_DIR')
+    if folder and os.path.isdir(folder):
+        try:
+            with open(os.path.join(folder, f'rank-{rank}.pid'), 'w') as f:
+                f.write(f'{os.uname().nodename} {os.getpid()}')
+        except OSError:
+            pass
 
 
 def in_place():

@@ -430,6 +430,14 @@ def create_dist(name):
         _mpi.warn_single(name)
         return DistSyncKVStore(name)
     world = _mpi.world()
+    expected = _mpi.job_size()
+    if world.size == 1 and expected > 1:
+        raise DLBookError(
+            f'The launcher started {expected} processes but MPI sees only '
+            f'this one: the processes do not form one MPI job. Under SLURM '
+            f'use srun --mpi=pmix (or pmi2), or run mpiexec inside the '
+            f'allocation (python -m dlbook.launch --launcher mpi)')
+    _mpi.record_pid(world.rank)
     servers = _mpi.num_servers()
     workers = world.size - servers
     if workers < 1:
