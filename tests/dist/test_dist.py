@@ -106,3 +106,13 @@ def test_launcher_runs_the_job():
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.startswith('dlbook.launch: ')
     assert len(results(proc)) == 2
+
+
+def test_module_fit_on_dist_sync():
+    proc = mpirun(2, 'worker_module.py')
+    assert proc.returncode == 0, proc.stderr
+    r0, r1 = results(proc)
+    # MXNet's Module: rescale_grad = 1 / (batch_size * num_workers)
+    assert r0['rescale'] == r1['rescale'] == 1 / 16
+    assert r0['w'] == r1['w']
+    assert r0['w'] == pytest.approx([1.0, -2.0, 0.5], abs=0.02)
