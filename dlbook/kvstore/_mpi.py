@@ -154,8 +154,9 @@ def agree(comm, text, what):
     raw = text.encode()[:width].ljust(width, b' ')
     texts = numpy.empty((comm.size, width), numpy.uint8)
     comm.Allgather(numpy.frombuffer(raw, numpy.uint8), texts)
-    lines = '\n'.join(f'  worker {r}: {bytes(t).decode(errors="replace").rstrip()}'
-                      for r, t in enumerate(texts))
+    lines = '\n'.join(
+        f'  worker {r}: {bytes(t).decode(errors="replace").rstrip()}'
+        for r, t in enumerate(texts))
     raise DLBookError(f'KVStore.{what}: the workers disagree on keys, '
                       f'shapes or dtypes; every worker must make the same '
                       f'calls in the same order:\n{lines}')

@@ -1,7 +1,6 @@
 """Helpers for the multi-process tests: run a script under ``mpiexec``."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from .conftest import MPIEXEC, ROOT, mpirun, needs_mpi, results, run
+from .conftest import mpirun, needs_mpi, results, run
 
 pytestmark = [needs_mpi, pytest.mark.timeout(120)]
 

@@ -1,6 +1,5 @@
 """dist_* stores without a launcher, the launcher's command lines, and
 2-bit compression on one process (no MPI needed)."""
-import argparse
 import subprocess
 import sys
 import warnings
