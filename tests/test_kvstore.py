@@ -34,11 +34,23 @@ def test_default_is_local():
     assert kvstore.create().type == 'local'
 
 
-@pytest.mark.parametrize('name', ['dist_sync', 'dist_device_sync',
-                                  'dist_async', 'horovod'])
-def test_multi_machine_stores_are_refused(name):
-    with pytest.raises(DLBookError, match='multi-machine'):
+@pytest.mark.parametrize('name', ['horovod', 'byteps'])
+def test_other_multi_machine_stores_are_refused(name):
+    with pytest.raises(DLBookError, match='not provided by dlbook'):
         kvstore.create(name)
+
+
+@pytest.mark.parametrize('name', ['dist_sync', 'dist_device_sync',
+                                  'dist_async'])
+def test_dist_stores_outside_a_launcher_have_one_worker(name, monkeypatch):
+    from dlbook.kvstore import _mpi
+    for var in ('PMI_SIZE', 'PMI_RANK', 'OMPI_COMM_WORLD_SIZE', 'PMIX_RANK',
+                'SLURM_STEP_NUM_TASKS'):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(_mpi, '_warned_single', False)
+    with pytest.warns(UserWarning, match='1 worker'):
+        kv = kvstore.create(name)
+    assert (kv.type, kv.rank, kv.num_workers) == (name, 0, 1)
 
 
 def test_unknown_store_and_bad_name():
@@ -230,8 +242,9 @@ def test_errors():
         kv.pull(0, out=nd.zeros((6,)))
     with pytest.raises(DLBookError, match='must be int or str'):
         kv.init(1.5, nd.zeros(SHAPE))
-    with pytest.raises(DLBookError, match='compression'):
-        kv.set_gradient_compression({'type': '2bit', 'threshold': 0.5})
+    with pytest.raises(DLBookError, match='compression is not supported'):
+        kvstore.create('local').set_gradient_compression(
+            {'type': '2bit', 'threshold': 0.5})
     with pytest.raises(DLBookError, match='no optimizer'):
         kv.save_optimizer_states('never-written.states')
     with pytest.raises(DLBookError, match='row_sparse'):

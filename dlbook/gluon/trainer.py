@@ -64,10 +64,13 @@ class Trainer:
         devices (with a single device no store is needed and none is
         used).  ``None`` disables the all-reduce, as in MXNet.
     compression_params : dict, optional
-        Gradient compression; not supported by dlbook's stores.
+        Gradient compression, e.g. ``{'type': '2bit', 'threshold': 0.5}``
+        (``'device'`` and ``dist_*`` stores).
     update_on_kvstore : bool, optional
-        Let the store apply the optimizer (default: no; each device updates
-        its own copy, which gives the same numbers).
+        Let the store apply the optimizer.  Default: no on one machine
+        (each device updates its own copy, which gives the same numbers);
+        yes with ``dist_*`` stores, as in MXNet (always with
+        ``dist_async``).
 
     Attributes
     ----------
@@ -101,8 +104,13 @@ class Trainer:
                                 'update_on_kvstore': update_on_kvstore}
         self._reset_kvstore()
         # MXNet creates the store at the first step; choosing it now
-        # reports an unavailable store where the Trainer is made.
-        self._init_kvstore()
+        # reports an unavailable store where the Trainer is made.  A
+        # dist_async store sends the optimizer to its server when it is
+        # set, so that waits for the first step and its rescale_grad.
+        kv_type = kvstore if isinstance(kvstore, str) else \
+            getattr(kvstore, 'type', '')
+        if 'async' not in kv_type:
+            self._init_kvstore()
 
     # -- set-up --------------------------------------------------------------
     def _check_contexts(self):
@@ -142,11 +150,21 @@ class Trainer:
     def _reset_kvstore(self):
         self._kv_initialized = False
         self._kvstore = None
+        self._distributed = False
         self._update_on_kvstore = False
+        self._rescale_sent = None
         self._params_to_init = list(self._params)
 
     def _init_kvstore(self):
-        """Choose the store: none for one device (nothing to reduce)."""
+        """Choose the store and whether it runs the optimizer.
+
+        As in MXNet: one device on one machine needs no store; a
+        ``dist_*`` store is always used and by default runs the optimizer
+        (``update_on_kvstore``, unless ``MXNET_UPDATE_ON_KVSTORE=0``);
+        ``dist_async`` always does.  On one machine dlbook's default is
+        ``update_on_kvstore=False``, which gives the same numbers.
+        """
+        import os
         from .. import kvstore as kvs
         config = self._kvstore_params
         kvstore = config['kvstore']
@@ -155,14 +173,24 @@ class Trainer:
         elif isinstance(kvstore, kvs.KVStoreBase):
             kv = kvstore
         elif isinstance(kvstore, str):
-            # create() rejects multi-machine stores with a clear error
             kv = kvs.create(kvstore)
-            if len(self._contexts) == 1:
+            if len(self._contexts) == 1 and 'dist' not in kv.type:
                 kv = None
         else:
             raise TypeError('kvstore must be KVStore, str or None')
-        update_on_kvstore = bool(config['update_on_kvstore']) and \
-            kv is not None
+        self._distributed = kv is not None and 'dist' in kv.type
+        update_on_kvstore = config['update_on_kvstore']
+        if self._distributed:
+            default = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
+            if 'async' in kv.type:
+                if update_on_kvstore is False:
+                    raise ValueError('Please set update_on_kvstore=True '
+                                     'when training in async mode.')
+                default = True
+            if update_on_kvstore is None:
+                update_on_kvstore = default and \
+                    self._optimizer.aggregate_num <= 1
+        update_on_kvstore = bool(update_on_kvstore) and kv is not None
         if update_on_kvstore and not kv.is_capable(kvs.KVStoreBase.OPTIMIZER):
             raise ValueError(f'Please set update_on_kvstore=False when '
                              f'training with {type(kv)}')
@@ -238,7 +266,7 @@ class Trainer:
             Skip parameters whose gradient was not refreshed by
             ``backward`` since the last step, instead of raising.
         """
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         self._prepare()
         if self._update_on_kvstore:
             self._update(ignore_stale_grad)
@@ -283,8 +311,23 @@ class Trainer:
             'update() when parameters are updated on kvstore is not ' \
             'supported. Try setting `update_on_kvstore` to False when ' \
             'creating trainer.'
-        self._optimizer.rescale_grad = self._scale / batch_size
+        self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
+
+    def _check_and_rescale_grad(self, scale):
+        """Set ``rescale_grad``.  A distributed store that runs the
+        optimizer got it with the first step's batch size, so a later
+        change is refused, as in MXNet."""
+        if self._update_on_kvstore and self._distributed:
+            if self._rescale_sent is not None and self._rescale_sent != scale:
+                raise UserWarning(
+                    'Possible change in the `batch_size` from previous '
+                    '`step` detected. Optimizer gradient normalizing factor '
+                    'will not change w.r.t new batch_size when '
+                    'update_on_kvstore=True and when distributed kvstore is '
+                    'used.')
+            self._rescale_sent = scale
+        self._optimizer.rescale_grad = scale
 
     def _arrays(self, i, param):
         """``(data list, grad list)`` of one parameter.

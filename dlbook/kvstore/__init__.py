@@ -4,8 +4,9 @@
 the arrays pushed under a key (one per device), ``pull`` copies the
 result back to every device, and with an optimizer set the store updates
 its own copy of the weights.  The Gluon ``Trainer`` uses it to all-reduce
-gradients when parameters live on several devices.  Multi-machine stores
-(``dist_*``, ``horovod``) are not available.
+gradients when parameters live on several devices.  ``dist_sync``,
+``dist_device_sync`` and ``dist_async`` do the same across processes and
+machines over MPI (:mod:`dlbook.kvstore.dist`).
 """
 
 from .kvstore import KVStoreBase, KVStore, create  # noqa: F401

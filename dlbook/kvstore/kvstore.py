@@ -90,6 +90,7 @@ class KVStore(KVStoreBase):
         self._store = {}
         self._updater = None
         self._optimizer = None
+        self._compression = None
 
     def __repr__(self):
         return f'<KVStore {self._type}: {len(self._store)} keys>'
@@ -153,6 +154,8 @@ class KVStore(KVStoreBase):
 
     def _push_one(self, key, values):
         stored = self._stored(key)
+        if self._compression is not None:
+            values = [self._compress(key, i, v) for i, v in enumerate(values)]
         merged = _sum(values, stored, key)
         if self._updater is None:
             stored._data = merged           # a fresh array: no copy needed
@@ -217,12 +220,33 @@ class KVStore(KVStoreBase):
         self._updater = updater
 
     def set_gradient_compression(self, compression_params):
-        """Not available: gradient compression only pays off across
-        machines, and dlbook's store is single-process."""
-        raise DLBookError(
-            f'KVStore.set_gradient_compression({compression_params!r}): '
-            f'gradient compression is not supported by dlbook\'s '
-            f'single-process KVStore; leave compression_params unset')
+        """Compress pushed gradients to 2 bits per element (``'device'``
+        and ``dist_*`` stores), keeping what was not sent as a residual.
+
+        Parameters
+        ----------
+        compression_params : dict
+            ``{'type': '2bit', 'threshold': 0.5}``; ``threshold``
+            defaults to 0.5.  See :mod:`dlbook.kvstore.compression`.
+        """
+        if 'device' not in self._type and 'dist' not in self._type:
+            raise DLBookError('Gradient compression is not supported for '
+                              'this type of kvstore')
+        from .compression import GradientCompression, \
+            parse_compression_params
+        _, threshold = parse_compression_params(compression_params)
+        self._compression = GradientCompression(threshold)
+
+    def _compress(self, key, i, value):
+        """Device ``i``'s pushed ``value`` after 2-bit quantization (its
+        own residual), on its own device."""
+        if not isinstance(value, NDArray):
+            return value                # _sum reports the wrong type
+        host = value.context.backend.to_numpy(value._data)
+        sent = self._compression.quantize((key, i), host)
+        ctx = value.context
+        return from_raw(ctx.backend.asarray(sent, ctx.device_id, sent.dtype),
+                        ctx)
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Save the optimizer states of the store (dlbook's pickle-free
@@ -294,8 +318,10 @@ def create(name='local'):
     name : str, default 'local'
         ``'local'`` (values kept on ``cpu(0)``), ``'device'`` or
         ``'nccl'`` (values kept on the device they come from).
-        Multi-machine stores (``'dist_sync'``, ``'dist_device_sync'``,
-        ``'dist_async'``, ``'horovod'``) are not available yet.
+        ``'dist_sync'``, ``'dist_device_sync'`` and ``'dist_async'``
+        span several processes (started by ``mpiexec`` or
+        ``python -m dlbook.launch``); they need ``mpi4py``
+        (``pip install dlbook[dist]``).  See :mod:`dlbook.kvstore.dist`.
 
     Returns
     -------
@@ -303,11 +329,15 @@ def create(name='local'):
     """
     if not isinstance(name, str):
         raise TypeError('name must be a string')
-    if name.startswith('dist') or name in ('horovod', 'byteps'):
+    name = name.lower()
+    if name.startswith('dist'):
+        from .dist import create_dist
+        return create_dist(name)
+    if name in ('horovod', 'byteps'):
         raise DLBookError(
-            f"KVStore type '{name}' is a multi-machine store, which dlbook "
-            f"does not provide yet: its stores live in one process. Use "
-            f"'local' or 'device' (one machine, any number of devices).")
+            f"KVStore type '{name}' is not provided by dlbook. Use "
+            f"'dist_sync' (several processes or machines, over MPI), or "
+            f"'local' / 'device' (one process, any number of devices).")
     if name not in _LOCAL_TYPES:
         raise DLBookError(f"Unknown KVStore type '{name}'; choose one of "
                           f"{', '.join(sorted(_LOCAL_TYPES))}")

@@ -1,0 +1,473 @@
+"""Distributed key-value stores over MPI: ``dist_sync``,
+``dist_device_sync`` and ``dist_async``.
+
+Start N copies of a training script (``python -m dlbook.launch -n 2
+python train.py``, or ``mpiexec -n 2 python train.py``); each one is a
+*worker* with ``kv.rank`` in ``0 .. kv.num_workers - 1``.  What MXNet
+1.9.1 does, and how dlbook does it on MPI (``mpi4py``):
+
+* ``init(k, v)``: rank 0's value wins (MXNet); a ``Bcast`` from rank 0.
+* ``push(k, [g, ...])``: the sum over each worker's devices, then over the
+  workers, replaces the stored value or goes to the optimizer (MXNet); a
+  local sum, then ``Allreduce(SUM)``.
+* ``pull(k, out)``: the stored value; a local copy, since every worker
+  holds the same value.
+* ``set_optimizer``: MXNet runs it on its servers; here every worker runs
+  the same updater on the same summed gradient.
+* 2-bit compression: per worker, with a residual (MXNet); an
+  ``Allgather`` of the packed 2-bit codes.
+* ``dist_async``: a server process applies each push as it arrives, as
+  MXNet's servers do.
+
+So ``dist_sync`` with n workers of batch b behaves like one process with
+batch ``n * b`` (MXNet's documentation of ``create``).  Note that pushes are
+*summed*, not averaged: the Gluon ``Trainer`` and ``Module`` divide by the
+batch size through ``rescale_grad``.
+
+``dist_device_sync`` keeps the values on the device of the value given to
+``init`` (the per-device sum happens there) and exchanges them through host
+memory; an NCCL path for GPUs is not part of dlbook.
+
+Outside a launcher a ``dist_*`` store has one worker and warns once.
+
+One measured MXNet 1.9.1 quirk is not copied: with 2-bit compression and
+*no* optimizer on the store, MXNet's pulls show no residual carry-over
+(constant pushes of 0.3 pull 0 forever).  dlbook carries the residual on
+both paths, as MXNet does when an optimizer is set.
+"""
+
+import atexit
+import json
+
+import numpy
+
+from .. import autograd
+from .._atomic import atomic_write
+from ..base import DLBookError
+from ..context import cpu
+from ..ndarray.ndarray import NDArray, from_raw
+from . import _mpi
+from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
+    _sum, _write
+
+__all__ = ['DistSyncKVStore', 'DistAsyncKVStore', 'create_dist']
+
+_NAMES = {'dist_sync': 'sync', 'dist_device_sync': 'sync',
+          'dist_sync_device': 'sync', 'dist_async': 'async',
+          'dist': 'sync'}
+
+
+def _signature(pairs):
+    """``'key shape dtype; ...'`` of the arrays given for some keys."""
+    parts = []
+    for k, values in pairs:
+        v = values[0] if values else None
+        if isinstance(v, NDArray):
+            parts.append(f'key {k!r} shape {v.shape} {v.dtype.name}')
+        else:
+            parts.append(f'key {k!r}')
+    return '; '.join(parts)
+
+
+def _host(raw, ctx):
+    """A contiguous host (NumPy) array holding ``raw`` of ``ctx``; a new
+    array for GPU values, ``raw`` itself when it already is one."""
+    return numpy.ascontiguousarray(ctx.backend.to_numpy(raw))
+
+
+def _device(host, ctx):
+    return ctx.backend.asarray(host, ctx.device_id, host.dtype) \
+        if ctx.device_type != 'cpu' else host
+
+
+def _wire(host):
+    """MPI has no float16 sum: exchange such arrays as float32."""
+    return host.astype(numpy.float32) if host.dtype == numpy.float16 \
+        else host
+
+
+class DistSyncKVStore(KVStore):
+    """Synchronous data-parallel store across processes (``dist_sync``,
+    ``dist_device_sync``); create it with ``mx.kv.create``.
+
+    Every worker keeps the same copy of every value, so ``pull`` needs no
+    communication: a ``push`` all-reduces, and the optimizer (if one is
+    set) runs on every worker on the same summed gradient.
+    """
+
+    def __init__(self, name, comm=None):
+        super().__init__('local' if 'device' not in name else 'device')
+        self._type = name
+        self._comm = comm            # None: one worker, no MPI at all
+
+    def __repr__(self):
+        return (f'<KVStore {self._type}: worker {self.rank} of '
+                f'{self.num_workers}, {len(self._store)} keys>')
+
+    @property
+    def rank(self):
+        """This worker's rank, from 0 to ``num_workers - 1``."""
+        return 0 if self._comm is None else self._comm.rank
+
+    @property
+    def num_workers(self):
+        """The number of workers in the job."""
+        return 1 if self._comm is None else self._comm.size
+
+    # -- the collectives ------------------------------------------------------
+    def _agree(self, pairs, what):
+        if self._comm is not None:
+            _mpi.agree(self._comm, _signature(pairs), what)
+
+    def init(self, key, value):
+        """Initialize keys on every worker with **rank 0's** values.
+
+        Every worker must call ``init`` with the same keys, shapes and
+        dtypes (checked: a mismatch raises on every worker).
+        """
+        pairs = _pairs(key, value)
+        for k, values in pairs:
+            _check_key(k)
+            if not isinstance(values[0], NDArray):
+                raise DLBookError(f'KVStore.init: values must be NDArrays, '
+                                  f'got {type(values[0]).__name__} for key '
+                                  f'{k!r}')
+        self._agree(pairs, 'init')
+        super().init(key, value)
+        if self._comm is None:
+            return
+        for k, _ in pairs:
+            stored = self._store[k]
+            host = _wire(_host(stored._data, stored.context).copy())
+            self._comm.Bcast(host, root=0)
+            stored._data = _device(host.astype(stored.dtype, copy=False),
+                                   stored.context)
+
+    def push(self, key, value, priority=0):
+        """Sum the values over each worker's devices, then over workers.
+
+        Without an optimizer the sum replaces the stored value; with one,
+        every worker applies the optimizer to it.
+        """
+        pairs = _pairs(key, value)
+        self._agree(pairs, 'push')
+        for k, values in pairs:
+            self._push_one(k, values)
+
+    def _push_one(self, key, values):
+        stored = self._stored(key)
+        merged = _sum(values, stored, key)      # this worker's devices
+        merged = self._reduce(key, merged, stored.context)
+        if self._updater is None:
+            stored._data = merged
+        else:
+            self._updater(key, from_raw(merged, stored.context), stored)
+
+    def _reduce(self, key, merged, ctx):
+        """Sum ``merged`` over the workers (2-bit compressed if set)."""
+        if self._comm is None and self._compression is None:
+            return merged
+        host = _host(merged, ctx)
+        if self._compression is not None:
+            total = self._reduce_compressed(key, host)
+        else:
+            total = _wire(host)
+            self._comm.Allreduce(_mpi.in_place(), total)
+        return _device(total.astype(host.dtype, copy=False), ctx)
+
+    def _reduce_compressed(self, key, host):
+        gc = self._compression
+        sent = gc.quantize(key, host)
+        if self._comm is None:
+            return sent
+        words = gc.pack(sent)
+        every = numpy.empty((self._comm.size, words.size), numpy.uint32)
+        self._comm.Allgather(words, every)
+        total = numpy.zeros(host.shape, host.dtype)
+        for w in every:                 # the same order on every worker
+            total += gc.unpack(w, host.shape, host.dtype)
+        return total
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """``push`` then ``pull``: one all-reduce per key."""
+        outs = value if out is None else out
+        pairs = _pairs(key, value)
+        self._agree(pairs, 'pushpull')
+        for (k, values), (_, targets) in zip(pairs, _pairs(key, outs)):
+            self._push_one(k, values)
+            stored = self._stored(k)
+            for target in targets:
+                _write(target, stored, k)
+
+    def broadcast(self, key, value, out, priority=0):
+        """``init(key, value)`` (rank 0's value wins) then ``pull``."""
+        self.init(key, value)
+        self.pull(key, out=out, priority=priority)
+
+    def barrier(self):
+        """Wait until every worker reaches this call."""
+        if self._comm is not None:
+            self._comm.Barrier()
+
+    _barrier = barrier
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """Worker 0 writes the optimizer states (every worker holds the
+        same ones); the others wait until the file is complete.
+
+        MXNet 1.9.1 cannot save the states of a distributed store (they
+        live on its servers); dlbook can, since every worker has them.
+        """
+        if self._updater is None:
+            raise DLBookError('KVStore.save_optimizer_states: no optimizer '
+                              'has been set with set_optimizer')
+        if self.rank == 0:
+            data = self._updater.get_states(dump_optimizer)
+            with atomic_write(fname) as f:
+                f.write(data)
+        self.barrier()
+
+    def load_optimizer_states(self, fname):
+        """Every worker reads the states written by
+        :meth:`save_optimizer_states` (``fname`` must be visible to all,
+        e.g. on a shared file system)."""
+        self.barrier()
+        super().load_optimizer_states(fname)
+
+
+# -- dist_async: one server process applies every push as it arrives -------
+
+_REQUEST, _PAYLOAD, _REPLY = 11, 12, 13
+
+
+class DistAsyncKVStore(KVStoreBase):
+    """Asynchronous store: a server process holds the values and applies
+    each worker's push as soon as it arrives (create it with
+    ``mx.kv.create('dist_async')`` under ``dlbook.launch``, which starts
+    the server process).
+
+    Updates are never simultaneous on one key, but their order across
+    workers is not defined, so runs are not bit-for-bit repeatable.
+    """
+
+    def __init__(self, name, world, workers, server):
+        self._type = name
+        self._world = world
+        self._comm = workers
+        self._server = server          # world rank of the server
+        self._meta = {}                # key -> (shape, dtype)
+        self._compression = None
+        self._has_optimizer = None        # the Optimizer once set
+        atexit.register(self._stop)
+
+    def __repr__(self):
+        return (f'<KVStore {self._type}: worker {self.rank} of '
+                f'{self.num_workers}, {len(self._meta)} keys>')
+
+    type = property(lambda self: self._type,
+                    doc='The store type given to ``create``.')
+    rank = property(lambda self: self._comm.rank,
+                    doc="This worker's rank.")
+    num_workers = property(lambda self: self._comm.size,
+                           doc='The number of workers (servers excluded).')
+
+    def _ask(self, header, payload=None, reply=None):
+        """Send one request to the server; wait for the reply if asked."""
+        raw = numpy.frombuffer(json.dumps(header).encode(), numpy.uint8)
+        self._world.Send(raw, dest=self._server, tag=_REQUEST)
+        if payload is not None:
+            self._world.Send(payload, dest=self._server, tag=_PAYLOAD)
+        if reply is not None:
+            self._world.Recv(reply, source=self._server, tag=_REPLY)
+        return reply
+
+    def _ack(self):
+        self._world.Recv(numpy.empty(1, numpy.int64), source=self._server,
+                         tag=_REPLY)
+
+    def init(self, key, value):
+        """Initialize keys on the server with **rank 0's** values."""
+        pairs = _pairs(key, value)
+        _mpi.agree(self._comm, _signature(pairs), 'init')
+        for k, values in pairs:
+            _check_key(k)
+            if k in self._meta:
+                raise DLBookError(f'KVStore: duplicate init of key {k!r}')
+            v = values[0]
+            self._meta[k] = (v.shape, v.dtype)
+            if self.rank == 0:
+                self._ask({'op': 'init', 'key': k, 'shape': list(v.shape),
+                           'dtype': v.dtype.name},
+                          _host(v._data, v.context))
+                self._ack()
+        self.barrier()
+
+    def _meta_of(self, key):
+        try:
+            return self._meta[key]
+        except KeyError:
+            raise DLBookError(f'KVStore: key {key!r} has not been '
+                              f'initialized; call kv.init({key!r}, value) '
+                              f'first') from None
+
+    def push(self, key, value, priority=0):
+        """Send each key's sum over this worker's devices to the server,
+        which applies it at once (optimizer, or replaces the value)."""
+        for k, values in _pairs(key, value):
+            shape, dtype = self._meta_of(k)
+            stored = from_raw(numpy.zeros(shape, dtype), cpu())
+            merged = _host(_sum(values, stored, k), cpu())
+            if self._compression is not None:
+                sent = self._compression.quantize(k, merged)
+                self._ask({'op': 'push2bit', 'key': k},
+                          self._compression.pack(sent))
+            else:
+                self._ask({'op': 'push', 'key': k}, merged)
+
+    def pull(self, key, out=None, priority=0, ignore_sparse=True):
+        """Fetch the server's current value of each key into ``out``."""
+        if out is None:
+            raise DLBookError('KVStore.pull: out must be given')
+        for k, outs in _pairs(key, out):
+            shape, dtype = self._meta_of(k)
+            value = self._ask({'op': 'pull', 'key': k}, None,
+                              numpy.empty(shape, dtype))
+            with autograd.pause():
+                current = from_raw(value, cpu())
+                for target in _as_list(outs):
+                    _write(target, current, k)
+
+    def pushpull(self, key, value, out=None, priority=0):
+        """``push`` then ``pull`` (into ``value`` when ``out`` is None)."""
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
+
+    def broadcast(self, key, value, out, priority=0):
+        """``init(key, value)`` then ``pull(key, out)``."""
+        self.init(key, value)
+        self.pull(key, out=out, priority=priority)
+
+    def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
+        """Not available: dlbook has no row-sparse storage."""
+        raise DLBookError('KVStore.row_sparse_pull: row_sparse storage is '
+                          'not supported by dlbook; use pull')
+
+    def set_optimizer(self, optimizer):
+        """Send ``optimizer`` to the server (by worker 0, in dlbook's
+        pickle-free format); it then updates on every push."""
+        from ..optimizer.updater import dumps_states
+        if self.rank == 0:
+            data = numpy.frombuffer(dumps_states({}, optimizer), numpy.uint8)
+            self._ask({'op': 'optimizer'}, data)
+            self._ack()
+        self._has_optimizer = optimizer
+        self.barrier()
+
+    def set_gradient_compression(self, compression_params):
+        """2-bit compression of pushes (see :meth:`KVStore.
+        set_gradient_compression`); the server decodes them."""
+        from .compression import GradientCompression, \
+            parse_compression_params
+        _, threshold = parse_compression_params(compression_params)
+        self._compression = GradientCompression(threshold)
+        if self.rank == 0:
+            self._ask({'op': 'compression', 'threshold': threshold})
+            self._ack()
+        self.barrier()
+
+    def save_optimizer_states(self, fname, dump_optimizer=False):
+        """The server writes its optimizer states to ``fname``."""
+        if self._has_optimizer is None:
+            raise DLBookError('KVStore.save_optimizer_states: no optimizer '
+                              'has been set with set_optimizer')
+        if self.rank == 0:
+            self._ask({'op': 'save', 'fname': str(fname),
+                       'dump': bool(dump_optimizer)})
+            self._ack()
+        self.barrier()
+
+    def load_optimizer_states(self, fname):
+        """The server reads optimizer states from ``fname``."""
+        if self._has_optimizer is None:
+            raise DLBookError('KVStore.load_optimizer_states: no optimizer '
+                              'has been set with set_optimizer')
+        self.barrier()
+        if self.rank == 0:
+            self._ask({'op': 'load', 'fname': str(fname)})
+            self._ack()
+        self.barrier()
+
+    @property
+    def _updater(self):
+        # ``Trainer.load_states`` reads ``kv._updater.optimizer``.
+        return _OptimizerRef(self._has_optimizer)
+
+    def barrier(self):
+        """Wait until every worker reaches this call."""
+        self._comm.Barrier()
+
+    _barrier = barrier
+
+    def _stop(self):
+        """Tell the server this worker is done (at interpreter exit)."""
+        try:
+            self._ask({'op': 'stop'})
+        except Exception:       # noqa: BLE001  (MPI already finalized)
+            pass
+
+
+class _OptimizerRef:
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+
+
+def create_dist(name):
+    """The store for ``mx.kv.create('dist_…')``."""
+    if name not in _NAMES:
+        raise DLBookError(f"Unknown KVStore type '{name}'; the distributed "
+                          f"ones are dist_sync, dist_device_sync and "
+                          f"dist_async")
+    if _mpi.job_size() == 1:
+        _mpi.warn_single(name)
+        return DistSyncKVStore(name)
+    world = _mpi.world()
+    expected = _mpi.job_size()
+    if world.size == 1 and expected > 1:
+        raise DLBookError(
+            f'The launcher started {expected} processes but MPI sees only '
+            f'this one: the processes do not form one MPI job. Under SLURM '
+            f'use srun --mpi=pmix (or pmi2), or run mpiexec inside the '
+            f'allocation (python -m dlbook.launch --launcher mpi)')
+    _mpi.record_pid(world.rank)
+    servers = _mpi.num_servers()
+    workers = world.size - servers
+    if workers < 1:
+        raise DLBookError(f'DMLC_NUM_SERVER={servers} leaves no worker in '
+                          f'a job of {world.size} processes')
+    if _NAMES[name] == 'async' and servers != 1:
+        raise DLBookError(
+            f"kv.create('{name}') needs exactly one server process besides "
+            f"the workers; this job has {servers}. Start it with "
+            f"python -m dlbook.launch -n {workers} -s 1 python ... (or set "
+            f"DMLC_NUM_SERVER=1 and start one more process)")
+    is_server = world.rank >= workers
+    comm = world.Split(1 if is_server else 0, world.rank)
+    _mpi.abort_on_error(world, 'server' if is_server else
+                        f'worker {world.rank}')
+    if is_server:
+        from ._server import serve
+        serve(world, workers, _NAMES[name] == 'async')   # never returns
+    if _NAMES[name] == 'async':
+        return DistAsyncKVStore(name, world, comm, server=workers)
+    if servers:
+        atexit.register(_stop_idle_servers, world, workers, servers)
+    return DistSyncKVStore(name, comm)
+
+
+def _stop_idle_servers(world, workers, servers):
+    header = numpy.frombuffer(b'{"op": "stop"}', numpy.uint8)
+    for s in range(workers, workers + servers):
+        try:
+            world.Send(header, dest=s, tag=_REQUEST)
+        except Exception:       # noqa: BLE001
+            pass
