@@ -11,7 +11,7 @@ STAMP   = $(VENV)/.dlbook-installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[notebooks,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[notebooks,dev,dist]'
 	touch $(STAMP)
 
 lab: $(STAMP)
