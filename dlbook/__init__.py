@@ -41,3 +41,4 @@ from . import model, callback, module  # noqa: F401
 from . import module as mod  # noqa: F401
 from . import rnn  # noqa: F401
 from . import test_utils  # noqa: F401
+from . import util, runtime  # noqa: F401
