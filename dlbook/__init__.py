@@ -42,3 +42,4 @@ from . import module as mod  # noqa: F401
 from . import rnn  # noqa: F401
 from . import test_utils  # noqa: F401
 from . import util, runtime  # noqa: F401
+from . import contrib  # noqa: F401
