@@ -43,3 +43,4 @@ from . import rnn  # noqa: F401
 from . import test_utils  # noqa: F401
 from . import util, runtime  # noqa: F401
 from . import contrib  # noqa: F401
+from . import profiler  # noqa: F401
