@@ -44,3 +44,6 @@ from . import test_utils  # noqa: F401
 from . import numpy as np  # noqa: F401
 from . import numpy_extension as npx  # noqa: F401
 from . import numpy, numpy_extension, util  # noqa: F401,E402
+from . import runtime  # noqa: F401
+from . import contrib  # noqa: F401
+from . import profiler  # noqa: F401

@@ -19,6 +19,7 @@ them):
 
 import threading
 
+from . import _profile_state as _profile
 from .base import DLBookError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
@@ -260,7 +261,11 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
             x._node is not None or x._grad_req is not None
             for x in node.inputs)
         ctx = node.ctx
-        if ctx._switch is None:          # no device switch needed (CPU)
+        if _profile.ON:                  # mx.profiler running
+            grads = _profile.run('_backward_' + node.op.name.lstrip('_'),
+                                 'imperative', ctx, node.op.backward,
+                                 ctx._xp, dys, ctx._switch)
+        elif ctx._switch is None:        # no device switch needed (CPU)
             grads = node.op.backward(ctx._xp, *dys)
         else:
             with ctx._switch:

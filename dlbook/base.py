@@ -5,8 +5,9 @@ raises its own :class:`DLBookError`, and ``dlbook.base.MXNetError`` is the
 same class, so ``except mx.base.MXNetError`` works unchanged.
 """
 
-__all__ = ['DLBookError', 'MXNetError', 'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE',
-           'dtype_name', 'numeric_types', 'integer_types', 'string_types']
+__all__ = ['DLBookError', 'MXNetError', 'NotImplementedForSymbol',
+           'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE', 'dtype_name', 'numeric_types',
+           'integer_types', 'string_types', 'py_str']
 
 import numbers
 
@@ -20,6 +21,32 @@ class DLBookError(RuntimeError):
 
 
 MXNetError = DLBookError
+
+
+class NotImplementedForSymbol(MXNetError, NotImplementedError):
+    """An NDArray-only function was called on a Symbol (``bool(sym)``).
+
+    An ``MXNetError`` as in MXNet, and also a ``NotImplementedError``."""
+
+    def __init__(self, function, alias, *args):
+        super().__init__()
+        self.function = function.__name__
+        self.alias = alias
+        self.args = [str(type(a)) for a in args]
+
+    def __str__(self):
+        msg = f'Function {self.function}'
+        if self.alias:
+            msg += f' (namely operator "{self.alias}")'
+        if self.args:
+            msg += f' with arguments ({", ".join(self.args)})'
+        return msg + (' is not implemented for Symbol and only available '
+                      'in NDArray.')
+
+
+def py_str(x):
+    """Decode C-style bytes to ``str`` (``str`` passes through)."""
+    return x.decode('utf-8') if isinstance(x, bytes) else x
 
 numeric_types = (numbers.Number,)
 integer_types = (numbers.Integral,)

@@ -21,6 +21,7 @@ Three details matter:
   around ``op.forward``.
 """
 
+from . import _profile_state as _profile
 from .base import DLBookError
 from .ops import REGISTRY
 from .symbol.symbol import topological_nodes
@@ -210,7 +211,10 @@ class GraphProgram:
                     copies.append((len(raws), copy))
                 raws.append(raw)
             try:
-                if step.switch is None:
+                if _profile.ON:
+                    out = _profile.run(op.name, 'symbolic', step.ctx,
+                                       op.forward, step.xp, raws, step.switch)
+                elif step.switch is None:
                     out = op.forward(step.xp, *raws)
                 else:
                     with step.switch:
@@ -258,7 +262,12 @@ class GraphProgram:
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
             try:
-                if step.switch is None:
+                if _profile.ON:
+                    out = _profile.run(op.name, 'symbolic', step.ctx,
+                                       op.forward, step.xp,
+                                       [values[s] for s in step.in_slots],
+                                       step.switch)
+                elif step.switch is None:
                     out = op.forward(step.xp,
                                      *[values[s] for s in step.in_slots])
                 else:
@@ -371,7 +380,12 @@ class GraphProgram:
                 xp = step.xp
                 dys = [xp.zeros(shape, dtype) if dy is None else dy
                        for dy, (shape, dtype) in zip(dys, meta)]
-            if step.switch is None:
+            if _profile.ON:
+                din = _profile.run('_backward_' + op.name.lstrip('_'),
+                                   'symbolic',
+                                   step.ctx, op.backward, step.xp, dys,
+                                   step.switch)
+            elif step.switch is None:
                 din = op.backward(step.xp, *dys)
             else:
                 with step.switch:

@@ -6,12 +6,20 @@ different numbers on NumPy and CuPy (and MXNet's own stream is different
 again, so published numbers are tolerance bands, not exact values).
 
 The sampling functions themselves are operators (``nd.random.normal``
-...) defined in ``dlbook.ops.random``.
+...) defined in ``dlbook.ops.random``; as in MXNet, ``mx.random`` re-exports
+them, so ``mx.random.uniform`` *is* ``mx.nd.random.uniform`` and draws from
+the same generator.
 """
 
 from . import backend as _backend
+from .ndarray.random import (uniform, normal, randn, randint,  # noqa: F401
+                             exponential, poisson, gamma, negative_binomial,
+                             generalized_negative_binomial, multinomial,
+                             shuffle)
 
-__all__ = ['seed', 'numpy_rng']
+__all__ = ['seed', 'numpy_rng', 'uniform', 'normal', 'randn', 'randint',
+           'exponential', 'poisson', 'gamma', 'negative_binomial',
+           'generalized_negative_binomial', 'multinomial', 'shuffle']
 
 
 def seed(seed_state, ctx='all'):

@@ -1,10 +1,29 @@
-"""``mx.util``: NumPy-mode switches (as MXNet's ``python/mxnet/util.py``).
+"""``mx.util``: NumPy-mode switches and environment access (as MXNet's
+``python/mxnet/util.py``).
 
 ``use_np`` decorates a Gluon Block class or a function so it runs in
 NumPy mode; ``np_shape``/``np_array`` are scopes; ``set_np``/``reset_np``
-are also ``npx.set_np``/``npx.reset_np``.
+are also ``npx.set_np``/``npx.reset_np``.  ``getenv``/``setenv`` read and
+write the process environment (``os.environ``), where dlbook reads its
+``DLBOOK_*`` and ``MXNET_*`` settings.
 """
+
+import os
 
 from ._np_state import (use_np, use_np_shape, use_np_array,  # noqa: F401
                         np_shape, np_array, is_np_shape, is_np_array,
                         set_np_shape, set_np, reset_np)
+from .base import py_str  # noqa: F401
+
+
+def getenv(name):
+    """The value of environment variable ``name``, or None."""
+    return os.environ.get(name)
+
+
+def setenv(name, value):
+    """Set environment variable ``name`` to ``value`` (None unsets it)."""
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = str(value)

@@ -32,6 +32,8 @@ from .creation import (array, zeros, ones, full, empty, arange,  # noqa
 from .arithmetic import *  # noqa
 from . import random, linalg  # noqa
 from .serialization import save, load, load_frombuffer  # noqa
+from .legacy import (from_numpy, onehot_encode,  # noqa
+                     choose_element_0index, fill_element_0index)
 from .methods import attach_methods as _attach_methods  # noqa
 
 _attach_methods(NDArray, globals())

@@ -11,6 +11,7 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
    node to the tape.
 """
 
+from .. import _profile_state as _profile
 from .. import autograd
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
@@ -149,7 +150,10 @@ def invoke(op, inputs, out=None, ctx=None):
         op.rng = ctx.backend.rng(ctx.device_id)
     xp = ctx._xp or ctx.xp
     try:
-        if ctx._switch is None:         # no device switch needed (CPU)
+        if _profile.ON:                 # mx.profiler running
+            result = _profile.run(op.name, 'imperative', ctx, op.forward, xp,
+                                  [x._data for x in inputs], ctx._switch)
+        elif ctx._switch is None:       # no device switch needed (CPU)
             result = op.forward(xp, *[x._data for x in inputs])
         else:
             with ctx._switch:

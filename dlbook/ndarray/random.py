@@ -9,7 +9,8 @@ from ..ops import random as ops
 from .invoke import invoke
 
 __all__ = ['uniform', 'normal', 'randn', 'randint', 'exponential',
-           'poisson', 'gamma', 'multinomial', 'shuffle']
+           'poisson', 'gamma', 'negative_binomial',
+           'generalized_negative_binomial', 'multinomial', 'shuffle']
 
 
 def _sample(op_cls, ctx, out, shape, dtype, **attrs):
@@ -64,6 +65,22 @@ def gamma(alpha=1, beta=1, shape=None, dtype=None, ctx=None, out=None,
     """Samples from a gamma distribution (shape alpha, scale beta)."""
     return _sample(ops.RandomGamma, ctx, out, shape, dtype, alpha=alpha,
                    beta=beta)
+
+
+def negative_binomial(k=1, p=1, shape=None, dtype=None, ctx=None, out=None,
+                      **kwargs):
+    """Failures before the ``k``-th success, each trial succeeding with
+    probability ``p`` (mean ``k(1-p)/p``); float samples."""
+    return _sample(ops.RandomNegativeBinomial, ctx, out, shape, dtype, k=k,
+                   p=p)
+
+
+def generalized_negative_binomial(mu=1, alpha=1, shape=None, dtype=None,
+                                  ctx=None, out=None, **kwargs):
+    """Samples with mean ``mu`` and variance ``mu + alpha * mu**2`` (a
+    Gamma-Poisson mixture; ``alpha=0`` is Poisson(mu)); float samples."""
+    return _sample(ops.RandomGeneralizedNegativeBinomial, ctx, out, shape,
+                   dtype, mu=mu, alpha=alpha)
 
 
 def multinomial(data, shape=None, get_prob=False, out=None, dtype='int32',

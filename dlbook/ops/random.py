@@ -109,6 +109,39 @@ class RandomGamma(_Sampler):
             a['alpha'], a['beta'], size))
 
 
+@register('_random_negative_binomial', 'random_negative_binomial')
+class RandomNegativeBinomial(_Sampler):
+    """x ~ NB(k, p): failures before the k-th success when each trial
+    succeeds with probability p (mean k(1-p)/p).  Drawn as MXNet does, a
+    Poisson whose rate is Gamma(k, (1-p)/p); float samples."""
+    defaults = {'k': 1, 'p': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        k, p = float(a['k']), float(a['p'])
+        if p >= 1.0:
+            return self._draw(xp, lambda size: xp.zeros(size))
+        return self._draw(xp, lambda size: self.rng.poisson(
+            self.rng.gamma(k, (1.0 - p) / p, size)))
+
+
+@register('_random_generalized_negative_binomial',
+          'random_generalized_negative_binomial')
+class RandomGeneralizedNegativeBinomial(_Sampler):
+    """x ~ GNB(mu, alpha): a Poisson whose rate is Gamma(1/alpha,
+    mu*alpha), so mean mu and variance mu + alpha*mu^2 (alpha = 0 is
+    Poisson(mu)); float samples."""
+    defaults = {'mu': 1.0, 'alpha': 1.0, 'shape': (), 'dtype': 'float32'}
+
+    def forward(self, xp):
+        a = self.attrs
+        mu, alpha = float(a['mu']), float(a['alpha'])
+        if alpha == 0.0:
+            return self._draw(xp, lambda size: self.rng.poisson(mu, size))
+        return self._draw(xp, lambda size: self.rng.poisson(
+            self.rng.gamma(1.0 / alpha, mu * alpha, size)))
+
+
 @register('_sample_multinomial', 'sample_multinomial')
 class SampleMultinomial(Op):
     """Draw category indices from the distributions in the last axis of

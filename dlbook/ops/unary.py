@@ -187,6 +187,17 @@ class Cbrt(_Unary):
         return 1 / (3 * y * y)
 
 
+@register('rcbrt')
+class Rcbrt(_Unary):
+    """y = x**(-1/3);   dx = -dy * y**4 / 3"""
+
+    def f(self, xp, x):
+        return 1 / xp.cbrt(x)
+
+    def df(self, xp, x, y):
+        return -(y * y) * (y * y) / 3
+
+
 @register('exp')
 class Exp(_Unary):
     """y = exp(x);   dx = dy * y"""

@@ -227,10 +227,11 @@ def _warn_unknown(what, note, unknown):
                   '\n\t'.join(lines), stacklevel=4)
 
 
-def infer_type(symbol, args, kwargs):
+def infer_type(symbol, args, kwargs, partial=False):
     """``(arg_types, out_types, aux_types)`` as NumPy scalar types; warns
     and returns ``(None, None, None)`` when some type stays unknown, as
-    MXNet does."""
+    MXNet does.  With ``partial=True`` unknown types are None in the
+    lists instead (``infer_type_partial``)."""
     nodes = symbol._nodes()
     dtypes = {k: dtype_name(v) for k, v in
               _named_inputs(symbol, args, kwargs).items()}
@@ -247,7 +248,8 @@ def infer_type(symbol, args, kwargs):
     out_types = [as_np(dtype_of.get((id(n), i))) for n, i in
                  symbol._outputs]
     aux_types = [as_np(by_name[n]) for n in symbol.list_auxiliary_states()]
-    if any(t is None for t in arg_types + out_types + aux_types):
+    if not partial and any(t is None for t in
+                           arg_types + out_types + aux_types):
         _warn_unknown('type', '', [(n, t) for n, t in
                                    zip(symbol.list_arguments(), arg_types)
                                    if t is None])

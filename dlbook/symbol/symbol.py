@@ -341,8 +341,10 @@ class Symbol:
         return id(self)
 
     def __bool__(self):
-        raise NotImplementedError('a Symbol has no truth value: it is not '
-                                  'computed until bound to arrays')
+        # MXNet: a Symbol has no truth value (it is not computed until
+        # bound to arrays)
+        from ..base import NotImplementedForSymbol
+        raise NotImplementedForSymbol(self.__bool__, 'bool')
 
     # -- shapes, types, serialisation, binding -------------------------------
     def infer_shape(self, *args, **kwargs):
@@ -361,6 +363,12 @@ class Symbol:
         """dtypes of arguments, outputs and auxiliary states."""
         from .infer import infer_type
         return infer_type(self, args, kwargs)
+
+    def infer_type_partial(self, *args, **kwargs):
+        """Like :meth:`infer_type`, but unknown dtypes are None in the
+        lists instead of the whole answer being None."""
+        from .infer import infer_type
+        return infer_type(self, args, kwargs, partial=True)
 
     def tojson(self):
         """The graph in MXNet's JSON format."""

@@ -127,6 +127,7 @@ CASES = {
     'sqrt': unary(np.sqrt, low=0.5, high=2.0),
     'rsqrt': unary(lambda x: 1 / np.sqrt(x), low=0.5, high=2.0),
     'cbrt': unary(np.cbrt, low=0.5, high=2.0),
+    'rcbrt': unary(lambda x: 1 / np.cbrt(x), low=0.5, high=2.0),
     'exp': unary(np.exp),
     'expm1': unary(np.expm1),
     'log': unary(np.log, low=0.5, high=2.0),

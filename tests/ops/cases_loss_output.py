@@ -54,4 +54,5 @@ CASES = {
         [(4, 3), (4, 3)], make_inputs=_regression((4, 3), (4, 3)),
         ref=lambda x, y: x, grad=()),
     'MakeLoss': Case([(3, 4)], ref=lambda x: x, grad=()),
+    'make_loss': Case([(3, 4)], ref=lambda x: x, grad=()),
 }

@@ -46,6 +46,16 @@ CASES = {
     '_random_gamma': Case([], attrs={'alpha': 4, 'beta': 0.5,
                                      'shape': (20000,)},
                           check=_stats(2, 1, (20000,))),
+    # MXNet 1.9.1: negative_binomial(2, 0.2) over 1e5 draws has mean 7.97
+    # and variance 39.5 (k(1-p)/p = 8, k(1-p)/p^2 = 40)
+    '_random_negative_binomial': Case(
+        [], attrs={'k': 2, 'p': 0.2, 'shape': (40000,)},
+        check=_stats(8, 40 ** 0.5, (40000,))),
+    # MXNet 1.9.1: generalized_negative_binomial(3, 0.5) has mean 3.01 and
+    # variance 7.60 (mu + alpha mu^2 = 7.5); alpha=0 is Poisson(3)
+    '_random_generalized_negative_binomial': Case(
+        [], attrs={'mu': 3, 'alpha': 0.5, 'shape': (40000,)},
+        check=_stats(3, 7.5 ** 0.5, (40000,))),
     '_sample_multinomial': Case(
         [], attrs={'shape': (4000,)}, dtypes=('float32',),
         make_inputs=lambda rng, dtype: [np.array(

@@ -1,0 +1,72 @@
+"""MXNet's older NDArray helpers, kept because MXNet-era code calls them.
+
+``from_numpy`` wraps a NumPy array; ``onehot_encode``,
+``choose_element_0index`` and ``fill_element_0index`` are the pre-1.0 forms
+of ``one_hot``, ``pick`` and a scatter along axis 1 (MXNet marks them
+deprecated but still ships them).  Each is written with registered
+operators, so gradients flow where MXNet's would.
+"""
+
+import numpy as np
+
+from ..context import cpu
+from .ndarray import NDArray, from_raw
+
+__all__ = ['from_numpy', 'onehot_encode', 'choose_element_0index',
+           'fill_element_0index']
+
+
+def _nd():
+    from .. import ndarray
+    return ndarray
+
+
+def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
+    """An NDArray on ``cpu(0)`` holding a NumPy array's values.
+
+    Unlike ``nd.array``, the dtype is kept (float64 stays float64).
+    With ``zero_copy=True`` the NDArray shares the NumPy array's memory
+    and, as in MXNet, the NumPy array is made read-only so it cannot
+    change behind the NDArray's back; the array must then be
+    C-contiguous.  With ``zero_copy=False`` the values are copied.
+
+    Examples
+    --------
+    >>> a = numpy.arange(3.0)
+    >>> x = nd.from_numpy(a)          # float64, same memory, a now read-only
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f'from_numpy expects a numpy.ndarray, got '
+                        f'{type(ndarray).__name__}')
+    if not zero_copy:
+        return from_raw(np.array(ndarray, copy=True, order='C'), cpu(0))
+    if not ndarray.flags['C_CONTIGUOUS']:
+        raise ValueError('Only c-contiguous arrays are supported for '
+                         'zero-copy')
+    view = ndarray.view()
+    ndarray.flags['WRITEABLE'] = False
+    return from_raw(view, cpu(0))
+
+
+def onehot_encode(indices, out):
+    """Write the one-hot rows of ``indices`` into ``out`` (shape
+    ``(len(indices), depth)``) and return ``out``.  Prefer
+    ``nd.one_hot(indices, depth)``."""
+    nd = _nd()
+    return nd.one_hot(indices, depth=out.shape[1], dtype=out.dtype, out=out)
+
+
+def choose_element_0index(lhs, rhs, out=None):
+    """``lhs[i, rhs[i]]`` for each row ``i`` of the 2-d ``lhs``.  Prefer
+    ``nd.pick(lhs, rhs, axis=1)``."""
+    return _nd().pick(lhs, rhs, axis=1, out=out)
+
+
+def fill_element_0index(lhs, mhs, rhs, out=None):
+    """A copy of the 2-d ``lhs`` with ``lhs[i, rhs[i]]`` replaced by
+    ``mhs[i]``; ``lhs`` itself is unchanged (MXNet returns a new array or
+    fills ``out``)."""
+    nd = _nd()
+    hot = nd.one_hot(rhs, depth=lhs.shape[1], dtype=lhs.dtype)
+    fill = nd.broadcast_to(mhs.reshape((-1, 1)), shape=lhs.shape)
+    return nd.where(hot, fill, lhs, out=out)
