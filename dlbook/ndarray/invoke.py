@@ -160,7 +160,8 @@ def invoke(op, inputs, out=None, ctx=None):
     if _state.recording and op.differentiable:
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
-                node = _Node(op, tuple(inputs), ctx, meta)
+                node = _Node(op, tuple(inputs), ctx, meta,
+                             tuple([x._version for x in inputs]))
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i

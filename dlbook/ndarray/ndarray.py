@@ -43,6 +43,7 @@ class NDArray:
     _node = None
     _out_index = 0
     _fresh_grad = False
+    _version = 0        # in-place writes so far (autograd checks it)
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
 
     def __init__(self, data, ctx=None):
@@ -238,6 +239,7 @@ class NDArray:
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
+        self._version += 1
         try:
             self._data[key] = _raw_value(value, self._ctx)
         except (ValueError, IndexError, TypeError) as err:
@@ -350,6 +352,7 @@ class NDArray:
         if result.shape != self.shape:
             raise DLBookError(f'in-place operation would change the shape '
                               f'from {self.shape} to {result.shape}')
+        self._version += 1
         self._data[...] = result._data
         return self
 
