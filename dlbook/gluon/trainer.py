@@ -434,7 +434,8 @@ class Trainer:
             source = f"optimizer states file '{fname}'"
             # checked whole before any updater changes
             opt.updater.check_states_fit(
-                opt.updater.loads_states(states, source)[0], shapes, source)
+                opt.updater.loads_states(states, source)[0], shapes, source,
+                {i: p.name for i, p in enumerate(self._params)})
             for updater in self._updaters:
                 updater.set_states(states, source)
                 updater.optimizer = self._updaters[0].optimizer

@@ -217,10 +217,11 @@ def loads_states(data, source='optimizer states'):
     return states, optimizer
 
 
-def check_states_fit(states, shapes, source='optimizer states'):
+def check_states_fit(states, shapes, source='optimizer states', names=None):
     """Raise unless every state belongs to a weight index in ``shapes``
     and each of its arrays has that weight's shape (unknown dimensions,
-    0, match anything)."""
+    0, match anything).  ``names`` (index -> parameter name) makes the
+    message name the parameter."""
     for index, state in states.items():
         if index not in shapes:
             raise DLBookError(
@@ -232,10 +233,12 @@ def check_states_fit(states, shapes, source='optimizer states'):
         for arr in _state_arrays(state):
             if len(arr.shape) != len(want) or any(
                     w not in (0, a) for a, w in zip(arr.shape, want)):
+                name = f" ('{names[index]}')" if names and index in names \
+                    else ''
                 raise DLBookError(
                     f'cannot load {source}: the state of weight index '
-                    f'{index!r} has shape {arr.shape} but the weight has '
-                    f'shape {want}; was it saved for another network?')
+                    f'{index!r}{name} has shape {arr.shape} but the weight '
+                    f'has shape {want}; was it saved for another network?')
 
 
 def _state_arrays(state):
