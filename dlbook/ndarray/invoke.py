@@ -143,6 +143,8 @@ def invoke(op, inputs, out=None, ctx=None):
         else:
             with ctx._switch:
                 result = op.forward(xp, *[x._data for x in inputs])
+    except DLBookError:
+        raise                 # already says what is wrong (and its class)
     except (ValueError, TypeError, IndexError) as err:
         raise DLBookError(f'{op.name}: {err} (inputs: '
                           f'{describe_inputs(inputs) or "none"})') from err

@@ -12,7 +12,7 @@ the same rule serves ``nd``, ``sym`` and the autograd tape.
 
 import numbers
 
-from ..base import DLBookError, dtype_name
+from ..base import DLBookError, DLBookIndexError, dtype_name
 from ..context import Context
 from ..ops import REGISTRY
 from .host_array import to_host_array
@@ -244,7 +244,9 @@ class NDArray:
             self._data[key] = _raw_value(value, self._ctx)
         except (ValueError, IndexError, TypeError) as err:
             vshape = getattr(value, 'shape', type(value).__name__)
-            raise DLBookError(f'cannot assign a value of shape {vshape} to '
+            error = DLBookIndexError if isinstance(err, IndexError) \
+                else DLBookError
+            raise error(f'cannot assign a value of shape {vshape} to '
                               f'index {key!r} of an array of shape '
                               f'{self.shape}: {err}') from err
 

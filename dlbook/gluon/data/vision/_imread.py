@@ -39,7 +39,18 @@ def _to_flag(image, flag, path):
 
 
 def _read_npy(path):
-    image = numpy.load(path, allow_pickle=False)
+    try:
+        image = numpy.load(path, allow_pickle=False)
+    except (ValueError, EOFError, OSError) as err:
+        if isinstance(err, FileNotFoundError):
+            raise
+        why = ('it holds Python objects (dlbook never unpickles files); '
+               'save a uint8 array' if 'allow_pickle' in str(err)
+               else f'the file is not a valid .npy array ({err})')
+        raise DLBookError(f'cannot read image {path}: {why}') from None
+    if not isinstance(image, numpy.ndarray):
+        raise DLBookError(f'cannot read image {path}: expected one array, '
+                          f'found {type(image).__name__}')
     if image.dtype != numpy.uint8:
         raise DLBookError(f'{path}: .npy images must be uint8, got '
                           f'{image.dtype}')
@@ -64,7 +75,10 @@ def _read_pillow(path, flag):
     try:
         with Image.open(path) as img:
             return numpy.asarray(img.convert('RGB' if flag else 'L'))
-    except OSError as err:
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError) as err:
         raise DLBookError(f'cannot decode image {path}: {err}') from err
 
 
@@ -86,7 +100,8 @@ def imdecode(buf, flag=1, source='image bytes'):
     try:
         with Image.open(io.BytesIO(buf)) as img:
             image = numpy.asarray(img.convert('RGB' if flag else 'L'))
-    except OSError as err:
+    except (OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError) as err:
         raise DLBookError(f'cannot decode {source} as an image: '
                           f'{err}') from err
     return numpy.ascontiguousarray(_to_flag(image, flag, source))
