@@ -11,7 +11,9 @@ need nothing extra.  Colour images come back as RGB, as MXNet's
 __all__ = ['imread', 'imdecode', 'pillow', 'IMAGE_EXTENSIONS']
 
 import io
+import math
 import os
+import tokenize
 
 import numpy
 
@@ -38,10 +40,41 @@ def _to_flag(image, flag, path):
     return image
 
 
+def _npy_data_size(path):
+    """Bytes of data the ``.npy`` header of ``path`` declares, and the
+    bytes the file holds after the header (read before any allocation)."""
+    fmt = numpy.lib.format
+    with open(path, 'rb') as f:
+        version = fmt.read_magic(f)
+        # the header's own length comes first: check it against the file
+        # before NumPy reads (and allocates) that many bytes
+        start = f.tell()
+        width = 2 if version == (1, 0) else 4
+        length = int.from_bytes(f.read(width), 'little')
+        if length > os.fstat(f.fileno()).st_size:
+            raise ValueError(f'its header claims {length} bytes, more than '
+                             f'the whole file')
+        f.seek(start)
+        read_header = (fmt.read_array_header_1_0 if version == (1, 0)
+                       else fmt.read_array_header_2_0)
+        shape, _, dtype = read_header(f)
+        start = f.tell()
+        f.seek(0, os.SEEK_END)
+        if dtype.hasobject:
+            raise ValueError('Object arrays cannot be loaded when '
+                             'allow_pickle=False')
+        return math.prod(shape) * dtype.itemsize, f.tell() - start
+
+
 def _read_npy(path):
     try:
+        declared, held = _npy_data_size(path)
+        if declared != held:
+            raise ValueError(f'its header declares {declared} bytes of '
+                             f'data, the file holds {held}')
         image = numpy.load(path, allow_pickle=False)
-    except (ValueError, EOFError, OSError) as err:
+    except (ValueError, EOFError, OSError, SyntaxError,
+            tokenize.TokenError, RecursionError) as err:
         if isinstance(err, FileNotFoundError):
             raise
         why = ('it holds Python objects (dlbook never unpickles files); '
