@@ -247,7 +247,10 @@ def _read_array(r, ctx):
         r.fail(f'file is truncated: shape {shape} of {dtype.name} needs '
                f'{count * dtype.itemsize} bytes of data, only '
                f'{max(r.remaining(), 0)} left')
-    raw = numpy.empty(shape, dtype)
+    try:
+        raw = numpy.empty(shape, dtype)
+    except (ValueError, MemoryError):
+        r.fail(f'corrupt shape {shape}: too large for an array')
     r.read_into(raw, 'the data')
     if flag == _BFLOAT16_FLAG:          # NumPy has no bfloat16: widen
         raw = (raw.astype(numpy.uint32) << 16).view(numpy.float32)

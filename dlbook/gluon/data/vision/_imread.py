@@ -106,7 +106,11 @@ def pillow(what, hint=' (or store the images as uint8 .npy files)'):
 def _read_pillow(path, flag):
     Image = pillow(f'reading {path}')
     try:
-        with Image.open(path) as img:
+        with open(path, 'rb') as f:
+            # Pillow then reads from memory: a damaged chunk length can
+            # only ask for bytes the file really has
+            data = f.read()
+        with Image.open(io.BytesIO(data)) as img:
             return numpy.asarray(img.convert('RGB' if flag else 'L'))
     except FileNotFoundError:
         raise
