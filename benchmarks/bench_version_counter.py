@@ -2,8 +2,7 @@
 
 Every in-place write (``x[:] = ...``, ``x += 1``) bumps ``x._version``;
 each recorded operator keeps its inputs' versions, and ``backward``
-compares them.  This times ``bench_core``'s loops (10,000 ``a + b`` on
-16x16 float32, plain, recorded, recorded + ``backward()``) with the
+compares them.  This times ``bench_core``'s loops (``a + b`` on 16x16 float32, plain, recorded, recorded + ``backward()``) with the
 counter as shipped and without it (``invoke`` minus the line that saves
 the versions, so the tape holds none and backward skips the check), in
 interleaved rounds so that a busy machine
@@ -13,6 +12,7 @@ Run: ``python benchmarks/bench_version_counter.py`` (writes
 benchmarks/RESULTS.md).
 """
 
+import importlib
 import inspect
 import os
 import sys
@@ -24,12 +24,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
 
 from dlbook import autograd, nd  # noqa: E402
-from dlbook.ndarray import invoke as _invoke_module  # noqa: E402
-from dlbook.ndarray import ndarray as _ndarray_module  # noqa: E402
 from benchmarks.common import fmt_us, table, write_section  # noqa: E402
 
-N_OPS = 10_000
-ROUNDS = 5
+# the modules (``dlbook.ndarray.invoke`` is also the name of a function)
+_invoke_module = importlib.import_module('dlbook.ndarray.invoke')
+_ndarray_module = importlib.import_module('dlbook.ndarray.ndarray')
+
+N_OPS = 2_000       # short loops, many rounds: the minimum filters out
+ROUNDS = 25         # the bursts of a shared machine
 
 
 def _invoke_without_versions():
@@ -37,8 +39,8 @@ def _invoke_without_versions():
     that saves the inputs' versions removed (nodes get ``versions=None``,
     so ``backward`` skips the check too)."""
     source = inspect.getsource(_invoke_module.invoke)
-    saved = (',\n                             tuple([x._version for x in '
-             'inputs]))')
+    saved = (',\n                             tuple(map(_version_of, '
+             'inputs)))')
     if saved not in source:
         raise RuntimeError('invoke() changed: update this benchmark')
     namespace = dict(vars(_invoke_module))

@@ -17,6 +17,7 @@ them):
   ``backward`` on the same graph raises MXNet's error.
 """
 
+import operator
 import threading
 
 from .base import DLBookError
@@ -32,6 +33,9 @@ class _State(threading.local):
 
 
 _state = _State()
+
+#: ``x._version`` of an NDArray: how many in-place writes it has had
+version_of = operator.attrgetter('_version')
 
 
 class Node:
@@ -258,7 +262,8 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         for x in captured.values():
             if x._node is node:
                 results[id(x)] = (x, dys[x._out_index])
-        if node.versions is not None:
+        if node.versions is not None and \
+                tuple(map(version_of, node.inputs)) != node.versions:
             _check_versions(node)
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
@@ -487,7 +492,7 @@ class Function:
             op = _FunctionOp(self, outs)
             meta = None if single else [(o.shape, o.dtype) for o in outs]
             node = Node(op, tuple(inputs), inputs[0]._ctx, meta,
-                        tuple([x._version for x in inputs]))
+                        tuple(map(version_of, inputs)))
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
         return outputs

@@ -20,6 +20,7 @@ __all__ = ['invoke', 'describe_inputs']
 
 _state = autograd._state
 _Node = autograd.Node
+_version_of = autograd.version_of
 _new = object.__new__
 
 
@@ -163,7 +164,7 @@ def invoke(op, inputs, out=None, ctx=None):
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
                 node = _Node(op, tuple(inputs), ctx, meta,
-                             tuple([x._version for x in inputs]))
+                             tuple(map(_version_of, inputs)))
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i
