@@ -297,6 +297,10 @@ class Block:
                 f"'{filename}' are not present in this Block, which "
                 f"contains parameters {_brief_print_list(params)}. Set "
                 f"ignore_extra=True to ignore.")
+        # check every parameter first: a failure leaves the block unchanged
+        for name, value in loaded.items():
+            if name in params:
+                params[name]._check_loadable(value, cast_dtype, dtype_source)
         for name, value in loaded.items():
             if name in params:
                 params[name]._load_init(value, ctx, cast_dtype=cast_dtype,

@@ -224,6 +224,25 @@ class Parameter:
     def _load_init(self, data, ctx, cast_dtype=False,
                    dtype_source='current'):
         """Set this parameter from loaded ``data`` (shape-checked)."""
+        self._check_loadable(data, cast_dtype, dtype_source)
+        self.shape = data.shape
+        if cast_dtype:
+            if dtype_source == 'saved':
+                self.dtype = data.dtype.name
+            else:
+                data = data.astype(self.dtype, copy=False)
+        if self._data is None:
+            if self._deferred_init:
+                ctx = ctx or self._deferred_init[1]
+            self._deferred_init = ()
+            self._init_impl(data, _as_ctx_list(ctx))
+        else:
+            self.set_data(data)
+
+    def _check_loadable(self, data, cast_dtype=False,
+                        dtype_source='current'):
+        """Raise if ``data`` cannot be loaded into this parameter (shape or
+        dtype); changes nothing, so a file is checked whole first."""
         if self.shape:
             unknown_ok = all(old in (0, new) for old, new in
                              zip(self.shape, data.shape))
@@ -232,25 +251,12 @@ class Parameter:
                     f"Failed loading Parameter '{self.name}' from saved "
                     f"params: shape incompatible expected {self.shape} vs "
                     f"saved {data.shape}")
-        self.shape = data.shape
-        if cast_dtype:
-            if dtype_source == 'saved':
-                self.dtype = data.dtype.name
-            else:
-                data = data.astype(self.dtype, copy=False)
-        elif data.dtype.name != self.dtype:
+        if not cast_dtype and data.dtype.name != self.dtype:
             raise DLBookError(
                 f"Failed loading Parameter '{self.name}' from saved params: "
                 f"dtype incompatible expected {self.dtype} vs saved "
                 f"{data.dtype.name}. Set cast_dtype=True to cast the dtype "
                 f"of saved params.")
-        if self._data is None:
-            if self._deferred_init:
-                ctx = ctx or self._deferred_init[1]
-            self._deferred_init = ()
-            self._init_impl(data, _as_ctx_list(ctx))
-        else:
-            self.set_data(data)
 
     # -- access -------------------------------------------------------------------
     def _check_and_get(self, arr_dict, ctx):
@@ -623,19 +629,21 @@ class ParameterDict:
                         f"make sure source and target networks have the "
                         f"same prefix. Set allow_missing=True to ignore "
                         f"missing parameters.")
+        for name, value in arg_dict.items():     # check all, then assign
+            if name in self._params:
+                self[name]._check_loadable(value, cast_dtype, dtype_source)
+            elif not ignore_extra:
+                raise DLBookError(
+                    f"Parameter '{name[len(restore_prefix):]}' loaded "
+                    f"from file '{filename}' is not present in "
+                    f"ParameterDict, choices are: "
+                    f"{_brief_print_list(self.keys())}. Set "
+                    f"ignore_extra=True to ignore. Please make sure "
+                    f"source and target networks have the same prefix.")
         for name, value in arg_dict.items():
-            if name not in self._params:
-                if not ignore_extra:
-                    raise DLBookError(
-                        f"Parameter '{name[len(restore_prefix):]}' loaded "
-                        f"from file '{filename}' is not present in "
-                        f"ParameterDict, choices are: "
-                        f"{_brief_print_list(self.keys())}. Set "
-                        f"ignore_extra=True to ignore. Please make sure "
-                        f"source and target networks have the same prefix.")
-                continue
-            self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
-                                  dtype_source=dtype_source)
+            if name in self._params:
+                self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
+                                      dtype_source=dtype_source)
 
 
 def _select(params, select):

@@ -264,7 +264,9 @@ class KVStore(KVStoreBase):
             raise DLBookError('KVStore.load_optimizer_states: no optimizer '
                               'has been set with set_optimizer')
         with open(fname, 'rb') as f:
-            self._updater.set_states(f.read())
+            self._updater.set_states(
+                f.read(), f"optimizer states file '{fname}'",
+                shapes={k: v.shape for k, v in self._store.items()})
         self._optimizer = self._updater.optimizer
 
     def barrier(self):

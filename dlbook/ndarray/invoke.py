@@ -21,6 +21,7 @@ __all__ = ['invoke', 'describe_inputs']
 
 _state = autograd._state
 _Node = autograd.Node
+_version_of = autograd.version_of
 _new = object.__new__
 
 
@@ -158,6 +159,8 @@ def invoke(op, inputs, out=None, ctx=None):
         else:
             with ctx._switch:
                 result = op.forward(xp, *[x._data for x in inputs])
+    except DLBookError:
+        raise                 # already says what is wrong (and its class)
     except (ValueError, TypeError, IndexError) as err:
         raise DLBookError(f'{op.name}: {err} (inputs: '
                           f'{describe_inputs(inputs) or "none"})') from err
@@ -178,7 +181,8 @@ def invoke(op, inputs, out=None, ctx=None):
     if _state.recording and op.differentiable:
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
-                node = _Node(op, tuple(inputs), ctx, meta)
+                node = _Node(op, tuple(inputs), ctx, meta,
+                             tuple(map(_version_of, inputs)))
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i

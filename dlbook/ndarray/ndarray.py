@@ -12,7 +12,7 @@ the same rule serves ``nd``, ``sym`` and the autograd tape.
 
 import numbers
 
-from ..base import DLBookError, dtype_name
+from ..base import DLBookError, DLBookIndexError, dtype_name
 from ..context import Context
 from ..ops import REGISTRY, cast_scalar
 from .host_array import to_host_array
@@ -43,6 +43,7 @@ class NDArray:
     _node = None
     _out_index = 0
     _fresh_grad = False
+    _version = 0        # in-place writes so far (autograd checks it)
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
 
     def __init__(self, data, ctx=None):
@@ -238,11 +239,14 @@ class NDArray:
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
+        self._version += 1
         try:
             self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
             vshape = getattr(value, 'shape', type(value).__name__)
-            raise DLBookError(f'cannot assign a value of shape {vshape} to '
+            error = DLBookIndexError if isinstance(err, IndexError) \
+                else DLBookError
+            raise error(f'cannot assign a value of shape {vshape} to '
                               f'index {key!r} of an array of shape '
                               f'{self.shape}: {err}') from err
 
@@ -350,6 +354,7 @@ class NDArray:
         if result.shape != self.shape:
             raise DLBookError(f'in-place operation would change the shape '
                               f'from {self.shape} to {result.shape}')
+        self._version += 1
         self._data[...] = result._data
         return self
 

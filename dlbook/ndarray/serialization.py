@@ -32,6 +32,7 @@ everything else (any CPU device, or a GPU this machine lacks) on ``cpu(0)``
 __all__ = ['save', 'load', 'load_frombuffer', 'save_to_bytes']
 
 import io
+import math
 import os
 import struct
 import sys
@@ -243,12 +244,15 @@ def _read_array(r, ctx):
         dtype = numpy.dtype(FLAG_TO_DTYPE[flag]).newbyteorder('<')
     else:
         r.fail(f'unknown dtype flag {flag}')
-    count = int(numpy.prod(shape, dtype=numpy.int64))
+    count = math.prod(shape)        # exact: int64 would wrap around
     if count * dtype.itemsize > r.remaining():
         r.fail(f'file is truncated: shape {shape} of {dtype.name} needs '
                f'{count * dtype.itemsize} bytes of data, only '
                f'{max(r.remaining(), 0)} left')
-    raw = numpy.empty(shape, dtype)
+    try:
+        raw = numpy.empty(shape, dtype)
+    except (ValueError, MemoryError):
+        r.fail(f'corrupt shape {shape}: too large for an array')
     r.read_into(raw, 'the data')
     if flag == _BFLOAT16_FLAG:          # NumPy has no bfloat16: widen
         raw = (raw.astype(numpy.uint32) << 16).view(numpy.float32)

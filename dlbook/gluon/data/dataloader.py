@@ -15,6 +15,8 @@ samples one by one.  The result is the same either way.
 
 __all__ = ['DataLoader', 'default_batchify_fn']
 
+import numbers
+
 from ...context import cpu_pinned
 from ...ndarray import NDArray
 from .batchify import default_batchify_fn, stack_samples, to_ndarrays
@@ -26,6 +28,14 @@ def _batcher(dataset):
     once, or None if ``dataset`` can only be read sample by sample."""
     hook = getattr(dataset, '_batcher', None)
     return hook() if hook is not None else None
+
+
+def _check_int(name, value, smallest):
+    """Raise unless ``value`` is an integer >= ``smallest``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value < smallest:
+        raise ValueError(f'DataLoader: {name} must be an integer >= '
+                         f'{smallest}, got {value!r}')
 
 
 def load_batch(dataset, indices, batchify_fn):
@@ -40,7 +50,7 @@ def load_batch(dataset, indices, batchify_fn):
         fast = _batcher(dataset)
         if fast is not None:
             return fast(indices)
-        return stack_samples([dataset[i] for i in indices])
+        return stack_samples([dataset[i] for i in indices], indices)
     return batchify_fn([dataset[i] for i in indices])
 
 
@@ -155,6 +165,7 @@ class DataLoader:
             if batch_size is None:
                 raise ValueError('batch_size must be specified unless '
                                  'batch_sampler is specified')
+            _check_int('batch_size', batch_size, 1)
             if sampler is None:
                 sampler = (_sampler.RandomSampler(len(dataset)) if shuffle
                            else _sampler.SequentialSampler(len(dataset)))
@@ -169,9 +180,12 @@ class DataLoader:
                              'must not be specified if batch_sampler is '
                              'specified.')
         self._batch_sampler = batch_sampler
-        self._num_workers = max(0, int(num_workers))
-        self._prefetch = max(0, int(prefetch) if prefetch is not None
-                             else 2 * self._num_workers)
+        _check_int('num_workers', num_workers, 0)
+        if prefetch is not None:
+            _check_int('prefetch', prefetch, 0)
+        self._num_workers = int(num_workers)
+        self._prefetch = int(prefetch) if prefetch is not None \
+            else 2 * self._num_workers
         # None means "the default": it lets datasets gather whole batches.
         if batchify_fn is default_batchify_fn:
             batchify_fn = None

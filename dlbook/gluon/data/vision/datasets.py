@@ -19,6 +19,7 @@ __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100',
            'ImageRecordDataset', 'ImageFolderDataset']
 
 import gzip
+import math
 import os
 import shutil
 import struct
@@ -86,21 +87,24 @@ def read_idx(path, ndim):
                 raise _corrupt(path, f'not a {ndim}-d uint8 IDX file '
                                      f'(header {head.hex() or "empty"})')
             dims = struct.unpack(f'>{ndim}I', f.read(4 * ndim))
-            data = numpy.empty(dims, numpy.uint8)
-            view = memoryview(data.reshape(-1))
-            got = 0
-            while got < data.size:
-                n = f.readinto(view[got:])
-                if not n:
+            size = math.prod(dims)
+            # Read in pieces, never trusting the header's size: a damaged
+            # header must not allocate more than the file really holds.
+            buf = bytearray()
+            while len(buf) <= size:
+                piece = f.read(min(1 << 16, size + 1 - len(buf)))
+                if not piece:
                     break
-                got += n
-            if got != data.size:
+                buf += piece
+            got = len(buf)
+            if got < size:
                 raise _corrupt(path, f'holds {got} bytes of data but its '
                                      f'header promises {dims} = '
-                                     f'{data.size} bytes')
-            if f.read(1):
+                                     f'{size} bytes')
+            if got > size:
                 raise _corrupt(path, f'has more data than its header '
                                      f'{dims} says')
+            data = numpy.frombuffer(buf, numpy.uint8).reshape(dims)
     except (EOFError, OSError, zlib.error, struct.error) as err:
         raise _corrupt(path, f'cannot be decompressed ({err})') from err
     return data
