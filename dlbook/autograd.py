@@ -21,6 +21,7 @@ import operator
 import threading
 
 from . import _profile_state as _profile
+from . import _write_clock
 from .base import DLBookError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
@@ -35,26 +36,24 @@ class _State(threading.local):
 
 _state = _State()
 
-#: ``x._version`` of an NDArray: how many in-place writes it has had
-version_of = operator.attrgetter('_version')
 
 
 class Node:
     """One recorded operator call: the op instance (which holds what its
     backward needs) and the input NDArrays the gradient flows into."""
 
-    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'versions',
+    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'recorded_at',
                  '__weakref__')
 
-    def __init__(self, op, inputs, ctx, out_meta=None, versions=None):
+    def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
         self.op = op
         self.inputs = inputs
         self.ctx = ctx
         self.out_meta = out_meta    # [(shape, dtype)] for multi-output ops
         self.freed = False
-        # each input's in-place write count when the op ran (see
-        # _check_versions); None when not recorded
-        self.versions = versions
+        # the write clock's time when the op ran (see _check_writes);
+        # None when not recorded
+        self.recorded_at = recorded_at
 
     def __repr__(self):
         return f'Node({self.op.name})'
@@ -263,9 +262,9 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         for x in captured.values():
             if x._node is node:
                 results[id(x)] = (x, dys[x._out_index])
-        if node.versions is not None and \
-                tuple(map(version_of, node.inputs)) != node.versions:
-            _check_versions(node)
+        if node.recorded_at is not None and \
+                _write_clock.NOW[0] > node.recorded_at:
+            _check_writes(node)
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
         node.op.needs_input_grad = tuple(
@@ -295,12 +294,12 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
     return results
 
 
-def _check_versions(node):
+def _check_writes(node):
     """Raise if an input that ``node``'s operator kept for its backward
     was written in place (``x[:] = ...``, ``x += 1``) after the operator
     ran: its gradient would be computed at the new values."""
-    for i, (x, version) in enumerate(zip(node.inputs, node.versions)):
-        if x._version != version and _holds(node.op, x):
+    for i, x in enumerate(node.inputs):
+        if x._written_at > node.recorded_at and _holds(node.op, x):
             names = getattr(node.op, 'arguments', ())
             which = (f"input {i} ({names[i]!r})" if i < len(names)
                      else f'input {i}')
@@ -308,9 +307,9 @@ def _check_versions(node):
                 f"autograd: {which} of operator '{node.op.name}', an "
                 f'NDArray of shape {x.shape} {x.dtype} @{x._ctx}, was '
                 f'modified in place (x[...] = ..., x += ...) after the '
-                f'operator recorded it (version {version} then, {x._version}'
-                f' now); its gradient needs the old values. Write into a '
-                f'copy (x = x.copy()) or modify it only after backward().')
+                f'operator recorded it; its gradient needs the old values. '
+                f'Write into a copy (x = x.copy()) or modify it only after '
+                f'backward().')
 
 
 def _holds(op, x):
@@ -497,7 +496,7 @@ class Function:
             op = _FunctionOp(self, outs)
             meta = None if single else [(o.shape, o.dtype) for o in outs]
             node = Node(op, tuple(inputs), inputs[0]._ctx, meta,
-                        tuple(map(version_of, inputs)))
+                        _write_clock.NOW[0])
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
         return outputs

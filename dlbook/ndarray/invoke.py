@@ -12,6 +12,7 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
 """
 
 from .. import _profile_state as _profile
+from .. import _write_clock
 from .. import autograd
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
@@ -21,7 +22,6 @@ __all__ = ['invoke', 'describe_inputs']
 
 _state = autograd._state
 _Node = autograd.Node
-_version_of = autograd.version_of
 _new = object.__new__
 
 
@@ -182,7 +182,7 @@ def invoke(op, inputs, out=None, ctx=None):
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
                 node = _Node(op, tuple(inputs), ctx, meta,
-                             tuple(map(_version_of, inputs)))
+                             _write_clock.NOW[0])
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i

@@ -14,6 +14,7 @@ import numbers
 
 from ..base import DLBookError, DLBookIndexError, dtype_name
 from ..context import Context
+from .. import _write_clock
 from ..ops import REGISTRY, cast_scalar
 from .host_array import to_host_array
 
@@ -43,7 +44,7 @@ class NDArray:
     _node = None
     _out_index = 0
     _fresh_grad = False
-    _version = 0        # in-place writes so far (autograd checks it)
+    _written_at = 0     # write-clock time of the last in-place write
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
 
     def __init__(self, data, ctx=None):
@@ -239,7 +240,7 @@ class NDArray:
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
-        self._version += 1
+        self._written_at = _write_clock.tick()
         try:
             self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
@@ -354,7 +355,7 @@ class NDArray:
         if result.shape != self.shape:
             raise DLBookError(f'in-place operation would change the shape '
                               f'from {self.shape} to {result.shape}')
-        self._version += 1
+        self._written_at = _write_clock.tick()
         self._data[...] = result._data
         return self
 

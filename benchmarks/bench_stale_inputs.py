@@ -1,14 +1,14 @@
-"""Cost of autograd's version counter on the eager per-op benchmark.
+"""Cost of autograd's check for stale inputs on the eager per-op benchmark.
 
-Every in-place write (``x[:] = ...``, ``x += 1``) bumps ``x._version``;
-each recorded operator keeps its inputs' versions, and ``backward``
-compares them.  This times ``bench_core``'s loops (``a + b`` on 16x16 float32, plain, recorded, recorded + ``backward()``) with the
-counter as shipped and without it (``invoke`` minus the line that saves
-the versions, so the tape holds none and backward skips the check), in
-interleaved rounds so that a busy machine
-slows both alike.
+Every in-place write (``x[:] = ...``, ``x += 1``) ticks the write clock
+(``dlbook/_write_clock.py``) and stamps the array; each recorded operator
+keeps the clock's time, and ``backward`` compares.  This times
+``bench_core``'s loops (``a + b`` on 16x16 float32, plain, recorded,
+recorded + ``backward()``) with the check as shipped and without it
+(``invoke`` minus the stamp, so the tape holds none and backward skips the
+check), in interleaved rounds so that a busy machine slows both alike.
 
-Run: ``python benchmarks/bench_version_counter.py`` (writes
+Run: ``python benchmarks/bench_stale_inputs.py`` (writes
 benchmarks/RESULTS.md).
 """
 
@@ -34,13 +34,12 @@ N_OPS = 2_000       # short loops, many rounds: the minimum filters out
 ROUNDS = 25         # the bursts of a shared machine
 
 
-def _invoke_without_versions():
-    """``invoke`` as it was before the counter: its source with the line
-    that saves the inputs' versions removed (nodes get ``versions=None``,
-    so ``backward`` skips the check too)."""
+def _invoke_without_check():
+    """``invoke`` without the check: its source with the clock stamp
+    removed (nodes get ``recorded_at=None``, so ``backward`` skips the
+    check too)."""
     source = inspect.getsource(_invoke_module.invoke)
-    saved = (',\n                             tuple(map(_version_of, '
-             'inputs)))')
+    saved = (',\n                             _write_clock.NOW[0])')
     if saved not in source:
         raise RuntimeError('invoke() changed: update this benchmark')
     namespace = dict(vars(_invoke_module))
@@ -83,11 +82,11 @@ def _timed(fn):
 
 
 def measure():
-    """Best per-op time of each loop with and without the counter."""
+    """Best per-op time of each loop with and without the check."""
     loops = _loops()
     best = {(name, mode): float('inf') for name in loops
             for mode in ('with', 'without')}
-    shipped, without = _ndarray_module._invoke, _invoke_without_versions()
+    shipped, without = _ndarray_module._invoke, _invoke_without_check()
     for _ in range(ROUNDS):
         for name, fn in loops.items():
             for mode in ('with', 'without'):
@@ -108,14 +107,15 @@ def main():
         rows.append((name, fmt_us(w), fmt_us(wo),
                      f'{(w / wo - 1) * 100:+.1f} %'))
     body = (f'Per-operation time, best of {ROUNDS} interleaved rounds of '
-            f'{N_OPS:,} operations on 16×16 float32.  "without" records no '
-            f'versions on the tape and skips the check at backward.  The '
+            f'{N_OPS:,} operations on 16×16 float32.  "without" stamps no '
+            f'write-clock time on the tape and skips the check at '
+            f'backward.  The '
             f'machine was shared with other jobs; the rounds are '
             f'interleaved so both sides see the same load.\n\n' +
-            table(('operation', 'with counter', 'without', 'overhead'),
+            table(('operation', 'with check', 'without', 'overhead'),
                   rows))
-    write_section('version_counter', 'Autograd version counter '
-                  '(`benchmarks/bench_version_counter.py`)', body)
+    write_section('version_counter', 'Autograd check for stale inputs '
+                  '(`benchmarks/bench_stale_inputs.py`)', body)
 
 
 if __name__ == '__main__':
