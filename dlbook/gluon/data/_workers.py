@@ -37,8 +37,7 @@ import numpy
 from ... import random as _random
 from ...base import DLBookError
 from ...context import cpu
-from .batchify import Stacked, to_host, to_ndarrays
-from .dataloader import load_batch
+from .batchify import Stacked, load_batch, to_host, to_ndarrays
 
 # Arrays at least this big go through shared memory, not the pipe.
 _SHM_MIN_BYTES = 1 << 16

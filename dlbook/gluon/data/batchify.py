@@ -268,3 +268,26 @@ class Tuple:
                              f'{len(data[0])}')
         return tuple(fn([sample[i] for sample in data])
                      for i, fn in enumerate(self._fn))
+
+
+def _batcher(dataset):
+    """A function ``indices -> batch tree`` that gathers a whole batch at
+    once, or None if ``dataset`` can only be read sample by sample."""
+    hook = getattr(dataset, '_batcher', None)
+    return hook() if hook is not None else None
+
+
+def load_batch(dataset, indices, batchify_fn):
+    """Read the samples ``indices`` of ``dataset`` and batch them.
+
+    With the default ``batchify_fn`` (None) the result is a tree of
+    :class:`~dlbook.gluon.data.batchify.Stacked` leaves, which
+    ``to_ndarrays`` turns into NDArrays; a user ``batchify_fn`` returns
+    whatever it returns.
+    """
+    if batchify_fn is None:
+        fast = _batcher(dataset)
+        if fast is not None:
+            return fast(indices)
+        return stack_samples([dataset[i] for i in indices], indices)
+    return batchify_fn([dataset[i] for i in indices])

@@ -19,15 +19,8 @@ import numbers
 
 from ...context import cpu_pinned
 from ...ndarray import NDArray
-from .batchify import default_batchify_fn, stack_samples, to_ndarrays
+from .batchify import default_batchify_fn, load_batch, to_ndarrays
 from . import sampler as _sampler
-
-
-def _batcher(dataset):
-    """A function ``indices -> batch tree`` that gathers a whole batch at
-    once, or None if ``dataset`` can only be read sample by sample."""
-    hook = getattr(dataset, '_batcher', None)
-    return hook() if hook is not None else None
 
 
 def _check_int(name, value, smallest):
@@ -36,22 +29,6 @@ def _check_int(name, value, smallest):
             or value < smallest:
         raise ValueError(f'DataLoader: {name} must be an integer >= '
                          f'{smallest}, got {value!r}')
-
-
-def load_batch(dataset, indices, batchify_fn):
-    """Read the samples ``indices`` of ``dataset`` and batch them.
-
-    With the default ``batchify_fn`` (None) the result is a tree of
-    :class:`~dlbook.gluon.data.batchify.Stacked` leaves, which
-    ``to_ndarrays`` turns into NDArrays; a user ``batchify_fn`` returns
-    whatever it returns.
-    """
-    if batchify_fn is None:
-        fast = _batcher(dataset)
-        if fast is not None:
-            return fast(indices)
-        return stack_samples([dataset[i] for i in indices], indices)
-    return batchify_fn([dataset[i] for i in indices])
 
 
 def _pinned(batches, ctx):
