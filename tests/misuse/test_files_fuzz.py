@@ -303,7 +303,7 @@ def test_fuzz_cifar_batch(tmp_path):
 
 
 def test_fuzz_npy_image(tmp_path):
-    from dlbook.gluon.data.vision._imread import imread
+    from dlbook._imaging.imread import imread
     buf = io.BytesIO()
     np.save(buf, np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3))
     _fuzz(tmp_path, 'img.npy', buf.getvalue(), imread)
@@ -311,7 +311,7 @@ def test_fuzz_npy_image(tmp_path):
 
 def test_fuzz_png_image(tmp_path):
     pil = pytest.importorskip('PIL.Image')
-    from dlbook.gluon.data.vision._imread import imread
+    from dlbook._imaging.imread import imread
     buf = io.BytesIO()
     pil.fromarray(np.arange(6 * 7 * 3, dtype=np.uint8).reshape(6, 7, 3)
                   ).save(buf, format='PNG')

@@ -12,7 +12,7 @@ import pytest
 from dlbook import nd
 from dlbook.base import DLBookError
 from dlbook.gluon.data.vision import ImageFolderDataset
-from dlbook.gluon.data.vision._imread import imread
+from dlbook._imaging.imread import imread
 
 
 def test_save_into_a_missing_folder_names_the_given_path(tmp_path):

@@ -38,7 +38,7 @@ from ....context import cpu, current_context
 from ....ndarray.ndarray import from_raw
 from .. import files
 from ..dataset import Dataset, RecordFileDataset, _gather
-from ._imread import IMAGE_EXTENSIONS, imdecode, imread
+from ...._imaging.imread import IMAGE_EXTENSIONS, imdecode, imread
 
 _MXNET_MIRROR = ('https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com'
                  '/gluon/dataset/')

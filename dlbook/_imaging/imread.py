@@ -17,7 +17,7 @@ import tokenize
 
 import numpy
 
-from ....base import DLBookError
+from ..base import DLBookError
 
 IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.npy')
 
