@@ -6,7 +6,7 @@ Fast mode (``_fast.py``)
 
 Fashion-MNIST
     ``load_data_fashion_mnist`` finds the files through ``$DLBOOK_DATA``,
-    then ``~/.dlbook/datasets`` (see ``dlbook.gluon.data.files``); it
+    then ``~/.dlbook/datasets`` (see ``dlbook._datafiles``); it
     never needs a path in the notebook.
 
 Linear regression data

@@ -279,13 +279,13 @@ def _idx_bytes():
 
 
 def test_fuzz_idx_plain(tmp_path):
-    from dlbook.gluon.data.vision.datasets import read_idx
+    from dlbook._datafiles import read_idx
     _fuzz(tmp_path, 'images-idx3-ubyte', _idx_bytes(),
           lambda p: read_idx(p, 3))
 
 
 def test_fuzz_idx_gzip(tmp_path):
-    from dlbook.gluon.data.vision.datasets import read_idx
+    from dlbook._datafiles import read_idx
     _fuzz(tmp_path, 'images-idx3-ubyte.gz', gzip.compress(_idx_bytes()),
           lambda p: read_idx(p, 3))
 
