@@ -337,7 +337,12 @@ class Convolution(_ConvBase):
                     need_dx, need_dw):
         kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
-        if need_dw:
+        positions = prod(dy.shape[2:])
+        if need_dw and groups == 1 and positions < \
+                conv_fast.MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD:
+            dw = conv_fast.weight_grad_channels_last(
+                xp, x_pad, dy, weight.shape, stride, dilate)
+        elif need_dw:
             if cols is None:
                 cols = conv_fast.im2col_batched(
                     xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups)
