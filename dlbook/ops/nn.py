@@ -9,6 +9,7 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 """
 
 from ..base import DLBookError
+from ..backend.blas_threads import for_gemm
 from . import Op, register
 from .activation import stable_log_softmax, is_known_shape
 
@@ -79,6 +80,7 @@ class FullyConnected(Op):
                                   f'{bias.shape}, expected ({num_hidden},)')
         # A 2-D view (batch, in_units); reshape of a contiguous array is free.
         x2 = x if x.ndim == 2 else x.reshape(-1, in_units)
+        for_gemm(xp, x2.shape[0], num_hidden, in_units)
         y = x2 @ weight.T                 # BLAS reads weight transposed
         if not no_bias:
             y += bias                     # in place: no extra copy
@@ -93,6 +95,7 @@ class FullyConnected(Op):
         # the first layer's input (the data) usually needs no gradient:
         # skipping it saves a third of that layer's backward work
         needs = self.needs_input_grad
+        for_gemm(xp, *x2.shape, weight.shape[0])
         dx = None
         if needs is None or needs[0]:
             dx = (dy2 @ weight).reshape(x_shape)
