@@ -23,6 +23,7 @@ def collect():
     """``{group: sorted names}`` of the installed CuPy."""
     import cupy
     import cupy.fft
+    import cupy.lib.stride_tricks
     import cupy.linalg
     import cupy.random
     return {
@@ -31,6 +32,7 @@ def collect():
         'LINALG': _public(cupy.linalg),
         'RANDOM': _public(cupy.random),
         'FFT': _public(cupy.fft),
+        'STRIDE_TRICKS': _public(cupy.lib.stride_tricks),
         'NDARRAY': sorted(n for n in dir(cupy.ndarray)
                           if not n.startswith('_') or n in _DUNDERS_OF_NOTE),
         'RANDOM_STATE': _public(cupy.random.RandomState),

@@ -125,6 +125,8 @@ FFT = frozenset({'config', 'fft', 'fft2', 'fftfreq', 'fftn', 'fftshift', 'hfft',
            'ifft', 'ifft2', 'ifftn', 'ifftshift', 'ihfft', 'irfft',
            'irfft2', 'irfftn', 'rfft', 'rfft2', 'rfftfreq', 'rfftn'})
 
+STRIDE_TRICKS = frozenset({'as_strided', 'sliding_window_view', 'annotations', 'np'})
+
 NDARRAY = frozenset({'T', '__array__', '__array_function__', '__array_ufunc__',
            '__bool__', '__complex__', '__float__', '__int__', '__iter__',
            '__len__', '__matmul__', 'all', 'any', 'argmax', 'argmin',

@@ -363,6 +363,10 @@ class _Facade(types.ModuleType):
                     f"module '{self.__name__}' has no attribute '{name}' "
                     f"(it exists in CuPy but the fake CuPy does not "
                     f"emulate it)")
+            if isinstance(value, types.ModuleType):
+                raise AttributeError(
+                    f"module '{self.__name__}.{name}' is not emulated by "
+                    f"the fake CuPy")
             if callable(value) and not isinstance(value, type):
                 value = _function(name, value)
         setattr(self, name, value)          # cache
@@ -496,9 +500,12 @@ def make_module(device_count=1):
                      {'RandomState': _RandomState})
     linalg = _Facade('cupy.linalg', numpy.linalg, cupy_names.LINALG, {})
     fft = _Facade('cupy.fft', numpy.fft, cupy_names.FFT, {})
+    stride_tricks = _Facade('cupy.lib.stride_tricks', numpy.lib.stride_tricks,
+                            cupy_names.STRIDE_TRICKS, {})
+    lib = types.SimpleNamespace(stride_tricks=stride_tricks)
     extra = {
         'ndarray': ndarray, 'cuda': cuda, 'random': random,
-        'linalg': linalg, 'fft': fft, 'asnumpy': _asnumpy,
+        'linalg': linalg, 'fft': fft, 'lib': lib, 'asnumpy': _asnumpy,
         'get_array_module': _get_array_module, 'fuse': _fuse,
         'ElementwiseKernel': _NoCudaKernel, 'ReductionKernel': _NoCudaKernel,
         'RawKernel': _NoCudaKernel,
