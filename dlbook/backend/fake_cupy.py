@@ -27,8 +27,8 @@ program can go wrong on a machine that has only ever run on a CPU:
   (whose output size CuPy must read back), and stream synchronisation.
 
 Device scopes (``cupy.cuda.Device(i)``), streams and memory pools are
-no-ops.  Custom kernels (:mod:`dlbook.backend.kernels`) run their NumPy
-reference instead of CUDA C.
+no-ops; ``cupy.fuse`` is the identity; ``ElementwiseKernel`` and other
+CUDA C kernels raise ``NotImplementedError``.
 """
 
 import contextlib
@@ -459,9 +459,8 @@ def _fuse(*args, **kwargs):
 class _NoCudaKernel:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(
-            'the fake CuPy cannot compile CUDA C; define custom kernels '
-            'with dlbook.backend.kernels, which runs their NumPy reference '
-            'here')
+            'the fake CuPy cannot compile CUDA C kernels: give each custom '
+            'kernel an xp reference path and run that one under the fake')
 
 
 def _asnumpy(a, stream=None, order='C', out=None, blocking=True):
