@@ -75,15 +75,17 @@ def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
     else:
         r = mean / (xp.sqrt(var) + epsilon)
     r += wd * weight
-    r1 = float(xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2)))
-    r2 = float(xp.sqrt(xp.sum(r * r)))
+    # The trust ratio stays on the device (0-d arrays): no host sync per
+    # weight, as in MXNet's lamb_update_phase2.
+    r1 = xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2))
+    r2 = xp.sqrt(xp.sum(r * r))
     if lower_bound is not None and lower_bound >= 0:
-        r1 = max(r1, lower_bound)
+        r1 = xp.maximum(r1, lower_bound)
     if upper_bound is not None and upper_bound >= 0:
-        r1 = min(r1, upper_bound)
-    if r1 != 0.0 and r2 != 0.0:
-        lr = lr * r1 / r2
-    weight -= lr * r
+        r1 = xp.minimum(r1, upper_bound)
+    usable = (r1 != 0) & (r2 != 0)
+    ratio = xp.where(usable, r1 / xp.where(r2 != 0, r2, 1), 1)
+    weight -= (lr * ratio).astype(r.dtype) * r
 
 
 @register
