@@ -80,7 +80,8 @@ class NDArray:
 
     @property
     def stype(self):
-        """Storage type; dlbook arrays are always dense (``'default'``)."""
+        """Storage type: ``'default'`` (dense); the sparse subclasses say
+        ``'csr'`` or ``'row_sparse'``."""
         return 'default'
 
     @property
@@ -374,11 +375,12 @@ class NDArray:
         return _nd().transpose(self, axes=axes)
 
     def tostype(self, stype):
-        """Only dense storage exists in dlbook."""
-        if stype != 'default':
-            raise DLBookError(f'storage type {stype!r} is not supported; '
-                              f"dlbook arrays are dense ('default')")
-        return self
+        """This array with storage ``stype``: ``'default'`` (itself),
+        ``'csr'`` or ``'row_sparse'`` (see ``nd.sparse``)."""
+        if stype == 'default':
+            return self
+        from .sparse import cast_storage
+        return cast_storage(self, stype)
 
 
 # -- helpers -------------------------------------------------------------------
