@@ -181,9 +181,14 @@ class NDArray:
     # -- autograd ------------------------------------------------------------
     def attach_grad(self, grad_req='write', stype=None):
         """Allocate a zero gradient buffer and make this array a variable
-        whose gradient ``backward`` computes."""
+        whose gradient ``backward`` computes; ``stype='row_sparse'``
+        keeps the gradient row-sparse."""
         from .. import autograd
-        buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
+        if stype not in (None, 'default'):
+            buf = _nd().zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
+                              stype=stype)
+        else:
+            buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
         autograd.mark_variables([self], [buf], grad_req)
 
     def detach(self):

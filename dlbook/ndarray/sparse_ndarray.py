@@ -53,7 +53,8 @@ class BaseSparseNDArray(NDArray):
 
     def __repr__(self):
         shape = 'x'.join(str(n) for n in self.shape)
-        return f'\n<{type(self).__name__} {shape} @{self._ctx}>'
+        name = _CLASS_NAMES[self.stype]
+        return f'\n<{name} {shape} @{self._ctx}>'
 
     def __len__(self):
         return self.shape[0]
@@ -66,6 +67,11 @@ class BaseSparseNDArray(NDArray):
         if key != slice(None) and key is not Ellipsis:
             raise DLBookError(f'{type(self).__name__} only supports '
                               f'x[:] = value')
+        if isinstance(value, (int, float)) and value == 0:   # zero_grad
+            from .sparse import zeros
+            self._raw = zeros(self.stype, self.shape, ctx=self._ctx,
+                              dtype=self.dtype)._raw
+            return
         self._assign(value)
 
     def _assign(self, other):
@@ -317,3 +323,59 @@ def check_format(raw, xp):
                          int(idx[0]) < 0 or int(idx[-1]) >= raw.shape[0]):
             raise DLBookError('RowSparseNDArray: indices are not sorted, '
                               'unique and in range')
+
+
+def store_grad(buf, g, req):
+    """Store the gradient ``g`` (raw dense or RowSparse) into the buffer
+    ``buf`` per ``req`` ('write' or 'add'), in ``buf``'s storage."""
+    xp = buf._ctx.xp
+    if buf.stype == 'row_sparse':
+        if not ops.is_row_sparse(g):
+            g = ops.RowSparse.from_dense(xp, g)
+        g = ops.RowSparse(xp, g.data.astype(buf.dtype, copy=False),
+                          g.indices, g.shape)
+        buf._raw = buf._raw + g if req == 'add' else g
+        return
+    if buf.stype != 'default':
+        buf._assign(wrap_raw(ops.todense(xp, g), buf._ctx))
+        return
+    if req != 'add':
+        buf._data[...] = 0
+    if ops.is_row_sparse(g):
+        buf._data[g.indices] += g.data
+    else:
+        buf._data[...] += g
+
+
+def pull_rows(full, row_id, grad=None, grad_req='write'):
+    """The rows ``row_id`` (made unique and sorted) of the dense ``full``
+    as a RowSparseNDArray; when ``grad`` is given the result is a tape
+    variable whose gradient goes into ``grad``."""
+    xp = full._ctx.xp
+    rows = xp.unique(row_id.as_in_context(full._ctx)._data.astype('int64')
+                     .reshape(-1))
+    x = _PulledRows.__new__(_PulledRows)
+    x._raw = ops.RowSparse(xp, full._data[rows], rows, full.shape)
+    x._ctx, x._owner = full._ctx, full
+    if grad is not None and grad_req != 'null':
+        from .. import autograd
+        autograd.mark_variables([x], [grad], grad_req)
+    return x
+
+
+class _PulledRows(RowSparseNDArray):
+    """Rows pulled from a Parameter's weight: a fresh gradient on them is
+    a fresh gradient of the weight (the Trainer's stale-gradient check)."""
+
+    _owner = None
+
+    @property
+    def _fresh_grad(self):
+        return self._owner._fresh_grad
+
+    @_fresh_grad.setter
+    def _fresh_grad(self, value):
+        self._owner._fresh_grad = value
+
+
+_CLASS_NAMES = {'csr': 'CSRNDArray', 'row_sparse': 'RowSparseNDArray'}
