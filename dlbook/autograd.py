@@ -204,7 +204,11 @@ def _ndarray_class():
 
 
 def _add(acc, g):
-    return g if acc is None else acc + g
+    if acc is None:
+        return g
+    if getattr(g, 'is_row_sparse', False):     # RowSparse + dense: its rule
+        return g + acc
+    return acc + g
 
 
 def _run_backward(heads, head_grads, retain_graph, capture=()):
@@ -228,6 +232,8 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
     def route(x, g):
         node = x._node
         if node is not None:
+            if getattr(g, 'is_row_sparse', False):
+                g = g.todense()     # row-sparse gradients only reach leaves
             slots = node_grads.get(id(node))
             if slots is None:
                 slots = node_grads[id(node)] = [None] * _num_outputs(node)
@@ -270,6 +276,7 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         node.op.needs_input_grad = tuple(
             x._node is not None or x._grad_req is not None
             for x in node.inputs)
+        node.op.row_sparse_grad = True   # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:                  # mx.profiler running
             grads = _profile.run('_backward_' + node.op.name.lstrip('_'),
@@ -372,7 +379,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         buf = var._grad
         if var._grad_req is None or buf is None:
             continue
-        if var._grad_req == 'add':
+        if buf.stype != 'default' or getattr(g, 'is_row_sparse', False):
+            from .ndarray.sparse_ndarray import store_grad
+            store_grad(buf, g, var._grad_req)
+        elif var._grad_req == 'add':
             buf._data += g
         else:
             buf._data[...] = g
@@ -416,6 +426,10 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
         g = found.get(id(var), (None, None))[1]
         if g is None:
             g = var._ctx.xp.zeros_like(var._data)
+        if getattr(g, 'is_row_sparse', False):
+            from .ndarray.sparse_ndarray import wrap_raw
+            out.append(wrap_raw(g, var._ctx))
+            continue
         out.append(from_raw(g, var._ctx))
     return out[0] if single else out
 

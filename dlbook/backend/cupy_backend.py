@@ -65,6 +65,13 @@ class CupyBackend:
         self._seed = seed
         self._rngs.clear()
 
+    @property
+    def sparse(self):
+        """``cupyx.scipy.sparse``: CSR matrices in GPU memory (imported on
+        first use of sparse storage)."""
+        import cupyx.scipy.sparse
+        return cupyx.scipy.sparse
+
     def device_count(self):
         runtime = self.xp.cuda.runtime
         try:

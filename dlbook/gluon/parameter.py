@@ -99,6 +99,12 @@ class Parameter:
         self._ctx_list = None
         self._deferred_init = ()       # (init, ctx_list, default_init, data)
         self._var = None
+        for kind, value in (('stype', stype), ('grad_stype', grad_stype)):
+            if value not in ('default', 'row_sparse', 'csr'):
+                raise DLBookError(f"Parameter '{name}': {kind} must be "
+                                  f"'default', 'row_sparse' or 'csr', got "
+                                  f'{value!r}')
+        self._stype, self._grad_stype = stype, grad_stype
         self.grad_req = grad_req if differentiable else 'null'
 
     def __repr__(self):
@@ -214,10 +220,12 @@ class Parameter:
         if self.grad_req == 'null':
             self._grad = None
             return
+        stype = getattr(self, '_grad_stype', 'default')
         self._grad = OrderedDict(
-            (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype))
+            (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype))
             for ctx, arr in self._data.items())
-        _np_mode_arrays(self._grad.values())
+        if stype == 'default':
+            _np_mode_arrays(self._grad.values())
         autograd.mark_variables(list(self._data.values()),
                                 list(self._grad.values()), self.grad_req)
 
@@ -293,6 +301,11 @@ class Parameter:
 
     def data(self, ctx=None):
         """The data array on ``ctx`` (the only one if on one context)."""
+        if getattr(self, '_stype', 'default') != 'default':
+            raise DLBookError(
+                f"Cannot return a copy of Parameter '{self.name}' on ctx "
+                f"{ctx} via data() because its storage type is "
+                f"{self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
@@ -396,7 +409,31 @@ class Parameter:
         return self._var
 
     def row_sparse_data(self, row_id):
-        raise DLBookError('row_sparse storage is not supported by dlbook')
+        """The rows ``row_id`` of a ``stype='row_sparse'`` weight, as a
+        RowSparseNDArray on ``row_id``'s context (MXNet pulls them from
+        the kvstore).  Its gradient goes to this Parameter's gradient."""
+        if self._stype != 'row_sparse':
+            raise DLBookError(
+                f'Cannot return a copy of Parameter {self.name} via '
+                f'row_sparse_data() because its storage type is '
+                f'{self._stype}. Please use data() instead.')
+        return self._pull_rows(self._check_and_get(self._data,
+                                                   row_id.context), row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """``row_sparse_data(row_id)`` on every context."""
+        if self._stype != 'row_sparse':
+            raise DLBookError(
+                f'Cannot return copies of Parameter {self.name} via '
+                f'list_row_sparse_data() because its storage type is '
+                f'{self._stype}. Please use list_data() instead.')
+        return [self._pull_rows(arr, row_id.as_in_context(ctx))
+                for ctx, arr in self._data.items()]
+
+    def _pull_rows(self, full, row_id):
+        from ..ndarray.sparse_ndarray import pull_rows
+        grad = None if self._grad is None else self._grad[full.context]
+        return pull_rows(full, row_id, grad, self.grad_req)
 
 
 class DeferredParameter:

@@ -107,7 +107,8 @@ def _output_class(inputs):
     """NDArray, or the NDArray subclass of an input (``mx.np.ndarray``):
     an operation with a NumPy-mode operand gives NumPy-mode results."""
     for x in inputs:
-        if type(x) is not NDArray and isinstance(x, NDArray):
+        if type(x) is not NDArray and isinstance(x, NDArray) and \
+                x.stype == 'default':      # sparse inputs give dense results
             return type(x)
     return NDArray
 

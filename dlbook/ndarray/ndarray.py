@@ -82,7 +82,8 @@ class NDArray:
 
     @property
     def stype(self):
-        """Storage type; dlbook arrays are always dense (``'default'``)."""
+        """Storage type: ``'default'`` (dense); the sparse subclasses say
+        ``'csr'`` or ``'row_sparse'``."""
         return 'default'
 
     @property
@@ -182,9 +183,14 @@ class NDArray:
     # -- autograd ------------------------------------------------------------
     def attach_grad(self, grad_req='write', stype=None):
         """Allocate a zero gradient buffer and make this array a variable
-        whose gradient ``backward`` computes."""
+        whose gradient ``backward`` computes; ``stype='row_sparse'``
+        keeps the gradient row-sparse."""
         from .. import autograd
-        buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
+        if stype not in (None, 'default'):
+            buf = _nd().zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
+                              stype=stype)
+        else:
+            buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
         autograd.mark_variables([self], [buf], grad_req)
 
     def detach(self):
@@ -380,11 +386,12 @@ class NDArray:
         return _nd().transpose(self, axes=axes)
 
     def tostype(self, stype):
-        """Only dense storage exists in dlbook."""
-        if stype != 'default':
-            raise DLBookError(f'storage type {stype!r} is not supported; '
-                              f"dlbook arrays are dense ('default')")
-        return self
+        """This array with storage ``stype``: ``'default'`` (itself),
+        ``'csr'`` or ``'row_sparse'`` (see ``nd.sparse``)."""
+        if stype == 'default':
+            return self
+        from .sparse import cast_storage
+        return cast_storage(self, stype)
 
 
 # -- helpers -------------------------------------------------------------------

@@ -12,6 +12,7 @@ from ..base import DLBookError
 from ..backend.blas_threads import for_gemm
 from . import Op, register
 from .activation import stable_log_softmax, is_known_shape
+from .sparse import RowSparse
 
 
 @register('FullyConnected')
@@ -181,6 +182,13 @@ class Embedding(Op):
 
     def backward(self, xp, dy):
         index, shape, dtype = self.saved
+        if self.attrs['sparse_grad'] and getattr(self, 'row_sparse_grad',
+                                                 False):
+            # row-sparse dweight: one row per distinct index (autograd tape)
+            rows, inverse = xp.unique(index.reshape(-1), return_inverse=True)
+            data = xp.zeros((len(rows), shape[1]), dtype=dtype)
+            xp.add.at(data, inverse.reshape(-1), dy.reshape(-1, shape[1]))
+            return None, RowSparse(xp, data, rows.astype('int64'), shape)
         dweight = xp.zeros(shape, dtype=dtype)
         # add.at accumulates repeated indices (dweight[index] += ... would
         # keep only one of them)

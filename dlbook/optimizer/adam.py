@@ -15,6 +15,7 @@ import math
 import numpy
 
 from ._gradient import rescaled, rescaled_with_wd
+from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB',
@@ -113,7 +114,8 @@ class Adam(Optimizer):
     epsilon : float, optional
         Small value to avoid division by 0.
     lazy_update : bool, optional
-        Accepted for compatibility; no effect (no sparse gradients).
+        With a row_sparse gradient, update only the rows it holds (and
+        their mean and variance), as MXNet does.
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
@@ -132,10 +134,13 @@ class Adam(Optimizer):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
-        mean, var = state
-        adam_update(weight.context.backend.xp, weight._data, grad._data,
-                    mean._data, var._data, lr, wd, self.beta1, self.beta2,
-                    self.epsilon, self.rescale_grad, self._kernel_clip())
+        w, g, (mean, var), commit = rows_for_update(weight, grad, state,
+                                                    self.lazy_update)
+        adam_update(weight.context.backend.xp, w, g, mean, var, lr, wd,
+                    self.beta1, self.beta2, self.epsilon, self.rescale_grad,
+                    self._kernel_clip())
+        if commit is not None:
+            commit()
 
 
 @register
