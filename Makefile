@@ -42,7 +42,7 @@ test: $(STAMP)
 $(OLD_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(OLD_VENV)
 	$(OLD_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(OLD_VENV)/bin/python -m pip install --quiet '$(OLDEST_NUMPY)' \
+	$(OLD_VENV)/bin/python -m pip install --quiet '$(OLDEST_NUMPY)' scipy threadpoolctl \
 	    pytest pytest-timeout hypothesis
 	$(OLD_VENV)/bin/python -m pip install --quiet --no-deps -e .
 	touch $(OLD_STAMP)

@@ -367,6 +367,20 @@ class HybridBlock(Block):
         self._flags = {}
         self._cached_graph = None
 
+    def __call__(self, *args):
+        if self._active and args and isinstance(args[0], NDArray):
+            from .deferred import wants_deferred, call_deferred
+            if wants_deferred(self):
+                # traced by running it (MXNet 2's forward, F.np under
+                # set_np): see dlbook/gluon/deferred.py
+                for hook in list(self._forward_pre_hooks.values()):
+                    hook(self, args)
+                out = call_deferred(self, *args)
+                for hook in list(self._forward_hooks.values()):
+                    hook(self, args, out)
+                return out
+        return super().__call__(*args)
+
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
             raise DLBookError(
@@ -430,6 +444,13 @@ class HybridBlock(Block):
             raise RuntimeError('Please first call block.hybridize() and then '
                                'run forward with this block at least once '
                                'before calling export.')
+        constants = getattr(self._cached_graph, 'constants', None)
+        if constants:
+            raise DLBookError(
+                f'export: the traced forward of {self.name} reads arrays '
+                f'that are neither inputs nor parameters '
+                f'({", ".join(constants)}); make them Parameters (or '
+                f'constants via self.params.get_constant) to export')
         graph = self._cached_graph.symbol
         symbol_file = f'{path}-symbol.json'
         graph.save(symbol_file)

@@ -30,7 +30,7 @@ globals().update(_generate())
 from .creation import (array, zeros, ones, full, empty, arange,  # noqa
                        linspace, eye, zeros_like, ones_like)
 from .arithmetic import *  # noqa
-from . import random, linalg  # noqa
+from . import random, linalg, contrib  # noqa
 from .serialization import save, load, load_frombuffer  # noqa
 from .legacy import (from_numpy, onehot_encode,  # noqa
                      choose_element_0index, fill_element_0index)

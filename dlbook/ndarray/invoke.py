@@ -20,6 +20,10 @@ from .ndarray import NDArray, from_raw
 
 __all__ = ['invoke', 'describe_inputs']
 
+#: While a HybridBlock is traced by running it (``dlbook.gluon.deferred``),
+#: an object whose ``record(op, inputs, outputs, out)`` sees every call.
+TRACER = None
+
 _state = autograd._state
 _Node = autograd.Node
 _new = object.__new__
@@ -189,6 +193,8 @@ def invoke(op, inputs, out=None, ctx=None):
                     o._out_index = i
                 break
 
+    if TRACER is not None:
+        TRACER.record(op, inputs, outputs, out)
     if out is not None:
         targets = out if isinstance(out, (tuple, list)) else [out]
         for target, o in zip(targets, outputs):

@@ -243,4 +243,5 @@ def reduced_shape(shape, axes):
 from . import (creation, device, unary, binary, scalar, compare,  # noqa
                identity, special, reduce, shape, join, tile, pad, index,
                linalg, nn, activation, norm, conv, pool, upsampling,
-               random, loss_output, ctc, rnn, numpy_ops)
+               random, loss_output, ctc, rnn, numpy_ops,
+               np_linalg, detection)

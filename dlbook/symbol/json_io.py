@@ -55,6 +55,9 @@ def to_json(symbol):
         'heads': [[index[id(n)], i, 0] for n, i in symbol._outputs],
         'attrs': {'mxnet_version': ['int', MXNET_VERSION]},
     }
+    if getattr(symbol, '_np_shape', False):
+        # a graph traced under npx.set_np(), as MXNet marks it
+        graph['attrs'] = {'is_np_shape': ['int', 1], **graph['attrs']}
     return _dmlc_json(graph, 0)
 
 
