@@ -16,7 +16,7 @@ defines it (``sigmoid`` and ``softrelu`` live there too); GELU takes
 import math
 
 from ..base import DLBookError
-from . import Op, register, normalize_axis
+from .op import Op, register, normalize_axis
 from .special import erf
 from .unary import (LogSigmoid, Mish, Relu, Sigmoid, Softsign,  # noqa: F401
                     SoftReLU, Tanh, sigmoid, softrelu)

@@ -18,7 +18,7 @@ with broadcasting live in ``compare.py``.
 """
 
 from ..base import DLBookError
-from . import Op, register, unbroadcast, keep_dtype
+from .op import Op, register, unbroadcast, keep_dtype
 
 
 def _broadcastable(shape_a, shape_b):

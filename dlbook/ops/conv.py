@@ -26,7 +26,8 @@ one large product per group instead of one small product per image.
 
 from math import prod
 
-from . import Op, register, conv_fast, fastpath
+from . import conv_fast, fastpath
+from .op import Op, register
 from ..base import DLBookError
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
                       check_layout, conv_out_size, pad_spatial,

@@ -17,7 +17,7 @@ side of ``xp`` (d2l's detection chapters use a few thousand anchors).
 
 import math
 
-from . import Op, register
+from .op import Op, register
 
 __all__ = []
 

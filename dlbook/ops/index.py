@@ -12,7 +12,7 @@ MXNet passes indices as floating-point arrays more often than not
 import math
 
 from ..base import DLBookError, DLBookIndexError
-from . import Op, register
+from .op import Op, register
 from .shape import as_shape, check_axis
 
 __all__ = ['take_along', 'scatter_along']

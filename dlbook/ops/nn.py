@@ -10,7 +10,7 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 
 from ..base import DLBookError
 from ..backend.blas_threads import for_gemm
-from . import Op, register
+from .op import Op, register
 from .activation import stable_log_softmax, is_known_shape
 from .sparse import RowSparse
 

@@ -11,7 +11,7 @@ NumPy's ``linalg`` and MXNet's ``_npi_*`` operators do.  The gradients:
 Eigen-decompositions and singular values have no gradient here.
 """
 
-from . import Op, register
+from .op import Op, register
 
 __all__ = []
 

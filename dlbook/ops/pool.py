@@ -11,7 +11,8 @@ the spatial axes directly.
 
 from math import prod
 
-from . import Op, register, fastpath, pool_fast
+from . import fastpath, pool_fast
+from .op import Op, register
 from ..base import DLBookError
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
                       check_layout, pad_spatial, crop_spatial,

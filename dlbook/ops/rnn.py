@@ -67,7 +67,7 @@ backward direction starts at that step, as cuDNN does.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .unary import sigmoid
 
 __all__ = ['RNN', 'rnn_param_size']

@@ -10,7 +10,7 @@ as in MXNet.  Comparisons with a scalar live in ``compare.py``.
 
 import math
 
-from . import Op, cast_scalar, register
+from .op import Op, cast_scalar, register
 from .binary import check_int_divisor
 
 

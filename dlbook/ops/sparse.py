@@ -21,7 +21,7 @@ cast_storage-inl.h, sparse_retain-inl.h, elemwise_binary_op-inl.h.
 """
 
 from ..base import DLBookError
-from . import Op
+from .op import Op
 
 __all__ = ['RowSparse', 'is_csr', 'is_row_sparse', 'todense', 'csr_from',
            'SparseDot', 'CastStorage', 'SparseRetain', 'SparseAdd',

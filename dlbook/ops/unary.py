@@ -16,7 +16,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 import math
 
 from ..base import DLBookError
-from . import Op, cast_scalar, register
+from .op import Op, cast_scalar, register
 
 
 class _Unary(Op):
