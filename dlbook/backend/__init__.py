@@ -81,10 +81,14 @@ def reset_gpu_backend():
     use reads the environment again.  For tests that switch fake modes."""
     global _GPU, _GPU_REASON
     _GPU = _GPU_REASON = None
-    from ..context import Context
-    for ctx in Context._instances.values():
-        if ctx.device_type == 'gpu':
-            ctx._backend = ctx._xp = ctx._scope = ctx._switch = None
+    for forget in _ON_GPU_RESET:
+        forget()
+
+
+#: Functions called by :func:`reset_gpu_backend`; ``dlbook.context``
+#: registers one that drops the backends its GPU contexts cached (the
+#: context layer sits above this one, so it registers itself).
+_ON_GPU_RESET = []
 
 
 def gpu_count():

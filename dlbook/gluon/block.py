@@ -20,7 +20,9 @@ from .. import name as _name
 from .. import ndarray as nd
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
+from .._np_state import is_np_array
 from .cached_op import call_cached
+from .deferred import call_deferred
 from .parameter import (DeferredInitializationError, Parameter,
                         ParameterDict, _brief_print_list)
 
@@ -369,8 +371,7 @@ class HybridBlock(Block):
 
     def __call__(self, *args):
         if self._active and args and isinstance(args[0], NDArray):
-            from .deferred import wants_deferred, call_deferred
-            if wants_deferred(self):
+            if self._traced_by_running():
                 # traced by running it (MXNet 2's forward, F.np under
                 # set_np): see dlbook/gluon/deferred.py
                 for hook in list(self._forward_pre_hooks.values()):
@@ -380,6 +381,21 @@ class HybridBlock(Block):
                     hook(self, args, out)
                 return out
         return super().__call__(*args)
+
+    #: False for blocks whose graph is given, not traced (SymbolBlock)
+    _may_trace_by_running = True
+
+    def _traced_by_running(self):
+        """True if hybridizing this block records its operators by running
+        it (``dlbook/gluon/deferred.py``): it defines ``forward`` (MXNet 2
+        style) or NumPy mode is on."""
+        if not self._may_trace_by_running:
+            return False
+        if is_np_array():
+            return True
+        forward = type(self).forward
+        return forward is not HybridBlock.forward and \
+            not forward.__module__.startswith('dlbook.')
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):

@@ -40,21 +40,7 @@ from .cached_op import CachedGraph, flatten, regroup, run_graph
 # the module (``dlbook.ndarray.invoke`` the name is also the function)
 _invoke_module = importlib.import_module('..ndarray.invoke', __package__)
 
-__all__ = ['wants_deferred', 'call_deferred', 'Tracer']
-
-
-def wants_deferred(block):
-    """True if hybridizing ``block`` records its operators by running it:
-    it defines ``forward`` (MXNet 2 style) or NumPy mode is on."""
-    from .block import HybridBlock
-    from .symbol_block import SymbolBlock
-    if isinstance(block, SymbolBlock):
-        return False
-    if is_np_array():
-        return True
-    forward = type(block).forward
-    return forward is not HybridBlock.forward and \
-        not forward.__module__.startswith('dlbook.')
+__all__ = ['call_deferred', 'Tracer']
 
 
 def _given_attrs(op):

@@ -137,7 +137,7 @@ class LibSVMIter(DataIter):
         return [_rows_csr(self._parts, self._batch, self._width)]
 
     def getlabel(self):
-        from .. import nd
+        from .. import ndarray as nd
         if self._label_parts is None:
             return [nd.array(self._labels[self._batch])]
         return [_rows_csr(self._label_parts, self._batch,
@@ -149,7 +149,7 @@ class LibSVMIter(DataIter):
 
 def _rows_csr(parts, rows, width):
     """The CSRNDArray of the examples ``rows``."""
-    from .. import nd
+    from .. import ndarray as nd
     data, indices, indptr = parts
     starts, ends = indptr[rows], indptr[rows + 1]
     take = numpy.concatenate([numpy.arange(s, e) for s, e in

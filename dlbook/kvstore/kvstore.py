@@ -355,8 +355,7 @@ def create(name='local'):
         raise TypeError('name must be a string')
     name = name.lower()
     if name.startswith('dist'):
-        from .dist import create_dist
-        return create_dist(name)
+        return _DIST_FACTORY[0](name)
     if name in ('horovod', 'byteps'):
         raise DLBookError(
             f"KVStore type '{name}' is not provided by dlbook. Use "
@@ -366,3 +365,9 @@ def create(name='local'):
         raise DLBookError(f"Unknown KVStore type '{name}'; choose one of "
                           f"{', '.join(sorted(_LOCAL_TYPES))}")
     return KVStore(name)
+
+
+#: ``create`` hands ``dist_*`` names to this factory, which
+#: ``dlbook.kvstore.dist`` installs when it is imported (it builds on the
+#: classes here, so it sits above this module).
+_DIST_FACTORY = [None]
