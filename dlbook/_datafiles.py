@@ -75,6 +75,11 @@ def search_dirs(name, root=None):
         env = os.path.expanduser(env)
         dirs += [os.path.join(env, name), env]
     dirs.append(cache_dir(name))
+    return unique_dirs(dirs)
+
+
+def unique_dirs(dirs):
+    """``dirs`` without repeats (compared as absolute paths), in order."""
     unique = []
     for d in dirs:
         if os.path.abspath(d) not in map(os.path.abspath, unique):

@@ -153,9 +153,9 @@ class CachedGraph:
         self._ready = all(p._data is not None for p in self.params.values())
 
 
-def _eager_pass(block, args):
-    """Run ``block`` once eagerly (hybridization off, not recorded)."""
-    from .. import autograd
+def eager_children(block):
+    """Switch hybridization off in ``block`` and below; return the blocks
+    switched, to switch back on."""
     switched = []
 
     def eager(b):
@@ -164,6 +164,13 @@ def _eager_pass(block, args):
             b._active = False
 
     block.apply(eager)
+    return switched
+
+
+def _eager_pass(block, args):
+    """Run ``block`` once eagerly (hybridization off, not recorded)."""
+    from .. import autograd
+    switched = eager_children(block)
     try:
         with autograd.pause():
             block(*args)

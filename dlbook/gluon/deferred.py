@@ -30,12 +30,12 @@ are written to ``export``'s JSON under MXNet's np-mode names
 
 import importlib
 
-from .._np_state import is_np_array, is_np_shape
+from .._np_state import is_np_shape
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Node, Symbol
 from ..symbol.np_names import NP_NAMES, SCALAR_OPS
-from .cached_op import CachedGraph, flatten, regroup, run_graph
+from .cached_op import (CachedGraph, eager_children, flatten, run_graph)
 
 # the module (``dlbook.ndarray.invoke`` the name is also the function)
 _invoke_module = importlib.import_module('..ndarray.invoke', __package__)
@@ -170,20 +170,6 @@ class Tracer:
         return symbol, used, constants
 
 
-def _eager_children(block):
-    """Switch hybridization off in ``block`` and below; return the blocks
-    switched, to switch back on."""
-    switched = []
-
-    def eager(b):
-        if getattr(b, '_active', False):
-            switched.append(b)
-            b._active = False
-
-    block.apply(eager)
-    return switched
-
-
 def _trace(block, args):
     """Run ``block`` eagerly on ``args`` while recording; returns
     (outputs, CachedGraph)."""
@@ -194,7 +180,7 @@ def _trace(block, args):
     tracer = Tracer(block.prefix)
     for n, x in zip(names, arrays):
         tracer.source(n, x)
-    switched = _eager_children(block)
+    switched = eager_children(block)
     previous = _invoke_module.TRACER
     _invoke_module.TRACER = tracer
     try:

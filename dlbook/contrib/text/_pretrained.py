@@ -25,6 +25,9 @@ import os
 import warnings
 import zipfile
 
+from ..._atomic import atomic_write
+from ..._datafiles import data_home, unique_dirs
+from ..._download import fetch, file_digests
 from ...base import DLBookError
 
 REPO_URL = 'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/'
@@ -83,33 +86,25 @@ def search_dirs(name, root=None):
     dirs.append(cache_dir(name))
     mxnet_home = os.path.expanduser(os.environ.get('MXNET_HOME', '~/.mxnet'))
     dirs.append(os.path.join(mxnet_home, 'embeddings', name))
-    unique = []
-    for d in dirs:
-        if os.path.abspath(d) not in map(os.path.abspath, unique):
-            unique.append(d)
-    return unique
+    return unique_dirs(dirs)
 
 
 def cache_dir(name):
     """The user cache folder of embedding ``name``."""
-    from ..._datafiles import data_home
     return os.path.join(data_home(), 'embeddings', name)
 
 
 def _sha1(path):
-    from ..._download import file_digests
     return file_digests(path)[1]
 
 
 def _download(url, path, sha1):
     """Download ``url`` to ``path`` (SHA-1 checked; raises on failure)."""
-    from ..._download import fetch
     return fetch(url, path, (sha1,), retries=1)
 
 
 def _extract(archive, member, target):
     """Write ``member`` of the zip ``archive`` to ``target`` atomically."""
-    from ..._atomic import atomic_write
     with zipfile.ZipFile(archive) as zf:
         names = {os.path.basename(n): n for n in zf.namelist()}
         if member not in names:
