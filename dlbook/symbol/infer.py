@@ -134,8 +134,10 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
             if s is not None and _known(s):
                 changed |= _set(shape_of, e, tuple(int(n) for n in s),
                                 node)
-        out_dtype = op.attrs.get('dtype') or first
-        for o, s in zip(outputs, outs):
+        # an operator may decide its outputs' dtypes (Custom's infer_type)
+        out_dtypes = op.out_dtypes(in_dtypes) if hasattr(op, 'out_dtypes') \
+            else [op.attrs.get('dtype') or first] * len(outputs)
+        for o, s, out_dtype in zip(outputs, outs, out_dtypes):
             if s is not None and _known(s):
                 changed |= _set(shape_of, o, tuple(int(n) for n in s),
                                 node)

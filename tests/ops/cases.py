@@ -59,7 +59,8 @@ class Case:
 
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
             'linalg', 'nn', 'activation', 'norm', 'conv', 'pool',
-            'upsampling', 'random', 'loss_output', 'ctc', 'rnn', 'numpy')
+            'upsampling', 'random', 'loss_output', 'ctc', 'rnn', 'numpy',
+            'custom')
 
 
 def _load():
