@@ -84,6 +84,13 @@ def test_channels_last_symbol_shapes():
     # MXNet 1.9.1
     assert conv.infer_shape(data=(2, 5, 5, 2)) == (
         [(2, 5, 5, 2), (4, 3, 3, 2), (4,)], [(2, 3, 3, 4)], [])
+    deconv = mx.sym.Deconvolution(data, kernel=(3, 3), num_filter=4,
+                                  layout='NHWC', name='d', stride=(2, 2))
+    assert deconv.infer_shape(data=(2, 5, 5, 2)) == (
+        [(2, 5, 5, 2), (2, 3, 3, 4)], [(2, 11, 11, 4)], [])
+    assert mx.gluon.nn.Conv2DTranspose(4, 3, layout='NHWC',
+                                       in_channels=2).weight.shape == \
+        (2, 3, 3, 4)
     pool = mx.sym.Pooling(data, kernel=(2, 2), stride=(2, 2), layout='NHWC')
     assert pool.infer_shape(data=(2, 5, 5, 2)) == (
         [(2, 5, 5, 2)], [(2, 2, 2, 2)], [])

@@ -250,3 +250,32 @@ def test_no_monitor_outside_a_kernel():
     _, est, _ = make()
     handlers = est._prepare_default_handlers(val, None, train)
     assert not [h for h in handlers if type(h).__name__ == '_DuckHandler']
+
+
+def test_custom_batch_processor_and_default_trainer():
+    from dlbook.gluon.contrib.estimator import BatchProcessor
+    train, val = loaders()
+    calls = []
+
+    class Counting(BatchProcessor):
+        def fit_batch(self, estimator, batch, batch_axis=0):
+            calls.append('fit')
+            return super().fit_batch(estimator, batch, batch_axis)
+
+    net = gluon.nn.Dense(3, in_units=4)
+    with pytest.warns(UserWarning, match='No trainer specified, default '
+                                         'SGD optimizer with learning rate '
+                                         '0.001 is used.'):
+        est = Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(),
+                        context=mx.cpu(), batch_processor=Counting())
+    est.logger.handlers = [Capture()]
+    assert est.trainer.learning_rate == 0.001
+    est.fit(train, batches=2)
+    assert calls == ['fit', 'fit']
+    with pytest.raises(ValueError, match='Customized Batch Processor must '
+                                         'contain fit_batch'):
+        Estimator(net, gluon.loss.L2Loss(), trainer=est.trainer,
+                  batch_processor=object())
+    with pytest.raises(ValueError, match='Estimator only support input as '
+                                         'Gluon DataLoader'):
+        est.fit([(mx.nd.ones((2, 4)), mx.nd.ones((2,)))], epochs=1)

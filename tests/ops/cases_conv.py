@@ -190,6 +190,13 @@ CASES = {
              ref=_conv_last, **TOL),
     ],
     'Deconvolution': [
+        # channels last: NHWC data, (C, kh, kw, F) weight (MXNet 1.9.1
+        # infers ([(2, 5, 5, 2), (2, 3, 3, 4)], [(2, 11, 11, 4)]) for these
+        # attributes on a (2, 5, 5, 2) input)
+        Case([(2, 3, 3, 2), (2, 3, 3, 3)],
+             attrs={'kernel': (3, 3), 'num_filter': 3, 'stride': (2, 2),
+                    'layout': 'NHWC'},
+             ref=partial(_deconv_last, stride=(2, 2)), **TOL),
         # default no_bias=True: data and weight only
         Case([(2, 3, 3, 3), (3, 2, 3, 3)],
              attrs={'kernel': (3, 3), 'num_filter': 2},
