@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.dlbook-installed
 
-.PHONY: lab test test-oldest-numpy notebooks bench clean
+.PHONY: lab test test-oldest-numpy notebooks bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,14 +35,15 @@ OLD_STAMP    = $(OLD_VENV)/.dlbook-installed
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q tests
-	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q tests/test_context.py tests/test_ndarray.py tests/test_autograd.py
+	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q -p no:cacheprovider -k gpu0 \
+	    tests/ops tests/gluon tests/symbol tests/test_*.py
 	if ls notebooks/*.ipynb >/dev/null 2>&1; then $(NBVAL) notebooks/; fi
 	$(MAKE) test-oldest-numpy
 
 $(OLD_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(OLD_VENV)
 	$(OLD_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(OLD_VENV)/bin/python -m pip install --quiet '$(OLDEST_NUMPY)' \
+	$(OLD_VENV)/bin/python -m pip install --quiet '$(OLDEST_NUMPY)' scipy threadpoolctl \
 	    pytest pytest-timeout hypothesis
 	$(OLD_VENV)/bin/python -m pip install --quiet --no-deps -e .
 	touch $(OLD_STAMP)
@@ -59,6 +60,11 @@ test-oldest-numpy: $(OLD_STAMP)
 # a chapter whose numbers leave the ranges its text states is not stored
 notebooks: $(STAMP)
 	$(BIN)/python -m tests.notebooks.regenerate
+
+# a longer run of the file-reader fuzzing than the test suite's
+fuzz: $(STAMP)
+	DLBOOK_FUZZ_EXAMPLES=5000 $(BIN)/python -m pytest -q -p no:cacheprovider \
+	    tests/misuse/test_files_fuzz.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py

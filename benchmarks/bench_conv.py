@@ -1,11 +1,14 @@
-"""Time LeNet-sized Convolution and Pooling, forward + backward, on CPU.
+"""Time Convolution and Pooling layers, forward + backward, on CPU.
 
-Runs the raw operators (``dlbook.ops``) with NumPy and, when PyTorch is
-installed, the same layers with ``torch.nn.functional`` on the same
-number of threads.  Usage::
+Runs the raw operators (``dlbook.ops``) on NumPy with the fast path and
+with the reference path (``dlbook.ops.fastpath``), and, when PyTorch is
+installed, the same layers with ``torch.nn.functional``, on the same
+number of threads.  The candidates take turns in one process (the
+machine may be shared) and the medians are reported with the load
+average.  Usage::
 
-    python benchmarks/bench_conv.py [--batch 256] [--repeat 20]
-    OPENBLAS_NUM_THREADS=1 python benchmarks/bench_conv.py   # 1 thread each
+    python benchmarks/bench_conv.py [--batch 128] [--repeat 15]
+    DLBOOK_NUM_THREADS=1 python benchmarks/bench_conv.py   # 1 thread each
 """
 
 import argparse
@@ -18,42 +21,50 @@ import numpy as np
 # Run from a checkout without installing: put the repository root first.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
-from dlbook.ops import REGISTRY  # noqa: E402
+from dlbook.ops import REGISTRY, fastpath  # noqa: E402
+from dlbook.backend import blas_threads  # noqa: E402
 from benchmarks.common import write_section  # noqa: E402
 
 # (label, data shape, op name, attrs, weight shape)
 LAYERS = [
-    ('conv1 1->6 k5 p2', (1, 28, 28), 'Convolution',
-     dict(kernel=(5, 5), num_filter=6, pad=(2, 2)), (6, 1, 5, 5)),
-    ('pool1 avg 2x2', (6, 28, 28), 'Pooling',
+    ('conv 3->32 k3 p1 32x32', 64, (3, 32, 32), 'Convolution',
+     dict(kernel=(3, 3), num_filter=32, pad=(1, 1)), (32, 3, 3, 3)),
+    ('LeNet conv1 1->20 k5', None, (1, 28, 28), 'Convolution',
+     dict(kernel=(5, 5), num_filter=20), (20, 1, 5, 5)),
+    ('LeNet pool1 max 2x2', None, (20, 24, 24), 'Pooling',
+     dict(kernel=(2, 2), stride=(2, 2), pool_type='max'), None),
+    ('LeNet conv2 20->50 k5', None, (20, 12, 12), 'Convolution',
+     dict(kernel=(5, 5), num_filter=50), (50, 20, 5, 5)),
+    ('LeNet pool2 max 2x2', None, (50, 8, 8), 'Pooling',
+     dict(kernel=(2, 2), stride=(2, 2), pool_type='max'), None),
+    ('pool avg 2x2', None, (16, 10, 10), 'Pooling',
      dict(kernel=(2, 2), stride=(2, 2), pool_type='avg'), None),
-    ('conv2 6->16 k5', (6, 14, 14), 'Convolution',
-     dict(kernel=(5, 5), num_filter=16), (16, 6, 5, 5)),
-    ('pool2 avg 2x2', (16, 10, 10), 'Pooling',
-     dict(kernel=(2, 2), stride=(2, 2), pool_type='avg'), None),
-    ('pool max 3x3 s2', (16, 10, 10), 'Pooling',
+    ('pool max 3x3 s2', None, (16, 10, 10), 'Pooling',
      dict(kernel=(3, 3), stride=(2, 2), pool_type='max'), None),
-    ('conv 16->32 k3 p1', (16, 14, 14), 'Convolution',
+    ('conv 16->32 k3 p1', None, (16, 14, 14), 'Convolution',
      dict(kernel=(3, 3), num_filter=32, pad=(1, 1)), (32, 16, 3, 3)),
 ]
 
-
-def best_ms(fn, repeat):
-    fn()                                           # warm up
-    times = []
+def medians_ms(fns, repeat):
+    """Median wall time (ms) of each function, the functions taking turns."""
+    times = {key: [] for key in fns}
+    for fn in fns.values():
+        fn()                                       # warm up
     for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1e3 * min(times), 1e3 * float(np.median(times))
+        for key, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            times[key].append(time.perf_counter() - start)
+    return {key: 1e3 * float(np.median(t)) for key, t in times.items()}
 
 
-def dlbook_step(name, attrs, inputs):
+def dlbook_step(name, attrs, inputs, fast):
     def run():
-        op = REGISTRY[name](**attrs)
-        op.is_train = True                         # as under autograd.record
-        y = op.forward(np, *inputs)
-        op.backward(np, np.ones_like(y))
+        with fastpath.use(fast):
+            op = REGISTRY[name](**attrs)
+            op.is_train = True                     # as under autograd.record
+            y = op.forward(np, *inputs)
+            op.backward(np, np.ones_like(y))
     return run
 
 
@@ -77,49 +88,65 @@ def torch_step(torch, name, attrs, inputs):
     return run
 
 
+def load():
+    return ' '.join(open('/proc/loadavg').read().split()[:3])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument('--batch', type=int, default=256)
-    parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--batch', type=int, default=128)
+    parser.add_argument('--repeat', type=int, default=15)
     args = parser.parse_args()
+    # Large products use DLBOOK_NUM_THREADS (automatic when unset).
+    threads = blas_threads.default_threads()
     try:
         import torch
-        # Give PyTorch as many threads as NumPy's BLAS gets.
-        threads = (os.environ.get('OPENBLAS_NUM_THREADS')
-                   or os.environ.get('OMP_NUM_THREADS'))
-        if threads:
-            torch.set_num_threads(int(threads))
+        torch.set_num_threads(threads)
     except ImportError:
         torch = None
     rng = np.random.RandomState(0)
-    header = f'{"layer (batch %d)" % args.batch:24s} {"dlbook ms":>16s}'
+    header = ('| layer | batch | fast (ms) | reference (ms) | '
+              'reference / fast |')
+    rule = '|---|---|---|---|---|'
     if torch is not None:
-        header += f' {"torch ms":>16s} {"ratio":>6s}'
-    lines = [header + '   (fwd+bwd, best / median)']
-    total_ours = total_torch = 0.0
-    for label, shape, name, attrs, w_shape in LAYERS:
-        data = rng.uniform(-1, 1, (args.batch,) + shape).astype(np.float32)
+        header += ' PyTorch (ms) | fast / PyTorch |'
+        rule += '---|---|'
+    lines = [header, rule]
+    totals = {'fast': 0.0, 'ref': 0.0, 'torch': 0.0}
+    load_before = load()
+    for label, batch, shape, name, attrs, w_shape in LAYERS:
+        batch = batch or args.batch
+        data = rng.uniform(-1, 1, (batch,) + shape).astype(np.float32)
         inputs = [data]
         if w_shape is not None:
             inputs += [rng.uniform(-1, 1, w_shape).astype(np.float32),
                        np.zeros(w_shape[0], np.float32)]
-        ours = best_ms(dlbook_step(name, attrs, inputs), args.repeat)
-        line = f'{label:24s} {ours[0]:7.2f} / {ours[1]:6.2f}'
-        total_ours += ours[1]
+        fns = {'fast': dlbook_step(name, attrs, inputs, True),
+               'ref': dlbook_step(name, attrs, inputs, False)}
         if torch is not None:
-            theirs = best_ms(torch_step(torch, name, attrs, inputs),
-                             args.repeat)
-            total_torch += theirs[1]
-            line += (f' {theirs[0]:7.2f} / {theirs[1]:6.2f}'
-                     f' {ours[1] / theirs[1]:6.2f}')
+            fns['torch'] = torch_step(torch, name, attrs, inputs)
+        ms = medians_ms(fns, args.repeat)
+        for key in ms:
+            totals[key] += ms[key]
+        line = (f'| {label} | {batch} | {ms["fast"]:.2f} | {ms["ref"]:.2f} '
+                f'| {ms["ref"] / ms["fast"]:.2f}x |')
+        if torch is not None:
+            line += f' {ms["torch"]:.2f} | {ms["fast"] / ms["torch"]:.2f}x |'
         lines.append(line)
-    summary = f'{"total (median)":24s} {total_ours:16.2f}'
+    line = (f'| total | | {totals["fast"]:.2f} | {totals["ref"]:.2f} | '
+            f'{totals["ref"] / totals["fast"]:.2f}x |')
     if torch is not None:
-        summary += f' {total_torch:16.2f} {total_ours / total_torch:6.2f}'
-    lines.append(summary)
-    write_section('conv', 'Convolution layers (`benchmarks/bench_conv.py`)',
-                  'Forward + backward per layer, milliseconds:\n\n```\n' +
-                  '\n'.join(lines) + '\n```')
+        line += (f' {totals["torch"]:.2f} | '
+                 f'{totals["fast"] / totals["torch"]:.2f}x |')
+    lines.append(line)
+    body = (f'Forward + backward (all gradients) per layer, float32, median '
+            f'of {args.repeat} runs taken in turns; BLAS and PyTorch on '
+            f'{threads} thread(s) ({blas_threads.info()["reason"]}); '
+            f'load average before {load_before}, after {load()} '
+            f'(2 cores shared with other jobs: noisy).\n\n'
+            + '\n'.join(lines))
+    write_section('conv', 'Convolution and pooling layers '
+                  '(`benchmarks/bench_conv.py`)', body)
 
 
 if __name__ == '__main__':

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 import dlbook as mx  # noqa: E402
 from dlbook import autograd, gluon, nd  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
+from dlbook.ops import fastpath  # noqa: E402
 from benchmarks.common import (best_of, fmt_ms, table, try_torch,  # noqa
                                write_section)
 
@@ -128,7 +129,9 @@ def mnist_epoch():
 
 MODELS = {'mlp': ('MLP 784-256-256-10', 256, False),
           'lenet': ('LeNet', 128, False),
-          'lenet-hybrid': ('LeNet (hybridized)', 128, True)}
+          'lenet-hybrid': ('LeNet (hybridized)', 128, True),
+          'lenet-reference': ('LeNet, reference conv/pool '
+                              '(`DLBOOK_FAST_OPS=0`)', 128, False)}
 
 
 def time_model(key, torch):
@@ -140,7 +143,8 @@ def time_model(key, torch):
     x = rng.rand(batch, 1, 28, 28).astype(np.float32)
     y = rng.randint(0, 10, batch).astype(np.float32)
     net = dlbook_mlp() if kind == 'mlp' else dlbook_lenet()
-    ours = time_dlbook(net, x, y, hybridize=hybridize)
+    with fastpath.use(not key.endswith('-reference')):
+        ours = time_dlbook(net, x, y, hybridize=hybridize)
     theirs = time_torch(torch, kind, x, y) if torch else None
     return ours, theirs
 

@@ -7,7 +7,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = ['bench_core.py', 'bench_training.py', 'bench_hybridize.py',
-           'bench_conv.py', 'bench_dataloader.py']
+           'bench_conv.py', 'bench_dataloader.py', 'bench_stale_inputs.py',
+           'bench_np_mode.py', 'bench_sparse.py']
 
 
 def main():

@@ -17,9 +17,11 @@ them):
   ``backward`` on the same graph raises MXNet's error.
 """
 
+import operator
 import threading
 
 from . import _profile_state as _profile
+from . import _write_clock
 from .base import DLBookError
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
@@ -35,18 +37,23 @@ class _State(threading.local):
 _state = _State()
 
 
+
 class Node:
     """One recorded operator call: the op instance (which holds what its
     backward needs) and the input NDArrays the gradient flows into."""
 
-    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', '__weakref__')
+    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'recorded_at',
+                 '__weakref__')
 
-    def __init__(self, op, inputs, ctx, out_meta=None):
+    def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
         self.op = op
         self.inputs = inputs
         self.ctx = ctx
         self.out_meta = out_meta    # [(shape, dtype)] for multi-output ops
         self.freed = False
+        # the write clock's time when the op ran (see _check_writes);
+        # None when not recorded
+        self.recorded_at = recorded_at
 
     def __repr__(self):
         return f'Node({self.op.name})'
@@ -197,7 +204,11 @@ def _ndarray_class():
 
 
 def _add(acc, g):
-    return g if acc is None else acc + g
+    if acc is None:
+        return g
+    if getattr(g, 'is_row_sparse', False):     # RowSparse + dense: its rule
+        return g + acc
+    return acc + g
 
 
 def _run_backward(heads, head_grads, retain_graph, capture=()):
@@ -221,6 +232,8 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
     def route(x, g):
         node = x._node
         if node is not None:
+            if getattr(g, 'is_row_sparse', False):
+                g = g.todense()     # row-sparse gradients only reach leaves
             slots = node_grads.get(id(node))
             if slots is None:
                 slots = node_grads[id(node)] = [None] * _num_outputs(node)
@@ -255,11 +268,15 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
         for x in captured.values():
             if x._node is node:
                 results[id(x)] = (x, dys[x._out_index])
+        if node.recorded_at is not None and \
+                _write_clock.NOW[0] > node.recorded_at:
+            _check_writes(node)
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
         node.op.needs_input_grad = tuple(
             x._node is not None or x._grad_req is not None
             for x in node.inputs)
+        node.op.row_sparse_grad = True   # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:                  # mx.profiler running
             grads = _profile.run('_backward_' + node.op.name.lstrip('_'),
@@ -282,6 +299,59 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
             node.inputs = ()
     results.update({k: tuple(v) for k, v in leaf_grads.items()})
     return results
+
+
+def _check_writes(node):
+    """Raise if an input that ``node``'s operator kept for its backward
+    was written in place (``x[:] = ...``, ``x += 1``) after the operator
+    ran: its gradient would be computed at the new values."""
+    for i, x in enumerate(node.inputs):
+        if x._written_at > node.recorded_at and _holds(node.op, x):
+            names = getattr(node.op, 'arguments', ())
+            which = (f"input {i} ({names[i]!r})" if i < len(names)
+                     else f'input {i}')
+            raise DLBookError(
+                f"autograd: {which} of operator '{node.op.name}', an "
+                f'NDArray of shape {x.shape} {x.dtype} @{x._ctx}, was '
+                f'modified in place (x[...] = ..., x += ...) after the '
+                f'operator recorded it; its gradient needs the old values. '
+                f'Write into a copy (x = x.copy()) or modify it only after '
+                f'backward().')
+
+
+def _holds(op, x):
+    """Whether ``op`` kept ``x``'s memory for its backward (in
+    ``op.saved``, another attribute, or ``saved_tensors`` of an
+    ``autograd.Function``).  Unsure cases count as kept."""
+    raw = x._data
+    xp = x._ctx.xp
+    todo = list(vars(op).values()) if hasattr(op, '__dict__') else [op.saved]
+    function = getattr(op, 'function', None)
+    if function is not None:
+        todo.append(getattr(function, 'saved_tensors', ()))
+    while todo:
+        item = todo.pop()
+        if isinstance(item, (tuple, list)):
+            todo.extend(item)
+        elif item is x or item is raw:
+            return True
+        elif hasattr(item, '_data') and hasattr(item, '_ctx'):
+            todo.append(item._data)
+        elif type(item) is type(raw):
+            if xp.may_share_memory(item, raw):
+                return True
+        elif callable(item) and getattr(item, '__closure__', None):
+            todo.extend(c.cell_contents for c in item.__closure__
+                        if _has_contents(c))
+    return False
+
+
+def _has_contents(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
 
 
 def _num_outputs(node):
@@ -309,7 +379,10 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
         buf = var._grad
         if var._grad_req is None or buf is None:
             continue
-        if var._grad_req == 'add':
+        if buf.stype != 'default' or getattr(g, 'is_row_sparse', False):
+            from .ndarray.sparse_ndarray import store_grad
+            store_grad(buf, g, var._grad_req)
+        elif var._grad_req == 'add':
             buf._data += g
         else:
             buf._data[...] = g
@@ -324,7 +397,13 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
     Returns
     -------
     list of NDArray
-        One gradient per variable (zeros where no path exists).
+        One gradient per variable.
+
+    Raises
+    ------
+    DLBookError
+        As MXNet, when a variable does not require a gradient (no
+        ``attach_grad()``) or the heads do not depend on it.
     """
     from .ndarray.ndarray import NDArray, from_raw
     if create_graph:
@@ -336,6 +415,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
             'first-order gradient rules only')
     single = isinstance(variables, NDArray)
     variables = [variables] if single else list(variables)
+    _check_grad_variables(heads, variables)
     if retain_graph is None:
         retain_graph = create_graph
     with _Scope(None, train_mode):
@@ -346,8 +426,35 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
         g = found.get(id(var), (None, None))[1]
         if g is None:
             g = var._ctx.xp.zeros_like(var._data)
+        if getattr(g, 'is_row_sparse', False):
+            from .ndarray.sparse_ndarray import wrap_raw
+            out.append(wrap_raw(g, var._ctx))
+            continue
         out.append(from_raw(g, var._ctx))
     return out[0] if single else out
+
+
+def _check_grad_variables(heads, variables):
+    """MXNet's checks: every variable needs a gradient and must be
+    reachable from the heads (else its gradient would silently be 0)."""
+    NDArray = _ndarray_class()
+    heads = [heads] if isinstance(heads, NDArray) else list(heads)
+    reached = {id(h) for h in heads}
+    for node in _topological_order(heads):
+        reached.update(id(x) for x in node.inputs)
+    for i, var in enumerate(variables, 1):
+        where = (f'the {i}-th variable (an NDArray of shape {var.shape} '
+                 f'{var.dtype} @{var._ctx})')
+        if var._node is None and var._grad_req is None:
+            raise DLBookError(
+                f'Cannot differentiate with respect to {where} because it '
+                f'does not require gradient. Call attach_grad() on it '
+                f'before autograd.record().')
+        if id(var) not in reached:
+            raise DLBookError(
+                f'Cannot differentiate with respect to {where} because it '
+                f'is unreachable from the outputs: the heads were not '
+                f'computed from it inside autograd.record().')
 
 
 def get_symbol(x):
@@ -402,7 +509,8 @@ class Function:
         if _state.recording and needs_grad:
             op = _FunctionOp(self, outs)
             meta = None if single else [(o.shape, o.dtype) for o in outs]
-            node = Node(op, tuple(inputs), inputs[0]._ctx, meta)
+            node = Node(op, tuple(inputs), inputs[0]._ctx, meta,
+                        _write_clock.NOW[0])
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
         return outputs

@@ -5,9 +5,10 @@ raises its own :class:`DLBookError`, and ``dlbook.base.MXNetError`` is the
 same class, so ``except mx.base.MXNetError`` works unchanged.
 """
 
-__all__ = ['DLBookError', 'MXNetError', 'NotImplementedForSymbol',
-           'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE', 'dtype_name', 'numeric_types',
-           'integer_types', 'string_types', 'py_str']
+__all__ = ['DLBookError', 'DLBookIndexError', 'MXNetError',
+           'NotImplementedForSymbol', 'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE',
+           'dtype_name', 'numeric_types', 'integer_types', 'string_types',
+           'py_str']
 
 import numbers
 
@@ -18,6 +19,12 @@ class DLBookError(RuntimeError):
     Messages name the operator, the shapes, dtypes or contexts involved and,
     where there is one, the fix.
     """
+
+
+class DLBookIndexError(DLBookError, IndexError):
+    """An index out of range (``x[5]`` on 2 rows).  Also an
+    ``IndexError``, as in MXNet and NumPy, so ``except IndexError`` and
+    the ``for``-loop protocol work."""
 
 
 MXNetError = DLBookError

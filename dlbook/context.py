@@ -176,3 +176,14 @@ def gpu_memory_info(device_id=0):
     xp = gpu(device_id).xp
     with gpu(device_id).backend.scope(device_id):
         return xp.cuda.runtime.memGetInfo()
+
+
+def _forget_gpu_backends():
+    """Drop the backend every GPU context cached (after the fake/real GPU
+    mode changed; see ``backend.reset_gpu_backend``)."""
+    for ctx in Context._instances.values():
+        if ctx.device_type == 'gpu':
+            ctx._backend = ctx._xp = ctx._scope = ctx._switch = None
+
+
+_backend._ON_GPU_RESET.append(_forget_gpu_backends)

@@ -63,11 +63,15 @@ def _grad_reqs(grad_req, names):
 
 
 def _copy_into(target, value, name):
+    _check_copy(target, value, name)
+    target[:] = value
+
+
+def _check_copy(target, value, name):
     if tuple(value.shape) != target.shape:
         raise DLBookError(f'copy_params_from: {name!r} has shape '
                           f'{tuple(value.shape)}, the bound array '
                           f'{target.shape}')
-    target[:] = value
 
 
 class Executor:
@@ -257,7 +261,20 @@ class Executor:
 
     def copy_params_from(self, arg_params, aux_params=None,
                          allow_extra_params=False):
-        """Copy values from dicts of arrays into the bound arrays."""
+        """Copy values from dicts of arrays into the bound arrays.
+
+        Every name and shape is checked before anything is copied, so a
+        bad dict leaves the executor unchanged.
+        """
+        for given, bound, kind in ((arg_params, self.arg_dict, 'arguments'),
+                                   (aux_params, self.aux_dict,
+                                    'auxiliary states')):
+            for name, value in (given or {}).items():
+                if name in bound:
+                    _check_copy(bound[name], value, name)
+                elif not allow_extra_params:
+                    raise ValueError(f'Find name "{name}" that is not in the '
+                                     f'{kind}')
         for name, value in (arg_params or {}).items():
             if name in self.arg_dict:
                 _copy_into(self.arg_dict[name], value, name)

@@ -14,8 +14,9 @@ __all__ = ['get_mnist']
 
 import numpy
 
-from .gluon.data import files
-from .gluon.data.vision.datasets import MNIST, read_idx
+from . import _datafiles as files
+from ._datafiles import read_idx
+from .gluon.data.vision.datasets import MNIST
 
 
 def _read(prefix, root):

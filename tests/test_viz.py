@@ -19,7 +19,7 @@ graphviz = pytest.importorskip('graphviz')
 
 import dlbook as mx  # noqa: E402
 import dlbook.viz as viz  # noqa: E402
-import dlbook.viz_tape as viz_tape  # noqa: E402
+import dlbook.viz.tape as viz_tape  # noqa: E402
 from dlbook import autograd, nd  # noqa: E402
 from dlbook.base import DLBookError  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
@@ -534,7 +534,8 @@ def test_repr_is_short_and_deterministic():
 
 
 def test_missing_graphviz_package(monkeypatch):
-    monkeypatch.setattr(viz, '_DIGRAPH_CLASS', None)
+    import dlbook.viz._dot as dot_module
+    monkeypatch.setattr(dot_module, '_DIGRAPH_CLASS', None)
     monkeypatch.setitem(sys.modules, 'graphviz', None)
     with pytest.raises(ImportError, match='pip install graphviz'):
         viz.plot_network(mlp())
@@ -544,3 +545,11 @@ def test_import_dlbook_does_not_import_graphviz():
     code = ('import sys, dlbook, dlbook.viz; '
             'assert "graphviz" not in sys.modules, "graphviz imported"')
     subprocess.run([sys.executable, '-c', code], check=True)
+
+
+def test_node_styles_name_registered_operators():
+    from dlbook.ops import REGISTRY
+    from dlbook.viz.network import NODE_STYLES
+    for op in NODE_STYLES:
+        assert op in REGISTRY and REGISTRY[op].name == op, op
+

@@ -2,28 +2,44 @@
 
 A :class:`~dlbook.context.Context` names a device; its backend says how to
 make, move and synchronise arrays there.  ``cpu(i)`` uses NumPy, ``gpu(i)``
-uses CuPy, imported only when a GPU is first used.  Setting the environment
-variable ``DLBOOK_FAKE_GPUS=N`` (tests only) makes ``gpu(0..N-1)`` NumPy
-devices labelled ``gpu``, so the multi-device plumbing is testable without
-CUDA.
+uses CuPy, imported only when a GPU is first used.
+
+Tests without a GPU: ``DLBOOK_FAKE_GPUS=N`` makes ``gpu(0..N-1)`` devices
+served by a strict fake CuPy (:mod:`dlbook.backend.fake_cupy`: NumPy
+underneath, but arrays refuse implicit host conversion and only CuPy's
+names exist), so the GPU code paths run in CI.  ``DLBOOK_FAKE_CUPY=0``
+serves them with plain NumPy arrays instead; ``DLBOOK_FAKE_CUPY=1`` alone
+gives one fake GPU.
 """
 
 import os
 
 from .numpy_backend import NumpyBackend
 
-__all__ = ['get_backend', 'gpu_count', 'gpu_unavailable_reason']
+__all__ = ['get_backend', 'gpu_count', 'gpu_unavailable_reason',
+           'fake_mode', 'reset_gpu_backend']
 
 _NUMPY = NumpyBackend()
 _GPU = None
 _GPU_REASON = None
 
 
-def _fake_gpu_count():
+def fake_mode():
+    """``(n_fake_gpus, strict)`` from the environment; ``(0, False)`` when
+    real GPUs (if any) are used."""
     try:
-        return int(os.environ.get('DLBOOK_FAKE_GPUS', '0') or 0)
+        n = int(os.environ.get('DLBOOK_FAKE_GPUS', '0') or 0)
     except ValueError:
-        return 0
+        n = 0
+    flag = os.environ.get('DLBOOK_FAKE_CUPY', '').strip().lower()
+    strict = flag not in ('0', 'false', 'no', 'off')
+    if n == 0 and flag and strict:
+        n = 1
+    return n, strict and n > 0
+
+
+def _fake_gpu_count():
+    return fake_mode()[0]
 
 
 def _load_gpu_backend():
@@ -31,22 +47,48 @@ def _load_gpu_backend():
     global _GPU, _GPU_REASON
     if _GPU is not None or _GPU_REASON is not None:
         return _GPU
-    if _fake_gpu_count():
-        _GPU = NumpyBackend(name='numpy (fake gpu)')
+    n, strict = fake_mode()
+    if n:
+        if strict:
+            from . import fake_cupy
+            from .cupy_backend import CupyBackend
+            _GPU = CupyBackend(fake_cupy.make_module(n), name='cupy (fake)')
+        else:
+            _GPU = NumpyBackend(name='numpy (fake gpu)')
         return _GPU
+    from . import gpu_probe
     try:
-        from .cupy_backend import CupyBackend
-        _GPU = CupyBackend()
-        if _GPU.device_count() == 0:
-            _GPU_REASON = 'CuPy is installed but found no CUDA device'
-            _GPU = None
-    except ImportError as err:
-        _GPU_REASON = (f'CuPy is not installed ({err}); install the GPU extra: '
-                       f"pip install 'dlbook[gpu]'")
-    except Exception as err:                   # driver/runtime mismatch
-        _GPU_REASON = f'CuPy could not use CUDA: {type(err).__name__}: {err}'
+        import cupy
+    except Exception as err:                   # ImportError, or a broken build
+        _GPU_REASON = gpu_probe.import_error_reason(err)
+        return None
+    from .cupy_backend import CupyBackend
+    try:
+        cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:                   # no driver, old driver, ...
+        runtime, driver = gpu_probe.versions(cupy)
+        _GPU_REASON = gpu_probe.cuda_error_reason(err, runtime, driver)
+        return None
+    _GPU = CupyBackend(cupy)
+    if _GPU.device_count() == 0:
+        _GPU_REASON = 'CuPy is installed but CUDA found no GPU'
         _GPU = None
     return _GPU
+
+
+def reset_gpu_backend():
+    """Forget the GPU backend (and every Context's cached one), so the next
+    use reads the environment again.  For tests that switch fake modes."""
+    global _GPU, _GPU_REASON
+    _GPU = _GPU_REASON = None
+    for forget in _ON_GPU_RESET:
+        forget()
+
+
+#: Functions called by :func:`reset_gpu_backend`; ``dlbook.context``
+#: registers one that drops the backends its GPU contexts cached (the
+#: context layer sits above this one, so it registers itself).
+_ON_GPU_RESET = []
 
 
 def gpu_count():

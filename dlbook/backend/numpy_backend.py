@@ -54,3 +54,10 @@ class NumpyBackend:
 
     def device_count(self):
         return 0
+
+    @property
+    def sparse(self):
+        """``scipy.sparse``, the home of CSR matrices on this backend
+        (imported on first use of sparse storage)."""
+        import scipy.sparse
+        return scipy.sparse

@@ -1,19 +1,17 @@
-"""Data for the first chapters, and the scratch linear-regression pieces.
+"""Data for the first chapters.
 
-Fast mode
-    CI runs every notebook with ``DLBOOK_FAST=1``: loaders then use a
-    small, fixed subset of Fashion-MNIST and notebooks shrink their epoch
-    counts with ``scale(full, fast)``. Students run without it and get the
-    books' numbers.
+Fast mode (``_fast.py``)
+    Under ``DLBOOK_FAST=1`` the loaders here use a small, fixed subset of
+    Fashion-MNIST.
 
 Fashion-MNIST
     ``load_data_fashion_mnist`` finds the files through ``$DLBOOK_DATA``,
-    then ``~/.dlbook/datasets`` (see ``dlbook.gluon.data.files``); it
+    then ``~/.dlbook/datasets`` (see ``dlbook._datafiles``); it
     never needs a path in the notebook.
 
-Linear regression from scratch
-    ``synthetic_data``, ``load_array``, ``linreg``, ``squared_loss`` and
-    ``sgd``: what chapter 3 writes by hand, kept here for later chapters.
+Linear regression data
+    ``synthetic_data`` and ``load_array``; the model, loss and optimizer
+    that chapter 3 writes by hand are in ``scratch.py``.
 """
 import os
 
@@ -22,41 +20,14 @@ from ..context import current_context
 from ..gluon.data import ArrayDataset, DataLoader
 from ..gluon.data.vision import FashionMNIST, transforms
 from ..widgets import show_images
+from ._fast import FAST_ENV, fast_mode  # noqa: F401
 
-FAST_ENV = 'DLBOOK_FAST'
 FAST_TRAIN_SIZE = 2000
 FAST_TEST_SIZE = 1000
 
 FASHION_MNIST_LABELS = (
     't-shirt', 'trouser', 'pullover', 'dress', 'coat', 'sandal', 'shirt',
     'sneaker', 'bag', 'ankle boot')
-
-
-def fast_mode():
-    """True when the environment variable ``DLBOOK_FAST`` is set to 1.
-
-    Read at every call (never at import), so a test or a notebook cell can
-    switch it with ``os.environ``.
-    """
-    value = os.environ.get(FAST_ENV, '').strip().lower()
-    return value in ('1', 'true', 'yes', 'on')
-
-
-def scale(full, fast):
-    """Pick a size: ``fast`` in fast mode, ``full`` otherwise.
-
-    Parameters
-    ----------
-    full : object
-        What students use (for example the books' 10 epochs).
-    fast : object
-        What CI uses to run the notebook in seconds.
-
-    Examples
-    --------
-    >>> num_epochs = d2l.scale(10, 2)   # 10 normally, 2 under DLBOOK_FAST=1
-    """
-    return fast if fast_mode() else full
 
 
 def get_dataloader_workers():
@@ -217,30 +188,3 @@ def load_array(data_arrays, batch_size, is_train=True):
     """
     dataset = ArrayDataset(*data_arrays)
     return DataLoader(dataset, batch_size, shuffle=is_train)
-
-
-def linreg(X, w, b):
-    """The linear regression model: ``Xw + b``."""
-    return nd.dot(X, w) + b
-
-
-def squared_loss(y_hat, y):
-    """Squared loss ``(y_hat - y)^2 / 2``, one value per example.
-
-    ``y`` is reshaped to ``y_hat``'s shape first: a label vector of shape
-    ``(n,)`` against predictions of shape ``(n, 1)`` would otherwise
-    broadcast to an ``(n, n)`` matrix.
-    """
-    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
-
-
-def sgd(params, lr, batch_size):
-    """Minibatch stochastic gradient descent, in place.
-
-    ``param[:] = ...`` writes into the existing array, so the model keeps
-    using the same (updated) parameters; ``param = ...`` would only
-    rebind a local name. The gradient is a sum over the batch, hence the
-    division by ``batch_size``.
-    """
-    for param in params:
-        param[:] = param - lr * param.grad / batch_size

@@ -23,9 +23,10 @@ import numpy as np
 
 from .. import autograd, gluon, init, nd
 from ..gluon import nn
-from ..widgets import Accumulator, Animator, Timer, plot, set_figsize
+from ..widgets import Animator, Timer, plot, set_figsize
 from .devices import try_gpu
-from .training import TrainResult, _epoch_xlim, accuracy, evaluate_accuracy_gpu
+from .scratch import linreg, squared_loss
+from .training import fit_classifier
 
 
 class LossCurve(namedtuple('LossCurve', ['times', 'losses'])):
@@ -145,14 +146,6 @@ def _full_batch(data_iter):
     return nd.concat(*Xs, dim=0), nd.concat(*ys, dim=0)
 
 
-def _linreg(X, w, b):
-    return nd.dot(X, w) + b
-
-
-def _squared_loss(y_hat, y):
-    return (y_hat - y.reshape(y_hat.shape)) ** 2 / 2
-
-
 def _report(animator, timer, num_epochs):
     animator.finish()
     loss = animator.Y[0][-1]
@@ -201,7 +194,7 @@ def train_ch11(trainer_fn, states, hyperparams, data_iter, feature_dim,
     X_all, y_all = _full_batch(data_iter)
 
     def net(X):
-        return _linreg(X, w, b)
+        return linreg(X, w, b)
 
     animator = Animator(xlabel='epoch', ylabel='loss', legend=['loss'],
                         xlim=[0, num_epochs], ylim=[0.22, 0.35])
@@ -210,13 +203,13 @@ def train_ch11(trainer_fn, states, hyperparams, data_iter, feature_dim,
     for _ in range(num_epochs):
         for X, y in data_iter:
             with autograd.record():
-                l = _squared_loss(net(X), y).mean()
+                l = squared_loss(net(X), y).mean()
             l.backward()
             trainer_fn([w, b], states, hyperparams)
             n += X.shape[0]
             if n % 200 == 0:
                 timer.stop()
-                loss = _squared_loss(net(X_all), y_all).mean().asscalar()
+                loss = squared_loss(net(X_all), y_all).mean().asscalar()
                 animator.add(n / X.shape[0] / num_batches, (float(loss),))
                 timer.start()
     _report(animator, timer, num_epochs)
@@ -374,30 +367,8 @@ def train_with_scheduler(net, train_iter, test_iter, num_epochs, loss,
     """
     if device is None:
         device = try_gpu()
-    animator = Animator(xlabel='epoch', xlim=_epoch_xlim(num_epochs),
-                        legend=['train loss', 'train acc', 'test acc'])
-    num_batches = len(train_iter)
-    every = max(num_batches // 5, 1)
-    for epoch in range(num_epochs):
-        if scheduler:
-            trainer.set_learning_rate(scheduler(epoch + 1))
-        metric = Accumulator(3)     # sum of losses, correct, examples
-        for i, (X, y) in enumerate(train_iter):
-            X, y = X.as_in_context(device), y.as_in_context(device)
-            with autograd.record():
-                y_hat = net(X)
-                l = loss(y_hat, y)
-            l.backward()
-            trainer.step(X.shape[0])
-            metric.add(l.sum().asscalar(), accuracy(y_hat, y), X.shape[0])
-            train_loss = metric[0] / metric[2]
-            train_acc = metric[1] / metric[2]
-            if (i + 1) % every == 0 or i == num_batches - 1:
-                animator.add(epoch + (i + 1) / num_batches,
-                             (train_loss, train_acc, None))
-        test_acc = evaluate_accuracy_gpu(net, test_iter, device)
-        animator.add(epoch + 1, (None, None, test_acc))
-    animator.finish()
-    print(f'train loss {train_loss:.3f}, train acc {train_acc:.3f}, '
-          f'test acc {test_acc:.3f}')
-    return TrainResult(train_loss, train_acc, test_acc)
+    result, _ = fit_classifier(net, train_iter, test_iter, num_epochs, loss,
+                               trainer, device, scheduler)
+    print(f'train loss {result.train_loss:.3f}, train acc '
+          f'{result.train_acc:.3f}, test acc {result.test_acc:.3f}')
+    return result

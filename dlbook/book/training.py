@@ -214,11 +214,37 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device=None):
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), 'sgd',
                             {'learning_rate': lr})
+    result, speed = fit_classifier(net, train_iter, test_iter, num_epochs,
+                                   loss, trainer, device)
+    print(f'loss {result.train_loss:.3f}, train acc {result.train_acc:.3f}, '
+          f'test acc {result.test_acc:.3f}')
+    print(f'{speed:.1f} examples/sec on {device}')
+    return result
+
+
+def fit_classifier(net, train_iter, test_iter, num_epochs, loss, trainer,
+                   device, scheduler=None):
+    """The classification training loop of chapters 6 and 11.
+
+    For every batch: move it to ``device``, record the forward pass and
+    the loss, ``backward()``, ``trainer.step``; five points per epoch on a
+    live plot of training loss and accuracy, and the test accuracy after
+    every epoch.  With ``scheduler``, epoch ``e`` (from 0) first sets the
+    rate ``scheduler(e + 1)``.
+
+    Returns
+    -------
+    (TrainResult, float)
+        The final numbers, and the examples per second of the batch loop
+        (the timer covers the batches only, not the evaluation).
+    """
     animator = Animator(xlabel='epoch', xlim=_epoch_xlim(num_epochs),
                         legend=LEGEND)
     timer, num_batches = Timer(), len(train_iter)
     every = _plot_every(num_batches)
     for epoch in range(num_epochs):
+        if scheduler:
+            trainer.set_learning_rate(scheduler(epoch + 1))
         metric = Accumulator(3)     # sum of losses, correct, examples
         for i, (X, y) in enumerate(train_iter):
             timer.start()
@@ -236,14 +262,11 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device=None):
             if (i + 1) % every == 0 or i == num_batches - 1:
                 animator.add(epoch + (i + 1) / num_batches,
                              (train_l, train_acc, None))
-        test_acc = evaluate_accuracy_gpu(net, test_iter)
+        test_acc = evaluate_accuracy_gpu(net, test_iter, device)
         animator.add(epoch + 1, (None, None, test_acc))
     animator.finish()
-    print(f'loss {train_l:.3f}, train acc {train_acc:.3f}, '
-          f'test acc {test_acc:.3f}')
-    print(f'{metric[2] * num_epochs / timer.sum():.1f} examples/sec '
-          f'on {device}')
-    return TrainResult(train_l, train_acc, test_acc)
+    speed = metric[2] * num_epochs / timer.sum()
+    return TrainResult(train_l, train_acc, test_acc), speed
 
 
 def split_batch(X, y, devices):

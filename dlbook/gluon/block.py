@@ -20,7 +20,9 @@ from .. import name as _name
 from .. import ndarray as nd
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
+from .._np_state import is_np_array
 from .cached_op import call_cached
+from .deferred import call_deferred
 from .parameter import (DeferredInitializationError, Parameter,
                         ParameterDict, _brief_print_list)
 
@@ -299,6 +301,10 @@ class Block:
                 f"'{filename}' are not present in this Block, which "
                 f"contains parameters {_brief_print_list(params)}. Set "
                 f"ignore_extra=True to ignore.")
+        # check every parameter first: a failure leaves the block unchanged
+        for name, value in loaded.items():
+            if name in params:
+                params[name]._check_loadable(value, cast_dtype, dtype_source)
         for name, value in loaded.items():
             if name in params:
                 params[name]._load_init(value, ctx, cast_dtype=cast_dtype,
@@ -375,6 +381,34 @@ class HybridBlock(Block):
         self._flags = {}
         self._cached_graph = None
 
+    def __call__(self, *args):
+        if self._active and args and isinstance(args[0], NDArray):
+            if self._traced_by_running():
+                # traced by running it (MXNet 2's forward, F.np under
+                # set_np): see dlbook/gluon/deferred.py
+                for hook in list(self._forward_pre_hooks.values()):
+                    hook(self, args)
+                out = call_deferred(self, *args)
+                for hook in list(self._forward_hooks.values()):
+                    hook(self, args, out)
+                return out
+        return super().__call__(*args)
+
+    #: False for blocks whose graph is given, not traced (SymbolBlock)
+    _may_trace_by_running = True
+
+    def _traced_by_running(self):
+        """True if hybridizing this block records its operators by running
+        it (``dlbook/gluon/deferred.py``): it defines ``forward`` (MXNet 2
+        style) or NumPy mode is on."""
+        if not self._may_trace_by_running:
+            return False
+        if is_np_array():
+            return True
+        forward = type(self).forward
+        return forward is not HybridBlock.forward and \
+            not forward.__module__.startswith('dlbook.')
+
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
             raise DLBookError(
@@ -439,6 +473,13 @@ class HybridBlock(Block):
             raise RuntimeError('Please first call block.hybridize() and then '
                                'run forward with this block at least once '
                                'before calling export.')
+        constants = getattr(self._cached_graph, 'constants', None)
+        if constants:
+            raise DLBookError(
+                f'export: the traced forward of {self.name} reads arrays '
+                f'that are neither inputs nor parameters '
+                f'({", ".join(constants)}); make them Parameters (or '
+                f'constants via self.params.get_constant) to export')
         graph = self._cached_graph.symbol
         symbol_file = f'{path}-symbol.json'
         graph.save(symbol_file)

@@ -19,7 +19,7 @@ from ..graph import GraphProgram
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 
-__all__ = ['call_cached', 'trace', 'flatten', 'regroup']
+__all__ = ['call_cached', 'run_graph', 'trace', 'flatten', 'regroup']
 
 _state = autograd._state
 
@@ -219,7 +219,11 @@ def trace(block, args):
 
 def call_cached(block, *args):
     """Run a hybridized block on NDArrays through its traced graph."""
-    graph = trace(block, args)
+    return run_graph(block, trace(block, args), args)
+
+
+def run_graph(block, graph, args):
+    """Run ``graph`` (a :class:`CachedGraph` of ``block``) on ``args``."""
     if graph.flat_in:
         flat = args
     else:
@@ -248,6 +252,8 @@ def call_cached(block, *args):
     for s in sources:
         if type(s) is int:
             inputs.append(flat[s])
+        elif isinstance(s, NDArray):       # a constant of a traced forward
+            inputs.append(s)
         else:
             # the parameter's current array on ctx (re-read every call:
             # set_data, load_parameters or reset_ctx may replace it)

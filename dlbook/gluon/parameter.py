@@ -103,6 +103,12 @@ class Parameter:
         self._ctx_list = None
         self._deferred_init = ()       # (init, ctx_list, default_init, data)
         self._var = None
+        for kind, value in (('stype', stype), ('grad_stype', grad_stype)):
+            if value not in ('default', 'row_sparse', 'csr'):
+                raise DLBookError(f"Parameter '{name}': {kind} must be "
+                                  f"'default', 'row_sparse' or 'csr', got "
+                                  f'{value!r}')
+        self._stype, self._grad_stype = stype, grad_stype
         self.grad_req = grad_req if differentiable else 'null'
 
     def __repr__(self):
@@ -218,16 +224,37 @@ class Parameter:
         if self.grad_req == 'null':
             self._grad = None
             return
+        stype = getattr(self, '_grad_stype', 'default')
         self._grad = OrderedDict(
-            (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype))
+            (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype))
             for ctx, arr in self._data.items())
-        _np_mode_arrays(self._grad.values())
+        if stype == 'default':
+            _np_mode_arrays(self._grad.values())
         autograd.mark_variables(list(self._data.values()),
                                 list(self._grad.values()), self.grad_req)
 
     def _load_init(self, data, ctx, cast_dtype=False,
                    dtype_source='current'):
         """Set this parameter from loaded ``data`` (shape-checked)."""
+        self._check_loadable(data, cast_dtype, dtype_source)
+        self.shape = data.shape
+        if cast_dtype:
+            if dtype_source == 'saved':
+                self.dtype = data.dtype.name
+            else:
+                data = data.astype(self.dtype, copy=False)
+        if self._data is None:
+            if self._deferred_init:
+                ctx = ctx or self._deferred_init[1]
+            self._deferred_init = ()
+            self._init_impl(data, _as_ctx_list(ctx))
+        else:
+            self.set_data(data)
+
+    def _check_loadable(self, data, cast_dtype=False,
+                        dtype_source='current'):
+        """Raise if ``data`` cannot be loaded into this parameter (shape or
+        dtype); changes nothing, so a file is checked whole first."""
         if self.shape:
             unknown_ok = all(old in (0, new) for old, new in
                              zip(self.shape, data.shape))
@@ -236,25 +263,12 @@ class Parameter:
                     f"Failed loading Parameter '{self.name}' from saved "
                     f"params: shape incompatible expected {self.shape} vs "
                     f"saved {data.shape}")
-        self.shape = data.shape
-        if cast_dtype:
-            if dtype_source == 'saved':
-                self.dtype = data.dtype.name
-            else:
-                data = data.astype(self.dtype, copy=False)
-        elif data.dtype.name != dtype_name(self.dtype):
+        if not cast_dtype and data.dtype.name != dtype_name(self.dtype):
             raise DLBookError(
                 f"Failed loading Parameter '{self.name}' from saved params: "
-                f"dtype incompatible expected {dtype_name(self.dtype)} vs saved "
-                f"{data.dtype.name}. Set cast_dtype=True to cast the dtype "
-                f"of saved params.")
-        if self._data is None:
-            if self._deferred_init:
-                ctx = ctx or self._deferred_init[1]
-            self._deferred_init = ()
-            self._init_impl(data, _as_ctx_list(ctx))
-        else:
-            self.set_data(data)
+                f"dtype incompatible expected {dtype_name(self.dtype)} vs "
+                f"saved {data.dtype.name}. Set cast_dtype=True to cast the "
+                f"dtype of saved params.")
 
     # -- access -------------------------------------------------------------------
     def _check_and_get(self, arr_dict, ctx):
@@ -291,6 +305,11 @@ class Parameter:
 
     def data(self, ctx=None):
         """The data array on ``ctx`` (the only one if on one context)."""
+        if getattr(self, '_stype', 'default') != 'default':
+            raise DLBookError(
+                f"Cannot return a copy of Parameter '{self.name}' on ctx "
+                f"{ctx} via data() because its storage type is "
+                f"{self._stype}. Please use row_sparse_data() instead.")
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
@@ -395,7 +414,31 @@ class Parameter:
         return self._var
 
     def row_sparse_data(self, row_id):
-        raise DLBookError('row_sparse storage is not supported by dlbook')
+        """The rows ``row_id`` of a ``stype='row_sparse'`` weight, as a
+        RowSparseNDArray on ``row_id``'s context (MXNet pulls them from
+        the kvstore).  Its gradient goes to this Parameter's gradient."""
+        if self._stype != 'row_sparse':
+            raise DLBookError(
+                f'Cannot return a copy of Parameter {self.name} via '
+                f'row_sparse_data() because its storage type is '
+                f'{self._stype}. Please use data() instead.')
+        return self._pull_rows(self._check_and_get(self._data,
+                                                   row_id.context), row_id)
+
+    def list_row_sparse_data(self, row_id):
+        """``row_sparse_data(row_id)`` on every context."""
+        if self._stype != 'row_sparse':
+            raise DLBookError(
+                f'Cannot return copies of Parameter {self.name} via '
+                f'list_row_sparse_data() because its storage type is '
+                f'{self._stype}. Please use list_data() instead.')
+        return [self._pull_rows(arr, row_id.as_in_context(ctx))
+                for ctx, arr in self._data.items()]
+
+    def _pull_rows(self, full, row_id):
+        from ..ndarray.sparse_ndarray import pull_rows
+        grad = None if self._grad is None else self._grad[full.context]
+        return pull_rows(full, row_id, grad, self.grad_req)
 
 
 class DeferredParameter:
@@ -629,19 +672,21 @@ class ParameterDict:
                         f"make sure source and target networks have the "
                         f"same prefix. Set allow_missing=True to ignore "
                         f"missing parameters.")
+        for name, value in arg_dict.items():     # check all, then assign
+            if name in self._params:
+                self[name]._check_loadable(value, cast_dtype, dtype_source)
+            elif not ignore_extra:
+                raise DLBookError(
+                    f"Parameter '{name[len(restore_prefix):]}' loaded "
+                    f"from file '{filename}' is not present in "
+                    f"ParameterDict, choices are: "
+                    f"{_brief_print_list(self.keys())}. Set "
+                    f"ignore_extra=True to ignore. Please make sure "
+                    f"source and target networks have the same prefix.")
         for name, value in arg_dict.items():
-            if name not in self._params:
-                if not ignore_extra:
-                    raise DLBookError(
-                        f"Parameter '{name[len(restore_prefix):]}' loaded "
-                        f"from file '{filename}' is not present in "
-                        f"ParameterDict, choices are: "
-                        f"{_brief_print_list(self.keys())}. Set "
-                        f"ignore_extra=True to ignore. Please make sure "
-                        f"source and target networks have the same prefix.")
-                continue
-            self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
-                                  dtype_source=dtype_source)
+            if name in self._params:
+                self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
+                                      dtype_source=dtype_source)
 
 
 def _select(params, select):

@@ -43,6 +43,8 @@ class SymbolBlock(HybridBlock):
         shapes).
     """
 
+    _may_trace_by_running = False      # its graph is given
+
     def __init__(self, outputs, inputs, params=None):
         super().__init__(prefix='', params=None)
         if isinstance(inputs, sym.Symbol) and len(inputs) == 1:

@@ -218,10 +218,37 @@ class Trainer:
         self._params_to_init = waiting
 
     def _prepare(self):
+        self._follow_contexts()
         if not self._kv_initialized:
             self._init_kvstore()
         if self._params_to_init:
             self._init_params()
+
+    def _follow_contexts(self):
+        """Adopt the parameters' devices after ``reset_ctx`` moved them.
+
+        As MXNet, which re-creates its store, training goes on: one
+        updater per new device (same optimizer, states copied to each
+        device) and a new store.
+        """
+        for i, param in enumerate(self._params):
+            cached = self._arrays_cache[i]
+            if cached is not None and cached[0] is param._data:
+                continue
+            if param._data is not None and \
+                    param.list_ctx() != self._contexts:
+                break
+        else:
+            return
+        self._contexts = self._check_contexts()
+        old = self._updaters[0]
+        self._updaters = [opt.get_updater(self._optimizer)
+                          for _ in self._contexts]
+        for updater, ctx in zip(self._updaters, self._contexts):
+            updater.states = {i: updater.sync_state_context(state, ctx)
+                              for i, state in old.states.items()}
+            updater.states_synced = dict.fromkeys(old.states, True)
+        self._reset_kvstore()
 
     # -- learning rate and optimizer ---------------------------------------
     @property
@@ -440,14 +467,20 @@ class Trainer:
             Path of the states file.
         """
         self._prepare()
+        shapes = {i: p.shape for i, p in enumerate(self._params)}
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
             self._optimizer = self._kvstore._updater.optimizer
         else:
             with open(fname, 'rb') as f:
                 states = f.read()
+            source = f"optimizer states file '{fname}'"
+            # checked whole before any updater changes
+            opt.updater.check_states_fit(
+                opt.updater.loads_states(states, source)[0], shapes, source,
+                {i: p.name for i, p in enumerate(self._params)})
             for updater in self._updaters:
-                updater.set_states(states)
+                updater.set_states(states, source)
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))

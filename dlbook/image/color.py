@@ -22,7 +22,7 @@ import numpy
 from .. import ndarray as nd
 from .. import random as _random
 from ..base import DLBookError
-from ..gluon.data.vision import _imageops
+from .._imaging import ops as _imageops
 from ..ndarray.ndarray import NDArray
 from .augmenter import Augmenter, RandomOrderAug
 from .transforms import as_image, color_normalize, _wrap

@@ -23,7 +23,7 @@ import numpy
 
 from ..base import DLBookError
 from ..context import cpu
-from ..gluon.data.vision import _imread
+from .._imaging import imread as _imread
 from ..ndarray.ndarray import NDArray, from_raw
 
 

@@ -52,7 +52,7 @@ import numpy
 from .. import random as _random
 from ..base import DLBookError
 from ..context import cpu
-from ..gluon.data.vision import _imageops
+from .._imaging import ops as _imageops
 from ..ndarray.ndarray import NDArray, from_raw
 
 

@@ -36,7 +36,7 @@ def _resolve(path):
     for candidate in (path, path + '.gz'):
         if os.path.isfile(candidate):
             return candidate
-    from ..gluon.data import files
+    from .. import _datafiles as files
     from ..gluon.data.vision.datasets import MNIST
     base = os.path.basename(path)
     name = _ALIASES.get(base[:-3] if base.endswith('.gz') else base)
@@ -72,7 +72,7 @@ class MNISTIter(NDArrayIter):
                  shuffle=True, flat=False, seed=0, silent=False,
                  num_parts=1, part_index=0, data_name='data',
                  label_name='softmax_label', **kwargs):
-        from ..gluon.data.vision.datasets import read_idx
+        from .._datafiles import read_idx
         images = read_idx(_resolve(image), 3)
         labels = read_idx(_resolve(label), 1)
         count = len(labels) // num_parts

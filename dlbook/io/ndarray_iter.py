@@ -27,6 +27,21 @@ from ..ndarray.ndarray import NDArray, from_raw
 from .io import DataBatch, DataDesc, DataIter
 
 
+def _check_lengths(named):
+    """Every data and label array must have one row per sample: a label
+    array shorter than the data would misalign the last batches."""
+    rows = [(name, arr.shape[0] if arr.ndim else None)
+            for name, arr in named]
+    if any(n is None for _, n in rows):
+        bad = next(name for name, n in rows if n is None)
+        raise ValueError(f"NDArrayIter: '{bad}' is 0-d; each input needs "
+                         f"one row per sample")
+    if len({n for _, n in rows}) > 1:
+        listed = ', '.join(f"'{name}' {n}" for name, n in rows)
+        raise ValueError(f'NDArrayIter: all data and label arrays must have '
+                         f'the same number of rows (samples), got {listed}')
+
+
 def _init_data(data, allow_empty, default_name):
     """Inputs as a sorted list of ``(name, NDArray)``, MXNet's rules."""
     assert data is not None or allow_empty
@@ -102,6 +117,12 @@ class NDArrayIter(DataIter):
         self.label = _init_data(label, allow_empty=True,
                                 default_name=label_name)
         self.layout = layout
+        _check_lengths(self.data + self.label)
+        if isinstance(batch_size, bool) or \
+                not isinstance(batch_size, (int, numpy.integer)) or \
+                batch_size < 1:
+            raise ValueError(f'NDArrayIter: batch_size must be a positive '
+                             f'integer, got {batch_size!r}')
         self.idx = numpy.arange(self.data[0][1].shape[0])
         self.shuffle = shuffle
         self.last_batch_handle = last_batch_handle

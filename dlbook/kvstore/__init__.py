@@ -10,5 +10,6 @@ machines over MPI (:mod:`dlbook.kvstore.dist`).
 """
 
 from .kvstore import KVStoreBase, KVStore, create  # noqa: F401
+from . import dist  # noqa: F401  (installs the dist_* factory)
 
 __all__ = ['KVStoreBase', 'KVStore', 'create']

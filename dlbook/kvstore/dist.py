@@ -47,6 +47,7 @@ from ..base import DLBookError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, from_raw
 from . import _mpi
+from . import kvstore as _kvstore_module
 from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
     _sum, _write
 
@@ -471,3 +472,6 @@ def _stop_idle_servers(world, workers, servers):
             world.Send(header, dest=s, tag=_REQUEST)
         except Exception:       # noqa: BLE001
             pass
+
+
+_kvstore_module._DIST_FACTORY[0] = create_dist

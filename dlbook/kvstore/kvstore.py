@@ -199,9 +199,31 @@ class KVStore(KVStoreBase):
         self.pull(key, out=out, priority=priority)
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
-        """Not available: dlbook has no row-sparse storage."""
-        raise DLBookError('KVStore.row_sparse_pull: row_sparse storage is '
-                          'not supported by dlbook; use pull')
+        """Copy only the rows ``row_ids`` of each key's stored value into
+        ``out`` (RowSparseNDArrays holding exactly those rows).
+
+        Parameters
+        ----------
+        key : int, str or list of them
+        out : RowSparseNDArray or list of them (one per device)
+        row_ids : NDArray or list of NDArray, one per ``out`` (or one for
+            all of them): the row numbers to pull.
+        """
+        if out is None or row_ids is None:
+            raise DLBookError('KVStore.row_sparse_pull: out and row_ids '
+                              'must be given')
+        from ..ndarray.sparse_ndarray import pull_rows
+        for (k, outs), (_, ids) in zip(_pairs(key, out),
+                                       _pairs(key, row_ids)):
+            dense = self._stored(k).tostype('default')
+            if len(ids) == 1:
+                ids = ids * len(outs)
+            for target, rid in zip(outs, ids):
+                rows = pull_rows(dense.as_in_context(target.context), rid)
+                if target.stype == 'row_sparse':
+                    target._raw = rows._raw
+                else:
+                    target[...] = rows.tostype('default')
 
     # -- optimizer on the store ----------------------------------------------
     def set_optimizer(self, optimizer):
@@ -264,7 +286,9 @@ class KVStore(KVStoreBase):
             raise DLBookError('KVStore.load_optimizer_states: no optimizer '
                               'has been set with set_optimizer')
         with open(fname, 'rb') as f:
-            self._updater.set_states(f.read())
+            self._updater.set_states(
+                f.read(), f"optimizer states file '{fname}'",
+                shapes={k: v.shape for k, v in self._store.items()})
         self._optimizer = self._updater.optimizer
 
     def barrier(self):
@@ -331,8 +355,7 @@ def create(name='local'):
         raise TypeError('name must be a string')
     name = name.lower()
     if name.startswith('dist'):
-        from .dist import create_dist
-        return create_dist(name)
+        return _DIST_FACTORY[0](name)
     if name in ('horovod', 'byteps'):
         raise DLBookError(
             f"KVStore type '{name}' is not provided by dlbook. Use "
@@ -342,3 +365,9 @@ def create(name='local'):
         raise DLBookError(f"Unknown KVStore type '{name}'; choose one of "
                           f"{', '.join(sorted(_LOCAL_TYPES))}")
     return KVStore(name)
+
+
+#: ``create`` hands ``dist_*`` names to this factory, which
+#: ``dlbook.kvstore.dist`` installs when it is imported (it builds on the
+#: classes here, so it sits above this module).
+_DIST_FACTORY = [None]

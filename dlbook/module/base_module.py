@@ -28,6 +28,7 @@ import numpy
 
 from .. import metric
 from .. import ndarray as nd
+from ..base import DLBookError
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 from ..model import BatchEndParam, _join_params, split_params
@@ -102,6 +103,13 @@ def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     return data_shapes, label_shapes
 
 
+class ModuleUsageError(DLBookError, AssertionError):
+    """A module method called before the steps it needs (``bind``,
+    ``init_params``, ``init_optimizer``) or with arguments it cannot use.
+    Also an ``AssertionError``, which MXNet raises here, so old ``except``
+    clauses still work."""
+
+
 class BaseModule:
     """The base class of modules: the high-level API over ``bind``,
     ``init_params``, ``init_optimizer``, ``forward``, ``backward``,
@@ -164,7 +172,7 @@ class BaseModule:
         >>> mod.score(val_iter, ['mse', 'acc'])              # doctest: +SKIP
         [('mse', 0.0258), ('accuracy', 0.96875)]
         """
-        assert self.binded and self.params_initialized
+        self._require('score()', params=True)
         if reset:
             eval_data.reset()
         if not isinstance(eval_metric, metric.EvalMetric):
@@ -210,7 +218,7 @@ class BaseModule:
         >>> for preds, i_batch, batch in mod.iter_predict(val_iter):
         ...     pred_label = preds[0].argmax(axis=1)     # doctest: +SKIP
         """
-        assert self.binded and self.params_initialized
+        self._require('iter_predict()', params=True)
         if reset:
             eval_data.reset()
         for nbatch, eval_batch in enumerate(eval_data):
@@ -254,7 +262,7 @@ class BaseModule:
         >>> prob.shape              # padding of the last batch dropped
         (100, 4)
         """
-        assert self.binded and self.params_initialized
+        self._require('predict()', params=True)
         if isinstance(eval_data, (nd.NDArray, numpy.ndarray)):
             if isinstance(eval_data, numpy.ndarray):
                 eval_data = nd.array(eval_data)
@@ -273,9 +281,11 @@ class BaseModule:
             return output_list
         num_outputs = len(output_list[0])
         for out in output_list:
-            assert len(out) == num_outputs, \
-                'Cannot merge batches, as num of outputs is not the same ' \
-                'in mini-batches. Maybe bucketing is used?'
+            if len(out) != num_outputs:
+                raise ModuleUsageError(
+                    f'Cannot merge batches, as num of outputs is not the '
+                    f'same in mini-batches ({num_outputs} and {len(out)}). '
+                    f'Maybe bucketing is used?')
         merged = [nd.concatenate([out[i] for out in output_list])
                   for i in range(num_outputs)]
         if num_outputs == 1 and not always_output_list:
@@ -334,7 +344,9 @@ class BaseModule:
             Metric for ``eval_data`` (default: ``eval_metric``).
         monitor : Monitor, optional
         """
-        assert num_epoch is not None, 'please specify number of epochs'
+        if num_epoch is None:
+            raise ModuleUsageError('fit(): please specify number of epochs '
+                                   '(num_epoch=...)')
         self.bind(data_shapes=train_data.provide_data,
                   label_shapes=train_data.provide_label, for_training=True,
                   force_rebind=force_rebind)
@@ -479,6 +491,25 @@ class BaseModule:
             return True
         return False
 
+    def _require(self, method, params=False, optimizer=False,
+                 input_grads=False):
+        """Raise :class:`ModuleUsageError` naming the missing set-up steps
+        (in the order to call them) unless the module is ready."""
+        steps = []
+        if not self.binded:
+            steps.append('bind(data_shapes=..., label_shapes=...)')
+        if params and not self.params_initialized:
+            steps.append('init_params() (or set_params())')
+        if optimizer and not self.optimizer_initialized:
+            steps.append('init_optimizer()')
+        if input_grads and self.binded and not self.inputs_need_grad:
+            steps.append('bind(..., inputs_need_grad=True, '
+                         'force_rebind=True)')
+        if steps:
+            raise ModuleUsageError(
+                f'{type(self).__name__}.{method} was called too early: '
+                f'call {", then ".join(steps)} first')
+
     def save_params(self, fname):
         """Save the parameters to ``fname`` (``arg:``/``aux:`` keys, the
         checkpoint format)."""
@@ -492,14 +523,18 @@ class BaseModule:
 
     def get_states(self, merge_multi_context=True):
         """The states (``state_names``) of the last forward."""
-        assert self.binded and self.params_initialized
-        assert not merge_multi_context
+        self._require('get_states()', params=True)
+        if merge_multi_context:
+            raise ModuleUsageError('get_states(merge_multi_context=True) '
+                                   'is not supported; pass False')
         return []
 
     def set_states(self, states=None, value=None):
         """Set the states from arrays or to a scalar ``value``."""
-        assert self.binded and self.params_initialized
-        assert not states and not value
+        self._require('set_states()', params=True)
+        if states or value:
+            raise ModuleUsageError(f'{type(self).__name__} has no states '
+                                   f'(state_names) to set')
 
     def install_monitor(self, mon):
         """Install a monitor on all executors."""

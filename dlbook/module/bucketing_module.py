@@ -16,7 +16,7 @@ import logging
 
 from ..context import cpu
 from ..initializer import Uniform
-from .base_module import BaseModule, _input_names
+from .base_module import BaseModule, ModuleUsageError, _input_names
 from .module import Module
 
 __all__ = ['BucketingModule']
@@ -55,7 +55,9 @@ class BucketingModule(BaseModule):
                  state_names=None, group2ctxs=None,
                  compression_params=None):
         super().__init__(logger=logger)
-        assert default_bucket_key is not None
+        if default_bucket_key is None:
+            raise ModuleUsageError('BucketingModule needs a '
+                                   'default_bucket_key')
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(
@@ -113,29 +115,29 @@ class BucketingModule(BaseModule):
 
     @property
     def data_shapes(self):
-        assert self.binded
+        self._require('data_shapes')
         return self._curr_module.data_shapes
 
     @property
     def label_shapes(self):
-        assert self.binded
+        self._require('label_shapes')
         return self._curr_module.label_shapes
 
     @property
     def output_shapes(self):
-        assert self.binded
+        self._require('output_shapes')
         return self._curr_module.output_shapes
 
     @property
     def symbol(self):
         """The current bucket's symbol."""
-        assert self.binded
+        self._require('symbol')
         return self._curr_module.symbol
 
     # -- parameters -----------------------------------------------------------
     def get_params(self):
         """``(arg_params, aux_params)`` on CPU (shared by all buckets)."""
-        assert self.binded and self.params_initialized
+        self._require('get_params()', params=True)
         self._curr_module._params_dirty = self._params_dirty
         params = self._curr_module.get_params()
         self._params_dirty = False
@@ -161,7 +163,7 @@ class BucketingModule(BaseModule):
         module)."""
         if self.params_initialized and not force_init:
             return
-        assert self.binded, 'call bind before initializing the parameters'
+        self._require('init_params()')
         self._curr_module.init_params(
             initializer=initializer, arg_params=arg_params,
             aux_params=aux_params, allow_missing=allow_missing,
@@ -170,12 +172,12 @@ class BucketingModule(BaseModule):
         self.params_initialized = True
 
     def get_states(self, merge_multi_context=True):
-        assert self.binded and self.params_initialized
+        self._require('get_states()', params=True)
         return self._curr_module.get_states(
             merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
-        assert self.binded and self.params_initialized
+        self._require('set_states()', params=True)
         self._curr_module.set_states(states, value)
 
     # -- binding and buckets --------------------------------------------------
@@ -190,8 +192,9 @@ class BucketingModule(BaseModule):
         if self.binded:
             self.logger.warning('Already bound, ignoring bind()')
             return
-        assert shared_module is None, \
-            'shared_module for BucketingModule is not supported'
+        if shared_module is not None:
+            raise ModuleUsageError('shared_module for BucketingModule is '
+                                   'not supported')
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self.binded = True
@@ -215,7 +218,7 @@ class BucketingModule(BaseModule):
         bucket_key : hashable
         data_shapes, label_shapes : list of (str, tuple) or DataDesc
         """
-        assert self.binded, 'call bind before switching bucket'
+        self._require('switch_bucket()')
         if bucket_key not in self._buckets:
             module = self._new_module(bucket_key)
             module.bind(data_shapes, label_shapes,
@@ -236,7 +239,7 @@ class BucketingModule(BaseModule):
                        optimizer_params=(('learning_rate', 0.01),),
                        force_init=False):
         """Install one optimizer, shared by every bucket."""
-        assert self.binded and self.params_initialized
+        self._require('init_optimizer()', params=True)
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, '
                                 'ignoring.')
@@ -251,7 +254,7 @@ class BucketingModule(BaseModule):
 
     def prepare(self, data_batch, sparse_row_id_fn=None):
         """Bind the batch's bucket if needed (current bucket unchanged)."""
-        assert self.binded and self.params_initialized
+        self._require('prepare()', params=True)
         original = self._curr_bucket_key
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
                            data_batch.provide_label)
@@ -261,41 +264,39 @@ class BucketingModule(BaseModule):
 
     def forward(self, data_batch, is_train=None):
         """Switch to ``data_batch.bucket_key`` and run forward."""
-        assert self.binded and self.params_initialized
+        self._require('forward()', params=True)
         self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
                            data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
-        assert self.binded and self.params_initialized
+        self._require('backward()', params=True)
         self._curr_module.backward(out_grads=out_grads)
 
     def update(self):
         """Update the shared parameters from the current bucket's
         gradients."""
-        assert self.binded and self.params_initialized and \
-            self.optimizer_initialized
+        self._require('update()', params=True, optimizer=True)
         self._params_dirty = True
         self._curr_module.update()
 
     def get_outputs(self, merge_multi_context=True):
-        assert self.binded and self.params_initialized
+        self._require('get_outputs()', params=True)
         return self._curr_module.get_outputs(
             merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
-        assert self.binded and self.params_initialized and \
-            self.inputs_need_grad
+        self._require('get_input_grads()', params=True, input_grads=True)
         return self._curr_module.get_input_grads(
             merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
-        assert self.binded and self.params_initialized
+        self._require('update_metric()', params=True)
         self._curr_module.update_metric(eval_metric, labels, pre_sliced)
 
     def install_monitor(self, mon):
         """Install a monitor on every bucket, present and future."""
-        assert self.binded
+        self._require('install_monitor()')
         self._monitor = mon
         for mod in self._buckets.values():
             mod.install_monitor(mon)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from .. import ndarray as nd
 from ..context import cpu
 from ..io import DataDesc
+from .base_module import ModuleUsageError
 
 __all__ = ['DataParallelExecutorGroup']
 
@@ -146,7 +147,11 @@ class DataParallelExecutorGroup:
         if not self.for_training:
             return {k: 'null' for k in self.arg_names}
         if isinstance(grad_req, (list, tuple)):
-            assert len(grad_req) == len(self.arg_names)
+            if len(grad_req) != len(self.arg_names):
+                raise ModuleUsageError(
+                    f'grad_req has {len(grad_req)} entries but the symbol '
+                    f'has {len(self.arg_names)} arguments '
+                    f'{self.arg_names}')
             return dict(zip(self.arg_names, grad_req))
         # A dict overrides the defaults that 'write' would give.
         default = grad_req if isinstance(grad_req, str) else 'write'
@@ -176,10 +181,11 @@ class DataParallelExecutorGroup:
                 continue
             batch_size = desc.shape[axis]
             if self.batch_size is not None:
-                assert batch_size == self.batch_size, (
-                    f'all data must have the same batch size: batch_size '
-                    f'= {self.batch_size}, but {desc.name} has shape '
-                    f'{desc.shape}')
+                if batch_size != self.batch_size:
+                    raise ModuleUsageError(
+                        f'all data must have the same batch size: '
+                        f'batch_size = {self.batch_size}, but {desc.name} '
+                        f'has shape {desc.shape}')
             else:
                 self.batch_size = batch_size
                 self.slices = _split_input_slice(batch_size, self.workload)
@@ -333,8 +339,10 @@ class DataParallelExecutorGroup:
     def backward(self, out_grads=None):
         """Run backward on every executor, each with its slice of
         ``out_grads`` (default: ones, ignored by loss outputs)."""
-        assert self.for_training, \
-            're-bind with for_training=True to run backward'
+        if not self.for_training:
+            raise ModuleUsageError('backward(): the module was bound with '
+                                   'for_training=False; re-bind with '
+                                   'for_training=True to run backward')
         if out_grads is None:
             out_grads = []
         elif isinstance(out_grads, nd.NDArray):
@@ -364,7 +372,9 @@ class DataParallelExecutorGroup:
 
     def get_input_grads(self, merge_multi_context=True):
         """Gradients of the data inputs (``inputs_need_grad=True``)."""
-        assert self.inputs_need_grad
+        if not self.inputs_need_grad:
+            raise ModuleUsageError('get_input_grads(): bind with '
+                                   'inputs_need_grad=True first')
         if merge_multi_context:
             return _merge_multi_context(self.input_grad_arrays,
                                         self.data_layouts)
@@ -372,21 +382,24 @@ class DataParallelExecutorGroup:
 
     def get_states(self, merge_multi_context=True):
         """The state arrays (``state_names``), merged or per device."""
-        assert not merge_multi_context, \
-            'merge_multi_context=True is not supported for get_states yet.'
+        if merge_multi_context:
+            raise ModuleUsageError('merge_multi_context=True is not '
+                                   'supported for get_states yet.')
         return self.state_arrays
 
     def set_states(self, states=None, value=None):
         """Set the states from per-device arrays, or all to ``value``."""
         if states is not None:
-            assert value is None, 'Only one of states & value can be ' \
-                                  'specified.'
+            if value is not None:
+                raise ModuleUsageError('set_states(): Only one of states & '
+                                       'value can be specified.')
             for srcs, dsts in zip(states, self.state_arrays):
                 for src, dst in zip(srcs, dsts):
                     dst[:] = src
         else:
-            assert value is not None, 'At least one of states & value ' \
-                                      'must be specified.'
+            if value is None:
+                raise ModuleUsageError('set_states(): At least one of '
+                                       'states & value must be specified.')
             for dsts in self.state_arrays:
                 for dst in dsts:
                     dst[:] = value

@@ -26,7 +26,8 @@ from ..io import DataDesc
 from ..model import (_create_kvstore, _initialize_kvstore, _params_file,
                      _update_params, _update_params_on_kvstore,
                      load_checkpoint)
-from .base_module import BaseModule, _input_names, _parse_data_desc
+from .base_module import (BaseModule, ModuleUsageError, _input_names,
+                          _parse_data_desc)
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
@@ -82,8 +83,10 @@ class Module(BaseModule):
         self._context = list(context)
         if work_load_list is None:
             work_load_list = [1] * len(self._context)
-        assert len(work_load_list) == len(self._context), \
-            'work_load_list must have one entry per context'
+        if len(work_load_list) != len(self._context):
+            raise ModuleUsageError(
+                f'work_load_list must have one entry per context: '
+                f'{len(work_load_list)} entries for {self._context}')
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs
         self._symbol = symbol
@@ -195,26 +198,26 @@ class Module(BaseModule):
     @property
     def data_shapes(self):
         """DataDescs of the data inputs, whole batch."""
-        assert self.binded
+        self._require('data_shapes')
         return self._data_shapes
 
     @property
     def label_shapes(self):
         """DataDescs of the labels (None if bound without labels)."""
-        assert self.binded
+        self._require('label_shapes')
         return self._label_shapes
 
     @property
     def output_shapes(self):
         """``[(output name, shape)]``, whole batch."""
-        assert self.binded
+        self._require('output_shapes')
         return self._exec_group.get_output_shapes()
 
     # -- parameters -----------------------------------------------------------
     def get_params(self):
         """``(arg_params, aux_params)``: dicts of CPU arrays holding the
         current parameters (copied from the devices if they changed)."""
-        assert self.binded and self.params_initialized
+        self._require('get_params()', params=True)
         if self._params_dirty:
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
@@ -245,7 +248,7 @@ class Module(BaseModule):
                           'force_init=False. init_params call ignored.',
                           stacklevel=2)
             return
-        assert self.binded, 'call bind before initializing the parameters'
+        self._require('init_params()')
 
         def _impl(desc, arr, cache):
             if cache is None:
@@ -254,12 +257,7 @@ class Module(BaseModule):
                 given = cache[desc]
                 if given is arr:
                     return
-                if tuple(given.shape) != tuple(arr.shape):
-                    raise ValueError(
-                        f'init_params: {desc} has shape {arr.shape} in '
-                        f'the bound module but {tuple(given.shape)} in '
-                        f'the given parameters; was the checkpoint saved '
-                        f'from another network?')
+                _check_given_shape(desc, arr, given)
                 given.copyto(arr)
             else:
                 if not allow_missing:
@@ -267,6 +265,19 @@ class Module(BaseModule):
                 if initializer is not None:
                     initializer(desc, arr)
 
+        # Check every given value first: a bad checkpoint changes nothing.
+        for own, given in ((self._arg_params, arg_params),
+                           (self._aux_params, aux_params)):
+            if given is None:
+                continue
+            for name, arr in sorted(own.items()):
+                if name in given:
+                    _check_given_shape(name, arr, given[name])
+                elif not allow_missing:
+                    raise RuntimeError(f'{name} is not presented: the given '
+                                       f'parameters have no value for it '
+                                       f'(pass allow_missing=True to '
+                                       f'initialize it instead)')
         attrs = self._symbol.attr_dict()
         # Sorted, so that random draws do not depend on the graph order.
         for name, arr in sorted(self._arg_params.items()):
@@ -333,16 +344,25 @@ class Module(BaseModule):
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self._grad_req = grad_req
-        if not for_training:
-            assert not inputs_need_grad
+        if not for_training and inputs_need_grad:
+            raise ModuleUsageError('bind(): inputs_need_grad=True needs '
+                                   'for_training=True')
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self.data_names, self.label_names, data_shapes, label_shapes)
 
         if shared_module is not None:
-            assert isinstance(shared_module, Module) and \
-                shared_module.binded and shared_module.params_initialized
+            if not isinstance(shared_module, Module):
+                raise ModuleUsageError(
+                    f'bind(): shared_module must be a Module, got '
+                    f'{type(shared_module).__name__}')
+            shared_module._require('bind(shared_module=...) of another '
+                                   'module with it', params=True)
             shared_group = shared_module._exec_group
-            assert len(shared_group.execs) >= len(self._context)
+            if len(shared_group.execs) < len(self._context):
+                raise ModuleUsageError(
+                    f'bind(): shared_module runs on '
+                    f'{len(shared_group.execs)} device(s), fewer than this '
+                    f"module's {len(self._context)}")
         else:
             shared_group = None
 
@@ -384,7 +404,7 @@ class Module(BaseModule):
         data_shapes : list of (str, tuple) or DataDesc
         label_shapes : list of (str, tuple) or DataDesc, optional
         """
-        assert self.binded
+        self._require('reshape()')
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self.data_names, self.label_names, data_shapes, label_shapes)
         self._exec_group.reshape(self._data_shapes, self._label_shapes)
@@ -411,7 +431,7 @@ class Module(BaseModule):
         force_init : bool, default False
             Replace an already installed optimizer.
         """
-        assert self.binded and self.params_initialized
+        self._require('init_optimizer()', params=True)
         if self.optimizer_initialized and not force_init:
             self.logger.warning('optimizer already initialized, '
                                 'ignoring...')
@@ -445,7 +465,10 @@ class Module(BaseModule):
                                    param_idx2name=idx2name,
                                    **optimizer_params)
         else:
-            assert isinstance(optimizer, opt.Optimizer)
+            if not isinstance(optimizer, opt.Optimizer):
+                raise ModuleUsageError(
+                    f'init_optimizer(): optimizer must be a name or an '
+                    f'Optimizer, got {type(optimizer).__name__}')
             if optimizer.rescale_grad != rescale_grad:
                 warnings.warn(
                     'Optimizer created manually outside Module but '
@@ -479,7 +502,8 @@ class Module(BaseModule):
 
     def borrow_optimizer(self, shared_module):
         """Use ``shared_module``'s optimizer, store and updater."""
-        assert shared_module.optimizer_initialized
+        shared_module._require('borrow_optimizer() from it',
+                               optimizer=True)
         self._optimizer = shared_module._optimizer
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
@@ -493,7 +517,7 @@ class Module(BaseModule):
         ``dlbook.optimizer.updater``), never a pickle, so a states file
         cannot run code when loaded.
         """
-        assert self.optimizer_initialized
+        self._require('save_optimizer_states()', optimizer=True)
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
@@ -502,12 +526,17 @@ class Module(BaseModule):
 
     def load_optimizer_states(self, fname):
         """Load optimizer states saved by :meth:`save_optimizer_states`."""
-        assert self.optimizer_initialized
+        self._require('load_optimizer_states()', optimizer=True)
         if self._update_on_kvstore:
             self._kvstore.load_optimizer_states(fname)
         else:
+            group = self._exec_group
+            shapes = {i * len(self._context) + k: w.shape
+                      for i, ws in enumerate(group.param_arrays)
+                      for k, w in enumerate(ws)}
             with open(fname, 'rb') as fin:
-                self._updater.set_states(fin.read())
+                self._updater.set_states(
+                    fin.read(), f"optimizer states file '{fname}'", shapes)
 
     # -- computation ----------------------------------------------------------
     def forward(self, data_batch, is_train=None):
@@ -522,16 +551,18 @@ class Module(BaseModule):
         is_train : bool, optional
             Training mode (Dropout, BatchNorm); default ``for_training``.
         """
-        assert self.binded and self.params_initialized
+        self._require('forward()', params=True)
         curr_shapes = tuple(d.shape for d in self._data_shapes)
         if isinstance(data_batch, list):
             new_shapes = []
             for i in range(len(data_batch[0].data)):
                 shape = data_batch[0].data[i].shape
                 for db in data_batch:
-                    assert shape == db.data[i].shape, \
-                        'All data batches in a list need to have the same ' \
-                        'shape'
+                    if shape != db.data[i].shape:
+                        raise ModuleUsageError(
+                            f'All data batches in a list need to have the '
+                            f'same shape: data {i} has shapes {shape} and '
+                            f'{db.data[i].shape}')
                 new_shapes.append((len(data_batch) * shape[0],) + shape[1:])
             new_shapes = tuple(new_shapes)
         else:
@@ -566,14 +597,13 @@ class Module(BaseModule):
         out_grads : NDArray or list of NDArray, optional
             Gradients of the outputs (not needed for loss outputs).
         """
-        assert self.binded and self.params_initialized
+        self._require('backward()', params=True)
         self._exec_group.backward(out_grads=out_grads)
 
     def update(self):
         """Update the parameters from the last ``backward``: gradients
         are summed over the devices, then the optimizer runs."""
-        assert self.binded and self.params_initialized and \
-            self.optimizer_initialized
+        self._require('update()', params=True, optimizer=True)
         self._params_dirty = True
         if self._update_on_kvstore:
             _update_params_on_kvstore(self._exec_group.param_arrays,
@@ -600,27 +630,26 @@ class Module(BaseModule):
         -------
         list of NDArray (or of lists of NDArray)
         """
-        assert self.binded and self.params_initialized
+        self._require('get_outputs()', params=True)
         return self._exec_group.get_outputs(
             merge_multi_context=merge_multi_context)
 
     def get_input_grads(self, merge_multi_context=True):
         """Gradients of the data inputs (bind with
         ``inputs_need_grad=True``)."""
-        assert self.binded and self.params_initialized and \
-            self.inputs_need_grad
+        self._require('get_input_grads()', params=True, input_grads=True)
         return self._exec_group.get_input_grads(
             merge_multi_context=merge_multi_context)
 
     def get_states(self, merge_multi_context=True):
         """The state arrays (``state_names``), one list per state."""
-        assert self.binded and self.params_initialized
+        self._require('get_states()', params=True)
         return self._exec_group.get_states(
             merge_multi_context=merge_multi_context)
 
     def set_states(self, states=None, value=None):
         """Set the states from per-device arrays, or all to ``value``."""
-        assert self.binded and self.params_initialized
+        self._require('set_states()', params=True)
         self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
@@ -639,5 +668,13 @@ class Module(BaseModule):
     def install_monitor(self, mon):
         """Install a monitor (anything with ``install(executor)``) on
         every executor."""
-        assert self.binded
+        self._require('install_monitor()')
         self._exec_group.install_monitor(mon)
+
+
+def _check_given_shape(name, arr, given):
+    if tuple(given.shape) != tuple(arr.shape):
+        raise ValueError(
+            f'init_params: {name} has shape {arr.shape} in the bound module '
+            f'but {tuple(given.shape)} in the given parameters; was the '
+            f'checkpoint saved from another network?')

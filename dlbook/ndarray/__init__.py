@@ -30,13 +30,33 @@ globals().update(_generate())
 from .creation import (array, zeros, ones, full, empty, arange,  # noqa
                        linspace, eye, zeros_like, ones_like)
 from .arithmetic import *  # noqa
-from . import random, linalg  # noqa
+from . import random, linalg, contrib  # noqa
 from .serialization import save, load, load_frombuffer  # noqa
 from .legacy import (from_numpy, onehot_encode,  # noqa
                      choose_element_0index, fill_element_0index)
 from .methods import attach_methods as _attach_methods  # noqa
 
 _attach_methods(NDArray, globals())
+
+# Sparse storage (nd.sparse); nd.dot and nd.cast_storage accept sparse
+# operands as in MXNet.
+_dense_dot, _dense_slice = globals()['dot'], globals()['slice']
+from . import sparse  # noqa: E402
+from .sparse import (CSRNDArray, RowSparseNDArray,  # noqa: E402
+                     cast_storage)
+from .sparse_ndarray import BaseSparseNDArray as _Sparse  # noqa: E402
+
+
+def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None,
+        out=None, **kwargs):
+    """Matrix product; sparse operands use ``nd.sparse.dot``'s rules."""
+    if isinstance(lhs, _Sparse) or isinstance(rhs, _Sparse):
+        return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype)
+    return _dense_dot(lhs, rhs, transpose_a=transpose_a,
+                      transpose_b=transpose_b, out=out, **kwargs)
+
+
+dot.__doc__ = _dense_dot.__doc__
 
 
 def waitall():

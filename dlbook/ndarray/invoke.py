@@ -12,12 +12,17 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
 """
 
 from .. import _profile_state as _profile
+from .. import _write_clock
 from .. import autograd
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
 
 __all__ = ['invoke', 'describe_inputs']
+
+#: While a HybridBlock is traced by running it (``dlbook.gluon.deferred``),
+#: an object whose ``record(op, inputs, outputs, out)`` sees every call.
+TRACER = None
 
 _state = autograd._state
 _Node = autograd.Node
@@ -106,7 +111,8 @@ def _output_class(inputs):
     """NDArray, or the NDArray subclass of an input (``mx.np.ndarray``):
     an operation with a NumPy-mode operand gives NumPy-mode results."""
     for x in inputs:
-        if type(x) is not NDArray and isinstance(x, NDArray):
+        if type(x) is not NDArray and isinstance(x, NDArray) and \
+                x.stype == 'default':      # sparse inputs give dense results
             return type(x)
     return NDArray
 
@@ -158,6 +164,8 @@ def invoke(op, inputs, out=None, ctx=None):
         else:
             with ctx._switch:
                 result = op.forward(xp, *[x._data for x in inputs])
+    except DLBookError:
+        raise                 # already says what is wrong (and its class)
     except (ValueError, TypeError, IndexError) as err:
         raise DLBookError(f'{op.name}: {err} (inputs: '
                           f'{describe_inputs(inputs) or "none"})') from err
@@ -178,12 +186,15 @@ def invoke(op, inputs, out=None, ctx=None):
     if _state.recording and op.differentiable:
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
-                node = _Node(op, tuple(inputs), ctx, meta)
+                node = _Node(op, tuple(inputs), ctx, meta,
+                             _write_clock.NOW[0])
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i
                 break
 
+    if TRACER is not None:
+        TRACER.record(op, inputs, outputs, out)
     if out is not None:
         targets = out if isinstance(out, (tuple, list)) else [out]
         for target, o in zip(targets, outputs):

@@ -12,8 +12,9 @@ the same rule serves ``nd``, ``sym`` and the autograd tape.
 
 import numbers
 
-from ..base import DLBookError, dtype_name
+from ..base import DLBookError, DLBookIndexError, dtype_name
 from ..context import Context
+from .. import _write_clock
 from ..ops import REGISTRY, cast_scalar
 from .host_array import to_host_array
 
@@ -43,6 +44,7 @@ class NDArray:
     _node = None
     _out_index = 0
     _fresh_grad = False
+    _written_at = 0     # write-clock time of the last in-place write
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
 
     def __init__(self, data, ctx=None):
@@ -80,7 +82,8 @@ class NDArray:
 
     @property
     def stype(self):
-        """Storage type; dlbook arrays are always dense (``'default'``)."""
+        """Storage type: ``'default'`` (dense); the sparse subclasses say
+        ``'csr'`` or ``'row_sparse'``."""
         return 'default'
 
     @property
@@ -180,9 +183,14 @@ class NDArray:
     # -- autograd ------------------------------------------------------------
     def attach_grad(self, grad_req='write', stype=None):
         """Allocate a zero gradient buffer and make this array a variable
-        whose gradient ``backward`` computes."""
+        whose gradient ``backward`` computes; ``stype='row_sparse'``
+        keeps the gradient row-sparse."""
         from .. import autograd
-        buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
+        if stype not in (None, 'default'):
+            buf = _nd().zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
+                              stype=stype)
+        else:
+            buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
         autograd.mark_variables([self], [buf], grad_req)
 
     def detach(self):
@@ -238,11 +246,14 @@ class NDArray:
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
+        self._written_at = _write_clock.tick()
         try:
             self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
             vshape = getattr(value, 'shape', type(value).__name__)
-            raise DLBookError(f'cannot assign a value of shape {vshape} to '
+            error = DLBookIndexError if isinstance(err, IndexError) \
+                else DLBookError
+            raise error(f'cannot assign a value of shape {vshape} to '
                               f'index {key!r} of an array of shape '
                               f'{self.shape}: {err}') from err
 
@@ -350,6 +361,7 @@ class NDArray:
         if result.shape != self.shape:
             raise DLBookError(f'in-place operation would change the shape '
                               f'from {self.shape} to {result.shape}')
+        self._written_at = _write_clock.tick()
         self._data[...] = result._data
         return self
 
@@ -374,11 +386,12 @@ class NDArray:
         return _nd().transpose(self, axes=axes)
 
     def tostype(self, stype):
-        """Only dense storage exists in dlbook."""
-        if stype != 'default':
-            raise DLBookError(f'storage type {stype!r} is not supported; '
-                              f"dlbook arrays are dense ('default')")
-        return self
+        """This array with storage ``stype``: ``'default'`` (itself),
+        ``'csr'`` or ``'row_sparse'`` (see ``nd.sparse``)."""
+        if stype == 'default':
+            return self
+        from .sparse import cast_storage
+        return cast_storage(self, stype)
 
 
 # -- helpers -------------------------------------------------------------------

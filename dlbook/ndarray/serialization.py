@@ -8,7 +8,8 @@ integers little-endian; src/ndarray/ndarray.cc in MXNet 1.9.1)::
     uint64 0                     reserved
     uint64 n                     number of arrays, then n times:
         uint32 magic             0xF993fac9 (V2) or 0xF993faca (V3)
-        int32  stype             0 = dense (sparse is not supported)
+        int32  stype             0 = dense; 1 = row_sparse, 2 = csr: see
+                                 sparse_serialization.py
         int32  ndim, int64 * ndim      the shape
         int32  dev_type, int32 dev_id  where it was saved from
         int32  type_flag         dtype code, see ``base.DTYPE_TO_FLAG``
@@ -32,6 +33,7 @@ everything else (any CPU device, or a GPU this machine lacks) on ``cpu(0)``
 __all__ = ['save', 'load', 'load_frombuffer', 'save_to_bytes']
 
 import io
+import math
 import os
 import struct
 import sys
@@ -50,7 +52,6 @@ _V2_MAGIC = 0xF993FAC9
 _V3_MAGIC = 0xF993FACA
 _BFLOAT16_FLAG = 12
 _MAX_NDIM = 32                 # no real array has more; guards corrupt files
-_STYPES = {1: 'row_sparse', 2: 'csr'}
 
 
 # --------------------------------------------------------------- writing
@@ -88,6 +89,9 @@ def _host_copy(x):
 
 
 def _write_array(f, x, index):
+    if x.stype != 'default':
+        from .sparse_serialization import write_sparse
+        return write_sparse(f, x, _V2_MAGIC, index)
     raw = _host_copy(x)
     flag = DTYPE_TO_FLAG.get(raw.dtype.name)
     if flag is None:
@@ -225,10 +229,9 @@ def _read_array(r, ctx):
     if magic in (_V2_MAGIC, _V3_MAGIC):
         (stype,) = r.unpack('<i', 'the storage type')
         if stype != 0:
-            r.fail(f'storage type {stype} '
-                   f'({_STYPES.get(stype, "unknown")}) is not supported; '
-                   f'dlbook reads dense arrays only (convert with '
-                   f"x.tostype('default') in MXNet before saving)")
+            from .sparse_serialization import read_sparse
+            return read_sparse(r, stype, lambda dev_type, dev_id:
+                               _target_context(dev_type, dev_id, ctx))
     elif magic != _V1_MAGIC and magic > _MAX_NDIM:
         r.fail(f'bad array magic number 0x{magic:08x} (expected '
                f'0x{_V2_MAGIC:08x}); the file is corrupt or not an MXNet '
@@ -243,12 +246,15 @@ def _read_array(r, ctx):
         dtype = numpy.dtype(FLAG_TO_DTYPE[flag]).newbyteorder('<')
     else:
         r.fail(f'unknown dtype flag {flag}')
-    count = int(numpy.prod(shape, dtype=numpy.int64))
+    count = math.prod(shape)        # exact: int64 would wrap around
     if count * dtype.itemsize > r.remaining():
         r.fail(f'file is truncated: shape {shape} of {dtype.name} needs '
                f'{count * dtype.itemsize} bytes of data, only '
                f'{max(r.remaining(), 0)} left')
-    raw = numpy.empty(shape, dtype)
+    try:
+        raw = numpy.empty(shape, dtype)
+    except (ValueError, MemoryError):
+        r.fail(f'corrupt shape {shape}: too large for an array')
     r.read_into(raw, 'the data')
     if flag == _BFLOAT16_FLAG:          # NumPy has no bfloat16: widen
         raw = (raw.astype(numpy.uint32) << 16).view(numpy.float32)

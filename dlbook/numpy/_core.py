@@ -108,10 +108,9 @@ def reduced_shape(shape, axis, keepdims):
 
 def cast(x, dtype):
     """``x`` as ``dtype`` (the same array when it already is)."""
-    name = dtype_name(dtype)
-    if x.dtype.name == name:
+    if x.dtype == dtype:        # dtype objects compare fast; names are slow
         return x
-    return call('Cast', x, dtype=name)
+    return call('Cast', x, dtype=dtype_name(dtype))
 
 
 def default_ctx(ctx):

@@ -1,30 +1,153 @@
-"""``mx.np.linalg``: ``norm`` over the registered ``norm`` operator."""
+"""``mx.np.linalg``: NumPy's linear-algebra names over registered operators.
+
+``norm`` covers NumPy's vector and matrix orders (built from ``abs``,
+``sum``, ``max`` ..., so it has gradients; the matrix 2-norm and nuclear
+norm use singular values, without gradient).  ``det``, ``slogdet``,
+``inv`` and ``solve`` have gradients; ``eig``, ``eigvals``, ``eigh`` and
+``eigvalsh`` do not (``dlbook/ops/np_linalg.py``).
+"""
+
+import math
 
 from ..base import DLBookError
 from ._core import call, shaped, reduced_shape, as_array
 
-__all__ = ['norm']
+__all__ = ['norm', 'det', 'slogdet', 'inv', 'solve', 'eig', 'eigvals',
+           'eigh', 'eigvalsh']
+
+
+def _square(a, name):
+    a = as_array(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise DLBookError(f'np.linalg.{name}: expected a square matrix (or '
+                          f'a stack of them) in the last two axes, got '
+                          f'shape {a.shape}')
+    return a
+
+
+def det(a):
+    """The determinant of each matrix in the last two axes."""
+    return call('_npi_det', _square(a, 'det'))
+
+
+def slogdet(a):
+    """``(sign, logabsdet)`` of the determinant, computed stably."""
+    return tuple(call('_npi_slogdet', _square(a, 'slogdet')))
+
+
+def inv(a):
+    """The inverse of each matrix in the last two axes."""
+    return call('_npi_inv', _square(a, 'inv'))
+
+
+def solve(a, b):
+    """``x`` with ``a @ x == b`` (``b`` a vector or a matrix per ``a``)."""
+    a = _square(a, 'solve')
+    return call('_npi_solve', a, as_array(b, like=a))
+
+
+def eig(a):
+    """``(w, v)``: eigenvalues and right eigenvectors (columns of ``v``);
+    real parts, for matrices with real eigenvalues (no gradient)."""
+    return tuple(call('_npi_eig', _square(a, 'eig')))
+
+
+def eigvals(a):
+    """The eigenvalues (real parts; no gradient)."""
+    return call('_npi_eigvals', _square(a, 'eigvals'))
+
+
+def eigh(a, UPLO='L'):  # noqa: N803
+    """``(w, v)`` of a symmetric matrix, ``w`` ascending (no gradient)."""
+    return tuple(call('_npi_eigh', _square(a, 'eigh'), UPLO=UPLO))
+
+
+def eigvalsh(a, UPLO='L'):  # noqa: N803
+    """The eigenvalues of a symmetric matrix, ascending (no gradient)."""
+    return call('_npi_eigvalsh', _square(a, 'eigvalsh'), UPLO=UPLO)
+
+
+def _np():
+    from . import functions
+    return functions
+
+
+def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
+    F = _np()
+    ax = axis
+    if ord == math.inf:
+        return F.max(F.abs(x), axis=ax, keepdims=keepdims)
+    if ord == -math.inf:
+        return F.min(F.abs(x), axis=ax, keepdims=keepdims)
+    if ord == 0:
+        return F.sum(F.not_equal(x, 0).astype(x.dtype), axis=ax,
+                     keepdims=keepdims)
+    if ord == 1:
+        return F.sum(F.abs(x), axis=ax, keepdims=keepdims)
+    if ord in (None, 2):
+        y = call('norm', x, ord=2, axis=ax, keepdims=bool(keepdims))
+        return shaped(y, reduced_shape(x.shape, ax, keepdims))
+    if isinstance(ord, str):
+        raise DLBookError(f'np.linalg.norm: ord={ord!r} is a matrix norm; '
+                          f'give two axes (or a 2-d array)')
+    return F.power(F.sum(F.power(F.abs(x), ord), axis=ax,
+                         keepdims=keepdims), 1.0 / ord)
+
+
+def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
+    F = _np()
+    r, c = (a % x.ndim for a in axes)
+    if ord in (None, 'fro'):
+        y = call('norm', x, ord=2, axis=(r, c), keepdims=bool(keepdims))
+        return shaped(y, reduced_shape(x.shape, (r, c), keepdims))
+    if ord in (1, -1, math.inf, -math.inf):
+        # 1: largest column sum of |x|; inf: largest row sum
+        sum_axis, pick_axis = (r, c) if ord in (1, -1) else (c, r)
+        sums = F.sum(F.abs(x), axis=sum_axis, keepdims=True)
+        pick = F.max if ord in (1, math.inf) else F.min
+        y = pick(sums, axis=pick_axis, keepdims=True)
+    elif ord in (2, -2, 'nuc'):
+        moved = F.moveaxis(F.moveaxis(x, r, -2), c if c > r else c + 1, -1) \
+            if (r, c) != (x.ndim - 2, x.ndim - 1) else x
+        s = call('_np_singular_values', moved)
+        y = {2: F.max, -2: F.min, 'nuc': F.sum}[ord](s, axis=-1)
+        if keepdims:
+            y = F.expand_dims(F.expand_dims(y, min(r, c)), max(r, c))
+        return y
+    else:
+        raise DLBookError(f'np.linalg.norm: invalid norm order {ord!r} for '
+                          f'matrices')
+    if keepdims:
+        return y
+    return F.squeeze(y, axis=(r, c))
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
-    """Vector 1- or 2-norm, or the Frobenius norm of a matrix.
+    """Vector or matrix norm, as NumPy's ``linalg.norm``.
 
-    ``ord=None`` is the 2-norm of the flattened array (the Frobenius norm
-    of a matrix), as NumPy; ``ord=1`` the sum of absolute values.  The
-    full norm is 0-d.
+    ``ord=None``: the 2-norm of the flattened array (the Frobenius norm of
+    a matrix).  Vector orders (one axis, or a 1-d array): ``inf``,
+    ``-inf``, ``0`` (non-zero count), ``1``, ``2``, any other number
+    ``p`` (``sum(|x|**p)**(1/p)``).  Matrix orders (two axes, or a 2-d
+    array): ``'fro'``, ``'nuc'``, ``1``, ``-1``, ``2``, ``-2``, ``inf``,
+    ``-inf``.  MXNet 1.9.1 itself raises for the vector ``inf`` norms.
     """
     x = as_array(x)
-    if ord in (None, 2, 'fro'):
-        p = 2
-    elif ord == 1:
-        p = 1
-    else:
-        raise DLBookError(f'np.linalg.norm: ord={ord!r} is not supported '
-                          f'(None, 1, 2 or "fro")')
-    if ord == 1 and (axis is None and x.ndim == 2 or
-                     isinstance(axis, tuple) and len(axis) == 2):
-        raise DLBookError('np.linalg.norm: the matrix 1-norm is not '
-                          'supported; give a single axis')
-    axis_attr = tuple(axis) if isinstance(axis, (list, tuple)) else axis
-    y = call('norm', x, ord=p, axis=axis_attr, keepdims=bool(keepdims))
-    return shaped(y, reduced_shape(x.shape, axis, keepdims))
+    if isinstance(axis, (list, tuple)) and len(axis) == 1:
+        axis = axis[0]
+    if axis is None:
+        if ord is None:
+            y = call('norm', x, ord=2, axis=None, keepdims=bool(keepdims))
+            return shaped(y, reduced_shape(x.shape, None, keepdims))
+        if x.ndim == 1:
+            return _vector_norm(x, ord, 0, keepdims)
+        if x.ndim == 2:
+            return _matrix_norm(x, ord, (0, 1), keepdims)
+        raise DLBookError(f'np.linalg.norm: give axis for ord={ord!r} on '
+                          f'a {x.ndim}-d array')
+    if isinstance(axis, int):
+        return _vector_norm(x, ord, axis, keepdims)
+    if len(axis) == 2:
+        return _matrix_norm(x, ord, tuple(axis), keepdims)
+    raise DLBookError(f'np.linalg.norm: axis must be an int or a pair, got '
+                      f'{axis!r}')

@@ -45,15 +45,56 @@ def _sample(op_cls, size, dtype, ctx, **attrs):
     return shaped(to_np(invoke(op, [], ctx=ctx)), shape)
 
 
+def _is_array(v):
+    from ..ndarray.ndarray import NDArray
+    return isinstance(v, NDArray) or hasattr(v, '__array__') or \
+        isinstance(v, (list, tuple))
+
+
+def _shifted(standard, size, dtype, ctx, offset, scale):
+    """``offset + scale * sample`` with array-valued parameters (one of
+    them an array): the shape is ``size``, or the parameters' broadcast
+    shape; gradients reach array parameters (reparameterization, as
+    MXNet's ``_npi_normal``/``_npi_uniform``)."""
+    from . import functions as F
+    from ._core import as_array
+    arrays = [as_array(v) for v in (offset, scale) if _is_array(v)]
+    like = arrays[0]
+    shape = _size(size) if size is not None else \
+        tuple(__import__('numpy').broadcast_shapes(*[a.shape
+                                                     for a in arrays]))
+    base = standard(size=shape, dtype=dtype or like.dtype.name,
+                    ctx=ctx or like.context)
+    return F.add(F.multiply(base, scale), offset)
+
+
 def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Samples from U[low, high)."""
+    """Samples from U[low, high); ``low``/``high`` may be arrays
+    (broadcast against each other and ``size``)."""
+    if _is_array(low) or _is_array(high):
+        from . import functions as F
+        from ._core import as_array
+        low_a = as_array(low) if _is_array(low) else low
+        high_a = as_array(high) if _is_array(high) else high
+        y = _shifted(lambda **kw: uniform(0.0, 1.0, **kw), size, dtype, ctx,
+                     low_a, F.subtract(high_a, low_a))
+        return _fill(y, out)
     _scalars(low=low, high=high)
     y = _sample(ops.RandomUniform, size, dtype, ctx, low=low, high=high)
     return _fill(y, out)
 
 
 def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
-    """Samples from N(loc, scale**2)."""
+    """Samples from N(loc, scale**2); ``loc``/``scale`` may be arrays
+    (``np.random.normal(np.zeros((2, 3)), np.ones(3))`` has shape (2, 3))
+    and then receive gradients."""
+    if _is_array(loc) or _is_array(scale):
+        from ._core import as_array
+        loc = as_array(loc) if _is_array(loc) else loc
+        scale = as_array(scale) if _is_array(scale) else scale
+        y = _shifted(lambda **kw: normal(0.0, 1.0, **kw), size, dtype, ctx,
+                     loc, scale)
+        return _fill(y, out)
     _scalars(loc=loc, scale=scale)
     y = _sample(ops.RandomNormal, size, dtype, ctx, loc=loc, scale=scale)
     return _fill(y, out)
@@ -91,13 +132,40 @@ def shuffle(x):
     x[...] = call('_shuffle', x)
 
 
-def choice(a, size=None, replace=True, p=None, ctx=None):
-    """Random elements of ``np.arange(a)`` (an int ``a``), uniformly
-    (``p=None``, with replacement)."""
-    if not isinstance(a, int) or not replace or p is not None:
-        raise DLBookError('np.random.choice: only an int a, replace=True '
-                          'and p=None are supported')
-    return randint(0, a, size=size, ctx=ctx)
+def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
+    """Random elements of ``np.arange(a)`` (an int ``a``) or of a 1-d
+    array ``a``: uniformly or with probabilities ``p``, with or without
+    replacement (int64 indices, as MXNet).  Draws come from the device's
+    generator, so ``np.random.seed`` repeats them."""
+    from ..context import current_context
+    from ..numpy.creation import array
+    from ._core import as_array
+    ctx = ctx or (a.context if hasattr(a, 'context') else current_context())
+    n = a if isinstance(a, numbers.Integral) else as_array(a).shape[0]
+    shape = _size(size)
+    count = 1
+    for d in shape:
+        count *= d
+    if not replace and count > n:
+        raise DLBookError(f'np.random.choice: cannot take a larger sample '
+                          f'({count}) than the population ({n}) when '
+                          f"'replace=False'")
+    if p is not None:
+        p = (p.asnumpy() if hasattr(p, 'asnumpy') else
+             __import__('numpy').asarray(p, dtype='float64'))
+        if p.shape != (n,):
+            raise DLBookError(f'np.random.choice: p must have shape ({n},), '
+                              f'got {p.shape}')
+    rng = ctx.backend.rng(ctx.device_id)
+    import numpy as host
+    draw = host.random.default_rng(int(rng.randint(0, 2 ** 31 - 1)))
+    index = draw.choice(n, size=shape or None, replace=replace,
+                        p=None if p is None else p / p.sum())
+    index = array(host.asarray(index, dtype='int64'), ctx=ctx)
+    if isinstance(a, numbers.Integral):
+        return _fill(index, out)
+    from .functions import take
+    return _fill(take(as_array(a), index), out)
 
 
 def _fill(y, out):

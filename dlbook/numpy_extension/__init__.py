@@ -19,6 +19,7 @@ from ..numpy._core import call as _call, shaped as _shaped, to_np as _to_np
 from ..numpy._core import as_array as _as_array, cast as _cast
 from ..numpy import functions as _F
 from .reshape import reshape  # noqa: F401
+from .detection import *  # noqa: F401,F403
 
 __all__ = ['set_np', 'reset_np', 'is_np_array', 'is_np_shape', 'cpu', 'gpu',
            'num_gpus', 'current_context', 'waitall', 'save', 'load',
@@ -27,7 +28,8 @@ __all__ = ['set_np', 'reset_np', 'is_np_array', 'is_np_shape', 'cpu', 'gpu',
            'topk', 'reshape', 'activation', 'fully_connected',
            'convolution', 'pooling', 'batch_norm', 'dropout', 'embedding',
            'layer_norm', 'leaky_relu', 'smooth_l1', 'rnn', 'gamma',
-           'erf', 'arange_like']
+           'erf', 'arange_like', 'multibox_prior', 'roi_pooling',
+           'box_iou', 'box_nms', 'multibox_target', 'multibox_detection']
 
 
 def waitall():

@@ -5,17 +5,21 @@
 variants), as in MXNet 1.x (src/operator/nn/softmax-inl.h,
 src/operator/nn/activation-inl.h, src/operator/leaky_relu-inl.h).
 
-The helpers :func:`stable_softmax`, :func:`stable_log_softmax`,
-:func:`sigmoid` and :func:`softrelu` are shared with the other ``nn``
-families (``SoftmaxOutput``, ``softmax_cross_entropy``); GELU takes
+The helpers :func:`stable_softmax` and :func:`stable_log_softmax` are
+shared with the other ``nn`` families (``SoftmaxOutput``,
+``softmax_cross_entropy``).  ``Activation`` computes nothing itself: it
+hands each ``act_type`` to the element-wise operator of ``unary.py`` that
+defines it (``sigmoid`` and ``softrelu`` live there too); GELU takes
 :func:`erf` from ``special.py``.
 """
 
 import math
 
 from ..base import DLBookError
-from . import Op, register, normalize_axis
+from .op import Op, register, normalize_axis
 from .special import erf
+from .unary import (LogSigmoid, Mish, Relu, Sigmoid, Softsign,  # noqa: F401
+                    SoftReLU, Tanh, sigmoid, softrelu)
 
 # -- numerically stable building blocks -------------------------------------
 
@@ -31,17 +35,6 @@ def stable_log_softmax(xp, x, axis):
     """``(x - max) - log(sum(exp(x - max)))``, never ``log(softmax)``."""
     shifted = x - x.max(axis=axis, keepdims=True)
     return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
-
-
-def sigmoid(xp, x):
-    """``1 / (1 + exp(-x))`` without overflow: only ``exp(-|x|)`` is used."""
-    e = xp.exp(-xp.abs(x))
-    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
-
-
-def softrelu(xp, x):
-    """``log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))`` (no overflow)."""
-    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
 
 
 def _length_mask(xp, data, length, axis):
@@ -181,48 +174,16 @@ class SoftmaxActivation(Op):
 
 # -- Activation -------------------------------------------------------------
 
-def _relu(xp, x):
-    y = xp.maximum(x, 0)
-    return y, lambda dy: dy * (x > 0)
-
-
-def _sigmoid(xp, x):
-    y = sigmoid(xp, x)
-    return y, lambda dy: dy * y * (1 - y)
-
-
-def _tanh(xp, x):
-    y = xp.tanh(x)
-    return y, lambda dy: dy * (1 - y * y)
-
-
-def _softrelu(xp, x):
-    return softrelu(xp, x), lambda dy: dy * sigmoid(xp, x)
-
-
-def _softsign(xp, x):
-    d = 1 + xp.abs(x)
-    return x / d, lambda dy: dy / (d * d)
-
-
-def _log_sigmoid(xp, x):
-    return -softrelu(xp, -x), lambda dy: dy * sigmoid(xp, -x)
-
-
-def _mish(xp, x):
-    t = xp.tanh(softrelu(xp, x))
-    return x * t, lambda dy: dy * (t + x * sigmoid(xp, x) * (1 - t * t))
-
-
-#: act_type -> f(xp, x) returning (y, gradient rule dy -> dx)
-_ACTIVATIONS = {
-    'relu': _relu,          # y = max(x, 0);          dx = dy * (x > 0)
-    'sigmoid': _sigmoid,    # y = 1 / (1 + e^-x);     dx = dy * y * (1 - y)
-    'tanh': _tanh,          # y = tanh(x);            dx = dy * (1 - y^2)
-    'softrelu': _softrelu,  # y = log(1 + e^x);       dx = dy * sigmoid(x)
-    'softsign': _softsign,  # y = x / (1 + |x|);      dx = dy / (1 + |x|)^2
-    'log_sigmoid': _log_sigmoid,  # y = log(sigmoid(x)); dx = dy*sigmoid(-x)
-    'mish': _mish,          # y = x * tanh(softrelu(x))
+#: act_type -> the element-wise operator class that computes it (each
+#: activation is defined once, in ``unary.py``)
+ACT_TYPES = {
+    'relu': Relu,               # y = max(x, 0);          dx = dy * (x > 0)
+    'sigmoid': Sigmoid,         # y = 1 / (1 + e^-x);     dx = dy * y * (1 - y)
+    'tanh': Tanh,               # y = tanh(x);            dx = dy * (1 - y^2)
+    'softrelu': SoftReLU,       # y = log(1 + e^x);       dx = dy * sigmoid(x)
+    'softsign': Softsign,       # y = x / (1 + |x|);      dx = dy / (1 + |x|)^2
+    'log_sigmoid': LogSigmoid,  # y = log(sigmoid(x));    dx = dy * sigmoid(-x)
+    'mish': Mish,               # y = x * tanh(softrelu(x))
 }
 
 
@@ -240,14 +201,15 @@ class Activation(Op):
 
     def forward(self, xp, x):
         act_type = self.attrs['act_type']
-        if act_type not in _ACTIVATIONS:
+        if act_type not in ACT_TYPES:
             raise DLBookError(f'Activation: act_type must be one of '
-                              f'{sorted(_ACTIVATIONS)}, got {act_type!r}')
-        y, self.grad_rule = _ACTIVATIONS[act_type](xp, x)
-        return y
+                              f'{sorted(ACT_TYPES)}, got {act_type!r}')
+        # delegate to the one operator of this activation
+        self.inner = ACT_TYPES[act_type]()
+        return self.inner.forward(xp, x)
 
     def backward(self, xp, dy):
-        return self.grad_rule(dy)
+        return self.inner.backward(xp, dy)
 
 
 # -- LeakyReLU --------------------------------------------------------------

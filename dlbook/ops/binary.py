@@ -18,7 +18,7 @@ with broadcasting live in ``compare.py``.
 """
 
 from ..base import DLBookError
-from . import Op, register, unbroadcast, keep_dtype
+from .op import Op, register, unbroadcast, keep_dtype
 
 
 def _broadcastable(shape_a, shape_b):
@@ -94,11 +94,35 @@ class BroadcastMul(_Binary):
         return dz * b, dz * a
 
 
+class IntegerDivisionByZero(DLBookError, ZeroDivisionError):
+    """An integer array divided by zero.
+
+    An integer result has no inf or nan to hold ``1 / 0``: NumPy would
+    give a garbage value (-2147483648 for int32) with a warning, and MXNet
+    1.9.1 kills the process with SIGFPE.  dlbook raises this error (also a
+    ``ZeroDivisionError``).  Divide float arrays to get ``inf``.
+    """
+
+
+def check_int_divisor(xp, x, divisor, op_name):
+    """Raise :class:`IntegerDivisionByZero` when integer ``x`` would be
+    divided by a zero in ``divisor`` (an array or a number)."""
+    if x.dtype.kind in 'iub' and not xp.all(divisor):
+        raise IntegerDivisionByZero(
+            f'{op_name}: integer division by zero ({x.dtype} values); '
+            f'an integer result cannot hold inf. Cast to float first '
+            f"(x.astype('float32')) or make sure the divisor has no zero")
+
+
 @register('broadcast_div')
 class BroadcastDiv(_Binary):
-    """z = a / b;   da = dz / b,   db = -dz * a / b**2 = -da * z"""
+    """z = a / b;   da = dz / b,   db = -dz * a / b**2 = -da * z
+
+    Integer arrays raise :class:`IntegerDivisionByZero` for a zero in
+    ``b``."""
 
     def f(self, xp, a, b):
+        check_int_divisor(xp, a, b, self.name)
         return keep_dtype(a / b, a.dtype)
 
     def grads(self, xp, dz, a, b, z):

@@ -13,7 +13,7 @@ comparisons record, as in MXNet), ``_*_scalar`` against a number
 """
 
 from ..base import DLBookError
-from . import register
+from .op import register
 from .binary import _Binary, equal_shape_form
 from .scalar import _Scalar
 from .unary import _Unary

@@ -26,7 +26,8 @@ one large product per group instead of one small product per image.
 
 from math import prod
 
-from . import Op, register
+from . import conv_fast, fastpath
+from .op import Op, register
 from ..base import DLBookError
 from .layouts import channels_last_aware
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
@@ -287,9 +288,15 @@ class Convolution(_ConvBase):
         n, out_size = data.shape[0], out_shape[2:]
 
         x_pad = pad_spatial(xp, data, pad)
-        cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
-        w_mat = weight.reshape(groups, num_filter // groups, -1)
-        y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
+        fast = fastpath.enabled()
+        if fast:
+            y, cols = conv_fast.conv_forward(xp, x_pad, weight, stride,
+                                             dilate, out_size, groups)
+        else:
+            cols = im2col(xp, x_pad, kernel, stride, dilate, out_size,
+                          groups)
+            w_mat = weight.reshape(groups, num_filter // groups, -1)
+            y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
         if bias is not None:
             y += bias.reshape(_bias_shape(len(kernel)))
         # The weight gradient needs ``cols`` again.  Keeping it saves one
@@ -298,30 +305,56 @@ class Convolution(_ConvBase):
         # small, else keep the padded input and rebuild it.
         if not (self.is_train and cols.nbytes <= KEEP_COLS_BYTES):
             cols = None
-        self.saved = (x_pad, cols, weight, data.shape, bias is not None)
+        self.saved = (x_pad, cols, weight, data.shape, bias is not None,
+                      fast)
         return y
 
     def backward(self, xp, dy):
-        x_pad, cols, weight, data_shape, has_bias = self.saved
-        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
-        out_size = tuple(dy.shape[2:])
+        x_pad, cols, weight, data_shape, has_bias, fast = self.saved
         need_dx, need_dw = _needed(self)
+        grads = self._fast_grads if fast else self._reference_grads
+        dx, dw = grads(xp, dy, x_pad, cols, weight, data_shape, need_dx,
+                       need_dw)
+        if not has_bias:
+            return dx, dw
+        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db
 
+    def _reference_grads(self, xp, dy, x_pad, cols, weight, data_shape,
+                         need_dx, need_dw):
+        kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
         if need_dw:
             dy_rows = channel_rows(xp, dy, groups)      # (G, Fg, N*P)
             if cols is None:
-                cols = im2col(xp, x_pad, kernel, stride, dilate, out_size,
-                              groups)
+                cols = im2col(xp, x_pad, kernel, stride, dilate,
+                              dy.shape[2:], groups)
             dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
             del cols, dy_rows                             # free them early
         if need_dx:
             dx = conv_data_grad(xp, dy, weight, stride, dilate, pad,
                                 data_shape, groups)
-        if not has_bias:
-            return dx, dw
-        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
-        return dx, dw, db
+        return dx, dw
+
+    def _fast_grads(self, xp, dy, x_pad, cols, weight, data_shape,
+                    need_dx, need_dw):
+        kernel, stride, dilate, pad, _, groups = self._geometry()
+        dx = dw = None
+        positions = prod(dy.shape[2:])
+        if need_dw and groups == 1 and positions < \
+                conv_fast.MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD:
+            dw = conv_fast.weight_grad_channels_last(
+                xp, x_pad, dy, weight.shape, stride, dilate)
+        elif need_dw:
+            if cols is None:
+                cols = conv_fast.im2col_batched(
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups)
+            dw = conv_fast.weight_grad(xp, cols, dy, weight.shape, groups)
+            del cols
+        if need_dx:
+            dx = conv_fast.data_grad(xp, dy, weight, stride, dilate, pad,
+                                     data_shape, groups, conv_data_grad)
+        return dx, dw
 
 
 def _needed(op):
@@ -441,15 +474,20 @@ class Deconvolution(_ConvBase):
         kernel, stride, dilate, _, num_filter, groups = self._geometry()
 
         # The data plays the role of a convolution's output gradient.
-        y = conv_data_grad(xp, data, weight, stride, dilate, pad,
-                           out_shape, groups)
+        fast = fastpath.enabled()
+        if fast:
+            y = conv_fast.data_grad(xp, data, weight, stride, dilate, pad,
+                                    out_shape, groups, conv_data_grad)
+        else:
+            y = conv_data_grad(xp, data, weight, stride, dilate, pad,
+                               out_shape, groups)
         if bias is not None:
             y += bias.reshape(_bias_shape(len(kernel)))
-        self.saved = (data, weight, pad, bias is not None)
+        self.saved = (data, weight, pad, bias is not None, fast)
         return y
 
     def backward(self, xp, dy):
-        data, weight, pad, has_bias = self.saved
+        data, weight, pad, has_bias, fast = self.saved
         kernel, stride, dilate, _, num_filter, groups = self._geometry()
         n, _, *spatial = data.shape
 
@@ -457,6 +495,23 @@ class Deconvolution(_ConvBase):
 
         # A convolution of dy with the same weight maps back to data's grid.
         dy_pad = pad_spatial(xp, dy, pad)
+        if fast:
+            dx, cols = conv_fast.conv_forward(xp, dy_pad, weight, stride,
+                                              dilate, spatial, groups)
+            dw = (conv_fast.weight_grad(xp, cols, data, weight.shape,
+                                        groups) if need_dw else None)
+            dx = dx if need_dx else None
+        else:
+            dx, dw = self._reference_grads(xp, dy_pad, data, weight,
+                                           need_dx, need_dw)
+        if not has_bias:
+            return dx, dw
+        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db
+
+    def _reference_grads(self, xp, dy_pad, data, weight, need_dx, need_dw):
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+        n, _, *spatial = data.shape
         cols = im2col(xp, dy_pad, kernel, stride, dilate, spatial, groups)
         dx = dw = None
         if need_dx:
@@ -465,7 +520,4 @@ class Deconvolution(_ConvBase):
         if need_dw:
             x_rows = channel_rows(xp, data, groups)     # (G, Cg, N*H)
             dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
-        if not has_bias:
-            return dx, dw
-        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
-        return dx, dw, db
+        return dx, dw

@@ -4,7 +4,7 @@
 comes from the front end (the ``ctx`` argument or the default context).
 """
 
-from . import Op, cast_scalar, register
+from .op import Op, cast_scalar, register
 
 _SHAPE_DTYPE = {'shape': (), 'dtype': 'float32'}
 

@@ -21,7 +21,7 @@ padding value.
 import math
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .activation import stable_log_softmax
 
 

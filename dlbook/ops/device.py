@@ -6,7 +6,7 @@ output contexts differ; the executor inserts it where a graph edge crosses
 a ``ctx_group`` boundary.
 """
 
-from . import Op, register
+from .op import Op, register
 
 
 @register('_copyto')

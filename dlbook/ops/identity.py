@@ -7,7 +7,7 @@ gradient back to the input's dtype.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 
 
 @register('Cast', 'cast')

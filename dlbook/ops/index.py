@@ -11,8 +11,8 @@ MXNet passes indices as floating-point arrays more often than not
 
 import math
 
-from ..base import DLBookError
-from . import Op, register
+from ..base import DLBookError, DLBookIndexError
+from .op import Op, register
 from .shape import as_shape, check_axis
 
 __all__ = ['take_along', 'scatter_along']
@@ -457,7 +457,9 @@ class GetItem(Op):
         try:
             y = x[key]
         except (IndexError, TypeError, ValueError) as err:
-            raise DLBookError(f'{self.name}: cannot index array of shape '
+            error = DLBookIndexError if isinstance(err, IndexError) \
+                else DLBookError
+            raise error(f'{self.name}: cannot index array of shape '
                               f'{x.shape} with key {self.attrs["key"]!r}: '
                               f'{err}') from None
         self.saved = (x.shape, x.dtype, key, y.shape)

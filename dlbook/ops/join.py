@@ -5,7 +5,7 @@ split's gradient is the join of the output gradients.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .shape import check_axis
 
 

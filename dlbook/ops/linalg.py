@@ -8,7 +8,7 @@ opposite (src/operator/tensor/diag_op-inl.h).
 """
 
 from ..base import DLBookError
-from . import Op, register, normalize_axis
+from .op import Op, register, normalize_axis
 
 
 def _mT(x):

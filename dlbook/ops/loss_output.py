@@ -14,7 +14,7 @@ src/operator/regression_output-inl.h, src/operator/make_loss-inl.h.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .activation import stable_softmax, sigmoid, is_known_shape
 
 _NORMALIZATIONS = ('null', 'batch', 'valid')

@@ -9,8 +9,10 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 """
 
 from ..base import DLBookError
-from . import Op, register
+from ..backend.blas_threads import for_gemm
+from .op import Op, register
 from .activation import stable_log_softmax, is_known_shape
+from .sparse import RowSparse
 
 
 @register('FullyConnected')
@@ -81,6 +83,7 @@ class FullyConnected(Op):
                                   f'{bias.shape}, expected ({num_hidden},)')
         # A 2-D view (batch, in_units); reshape of a contiguous array is free.
         x2 = x if x.ndim == 2 else x.reshape(-1, in_units)
+        for_gemm(xp, x2.shape[0], num_hidden, in_units)
         y = x2 @ weight.T                 # BLAS reads weight transposed
         if not no_bias:
             y += bias                     # in place: no extra copy
@@ -95,6 +98,7 @@ class FullyConnected(Op):
         # the first layer's input (the data) usually needs no gradient:
         # skipping it saves a third of that layer's backward work
         needs = self.needs_input_grad
+        for_gemm(xp, *x2.shape, weight.shape[0])
         dx = None
         if needs is None or needs[0]:
             dx = (dy2 @ weight).reshape(x_shape)
@@ -180,6 +184,13 @@ class Embedding(Op):
 
     def backward(self, xp, dy):
         index, shape, dtype = self.saved
+        if self.attrs['sparse_grad'] and getattr(self, 'row_sparse_grad',
+                                                 False):
+            # row-sparse dweight: one row per distinct index (autograd tape)
+            rows, inverse = xp.unique(index.reshape(-1), return_inverse=True)
+            data = xp.zeros((len(rows), shape[1]), dtype=dtype)
+            xp.add.at(data, inverse.reshape(-1), dy.reshape(-1, shape[1]))
+            return None, RowSparse(xp, data, rows.astype('int64'), shape)
         dweight = xp.zeros(shape, dtype=dtype)
         # add.at accumulates repeated indices (dweight[index] += ... would
         # keep only one of them)

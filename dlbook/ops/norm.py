@@ -17,7 +17,7 @@ squares over neighbouring channels, with no learnt parameters.
 """
 
 from ..base import DLBookError
-from . import Op, register, normalize_axis
+from .op import Op, register, normalize_axis
 from .activation import is_known_shape
 
 

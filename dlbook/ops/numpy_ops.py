@@ -15,7 +15,7 @@ These few have no legacy twin:
 from math import prod
 
 from ..base import DLBookError
-from . import Op, register, normalize_axis
+from .op import Op, register, normalize_axis
 
 
 @register('_np_reshape')

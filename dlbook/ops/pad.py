@@ -7,7 +7,7 @@ pixels and back, so each is the other's gradient.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .shape import as_shape
 
 

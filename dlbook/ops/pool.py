@@ -11,7 +11,8 @@ the spatial axes directly.
 
 from math import prod
 
-from . import Op, register
+from . import fastpath, pool_fast
+from .op import Op, register
 from ..base import DLBookError
 from .layouts import channels_last_aware
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
@@ -164,11 +165,29 @@ class Pooling(Op):
             self.saved = (keep, data.shape, y)
             return y
         spatial = data.shape[2:]
-        ones = (1,) * len(kernel)
         # Max pooling ignores padding: pad with the lowest value.
         fill = _lowest(xp, data.dtype) if pool_type == 'max' else 0
         x_pad = pad_spatial(xp, data, before, after, value=fill)
 
+        fast = (fastpath.enabled() and pool_type != 'lp'
+                and pool_fast.non_overlapping(kernel, stride))
+        y = self._loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
+        divisor = None
+        if pool_type == 'avg':
+            divisor = self._counts(xp, spatial, kernel, stride, before, out,
+                                   include, data.dtype)
+            y /= divisor
+        elif pool_type == 'lp':
+            y = _root(xp, y, p)
+        # avg and sum gradients do not depend on the input values.
+        keep = x_pad if pool_type in ('max', 'lp') else None
+        self.saved = (keep, x_pad.shape, y, divisor, data.shape, fast)
+        return y
+
+    @staticmethod
+    def _loop_forward(xp, x_pad, kernel, stride, out, pool_type, p):
+        """Reference forward: one whole-array operation per offset."""
+        ones = (1,) * len(kernel)
         y = None
         for offset in kernel_offsets(kernel):
             piece = x_pad[window_slices(offset, stride, ones, out)]
@@ -180,16 +199,6 @@ class Pooling(Op):
                 xp.maximum(y, piece, out=y)
             else:
                 y += piece
-        divisor = None
-        if pool_type == 'avg':
-            divisor = self._counts(xp, spatial, kernel, stride, before, out,
-                                   include, data.dtype)
-            y /= divisor
-        elif pool_type == 'lp':
-            y = _root(xp, y, p)
-        # avg and sum gradients do not depend on the input values.
-        keep = x_pad if pool_type in ('max', 'lp') else None
-        self.saved = (keep, x_pad.shape, y, divisor, data.shape)
         return y
 
     def backward(self, xp, dy):
@@ -198,13 +207,21 @@ class Pooling(Op):
             data, shape, y = self.saved
             return self._global_backward(xp, data, shape, y, dy, pool_type,
                                          p)
-        x_pad, padded_shape, y, divisor, data_shape = self.saved
+        x_pad, padded_shape, y, divisor, data_shape, fast = self.saved
         kernel, stride, before, _, out = self._geometry(data_shape)
         ones = (1,) * len(kernel)
 
-        dx_pad = xp.zeros(padded_shape, dtype=dy.dtype)
         if pool_type == 'avg':
             dy = dy / divisor
+        if fast:                       # non-overlapping max, avg or sum
+            if pool_type == 'max':
+                dx_pad = pool_fast.max_backward(xp, x_pad, y, dy, kernel,
+                                                out)
+            else:
+                dx_pad = pool_fast.spread_backward(xp, dy, padded_shape,
+                                                   kernel, out)
+            return crop_spatial(dx_pad, before, data_shape[2:])
+        dx_pad = xp.zeros(padded_shape, dtype=dy.dtype)
         if pool_type == 'max':
             # Route dy to the first element equal to the max (row-major
             # order inside the window), as MXNet does for ties.

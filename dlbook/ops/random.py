@@ -7,7 +7,7 @@ have no gradient.
 
 from math import prod
 
-from . import Op, register
+from .op import Op, register
 
 
 #: Samples drawn per call of the generator.  NumPy's generator returns

@@ -13,7 +13,7 @@ end, so the backward pass can broadcast ``dy`` straight back over ``x``.
 """
 
 from ..base import DLBookError
-from . import Op, register, normalize_axes, normalize_axis, keep_dtype
+from .op import Op, register, normalize_axes, normalize_axis, keep_dtype
 
 
 def _squeeze(y, axes, keepdims):

@@ -67,7 +67,8 @@ backward direction starts at that step, as cuDNN does.
 """
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
+from .unary import sigmoid
 
 __all__ = ['RNN', 'rnn_param_size']
 
@@ -109,15 +110,6 @@ def _unpack(flat, mode, num_layers, input_size, hidden, directions):
         offset += 2 * rows
         biases.append((bx, bh))
     return [w + b for w, b in zip(weights, biases)]
-
-
-def _sigmoid(xp, x):
-    """``1 / (1 + e^-x)`` written as ``(1 + tanh(x/2)) / 2``: one
-    transcendental, and no overflow for large ``|x|``."""
-    y = xp.tanh(0.5 * x)
-    y *= 0.5
-    y += 0.5
-    return y
 
 
 # -- the cells: one time step, forward and backward --------------------------
@@ -169,9 +161,9 @@ class _LSTMCell:
         H = self.hidden
         a = xw + hw
         gates = self.gate_values[t]
-        gates[:, :2 * H] = _sigmoid(xp, a[:, :2 * H])         # i, f
+        gates[:, :2 * H] = sigmoid(xp, a[:, :2 * H])         # i, f
         gates[:, 2 * H:3 * H] = xp.tanh(a[:, 2 * H:3 * H])     # g
-        gates[:, 3 * H:] = _sigmoid(xp, a[:, 3 * H:])          # o
+        gates[:, 3 * H:] = sigmoid(xp, a[:, 3 * H:])          # o
         i, f, g, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
         c = f * c_prev + i * g
         if self.clip is not None:
@@ -211,7 +203,7 @@ class _GRUCell:
     def forward(self, xp, t, xw, hw, h_prev, c_prev):
         H = self.hidden
         gates = self.gate_values[t]
-        gates[:, :2 * H] = _sigmoid(xp, xw[:, :2 * H] + hw[:, :2 * H])
+        gates[:, :2 * H] = sigmoid(xp, xw[:, :2 * H] + hw[:, :2 * H])
         r, z = gates[:, :H], gates[:, H:2 * H]
         self.h2h_n[t] = hw[:, 2 * H:]
         gates[:, 2 * H:] = xp.tanh(xw[:, 2 * H:] + r * hw[:, 2 * H:])

@@ -10,7 +10,8 @@ as in MXNet.  Comparisons with a scalar live in ``compare.py``.
 
 import math
 
-from . import Op, cast_scalar, register
+from .op import Op, cast_scalar, register
+from .binary import check_int_divisor
 
 
 class _Scalar(Op):
@@ -91,6 +92,7 @@ class DivScalar(_Scalar):
     """y = x / s;   dx = dy / s"""
 
     def f(self, xp, x, s):
+        check_int_divisor(xp, x, s, self.name)
         return x / s
 
     def backward(self, xp, dy):
@@ -102,6 +104,7 @@ class RDivScalar(_Scalar):
     """y = s / x;   dx = -dy * s / x**2 = -dy * y / x"""
 
     def f(self, xp, x, s):
+        check_int_divisor(xp, x, x, self.name)
         return s / x
 
     def df(self, xp, x, s, y):

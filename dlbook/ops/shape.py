@@ -17,7 +17,7 @@ the symbol layer can reuse it for shape inference.
 import math
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 
 __all__ = ['infer_reshape', 'as_shape', 'check_axis']
 

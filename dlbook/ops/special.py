@@ -23,7 +23,7 @@ its relative error is below 2**-24 (about 6e-8).
 
 import math
 
-from . import register
+from .op import register
 from .unary import _Unary
 
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)      # erf'(x) = this * exp(-x^2)

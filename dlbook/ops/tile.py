@@ -7,7 +7,7 @@ arrays, never views that share memory between copies.
 """
 
 from ..base import DLBookError
-from . import Op, register, unbroadcast
+from .op import Op, register, unbroadcast
 from .shape import as_shape, check_axis
 
 

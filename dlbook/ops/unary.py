@@ -16,7 +16,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 import math
 
 from ..base import DLBookError
-from . import Op, cast_scalar, register
+from .op import Op, cast_scalar, register
 
 
 class _Unary(Op):
@@ -429,12 +429,33 @@ class Relu(_Unary):
         return y > 0
 
 
+def sigmoid(xp, x):
+    """``1 / (1 + exp(-x))`` without overflow: only ``exp(-|x|)`` is used.
+
+    For ``x >= 0`` it is ``1 / (1 + e)``, for ``x < 0`` the equal
+    ``e / (1 + e)``, with ``e = exp(-|x|) <= 1``.  The plain formula
+    overflows ``exp(-x)`` for ``x < -88`` in float32 (and warns); the
+    ``(1 + tanh(x/2)) / 2`` form loses every value below ``1e-8`` to
+    cancellation.  This is the one sigmoid of dlbook: ``nd.sigmoid``,
+    ``Activation(act_type='sigmoid')``, the RNN gates and the losses all
+    call it.
+    """
+    e = xp.exp(-xp.abs(x))
+    return xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+
+
+def softrelu(xp, x):
+    """``log(1 + exp(x)) = max(x, 0) + log1p(exp(-|x|))`` (no overflow)."""
+    return xp.maximum(x, 0) + xp.log1p(xp.exp(-xp.abs(x)))
+
+
 @register('sigmoid')
 class Sigmoid(_Unary):
-    """y = 1 / (1 + exp(-x));   dx = dy * y * (1 - y)"""
+    """y = 1 / (1 + exp(-x)) (computed by :func:`sigmoid`);
+    dx = dy * y * (1 - y)"""
 
     def f(self, xp, x):
-        return 1 / (1 + xp.exp(-x))
+        return sigmoid(xp, x)
 
     def df(self, xp, x, y):
         return y * (1 - y)
@@ -450,6 +471,41 @@ class Softsign(_Unary):
     def df(self, xp, x, y):
         d = 1 + xp.abs(x)
         return 1 / (d * d)
+
+
+# Activations that MXNet offers only through ``Activation(act_type=...)``:
+# element-wise ops like the ones above, but not registered under a name.
+
+class SoftReLU(_Unary):
+    """y = log(1 + exp(x)) (:func:`softrelu`);   dx = dy * sigmoid(x)"""
+
+    def f(self, xp, x):
+        return softrelu(xp, x)
+
+    def df(self, xp, x, y):
+        return sigmoid(xp, x)
+
+
+class LogSigmoid(_Unary):
+    """y = log(sigmoid(x)) = -softrelu(-x);   dx = dy * sigmoid(-x)"""
+
+    def f(self, xp, x):
+        return -softrelu(xp, -x)
+
+    def df(self, xp, x, y):
+        return sigmoid(xp, -x)
+
+
+class Mish(_Unary):
+    """y = x * tanh(softrelu(x));
+    dx = dy * (t + x * sigmoid(x) * (1 - t**2)),  t = tanh(softrelu(x))"""
+
+    def f(self, xp, x):
+        return x * xp.tanh(softrelu(xp, x))
+
+    def df(self, xp, x, y):
+        t = xp.tanh(softrelu(xp, x))
+        return t + x * sigmoid(xp, x) * (1 - t * t)
 
 
 @register('smooth_l1')

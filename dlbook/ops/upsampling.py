@@ -22,7 +22,7 @@ one ``k x k`` kernel per channel, usually initialized with
 import math
 
 from ..base import DLBookError
-from . import Op, register
+from .op import Op, register
 from .conv import Deconvolution
 
 

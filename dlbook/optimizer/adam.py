@@ -15,6 +15,7 @@ import math
 import numpy
 
 from ._gradient import rescaled, rescaled_with_wd
+from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB',
@@ -75,15 +76,17 @@ def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
     else:
         r = mean / (xp.sqrt(var) + epsilon)
     r += wd * weight
-    r1 = float(xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2)))
-    r2 = float(xp.sqrt(xp.sum(r * r)))
+    # The trust ratio stays on the device (0-d arrays): no host sync per
+    # weight, as in MXNet's lamb_update_phase2.
+    r1 = xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2))
+    r2 = xp.sqrt(xp.sum(r * r))
     if lower_bound is not None and lower_bound >= 0:
-        r1 = max(r1, lower_bound)
+        r1 = xp.maximum(r1, lower_bound)
     if upper_bound is not None and upper_bound >= 0:
-        r1 = min(r1, upper_bound)
-    if r1 != 0.0 and r2 != 0.0:
-        lr = lr * r1 / r2
-    weight -= lr * r
+        r1 = xp.minimum(r1, upper_bound)
+    usable = (r1 != 0) & (r2 != 0)
+    ratio = xp.where(usable, r1 / xp.where(r2 != 0, r2, 1), 1)
+    weight -= (lr * ratio).astype(r.dtype) * r
 
 
 @register
@@ -111,7 +114,8 @@ class Adam(Optimizer):
     epsilon : float, optional
         Small value to avoid division by 0.
     lazy_update : bool, optional
-        Accepted for compatibility; no effect (no sparse gradients).
+        With a row_sparse gradient, update only the rows it holds (and
+        their mean and variance), as MXNet does.
     """
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
@@ -130,10 +134,13 @@ class Adam(Optimizer):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
-        mean, var = state
-        adam_update(weight.context.backend.xp, weight._data, grad._data,
-                    mean._data, var._data, lr, wd, self.beta1, self.beta2,
-                    self.epsilon, self.rescale_grad, self._kernel_clip())
+        w, g, (mean, var), commit = rows_for_update(weight, grad, state,
+                                                    self.lazy_update)
+        adam_update(weight.context.backend.xp, w, g, mean, var, lr, wd,
+                    self.beta1, self.beta2, self.epsilon, self.rescale_grad,
+                    self._kernel_clip())
+        if commit is not None:
+            commit()
 
 
 @register

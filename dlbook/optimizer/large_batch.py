@@ -33,9 +33,10 @@ __all__ = ['LARS', 'LBSGD', 'lars_rate']
 
 
 def _sum_sq(xp, a):
-    """``sum(a**2)`` as a Python float, accumulated in at least float32."""
+    """``sum(a**2)`` as a 0-d array on ``a``'s device, accumulated in at
+    least float32."""
     acc = numpy.result_type(a.dtype, numpy.float32)
-    return float(xp.sum(xp.square(a, dtype=acc)))
+    return xp.sum(xp.square(a, dtype=acc))
 
 
 def lars_rate(xp, weight, grad, lr, wd, eta, eps, rescale_grad):
@@ -43,14 +44,15 @@ def lars_rate(xp, weight, grad, lr, wd, eta, eps, rescale_grad):
 
     ``lr * eta * ||w|| / (||g|| * rescale_grad + wd * ||w|| + eps)``, or
     ``lr`` itself when ``||w||`` or ``||g||`` is 0.  ``g`` is the raw
-    gradient: neither clipped nor rescaled inside the norm.
+    gradient: neither clipped nor rescaled inside the norm.  The result is
+    a 0-d array on the weight's device (no host sync), in the weight's
+    dtype.
     """
-    w_norm = math.sqrt(_sum_sq(xp, weight))
-    g_sum_sq = _sum_sq(xp, grad)
-    if w_norm > 0.0 and g_sum_sq > 0.0:
-        return lr * eta * w_norm / (math.sqrt(g_sum_sq) * rescale_grad
-                                    + wd * w_norm + eps)
-    return lr
+    w_norm = xp.sqrt(_sum_sq(xp, weight))
+    g_norm = xp.sqrt(_sum_sq(xp, grad))
+    rate = lr * eta * w_norm / (g_norm * rescale_grad + wd * w_norm + eps)
+    usable = (w_norm > 0.0) & (g_norm > 0.0)
+    return xp.where(usable, rate, lr).astype(weight.dtype)
 
 
 def _as_lists(index, weight, grad, state):

@@ -16,6 +16,7 @@ import os
 
 from .. import ndarray as nd
 from ._gradient import rescaled
+from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
 __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
@@ -126,8 +127,8 @@ class SGD(_MomentumOptimizer):
     momentum : float, optional
         The momentum value.
     lazy_update : bool, optional
-        Accepted for compatibility; dlbook has no sparse gradients, so it
-        has no effect.
+        With a row_sparse gradient, update only the rows it holds
+        (weight decay and momentum included), as MXNet does.
     multi_precision : bool, optional
         Update a float32 master copy of float16 weights.
     """
@@ -143,14 +144,19 @@ class SGD(_MomentumOptimizer):
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
+        # a row_sparse gradient updates only its rows (lazy_update)
+        w, g, states, commit = rows_for_update(weight, grad, state,
+                                               self.lazy_update)
         # MXNet uses the momentum kernel only for momentum > 0.
         if state is not None and self.momentum > 0:
-            sgd_mom_update(xp, weight._data, grad._data, state._data, lr, wd,
+            sgd_mom_update(xp, w, g, states[0], lr, wd,
                            self.momentum, self.rescale_grad,
                            self._kernel_clip())
         else:
-            sgd_update(xp, weight._data, grad._data, lr, wd,
+            sgd_update(xp, w, g, lr, wd,
                        self.rescale_grad, self._kernel_clip())
+        if commit is not None:
+            commit()
 
 
 @register

@@ -105,10 +105,23 @@ class Updater:
             return tuple(synced) if isinstance(state, tuple) else synced
         return state
 
-    def set_states(self, states):
+    def set_states(self, states, source='optimizer states', shapes=None):
         """Load states (and the optimizer, if saved) from
-        :meth:`get_states` bytes."""
-        loaded, optimizer = loads_states(states)
+        :meth:`get_states` bytes.
+
+        Parameters
+        ----------
+        states : bytes
+        source : str
+            What the bytes are, for error messages (``"file 'x.states'"``).
+        shapes : dict, optional
+            Weight index -> weight shape.  When given, every state must
+            belong to a known index and match its weight's shape; nothing
+            is changed otherwise.
+        """
+        loaded, optimizer = loads_states(states, source)
+        if shapes is not None:
+            check_states_fit(loaded, shapes, source)
         self.states = loaded
         if optimizer is not None:
             self.optimizer = optimizer
@@ -161,8 +174,13 @@ def dumps_states(states, optimizer=None):
     return buf.getvalue()
 
 
-def loads_states(data):
-    """Inverse of :func:`dumps_states`: ``(states, optimizer or None)``."""
+def loads_states(data, source='optimizer states'):
+    """Inverse of :func:`dumps_states`: ``(states, optimizer or None)``.
+
+    ``source`` names the data in error messages (``"file 'x.states'"``).
+    Any damage (truncation, a wrong entry) raises one
+    :class:`~dlbook.base.DLBookError`.
+    """
     if isinstance(data, str):
         data = data.encode('latin-1')
     try:
@@ -170,19 +188,65 @@ def loads_states(data):
         header = json.loads(bytes(archive['__header__']).decode('utf-8'))
     except Exception as err:
         raise DLBookError(
-            'cannot read optimizer states: this is not a dlbook states '
+            f'cannot read {source}: this is not a dlbook states '
             'file (dlbook never unpickles MXNet .states files, for safety; '
             f're-save them with dlbook). Cause: {type(err).__name__}: {err}'
         ) from None
-    if header.get('format') != _FORMAT:
-        raise DLBookError(f'cannot read optimizer states: unknown format '
-                          f'{header.get("format")!r}')
-    arrays = {k: archive[k] for k in archive.files if k != '__header__'}
-    states = _decode(header['states'], arrays)
-    optimizer = header.get('optimizer')
-    if optimizer is not None:
-        optimizer = _decode(optimizer, arrays)
+    if not isinstance(header, dict) or header.get('format') != _FORMAT:
+        found = header.get('format') if isinstance(header, dict) else header
+        raise DLBookError(f'cannot read {source}: unknown format '
+                          f'{found!r}')
+    try:
+        arrays = {k: archive[k] for k in archive.files if k != '__header__'}
+        states = _decode(header['states'], arrays)
+        optimizer = header.get('optimizer')
+        if optimizer is not None:
+            optimizer = _decode(optimizer, arrays)
+    except DLBookError as err:
+        raise DLBookError(f'cannot read {source}: {err}') from None
+    except Exception as err:      # a damaged archive or JSON tree
+        raise DLBookError(
+            f'cannot read {source}: the file is damaged '
+            f'({type(err).__name__}: {err})') from None
+    if not isinstance(states, dict):
+        raise DLBookError(f'cannot read {source}: the states are a '
+                          f'{type(states).__name__}, not a dict')
+    if optimizer is not None and not isinstance(optimizer, Optimizer):
+        raise DLBookError(f'cannot read {source}: the saved optimizer is a '
+                          f'{type(optimizer).__name__}')
     return states, optimizer
+
+
+def check_states_fit(states, shapes, source='optimizer states', names=None):
+    """Raise unless every state belongs to a weight index in ``shapes``
+    and each of its arrays has that weight's shape (unknown dimensions,
+    0, match anything).  ``names`` (index -> parameter name) makes the
+    message name the parameter."""
+    for index, state in states.items():
+        if index not in shapes:
+            raise DLBookError(
+                f'cannot load {source}: it holds a state for weight index '
+                f'{index!r}, but the weights have indices '
+                f'{sorted(shapes, key=str)}; was it saved for another '
+                f'network?')
+        want = tuple(shapes[index])
+        for arr in _state_arrays(state):
+            if len(arr.shape) != len(want) or any(
+                    w not in (0, a) for a, w in zip(arr.shape, want)):
+                name = f" ('{names[index]}')" if names and index in names \
+                    else ''
+                raise DLBookError(
+                    f'cannot load {source}: the state of weight index '
+                    f'{index!r}{name} has shape {arr.shape} but the weight '
+                    f'has shape {want}; was it saved for another network?')
+
+
+def _state_arrays(state):
+    if isinstance(state, nd.NDArray):
+        yield state
+    elif isinstance(state, (tuple, list)):
+        for s in state:
+            yield from _state_arrays(s)
 
 
 def _encode(obj, arrays):

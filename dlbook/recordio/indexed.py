@@ -112,7 +112,13 @@ class MXIndexedRecordIO(MXRecordIO):
             raise DLBookError(f'cannot read index file {self.idx_path}: '
                               f'{err.strerror or err}') from err
         with fidx:
-            for number, line in enumerate(fidx, 1):
+            try:
+                lines = list(fidx)
+            except (UnicodeDecodeError, OSError) as err:
+                raise DLBookError(
+                    f'cannot read index file {self.idx_path}: it is not a '
+                    f'text index of "key<TAB>offset" lines ({err})') from None
+            for number, line in enumerate(lines, 1):
                 fields = line.strip().split('\t')
                 if fields == ['']:
                     continue

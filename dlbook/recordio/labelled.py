@@ -107,7 +107,7 @@ def unpack(s):
 
 
 def _pillow(what):
-    from ..gluon.data.vision._imread import pillow
+    from .._imaging.imread import pillow
     return pillow(what, hint='')
 
 

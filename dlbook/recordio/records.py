@@ -267,6 +267,9 @@ class MXRecordIO:
         """Read the record starting at ``pos``; return (bytes or None at
         the end of the file, offset after it).  Holds the lock."""
         file = self._file
+        if pos > os.fstat(file.fileno()).st_size:
+            raise self._fail(pos, f'offset {pos} is past the end of the file '
+                                  f'({os.fstat(file.fileno()).st_size} bytes)')
         file.seek(pos)
         start, parts = pos, []
         while True:

@@ -5,6 +5,7 @@ by binding them to arrays (``simple_bind``/``bind``, see
 ``dlbook.executor``).
 """
 
+from ..base import DLBookError
 from ..ops import REGISTRY
 from .symbol import Symbol, Variable, var, Group  # noqa: F401
 from .register import make_function
@@ -20,12 +21,22 @@ def _generate():
 
 
 globals().update(_generate())
+from . import np_names  # noqa: E402,F401  (np-mode names load from JSON)
+from .numpy import np, npx  # noqa: E402,F401
+from . import contrib  # noqa: E402,F401
 
 
 def load(fname):
     """Load a symbol saved with ``Symbol.save`` (or by MXNet)."""
-    with open(fname) as f:
-        return load_json(f.read())
+    with open(fname, 'rb') as f:
+        data = f.read()
+    source = f"symbol file '{fname}'"
+    try:
+        text = data.decode('utf-8')
+    except UnicodeDecodeError as err:
+        raise DLBookError(f'cannot load {source}: not a symbol JSON file '
+                          f'(not UTF-8 text: {err})') from None
+    return load_json(text, source)
 
 
 def zeros(shape, dtype=None, name=None, attr=None, **kwargs):

@@ -55,6 +55,9 @@ def to_json(symbol):
         'heads': [[index[id(n)], i, 0] for n, i in symbol._outputs],
         'attrs': {'mxnet_version': ['int', MXNET_VERSION]},
     }
+    if getattr(symbol, '_np_shape', False):
+        # a graph traced under npx.set_np(), as MXNet marks it
+        graph['attrs'] = {'is_np_shape': ['int', 1], **graph['attrs']}
     return _dmlc_json(graph, 0)
 
 
@@ -104,45 +107,99 @@ def parse_attr(text):
     return value
 
 
-def load_json(json_str):
+def load_json(json_str, source='symbol JSON'):
     """Build a Symbol from MXNet's JSON text (graphs saved by MXNet 1.x
-    load here)."""
+    load here).
+
+    Any malformed graph (not JSON, wrong types, an input or head index
+    outside the node list, a node without ``op``) raises one
+    :class:`~dlbook.base.DLBookError` whose message starts with
+    ``source`` (``"symbol file 'net-symbol.json'"``).
+    """
+    def fail(what):
+        raise DLBookError(f'cannot load {source}: {what}')
+
     try:
         graph = json.loads(json_str)
-        raw_nodes = graph['nodes']
-        heads = graph['heads']
-    except (ValueError, KeyError, TypeError) as err:
-        raise DLBookError(f'not a symbol JSON graph: {err}') from err
+    except (ValueError, RecursionError) as err:
+        fail(f'not a symbol JSON graph: {err}')
+    if not isinstance(graph, dict):
+        fail(f'not a symbol JSON graph: the top level is a '
+             f'{type(graph).__name__}, not an object')
+    raw_nodes, heads = graph.get('nodes'), graph.get('heads')
+    for key, value in (('nodes', raw_nodes), ('heads', heads)):
+        if not isinstance(value, list):
+            fail(f'not a symbol JSON graph: "{key}" must be a list, got '
+                 f'{"nothing" if value is None else type(value).__name__}')
+    if not heads:
+        fail('"heads" is empty: the graph has no output')
     nodes = []
     for position, raw in enumerate(raw_nodes):
-        attrs = {}
-        for key in ('param', 'attr', 'attrs'):       # old and new names
-            attrs.update(raw.get(key) or {})
-        inputs = []
-        for entry in raw.get('inputs', []):
-            source = entry[0]
-            if not 0 <= source < position:
-                raise DLBookError(f'node {raw.get("name")!r} has an input '
-                                  f'from node {source}, which is not '
-                                  f'defined before it')
-            inputs.append((nodes[source], entry[1] if len(entry) > 1
-                           else 0))
-        op_name = raw['op']
-        if op_name == 'null':
-            nodes.append(Node(None, raw['name'], extra=attrs))
-            continue
-        if op_name not in REGISTRY:
-            raise DLBookError(f'operator {op_name!r} (node '
-                              f'{raw["name"]!r}) is not implemented in '
-                              f'dlbook')
-        cls = REGISTRY[op_name]
-        op_attrs, extra = {}, {}
-        for key, value in attrs.items():
-            if key in cls.defaults or (getattr(cls, 'open_attrs', False)
-                                       and not key.startswith('__')):
-                op_attrs[key] = parse_attr(value)
-            else:
-                extra[key] = value
-        nodes.append(Node(cls.name, raw['name'], attrs=op_attrs,
-                          inputs=inputs, extra=extra))
-    return Symbol([(nodes[h[0]], h[1]) for h in heads])
+        nodes.append(_load_node(raw, position, nodes, fail))
+    outputs = []
+    for i, head in enumerate(heads):
+        index, out = _entry(head, len(nodes), f'head {i}', fail)
+        outputs.append((nodes[index], out))
+    return Symbol(outputs)
+
+
+def _entry(entry, limit, where, fail):
+    """``[node, output(, version)]`` with ``0 <= node < limit``."""
+    if not isinstance(entry, list) or not 1 <= len(entry) <= 3 or \
+            not all(type(v) is int for v in entry):
+        fail(f'{where} must be [node index, output index], got {entry!r}')
+    index, out = entry[0], entry[1] if len(entry) > 1 else 0
+    if not 0 <= index < limit:
+        fail(f'{where} refers to node {index}, which is not defined before '
+             f'it (valid node indices: 0 to {limit - 1})' if limit else
+             f'{where} refers to node {index}, which is not defined before '
+             f'it (no node is)')
+    if out < 0:
+        fail(f'{where} has a negative output index {out}')
+    return index, out
+
+
+def _load_node(raw, position, nodes, fail):
+    if not isinstance(raw, dict):
+        fail(f'node {position} must be an object, got '
+             f'{type(raw).__name__}')
+    name, op_name = raw.get('name'), raw.get('op')
+    where = f'node {position} ({name!r})'
+    if not isinstance(name, str):
+        fail(f'node {position} has no "name" string')
+    if not isinstance(op_name, str):
+        fail(f'{where} has no "op" string')
+    attrs = {}
+    for key in ('param', 'attr', 'attrs'):       # old and new names
+        value = raw.get(key) or {}
+        if not isinstance(value, dict) or not all(
+                isinstance(v, str) for v in value.values()):
+            fail(f'{where}: "{key}" must map names to strings')
+        attrs.update(value)
+    raw_inputs = raw.get('inputs', [])
+    if not isinstance(raw_inputs, list):
+        fail(f'{where}: "inputs" must be a list')
+    inputs = []
+    for k, entry in enumerate(raw_inputs):
+        index, out = _entry(entry, position, f'input {k} of {where}', fail)
+        inputs.append((nodes[index], out))
+    if op_name == 'null':
+        if inputs:
+            fail(f'{where} is a variable ("op": "null") but has inputs')
+        return Node(None, name, extra=attrs)
+    if op_name not in REGISTRY:
+        raise DLBookError(f'operator {op_name!r} (node {name!r}) is not '
+                          f'implemented in dlbook')
+    cls = REGISTRY[op_name]
+    op_attrs, extra = {}, {}
+    for key, value in attrs.items():
+        if key in cls.defaults or (getattr(cls, 'open_attrs', False)
+                                   and not key.startswith('__')):
+            op_attrs[key] = parse_attr(value)
+        else:
+            extra[key] = value
+    try:
+        return Node(cls.name, name, attrs=op_attrs, inputs=inputs,
+                    extra=extra)
+    except (ValueError, TypeError, KeyError, IndexError) as err:
+        fail(f'{where}: {type(err).__name__}: {err}')

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import dlbook as mx
+from dlbook import _download  # noqa: E402
 from dlbook import nd
 from dlbook.base import DLBookError
 from dlbook.gluon import utils
@@ -77,8 +78,8 @@ def network(monkeypatch):
             return FakeResponse(served[url])
         raise urllib.error.URLError('offline')
 
-    monkeypatch.setattr(utils, '_urlopen', urlopen)
-    monkeypatch.setattr(utils, '_RETRY_DELAY_S', 0)
+    monkeypatch.setattr(_download, '_urlopen', urlopen)
+    monkeypatch.setattr(_download, '_RETRY_DELAY_S', 0)
     return served, calls
 
 

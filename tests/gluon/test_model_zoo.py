@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import dlbook as mx
+from dlbook import _download  # noqa: E402
 from dlbook import nd
 from dlbook.base import DLBookError
 from dlbook.gluon import utils as gutils
@@ -421,7 +422,7 @@ def fake_repo(tmp_path, monkeypatch):
     monkeypatch.delenv('MXNET_GLUON_REPO', raising=False)
     monkeypatch.setenv('DLBOOK_HOME', str(tmp_path / 'home'))
     monkeypatch.setenv('MXNET_HOME', str(tmp_path / 'mxnet'))
-    monkeypatch.setattr(gutils, '_RETRY_DELAY_S', 0)
+    monkeypatch.setattr(_download, '_RETRY_DELAY_S', 0)
     served = {}
 
     class Response(io.BytesIO):
@@ -432,7 +433,7 @@ def fake_repo(tmp_path, monkeypatch):
             return Response(served[url])
         raise urllib.error.URLError(f'offline test: {url}')
 
-    monkeypatch.setattr(gutils, '_urlopen', urlopen)
+    monkeypatch.setattr(_download, '_urlopen', urlopen)
     return served
 
 

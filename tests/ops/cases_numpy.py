@@ -26,7 +26,66 @@ def _counts(outs, _):
                                atol=0.02)
 
 
+def _well_conditioned(*shapes):
+    """make_inputs: matrices A + n*I (invertible), then other inputs."""
+    def make(rng, dtype):
+        first, *rest = shapes
+        n = first[-1]
+        a = rng.uniform(-1, 1, size=first) + n * np.eye(n)
+        return [a.astype(dtype)] + [rng.uniform(-1, 1, size=s).astype(dtype)
+                                    for s in rest]
+    return make
+
+
+def _symmetric(rng, dtype):
+    a = rng.uniform(-1, 1, size=(3, 3))
+    return [(a + a.T + 6 * np.eye(3)).astype(dtype)]
+
+
+def _slogdet(a):
+    return np.linalg.slogdet(a)
+
+
 CASES = {
+    '_npi_det': [
+        # 0-d result: no gradient row (legacy head gradients are (1,))
+        Case([(3, 3)], make_inputs=_well_conditioned((3, 3)),
+             ref=np.linalg.det, rtol=1e-4, grad=()),
+        Case([(2, 3, 3)], make_inputs=_well_conditioned((2, 3, 3)),
+             ref=np.linalg.det, rtol=1e-4),
+    ],
+    '_npi_slogdet': Case([(2, 3, 3)],
+                         make_inputs=_well_conditioned((2, 3, 3)),
+                         ref=_slogdet, rtol=1e-4),
+    '_npi_inv': Case([(2, 3, 3)], make_inputs=_well_conditioned((2, 3, 3)),
+                     ref=np.linalg.inv, rtol=1e-4),
+    '_npi_solve': [
+        Case([(3, 3), (3,)], make_inputs=_well_conditioned((3, 3), (3,)),
+             ref=lambda a, b: np.linalg.solve(a, b[:, None])[:, 0],
+             rtol=1e-4),
+        Case([(3, 3), (3, 2)],
+             make_inputs=_well_conditioned((3, 3), (3, 2)),
+             ref=np.linalg.solve, rtol=1e-4),
+    ],
+    '_npi_eigvals': Case([(3, 3)], make_inputs=_symmetric,
+                         ref=lambda a: np.sort(np.linalg.eigvals(a).real),
+                         check=lambda outs, ins: np.testing.assert_allclose(
+                             np.sort(outs[0]), np.linalg.eigvalsh(ins[0]),
+                             rtol=1e-4)),
+    '_npi_eig': Case([(3, 3)], make_inputs=_symmetric,
+                     check=lambda outs, ins: np.testing.assert_allclose(
+                         ins[0] @ outs[1], outs[1] * outs[0], rtol=1e-3,
+                         atol=1e-4)),
+    '_npi_eigh': Case([(3, 3)], make_inputs=_symmetric,
+                      ref=lambda a: np.linalg.eigh(a), rtol=1e-4,
+                      check=lambda outs, ins: np.testing.assert_allclose(
+                          outs[0], np.linalg.eigvalsh(ins[0]), rtol=1e-4)),
+    '_npi_eigvalsh': Case([(3, 3)], make_inputs=_symmetric,
+                          ref=np.linalg.eigvalsh, rtol=1e-4),
+    '_np_singular_values': Case(
+        [(2, 3)], ref=lambda a: np.linalg.svd(a, compute_uv=False),
+        rtol=1e-4),
+
     '_np_reshape': [
         Case([(2, 3, 4)], attrs={'newshape': (4, -1)},
              ref=lambda x: x.reshape(4, -1)),

@@ -92,18 +92,18 @@ def search_dirs(name, root=None):
 
 def cache_dir(name):
     """The user cache folder of embedding ``name``."""
-    from ...gluon.data.files import data_home
+    from ..._datafiles import data_home
     return os.path.join(data_home(), 'embeddings', name)
 
 
 def _sha1(path):
-    from ...gluon.utils import file_digests
+    from ..._download import file_digests
     return file_digests(path)[1]
 
 
 def _download(url, path, sha1):
     """Download ``url`` to ``path`` (SHA-1 checked; raises on failure)."""
-    from ...gluon.utils import fetch
+    from ..._download import fetch
     return fetch(url, path, (sha1,), retries=1)
 
 

@@ -35,10 +35,10 @@ from multiprocessing import resource_tracker, shared_memory
 import numpy
 
 from ... import random as _random
+from ...backend import blas_threads
 from ...base import DLBookError
 from ...context import cpu
-from .batchify import Stacked, to_host, to_ndarrays
-from .dataloader import load_batch
+from .batchify import Stacked, load_batch, to_host, to_ndarrays
 
 # Arrays at least this big go through shared memory, not the pipe.
 _SHM_MIN_BYTES = 1 << 16
@@ -52,6 +52,9 @@ _STATE = {}
 def _init_process(dataset, batchify_fn):
     # Ctrl-C goes to the whole process group; let the main process decide.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # One BLAS thread per worker: workers and the main process together
+    # must not start more threads than there are cores.
+    blas_threads.use_single_thread()
     _STATE['dataset'] = dataset
     _STATE['batchify_fn'] = batchify_fn
 

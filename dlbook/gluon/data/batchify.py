@@ -19,6 +19,7 @@ import numpy
 
 from ... import ndarray as nd
 from ..._np_state import is_np_array
+from ...base import DLBookError
 from ...context import Context, current_context
 from ...ndarray.ndarray import NDArray, from_raw
 
@@ -64,14 +65,40 @@ def _stack_ndarrays(data):
     return Stacked(ctx.xp.stack(raws), (ctx.device_type, ctx.device_id))
 
 
-def stack_samples(data):
-    """Stack a list of samples into a tree of :class:`Stacked` leaves."""
+def stack_samples(data, indices=None, field=None):
+    """Stack a list of samples into a tree of :class:`Stacked` leaves.
+
+    ``indices`` (the samples' positions in the data set) and ``field``
+    only serve the error raised for samples of different shapes.
+    """
     first = data[0]
-    if isinstance(first, NDArray):
-        return _stack_ndarrays(data)
     if isinstance(first, tuple):
-        return [stack_samples(field) for field in zip(*data)]
-    return Stacked(numpy.asarray(data))
+        return [stack_samples(column, indices, i if field is None
+                              else f'{field}.{i}')
+                for i, column in enumerate(zip(*data))]
+    try:
+        if isinstance(first, NDArray):
+            return _stack_ndarrays(data)
+        return Stacked(numpy.asarray(data))
+    except (ValueError, DLBookError) as err:
+        _raise_if_ragged(data, indices, field)
+        raise err
+
+
+def _raise_if_ragged(data, indices, field):
+    """Name the first two samples whose shapes differ."""
+    shapes = [tuple(getattr(x, 'shape', numpy.shape(x))) for x in data]
+    for k, shape in enumerate(shapes):
+        if shape != shapes[0]:
+            if indices is None:
+                indices = range(len(data))
+            where = '' if field is None else f' (field {field})'
+            raise DLBookError(
+                f'cannot batch samples of different shapes{where}: sample '
+                f'{indices[0]} has shape {shapes[0]} but sample '
+                f'{indices[k]} has shape {shape}. Resize or pad them to one '
+                f'shape (e.g. a transform), or pass a batchify_fn such as '
+                f'gluon.data.batchify.Pad()')
 
 
 def _wrap(leaf):
@@ -241,3 +268,26 @@ class Tuple:
                              f'{len(data[0])}')
         return tuple(fn([sample[i] for sample in data])
                      for i, fn in enumerate(self._fn))
+
+
+def _batcher(dataset):
+    """A function ``indices -> batch tree`` that gathers a whole batch at
+    once, or None if ``dataset`` can only be read sample by sample."""
+    hook = getattr(dataset, '_batcher', None)
+    return hook() if hook is not None else None
+
+
+def load_batch(dataset, indices, batchify_fn):
+    """Read the samples ``indices`` of ``dataset`` and batch them.
+
+    With the default ``batchify_fn`` (None) the result is a tree of
+    :class:`~dlbook.gluon.data.batchify.Stacked` leaves, which
+    ``to_ndarrays`` turns into NDArrays; a user ``batchify_fn`` returns
+    whatever it returns.
+    """
+    if batchify_fn is None:
+        fast = _batcher(dataset)
+        if fast is not None:
+            return fast(indices)
+        return stack_samples([dataset[i] for i in indices], indices)
+    return batchify_fn([dataset[i] for i in indices])

@@ -15,33 +15,20 @@ samples one by one.  The result is the same either way.
 
 __all__ = ['DataLoader', 'default_batchify_fn']
 
+import numbers
+
 from ...context import cpu_pinned
 from ...ndarray import NDArray
-from .batchify import default_batchify_fn, stack_samples, to_ndarrays
+from .batchify import default_batchify_fn, load_batch, to_ndarrays
 from . import sampler as _sampler
 
 
-def _batcher(dataset):
-    """A function ``indices -> batch tree`` that gathers a whole batch at
-    once, or None if ``dataset`` can only be read sample by sample."""
-    hook = getattr(dataset, '_batcher', None)
-    return hook() if hook is not None else None
-
-
-def load_batch(dataset, indices, batchify_fn):
-    """Read the samples ``indices`` of ``dataset`` and batch them.
-
-    With the default ``batchify_fn`` (None) the result is a tree of
-    :class:`~dlbook.gluon.data.batchify.Stacked` leaves, which
-    ``to_ndarrays`` turns into NDArrays; a user ``batchify_fn`` returns
-    whatever it returns.
-    """
-    if batchify_fn is None:
-        fast = _batcher(dataset)
-        if fast is not None:
-            return fast(indices)
-        return stack_samples([dataset[i] for i in indices])
-    return batchify_fn([dataset[i] for i in indices])
+def _check_int(name, value, smallest):
+    """Raise unless ``value`` is an integer >= ``smallest``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+            or value < smallest:
+        raise ValueError(f'DataLoader: {name} must be an integer >= '
+                         f'{smallest}, got {value!r}')
 
 
 def _pinned(batches, ctx):
@@ -155,6 +142,7 @@ class DataLoader:
             if batch_size is None:
                 raise ValueError('batch_size must be specified unless '
                                  'batch_sampler is specified')
+            _check_int('batch_size', batch_size, 1)
             if sampler is None:
                 sampler = (_sampler.RandomSampler(len(dataset)) if shuffle
                            else _sampler.SequentialSampler(len(dataset)))
@@ -169,9 +157,12 @@ class DataLoader:
                              'must not be specified if batch_sampler is '
                              'specified.')
         self._batch_sampler = batch_sampler
-        self._num_workers = max(0, int(num_workers))
-        self._prefetch = max(0, int(prefetch) if prefetch is not None
-                             else 2 * self._num_workers)
+        _check_int('num_workers', num_workers, 0)
+        if prefetch is not None:
+            _check_int('prefetch', prefetch, 0)
+        self._num_workers = int(num_workers)
+        self._prefetch = int(prefetch) if prefetch is not None \
+            else 2 * self._num_workers
         # None means "the default": it lets datasets gather whole batches.
         if batchify_fn is default_batchify_fn:
             batchify_fn = None

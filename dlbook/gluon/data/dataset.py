@@ -165,7 +165,7 @@ class _BatchTransformFirst:
         first = batch[0] if isinstance(batch, list) else batch
         if first.raw.ndim != 4:          # not a batch of HWC images
             return _batchify.stack_samples(
-                [self._dataset[i] for i in indices])
+                [self._dataset[i] for i in indices], indices)
         out = _batchify.Stacked(
             self._transform._forward(first.xp, first.raw), first.device)
         if isinstance(batch, list):
@@ -208,7 +208,7 @@ def _gather(data, indices):
         return _batchify.Stacked(raw, (ctx.device_type, ctx.device_id))
     if isinstance(data, numpy.ndarray):
         return _batchify.Stacked(data[numpy.asarray(indices)])
-    return _batchify.stack_samples([data[i] for i in indices])
+    return _batchify.stack_samples([data[i] for i in indices], indices)
 
 
 class ArrayDataset(Dataset):

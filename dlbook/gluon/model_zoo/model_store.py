@@ -36,7 +36,7 @@ import warnings
 from ..._atomic import atomic_write
 from ...base import DLBookError
 from .. import utils as _utils
-from ..data.files import data_home
+from ..._datafiles import data_home
 
 MODELS_ENV = 'DLBOOK_MODELS'
 REPO_ENV = 'MXNET_GLUON_REPO'

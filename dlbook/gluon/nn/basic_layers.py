@@ -405,7 +405,8 @@ class Embedding(HybridBlock):
     dtype : str, default 'float32'
     weight_initializer : Initializer, optional
     sparse_grad : bool, default False
-        MXNet's row-sparse gradient; dlbook stores a dense gradient.
+        Give the weight a row_sparse gradient holding only the looked-up
+        rows, so optimizers with ``lazy_update`` update only those rows.
     """
 
     def __init__(self, input_dim, output_dim, dtype='float32',

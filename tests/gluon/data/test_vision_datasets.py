@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 
 import dlbook as mx
+from dlbook import _download  # noqa: E402
 from dlbook import gluon
 from dlbook.base import DLBookError
 from dlbook.gluon import utils as gutils
-from dlbook.gluon.data import files
+from dlbook import _datafiles as files
 from dlbook.gluon.data.vision import (CIFAR10, CIFAR100, FashionMNIST,
                                       ImageFolderDataset, MNIST)
 from dlbook.test_utils_data import get_mnist
@@ -45,7 +46,7 @@ def isolated(tmp_path, monkeypatch):
     """No shared data, an empty cache and a network that fails loudly."""
     monkeypatch.delenv('DLBOOK_DATA', raising=False)
     monkeypatch.setenv('DLBOOK_HOME', str(tmp_path / 'home'))
-    monkeypatch.setattr(gutils, '_RETRY_DELAY_S', 0)
+    monkeypatch.setattr(_download, '_RETRY_DELAY_S', 0)
     served = {}
 
     def urlopen(url, timeout=None, context=None):
@@ -53,7 +54,7 @@ def isolated(tmp_path, monkeypatch):
             return FakeResponse(served[url])
         raise urllib.error.URLError(f'offline test: {url}')
 
-    monkeypatch.setattr(gutils, '_urlopen', urlopen)
+    monkeypatch.setattr(_download, '_urlopen', urlopen)
     return served
 
 

@@ -9,7 +9,7 @@ sample, the old two-argument form; ``dataset.transform_first(fn)`` is the
 usual way to transform only the image.
 
 Files are found (or downloaded, checksum-verified) as described in
-:mod:`dlbook.gluon.data.files`: ``root`` argument, ``$DLBOOK_DATA``, then
+:mod:`dlbook._datafiles`: ``root`` argument, ``$DLBOOK_DATA``, then
 ``~/.dlbook/datasets``.  Every file is checked while it is read (gzip CRC,
 IDX header against the data length, CIFAR record size and label range);
 a damaged file raises an error naming it and is never half loaded.
@@ -18,13 +18,10 @@ a damaged file raises an error naming it and is never half loaded.
 __all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100',
            'ImageRecordDataset', 'ImageFolderDataset']
 
-import gzip
 import os
 import shutil
-import struct
 import tarfile
 import warnings
-import zlib
 
 import numpy
 
@@ -35,9 +32,10 @@ from ....base import DLBookError
 from ...._np_state import is_np_array
 from ....context import cpu, current_context
 from ....ndarray.ndarray import from_raw
-from .. import files
+from ...._datafiles import corrupt_file_error as _corrupt, read_idx  # noqa: F401
+from .... import _datafiles as files
 from ..dataset import Dataset, RecordFileDataset, _gather
-from ._imread import IMAGE_EXTENSIONS, imdecode, imread
+from ...._imaging.imread import IMAGE_EXTENSIONS, imdecode, imread
 
 _MXNET_MIRROR = ('https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com'
                  '/gluon/dataset/')
@@ -55,55 +53,6 @@ def _to_ndarray(array):
         from ....numpy._core import to_np
         to_np(out)
     return out
-
-
-def _corrupt(path, problem):
-    return DLBookError(
-        f'{path}: {problem}. The file is damaged or is not what its name '
-        f'says; delete it (a file in the dlbook cache is downloaded again) '
-        f'or replace it with a good copy.')
-
-
-def _open_maybe_gzip(path):
-    with open(path, 'rb') as f:
-        compressed = f.read(2) == b'\x1f\x8b'
-    return gzip.open(path, 'rb') if compressed else open(path, 'rb')
-
-
-def read_idx(path, ndim):
-    """Read an IDX file of ``uint8`` with ``ndim`` axes (gzip-compressed
-    as distributed, or plain).
-
-    The whole file is checked: the magic number, the dimensions against
-    the amount of data, and gzip's CRC.  Raises :class:`DLBookError`
-    naming the file otherwise.
-    """
-    try:
-        with _open_maybe_gzip(path) as f:
-            head = f.read(4)
-            if len(head) != 4 or head[:3] != b'\x00\x00\x08' or \
-                    head[3] != ndim:
-                raise _corrupt(path, f'not a {ndim}-d uint8 IDX file '
-                                     f'(header {head.hex() or "empty"})')
-            dims = struct.unpack(f'>{ndim}I', f.read(4 * ndim))
-            data = numpy.empty(dims, numpy.uint8)
-            view = memoryview(data.reshape(-1))
-            got = 0
-            while got < data.size:
-                n = f.readinto(view[got:])
-                if not n:
-                    break
-                got += n
-            if got != data.size:
-                raise _corrupt(path, f'holds {got} bytes of data but its '
-                                     f'header promises {dims} = '
-                                     f'{data.size} bytes')
-            if f.read(1):
-                raise _corrupt(path, f'has more data than its header '
-                                     f'{dims} says')
-    except (EOFError, OSError, zlib.error, struct.error) as err:
-        raise _corrupt(path, f'cannot be decompressed ({err})') from err
-    return data
 
 
 class _DownloadedDataset(Dataset):

@@ -33,7 +33,7 @@ import numpy
 from .... import random as _random
 from ....base import DLBookError
 from ....ndarray.ndarray import NDArray, from_raw
-from . import _imageops as ops
+from ...._imaging import ops
 
 
 def _indent(text, spaces):

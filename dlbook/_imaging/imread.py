@@ -11,11 +11,13 @@ need nothing extra.  Colour images come back as RGB, as MXNet's
 __all__ = ['imread', 'imdecode', 'pillow', 'IMAGE_EXTENSIONS']
 
 import io
+import math
 import os
+import tokenize
 
 import numpy
 
-from ....base import DLBookError
+from ..base import DLBookError
 
 IMAGE_EXTENSIONS = ('.jpg', '.jpeg', '.png', '.npy')
 
@@ -38,8 +40,50 @@ def _to_flag(image, flag, path):
     return image
 
 
+def _npy_data_size(path):
+    """Bytes of data the ``.npy`` header of ``path`` declares, and the
+    bytes the file holds after the header (read before any allocation)."""
+    fmt = numpy.lib.format
+    with open(path, 'rb') as f:
+        version = fmt.read_magic(f)
+        # the header's own length comes first: check it against the file
+        # before NumPy reads (and allocates) that many bytes
+        start = f.tell()
+        width = 2 if version == (1, 0) else 4
+        length = int.from_bytes(f.read(width), 'little')
+        if length > os.fstat(f.fileno()).st_size:
+            raise ValueError(f'its header claims {length} bytes, more than '
+                             f'the whole file')
+        f.seek(start)
+        read_header = (fmt.read_array_header_1_0 if version == (1, 0)
+                       else fmt.read_array_header_2_0)
+        shape, _, dtype = read_header(f)
+        start = f.tell()
+        f.seek(0, os.SEEK_END)
+        if dtype.hasobject:
+            raise ValueError('Object arrays cannot be loaded when '
+                             'allow_pickle=False')
+        return math.prod(shape) * dtype.itemsize, f.tell() - start
+
+
 def _read_npy(path):
-    image = numpy.load(path, allow_pickle=False)
+    try:
+        declared, held = _npy_data_size(path)
+        if declared != held:
+            raise ValueError(f'its header declares {declared} bytes of '
+                             f'data, the file holds {held}')
+        image = numpy.load(path, allow_pickle=False)
+    except (ValueError, EOFError, OSError, SyntaxError,
+            tokenize.TokenError, RecursionError) as err:
+        if isinstance(err, FileNotFoundError):
+            raise
+        why = ('it holds Python objects (dlbook never unpickles files); '
+               'save a uint8 array' if 'allow_pickle' in str(err)
+               else f'the file is not a valid .npy array ({err})')
+        raise DLBookError(f'cannot read image {path}: {why}') from None
+    if not isinstance(image, numpy.ndarray):
+        raise DLBookError(f'cannot read image {path}: expected one array, '
+                          f'found {type(image).__name__}')
     if image.dtype != numpy.uint8:
         raise DLBookError(f'{path}: .npy images must be uint8, got '
                           f'{image.dtype}')
@@ -62,9 +106,16 @@ def pillow(what, hint=' (or store the images as uint8 .npy files)'):
 def _read_pillow(path, flag):
     Image = pillow(f'reading {path}')
     try:
-        with Image.open(path) as img:
+        with open(path, 'rb') as f:
+            # Pillow then reads from memory: a damaged chunk length can
+            # only ask for bytes the file really has
+            data = f.read()
+        with Image.open(io.BytesIO(data)) as img:
             return numpy.asarray(img.convert('RGB' if flag else 'L'))
-    except OSError as err:
+    except FileNotFoundError:
+        raise
+    except (OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError) as err:
         raise DLBookError(f'cannot decode image {path}: {err}') from err
 
 
@@ -86,7 +137,8 @@ def imdecode(buf, flag=1, source='image bytes'):
     try:
         with Image.open(io.BytesIO(buf)) as img:
             image = numpy.asarray(img.convert('RGB' if flag else 'L'))
-    except OSError as err:
+    except (OSError, ValueError, SyntaxError, EOFError,
+            Image.DecompressionBombError) as err:
         raise DLBookError(f'cannot decode {source} as an image: '
                           f'{err}') from err
     return numpy.ascontiguousarray(_to_flag(image, flag, source))

@@ -26,8 +26,10 @@ tape to save memory, so draw it first, or after
     mx.viz.plot_tape(y, names={'x': x})
 """
 
-from . import autograd
-from .base import DLBookError
+from .. import autograd
+from ..base import DLBookError
+from ..ndarray.ndarray import NDArray
+from ._dot import new_digraph
 
 __all__ = ['plot_tape']
 
@@ -53,7 +55,6 @@ _NOT_RECORDED = (
 
 
 def _heads(y):
-    from .ndarray.ndarray import NDArray
     heads = [y] if isinstance(y, NDArray) else list(y)
     if not heads or not all(isinstance(h, NDArray) for h in heads):
         raise TypeError(f'plot_tape expects an NDArray or a list of '
@@ -201,7 +202,6 @@ def plot_tape(y, show_grads=True, names=None, title='tape', rankdir='LR'):
     >>> loss.backward(retain_graph=True)
     >>> dot = mx.viz.plot_tape(loss, names={'w': w, 'x': x})
     """
-    from .viz import new_digraph
     heads = _heads(y)
     tape = _tape_nodes(heads)
     name_of = _name_table(names)

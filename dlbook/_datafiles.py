@@ -21,14 +21,21 @@ how to provide the files.
 """
 
 __all__ = ['RemoteFile', 'data_home', 'cache_dir', 'search_dirs', 'locate',
-           'find_or_download', 'fetch_archive', 'download_dir']
+           'find_or_download', 'fetch_archive', 'download_dir', 'read_idx',
+           'corrupt_file_error']
 
 import collections
+import gzip
+import math
 import os
+import struct
 import warnings
+import zlib
 
-from ...base import DLBookError
-from .. import utils as _utils
+import numpy
+
+from . import _download as _utils
+from .base import DLBookError
 
 DATA_ENV = 'DLBOOK_DATA'
 HOME_ENV = 'DLBOOK_HOME'
@@ -215,3 +222,57 @@ def fetch_archive(name, archive, missing, root=None, subdirs=('',)):
         raise _offline_error(name, missing, search_dirs(name, root),
                              subdirs, target, [], failures)
     return path
+
+
+# -- IDX files (MNIST, Fashion-MNIST) ----------------------------------------
+
+def corrupt_file_error(path, problem):
+    return DLBookError(
+        f'{path}: {problem}. The file is damaged or is not what its name '
+        f'says; delete it (a file in the dlbook cache is downloaded again) '
+        f'or replace it with a good copy.')
+
+
+def _open_maybe_gzip(path):
+    with open(path, 'rb') as f:
+        compressed = f.read(2) == b'\x1f\x8b'
+    return gzip.open(path, 'rb') if compressed else open(path, 'rb')
+
+
+def read_idx(path, ndim):
+    """Read an IDX file of ``uint8`` with ``ndim`` axes (gzip-compressed
+    as distributed, or plain).
+
+    The whole file is checked: the magic number, the dimensions against
+    the amount of data, and gzip's CRC.  Raises :class:`DLBookError`
+    naming the file otherwise.
+    """
+    try:
+        with _open_maybe_gzip(path) as f:
+            head = f.read(4)
+            if len(head) != 4 or head[:3] != b'\x00\x00\x08' or \
+                    head[3] != ndim:
+                raise corrupt_file_error(path, f'not a {ndim}-d uint8 IDX file '
+                                     f'(header {head.hex() or "empty"})')
+            dims = struct.unpack(f'>{ndim}I', f.read(4 * ndim))
+            size = math.prod(dims)
+            # Read in pieces, never trusting the header's size: a damaged
+            # header must not allocate more than the file really holds.
+            buf = bytearray()
+            while len(buf) <= size:
+                piece = f.read(min(1 << 16, size + 1 - len(buf)))
+                if not piece:
+                    break
+                buf += piece
+            got = len(buf)
+            if got < size:
+                raise corrupt_file_error(path, f'holds {got} bytes of data but its '
+                                     f'header promises {dims} = '
+                                     f'{size} bytes')
+            if got > size:
+                raise corrupt_file_error(path, f'has more data than its header '
+                                     f'{dims} says')
+            data = numpy.frombuffer(buf, numpy.uint8).reshape(dims)
+    except (EOFError, OSError, zlib.error, struct.error) as err:
+        raise corrupt_file_error(path, f'cannot be decompressed ({err})') from err
+    return data

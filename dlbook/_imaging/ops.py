@@ -10,7 +10,7 @@ import math
 
 import numpy
 
-from ....base import DLBookError
+from ..base import DLBookError
 
 # ITU-R 601 luma weights, used by MXNet's contrast/saturation ops.
 GRAY_COEF = (0.299, 0.587, 0.114)

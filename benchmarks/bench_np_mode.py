@@ -1,0 +1,123 @@
+"""NumPy mode (``mx.np``/``npx``) against legacy ``nd``: what the front
+end costs.
+
+1. Per-operation time of ``a + b``, ``dot`` and a full ``sum`` on 16x16
+   float32 arrays, ``nd.NDArray`` vs ``np.ndarray`` (np mode adds MXNet's
+   dtype promotion and 0-d results on top of the same operators).
+2. A training step of the classic LeNet (batch 64, 28x28, SGD) built with
+   Gluon under ``npx.set_np()`` vs legacy mode, eager and hybridized (in
+   np mode hybridizing traces the block by running it,
+   ``dlbook/gluon/deferred.py``).
+
+Run: ``python benchmarks/bench_np_mode.py`` (writes benchmarks/RESULTS.md).
+The runs are short; on a shared machine the numbers move by 10-20 %.
+"""
+
+import os
+import sys
+
+import numpy
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+import dlbook as mx  # noqa: E402
+from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
+from dlbook.gluon import nn  # noqa: E402
+from benchmarks.common import (best_of, fmt_ms, fmt_us, table,  # noqa
+                               write_section)
+
+N_OPS = 3_000
+STEPS = 5
+
+
+def per_op_rows():
+    rng = numpy.random.RandomState(0)
+    a_host = rng.rand(16, 16).astype(numpy.float32)
+    b_host = rng.rand(16, 16).astype(numpy.float32)
+    legacy = (nd.array(a_host), nd.array(b_host))
+    npx.set_np()
+    numpy_mode = (np.array(a_host), np.array(b_host))
+    ops = [('`a + b`', lambda a, b: a + b, lambda a, b: a + b),
+           ('`dot(a, b)`', lambda a, b: nd.dot(a, b),
+            lambda a, b: np.dot(a, b)),
+           ('`a.sum()`', lambda a, b: a.sum(), lambda a, b: a.sum())]
+    rows = []
+    for label, f_nd, f_np in ops:
+        def loop(f, arrays):
+            def run():
+                for _ in range(N_OPS):
+                    f(*arrays)
+            return run
+        t_nd = best_of(loop(f_nd, legacy), 3) / N_OPS
+        t_np = best_of(loop(f_np, numpy_mode), 3) / N_OPS
+        rows.append((label, fmt_us(t_nd), fmt_us(t_np),
+                     f'{t_np / t_nd:.2f}×'))
+    npx.reset_np()
+    return rows
+
+
+def lenet():
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
+            nn.AvgPool2D(pool_size=2, strides=2),
+            nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
+            nn.AvgPool2D(pool_size=2, strides=2),
+            nn.Dense(120, activation='sigmoid'),
+            nn.Dense(84, activation='sigmoid'), nn.Dense(10))
+    return net
+
+
+def step_time(np_mode, hybridize):
+    if np_mode:
+        npx.set_np()
+    try:
+        mx.random.seed(0)
+        rng = numpy.random.RandomState(0)
+        make = np.array if np_mode else nd.array
+        x = make(rng.rand(64, 1, 28, 28).astype(numpy.float32))
+        y = make(rng.randint(0, 10, 64).astype(numpy.float32))
+        net = lenet()
+        net.initialize(mx.init.Xavier())
+        if hybridize:
+            net.hybridize()
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                                {'learning_rate': 0.1})
+
+        def steps():
+            for _ in range(STEPS):
+                with autograd.record():
+                    loss = loss_fn(net(x), y)
+                loss.backward()
+                trainer.step(64)
+            loss.wait_to_read()
+
+        steps()                         # initialize and trace
+        return best_of(steps, 3) / STEPS
+    finally:
+        npx.reset_np()
+
+
+def main():
+    body = ('Per-operation time (lower is better), best of 3 runs of '
+            f'{N_OPS:,} operations on 16×16 float32:\n\n' +
+            table(('operation', '`nd`', '`np` (set_np)', 'np / nd'),
+                  per_op_rows()))
+    rows = []
+    for hybridize in (False, True):
+        t_nd = step_time(False, hybridize)
+        t_np = step_time(True, hybridize)
+        rows.append(('hybridized' if hybridize else 'eager', fmt_ms(t_nd),
+                     fmt_ms(t_np), f'{t_np / t_nd:.2f}×'))
+    body += ('\n\nLeNet training step (batch 64, forward + loss + backward '
+             f'+ SGD), best of 3 runs of {STEPS} steps; one short run on a '
+             'shared machine, so differences under ~15 % are noise:\n\n' +
+             table(('LeNet step', '`nd` mode', 'np mode', 'np / nd'), rows))
+    write_section('np_mode', 'NumPy mode vs legacy `nd` '
+                  '(`benchmarks/bench_np_mode.py`)', body)
+    print(body)
+
+
+if __name__ == '__main__':
+    main()

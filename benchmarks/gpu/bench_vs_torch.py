@@ -1,0 +1,349 @@
+"""dlbook on gpu(0) against PyTorch on the same GPU.
+
+Sections (each one appends to ``bench.json`` as soon as it finishes, so a
+run cut off by a time limit still leaves numbers):
+
+* ``overhead``: ``a + b`` on 16x16, eager, recorded, raw CuPy, torch;
+* ``gemm``: 4096^3 float32 matmul, TF32 off then on (both sides);
+* ``conv``: convolution forward + backward on ResNet-18's layer shapes;
+* ``resnet18``: training images/s at 32x32 (batch 128, 256) and 224x224
+  (batch 64), SGD with momentum, dlbook eager / hybridized, torch eager;
+* ``small``: one LeNet step (batch 256, 1x28x28) and one LSTM step
+  (hidden 256, 35 steps, batch 32, vocab 28);
+* peak memory of each training row (CuPy pool bytes, torch max allocated).
+
+Timing: ``warmup`` calls, then the median of ``repeat`` timed calls, each
+ended by a device synchronisation on both sides.  ``--smoke`` uses tiny
+sizes (to check the script on a fake GPU).
+Run from the repository root: ``python benchmarks/gpu/bench_vs_torch.py``.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.getcwd())
+
+import dlbook as mx                                      # noqa: E402
+from dlbook import autograd, gluon, nd                   # noqa: E402
+from dlbook.gluon import nn, rnn                         # noqa: E402
+
+try:
+    import torch
+except ImportError:                                      # dlbook rows only
+    torch = None
+
+CTX = mx.gpu(0)
+RESULTS = []
+OUT = '.'
+
+
+def tdev():
+    return 'cuda' if torch.cuda.is_available() else 'cpu'
+
+
+def tsync():
+    if torch is not None and torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
+def median_time(fn, sync, warmup, repeat):
+    for _ in range(warmup):
+        fn()
+    sync()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def dsync():
+    nd.waitall()
+
+
+def record(section, case, who, seconds, **extra):
+    row = dict(section=section, case=case, who=who, ms=seconds * 1e3, **extra)
+    RESULTS.append(row)
+    print(json.dumps(row), flush=True)
+    with open(os.path.join(OUT, 'bench.json'), 'w') as f:
+        json.dump(RESULTS, f, indent=1)
+
+
+def pool_bytes():
+    xp = CTX.xp
+    try:
+        return xp.get_default_memory_pool().total_bytes()
+    except AttributeError:
+        return None
+
+
+def set_tf32(on):
+    if torch is not None:
+        torch.backends.cuda.matmul.allow_tf32 = on
+        torch.backends.cudnn.allow_tf32 = on
+    if CTX.backend.name != 'cupy':               # the fake GPU: nothing to set
+        return
+    import numpy
+    import cupy._core._routines_linalg as lin
+    lin.set_compute_type(numpy.float32, lin.COMPUTE_TYPE_TF32 if on
+                         else lin.COMPUTE_TYPE_DEFAULT)
+
+
+# -- sections ------------------------------------------------------------------
+
+def bench_overhead(a):
+    x = nd.random.uniform(shape=(16, 16), ctx=CTX)
+    y = nd.random.uniform(shape=(16, 16), ctx=CTX)
+    w, r = a.warmup, a.repeat * 20
+    record('overhead', 'a+b 16x16', 'dlbook', median_time(
+        lambda: x + y, dsync, w, r))
+    x.attach_grad()
+
+    def recorded():
+        with autograd.record():
+            x + y
+    record('overhead', 'a+b 16x16 recorded', 'dlbook',
+           median_time(recorded, dsync, w, r))
+    xr, yr = x._data, y._data
+    record('overhead', 'a+b 16x16', 'raw xp', median_time(
+        lambda: xr + yr, dsync, w, r))
+    if torch is not None:
+        tx = torch.rand(16, 16, device=tdev())
+        ty = torch.rand(16, 16, device=tdev())
+        record('overhead', 'a+b 16x16', 'torch', median_time(
+            lambda: tx + ty, tsync, w, r))
+
+
+def bench_gemm(a):
+    n = 64 if a.smoke else 4096
+    x = nd.random.uniform(shape=(n, n), ctx=CTX)
+    y = nd.random.uniform(shape=(n, n), ctx=CTX)
+    for tf32 in (False, True):
+        set_tf32(tf32)
+        case = f'{n}^3 fp32 tf32={tf32}'
+        t = median_time(lambda: nd.dot(x, y), dsync, a.warmup, a.repeat)
+        record('gemm', case, 'dlbook', t, tflops=2 * n ** 3 / t / 1e12)
+        if torch is not None:
+            tx = torch.rand(n, n, device=tdev())
+            ty = torch.rand(n, n, device=tdev())
+            t = median_time(lambda: tx @ ty, tsync, a.warmup, a.repeat)
+            record('gemm', case, 'torch', t, tflops=2 * n ** 3 / t / 1e12)
+    set_tf32(False)
+
+
+# (in_channels, out_channels, size, kernel, stride) of ResNet-18 at 224x224
+RESNET18_CONVS = [(3, 64, 224, 7, 2), (64, 64, 56, 3, 1), (64, 128, 56, 3, 2),
+                  (128, 128, 28, 3, 1), (128, 256, 28, 3, 2),
+                  (256, 256, 14, 3, 1), (256, 512, 14, 3, 2),
+                  (512, 512, 7, 3, 1)]
+
+
+def bench_conv(a):
+    batch = 2 if a.smoke else 32
+    for cin, cout, size, k, s in RESNET18_CONVS:
+        if a.smoke:
+            cin, cout, size = min(cin, 4), min(cout, 4), min(size, 16)
+        case = f'{cin}->{cout} {size}x{size} k{k} s{s} batch {batch}'
+        x = nd.random.uniform(shape=(batch, cin, size, size), ctx=CTX)
+        w = nd.random.uniform(shape=(cout, cin, k, k), ctx=CTX)
+        x.attach_grad()
+        w.attach_grad()
+
+        def step():
+            with autograd.record():
+                y = nd.Convolution(x, w, kernel=(k, k), stride=(s, s),
+                                   pad=(k // 2, k // 2), num_filter=cout,
+                                   no_bias=True)
+            y.backward()
+        record('conv', case, 'dlbook', median_time(
+            step, dsync, a.warmup, a.repeat))
+        if torch is not None:
+            torch.backends.cudnn.benchmark = True
+            tx = torch.rand(batch, cin, size, size, device=tdev(),
+                            requires_grad=True)
+            tw = torch.rand(cout, cin, k, k, device=tdev(),
+                            requires_grad=True)
+
+            def tstep():
+                y = torch.nn.functional.conv2d(tx, tw, stride=s,
+                                               padding=k // 2)
+                y.backward(torch.ones_like(y))
+            record('conv', case, 'torch', median_time(
+                tstep, tsync, a.warmup, a.repeat))
+
+
+def _train_dlbook(net, shape, classes, batch, a, hybridize):
+    net.initialize(ctx=CTX, init=mx.init.Xavier(), force_reinit=True)
+    if hybridize:
+        net.hybridize(static_alloc=True, static_shape=True)
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.01, 'momentum': 0.9})
+    X = nd.random.uniform(shape=(batch,) + shape, ctx=CTX)
+    y = nd.array([i % classes for i in range(batch)], ctx=CTX)
+
+    def step():
+        with autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(batch)
+    return median_time(step, dsync, a.warmup, a.repeat)
+
+
+def _train_torch(model, shape, classes, batch, a):
+    model = model.to(tdev())
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    X = torch.rand((batch,) + shape, device=tdev())
+    y = torch.arange(batch, device=tdev()) % classes
+    lossf = torch.nn.CrossEntropyLoss()
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        lossf(model(X), y).backward()
+        opt.step()
+    t = median_time(step, tsync, a.warmup, a.repeat)
+    peak = torch.cuda.max_memory_allocated() \
+        if torch.cuda.is_available() else None
+    return t, peak
+
+
+def bench_resnet18(a):
+    from dlbook.gluon.model_zoo import vision
+    rows = [(32, 128), (32, 256), (224, 64)]
+    if a.smoke:
+        rows = [(32, 4)]
+    for size, batch in rows:
+        case = f'{size}x{size} batch {batch}'
+        for hyb in (False, True):
+            net = vision.resnet18_v1(classes=10)
+            CTX.empty_cache()
+            t = _train_dlbook(net, (3, size, size), 10, batch, a, hyb)
+            record('resnet18', case, 'dlbook hybridized' if hyb else
+                   'dlbook eager', t, img_s=batch / t,
+                   peak_bytes=pool_bytes())
+        if torch is not None:
+            try:
+                import torchvision
+                model = torchvision.models.resnet18(num_classes=10)
+            except ImportError:
+                continue
+            t, peak = _train_torch(model, (3, size, size), 10, batch, a)
+            record('resnet18', case, 'torch eager', t, img_s=batch / t,
+                   peak_bytes=peak)
+
+
+def bench_small(a):
+    batch = 8 if a.smoke else 256
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
+            nn.AvgPool2D(2, 2), nn.Conv2D(16, 5, activation='sigmoid'),
+            nn.AvgPool2D(2, 2), nn.Dense(120, activation='sigmoid'),
+            nn.Dense(84, activation='sigmoid'), nn.Dense(10))
+    for hyb in (False, True):
+        t = _train_dlbook(net, (1, 28, 28), 10, batch, a, hyb)
+        record('small', f'LeNet batch {batch}', 'dlbook hybridized' if hyb
+               else 'dlbook eager', t, img_s=batch / t)
+    if torch is not None:
+        F = torch.nn
+        model = F.Sequential(
+            F.Conv2d(1, 6, 5, padding=2), F.Sigmoid(), F.AvgPool2d(2, 2),
+            F.Conv2d(6, 16, 5), F.Sigmoid(), F.AvgPool2d(2, 2), F.Flatten(),
+            F.Linear(400, 120), F.Sigmoid(), F.Linear(120, 84), F.Sigmoid(),
+            F.Linear(84, 10))
+        t, _ = _train_torch(model, (1, 28, 28), 10, batch, a)
+        record('small', f'LeNet batch {batch}', 'torch eager', t,
+               img_s=batch / t)
+    steps, hidden, vocab, bsz = (5, 16, 28, 4) if a.smoke else (35, 256,
+                                                                  28, 32)
+    case = f'LSTM {hidden} x {steps} steps batch {bsz}'
+    layer, dense = rnn.LSTM(hidden), nn.Dense(vocab, flatten=False)
+    layer.initialize(ctx=CTX)
+    dense.initialize(ctx=CTX)
+    params = layer.collect_params()
+    params.update(dense.collect_params())
+    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 1.0,
+                                            'clip_gradient': 1.0})
+    X = nd.random.uniform(shape=(steps, bsz, vocab), ctx=CTX)
+    y = nd.array([[i % vocab] * bsz for i in range(steps)], ctx=CTX)
+    lossf = gluon.loss.SoftmaxCrossEntropyLoss()
+
+    def step():
+        with autograd.record():
+            l = lossf(dense(layer(X)), y)
+        l.backward()
+        trainer.step(bsz)
+    record('small', case, 'dlbook eager',
+           median_time(step, dsync, a.warmup, a.repeat))
+    if torch is not None:
+        lstm = torch.nn.LSTM(vocab, hidden).to(tdev())
+        lin = torch.nn.Linear(hidden, vocab).to(tdev())
+        opt = torch.optim.SGD(list(lstm.parameters()) +
+                              list(lin.parameters()), lr=1.0)
+        tX = torch.rand(steps, bsz, vocab, device=tdev())
+        ty = (torch.arange(steps, device=tdev()) % vocab).repeat_interleave(
+            bsz)
+
+        def tstep():
+            opt.zero_grad(set_to_none=True)
+            out, _ = lstm(tX)
+            l = torch.nn.functional.cross_entropy(
+                lin(out).reshape(-1, vocab), ty)
+            l.backward()
+            torch.nn.utils.clip_grad_value_(lstm.parameters(), 1.0)
+            opt.step()
+        record('small', case, 'torch eager',
+               median_time(tstep, tsync, a.warmup, a.repeat))
+
+
+SECTIONS = {'overhead': bench_overhead, 'gemm': bench_gemm,
+            'conv': bench_conv, 'small': bench_small,
+            'resnet18': bench_resnet18}
+
+
+def write_table():
+    lines = ['| section | case | who | ms | img/s | TFLOP/s | peak MiB |',
+             '| --- | --- | --- | --- | --- | --- | --- |']
+    for r in RESULTS:
+        img = f"{r['img_s']:.0f}" if r.get('img_s') else ''
+        tfl = f"{r['tflops']:.1f}" if r.get('tflops') else ''
+        peak = f"{r['peak_bytes'] / 2**20:.0f}" \
+            if r.get('peak_bytes') else ''
+        lines.append(f"| {r['section']} | {r['case']} | {r['who']} | "
+                     f"{r['ms']:.3f} | {img} | {tfl} | {peak} |")
+    with open(os.path.join(OUT, 'bench.md'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def main():
+    global OUT
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--out', default='.')
+    p.add_argument('--sections', default=','.join(SECTIONS))
+    p.add_argument('--warmup', type=int, default=10)
+    p.add_argument('--repeat', type=int, default=50)
+    p.add_argument('--smoke', action='store_true')
+    a = p.parse_args()
+    if a.smoke:
+        a.warmup, a.repeat = 1, 2
+    OUT = a.out
+    os.makedirs(OUT, exist_ok=True)
+    CTX.backend                                  # fail early with the reason
+    for name in a.sections.split(','):
+        try:
+            SECTIONS[name](a)
+        except Exception as exc:                 # keep the other sections
+            record(name, 'failed', f'{type(exc).__name__}: {exc}'[:200], 0.0)
+        write_table()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

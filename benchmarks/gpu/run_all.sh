@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The whole GPU runbook in one command, from the repository root:
+#     bash benchmarks/gpu/run_all.sh [OUT_DIR]
+# Each step writes its results under OUT_DIR (default gpu-results/) as it
+# goes, so a step cut off by a time limit still leaves numbers.  Steps:
+#   1 probe (versions, devices, cuDNN/NCCL)           ~10 s
+#   2 tests on gpu(0): context-parametrised tests     ~3 min
+#   3 CPU-vs-GPU parity of every registry op          ~2 min
+#   4 benchmarks against PyTorch on the same GPU      ~6 min
+# STEPS=1,3 runs only some steps; SMOKE=1 uses tiny sizes (fake GPU check:
+# DLBOOK_FAKE_GPUS=1 SMOKE=1 bash benchmarks/gpu/run_all.sh /tmp/out).
+set -u
+OUT=${1:-gpu-results}
+STEPS=${STEPS:-1,2,3,4}
+PY=${PYTHON:-python}
+mkdir -p "$OUT"
+export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
+step() { [[ ",$STEPS," == *",$1,"* ]]; }
+status=0
+
+if step 1; then
+  echo "== 1 probe"; $PY benchmarks/gpu/probe.py | tee "$OUT/probe.json"
+fi
+if step 2; then
+  echo "== 2 tests on gpu0"
+  if $PY -c 'import pytest' 2>/dev/null; then
+    # context-parametrised tests on the GPU, then every test that makes
+    # its own gpu(0) arrays
+    timeout ${TEST_TIMEOUT:-400} $PY -m pytest -q -p no:cacheprovider \
+      -k gpu0 tests/ops tests/gluon tests/symbol tests/test_*.py \
+      --junitxml="$OUT/tests-gpu0.xml" 2>&1 | tail -60 | tee "$OUT/tests-gpu0.txt"
+    [[ ${PIPESTATUS[0]} == 0 ]] || status=1
+  else
+    echo "pytest is not installed: skipped" | tee "$OUT/tests-gpu0.txt"
+  fi
+fi
+if step 3; then
+  echo "== 3 parity"
+  timeout ${PARITY_TIMEOUT:-300} $PY benchmarks/gpu/parity.py --out "$OUT" || status=1
+fi
+if step 4; then
+  echo "== 4 benchmarks vs PyTorch"
+  args=()
+  [[ -n "${SMOKE:-}" ]] && args+=(--smoke)
+  timeout ${BENCH_TIMEOUT:-480} $PY benchmarks/gpu/bench_vs_torch.py --out "$OUT" "${args[@]}" || status=1
+  cat "$OUT/bench.md" 2>/dev/null
+fi
+exit $status

@@ -1,0 +1,111 @@
+"""How many threads NumPy's BLAS may use, so shared cores never collapse.
+
+OpenBLAS (NumPy's BLAS) starts one thread per core and lets idle threads
+spin.  When other programs busy the same cores, or DataLoader worker
+processes each start their own BLAS threads, the threads wait on each
+other and a training loop can run ten times slower than on one thread
+(an MLP cell measured 17.9 s with 2 threads on a busy 2-core machine,
+1.9 s with 1).  dlbook therefore picks the thread count itself:
+
+* ``DLBOOK_NUM_THREADS=n`` (environment variable) sets it; ``0`` or unset
+  means automatic: the cores this process may run on, less the cores
+  other programs keep busy (the 1-minute load average) when the first
+  matrix product runs, at least 1;
+* products smaller than :data:`SMALL_GEMM` multiply-adds run on one thread
+  (starting threads costs more than they save);
+* DataLoader worker processes use one BLAS thread each
+  (:func:`use_single_thread`), so ``num_workers`` processes never
+  oversubscribe the cores together with the main process.
+
+The control goes through ``threadpoolctl`` (imported at the first matrix
+product, not by ``import dlbook``); without it nothing is changed.
+CuPy arrays are not affected.  :func:`info` says what was chosen.
+"""
+
+import os
+
+__all__ = ['for_gemm', 'use_single_thread', 'default_threads', 'info',
+           'SMALL_GEMM']
+
+#: Matrix products with fewer multiply-adds (m * n * k) run on one thread.
+SMALL_GEMM = 1 << 24          # e.g. 256 x 256 x 256
+
+_STATE = {'controllers': None, 'current': None, 'default': None,
+          'reason': 'not configured yet', 'single': False}
+
+
+def default_threads():
+    """Threads for large products: ``DLBOOK_NUM_THREADS`` or automatic."""
+    if _STATE['default'] is not None:
+        return _STATE['default']
+    text = os.environ.get('DLBOOK_NUM_THREADS', '').strip()
+    try:
+        wanted = int(text) if text else 0
+    except ValueError:
+        wanted = 0
+    if wanted > 0:
+        threads, why = wanted, f'DLBOOK_NUM_THREADS={wanted}'
+    else:
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        try:
+            busy = int(os.getloadavg()[0])
+        except OSError:
+            busy = 0
+        threads = max(1, cores - busy)
+        why = (f'automatic: {cores} cores, load average {busy}'
+               if busy else f'automatic: {cores} cores')
+    _STATE['default'] = threads
+    _STATE['reason'] = why
+    return threads
+
+
+def _controllers():
+    """threadpoolctl's BLAS controllers (an empty list without it)."""
+    if _STATE['controllers'] is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+            found = ThreadpoolController().select(user_api='blas')
+            _STATE['controllers'] = list(found.lib_controllers)
+        except Exception as err:               # not installed, or fails
+            _STATE['controllers'] = []
+            _STATE['reason'] = f'threadpoolctl unavailable ({err})'
+    return _STATE['controllers']
+
+
+def _set(threads):
+    if threads == _STATE['current']:
+        return
+    for lib in _controllers():
+        lib.set_num_threads(threads)
+    _STATE['current'] = threads
+
+
+def for_gemm(xp, m, n, k):
+    """Set the BLAS threads for an ``(m, k) @ (k, n)`` product on ``xp``.
+
+    Cheap when nothing changes (one comparison); only NumPy is affected.
+    """
+    if getattr(xp, '__name__', '') != 'numpy':
+        return
+    if _STATE['single'] or m * n * k < SMALL_GEMM:
+        _set(1)
+    else:
+        _set(default_threads())
+
+
+def use_single_thread():
+    """One BLAS thread in this process from now on (DataLoader workers)."""
+    _STATE['single'] = True
+    _STATE['default'] = 1
+    _STATE['reason'] = 'worker process: 1 thread'
+    _set(1)
+
+
+def info():
+    """What was chosen: ``{'threads', 'current', 'reason', 'libraries'}``."""
+    libs = [f'{lib.internal_api} {lib.version}' for lib in _controllers()]
+    return {'threads': default_threads(), 'current': _STATE['current'],
+            'reason': _STATE['reason'], 'libraries': libs}

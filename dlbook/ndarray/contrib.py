@@ -1,0 +1,18 @@
+"""``nd.contrib``: the operators MXNet registers as ``_contrib_<name>``
+(``nd.contrib.MultiBoxPrior``, ``nd.contrib.box_iou``, ``box_nms``...),
+generated from the operator registry like the rest of ``nd``."""
+
+
+def _generate(make):
+    from ..ops import REGISTRY
+    return {name[len('_contrib_'):]: make(cls, name[len('_contrib_'):])
+            for name, cls in REGISTRY.items()
+            if name.startswith('_contrib_')}
+
+
+def _install():
+    from .register import make_function
+    globals().update(_generate(make_function))
+
+
+_install()

@@ -1,0 +1,159 @@
+"""Fast convolution routines: per-image matrices, output already NCHW.
+
+The reference code (``conv.py``) puts the whole batch into the columns of
+one matrix, ``cols[(c, k), (n, o)]``; its product with the weight is
+``(F, N*P)`` and must then be transposed into ``(N, F, *out)``, a copy as
+large as the output.  Here the batch axis stays in front::
+
+    cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*stride + k*dilate]
+
+so that ``matmul(w[G, Fg, Cg*K], cols)`` is a *batched* product whose
+result ``(N, G, Fg, P)`` already is the ``(N, F, *out)`` output: no
+transpose.  The im2col copy itself is one ``reshape`` of a zero-copy
+``as_strided`` view (no Python loop), and its innermost run is an output
+row (contiguous in the input when ``stride == 1``).
+
+* weight gradient: ``dw = sum_n dy[n] @ cols[n]^T`` as batched products
+  summed over the batch, in chunks so the temporary stays small;
+* data gradient ("col2im"): ``dcols = w^T @ dy`` per image, then one
+  strided slice-add per kernel offset.  When output rows are short, the
+  reference layout (batch axis last, long contiguous runs) adds faster,
+  and is used instead.
+
+Every routine takes the array module ``xp`` (NumPy or CuPy).
+"""
+
+from math import prod
+
+from ..backend.blas_threads import for_gemm
+from .windows import sliding_windows, window_slices, kernel_offsets
+
+__all__ = ['im2col_batched', 'conv_forward', 'weight_grad',
+           'weight_grad_channels_last', 'data_grad']
+
+#: Output rows at least this long use the per-image col2im; shorter ones
+#: the reference (batch-last) col2im, whose slice-adds move longer runs.
+MIN_ROW_FOR_BATCHED_COL2IM = 24
+
+#: Outputs with fewer positions than this (per image) take the weight
+#: gradient from channels-last windows (one GEMM), when there is one group.
+MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD = 256
+
+#: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
+#: the weight gradient sums over the batch.
+WGRAD_CHUNK_BYTES = 8 * 2**20
+
+
+def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
+    """All windows of ``x_pad`` as a ``(N, G, Cg*K, P)`` array (one copy).
+
+    ``cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*s + k*d]``.
+    """
+    n, c = x_pad.shape[:2]
+    nd = len(kernel)
+    windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
+    # (N, C, *O, *K) -> (N, C, *K, *O): rows (c, k), columns o.
+    order = ((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
+             + tuple(range(2, 2 + nd)))
+    return windows.transpose(order).reshape(
+        n, groups, (c // groups) * prod(kernel), prod(out_size))
+
+
+def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
+    """Convolution without bias: ``(y, cols)``, ``y`` C-contiguous
+    ``(N, F, *out_size)``."""
+    kernel = tuple(weight.shape[2:])
+    cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
+                          groups)
+    w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
+    for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
+    y = xp.matmul(w_mat, cols)                    # (N, G, Fg, P)
+    return y.reshape((x_pad.shape[0], weight.shape[0]) + tuple(out_size)), \
+        cols
+
+
+def weight_grad_channels_last(xp, x_pad, dy, w_shape, stride, dilate):
+    """Weight gradient (one group) from channels-last windows.
+
+    ``rows[(n, o), (k, c)] = x_pad[n, c, o*s + k*d]`` is copied from the
+    input moved to ``(N, *S, C)``; its innermost run is ``kernel[-1] * C``
+    elements, long when there are many channels.  Then
+    ``dw = dy_rows^T @ rows`` is one GEMM with a large inner dimension
+    ``N*P`` instead of ``N`` small products to sum.
+    """
+    n, f = dy.shape[:2]
+    c = x_pad.shape[1]
+    kernel = tuple(w_shape[2:])
+    nd = len(kernel)
+    out_size = tuple(dy.shape[2:])
+    x_last = xp.ascontiguousarray(xp.moveaxis(x_pad, 1, -1))
+    strides_n, *strides_sp, strides_c = x_last.strides
+    shape = (n,) + out_size + kernel + (c,)
+    strides = ((strides_n,)
+               + tuple(st * s for st, s in zip(strides_sp, stride))
+               + tuple(st * d for st, d in zip(strides_sp, dilate))
+               + (strides_c,))
+    rows = xp.lib.stride_tricks.as_strided(x_last, shape=shape,
+                                           strides=strides)
+    rows = rows.reshape(n * prod(out_size), prod(kernel) * c)
+    dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 1, -1)).reshape(-1, f)
+    for_gemm(xp, f, rows.shape[1], rows.shape[0])
+    dw = xp.matmul(dy_rows.T, rows)                  # (F, K*C)
+    dw = dw.reshape((f,) + kernel + (c,))
+    return xp.ascontiguousarray(xp.moveaxis(dw, -1, 1))
+
+
+def weight_grad(xp, cols, dy, w_shape, groups):
+    """``dw[f, c, k] = sum_{n, o} dy[n, f, o] * cols[n, g, (c, k), o]``.
+
+    ``dy`` is ``(N, F, *out)``; the sum over the batch runs over chunks of
+    images, each one batched matrix product, so no temporary exceeds
+    about :data:`WGRAD_CHUNK_BYTES`.
+    """
+    n = dy.shape[0]
+    f = w_shape[0]
+    dy_rows = dy.reshape(n, groups, f // groups, -1)     # (N, G, Fg, P)
+    cols_t = cols.transpose(0, 1, 3, 2)                  # (N, G, P, CgK)
+    per_image = f * cols.shape[2] * dy.itemsize
+    chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
+    for_gemm(xp, dy_rows.shape[2], cols.shape[2], dy_rows.shape[3])
+    dw = None
+    for start in range(0, n, chunk):
+        part = xp.matmul(dy_rows[start:start + chunk],
+                         cols_t[start:start + chunk]).sum(axis=0)
+        if dw is None:
+            dw = part
+        else:
+            dw += part
+    return dw.reshape(w_shape)
+
+
+def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
+              reference):
+    """Input gradient of a convolution (Deconvolution's forward).
+
+    ``reference`` is the reference routine (``conv.conv_data_grad``),
+    used when output rows are shorter than
+    :data:`MIN_ROW_FOR_BATCHED_COL2IM`.
+    """
+    out_size = tuple(dy.shape[2:])
+    if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
+        return reference(xp, dy, w, stride, dilate, pad, data_shape,
+                         groups)
+    n, f = dy.shape[:2]
+    kernel = tuple(w.shape[2:])
+    c = data_shape[1]
+    spatial = tuple(data_shape[2:])
+    w_t = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
+    for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
+    dcols = xp.matmul(w_t, dy.reshape(n, groups, f // groups, -1))
+    dcols = dcols.reshape((n, c) + kernel + out_size)  # (N, C, *K, *O)
+    padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
+    dx_pad = xp.zeros((n, c) + padded, dtype=dcols.dtype)
+    for offset in kernel_offsets(kernel):
+        where = window_slices(offset, stride, dilate, out_size)
+        dx_pad[where] += dcols[(slice(None), slice(None)) + offset]
+    if not any(pad):
+        return dx_pad
+    return xp.ascontiguousarray(dx_pad[(slice(None), slice(None)) + tuple(
+        slice(p, p + size) for p, size in zip(pad, spatial))])

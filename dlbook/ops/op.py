@@ -1,0 +1,217 @@
+"""The ``Op`` base class, the registry and small helpers every operator
+family uses (broadcasting gradients back, axis normalisation).
+
+Families import from here, and ``ops/__init__.py`` imports the families,
+so the registry fills without an import circle.
+"""
+
+__all__ = ['Op', 'register', 'REGISTRY', 'unbroadcast', 'keep_dtype',
+           'normalize_axis', 'normalize_axes', 'reduced_shape']
+
+from ..base import DLBookError
+
+#: Every operator class by every name it answers to (``'broadcast_add'``,
+#: ``'_plus'``, ...).  Front ends generate ``nd.*`` and ``sym.*`` from it.
+REGISTRY = {}
+
+
+def register(*names):
+    """Class decorator: record an :class:`Op` subclass under ``names``.
+
+    The first name is the canonical one (``cls.name``), the one written into
+    saved symbol JSON; the others are aliases.
+    """
+    def wrap(cls):
+        cls.name = names[0]
+        cls.aliases = names
+        for name in names:
+            if name in REGISTRY and REGISTRY[name] is not cls:
+                raise DLBookError(f'operator name {name!r} registered twice '
+                                  f'({REGISTRY[name].__name__} and '
+                                  f'{cls.__name__})')
+            REGISTRY[name] = cls
+        return cls
+    return wrap
+
+
+class Op:
+    """One operation; a fresh instance per call (eager) or per graph node.
+
+    Class attributes describe the operator's interface:
+
+    arguments : tuple of str
+        Names of the array inputs, in order (``('lhs', 'rhs')``).  They
+        become keyword names of ``nd.<op>`` and, in a symbol graph, the
+        automatic variable names ``<node>_<argument>`` (``fc1_weight``).
+    aux_states : tuple of str
+        Extra array inputs that are state, not arguments
+        (``('moving_mean', 'moving_var')`` for BatchNorm).  They follow the
+        arguments, receive no gradient and may be updated in place.
+    variadic : bool
+        Inputs are ``*data`` (``concat``, ``stack``, ``add_n``).
+    defaults : dict
+        Every attribute the operator accepts with its default, in MXNet's
+        positional order: ``nd.clip(x, 0, 1)`` fills ``a_min``, ``a_max``.
+    differentiable : bool
+        False for operators with no gradient (``argmax``, comparisons,
+        random sampling); the tape does not record them.
+    needs_rng : bool
+        The front end sets ``self.rng`` (a ``RandomState`` of the device)
+        before ``forward``.
+    same_dtype : bool
+        All array inputs must share one dtype (MXNet does not promote).
+    input_inits : dict
+        Initializer (as ``mx.init`` JSON) of inputs that a symbol graph
+        creates as automatic variables, stored as their ``__init__``
+        attribute: UpSampling's bilinear ``weight`` starts as
+        ``init.Bilinear``, as in MXNet.
+
+    ``self.attrs`` (defaults merged with the call's attributes) is
+    read-only.  Per call, the front end sets ``self.is_train`` (Dropout,
+    BatchNorm) and calls ``forward(xp, *inputs)``; when a gradient is
+    needed it later calls ``backward(xp, *dys)`` with one output gradient
+    per output.  Per-call state lives on the instance (``self.saved``),
+    never in globals.
+    """
+
+    name = None
+    aliases = ()
+    arguments = ('data',)
+    aux_states = ()
+    variadic = False
+    defaults = {}
+    differentiable = True
+    needs_rng = False
+    same_dtype = False
+    input_inits = {}
+    num_outputs = 1
+
+    def __init__(self, **attrs):
+        defaults = self.defaults
+        if attrs:
+            if not attrs.keys() <= defaults.keys():
+                unknown = sorted(set(attrs) - set(defaults))
+                accepted = ', '.join(defaults) or 'no attributes'
+                raise DLBookError(
+                    f'operator {self.name!r} got unexpected argument(s) '
+                    f'{unknown}; it accepts: {accepted}')
+            self.attrs = {**defaults, **attrs}
+        else:
+            # attrs are read-only, so the class defaults can be shared
+            self.attrs = defaults
+        self.saved = ()
+        self.is_train = False
+        self.rng = None
+        self.needs_input_grad = None
+
+    # -- interface used by front ends -------------------------------------
+    def list_arguments(self):
+        """Names of the array arguments this instance takes (attrs-aware).
+
+        Overridden by operators whose inputs depend on attributes, such as
+        ``FullyConnected(no_bias=True)`` which drops ``bias``.
+        """
+        if self.variadic:
+            count = self.attrs.get('num_args') or 0
+            return tuple(f'arg{i}' for i in range(count))
+        return self.arguments
+
+    def list_inputs(self):
+        """Arguments followed by auxiliary states, the order of ``forward``."""
+        return tuple(self.list_arguments()) + tuple(self.aux_states)
+
+    def list_outputs(self):
+        """Output names: ``('output',)`` or ``('output0', 'output1', ...)``."""
+        if self.num_outputs == 1:
+            return ('output',)
+        return tuple(f'output{i}' for i in range(self.num_outputs))
+
+    def out_context(self, ctx):
+        """Context of the outputs given the inputs' context (``_copyto``)."""
+        return ctx
+
+    def forward(self, xp, *inputs):
+        """Compute the outputs from raw arrays; save what backward needs."""
+        raise NotImplementedError(f'operator {self.name!r} has no forward')
+
+    def backward(self, xp, *dys):
+        """Return one input gradient per input (None where there is none)."""
+        raise DLBookError(f'operator {self.name!r} has no gradient rule')
+
+    def __repr__(self):
+        attrs = ', '.join(f'{k}={v!r}' for k, v in self.attrs.items())
+        return f'{type(self).__name__}({attrs})'
+
+
+# -- helpers shared by operator families -----------------------------------
+
+def unbroadcast(xp, grad, shape):
+    """Sum ``grad`` back down to ``shape``, undoing NumPy broadcasting.
+
+    If ``a`` of shape ``(1, 4)`` was broadcast against ``(3, 4)``, the
+    gradient for ``a`` is the sum of the ``(3, 4)`` gradient over axis 0.
+    """
+    shape = tuple(shape)
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, size in enumerate(shape)
+                 if size == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad.reshape(shape)
+
+
+def keep_dtype(y, dtype):
+    """Return ``y`` converted to ``dtype`` (no copy when it already is).
+
+    NumPy turns ``int32 / int32`` or ``sqrt(int32)`` into float64; MXNet
+    keeps the input dtype, so results are converted back.
+    """
+    return y if y.dtype == dtype else y.astype(dtype)
+
+
+def cast_scalar(xp, value, dtype):
+    """``value`` as a scalar of ``dtype``, converted as C (and MXNet) do.
+
+    MXNet casts the number in ``x + 300`` to the array's dtype, so for a
+    ``uint8`` array it adds ``300 mod 256 = 44``.  NumPy 2 refuses to make a
+    ``uint8`` from the Python int 300 (``OverflowError``, NEP 50); an array
+    cast wraps around as C does, and gives the same value on every NumPy.
+    """
+    try:
+        return dtype.type(value)
+    except OverflowError:
+        return xp.asarray(value).astype(dtype)[()]
+
+
+def normalize_axis(axis, ndim, op_name='operator'):
+    """Map a possibly negative ``axis`` into ``range(ndim)`` or raise."""
+    if not -ndim <= axis < max(ndim, 1):
+        raise DLBookError(f'{op_name}: axis {axis} is out of range for an '
+                          f'array with {ndim} dimension(s)')
+    return axis % max(ndim, 1)
+
+
+def normalize_axes(axis, ndim, exclude=False, op_name='operator'):
+    """Turn MXNet's ``axis`` argument into a sorted tuple of axes.
+
+    ``axis=None`` (or ``()``) means every axis; ``exclude=True`` means every
+    axis *except* the given ones, as in ``nd.sum(x, axis=1, exclude=True)``.
+    """
+    if axis is None or axis == ():
+        axes = tuple(range(ndim))
+        return () if exclude else axes
+    if isinstance(axis, int):
+        axis = (axis,)
+    axes = tuple(sorted({normalize_axis(a, ndim, op_name) for a in axis}))
+    if exclude:
+        axes = tuple(a for a in range(ndim) if a not in axes)
+    return axes
+
+
+def reduced_shape(shape, axes):
+    """Shape of a reduction over ``axes`` with ``keepdims=True``."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))

@@ -1,0 +1,45 @@
+"""Lazy updates: apply a dense update rule to the rows a row-sparse
+gradient holds, and leave every other row (and its state) untouched.
+
+MXNet's ``sgd_update``/``adam_update`` with ``lazy_update=True`` and a
+row_sparse gradient do exactly this (apache/mxnet@1.9.1:
+src/operator/optimizer_op-inl.h, ``SGDUpdateRspImpl``,
+``AdamUpdateRspImpl``): weight decay and momentum decay touch only those
+rows.  The update rules are element-wise, so running the dense kernel on
+the gathered rows and scattering them back gives the same numbers.
+"""
+
+__all__ = ['rows_for_update']
+
+
+def _raw_states(state):
+    if state is None:
+        return []
+    if isinstance(state, (tuple, list)):
+        return [s for s in state if s is not None]
+    return [state]
+
+
+def rows_for_update(weight, grad, state, lazy):
+    """``(w, g, states, commit)``: raw arrays to update in place.
+
+    For a dense gradient (or ``lazy=False``) these are the arrays
+    themselves and ``commit`` is None.  For a row-sparse gradient they are
+    copies of the gradient's rows; call ``commit()`` afterwards to write
+    them back.
+    """
+    states = _raw_states(state)
+    if not lazy or grad.stype != 'row_sparse':
+        return weight._data, grad._data, [s._data for s in states], None
+    raw = grad._raw
+    rows = raw.indices
+    full_w = weight._data
+    full_s = [s._data for s in states]
+    w = full_w[rows]
+    s = [a[rows] for a in full_s]
+
+    def commit():
+        full_w[rows] = w
+        for a, part in zip(full_s, s):
+            a[rows] = part
+    return w, raw.data, s, commit

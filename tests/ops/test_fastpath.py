@@ -1,0 +1,140 @@
+"""The fast convolution/pooling paths against the reference paths.
+
+``dlbook.ops.fastpath`` switches Convolution, Deconvolution and Pooling
+between two implementations; both must give the same outputs and the same
+gradients (all inputs) for every geometry, in float32 and float64.  The
+reference paths themselves are checked against nested loops in
+``test_conv_pool_reference.py``.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from dlbook.ops import REGISTRY, fastpath, conv_fast
+
+TOL = {np.float64: 1e-10, np.float32: 2e-5}
+
+
+def run(name, attrs, inputs, fast, is_train=True, needs=None):
+    with fastpath.use(fast):
+        op = REGISTRY[name](**attrs)
+        op.is_train = is_train
+        op.needs_input_grad = needs
+        y = op.forward(np, *inputs)
+        dy = np.random.RandomState(1).uniform(-1, 1, y.shape)
+        grads = op.backward(np, dy.astype(y.dtype))
+    return [y] + list(grads)
+
+
+def assert_same(got, want, dtype, label):
+    assert len(got) == len(want), label
+    for a, b in zip(got, want):
+        if b is None:
+            assert a is None, label
+            continue
+        assert a.shape == b.shape and a.dtype == b.dtype == dtype, label
+        np.testing.assert_allclose(a, b, TOL[dtype], TOL[dtype],
+                                   err_msg=label)
+
+
+SPATIAL = {1: (9,), 2: (6, 9), 3: (4, 5, 9)}
+KERNEL = {1: (3,), 2: (3, 2), 3: (2, 3, 2)}
+# width 30 reaches the per-image col2im (rows >= 24), width 9 the
+# batch-last one; small outputs take the channels-last weight gradient.
+CONV_GRID = [
+    pytest.param(nd, s, p, d, g, width,
+                 id=f'{nd}d-s{s}-p{p}-d{d}-g{g}-w{width}')
+    for nd, s, p, d, g, width in itertools.product(
+        (1, 2, 3), (1, 2), (0, 1), (1, 2), (1, 2), (9, 30))
+]
+
+
+@pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
+@pytest.mark.parametrize('nd,s,p,d,g,width', CONV_GRID)
+def test_conv_fast_matches_reference(name, nd, s, p, d, g, width):
+    rng = np.random.RandomState(0)
+    spatial = SPATIAL[nd][:-1] + (width,)
+    kernel = KERNEL[nd]
+    channels, filters = 2 * g, 3 * g
+    shape = ((filters, channels // g) if name == 'Convolution'
+             else (channels, filters // g)) + kernel
+    attrs = dict(kernel=kernel, num_filter=filters, num_group=g,
+                 stride=(s,) * nd, pad=(p,) * nd, dilate=(d,) * nd)
+    for dtype in (np.float64, np.float32):
+        inputs = [rng.uniform(-1, 1, (3, channels) + spatial),
+                  rng.uniform(-1, 1, shape), rng.uniform(-1, 1, filters)]
+        inputs = [a.astype(dtype) for a in inputs]
+        want = run(name, attrs, inputs, fast=False)
+        for is_train in (True, False):
+            got = run(name, attrs, inputs, fast=True, is_train=is_train)
+            assert_same(got, want, dtype, f'{name} {attrs} {dtype}')
+
+
+@pytest.mark.parametrize('mask', [(False, True, True), (True, False, True)])
+def test_conv_fast_skips_unneeded_gradients(mask):
+    rng = np.random.RandomState(0)
+    inputs = [rng.uniform(-1, 1, (2, 3, 30, 30)),
+              rng.uniform(-1, 1, (4, 3, 3, 3)), np.zeros(4)]
+    attrs = dict(kernel=(3, 3), num_filter=4, pad=(1, 1))
+    want = run('Convolution', attrs, inputs, fast=False, needs=mask)
+    got = run('Convolution', attrs, inputs, fast=True, needs=mask)
+    assert_same(got, want, np.float64, str(mask))
+
+
+def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
+    # A chunk of one image: the batch sum runs over many small products.
+    monkeypatch.setattr(conv_fast, 'WGRAD_CHUNK_BYTES', 1)
+    rng = np.random.RandomState(0)
+    inputs = [rng.uniform(-1, 1, (5, 2, 20, 20)),
+              rng.uniform(-1, 1, (3, 2, 3, 3)), np.zeros(3)]
+    attrs = dict(kernel=(3, 3), num_filter=3)
+    assert_same(run('Convolution', attrs, inputs, fast=True),
+                run('Convolution', attrs, inputs, fast=False),
+                np.float64, 'chunks')
+
+
+def test_switch_from_environment(monkeypatch):
+    monkeypatch.setenv('DLBOOK_FAST_OPS', '0')
+    assert fastpath._from_environment() is False
+    monkeypatch.setenv('DLBOOK_FAST_OPS', '1')
+    assert fastpath._from_environment() is True
+    with fastpath.use(False):
+        assert not fastpath.enabled()
+    assert fastpath.enabled() is True
+
+
+POOL_GRID = [
+    pytest.param(nd, k, s, p, pool, conv, id=f'{nd}d-k{k}-s{s}-p{p}-{pool}'
+                 f'-{conv}')
+    for nd, k, s, p, pool, conv in itertools.product(
+        (1, 2, 3), (1, 2, 3), (1, 2, 3), (0, 1), ('max', 'avg', 'sum'),
+        ('valid', 'full'))
+    if p < k
+]
+
+
+@pytest.mark.parametrize('nd,k,s,p,pool,conv', POOL_GRID)
+def test_pool_fast_matches_reference(nd, k, s, p, pool, conv):
+    rng = np.random.RandomState(0)
+    attrs = dict(kernel=(k,) * nd, stride=(s,) * nd, pad=(p,) * nd,
+                 pool_type=pool, pooling_convention=conv)
+    spatial = {1: (7,), 2: (6, 7), 3: (4, 5, 6)}[nd]
+    x = rng.uniform(-1, 1, (2, 3) + spatial)
+    for data in (x, np.maximum(np.round(x), 0)):     # with ties (ReLU)
+        for dtype in (np.float64, np.float32):
+            inputs = [data.astype(dtype)]
+            assert_same(run('Pooling', attrs, inputs, fast=True),
+                        run('Pooling', attrs, inputs, fast=False), dtype,
+                        str(attrs))
+
+
+def test_max_pool_fast_routes_ties_to_first_maximum():
+    # MXNet 1.9.1 gives [[[[1, 0], [0, 0]]]] (first maximum, row-major).
+    x = np.zeros((1, 1, 2, 2), np.float32)
+    op = REGISTRY['Pooling'](kernel=(2, 2), stride=(2, 2), pool_type='max')
+    with fastpath.use(True):
+        op.forward(np, x)
+        dx = op.backward(np, np.ones((1, 1, 1, 1), np.float32))
+    np.testing.assert_array_equal(dx, [[[[1, 0], [0, 0]]]])

@@ -1,0 +1,73 @@
+"""BLAS thread policy: DLBOOK_NUM_THREADS, one thread for small products,
+one per DataLoader worker process, threadpoolctl loaded lazily."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dlbook.backend import blas_threads
+
+threadpoolctl = pytest.importorskip('threadpoolctl')
+
+
+def blas_threads_now():
+    info = threadpoolctl.threadpool_info()
+    return [i['num_threads'] for i in info if i['user_api'] == 'blas']
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """A clean policy state; the process's thread count restored after."""
+    saved = dict(blas_threads._STATE)
+    before = blas_threads_now()
+    monkeypatch.setattr(blas_threads, '_STATE', dict(
+        saved, current=None, default=None, single=False))
+    yield
+    blas_threads._STATE.clear()
+    blas_threads._STATE.update(saved)
+    threadpoolctl.threadpool_limits(before[0] if before else None)
+
+
+def test_environment_variable_sets_threads(fresh, monkeypatch):
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '3')
+    assert blas_threads.default_threads() == 3
+    blas_threads.for_gemm(np, 1024, 1024, 1024)
+    assert set(blas_threads_now()) == {3}
+    assert blas_threads.info()['reason'] == 'DLBOOK_NUM_THREADS=3'
+
+
+def test_small_products_use_one_thread(fresh, monkeypatch):
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
+    blas_threads.for_gemm(np, 1024, 1024, 1024)
+    assert set(blas_threads_now()) == {2}
+    blas_threads.for_gemm(np, 64, 64, 64)
+    assert set(blas_threads_now()) == {1}
+
+
+def test_automatic_uses_at_least_one_thread(fresh, monkeypatch):
+    monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
+    assert blas_threads.default_threads() >= 1
+    assert blas_threads.info()['reason'].startswith('automatic')
+
+
+def test_worker_processes_use_one_thread(fresh, monkeypatch):
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
+    blas_threads.use_single_thread()
+    blas_threads.for_gemm(np, 1024, 1024, 1024)
+    assert set(blas_threads_now()) == {1}
+
+
+def test_other_array_modules_untouched(fresh):
+    class FakeCupy:
+        __name__ = 'cupy'
+    blas_threads.for_gemm(FakeCupy(), 4096, 4096, 4096)
+    assert blas_threads._STATE['current'] is None
+
+
+def test_import_dlbook_does_not_load_threadpoolctl():
+    code = 'import sys, dlbook; print("threadpoolctl" in sys.modules)'
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
+                         text=True, check=True)
+    assert out.stdout.strip() == 'False'
