@@ -33,6 +33,7 @@ from .attribute import AttrScope  # noqa: F401
 from . import symbol  # noqa: F401
 from . import symbol as sym  # noqa: F401
 from . import executor  # noqa: F401
+from . import operator  # noqa: F401
 from . import gluon  # noqa: F401
 from . import image  # noqa: F401
 from . import image as img  # noqa: F401

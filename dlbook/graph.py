@@ -119,7 +119,7 @@ class GraphProgram:
         for node in nodes:
             if node.is_variable:
                 continue
-            group = node.extra.get('ctx_group')
+            group = node.extra.get('__ctx_group__', node.extra.get('ctx_group'))
             ctx = group2ctx.get(group, default_ctx) if group \
                 else default_ctx
             self.steps.append(_Step(
@@ -151,7 +151,7 @@ class GraphProgram:
     def var_context(self, name, default_ctx, group2ctx=None):
         """Context of a variable's arrays: its ``ctx_group``'s device."""
         node = self.variables[self.var_names.index(name)]
-        group = node.extra.get('ctx_group')
+        group = node.extra.get('__ctx_group__', node.extra.get('ctx_group'))
         if group and group2ctx and group in group2ctx:
             return group2ctx[group]
         return default_ctx

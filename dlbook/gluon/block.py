@@ -257,12 +257,10 @@ class Block:
         ``.params`` format; each value is the mean over its contexts."""
         params = self._collect_params_with_prefix()
         if deduplicate:
-            seen, unique = set(), OrderedDict()
-            for key, param in params.items():
-                if id(param) not in seen:
-                    seen.add(id(param))
-                    unique[key] = param
-            params = unique
+            # a shared parameter is saved once, under its last name (MXNet)
+            last = {id(param): key for key, param in params.items()}
+            params = OrderedDict((key, param) for key, param in
+                                 params.items() if last[id(param)] == key)
         nd.save(filename, {k: v._reduce() for k, v in params.items()})
 
     def load_parameters(self, filename, ctx=None, allow_missing=False,
@@ -285,7 +283,11 @@ class Block:
                                        dtype_source=dtype_source)
             return
         if not allow_missing:
-            missing = [name for name in params if name not in loaded]
+            # a shared parameter is present under any of its names
+            # (save_parameters(deduplicate=True) keeps one)
+            present = {id(params[k]) for k in loaded if k in params}
+            missing = [name for name, param in params.items()
+                       if name not in loaded and id(param) not in present]
             if missing:
                 raise DLBookError(
                     f"Parameter(s) {_brief_print_list(missing)} missing in "
@@ -354,6 +356,16 @@ class Block:
         print_summary(self, *inputs)
 
 
+def _first_array(x, args):
+    """The input that decides nd or sym: ``x``, or the first array in
+    nested lists of inputs (``hybrid_forward(self, F, xs)`` with a list)."""
+    if not isinstance(x, (list, tuple)):
+        return x
+    from .cached_op import flatten
+    flat, _ = flatten([x, *args], 'input')
+    return next((a for a in flat if a is not None), x)
+
+
 class HybridBlock(Block):
     """A Block whose computation is written once for ``nd`` and ``sym``.
 
@@ -420,8 +432,9 @@ class HybridBlock(Block):
     def forward(self, x, *args):
         """Dispatch on the input: NDArray (run, possibly through the cached
         graph) or Symbol (build a graph)."""
-        if isinstance(x, NDArray):
-            ctx = x.context
+        first = _first_array(x, args)
+        if isinstance(first, NDArray):
+            ctx = first.context
             with ctx:
                 if self._active:
                     cached = self._call_cached_op(x, *args)
@@ -431,7 +444,7 @@ class HybridBlock(Block):
                           for name, p in self._reg_params.items()}
                 return self.hybrid_forward(nd, x, *args, **params)
         from .. import symbol
-        if not isinstance(x, symbol.Symbol):
+        if not isinstance(first, symbol.Symbol):
             raise DLBookError(f'{type(self).__name__} expects NDArray or '
                               f'Symbol input, got {type(x).__name__}')
         params = {name: p.var() for name, p in self._reg_params.items()}

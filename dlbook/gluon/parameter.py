@@ -13,6 +13,8 @@ import re
 import warnings
 from collections import OrderedDict
 
+import numpy as _np
+
 from .. import autograd
 from .. import ndarray as nd
 from .._np_state import is_np_array
@@ -69,7 +71,8 @@ class Parameter:
         How ``backward`` stores this parameter's gradient.
     shape : tuple of int, optional
         0 marks a dimension that is inferred on the first forward pass.
-    dtype : str, default 'float32'
+    dtype : str or NumPy type, default numpy.float32
+        Kept as given (``Parameter.dtype`` reports it back, as MXNet).
     lr_mult, wd_mult : float
         Multipliers of the optimizer's learning rate and weight decay.
     init : Initializer or str, optional
@@ -80,14 +83,15 @@ class Parameter:
         False forces ``grad_req='null'``.
     """
 
-    def __init__(self, name, grad_req='write', shape=None, dtype='float32',
+    def __init__(self, name, grad_req='write', shape=None, dtype=_np.float32,
                  lr_mult=1.0, wd_mult=1.0, init=None,
                  allow_deferred_init=False, differentiable=True,
                  stype='default', grad_stype='default'):
         self.name = name
         self._shape = None if shape is None else (
             (shape,) if isinstance(shape, int) else tuple(shape))
-        self.dtype = dtype_name(dtype)
+        dtype_name(dtype)                 # checks it
+        self.dtype = dtype                # kept as given, as MXNet does
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         self.init = init
@@ -259,12 +263,12 @@ class Parameter:
                     f"Failed loading Parameter '{self.name}' from saved "
                     f"params: shape incompatible expected {self.shape} vs "
                     f"saved {data.shape}")
-        if not cast_dtype and data.dtype.name != self.dtype:
+        if not cast_dtype and data.dtype.name != dtype_name(self.dtype):
             raise DLBookError(
                 f"Failed loading Parameter '{self.name}' from saved params: "
-                f"dtype incompatible expected {self.dtype} vs saved "
-                f"{data.dtype.name}. Set cast_dtype=True to cast the dtype "
-                f"of saved params.")
+                f"dtype incompatible expected {dtype_name(self.dtype)} vs "
+                f"saved {data.dtype.name}. Set cast_dtype=True to cast the "
+                f"dtype of saved params.")
 
     # -- access -------------------------------------------------------------------
     def _check_and_get(self, arr_dict, ctx):
@@ -391,7 +395,8 @@ class Parameter:
 
     def cast(self, dtype):
         """Convert data and gradient to ``dtype``."""
-        self.dtype = dtype_name(dtype)
+        dtype_name(dtype)
+        self.dtype = dtype
         if self._data is None:
             return
         with autograd.pause():
@@ -564,9 +569,10 @@ class ParameterDict:
             if key == 'shape' and value is not None:
                 param.shape = value
                 continue
-            if key == 'dtype':
-                value = dtype_name(value)
             existing = getattr(param, key, None)
+            if key == 'dtype' and value is not None:
+                value = dtype_name(value)
+                existing = dtype_name(existing)
             if value is not None and existing is not None and \
                     existing != value and key != 'init':
                 raise DLBookError(

@@ -73,7 +73,26 @@ def concatenate(arrays, axis=0, always_copy=True):
 
 
 def moveaxis(tensor, source, destination):
-    """Move axis ``source`` to position ``destination``."""
-    axes = list(range(tensor.ndim))
-    axes.insert(destination % tensor.ndim, axes.pop(source % tensor.ndim))
-    return globals()['transpose'](tensor, axes=tuple(axes))
+    """Move axis ``source`` to position ``destination`` (ints or
+    sequences of ints, as ``numpy.moveaxis``)."""
+    axes = _moveaxis_order(tensor.ndim, source, destination)
+    return globals()['transpose'](tensor, axes=axes)
+
+
+def _moveaxis_order(ndim, source, destination):
+    """The ``transpose`` axes that move ``source`` to ``destination``."""
+    def normalize(axes):
+        axes = [axes] if isinstance(axes, int) else list(axes)
+        for a in axes:
+            if not -ndim <= a < ndim:
+                raise ValueError(f'moveaxis: axis {a} is out of bounds for '
+                                 f'an array of {ndim} dimensions')
+        return [a % ndim for a in axes]
+    source, destination = normalize(source), normalize(destination)
+    if len(source) != len(destination):
+        raise ValueError('`source` and `destination` arguments must have '
+                         'the same number of elements')
+    order = [n for n in range(ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return tuple(order)

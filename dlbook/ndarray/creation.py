@@ -43,8 +43,7 @@ def array(source_array, ctx=None, dtype=None):
         dtype = dtype or source_array.dtype
         source_array = source_array.asnumpy()
     data = numpy.asarray(source_array)
-    if data.ndim == 0:
-        data = data.reshape(1)            # legacy NDArrays are never 0-d
+    # a number or a 0-d NumPy array gives shape (), as in MXNet 1.9.1
     raw = ctx.backend.asarray(data, ctx.device_id, dtype=_dtype(dtype))
     return from_raw(raw, ctx)
 

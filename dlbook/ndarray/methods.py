@@ -25,8 +25,15 @@ METHOD_NAMES = (
 )
 
 
+#: methods that take MXNet's ``inplace=`` keyword (a view instead of a
+#: copy there; results here share memory when NumPy can make a view)
+_INPLACE = ('flatten', 'expand_dims', 'squeeze')
+
+
 def _method(function):
     def method(self, *args, **kwargs):
+        if function.__name__ in _INPLACE:
+            kwargs.pop('inplace', None)
         return function(self, *args, **kwargs)
     method.__name__ = function.__name__
     method.__doc__ = function.__doc__

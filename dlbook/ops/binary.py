@@ -200,6 +200,8 @@ class EqualShapes:
 
     #: name of the operator that broadcasts instead
     broadcast_form = None
+    #: inputs and output have one shape (partial shape inference merges)
+    equal_shapes = True
 
     def _check(self, lhs, rhs):
         if tuple(lhs) != tuple(rhs):

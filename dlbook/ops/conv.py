@@ -29,6 +29,7 @@ from math import prod
 from . import conv_fast, fastpath
 from .op import Op, register
 from ..base import DLBookError
+from .layouts import channels_last_aware
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
                       check_layout, conv_out_size, pad_spatial,
                       sliding_windows, window_slices, kernel_offsets)
@@ -214,6 +215,7 @@ class _ConvBase(Op):
 
 # -- Convolution ----------------------------------------------------------
 
+@channels_last_aware(moved=(0, 1))
 @register('Convolution')
 class Convolution(_ConvBase):
     """N-D convolution (1-D NCW, 2-D NCHW, 3-D NCDHW) of ``data`` with
@@ -370,6 +372,7 @@ def _needed(op):
 
 # -- Deconvolution ---------------------------------------------------------
 
+@channels_last_aware(moved=(0, 1))
 @register('Deconvolution')
 class Deconvolution(_ConvBase):
     """Transposed convolution: the input gradient of a Convolution, used

@@ -53,8 +53,10 @@ class FullyConnected(Op):
         no_bias = self.attrs['no_bias']
         bias_shape = [] if no_bias else [(num_hidden,)]
         if not is_known_shape(data):
-            weight = in_shapes[1] if len(in_shapes) > 1 else None
-            return [data, weight] + bias_shape, [None], []
+            # as MXNet, nothing is inferred before the data shape
+            given = list(in_shapes[1:3]) + [None, None]
+            return [data, given[0]] + ([] if no_bias else [given[1]]), \
+                [None], []
         data = tuple(int(n) for n in data)
         weight = (num_hidden, self._in_units(data))
         if self.attrs['flatten']:

@@ -14,6 +14,7 @@ from math import prod
 from . import fastpath, pool_fast
 from .op import Op, register
 from ..base import DLBookError
+from .layouts import channels_last_aware
 from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
                       check_layout, pad_spatial, crop_spatial,
                       window_slices, kernel_offsets)
@@ -24,6 +25,7 @@ POOL_TYPES = ('max', 'avg', 'sum', 'lp')
 CONVENTIONS = ('valid', 'full', 'same')
 
 
+@channels_last_aware(moved=(0,))
 @register('Pooling')
 class Pooling(Op):
     """Pool each window of ``kernel`` elements (stride ``stride``, padding

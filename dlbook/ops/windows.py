@@ -116,12 +116,16 @@ def spatial_tuple(value, ndim, default, name, op_name):
 
 
 def check_layout(layout, ndim, op_name):
-    """Only channel-first layouts (NCW, NCHW, NCDHW) are implemented."""
+    """Channels-first (NCW, NCHW, NCDHW) or channels-last (NWC, NHWC,
+    NDHWC, see ``layouts.py``) for the number of spatial axes."""
+    from .layouts import CHANNELS_LAST
     layout = _literal(layout)
-    if layout is not None and layout != LAYOUTS.get(ndim):
+    if layout is not None and layout not in (LAYOUTS.get(ndim),
+                                             CHANNELS_LAST.get(ndim)):
         raise DLBookError(f'{op_name}: layout {layout!r} is not supported '
                           f'for a {ndim}-D kernel; use '
-                          f'{LAYOUTS.get(ndim)!r} (channels first)')
+                          f'{LAYOUTS.get(ndim)!r} (channels first) or '
+                          f'{CHANNELS_LAST.get(ndim)!r} (channels last)')
 
 
 # -- sizes -----------------------------------------------------------------

@@ -76,21 +76,75 @@ def infer_graph(nodes, shapes=None, dtypes=None, default_dtype='float32'):
     return shape_of, dtype_of
 
 
+def _merge(old, new, node):
+    """The most specific shape agreeing with both (0 = unknown dimension);
+    a conflict is MXNet's "Shape inconsistent"."""
+    if old is None or old == new:
+        return new
+    if len(old) == len(new):
+        merged = []
+        for o, n in zip(old, new):
+            if o and n and o != n:
+                break
+            merged.append(o or n)
+        else:
+            return tuple(merged)
+    raise DLBookError(
+        f'Shape inconsistent at node {node.name!r} ({node.op}), '
+        f'Provided = {old}, inferred shape={new}')
+
+
 def _set(table, key, value, node):
-    """Record an inferred shape; a conflict with a known one is an error
-    (MXNet's "Shape inconsistent")."""
-    old = table.get(key)
-    if value is None or old == value:
+    """Record an inferred (possibly partial) shape, merged with what is
+    known; return whether anything changed."""
+    if value is None or len(value) == 0 and not _known(value):
         return False
-    if old is not None:
-        same_rank = len(old) == len(value)
-        if (_known(old) and old != value) or (same_rank and any(
-                o > 0 and o != v for o, v in zip(old, value))):
-            raise DLBookError(
-                f'Shape inconsistent at node {node.name!r} ({node.op}), '
-                f'Provided = {old}, inferred shape={value}')
-    table[key] = value
+    old = table.get(key)
+    merged = _merge(old, tuple(int(n) for n in value), node)
+    if merged == old:
+        return False
+    table[key] = merged
     return True
+
+
+#: stand-ins for unknown dimensions when an operator is probed: a
+#: dimension of the result that differs between the two runs is unknown
+_PROBES = (7, 11)
+
+
+def _probe(node, op, rule, in_shapes, in_dtypes):
+    """Partial shapes (0 = unknown) of inputs and outputs, from running the
+    shape rule (or the operator on zeros) with two stand-in sizes for the
+    unknown dimensions.  None when the operator refuses them."""
+    runs = []
+    for probe in _PROBES:
+        filled = [None if s is None else
+                  tuple(probe if n == 0 else int(n) for n in s)
+                  for s in in_shapes]
+        try:
+            if rule is not None:
+                args, outs, aux = rule(*filled)
+                ins = list(args) + list(aux)
+            else:
+                if any(s is None for s in filled):
+                    return None
+                outs = [r.shape for r in
+                        _run_on_zeros(node, op, filled, in_dtypes)]
+                ins = filled
+        except (DLBookError, ValueError, TypeError, IndexError,
+                ZeroDivisionError):
+            return None
+        runs.append(([None if x is None else tuple(x) for x in ins],
+                     [None if x is None else tuple(x) for x in outs]))
+
+    def agree(a, b):
+        if a is None or b is None or len(a) != len(b):
+            return None
+        return tuple(x if x == y else 0 for x, y in zip(a, b))
+
+    (ins_a, outs_a), (ins_b, outs_b) = runs
+    return ([agree(a, b) for a, b in zip(ins_a, ins_b)],
+            [agree(a, b) for a, b in zip(outs_a, outs_b)])
 
 
 def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
@@ -123,6 +177,17 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                     dtype_of[o] = dtype_name(out_dtype)
                     changed = True
         return changed
+    if getattr(op, 'equal_shapes', False) and \
+            not all(_known(s) for s in in_shapes):
+        # inputs and output share one shape: merge what each one knows
+        merged = None
+        for key in entries + outputs:
+            shape = shape_of.get(key)
+            if shape is not None:
+                merged = _merge(merged, shape, node) if merged else shape
+        if merged is not None:
+            for key in entries + outputs:
+                changed |= _set(shape_of, key, merged, node)
     rule = getattr(op, 'infer_shape', None)
     if rule is not None:
         args, outs, aux = rule(*[s if _known(s) else None
@@ -132,13 +197,13 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
             full += list(aux)
         for e, s in zip(entries, full):
             if s is not None and _known(s):
-                changed |= _set(shape_of, e, tuple(int(n) for n in s),
-                                node)
-        out_dtype = op.attrs.get('dtype') or first
-        for o, s in zip(outputs, outs):
+                changed |= _set(shape_of, e, s, node)
+        # an operator may decide its outputs' dtypes (Custom's infer_type)
+        out_dtypes = op.out_dtypes(in_dtypes) if hasattr(op, 'out_dtypes') \
+            else [op.attrs.get('dtype') or first] * len(outputs)
+        for o, s, out_dtype in zip(outputs, outs, out_dtypes):
             if s is not None and _known(s):
-                changed |= _set(shape_of, o, tuple(int(n) for n in s),
-                                node)
+                changed |= _set(shape_of, o, s, node)
                 if dtype_of.get(o) is None:
                     dtype_of[o] = dtype_name(out_dtype)
                     changed = True
@@ -153,6 +218,16 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
             if dtype_of.get(o) is None:
                 dtype_of[o] = guess
                 changed = True
+        # partly known shapes (0 = unknown dimension), as MXNet's
+        # infer_shape_partial: probe the operator with stand-in sizes
+        if any(s is not None and len(s) and not _known(s)
+               for s in in_shapes):
+            found = _probe(node, op, rule, in_shapes, in_dtypes)
+            if found is not None:
+                for key, shape in zip(entries + outputs,
+                                      found[0] + found[1]):
+                    if shape is not None and len(shape):
+                        changed |= _set(shape_of, key, shape, node)
         return changed
     results = _run_on_zeros(node, op, in_shapes, in_dtypes)
     for o, r in zip(outputs, results):

@@ -193,7 +193,8 @@ def _load_node(raw, position, nodes, fail):
     cls = REGISTRY[op_name]
     op_attrs, extra = {}, {}
     for key, value in attrs.items():
-        if key in cls.defaults:
+        if key in cls.defaults or (getattr(cls, 'open_attrs', False)
+                                   and not key.startswith('__')):
             op_attrs[key] = parse_attr(value)
         else:
             extra[key] = value

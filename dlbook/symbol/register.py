@@ -11,7 +11,7 @@ from .. import name as _name
 from ..base import DLBookError
 from ..ndarray.register import split_arguments
 from ..ops import REGISTRY
-from .symbol import Node, Symbol, Variable
+from .symbol import HIDDEN_KEYS, Node, Symbol, Variable, stored_attrs
 
 __all__ = ['make_function', 'make_node']
 
@@ -26,16 +26,23 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
     cls = REGISTRY[op_name]
     if cls.variadic and 'num_args' in cls.defaults:
         attrs.setdefault('num_args', len(inputs))
+    # lr_mult=, wd_mult=, ctx_group=... given to an operator call are node
+    # attributes (stored as __lr_mult__), as are those of ``attr`` and the
+    # AttrScope; MXNet gives them to the operator's automatic variables too
+    extra = stored_attrs(attribute.current().get(attr))
+    for key in HIDDEN_KEYS:
+        if key in attrs and key not in cls.defaults:
+            extra.update(stored_attrs({key: attrs.pop(key)}))
     op = cls(**attrs)
     name = _name.current().get(name, (hint or op_name).lower())
-    extra = attribute.current().get(attr)
+    inherited = {**stored_attrs(attrs), **extra}
     if cls.variadic:
         sources = list(inputs)
         # named inputs beyond those given (UpSampling's bilinear weight)
         # become variables, as for other operators
         for input_name in op.list_inputs()[len(sources):]:
-            sources.append(Variable(f'{name}_{input_name}',
-                                    init=op.input_inits.get(input_name)))
+            sources.append(_auto_variable(f'{name}_{input_name}', op,
+                                          input_name, inherited))
     else:
         named = dict(named or {})
         if inputs:
@@ -44,8 +51,8 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
         for input_name in op.list_inputs():
             given = named.get(input_name)
             if given is None:
-                given = Variable(f'{name}_{input_name}',
-                                 init=op.input_inits.get(input_name))
+                given = _auto_variable(f'{name}_{input_name}', op,
+                                       input_name, inherited)
             sources.append(given)
     edges = []
     for s in sources:
@@ -60,6 +67,15 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
     # only the attributes given are stored, as MXNet's JSON does
     node = Node(cls.name, name, attrs=attrs, inputs=edges, extra=extra)
     return Symbol([(node, i) for i in range(op.num_outputs)])
+
+
+def _auto_variable(name, op, input_name, inherited):
+    """The variable made for an input not given (``fc1_weight``); it
+    carries the node's attributes, as in MXNet's JSON."""
+    var = Variable(name, init=op.input_inits.get(input_name))
+    node = var._outputs[0][0]
+    node.extra = {**inherited, **node.extra}
+    return var
 
 
 def make_function(cls, func_name):

@@ -14,7 +14,34 @@ from .. import attribute
 from ..base import DLBookError, dtype_name
 from ..ops import REGISTRY
 
-__all__ = ['Symbol', 'Variable', 'var', 'Group', 'Node']
+__all__ = ['Symbol', 'Variable', 'var', 'Group', 'Node', 'HIDDEN_KEYS',
+           'hidden_key']
+
+#: attributes MXNet stores as ``__key__`` (``lr_mult`` -> ``__lr_mult__``)
+#: and reports under both names (nnvm's kHiddenKeys)
+HIDDEN_KEYS = ('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring',
+               'mirror_stage', 'profiler_scope')
+
+
+def hidden_key(key):
+    """The stored name of attribute ``key``: ``'__lr_mult__'`` for
+    ``'lr_mult'``, ``key`` itself otherwise."""
+    return f'__{key}__' if key in HIDDEN_KEYS else key
+
+
+def stored_attrs(attrs):
+    """``attrs`` with hidden keys renamed and values as strings."""
+    return {hidden_key(k): v if isinstance(v, str) else json_attr(v)
+            for k, v in (attrs or {}).items()}
+
+
+def _with_plain_names(attrs):
+    """``{'__lr_mult__': '2'}`` -> also ``'lr_mult': '2'`` (MXNet's
+    ``list_attr``/``attr_dict`` show hidden keys under both names)."""
+    for key in HIDDEN_KEYS:
+        if f'__{key}__' in attrs:
+            attrs[key] = attrs[f'__{key}__']
+    return attrs
 
 
 class Node:
@@ -204,7 +231,7 @@ class Symbol:
     def attr(self, key):
         """The string attribute ``key`` of the output node, or None."""
         node = self._outputs[0][0]
-        value = node.extra.get(key)
+        value = node.extra.get(hidden_key(key), node.extra.get(key))
         if value is None and key in node.attrs:
             value = json_attr(node.attrs[key])
         return value
@@ -218,7 +245,7 @@ class Symbol:
         node = self._outputs[0][0]
         found = {k: json_attr(v) for k, v in node.attrs.items()}
         found.update(node.extra)
-        return found
+        return _with_plain_names(found)
 
     def attr_dict(self):
         """``{node name: {attribute: string value}}`` for every node."""
@@ -227,7 +254,7 @@ class Symbol:
             attrs = {k: json_attr(v) for k, v in node.attrs.items()}
             attrs.update(node.extra)
             if attrs:
-                result[node.name] = attrs
+                result[node.name] = _with_plain_names(attrs)
         return result
 
     def _set_attr(self, **kwargs):
@@ -235,7 +262,7 @@ class Symbol:
         for key, value in kwargs.items():
             if not isinstance(value, str):
                 raise ValueError('Set Attr only accepts string values')
-            self._outputs[0][0].extra[key] = value
+            self._outputs[0][0].extra[hidden_key(key)] = value
 
     # -- composition ---------------------------------------------------------
     def __call__(self, *args, **kwargs):
@@ -443,7 +470,7 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None,
     """
     if not isinstance(name, str):
         raise TypeError('Expect a string for variable `name`')
-    extra = attribute.current().get(attr)
+    extra = stored_attrs(attribute.current().get(attr))
     if shape is not None:
         extra['__shape__'] = str(tuple(shape))
     if lr_mult is not None:

@@ -119,6 +119,20 @@ def _deconv(x, w, b=None, **kw):
     return deconv_ref(x, w, b, **kw)
 
 
+def _first(a):
+    return np.moveaxis(a, -1, 1)
+
+
+def _conv_last(x, w, b=None, **kw):
+    """Channels-last (NHWC data, (F, kh, kw, C) weight) through the
+    channels-first reference: MXNet's layout='NHWC'."""
+    return np.moveaxis(conv_ref(_first(x), _first(w), b, **kw), 1, -1)
+
+
+def _deconv_last(x, w, b=None, **kw):
+    return np.moveaxis(deconv_ref(_first(x), _first(w), b, **kw), 1, -1)
+
+
 # Convolution is linear: float32 sums of a few dozen terms differ from the
 # float64 reference by ~1e-7 relative, hence atol=1e-5.
 TOL = dict(rtol=1e-5, atol=1e-5)
@@ -162,8 +176,27 @@ CASES = {
              attrs={'kernel': (2, 2, 2), 'num_filter': 2,
                     'stride': (1, 2, 1), 'pad': (1, 0, 1)},
              ref=partial(_conv, stride=(1, 2, 1), pad=(1, 0, 1)), **TOL),
+        # channels last: NHWC data, (F, kh, kw, C) weight
+        Case([(2, 5, 5, 2), (3, 3, 3, 2), (3,)],
+             attrs={'kernel': (3, 3), 'num_filter': 3, 'layout': 'NHWC',
+                    'stride': (2, 1), 'pad': (1, 1)},
+             ref=partial(_conv_last, stride=(2, 1), pad=(1, 1)), **TOL),
+        Case([(1, 4, 3, 4, 2), (2, 2, 2, 2, 2), (2,)],
+             attrs={'kernel': (2, 2, 2), 'num_filter': 2,
+                    'layout': 'NDHWC'},
+             ref=_conv_last, **TOL),
+        Case([(2, 6, 3), (2, 3, 3), (2,)],
+             attrs={'kernel': (3,), 'num_filter': 2, 'layout': 'NWC'},
+             ref=_conv_last, **TOL),
     ],
     'Deconvolution': [
+        # channels last: NHWC data, (C, kh, kw, F) weight (MXNet 1.9.1
+        # infers ([(2, 5, 5, 2), (2, 3, 3, 4)], [(2, 11, 11, 4)]) for these
+        # attributes on a (2, 5, 5, 2) input)
+        Case([(2, 3, 3, 2), (2, 3, 3, 3)],
+             attrs={'kernel': (3, 3), 'num_filter': 3, 'stride': (2, 2),
+                    'layout': 'NHWC'},
+             ref=partial(_deconv_last, stride=(2, 2)), **TOL),
         # default no_bias=True: data and weight only
         Case([(2, 3, 3, 3), (3, 2, 3, 3)],
              attrs={'kernel': (3, 3), 'num_filter': 2},

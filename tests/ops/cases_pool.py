@@ -127,8 +127,28 @@ def row(shape, attrs, **extra):
                 **extra)
 
 
+def row_last(shape, attrs, **extra):
+    """A channels-last Pooling row (``layout`` NWC/NHWC/NDHWC), checked
+    against the channels-first reference on moved axes."""
+    first = row(shape[:1] + shape[-1:] + shape[1:-1], attrs, **extra)
+    ref = first.ref
+    extra = {k: v for k, v in extra.items() if k != 'make_inputs'}
+    if attrs.get('pool_type', 'max') == 'max':
+        extra['make_inputs'] = distinct(shape)
+    return Case([shape], attrs={**attrs, 'layout': {4: 'NHWC', 3: 'NWC',
+                                                    5: 'NDHWC'}[len(shape)]},
+                ref=lambda x: np.moveaxis(ref(np.moveaxis(x, -1, 1)), 1, -1),
+                **extra)
+
+
 CASES = {
     'Pooling': [
+        row_last((2, 4, 4, 3), {'kernel': (2, 2), 'stride': (2, 2)}),
+        row_last((2, 5, 5, 2), {'kernel': (3, 3), 'stride': (2, 2),
+                                'pad': (1, 1), 'pool_type': 'avg'}),
+        row_last((2, 6, 3), {'kernel': (2,), 'stride': (2,)}),
+        row_last((1, 3, 4, 4, 2), {'kernel': (2, 2, 2), 'pool_type': 'avg'}),
+        row_last((2, 3, 3, 2), {'global_pool': True, 'pool_type': 'avg'}),
         row((2, 3, 4, 4), {'kernel': (2, 2), 'stride': (2, 2)}),
         # overlapping windows with padding (-inf padding for max)
         row((2, 2, 5, 5), {'kernel': (3, 3), 'stride': (2, 2),

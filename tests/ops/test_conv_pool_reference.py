@@ -181,7 +181,7 @@ def test_convolution_bad_attributes():
              stride=(1, 1, 1)).forward(np, x, w)
     with pytest.raises(DLBookError, match='layout'):
         make('Convolution', kernel=(3, 3), num_filter=2,
-             layout='NHWC').forward(np, x, w)
+             layout='NWC').forward(np, x, w)
 
 
 def test_convolution_accepts_scalar_stride_and_layout():

@@ -2,7 +2,9 @@
 
 Each layer is one ``Convolution``, ``Deconvolution``, ``Pooling`` or
 ``pad`` operator call with the attributes fixed at construction.  Only
-the channels-first layouts (NCW, NCHW, NCDHW) are implemented.  Names
+channels-first (NCW, NCHW, NCDHW) and channels-last (NWC, NHWC, NDHWC)
+layouts run; as in MXNet, ``Conv1D`` and ``Conv1DTranspose`` take only
+NCW, and a channels-last weight is ``(channels, *kernel, in_channels)``.  Names
 (``conv0_``, ``pool0_``), defaults and reprs follow MXNet 1.9
 (python/mxnet/gluon/nn/conv_layers.py).
 
@@ -26,23 +28,19 @@ __all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose',
            'GlobalAvgPool1D', 'GlobalAvgPool2D', 'GlobalAvgPool3D',
            'ReflectionPad2D']
 
-# MXNet accepts these layouts; dlbook implements the first of each pair.
+# The layouts MXNet accepts: channels first, channels last.
 _LAYOUTS = {1: ('NCW', 'NWC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
 
 
 def _check_layout(name, layout, ndim):
-    """Reject layouts MXNet rejects, and explain the ones we lack."""
+    """Reject layouts MXNet rejects (with its assertion message)."""
+    if name in ('Conv1D', 'Conv1DTranspose'):
+        assert layout == 'NCW', "Only supports 'NCW' layout for now"
+        return
     accepted = _LAYOUTS[ndim]
     if layout not in accepted:
-        raise AssertionError(f"{name}: only supports '{accepted[0]}' and "
-                             f"'{accepted[1]}' layout for now, got "
-                             f"{layout!r}")
-    if layout != accepted[0]:
-        raise DLBookError(
-            f'{name}: layout {layout!r} is not implemented in dlbook; only '
-            f'the channels-first layout {accepted[0]!r} is.  Move the '
-            f'channels to axis 1 with nd.transpose (or build the data '
-            f'channels-first) and use layout={accepted[0]!r}.')
+        raise AssertionError(f"Only supports '{accepted[0]}' and "
+                             f"'{accepted[1]}' layout for now")
 
 
 def _tuple(value, ndim, label):
@@ -90,9 +88,12 @@ class _Conv(HybridBlock):
                 wshape = (channels, in_channels // groups)
             else:
                 wshape = (in_channels, channels // groups)
+            wshape = wshape + tuple(kernel_size)
+            if layout[-1] == 'C':                 # channels last
+                wshape = wshape[:1] + wshape[2:] + wshape[1:2]
             # 0 marks the unknown input channels: deferred initialization
             self.weight = self.params.get(
-                'weight', shape=wshape + tuple(kernel_size),
+                'weight', shape=wshape,
                 init=weight_initializer, allow_deferred_init=True)
             if use_bias:
                 self.bias = self.params.get(

@@ -1,5 +1,7 @@
 """Containers that run their children one after another."""
 
+import warnings
+
 from ..block import Block, HybridBlock, _indent
 
 __all__ = ['Sequential', 'HybridSequential']
@@ -61,7 +63,16 @@ class Sequential(_SequentialMixin, Block):
         return self._run_children(x, *args)
 
     def hybridize(self, active=True, **kwargs):
-        """Hybridize the children (a Sequential itself runs eagerly)."""
+        """Hybridize the children (a Sequential itself runs eagerly).
+
+        As MXNet, warns when every child is a HybridBlock: a
+        HybridSequential would compile the whole stack into one graph."""
+        if self._children and all(isinstance(c, HybridBlock)
+                                  for c in self._children.values()):
+            warnings.warn(f"All children of this Sequential layer "
+                          f"'{self.prefix}' are HybridBlocks. Consider using "
+                          f"HybridSequential for the best performance.",
+                          stacklevel=2)
         super().hybridize(active, **kwargs)
 
 

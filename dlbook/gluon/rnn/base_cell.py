@@ -52,8 +52,10 @@ def _unstack(F, x, num, axis=0):
     concatenation, where ``num`` slices would each write a full-size zero
     array in the backward pass.
     """
-    return _as_list(F.split(x, num_outputs=num, axis=axis,
-                            squeeze_axis=True))
+    out = F.split(x, num_outputs=num, axis=axis, squeeze_axis=True)
+    if isinstance(out, (list, tuple)) or num == 1:
+        return _as_list(out)
+    return [out[i] for i in range(num)]        # a Symbol of num outputs
 
 
 def _new_state(func, name, info):

@@ -42,8 +42,12 @@ class _RNNLayer(HybridBlock):
     def __init__(self, hidden_size, num_layers, layout, dropout,
                  bidirectional, input_size, i2h_weight_initializer,
                  h2h_weight_initializer, i2h_bias_initializer,
-                 h2h_bias_initializer, mode, dtype='float32', **kwargs):
+                 h2h_bias_initializer, mode, dtype='float32',
+                 use_sequence_length=False, **kwargs):
         super().__init__(**kwargs)
+        self._use_sequence_length = use_sequence_length
+        self._initializers = (i2h_weight_initializer, h2h_weight_initializer,
+                              i2h_bias_initializer, h2h_bias_initializer)
         if layout not in ('TNC', 'NTC'):
             raise DLBookError(f"Invalid layout {layout}; must be one of "
                               f"['TNC' or 'NTC']")
@@ -170,7 +174,14 @@ class _RNNLayer(HybridBlock):
             for param in self._reg_params.values():
                 param._finish_deferred_init()
 
-    def forward(self, inputs, states=None):
+    def __call__(self, inputs, states=None, sequence_length=None,
+                 **kwargs):
+        # ``layer(x, sequence_length=lengths)``, as MXNet's signature
+        if sequence_length is None:
+            return super().__call__(inputs, states, **kwargs)
+        return super().__call__(inputs, states, sequence_length, **kwargs)
+
+    def forward(self, inputs, states=None, sequence_length=None):
         """Run the layer over a whole sequence.
 
         Parameters
@@ -206,8 +217,52 @@ class _RNNLayer(HybridBlock):
                 states = self._symbol_begin_state(symbol, inputs)
         if not isinstance(states, (list, tuple)):
             states = [states]
-        out = super().forward(inputs, list(states))
+        if self._use_sequence_length:
+            if sequence_length is None:
+                raise DLBookError(f'{type(self).__name__}: '
+                                  f'use_sequence_length=True needs '
+                                  f'sequence_length=')
+            out = super().forward(inputs, list(states), sequence_length)
+        else:
+            # MXNet ignores sequence_length without use_sequence_length
+            out = super().forward(inputs, list(states))
         return out[0] if skip_states else out
+
+    def _unfuse(self):
+        """The same network as a stack of cells sharing this layer's
+        parameters (MXNet's ``_RNNLayer._unfuse``): one cell (or a
+        :class:`BidirectionalCell`) per layer, ``l<k>_``/``r<k>_``
+        prefixes, a :class:`DropoutCell` between layers."""
+        from . import basic_cells, container_cells
+        hidden = self._hidden_size
+        make = {
+            'rnn_relu': lambda **kw: basic_cells.RNNCell(
+                hidden, activation='relu', **kw),
+            'rnn_tanh': lambda **kw: basic_cells.RNNCell(
+                hidden, activation='tanh', **kw),
+            'lstm': lambda **kw: basic_cells.LSTMCell(hidden, **kw),
+            'gru': lambda **kw: basic_cells.GRUCell(hidden, **kw)}[self._mode]
+        i2h_w, h2h_w, i2h_b, h2h_b = self._initializers
+        stack = container_cells.HybridSequentialRNNCell(prefix=self.prefix,
+                                                        params=self.params)
+        with stack.name_scope():
+            width = self._input_size
+            for i in range(self._num_layers):
+                kwargs = {'input_size': width,
+                          'i2h_weight_initializer': i2h_w,
+                          'h2h_weight_initializer': h2h_w,
+                          'i2h_bias_initializer': i2h_b,
+                          'h2h_bias_initializer': h2h_b}
+                if self._dir == 2:
+                    stack.add(container_cells.BidirectionalCell(
+                        make(prefix=f'l{i}_', **kwargs),
+                        make(prefix=f'r{i}_', **kwargs)))
+                else:
+                    stack.add(make(prefix=f'l{i}_', **kwargs))
+                if self._dropout > 0 and i != self._num_layers - 1:
+                    stack.add(basic_cells.DropoutCell(self._dropout))
+                width = hidden * self._dir
+        return stack
 
     def _symbol_begin_state(self, F, inputs):
         """Zero begin states for a symbolic ``inputs``, shaped from it.
@@ -228,7 +283,8 @@ class _RNNLayer(HybridBlock):
                                  size=(shape[0], shape[2]))
                 for _ in self.state_info()]
 
-    def hybrid_forward(self, F, inputs, states, **params):
+    def hybrid_forward(self, F, inputs, states, sequence_length=None,
+                       **params):
         if F is nd:
             batch_size = inputs.shape[self._layout.find('N')]
             for state, info in zip(states, self.state_info(batch_size)):
@@ -245,7 +301,9 @@ class _RNNLayer(HybridBlock):
                 for layer in range(self._num_layers)
                 for d in 'lr'[:self._dir]
                 for proj in ('i2h', 'h2h')]
-        rnn = F.RNN(inputs, F.concat(*flat, dim=0), *states,
+        lengths = [] if sequence_length is None else [sequence_length]
+        rnn = F.RNN(inputs, F.concat(*flat, dim=0), *states, *lengths,
+                    use_sequence_length=sequence_length is not None,
                     state_size=self._hidden_size,
                     num_layers=self._num_layers,
                     bidirectional=self._dir == 2, p=self._dropout,

@@ -231,15 +231,27 @@ def test_conv_repr_shows_only_non_defaults():
         'Conv2DTranspose(4 -> 3, kernel_size=(2, 2), stride=(2, 2))')
 
 
-def test_channels_last_layouts_are_refused():
-    with pytest.raises(DLBookError, match="'NCHW'"):
-        nn.Conv2D(2, 3, layout='NHWC')
-    with pytest.raises(DLBookError, match="'NCW'"):
-        nn.MaxPool1D(layout='NWC')
-    with pytest.raises(DLBookError):
-        nn.Conv3DTranspose(2, 3, layout='NDHWC')
-    with pytest.raises(DLBookError):
-        nn.GlobalAvgPool2D(layout='NHWC')
+def test_channels_last_layouts():
+    # MXNet 1.9.1: Conv2D(4, 3, layout='NHWC', in_channels=2) has weight
+    # (4, 3, 3, 2) and maps (2, 5, 5, 2) to (2, 3, 3, 4); its repr reads
+    # weight.shape[1] (a kernel size here), as MXNet's does
+    conv = nn.Conv2D(4, 3, layout='NHWC', in_channels=2)
+    assert conv.weight.shape == (4, 3, 3, 2)
+    assert repr(conv) == 'Conv2D(3 -> 4, kernel_size=(3, 3), stride=(1, 1))'
+    conv.initialize()
+    assert conv(nd.ones((2, 5, 5, 2))).shape == (2, 3, 3, 4)
+    deferred = nn.Conv3D(4, 3, layout='NDHWC')
+    deferred.initialize()
+    assert deferred(nd.ones((2, 5, 5, 5, 2))).shape == (2, 3, 3, 3, 4)
+    assert deferred.weight.shape == (4, 3, 3, 3, 2)
+    assert nn.MaxPool1D(layout='NWC')(nd.ones((2, 6, 3))).shape == (2, 3, 3)
+    assert nn.GlobalAvgPool2D(layout='NHWC')(
+        nd.ones((2, 5, 5, 2))).shape == (2, 1, 1, 2)
+    # MXNet 1.9.1 asserts these
+    with pytest.raises(AssertionError, match="Only supports 'NCW' layout"):
+        nn.Conv1D(2, 3, layout='NWC')
+    with pytest.raises(AssertionError, match="Only supports 'NCW' layout"):
+        nn.Conv1DTranspose(2, 3, layout='NWC')
     with pytest.raises(AssertionError):
         nn.Conv2D(2, 3, layout='CHWN')
 
