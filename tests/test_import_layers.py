@@ -20,6 +20,7 @@ PACKAGE = 'dlbook'
 #: From the bottom up.  A module belongs to the first entry that is its
 #: name or a prefix of it (``dlbook.gluon.nn`` belongs to ``dlbook.gluon``).
 LAYERS = [
+    ['dlbook.widgets'],          # imports nothing from dlbook: plain floats in
     ['dlbook.base', 'dlbook._atomic', 'dlbook._write_clock',
      'dlbook._profile_state', 'dlbook._np_state', 'dlbook.name',
      'dlbook.attribute', 'dlbook.registry'],
@@ -37,7 +38,7 @@ LAYERS = [
      'dlbook.contrib', 'dlbook.profiler', 'dlbook.runtime',
      'dlbook.test_utils', 'dlbook.test_utils_data',
      'dlbook.test_utils_stats', 'dlbook.test_utils_symbolic'],
-    ['dlbook.viz', 'dlbook.widgets', 'dlbook.book', 'dlbook.exercises',
+    ['dlbook.viz', 'dlbook.book', 'dlbook.exercises',
      'dlbook.launch', 'dlbook.as_mxnet', 'dlbook.mxnet_shim', 'dlbook'],
 ]
 
