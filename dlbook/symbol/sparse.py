@@ -19,6 +19,7 @@ rules (``dlbook/graph_sparse.py``): a dense output and a row_sparse
 gradient for ``weight``.
 """
 
+from ..ops import REGISTRY
 from ..ops.sparse import SparseRetain
 from .register import make_function
 
@@ -38,21 +39,10 @@ _NAMES = (
     'sign', 'sin', 'sinh', 'slice', 'sqrt', 'square', 'stop_gradient',
     'sum', 'tan', 'tanh', 'trunc', 'where', 'zeros_like')
 
-__all__ = ['retain']
-
-
-def _fill():
-    from .. import symbol
-    found = {}
-    for name in _NAMES:
-        function = getattr(symbol, name, None)
-        if function is not None:
-            found[name] = function
-    return found
-
-
-globals().update(_fill())
-__all__ += sorted(n for n in _NAMES if n in globals())
+# the same functions ``sym.<name>`` is (made from the same registry)
+globals().update({name: make_function(REGISTRY[name], name)
+                  for name in _NAMES if name in REGISTRY})
+__all__ = ['retain'] + sorted(n for n in _NAMES if n in REGISTRY)
 
 retain = make_function(SparseRetain, 'retain')
 retain.__doc__ = """The rows ``indices`` of a row_sparse ``data`` that it
