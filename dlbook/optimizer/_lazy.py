@@ -9,7 +9,7 @@ rows.  The update rules are element-wise, so running the dense kernel on
 the gathered rows and scattering them back gives the same numbers.
 """
 
-__all__ = ['rows_for_update']
+__all__ = ['rows_for_update', 'dense_view']
 
 
 def _dense_values(weight):
@@ -39,6 +39,16 @@ def _raw_states(state):
     if isinstance(state, (tuple, list)):
         return [s for s in state if s is not None]
     return [state]
+
+
+def dense_view(weight):
+    """``weight`` itself, or for a row_sparse weight a dense NDArray
+    sharing its (then complete) storage: every optimizer can update it in
+    place."""
+    if weight.stype != 'row_sparse':
+        return weight
+    from ..ndarray.ndarray import from_raw
+    return from_raw(_dense_values(weight), weight.context)
 
 
 def rows_for_update(weight, grad, state, lazy):
