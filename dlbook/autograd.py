@@ -17,7 +17,6 @@ them):
   ``backward`` on the same graph raises MXNet's error.
 """
 
-import operator
 import threading
 import weakref
 

@@ -2,7 +2,6 @@
 Expected values and messages were recorded from MXNet 1.9.1."""
 
 import os
-import sys
 
 import numpy as np
 import pytest
