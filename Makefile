@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.dlbook-installed
 
-.PHONY: lab test test-oldest-numpy notebooks bench fuzz clean
+.PHONY: lab test lint test-oldest-numpy notebooks bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,7 @@ OLD_VENV     = .venv-oldest
 OLD_STAMP    = $(OLD_VENV)/.dlbook-installed
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q tests
 	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q -p no:cacheprovider -k gpu0 \
 	    tests/ops tests/gluon tests/symbol tests/test_*.py
@@ -60,6 +61,10 @@ test-oldest-numpy: $(OLD_STAMP)
 # a chapter whose numbers leave the ranges its text states is not stored
 notebooks: $(STAMP)
 	$(BIN)/python -m tests.notebooks.regenerate
+
+# pyflakes rules and syntax errors (pyproject.toml [tool.ruff])
+lint: $(STAMP)
+	$(BIN)/ruff check .
 
 # a longer run of the file-reader fuzzing than the test suite's
 fuzz: $(STAMP)

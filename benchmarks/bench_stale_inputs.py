@@ -5,8 +5,10 @@ Every in-place write (``x[:] = ...``, ``x += 1``) ticks the write clock
 keeps the clock's time, and ``backward`` compares.  This times
 ``bench_core``'s loops (``a + b`` on 16x16 float32, plain, recorded,
 recorded + ``backward()``) with the check as shipped and without it
-(``invoke`` minus the stamp, so the tape holds none and backward skips the
-check), in interleaved rounds so that a busy machine slows both alike.
+(``invoke`` minus the stamp and minus marking the inputs a recorded op
+used, which lets a write inside ``record()`` raise at once, so the tape
+holds no stamp and backward skips the check), in interleaved rounds so
+that a busy machine slows both alike.
 
 Run: ``python benchmarks/bench_stale_inputs.py`` (writes
 benchmarks/RESULTS.md).
@@ -40,10 +42,15 @@ def _invoke_without_check():
     check too)."""
     source = inspect.getsource(_invoke_module.invoke)
     saved = (',\n                             _write_clock.NOW[0])')
-    if saved not in source:
+    marks = ('                used_by = _weakref(node)    # for '
+             'autograd.check_write\n'
+             '                for x in inputs:\n'
+             '                    x._used_by = used_by\n')
+    if saved not in source or marks not in source:
         raise RuntimeError('invoke() changed: update this benchmark')
     namespace = dict(vars(_invoke_module))
-    exec(source.replace(saved, ')'), namespace)      # noqa: S102
+    exec(source.replace(saved, ')').replace(marks, ''),    # noqa: S102
+         namespace)
     return namespace['invoke']
 
 

@@ -17,8 +17,8 @@ them):
   ``backward`` on the same graph raises MXNet's error.
 """
 
-import operator
 import threading
+import weakref
 
 from . import _profile_state as _profile
 from . import _write_clock
@@ -43,7 +43,7 @@ class Node:
     backward needs) and the input NDArrays the gradient flows into."""
 
     __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'recorded_at',
-                 '__weakref__')
+                 'written_outputs', '__weakref__')
 
     def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
         self.op = op
@@ -54,6 +54,8 @@ class Node:
         # the write clock's time when the op ran (see _check_writes);
         # None when not recorded
         self.recorded_at = recorded_at
+        # (index, raw array) of outputs written in place after recording
+        self.written_outputs = ()
 
     def __repr__(self):
         return f'Node({self.op.name})'
@@ -297,8 +299,45 @@ def _run_backward(heads, head_grads, retain_graph, capture=()):
             node.freed = True
             node.op.saved = ()
             node.inputs = ()
+            node.written_outputs = ()
     results.update({k: tuple(v) for k, v in leaf_grads.items()})
     return results
+
+
+_IN_GRAPH = (
+    'Assigning to NDArrays that are already in a computational graph will '
+    'cause undefined behavior when evaluating gradients: this NDArray of '
+    'shape {shape} {dtype} @{ctx} is {what}. Please call backward first to '
+    'clear the graph, do this outside of a record section, or write into '
+    'a copy (x = x.copy()). Also note that you cannot use inplace '
+    'operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record '
+    'section.')
+
+
+def check_write(x):
+    """Raise MXNet's error for an in-place write, inside ``record()``, to
+    an array already in the graph: a variable, the output of a recorded
+    operator, or an input of one, until ``backward`` frees that graph."""
+    node = x._node
+    if x._grad_req is not None:
+        what = 'a variable (attach_grad() was called on it)'
+    elif node is not None and not node.freed:
+        what = f"the output of operator '{node.op.name}'"
+    else:
+        node = x._used_by() if x._used_by is not None else None
+        if node is None or node.freed:
+            return
+        what = f"an input of operator '{node.op.name}'"
+    raise DLBookError(_IN_GRAPH.format(shape=x.shape, dtype=x.dtype,
+                                       ctx=x._ctx, what=what))
+
+
+def output_written(x):
+    """Note that ``x``, the output of a recorded operator, was written in
+    place, so that ``backward`` can tell whether the operator kept it."""
+    node = x._node
+    if not node.freed:
+        node.written_outputs += ((x._out_index, x._data),)
 
 
 def _check_writes(node):
@@ -317,14 +356,26 @@ def _check_writes(node):
                 f'operator recorded it; its gradient needs the old values. '
                 f'Write into a copy (x = x.copy()) or modify it only after '
                 f'backward().')
+    for i, raw in node.written_outputs:
+        if _holds_raw(node.op, raw, node.ctx.xp):
+            raise DLBookError(
+                f"autograd: output {i} of operator '{node.op.name}', an "
+                f'NDArray of shape {raw.shape} {raw.dtype} @{node.ctx}, was '
+                f'modified in place (y[...] = ..., y += ...) after the '
+                f'operator recorded it; its gradient needs the output it '
+                f'computed. Modify a copy (y = y.copy()) or modify it only '
+                f'after backward().')
 
 
 def _holds(op, x):
     """Whether ``op`` kept ``x``'s memory for its backward (in
     ``op.saved``, another attribute, or ``saved_tensors`` of an
     ``autograd.Function``).  Unsure cases count as kept."""
-    raw = x._data
-    xp = x._ctx.xp
+    return _holds_raw(op, x._data, x._ctx.xp, x)
+
+
+def _holds_raw(op, raw, xp, x=None):
+    """:func:`_holds` for a raw array ``raw`` (and its NDArray ``x``)."""
     todo = list(vars(op).values()) if hasattr(op, '__dict__') else [op.saved]
     function = getattr(op, 'function', None)
     if function is not None:
@@ -333,7 +384,7 @@ def _holds(op, x):
         item = todo.pop()
         if isinstance(item, (tuple, list)):
             todo.extend(item)
-        elif item is x or item is raw:
+        elif item is raw or (item is x and x is not None):
             return True
         elif hasattr(item, '_data') and hasattr(item, '_ctx'):
             todo.append(item._data)
@@ -513,6 +564,9 @@ class Function:
                         _write_clock.NOW[0])
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
+            used_by = weakref.ref(node)
+            for x in inputs:
+                x._used_by = used_by
         return outputs
 
 
@@ -523,12 +577,14 @@ class _FunctionOp:
 
     def __init__(self, function, outputs):
         self.function = function
-        self.outputs = outputs
+        # only the context: holding the outputs would look, to the check
+        # for written outputs, as if the backward needed their values
+        self.out_ctx = outputs[0]._ctx
         self.saved = ()
 
     def backward(self, xp, *dys):
         from .ndarray.ndarray import NDArray, from_raw
-        ctx = self.outputs[0]._ctx
+        ctx = self.out_ctx
         with pause():
             grads = self.function.backward(*[from_raw(d, ctx) for d in dys])
         if isinstance(grads, NDArray):

@@ -5,7 +5,7 @@ raises its own :class:`DLBookError`, and ``dlbook.base.MXNetError`` is the
 same class, so ``except mx.base.MXNetError`` works unchanged.
 """
 
-__all__ = ['DLBookError', 'DLBookIndexError', 'MXNetError',
+__all__ = ['DLBookError', 'DLBookIndexError', 'UsageError', 'MXNetError',
            'NotImplementedForSymbol', 'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE',
            'dtype_name', 'numeric_types', 'integer_types', 'string_types',
            'py_str']
@@ -25,6 +25,13 @@ class DLBookIndexError(DLBookError, IndexError):
     """An index out of range (``x[5]`` on 2 rows).  Also an
     ``IndexError``, as in MXNet and NumPy, so ``except IndexError`` and
     the ``for``-loop protocol work."""
+
+
+class UsageError(DLBookError, AssertionError):
+    """A wrong argument or call where MXNet 1.9.1 fails an ``assert``
+    (``Vocabulary(min_freq=0)``, ``TopKAccuracy(top_k=1)``).  Also an
+    ``AssertionError``, so ``except AssertionError`` written for MXNet
+    still works, and raised even under ``python -O``."""
 
 
 MXNetError = DLBookError

@@ -14,7 +14,10 @@ import numpy as np
 from . import ndarray as nd
 from .base import DLBookError, dtype_name
 from .graph import GraphProgram
+from .graph_sparse import is_sparse, storage_types
 from .ndarray.ndarray import NDArray, from_raw
+from .ndarray.sparse_ndarray import raw_of, store_grad, wrap_raw
+from .ops.sparse import stype_of_attr
 
 __all__ = ['Executor', 'simple_bind']
 
@@ -116,6 +119,9 @@ class Executor:
         by_name = dict(zip(self._arg_names, self.arg_arrays))
         by_name.update(zip(self._aux_names, self.aux_arrays))
         self._inputs = [by_name[n] for n in self._program.var_names]
+        # sparse arguments: the graph runs with MXNet's sparse rules
+        if any(x.stype != 'default' for x in self._inputs):
+            self._program.sparse = True
         # an executor bound with gradients keeps what backward needs after
         # every forward, as MXNet's does (backward may follow a forward
         # with is_train=False)
@@ -154,10 +160,16 @@ class Executor:
                                      f'need: {target.shape}, received: '
                                      f'{array.shape}')
                 target[:] = array
+        if self._program.sparse:
+            inputs = [(raw_of(x), x._ctx) for x in self._inputs]
+        else:
+            inputs = [(x._data, x._ctx) for x in self._inputs]
         outs, self._tape = self._program.forward(
-            [(x._data, x._ctx) for x in self._inputs], is_train,
-            keep=is_train or self._needs_grad)
-        if len(self.outputs) == len(outs):
+            inputs, is_train, keep=is_train or self._needs_grad)
+        if self._program.sparse:
+            # outputs may be sparse: fresh arrays of each output's storage
+            self.outputs = [wrap_raw(raw, ctx) for raw, ctx in outs]
+        elif len(self.outputs) == len(outs):
             # the same output arrays, now holding the new values
             for o, (raw, ctx) in zip(self.outputs, outs):
                 o._data, o._ctx = raw, ctx
@@ -196,7 +208,8 @@ class Executor:
                     raise DLBookError(f'backward: out_grad of shape '
                                       f'{g.shape} for output of shape '
                                       f'{o.shape}')
-                raws.append(g.as_in_context(o.context)._data)
+                g = g.as_in_context(o.context)
+                raws.append(raw_of(g) if self._program.sparse else g._data)
         grads = self._program.backward(self._tape, raws,
                                        needed=self._needed)
         by_name = dict(zip(self._program.var_names, grads))
@@ -208,6 +221,9 @@ class Executor:
             if g is None:
                 if req == 'write':
                     buf[:] = 0
+                continue
+            if buf.stype != 'default' or is_sparse(g):
+                store_grad(buf, g, req)     # row_sparse gradients
                 continue
             if buf._ctx is not arg._ctx:
                 # the gradient lives with its argument
@@ -367,9 +383,28 @@ def _infer_types(symbol, type_dict):
     return arg_types, aux_types
 
 
+def _arg_stypes(symbol, stype_dict):
+    """Storage of each argument: ``stype_dict``, else the variable's
+    ``stype`` (``__storage_type__``), else dense."""
+    attrs = symbol.attr_dict()
+    stypes = {}
+    for name in symbol.list_arguments():
+        given = (stype_dict or {}).get(name)
+        stypes[name] = given if given is not None else stype_of_attr(
+            attrs.get(name, {}).get('__storage_type__'))
+    return stypes
+
+
 def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
-                group2ctx=None, shared_exec=None, shapes=None):
-    """Infer shapes and dtypes, allocate arrays, return an Executor."""
+                group2ctx=None, shared_exec=None, shapes=None,
+                stype_dict=None):
+    """Infer shapes and dtypes, allocate arrays, return an Executor.
+
+    Storage types, as MXNet's: an argument is stored as ``stype_dict``
+    or its variable's ``stype`` says (dense otherwise); its gradient is
+    row_sparse where the graph gives one (the ``rhs`` of ``dot(csr,
+    rhs)``, the weight of ``Embedding(sparse_grad=True)``), else dense.
+    """
     shapes = dict(shapes or {})
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')         # the error below says it
@@ -385,6 +420,8 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
     program = GraphProgram(symbol, ctx, group2ctx)
     arg_names = symbol.list_arguments()
     reqs = dict(zip(arg_names, _grad_reqs(grad_req, arg_names)))
+    arg_stypes = _arg_stypes(symbol, stype_dict)
+    grad_stypes = storage_types(symbol, arg_stypes)
     shared = shared_exec.arg_dict if shared_exec is not None else {}
     args, grads = [], []
     for name, shape, dtype in zip(arg_names, arg_shapes, arg_types):
@@ -394,9 +431,11 @@ def simple_bind(symbol, ctx, grad_req='write', type_dict=None,
             args.append(same)
             grads.append(shared_exec.grad_dict.get(name))
             continue
-        args.append(nd.zeros(shape, ctx=where, dtype=dtype))
+        args.append(nd.zeros(shape, ctx=where, dtype=dtype,
+                             stype=arg_stypes[name]))
         grads.append(None if reqs[name] == 'null' else
-                     nd.zeros(shape, ctx=where, dtype=dtype))
+                     nd.zeros(shape, ctx=where, dtype=dtype,
+                              stype=grad_stypes[name]))
     # auxiliary states (BatchNorm's moving statistics) are shared too, so
     # executors bound for several buckets keep one set of statistics
     shared_aux = shared_exec.aux_dict if shared_exec is not None else {}

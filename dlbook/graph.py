@@ -144,6 +144,18 @@ class GraphProgram:
         for step in self.steps:
             contexts.update((step.ctx, step.out_ctx))
         self.local_ctx = default_ctx if len(contexts) == 1 else None
+        # sparse arrays: set by the Executor when it binds one, or by a
+        # node that makes one (cast_storage, _sparse_retain)
+        self.sparse = any(step.node.op in ('cast_storage', '_sparse_retain')
+                          for step in self.steps)
+        # Embedding(sparse_grad=True) on a weight variable: a row_sparse
+        # gradient, as MXNet's executors give
+        var_slots = set(self.var_slots)
+        for step in self.steps:
+            if step.node.op == 'Embedding' and \
+                    step.proto.attrs.get('sparse_grad') and \
+                    step.in_slots[1] in var_slots:
+                step.proto.row_sparse_grad = True
         self._needs = {}
         self.peak_bytes = 0
         self.total_bytes = 0
@@ -179,6 +191,9 @@ class GraphProgram:
         """
         if keep is None:
             keep = is_train
+        if self.sparse:
+            from .graph_sparse import forward as sparse_forward
+            return sparse_forward(self, inputs, is_train, rng, keep)
         local = self.local_ctx
         if local is not None and not self.track_memory:
             for _, ctx in inputs:

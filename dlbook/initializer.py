@@ -31,6 +31,8 @@ import warnings
 
 import numpy as np
 
+from .base import UsageError
+
 from . import ndarray as nd
 from . import registry
 
@@ -176,7 +178,10 @@ class Initializer:
         arr[:] = _bilinear_kernel(arr.shape)
 
     def _init_loc_bias(self, _, arr):
-        assert arr.shape[0] == 6
+        if arr.shape[0] != 6:
+            raise UsageError(
+                f'{_}: a loc bias (a spatial transformer\'s affine '
+                f'parameters) needs 6 values, got shape {arr.shape}.')
         arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
 
     def _init_zero(self, _, arr):
@@ -257,7 +262,11 @@ class Load:
     def __init__(self, param, default_init=None, verbose=False):
         if isinstance(param, str):
             param = nd.load(param)
-        assert isinstance(param, dict)
+        if not isinstance(param, dict):
+            raise UsageError(
+                f'Load needs a dict of name -> NDArray (what nd.load gives '
+                f'for a saved dict) or a file name, got '
+                f'{type(param).__name__}.')
         self.param = {}
         for name, arr in param.items():
             if name.startswith('arg:') or name.startswith('aux:'):
@@ -269,17 +278,20 @@ class Load:
 
     def __call__(self, name, arr):
         if name in self.param:
-            assert arr.shape == self.param[name].shape, \
-                f'Parameter {name} cannot be initialized from loading. ' \
-                f'Shape mismatch, target {arr.shape} vs loaded ' \
-                f'{self.param[name].shape}'
+            if arr.shape != self.param[name].shape:
+                raise UsageError(
+                    f'Parameter {name} cannot be initialized from loading. '
+                    f'Shape mismatch, target {arr.shape} vs loaded '
+                    f'{self.param[name].shape}')
             arr[:] = self.param[name]
             if self.verbose:
                 logging.info('Initialized %s by loading', name)
         else:
-            assert self.default_init is not None, \
-                f'Cannot Initialize {name}. Not found in loaded param and ' \
-                f'no default Initializer is provided.'
+            if self.default_init is None:
+                raise UsageError(
+                    f'Cannot Initialize {name}. Not found in loaded param '
+                    f'and no default Initializer is provided: pass '
+                    f'default_init=mx.init.Uniform() (or another).')
             self.default_init(name, arr)
             if self.verbose:
                 logging.info('Initialized %s by default', name)
@@ -303,7 +315,11 @@ class Mixed:
     """
 
     def __init__(self, patterns, initializers):
-        assert len(patterns) == len(initializers)
+        if len(patterns) != len(initializers):
+            raise UsageError(
+                f'Mixed needs one initializer per pattern, got '
+                f'{len(patterns)} patterns and {len(initializers)} '
+                f'initializers.')
         self.map = list(zip([re.compile(p) for p in patterns],
                             initializers))
 

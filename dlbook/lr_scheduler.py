@@ -21,6 +21,8 @@ exactly, including two behaviours worth knowing:
 import logging
 from math import cos, pi
 
+from .base import UsageError
+
 __all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler',
            'PolyScheduler', 'CosineScheduler']
 
@@ -44,7 +46,10 @@ class LRScheduler:
     def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0,
                  warmup_mode='linear'):
         self.base_lr = base_lr
-        assert isinstance(warmup_steps, int)
+        if not isinstance(warmup_steps, int):
+            raise UsageError(f'warmup_steps must be an int (a number of '
+                             f'updates), got {type(warmup_steps).__name__} '
+                             f'{warmup_steps!r}.')
         self.warmup_steps = warmup_steps
         self.warmup_final_lr = base_lr
         self.warmup_begin_lr = warmup_begin_lr
@@ -63,7 +68,11 @@ class LRScheduler:
         ``linear``: ``begin + (final - begin) * num_update / warmup_steps``;
         ``constant``: ``begin``.
         """
-        assert num_update < self.warmup_steps
+        if not num_update < self.warmup_steps:
+            raise UsageError(f'get_warmup_lr({num_update}) is only for '
+                             f'updates before warmup_steps='
+                             f'{self.warmup_steps}; call the scheduler '
+                             f'itself: scheduler(num_update).')
         if self.warmup_mode == 'linear':
             increase = (self.warmup_final_lr - self.warmup_begin_lr) \
                 * float(num_update) / float(self.warmup_steps)
@@ -153,7 +162,10 @@ class MultiFactorScheduler(LRScheduler):
                  warmup_begin_lr=0, warmup_mode='linear'):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr,
                          warmup_mode)
-        assert isinstance(step, list) and len(step) >= 1
+        if not (isinstance(step, list) and len(step) >= 1):
+            raise UsageError(f'MultiFactorScheduler: step must be a '
+                             f'non-empty list of update counts, got '
+                             f'{step!r}; for one step use FactorScheduler.')
         for i, _step in enumerate(step):
             if i != 0 and step[i] <= step[i - 1]:
                 raise ValueError('Schedule step must be an increasing '
@@ -197,7 +209,10 @@ class _DecayScheduler(LRScheduler):
                  warmup_begin_lr, warmup_mode):
         super().__init__(base_lr, warmup_steps, warmup_begin_lr,
                          warmup_mode)
-        assert isinstance(max_update, int)
+        if not isinstance(max_update, int):
+            raise UsageError(f'max_update must be an int (a number of '
+                             f'updates), got {type(max_update).__name__} '
+                             f'{max_update!r}.')
         if max_update < 1:
             raise ValueError('maximum number of updates must be strictly '
                              'positive')

@@ -199,7 +199,7 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names,
     for idx, param_on_devs in enumerate(param_arrays):
         name = param_names[idx]
         kvstore.init(name, arg_params[name])
-        if update_on_kvstore:
+        if update_on_kvstore and arg_params[name].stype == 'default':
             kvstore.pull(name, param_on_devs, priority=-idx)
 
 
@@ -211,8 +211,15 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore,
                                                       grad_arrays)):
         if grad_list[0] is None:        # a fixed parameter
             continue
-        kvstore.pushpull(param_names[index], grad_list, out=arg_list,
-                         priority=-index)
+        if grad_list[0].stype == 'default' and \
+                arg_list[0].stype == 'default':
+            kvstore.pushpull(param_names[index], grad_list, out=arg_list,
+                             priority=-index)
+        else:
+            # a row_sparse weight is not pulled (MXNet ignores it): the
+            # program pulls the rows it needs with row_sparse_pull
+            kvstore.push(param_names[index], grad_list, priority=-index)
+            kvstore.pull(param_names[index], out=arg_list, priority=-index)
 
 
 def _update_params(param_arrays, grad_arrays, updater, num_device,
@@ -231,7 +238,14 @@ def _update_params(param_arrays, grad_arrays, updater, num_device,
             continue
         if kvstore:
             # Without ``out`` the sum is written back into the gradients.
-            kvstore.pushpull(param_names[index], grad_list, priority=-index)
+            if grad_list[0].stype == 'default' and \
+                    arg_list[0].stype == 'default':
+                kvstore.pushpull(param_names[index], grad_list,
+                                 priority=-index)
+            else:
+                kvstore.push(param_names[index], grad_list, priority=-index)
+                kvstore.pull(param_names[index], out=grad_list,
+                             priority=-index)
         for k, (w, g) in enumerate(zip(arg_list, grad_list)):
             updates[k].append((index * num_device + k, g, w))
     for dev_updates in updates:

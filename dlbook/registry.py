@@ -12,6 +12,8 @@ or ``'{"name": ..., kwargs}'``, or a dict of keyword arguments.
 import json
 import warnings
 
+from .base import UsageError
+
 __all__ = ['get_register_func', 'get_alias_func', 'get_create_func',
            'get_registry']
 
@@ -36,8 +38,9 @@ def get_register_func(base_class, nickname):
     registry = _REGISTRY.setdefault(base_class, {})
 
     def register(klass, name=None):
-        assert issubclass(klass, base_class), \
-            f'Can only register subclass of {base_class.__name__}'
+        if not (isinstance(klass, type) and issubclass(klass, base_class)):
+            raise UsageError(f'Can only register subclass of '
+                             f'{base_class.__name__}, got {klass!r}.')
         name = (klass.__name__ if name is None else name).lower()
         if name in registry and registry[name] is not klass:
             old = registry[name]
@@ -77,24 +80,30 @@ def get_create_func(base_class, nickname):
         else:
             name = kwargs.pop(nickname)
         if isinstance(name, base_class):
-            assert not args and not kwargs, \
-                f'{nickname} is already an instance. Additional arguments ' \
-                f'are invalid'
+            if args or kwargs:
+                raise UsageError(f'{nickname} is already an instance. '
+                                 f'Additional arguments are invalid: pass '
+                                 f'them to its constructor instead.')
             return name
         if isinstance(name, dict):
             return create(**name)
-        assert isinstance(name, str), f'{nickname} must be of string type'
+        if not isinstance(name, str):
+            raise UsageError(f'{nickname} must be of string type, got '
+                             f'{type(name).__name__} {name!r}.')
+        if name.startswith(('[', '{')) and (args or kwargs):
+            raise UsageError(f'{nickname}: a JSON description ({name!r}) '
+                             f'already holds the arguments; additional '
+                             f'arguments are invalid.')
         if name.startswith('['):
-            assert not args and not kwargs
             name, kwargs = json.loads(name)
             return create(name, **kwargs)
         if name.startswith('{'):
-            assert not args and not kwargs
             return create(**json.loads(name))
         name = name.lower()
-        assert name in registry, \
-            f'{name} is not registered. Please register with ' \
-            f'{nickname}.register first'
+        if name not in registry:
+            raise UsageError(f'{name} is not registered. Please register '
+                             f'with {nickname}.register first (registered: '
+                             f'{", ".join(sorted(registry))}).')
         return registry[name](*args, **kwargs)
 
     create.__doc__ = f'Create a {nickname} instance from config.'

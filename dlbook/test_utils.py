@@ -40,6 +40,8 @@ __all__ = ['default_context', 'set_default_context', 'default_dtype',
            'discard_stderr', 'get_mnist', 'numeric_grad',
            'check_numeric_gradient', 'check_symbolic_forward',
            'check_symbolic_backward', 'check_consistency', 'simple_forward',
+           'rand_sparse_ndarray', 'shuffle_csr_column_indices',
+           'assign_each', 'assign_each2',
            'verify_generator', 'chi_square_check',
            'gen_buckets_probs_with_ppf', 'mean_check', 'var_check']
 
@@ -301,18 +303,23 @@ def random_sample(population, k):
 def rand_ndarray(shape, stype='default', density=None, dtype=None,
                  modifier_func=None, shuffle_csr_indices=False,
                  distribution=None, ctx=None):
-    """A standard normal NDArray of ``shape`` (float32 unless ``dtype``).
+    """A random NDArray of ``shape`` (float32 unless ``dtype``).
 
-    Only dense storage (``stype='default'``) exists in dlbook: asking for
-    ``'csr'`` or ``'row_sparse'`` raises instead of returning a dense
-    array that would test something else.
+    ``stype='default'``: standard normal values.  ``'row_sparse'``: each
+    row is stored with probability ``density`` (drawn in [0, 1) when
+    omitted), its values uniform in [0, 1).  ``'csr'`` (2-D):
+    ``density * size`` values uniform in [0, 1) at random places, or
+    ``distribution='powerlaw'``: each row twice as full as the one
+    before.  Draws use ``np.random``, as MXNet's (see
+    ``dlbook.test_utils_sparse``).
     """
     if stype != 'default':
-        from .base import DLBookError
-        raise DLBookError(
-            f'rand_ndarray: stype={stype!r} needs sparse storage, which '
-            f'dlbook does not provide (NDArrays are dense); use '
-            f"stype='default'")
+        from .test_utils_sparse import rand_sparse_ndarray
+        arr, _ = rand_sparse_ndarray(
+            shape, stype, density=density, modifier_func=modifier_func,
+            dtype=dtype, shuffle_csr_indices=shuffle_csr_indices,
+            distribution=distribution, ctx=ctx)
+        return arr
     from . import ndarray as nd
     return nd.array(random_arrays(shape), dtype=dtype,
                     ctx=ctx or default_context())
@@ -449,6 +456,9 @@ from .test_utils_symbolic import (numeric_grad, check_numeric_gradient,  # noqa
                                   check_symbolic_forward,
                                   check_symbolic_backward,
                                   check_consistency, simple_forward)
+from .test_utils_sparse import (rand_sparse_ndarray,  # noqa: E402,F401
+                                shuffle_csr_column_indices, assign_each,
+                                assign_each2)
 from .test_utils_stats import (verify_generator, chi_square_check,  # noqa
                                gen_buckets_probs_with_ppf, mean_check,
                                var_check)

@@ -18,7 +18,7 @@ of any size (``log_softmax``, ``relu(x) - x*y + softrelu(-|x|)``).
 
 import math
 
-from ..base import numeric_types
+from ..base import UsageError, numeric_types
 from .block import HybridBlock
 
 __all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss',
@@ -44,7 +44,11 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
     if sample_weight is not None:
         loss = F.broadcast_mul(loss, sample_weight)
     if weight is not None:
-        assert isinstance(weight, numeric_types), 'weight must be a number'
+        if not isinstance(weight, numeric_types):
+            raise UsageError(f'weight must be a number, got '
+                             f'{type(weight).__name__} {weight!r}; per-sample '
+                             f'weights go in sample_weight when calling the '
+                             f'loss.')
         loss = loss * weight
     return loss
 
@@ -300,12 +304,12 @@ class CTCLoss(Loss):
 
     def __init__(self, layout='NTC', label_layout='NT', weight=None,
                  **kwargs):
-        assert layout in ['NTC', 'TNC'], \
-            f"Only 'NTC' and 'TNC' layouts for pred are supported. Got: " \
-            f"{layout}"
-        assert label_layout in ['NT', 'TN'], \
-            f"Only 'NT' and 'TN' layouts for label are supported. Got: " \
-            f"{label_layout}"
+        if layout not in ['NTC', 'TNC']:
+            raise UsageError(f"Only 'NTC' and 'TNC' layouts for pred are "
+                             f'supported. Got: {layout}')
+        if label_layout not in ['NT', 'TN']:
+            raise UsageError(f"Only 'NT' and 'TN' layouts for label are "
+                             f'supported. Got: {label_layout}')
         self._layout = layout
         self._label_layout = label_layout
         batch_axis = label_layout.find('N')

@@ -22,7 +22,7 @@ The training loop of every chapter::
 
 from .. import optimizer as opt
 from .._atomic import atomic_write
-from ..base import DLBookError
+from ..base import DLBookError, UsageError
 from .parameter import Parameter, ParameterDict
 
 __all__ = ['Trainer']
@@ -136,9 +136,13 @@ class Trainer:
         # lr_mult or wd_mult later still takes effect.
         param_dict = dict(enumerate(self._params))
         if isinstance(optimizer, opt.Optimizer):
-            assert not optimizer_params, \
-                'optimizer_params must be None if optimizer is an instance ' \
-                'of Optimizer instead of str'
+            if optimizer_params:
+                raise UsageError(
+                    f'optimizer_params must be None if optimizer is an '
+                    f'instance of Optimizer instead of str, got '
+                    f'{optimizer_params!r}: set them on the Optimizer '
+                    f'(mx.optimizer.SGD(learning_rate=0.1)) or pass '
+                    f"Trainer(params, 'sgd', {{'learning_rate': 0.1}}).")
             self._optimizer = optimizer
             self._optimizer.param_dict = param_dict
         else:
@@ -310,10 +314,11 @@ class Trainer:
         gradient clipping).
         """
         self._prepare()
-        assert not self._update_on_kvstore, \
-            'allreduce_grads() when parameters are updated on kvstore is ' \
-            'not supported. Try setting `update_on_kvstore` to False when ' \
-            'creating trainer.'
+        if self._update_on_kvstore:
+            raise UsageError(
+                'allreduce_grads() when parameters are updated on kvstore '
+                'is not supported. Try setting `update_on_kvstore` to False '
+                'when creating trainer.')
         self._allreduce_grads()
 
     def _allreduce_grads(self):
@@ -334,10 +339,11 @@ class Trainer:
             See :meth:`step`.
         """
         self._prepare()
-        assert not self._update_on_kvstore, \
-            'update() when parameters are updated on kvstore is not ' \
-            'supported. Try setting `update_on_kvstore` to False when ' \
-            'creating trainer.'
+        if self._update_on_kvstore:
+            raise UsageError(
+                'update() when parameters are updated on kvstore is not '
+                'supported. Try setting `update_on_kvstore` to False when '
+                'creating trainer.')
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
@@ -449,9 +455,10 @@ class Trainer:
         assert self._optimizer is not None
         self._prepare()
         if self._update_on_kvstore:
-            assert not self._params_to_init, \
-                'Cannot save trainer states when some parameters are not ' \
-                'yet initialized in kvstore.'
+            if self._params_to_init:
+                raise UsageError(
+                    'Cannot save trainer states when some parameters are '
+                    'not yet initialized in kvstore: run one step() first.')
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
         data = self._updaters[0].get_states(dump_optimizer=True)

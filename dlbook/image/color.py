@@ -47,6 +47,7 @@ def _update(src, name, fn, in_place, rgb=False):
         if not in_place:
             return _wrap(values, src)
         src._check_writable()
+        src._stamp_write()
         src._data[...] = values
     return src
 

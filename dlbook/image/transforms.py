@@ -470,6 +470,7 @@ def color_normalize(src, mean, std=None):
                           f'{numpy.dtype(src.dtype).name}; cast it first: '
                           f"src.astype('float32')")
     src._check_writable()
+    src._stamp_write()
     if mean is not None:
         src._data -= _channel_values(mean, src, 'mean')
     if std is not None:

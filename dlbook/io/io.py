@@ -15,6 +15,8 @@ import threading
 
 import numpy
 
+from ..base import UsageError
+
 
 class DataDesc(collections.namedtuple('DataDesc', ['name', 'shape'])):
     """Name, shape, dtype and layout of one input or label.
@@ -81,11 +83,15 @@ class DataBatch:
     def __init__(self, data, label=None, pad=None, index=None,
                  bucket_key=None, provide_data=None, provide_label=None):
         if data is not None:
-            assert isinstance(data, (list, tuple)), \
-                'Data must be list of NDArrays'
+            if not isinstance(data, (list, tuple)):
+                raise UsageError(f'Data must be list of NDArrays, got '
+                                 f'{type(data).__name__}: wrap one array '
+                                 f'as [data].')
         if label is not None:
-            assert isinstance(label, (list, tuple)), \
-                'Label must be list of NDArrays'
+            if not isinstance(label, (list, tuple)):
+                raise UsageError(f'Label must be list of NDArrays, got '
+                                 f'{type(label).__name__}: wrap one array '
+                                 f'as [label].')
         self.data = data
         self.label = label
         self.pad = pad
@@ -294,12 +300,21 @@ class PrefetchingIter(_CurrentBatchIter):
         results = self._wait()
         ended = [status == 'end' for status, _ in results]
         if any(ended):
-            assert all(ended), 'Number of entry mismatches between iterators'
+            if not all(ended):
+                raise UsageError(
+                    f'Number of entry mismatches between iterators: '
+                    f'iterator(s) {[i for i, e in enumerate(ended) if e]} '
+                    f'ended before the others; give PrefetchingIter '
+                    f'iterators with the same number of batches.')
             return False
         batches = [batch for _, batch in results]
         for batch in batches:
-            assert batch.pad == batches[0].pad, \
-                'Number of entry mismatches between iterators'
+            if batch.pad != batches[0].pad:
+                raise UsageError(
+                    f'Number of entry mismatches between iterators: their '
+                    f'batches are padded differently '
+                    f'({[b.pad for b in batches]}); give PrefetchingIter '
+                    f'iterators with the same number of examples.')
         self.current_batch = DataBatch(
             sum((list(b.data) for b in batches), []),
             sum((list(b.label or []) for b in batches), []),

@@ -21,6 +21,8 @@ import collections
 
 import numpy
 
+from ..base import UsageError
+
 from .. import ndarray as nd
 from .. import random as _random
 from ..ndarray.ndarray import NDArray, from_raw
@@ -44,14 +46,21 @@ def _check_lengths(named):
 
 def _init_data(data, allow_empty, default_name):
     """Inputs as a sorted list of ``(name, NDArray)``, MXNet's rules."""
-    assert data is not None or allow_empty
+    if data is None and not allow_empty:
+        raise UsageError(f'NDArrayIter needs {default_name}: an array, a '
+                         f'list of arrays or a dict of name -> array, got '
+                         f'None.')
     if data is None:
         data = []
     if isinstance(data, (numpy.ndarray, NDArray)):
         data = [data]
     if isinstance(data, (list, tuple)):
         if not allow_empty:
-            assert len(data) > 0
+            if len(data) == 0:
+                raise UsageError(f'NDArrayIter needs {default_name}: an '
+                                 f'array, a list of arrays or a dict of '
+                                 f'name -> array, got an empty '
+                                 f'{type(data).__name__}.')
         if len(data) == 1:
             data = collections.OrderedDict([(default_name, data[0])])
         else:
@@ -222,7 +231,9 @@ class NDArrayIter(DataIter):
         return out
 
     def _batchify(self, sources):
-        assert self.cursor < self.num_data, 'DataIter needs reset.'
+        if not self.cursor < self.num_data:
+            raise UsageError('DataIter needs reset: this epoch has no batch '
+                             'left; call reset() before reading again.')
         if self.last_batch_handle == 'roll_over' and \
                 -self.batch_size < self.cursor < 0:
             # First batch of an epoch after a roll over: cached + new.

@@ -156,11 +156,21 @@ class KVStore(KVStoreBase):
         stored = self._stored(key)
         if self._compression is not None:
             values = [self._compress(key, i, v) for i, v in enumerate(values)]
-        merged = _sum(values, stored, key)
-        if self._updater is None:
-            stored._data = merged           # a fresh array: no copy needed
+        if all(v.stype == 'row_sparse' for v in values if
+               isinstance(v, NDArray)):
+            # row_sparse gradients stay row_sparse: a lazy update then
+            # touches only their rows, as in MXNet
+            merged = _sum_row_sparse(values, stored, key)
         else:
-            self._updater(key, from_raw(merged, stored.context), stored)
+            merged = from_raw(_sum(values, stored, key), stored.context)
+        if self._updater is None:
+            if stored.stype == 'default' and merged.stype == 'default':
+                stored._data = merged._data   # a fresh array: no copy
+            else:
+                with autograd.pause():
+                    stored[:] = merged
+        else:
+            self._updater(key, merged, stored)
 
     def pull(self, key, out=None, priority=0, ignore_sparse=True):
         """Copy the stored value of each key into its ``out`` arrays.
@@ -173,13 +183,16 @@ class KVStore(KVStoreBase):
         priority : int
             Accepted for compatibility.
         ignore_sparse : bool
-            Accepted for compatibility (dlbook arrays are dense).
+            Skip ``out`` arrays with sparse storage (as MXNet, which
+            warns): pull their rows with :meth:`row_sparse_pull`.
         """
         if out is None:
             raise DLBookError('KVStore.pull: out must be given')
         for k, outs in _pairs(key, out):
             stored = self._stored(k)
             for target in outs:
+                if ignore_sparse and target.stype != 'default':
+                    continue
                 _write(target, stored, k)
 
     def pushpull(self, key, value, out=None, priority=0):
@@ -319,6 +332,22 @@ def _sum(values, stored, key):
     return total
 
 
+def _sum_row_sparse(values, stored, key):
+    """The sum of row_sparse ``values`` (a RowSparseNDArray on the
+    stored value's device)."""
+    ctx = stored.context
+    total = None
+    with autograd.pause():
+        for v in values:
+            if v.shape != stored.shape:
+                raise DLBookError(
+                    f'KVStore: value of shape {v.shape} pushed to key '
+                    f'{key!r}, which holds shape {stored.shape}')
+            v = v.as_in_context(ctx).astype(stored.dtype, copy=False)
+            total = v.copy() if total is None else total + v
+    return total
+
+
 def _write(target, stored, key):
     """Copy ``stored`` into ``target`` on ``target``'s device."""
     if target.shape != stored.shape:
@@ -327,7 +356,10 @@ def _write(target, stored, key):
                           f'{target.shape}')
     if target is stored:
         return
-    if target.context == stored.context:
+    if target.stype != 'default' or stored.stype != 'default':
+        with autograd.pause():
+            stored.copyto(target)
+    elif target.context == stored.context:
         target._data[...] = stored._data
     else:
         with autograd.pause():

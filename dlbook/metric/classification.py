@@ -6,6 +6,7 @@ import math
 
 import numpy
 
+from ..base import UsageError
 from .base import EvalMetric, _host, alias, check_label_shapes, register
 
 __all__ = ['Accuracy', 'TopKAccuracy', 'F1', 'MCC', 'PCC']
@@ -76,15 +77,18 @@ class TopKAccuracy(EvalMetric):
         super().__init__(name, top_k=top_k, output_names=output_names,
                          label_names=label_names, has_global_stats=True)
         self.top_k = top_k
-        assert self.top_k > 1, \
-            'Please use Accuracy if top_k is no more than 1'
+        if not self.top_k > 1:
+            raise UsageError(f'Please use Accuracy if top_k is no more than '
+                             f'1 (got top_k={top_k!r}).')
         self.name += f'_{self.top_k}'
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred_label in zip(labels, preds):
-            assert len(pred_label.shape) <= 2, \
-                'Predictions should be no more than 2 dims'
+            if len(pred_label.shape) > 2:
+                raise UsageError(
+                    f'Predictions should be no more than 2 dims (batch, '
+                    f'classes), got shape {tuple(pred_label.shape)}.')
             # argpartition is enough: the order inside the top k does not
             # matter, and it is faster than a full sort.
             pred_label = numpy.argpartition(

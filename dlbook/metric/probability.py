@@ -6,6 +6,7 @@ import math
 
 import numpy
 
+from ..base import UsageError
 from .base import EvalMetric, _host, alias, check_label_shapes, register
 
 __all__ = ['Perplexity', 'CrossEntropy', 'NegativeLogLikelihood']
@@ -48,8 +49,12 @@ class Perplexity(EvalMetric):
         num = 0
         for label, pred in zip(labels, preds):
             label, pred = _host(label), _host(pred)
-            assert label.size == pred.size / pred.shape[-1], \
-                f'shape mismatch: {label.shape} vs. {pred.shape}'
+            if label.size != pred.size / pred.shape[-1]:
+                raise UsageError(
+                    f'shape mismatch: {label.shape} vs. {pred.shape}: '
+                    f'{self.name} needs one label per prediction row (label '
+                    f'size {label.size}, prediction rows '
+                    f'{pred.size // max(pred.shape[-1], 1)}).')
             label = label.reshape((label.size,))
             classes = numpy.moveaxis(pred, self.axis, -1)
             classes = classes.reshape(-1, classes.shape[-1])
@@ -87,8 +92,11 @@ class _LabelLogMetric(EvalMetric):
         for label, pred in zip(labels, preds):
             label, pred = _host(label).ravel(), _host(pred)
             num_examples = pred.shape[0]
-            assert label.shape[0] == num_examples, \
-                (label.shape[0], num_examples)
+            if label.shape[0] != num_examples:
+                raise UsageError(
+                    f'{self.name}: {label.shape[0]} labels for '
+                    f'{num_examples} predictions (shape {pred.shape}); give '
+                    f'one label per prediction row.')
             prob = pred[numpy.arange(num_examples, dtype=numpy.int64),
                         numpy.int64(label)]
             self._add(float((-numpy.log(prob + self.eps)).sum()),

@@ -385,7 +385,8 @@ class Module(BaseModule):
         else:
             assert self._arg_params is None and self._aux_params is None
             self._arg_params = {
-                name: nd.zeros(block[0].shape, dtype=block[0].dtype)
+                name: nd.zeros(block[0].shape, dtype=block[0].dtype,
+                               stype=block[0].stype)
                 for name, block in zip(self._exec_group.param_names,
                                        self._exec_group.param_arrays)}
             self._aux_params = {

@@ -7,8 +7,8 @@ Python-level conveniences (``nd.array``, ``nd.maximum(x, 0)``,
 """
 
 from ..ops import REGISTRY
-from .ndarray import NDArray, from_raw
-from .invoke import invoke
+from .ndarray import NDArray, from_raw  # noqa: F401
+from .invoke import invoke  # noqa: F401
 from .register import make_function
 
 
@@ -42,7 +42,7 @@ _attach_methods(NDArray, globals())
 # operands as in MXNet.
 _dense_dot, _dense_slice = globals()['dot'], globals()['slice']
 from . import sparse  # noqa: E402
-from .sparse import (CSRNDArray, RowSparseNDArray,  # noqa: E402
+from .sparse import (CSRNDArray, RowSparseNDArray,  # noqa: E402,F401
                      cast_storage)
 from .sparse_ndarray import BaseSparseNDArray as _Sparse  # noqa: E402
 

@@ -11,6 +11,8 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
    node to the tape.
 """
 
+import weakref
+
 from .. import _profile_state as _profile
 from .. import _write_clock
 from .. import autograd
@@ -27,6 +29,7 @@ TRACER = None
 _state = autograd._state
 _Node = autograd.Node
 _new = object.__new__
+_weakref = weakref.ref
 
 
 def describe_inputs(inputs):
@@ -191,6 +194,9 @@ def invoke(op, inputs, out=None, ctx=None):
                 for i, o in enumerate(outputs):
                     o._node = node
                     o._out_index = i
+                used_by = _weakref(node)    # for autograd.check_write
+                for x in inputs:
+                    x._used_by = used_by
                 break
 
     if TRACER is not None:

@@ -45,6 +45,7 @@ class NDArray:
     _out_index = 0
     _fresh_grad = False
     _written_at = 0     # write-clock time of the last in-place write
+    _used_by = None     # weak reference to the last recorded op it fed
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
 
     def __init__(self, data, ctx=None):
@@ -246,7 +247,7 @@ class NDArray:
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
-        self._written_at = _write_clock.tick()
+        self._stamp_write()
         try:
             self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
@@ -259,13 +260,16 @@ class NDArray:
 
     def _check_writable(self):
         from .. import autograd
-        if autograd.is_recording() and (self._node is not None or
-                                        self._grad_req is not None):
-            raise DLBookError(
-                'Assigning to NDArrays that are already in a computational '
-                'graph will cause undefined behavior when evaluating '
-                'gradients. Please call backward first to clear the graph '
-                'or do this out of a record section.')
+        if autograd.is_recording():
+            autograd.check_write(self)
+
+    def _stamp_write(self):
+        """Tick the write clock for an in-place write (autograd's check
+        for stale inputs and outputs, ``dlbook/_write_clock.py``)."""
+        self._written_at = _write_clock.tick()
+        if self._node is not None:
+            from .. import autograd
+            autograd.output_written(self)
 
     def _assign(self, other):
         """Write ``other``'s values into this array (shape broadcast,
@@ -361,7 +365,7 @@ class NDArray:
         if result.shape != self.shape:
             raise DLBookError(f'in-place operation would change the shape '
                               f'from {self.shape} to {result.shape}')
-        self._written_at = _write_clock.tick()
+        self._stamp_write()
         self._data[...] = result._data
         return self
 

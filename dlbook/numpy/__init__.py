@@ -12,7 +12,7 @@ import math as _math
 
 import numpy as _onp
 
-from .multiarray import ndarray
+from .multiarray import ndarray  # noqa: F401
 from .creation import *  # noqa: F401,F403
 from .functions import *  # noqa: F401,F403
 from . import random, linalg  # noqa: F401

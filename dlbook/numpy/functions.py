@@ -15,7 +15,7 @@ import numpy
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from ._core import (call, shaped, as_array, result_dtype, reduced_shape,
-                    cast, to_np)
+                    cast)
 
 __all__ = [
     # arithmetic

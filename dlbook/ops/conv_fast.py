@@ -84,7 +84,6 @@ def weight_grad_channels_last(xp, x_pad, dy, w_shape, stride, dilate):
     n, f = dy.shape[:2]
     c = x_pad.shape[1]
     kernel = tuple(w_shape[2:])
-    nd = len(kernel)
     out_size = tuple(dy.shape[2:])
     x_last = xp.ascontiguousarray(xp.moveaxis(x_pad, 1, -1))
     strides_n, *strides_sp, strides_c = x_last.strides

@@ -114,7 +114,6 @@ class BoxNms(Op):
                 'in_format': 'corner', 'out_format': 'corner'}
 
     def forward(self, xp, data):
-        a = self.attrs
         shape = data.shape
         rows = data.reshape(-1, shape[-2], shape[-1])
         out = xp.full(rows.shape, -1, dtype=data.dtype)

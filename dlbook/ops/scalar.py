@@ -21,6 +21,9 @@ class _Scalar(Op):
     float32 array.  ``is_int`` is accepted for MXNet 1.9 symbol files.
     """
     defaults = {'scalar': 1.0, 'is_int': True}
+    #: whether the gradient reads x or y (False: only the scalar), so that
+    #: autograd's check for in-place writes knows what the op kept
+    needs_values = True
 
     def f(self, xp, x, s):
         raise NotImplementedError(
@@ -35,7 +38,7 @@ class _Scalar(Op):
         y = self.f(xp, x, s)
         if y.dtype != x.dtype:
             y = y.astype(x.dtype)
-        self.saved = (x, s, y)
+        self.saved = (x, s, y) if self.needs_values else (None, s, None)
         return y
 
     def backward(self, xp, dy):
@@ -46,6 +49,8 @@ class _Scalar(Op):
 @register('_plus_scalar', '_PlusScalar')
 class PlusScalar(_Scalar):
     """y = x + s;   dx = dy"""
+
+    needs_values = False
 
     def f(self, xp, x, s):
         return x + s
@@ -58,6 +63,8 @@ class PlusScalar(_Scalar):
 class MinusScalar(_Scalar):
     """y = x - s;   dx = dy"""
 
+    needs_values = False
+
     def f(self, xp, x, s):
         return x - s
 
@@ -68,6 +75,8 @@ class MinusScalar(_Scalar):
 @register('_rminus_scalar', '_RMinusScalar')
 class RMinusScalar(_Scalar):
     """y = s - x;   dx = -dy"""
+
+    needs_values = False
 
     def f(self, xp, x, s):
         return s - x
@@ -80,6 +89,8 @@ class RMinusScalar(_Scalar):
 class MulScalar(_Scalar):
     """y = x * s;   dx = dy * s"""
 
+    needs_values = False
+
     def f(self, xp, x, s):
         return x * s
 
@@ -90,6 +101,8 @@ class MulScalar(_Scalar):
 @register('_div_scalar', '_DivScalar')
 class DivScalar(_Scalar):
     """y = x / s;   dx = dy / s"""
+
+    needs_values = False
 
     def f(self, xp, x, s):
         check_int_divisor(xp, x, s, self.name)

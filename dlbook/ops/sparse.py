@@ -14,16 +14,20 @@ Two raw sparse forms travel through these operators, next to the dense
   Embedding gradients and the gradient of ``dot(csr, weight)`` take this
   form, so an optimizer can update only the rows that were used.
 
-These classes are not in the dense registry (their inputs are not plain
-arrays); ``nd.sparse`` runs them (``dlbook/ndarray/sparse.py``).
+``nd.sparse`` runs these classes (``dlbook/ndarray/sparse.py``); a
+symbol graph runs them when its arrays are sparse
+(``dlbook/graph_sparse.py``).  ``cast_storage`` and ``_sparse_retain``
+are also in the registry, so ``sym.cast_storage``/``sym.sparse.retain``
+make graph nodes; on dense arrays (shape inference, dense graphs) they
+compute the same values densely.
 MXNet's kernels: apache/mxnet@1.9.1:src/operator/tensor/dot-inl.h,
 cast_storage-inl.h, sparse_retain-inl.h, elemwise_binary_op-inl.h.
 """
 
 from ..base import DLBookError
-from .op import Op
+from .op import Op, register
 
-__all__ = ['RowSparse', 'is_csr', 'is_row_sparse', 'todense', 'csr_from',
+__all__ = ['RowSparse', 'STYPE_IDS', 'stype_id', 'stype_of_attr', 'is_csr', 'is_row_sparse', 'todense', 'csr_from',
            'SparseDot', 'CastStorage', 'SparseRetain', 'SparseAdd',
            'SparseSlice', 'SparseScalarMul']
 
@@ -73,6 +77,30 @@ class RowSparse:
         return RowSparse(xp, data, rows, self.shape)
 
     __radd__ = __add__
+
+
+# MXNet's storage-type ids (``__storage_type__`` in symbol JSON)
+STYPE_IDS = {'default': 0, 'row_sparse': 1, 'csr': 2}
+
+
+def stype_id(stype):
+    """MXNet's id of the storage type ``stype`` (``'csr'`` -> 2)."""
+    if stype not in STYPE_IDS:
+        raise DLBookError(f"unknown storage type {stype!r}; expected one of "
+                          f"'default', 'row_sparse', 'csr'")
+    return STYPE_IDS[stype]
+
+
+def stype_of_attr(value):
+    """The storage type a ``__storage_type__`` attribute names (MXNet
+    writes the id, ``'2'``; a name such as ``'csr'`` is accepted too)."""
+    if value is None:
+        return 'default'
+    for name, number in STYPE_IDS.items():
+        if value in (name, str(number)):
+            return name
+    raise DLBookError(f'unknown __storage_type__ {value!r}; expected '
+                      f"0 (default), 1 (row_sparse) or 2 (csr)")
 
 
 def is_csr(raw):
@@ -182,17 +210,21 @@ class SparseDot(_SparseOp):
         return (da.T if ta else da), (db.T if tb else db)
 
 
+@register('cast_storage')
 class CastStorage(_SparseOp):
     """y = x stored as ``stype`` ('default', 'csr' or 'row_sparse');
     the values do not change."""
 
-    name = 'cast_storage'
     defaults = {'stype': 'default'}
     differentiable = False
 
     def forward(self, xp, x):
         stype = self.attrs['stype']
-        if stype == 'default':
+        if stype not in ('default', 'csr', 'row_sparse'):
+            raise DLBookError(f"unknown storage type {stype!r}; expected "
+                              f"'default', 'csr' or 'row_sparse'")
+        if stype == 'default' or self.sp is None:
+            # (a dense front end, e.g. shape inference: the values only)
             return xp.array(todense(xp, x), copy=True)
         if stype == 'csr':
             if is_row_sparse(x):
@@ -206,19 +238,22 @@ class CastStorage(_SparseOp):
             if is_row_sparse(x):
                 return RowSparse(xp, x.data.copy(), x.indices.copy(), x.shape)
             return RowSparse.from_dense(xp, x)
-        raise DLBookError(f"unknown storage type {stype!r}; expected "
-                          f"'default', 'csr' or 'row_sparse'")
 
 
+@register('_sparse_retain')
 class SparseRetain(_SparseOp):
     """y = the rows ``indices`` of a row-sparse ``x`` that ``x`` stores;
-    the others become zero.  dx = dy at those rows."""
+    the others become zero."""
 
-    name = '_sparse_retain'
     arguments = ('data', 'indices')
     differentiable = False
 
     def forward(self, xp, x, indices):
+        if self.sp is None and not is_row_sparse(x):
+            # a dense front end (shape inference): the same values, dense
+            keep = xp.zeros(x.shape[0], bool)
+            keep[indices.astype('int64').reshape(-1)] = True
+            return x * keep.reshape((-1,) + (1,) * (x.ndim - 1))
         if not is_row_sparse(x):
             raise DLBookError('retain: data must be a RowSparseNDArray')
         wanted = indices.astype('int64').reshape(-1)

@@ -9,7 +9,28 @@ rows.  The update rules are element-wise, so running the dense kernel on
 the gathered rows and scattering them back gives the same numbers.
 """
 
-__all__ = ['rows_for_update']
+__all__ = ['rows_for_update', 'dense_view']
+
+
+def _dense_values(weight):
+    """The array holding every value of ``weight``, updatable in place.
+
+    A row_sparse weight (a Module parameter declared ``stype=
+    'row_sparse'``) is first made to store all of its rows, so its
+    ``data`` is that array.  (MXNet requires such a weight to store every
+    row already; starting from a partial one here just fills the rest
+    with zeros.)
+    """
+    if weight.stype != 'row_sparse':
+        return weight._data
+    from ..ops.sparse import RowSparse
+    raw = weight._raw
+    if len(raw.indices) != raw.shape[0]:
+        xp = raw.xp
+        weight._raw = raw = RowSparse(xp, raw.todense(),
+                                      xp.arange(raw.shape[0], dtype='int64'),
+                                      raw.shape)
+    return raw.data
 
 
 def _raw_states(state):
@@ -18,6 +39,16 @@ def _raw_states(state):
     if isinstance(state, (tuple, list)):
         return [s for s in state if s is not None]
     return [state]
+
+
+def dense_view(weight):
+    """``weight`` itself, or for a row_sparse weight a dense NDArray
+    sharing its (then complete) storage: every optimizer can update it in
+    place."""
+    if weight.stype != 'row_sparse':
+        return weight
+    from ..ndarray.ndarray import from_raw
+    return from_raw(_dense_values(weight), weight.context)
 
 
 def rows_for_update(weight, grad, state, lazy):
@@ -29,11 +60,11 @@ def rows_for_update(weight, grad, state, lazy):
     them back.
     """
     states = _raw_states(state)
+    full_w = _dense_values(weight)
     if not lazy or grad.stype != 'row_sparse':
-        return weight._data, grad._data, [s._data for s in states], None
+        return full_w, grad._data, [s._data for s in states], None
     raw = grad._raw
     rows = raw.indices
-    full_w = weight._data
     full_s = [s._data for s in states]
     w = full_w[rows]
     s = [a[rows] for a in full_s]

@@ -26,6 +26,8 @@ import warnings
 
 import numpy
 
+from ..base import UsageError
+
 from .. import ndarray as nd
 
 __all__ = ['Optimizer', 'register', 'create']
@@ -109,8 +111,11 @@ class Optimizer:
 
         if param_idx2name is None:
             param_idx2name = {}
-        assert isinstance(param_idx2name, dict), \
-            'param_idx2name should be a dict of param indexes to names.'
+        if not isinstance(param_idx2name, dict):
+            raise UsageError(
+                f'param_idx2name should be a dict of param indexes to '
+                f'names, got {type(param_idx2name).__name__}: '
+                f"{{0: 'fc1_weight', 1: 'fc1_bias'}}.")
         self.idx2name = param_idx2name.copy()
         self.sym_info = ((sym.attr_dict(), sym.list_arguments())
                          if sym is not None else ())
@@ -132,7 +137,11 @@ class Optimizer:
         ...     pass
         >>> optim = mx.optimizer.Optimizer.create_optimizer('MyOptimizer')
         """
-        assert isinstance(klass, type)
+        if not isinstance(klass, type):
+            raise UsageError(
+                f'Optimizer.register takes a class (a subclass of '
+                f'Optimizer), got {type(klass).__name__} {klass!r}; use it '
+                f'as the decorator @mx.optimizer.register.')
         name = klass.__name__.lower()
         if name in Optimizer.opt_registry:
             old = Optimizer.opt_registry[name]

@@ -31,6 +31,7 @@ import numpy
 from .. import lr_scheduler as _lr_scheduler
 from .. import ndarray as nd
 from ..base import DLBookError
+from ._lazy import dense_view
 from .optimizer import Optimizer
 
 __all__ = ['Updater', 'get_updater']
@@ -60,6 +61,8 @@ class Updater:
             indices, grads, weights = [index], [grad], [weight]
         else:
             indices, grads, weights = list(index), grad, weight
+        # a row_sparse weight is updated through a dense view of its rows
+        weights = [dense_view(w) for w in weights]
         if weights:
             self.optimizer._set_current_context(
                 weights[0].context.device_id)

@@ -12,6 +12,7 @@ import numpy
 
 from .. import ndarray as nd
 from .. import random as _random
+from ..base import UsageError
 from ..io import DataBatch, DataDesc, DataIter
 
 __all__ = ['encode_sentences', 'BucketSentenceIter']
@@ -71,7 +72,11 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1,
         coded = []
         for word in sent:
             if word not in vocab:
-                assert new_vocab or unknown_token, f'Unknown token {word}'
+                if not (new_vocab or unknown_token):
+                    raise UsageError(
+                        f'Unknown token {word}: it is not in the given '
+                        f'vocab; pass unknown_token=... to map unknown '
+                        f'words to one id, or vocab=None to build one.')
                 if idx == invalid_label:
                     idx += 1
                 if unknown_token:

@@ -24,6 +24,7 @@ globals().update(_generate())
 from . import np_names  # noqa: E402,F401  (np-mode names load from JSON)
 from .numpy import np, npx  # noqa: E402,F401
 from . import contrib  # noqa: E402,F401
+from . import sparse  # noqa: E402,F401
 
 
 def load(fname):

@@ -414,7 +414,8 @@ class Symbol:
         """Allocate arrays from input shapes and return an Executor."""
         from ..executor import simple_bind
         return simple_bind(self, ctx, grad_req=grad_req,
-                           type_dict=type_dict, group2ctx=group2ctx,
+                           type_dict=type_dict, stype_dict=stype_dict,
+                           group2ctx=group2ctx,
                            shared_exec=shared_exec, shapes=kwargs)
 
     def bind(self, ctx, args, args_grad=None, grad_req='write',
@@ -484,7 +485,9 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None,
     if init is not None:
         extra['__init__'] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
-        extra['__storage_type__'] = str(stype)
+        # MXNet stores the storage-type id: default 0, row_sparse 1, csr 2
+        from ..ops.sparse import stype_id
+        extra['__storage_type__'] = str(stype_id(stype))
     for key, value in kwargs.items():
         if key.startswith('__') and key.endswith('__'):
             extra[key] = str(value)

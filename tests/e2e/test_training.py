@@ -8,11 +8,10 @@ lr 0.1, batch 256).  They take a minute or two on two cores.
 
 import os
 
-import numpy as np
 import pytest
 
 import dlbook as mx
-from dlbook import autograd, gluon, nd
+from dlbook import autograd, gluon
 from dlbook.gluon import nn
 from dlbook.gluon.data.vision import FashionMNIST, MNIST, transforms
 

@@ -14,7 +14,6 @@ import dlbook as mx
 from dlbook import _download  # noqa: E402
 from dlbook import nd
 from dlbook.base import DLBookError
-from dlbook.gluon import utils as gutils
 from dlbook.gluon.model_zoo import model_store, vision
 
 ALL_MODELS = sorted(vision._models)

@@ -89,3 +89,69 @@ def test_out_of_range_index_is_an_index_error():
         a[5]
     with pytest.raises(DLBookIndexError):
         a[5] = 1
+
+
+# -- arguments MXNet 1.9.1 checks with an ``assert`` (UsageError is also an
+#    AssertionError) ---------------------------------------------------------
+
+def _usage_error(message, fn, *args, **kwargs):
+    from dlbook.base import UsageError
+    with pytest.raises(UsageError, match=f'^{re.escape(message)}$') as info:
+        fn(*args, **kwargs)
+    assert isinstance(info.value, AssertionError)
+
+
+@pytest.mark.parametrize('data, got', [(None, 'None'),
+                                       ([], 'an empty list')])
+def test_ndarrayiter_without_data(data, got):
+    _usage_error(f'NDArrayIter needs data: an array, a list of arrays or a '
+                 f'dict of name -> array, got {got}.', mx.io.NDArrayIter,
+                 data)
+
+
+def test_ndarrayiter_read_after_the_epoch_ended():
+    it = mx.io.NDArrayIter(nd.ones((4, 2)), batch_size=2)
+    for _ in it:
+        pass
+    _usage_error('DataIter needs reset: this epoch has no batch left; call '
+                 'reset() before reading again.', it.getdata)
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'data': nd.ones((2,))},
+     'Data must be list of NDArrays, got NDArray: wrap one array as [data].'),
+    ({'data': [nd.ones((2,))], 'label': nd.ones((2,))},
+     'Label must be list of NDArrays, got NDArray: wrap one array as '
+     '[label].'),
+], ids=['data', 'label'])
+def test_databatch_of_a_bare_array(kwargs, message):
+    _usage_error(message, mx.io.DataBatch, **kwargs)
+
+
+def test_prefetching_iter_over_iterators_of_different_lengths():
+    it = mx.io.PrefetchingIter([
+        mx.io.NDArrayIter(nd.ones((4, 2)), batch_size=2),
+        mx.io.NDArrayIter(nd.ones((6, 2)), batch_size=2, data_name='d2')])
+    _usage_error('Number of entry mismatches between iterators: iterator(s) '
+                 '[0] ended before the others; give PrefetchingIter '
+                 'iterators with the same number of batches.',
+                 lambda: [b for b in it])
+
+
+def test_prefetching_iter_over_iterators_padded_differently():
+    it = mx.io.PrefetchingIter([
+        mx.io.NDArrayIter(nd.ones((4, 2)), batch_size=3,
+                          last_batch_handle='pad'),
+        mx.io.NDArrayIter(nd.ones((6, 2)), batch_size=3, data_name='d2',
+                          last_batch_handle='pad')])
+    _usage_error('Number of entry mismatches between iterators: their '
+                 'batches are padded differently ([2, 0]); give '
+                 'PrefetchingIter iterators with the same number of '
+                 'examples.', lambda: [b for b in it])
+
+
+def test_encode_sentences_with_an_unknown_word_and_no_unknown_token():
+    _usage_error('Unknown token cat: it is not in the given vocab; pass '
+                 'unknown_token=... to map unknown words to one id, or '
+                 'vocab=None to build one.', mx.rnn.encode_sentences,
+                 [['the', 'cat']], vocab={'the': 1})

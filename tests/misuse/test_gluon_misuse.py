@@ -119,3 +119,75 @@ def test_trainer_keeps_training_after_reset_ctx():
     loss.backward()
     trainer.step(2)
     assert net[0].weight.list_ctx() == [mx.cpu(1)]
+
+
+# -- arguments MXNet 1.9.1 checks with an ``assert`` (UsageError is also an
+#    AssertionError) ---------------------------------------------------------
+
+def _usage_error(message, fn, *args, **kwargs):
+    from dlbook.base import UsageError
+    with pytest.raises(UsageError, match=f'^{re.escape(message)}$') as info:
+        fn(*args, **kwargs)
+    assert isinstance(info.value, AssertionError)
+
+
+def test_trainer_with_an_optimizer_instance_and_optimizer_params():
+    net = _net()
+    _usage_error(
+        "optimizer_params must be None if optimizer is an instance of "
+        "Optimizer instead of str, got {'learning_rate': 0.1}: set them on "
+        "the Optimizer (mx.optimizer.SGD(learning_rate=0.1)) or pass "
+        "Trainer(params, 'sgd', {'learning_rate': 0.1}).",
+        Trainer, net.collect_params(), mx.optimizer.SGD(),
+        {'learning_rate': 0.1})
+
+
+@pytest.mark.parametrize('method', ['allreduce_grads', 'update'])
+def test_trainer_allreduce_or_update_when_the_kvstore_updates(method):
+    net = nn.Dense(2, in_units=3)
+    net.initialize(ctx=[mx.cpu(0), mx.cpu(1)])     # a kvstore needs 2 devices
+    trainer = Trainer(net.collect_params(), 'adam', kvstore='local',
+                      update_on_kvstore=True)
+    _usage_error(f'{method}() when parameters are updated on kvstore is not '
+                 f'supported. Try setting `update_on_kvstore` to False when '
+                 f'creating trainer.', getattr(trainer, method),
+                 *([1] if method == 'update' else []))
+
+
+def test_loss_with_a_non_numeric_weight():
+    # MXNet 1.9.1: AssertionError "weight must be a number" (L1Loss)
+    _usage_error("weight must be a number, got str 'a'; per-sample weights "
+                 "go in sample_weight when calling the loss.",
+                 mx.gluon.loss.L1Loss(weight='a'), nd.ones((2, 1)),
+                 nd.ones((2, 1)))
+
+
+@pytest.mark.parametrize('kwargs, message', [
+    ({'layout': 'NCT'},
+     "Only 'NTC' and 'TNC' layouts for pred are supported. Got: NCT"),
+    ({'label_layout': 'NX'},
+     "Only 'NT' and 'TN' layouts for label are supported. Got: NX"),
+], ids=['layout', 'label_layout'])
+def test_ctc_loss_with_an_unknown_layout(kwargs, message):
+    _usage_error(message, mx.gluon.loss.CTCLoss, **kwargs)
+
+
+@pytest.mark.parametrize('make, message', [
+    (lambda v: v.SqueezeNet(1.1),
+     "Unsupported SqueezeNet version 1.1: '1.0' or '1.1' expected (a "
+     "string)."),
+    (lambda v: v.VGG([1, 2], [64]),
+     'VGG: layers and filters must have the same length (one count of conv '
+     'layers and one channel count per stage), got 2 layers [1, 2] and 1 '
+     'filters [64].'),
+    (lambda v: v.ResNetV2(v.BasicBlockV2, [2, 2], [64, 64]),
+     'ResNetV2: channels needs one entry more than layers (the stem and then '
+     'one per stage), got 2 layers [2, 2] and 2 channels [64, 64].'),
+    (lambda v: v.get_resnet(1, 19),
+     'Invalid number of layers: 19. Options are [18, 34, 50, 101, 152].'),
+    (lambda v: v.get_resnet(3, 18),
+     'Invalid resnet version: 3. Options are 1 and 2.'),
+], ids=['squeezenet float version', 'vgg', 'resnet stages',
+        'resnet depth', 'resnet version'])
+def test_model_zoo_arguments(make, message):
+    _usage_error(message, make, mx.gluon.model_zoo.vision)

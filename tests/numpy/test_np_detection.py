@@ -4,7 +4,6 @@ chapters call ``npx.multibox_prior`` and ``npx.roi_pooling``)."""
 import numpy
 import pytest
 
-import dlbook as mx
 from dlbook import autograd, nd, np, npx
 
 

@@ -21,6 +21,7 @@ import warnings
 
 from ... import ndarray as nd
 from ... import registry
+from ...base import UsageError
 from . import _pretrained
 from . import vocab
 from .vocab import UNKNOWN_IDX
@@ -28,6 +29,13 @@ from .vocab import UNKNOWN_IDX
 __all__ = ['register', 'create', 'get_pretrained_file_names',
            'TokenEmbedding', 'GloVe', 'FastText', 'CustomEmbedding',
            'CompositeEmbedding']
+
+
+def _describe(value):
+    """``'an NDArray of shape (3,)'`` or ``'a list'`` for messages."""
+    if isinstance(value, nd.NDArray):
+        return f'an NDArray of shape {value.shape}'
+    return f'a {type(value).__name__}'
 
 
 class TokenEmbedding(vocab.Vocabulary):
@@ -85,10 +93,13 @@ class TokenEmbedding(vocab.Vocabulary):
         with open(path, 'r', encoding=encoding) as f:
             for line_num, line in enumerate(f, 1):
                 elems = line.rstrip().split(elem_delim)
-                assert len(elems) > 1, (
-                    f'At line {line_num} of the pre-trained text embedding '
-                    f'file: the data format of the pre-trained token '
-                    f'embedding file {path} is unexpected.')
+                if len(elems) <= 1:
+                    raise UsageError(
+                        f'At line {line_num} of the pre-trained text '
+                        f'embedding file: the data format of the pre-trained '
+                        f'token embedding file {path} is unexpected: '
+                        f'expected a token and its values separated by '
+                        f'{elem_delim!r}, got {line.rstrip()[:40]!r}.')
                 token, values = elems[0], [float(i) for i in elems[1:]]
                 if token == self.unknown_token and unknown_vec is None:
                     unknown_vec = values
@@ -107,7 +118,8 @@ class TokenEmbedding(vocab.Vocabulary):
                 else:
                     if vec_len is None:
                         vec_len = len(values)
-                    assert len(values) == vec_len, (
+                    if len(values) != vec_len:
+                        raise UsageError(
                         f'At line {line_num} of the pre-trained token '
                         f'embedding file: the dimension of token {token} is '
                         f'{len(values)} but the dimension of previous tokens '
@@ -150,9 +162,11 @@ class TokenEmbedding(vocab.Vocabulary):
 
     def _build_embedding_for_vocabulary(self, vocabulary):
         if vocabulary is not None:
-            assert isinstance(vocabulary, vocab.Vocabulary), \
-                'The argument `vocabulary` must be an instance of ' \
-                'mxnet.contrib.text.vocab.Vocabulary.'
+            if not isinstance(vocabulary, vocab.Vocabulary):
+                raise UsageError(
+                    f'The argument `vocabulary` must be an instance of '
+                    f'mxnet.contrib.text.vocab.Vocabulary, got '
+                    f'{type(vocabulary).__name__}.')
             self._set_idx_to_vec_by_embeddings([self], len(vocabulary),
                                                vocabulary.idx_to_token)
             self._index_tokens_from_vocabulary(vocabulary)
@@ -188,26 +202,35 @@ class TokenEmbedding(vocab.Vocabulary):
         """Replace the vectors of known ``tokens`` with ``new_vectors``
         (``(len(tokens), vec_len)``, or 1-d for one token); ValueError for
         an unknown token."""
-        assert self.idx_to_vec is not None, \
-            'The property `idx_to_vec` has not been properly set.'
+        if self.idx_to_vec is None:
+            raise UsageError('The property `idx_to_vec` has not been '
+                             'properly set: load or build the embedding '
+                             'before update_token_vectors().')
         if not isinstance(tokens, list) or len(tokens) == 1:
-            assert isinstance(new_vectors, nd.NDArray) and \
-                len(new_vectors.shape) in [1, 2], \
-                '`new_vectors` must be a 1-D or 2-D NDArray if `tokens` is ' \
-                'a singleton.'
+            if not (isinstance(new_vectors, nd.NDArray) and
+                    len(new_vectors.shape) in [1, 2]):
+                raise UsageError(
+                    f'`new_vectors` must be a 1-D or 2-D NDArray if '
+                    f'`tokens` is a singleton, got '
+                    f'{_describe(new_vectors)}.')
             if not isinstance(tokens, list):
                 tokens = [tokens]
             if len(new_vectors.shape) == 1:
                 new_vectors = nd.expand_dims(new_vectors, axis=0)
         else:
-            assert isinstance(new_vectors, nd.NDArray) and \
-                len(new_vectors.shape) == 2, \
-                '`new_vectors` must be a 2-D NDArray if `tokens` is a list ' \
-                'of multiple strings.'
-        assert new_vectors.shape == (len(tokens), self.vec_len), \
-            'The length of new_vectors must be equal to the number of ' \
-            'tokens and the width ofnew_vectors must be equal to the ' \
-            'dimension of embeddings of the glossary.'
+            if not (isinstance(new_vectors, nd.NDArray) and
+                    len(new_vectors.shape) == 2):
+                raise UsageError(
+                    f'`new_vectors` must be a 2-D NDArray if `tokens` is a '
+                    f'list of multiple strings, got '
+                    f'{_describe(new_vectors)}.')
+        if new_vectors.shape != (len(tokens), self.vec_len):
+            raise UsageError(
+                f'The length of new_vectors must be equal to the number of '
+                f'tokens and the width of new_vectors must be equal to the '
+                f'dimension of embeddings of the glossary: expected shape '
+                f'{(len(tokens), self.vec_len)} for {len(tokens)} token(s), '
+                f'got {new_vectors.shape}.')
         indices = []
         for token in tokens:
             if token not in self.token_to_idx:
@@ -354,15 +377,19 @@ class CompositeEmbedding(TokenEmbedding):
     concatenated (``vec_len`` is their sum)."""
 
     def __init__(self, vocabulary, token_embeddings):
-        assert isinstance(vocabulary, vocab.Vocabulary), \
-            'The argument `vocabulary` must be an instance of ' \
-            'mxnet.contrib.text.indexer.Vocabulary.'
+        if not isinstance(vocabulary, vocab.Vocabulary):
+            raise UsageError(
+                f'The argument `vocabulary` must be an instance of '
+                f'mxnet.contrib.text.vocab.Vocabulary, got '
+                f'{type(vocabulary).__name__}.')
         if not isinstance(token_embeddings, list):
             token_embeddings = [token_embeddings]
         for embed in token_embeddings:
-            assert isinstance(embed, TokenEmbedding), \
-                'The argument `token_embeddings` must be an instance or a ' \
-                'list of instances of token embeddings.'
+            if not isinstance(embed, TokenEmbedding):
+                raise UsageError(
+                    f'The argument `token_embeddings` must be an instance or '
+                    f'a list of instances of token embeddings, got '
+                    f'{type(embed).__name__}.')
         self._index_tokens_from_vocabulary(vocabulary)
         self._set_idx_to_vec_by_embeddings(token_embeddings, len(self),
                                            self.idx_to_token)

@@ -2,6 +2,8 @@
 
 import collections
 
+from ...base import UsageError
+
 __all__ = ['Vocabulary', 'UNKNOWN_IDX']
 
 #: Index of the unknown token in every vocabulary.
@@ -39,13 +41,23 @@ class Vocabulary:
 
     def __init__(self, counter=None, most_freq_count=None, min_freq=1,
                  unknown_token='<unk>', reserved_tokens=None):
-        assert min_freq > 0, '`min_freq` must be set to a positive value.'
+        if not min_freq > 0:
+            raise UsageError(f'`min_freq` must be set to a positive value, '
+                             f'got {min_freq!r}: tokens seen fewer than '
+                             f'min_freq times are left out.')
         if reserved_tokens is not None:
             reserved_set = set(reserved_tokens)
-            assert unknown_token not in reserved_set, \
-                '`reserved_token` cannot contain `unknown_token`.'
-            assert len(reserved_set) == len(reserved_tokens), \
-                '`reserved_tokens` cannot contain duplicate reserved tokens.'
+            if unknown_token in reserved_set:
+                raise UsageError(
+                    f'`reserved_token` cannot contain `unknown_token` '
+                    f'({unknown_token!r}): it always gets index 0; remove it '
+                    f'from reserved_tokens.')
+            if len(reserved_set) != len(reserved_tokens):
+                dups = sorted({t for t in reserved_tokens
+                               if reserved_tokens.count(t) > 1})
+                raise UsageError(
+                    f'`reserved_tokens` cannot contain duplicate reserved '
+                    f'tokens: {dups} appear more than once.')
         self._index_unknown_and_reserved_tokens(unknown_token,
                                                 reserved_tokens)
         if counter is not None:
@@ -66,8 +78,12 @@ class Vocabulary:
 
     def _index_counter_keys(self, counter, unknown_token, reserved_tokens,
                             most_freq_count, min_freq):
-        assert isinstance(counter, collections.Counter), \
-            '`counter` must be an instance of collections.Counter.'
+        if not isinstance(counter, collections.Counter):
+            raise UsageError(
+                f'`counter` must be an instance of collections.Counter, got '
+                f'{type(counter).__name__}; build one with '
+                f'collections.Counter(tokens) or '
+                f'text.utils.count_tokens_from_str(text).')
         special = set(reserved_tokens) if reserved_tokens is not None \
             else set()
         special.add(unknown_token)

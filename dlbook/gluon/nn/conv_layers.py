@@ -17,7 +17,7 @@ stride ``s``, padding ``p`` and dilation ``d``::
 (pooling has ``d = 1``; ``ceil_mode`` rounds up instead of down).
 """
 
-from ...base import DLBookError, numeric_types
+from ...base import numeric_types
 from ..block import HybridBlock
 from .activations import Activation
 

@@ -20,7 +20,6 @@ import dlbook as mx
 from dlbook import _download  # noqa: E402
 from dlbook import gluon
 from dlbook.base import DLBookError
-from dlbook.gluon import utils as gutils
 from dlbook import _datafiles as files
 from dlbook.gluon.data.vision import (CIFAR10, CIFAR100, FashionMNIST,
                                       ImageFolderDataset, MNIST)

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dlbook import DLBookError, initializer as init, nd
+from dlbook import initializer as init, nd
 from dlbook.gluon import nn
 from dlbook.name import NameManager
 from dlbook.test_utils import assert_almost_equal

@@ -26,6 +26,7 @@ __all__ = ['ResNetV1', 'ResNetV2',
            'get_resnet']
 
 from ....context import cpu
+from ....base import UsageError
 from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
@@ -258,6 +259,14 @@ def _make_layer(block, layers, channels, stride, stage_index, in_channels):
     return layer
 
 
+def _check_stages(name, layers, channels):
+    if len(layers) != len(channels) - 1:
+        raise UsageError(
+            f'{name}: channels needs one entry more than layers (the stem '
+            f'and then one per stage), got {len(layers)} layers '
+            f'{list(layers)} and {len(channels)} channels {list(channels)}.')
+
+
 class ResNetV1(HybridBlock):
     r"""ResNet V1 model from `"Deep Residual Learning for Image
     Recognition" <http://arxiv.org/abs/1512.03385>`_ paper.
@@ -287,7 +296,7 @@ class ResNetV1(HybridBlock):
     def __init__(self, block, layers, channels, classes=1000,
                  thumbnail=False, **kwargs):
         super().__init__(**kwargs)
-        assert len(layers) == len(channels) - 1
+        _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             if thumbnail:
@@ -347,7 +356,7 @@ class ResNetV2(HybridBlock):
     def __init__(self, block, layers, channels, classes=1000,
                  thumbnail=False, **kwargs):
         super().__init__(**kwargs)
-        assert len(layers) == len(channels) - 1
+        _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             self.features.add(nn.BatchNorm(scale=False, center=False))
@@ -426,12 +435,13 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None,
     thumbnail : bool, default False
         Small-image stem (see :class:`ResNetV1`).
     """
-    assert num_layers in resnet_spec, \
-        'Invalid number of layers: %d. Options are %s' % (
-            num_layers, str(resnet_spec.keys()))
+    if num_layers not in resnet_spec:
+        raise UsageError(f'Invalid number of layers: {num_layers}. Options '
+                         f'are {sorted(resnet_spec)}.')
     block_type, layers, channels = resnet_spec[num_layers]
-    assert 1 <= version <= 2, \
-        'Invalid resnet version: %d. Options are 1 and 2.' % version
+    if version not in (1, 2):
+        raise UsageError(f'Invalid resnet version: {version}. Options are '
+                         f'1 and 2.')
     resnet_class = resnet_net_versions[version - 1]
     block_class = resnet_block_versions[version - 1][block_type]
     net = resnet_class(block_class, layers, channels, **kwargs)

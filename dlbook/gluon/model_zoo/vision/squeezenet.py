@@ -14,6 +14,7 @@ less computation for the same accuracy.
 __all__ = ['SqueezeNet', 'squeezenet1_0', 'squeezenet1_1']
 
 from ....context import cpu
+from ....base import UsageError
 from ..model_store import load_pretrained
 from ...block import HybridBlock
 from ... import nn
@@ -61,9 +62,9 @@ class SqueezeNet(HybridBlock):
 
     def __init__(self, version, classes=1000, **kwargs):
         super().__init__(**kwargs)
-        assert version in ['1.0', '1.1'], (
-            'Unsupported SqueezeNet version {version}:'
-            '1.0 or 1.1 expected'.format(version=version))
+        if version not in ['1.0', '1.1']:
+            raise UsageError(f'Unsupported SqueezeNet version {version!r}: '
+                             f"'1.0' or '1.1' expected (a string).")
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             if version == '1.0':

@@ -14,6 +14,7 @@ __all__ = ['VGG',
            'get_vgg']
 
 from ....context import cpu
+from ....base import UsageError
 from ..model_store import load_pretrained
 from ....initializer import Xavier
 from ...block import HybridBlock
@@ -43,7 +44,12 @@ class VGG(HybridBlock):
     def __init__(self, layers, filters, classes=1000, batch_norm=False,
                  **kwargs):
         super().__init__(**kwargs)
-        assert len(layers) == len(filters)
+        if len(layers) != len(filters):
+            raise UsageError(
+                f'VGG: layers and filters must have the same length (one '
+                f'count of conv layers and one channel count per stage), '
+                f'got {len(layers)} layers {list(layers)} and '
+                f'{len(filters)} filters {list(filters)}.')
         with self.name_scope():
             self.features = self._make_features(layers, filters, batch_norm)
             self.features.add(nn.Dense(4096, activation='relu',
