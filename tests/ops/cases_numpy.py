@@ -60,6 +60,19 @@ def _bool_compare_scalar(ref):
                 attrs={'scalar': 1.0}, ref=lambda x: ref(x, 1.0), grad=())
 
 
+def _svd_check(outs, ins):
+    ut, s, v = outs
+    np.testing.assert_allclose(ut @ (s[..., None] * v), ins[0], atol=1e-4)
+    np.testing.assert_allclose(
+        s, np.linalg.svd(ins[0], compute_uv=False), rtol=1e-4)
+
+
+def _qr_check(outs, ins):
+    q, r = outs
+    np.testing.assert_allclose(q @ r, ins[0], atol=1e-5)
+    np.testing.assert_allclose(r, np.triu(r))
+
+
 def _slogdet(a):
     return np.linalg.slogdet(a)
 
@@ -100,6 +113,22 @@ CASES = {
                           outs[0], np.linalg.eigvalsh(ins[0]), rtol=1e-4)),
     '_npi_eigvalsh': Case([(3, 3)], make_inputs=_symmetric,
                           ref=np.linalg.eigvalsh, rtol=1e-4),
+    # svd: the singular vectors' signs are LAPACK's choice, stable under
+    # the small steps of a central difference, so the gradient check holds
+    '_npi_svd': [
+        Case([(2, 3)], ref=lambda a: np.linalg.svd(a, full_matrices=False),
+             check=_svd_check, rtol=1e-4),
+        Case([(2, 2, 4)], check=_svd_check, rtol=1e-4),
+    ],
+    '_npi_cholesky': Case([(3, 3)], make_inputs=_symmetric,
+                          ref=np.linalg.cholesky, rtol=1e-4,
+                          # NumPy reads only the lower triangle, the
+                          # gradient is symmetrized as MXNet's (checked in
+                          # tests/numpy/test_np_linalg_factor.py)
+                          grad=()),
+    '_npi_qr': Case([(3, 2)], check=_qr_check),
+    '_npi_pinv_scalar_rcond': Case([(2, 3)], ref=np.linalg.pinv, rtol=1e-4,
+                                   grad=()),
     '_np_singular_values': Case(
         [(2, 3)], ref=lambda a: np.linalg.svd(a, compute_uv=False),
         rtol=1e-4),
