@@ -224,7 +224,7 @@ class ROIPooling(Op):
         return [data, rois], [(rois[0], data[1], ph, pw)], []
 
 
-# -- SSD training targets and detections ---------------------------------------
+# -- SSD training targets and detections --------------------------------------
 
 def _host(xp, a):
     """``a`` as a host NumPy array (the loops below run per box)."""

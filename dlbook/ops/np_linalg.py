@@ -171,7 +171,7 @@ class NpSingularValues(_NoGrad):
         return xp.linalg.svd(a, compute_uv=False).astype(a.dtype)
 
 
-# -- factorizations: svd, cholesky, qr, pinv -----------------------------------
+# -- factorizations: svd, cholesky, qr, pinv ----------------------------------
 
 def _tril_half(xp, m):
     """The lower triangle of ``m`` with its diagonal halved (Phi)."""
