@@ -10,11 +10,14 @@ end costs.
    ``dlbook/gluon/deferred.py``).
 
 Run: ``python benchmarks/bench_np_mode.py`` (writes benchmarks/RESULTS.md).
-The runs are short; on a shared machine the numbers move by 10-20 %.
+The runs are short; on a shared machine the numbers move by 10-20 %, so
+``nd`` and ``np`` runs alternate in one process (each keeps its best) and
+load changes hit both alike.
 """
 
 import os
 import sys
+import time
 
 import numpy
 
@@ -27,8 +30,20 @@ from dlbook.gluon import nn  # noqa: E402
 from benchmarks.common import (best_of, fmt_ms, fmt_us, table,  # noqa
                                write_section)
 
-N_OPS = 3_000
+N_OPS = 2_000
+REPEAT = 5
 STEPS = 5
+
+
+def alternate(first, second, repeat=REPEAT):
+    """Best times of two callables run alternately, ``repeat`` times."""
+    best = [float('inf'), float('inf')]
+    for _ in range(repeat):
+        for i, fn in enumerate((first, second)):
+            start = time.perf_counter()
+            fn()
+            best[i] = min(best[i], time.perf_counter() - start)
+    return best
 
 
 def per_op_rows():
@@ -41,7 +56,9 @@ def per_op_rows():
     ops = [('`a + b`', lambda a, b: a + b, lambda a, b: a + b),
            ('`dot(a, b)`', lambda a, b: nd.dot(a, b),
             lambda a, b: np.dot(a, b)),
-           ('`a.sum()`', lambda a, b: a.sum(), lambda a, b: a.sum())]
+           ('`a.sum()`', lambda a, b: a.sum(), lambda a, b: a.sum()),
+           ('`a > b`', lambda a, b: a > b, lambda a, b: a > b),
+           ('`a * 2.0`', lambda a, b: a * 2.0, lambda a, b: a * 2.0)]
     rows = []
     for label, f_nd, f_np in ops:
         def loop(f, arrays):
@@ -49,8 +66,8 @@ def per_op_rows():
                 for _ in range(N_OPS):
                     f(*arrays)
             return run
-        t_nd = best_of(loop(f_nd, legacy), 3) / N_OPS
-        t_np = best_of(loop(f_np, numpy_mode), 3) / N_OPS
+        t_nd, t_np = (t / N_OPS for t in alternate(loop(f_nd, legacy),
+                                                   loop(f_np, numpy_mode)))
         rows.append((label, fmt_us(t_nd), fmt_us(t_np),
                      f'{t_np / t_nd:.2f}×'))
     npx.reset_np()
@@ -68,51 +85,69 @@ def lenet():
     return net
 
 
-def step_time(np_mode, hybridize):
-    if np_mode:
-        npx.set_np()
-    try:
-        mx.random.seed(0)
-        rng = numpy.random.RandomState(0)
-        make = np.array if np_mode else nd.array
-        x = make(rng.rand(64, 1, 28, 28).astype(numpy.float32))
-        y = make(rng.randint(0, 10, 64).astype(numpy.float32))
-        net = lenet()
-        net.initialize(mx.init.Xavier())
-        if hybridize:
-            net.hybridize()
-        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-        trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                                {'learning_rate': 0.1})
+def training(np_mode, hybridize):
+    """A function running STEPS LeNet steps (in ``np_mode`` or legacy)."""
+    mx.random.seed(0)
+    rng = numpy.random.RandomState(0)
+    make = np.array if np_mode else nd.array
+    x = make(rng.rand(64, 1, 28, 28).astype(numpy.float32))
+    y = make(rng.randint(0, 10, 64).astype(numpy.float32))
+    net = lenet()
+    net.initialize(mx.init.Xavier())
+    if hybridize:
+        net.hybridize()
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.1})
 
-        def steps():
-            for _ in range(STEPS):
-                with autograd.record():
-                    loss = loss_fn(net(x), y)
-                loss.backward()
-                trainer.step(64)
-            loss.wait_to_read()
+    def steps():
+        for _ in range(STEPS):
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(64)
+        loss.wait_to_read()
+    return steps
 
+
+def in_mode(np_mode, fn):
+    """``fn`` run with NumPy mode on or off."""
+    def run():
+        if np_mode:
+            npx.set_np()
+        try:
+            return fn()
+        finally:
+            npx.reset_np()
+    return run
+
+
+def step_times(hybridize):
+    """(nd, np) time of one LeNet step, runs alternating."""
+    runs = []
+    for np_mode in (False, True):
+        build = in_mode(np_mode, lambda m=np_mode: training(m, hybridize))
+        steps = in_mode(np_mode, build())
         steps()                         # initialize and trace
-        return best_of(steps, 3) / STEPS
-    finally:
-        npx.reset_np()
+        runs.append(steps)
+    return [t / STEPS for t in alternate(*runs, repeat=3)]
 
 
 def main():
-    body = ('Per-operation time (lower is better), best of 3 runs of '
-            f'{N_OPS:,} operations on 16×16 float32:\n\n' +
+    body = ('Per-operation time (lower is better), best of '
+            f'{REPEAT} runs of {N_OPS:,} operations on 16×16 float32, '
+            '`nd` and `np` runs alternating in one process:\n\n' +
             table(('operation', '`nd`', '`np` (set_np)', 'np / nd'),
                   per_op_rows()))
     rows = []
     for hybridize in (False, True):
-        t_nd = step_time(False, hybridize)
-        t_np = step_time(True, hybridize)
+        t_nd, t_np = step_times(hybridize)
         rows.append(('hybridized' if hybridize else 'eager', fmt_ms(t_nd),
                      fmt_ms(t_np), f'{t_np / t_nd:.2f}×'))
     body += ('\n\nLeNet training step (batch 64, forward + loss + backward '
-             f'+ SGD), best of 3 runs of {STEPS} steps; one short run on a '
-             'shared machine, so differences under ~15 % are noise:\n\n' +
+             f'+ SGD), best of 3 runs of {STEPS} steps, `nd` and `np` '
+             'alternating; one short run on a shared machine, so '
+             'differences under ~15 % are noise:\n\n' +
              table(('LeNet step', '`nd` mode', 'np mode', 'np / nd'), rows))
     write_section('np_mode', 'NumPy mode vs legacy `nd` '
                   '(`benchmarks/bench_np_mode.py`)', body)

@@ -57,16 +57,19 @@ def set_np(shape=True, array=True, dtype=False):
         Gluon creates parameters, data batches and outputs as
         ``mx.np.ndarray``.  Needs ``shape=True``.
     dtype : bool
-        MXNet's switch to NumPy's float64 creation default.  dlbook keeps
-        float32 (MXNet's default), so only ``False`` is accepted.
+        Accepted only as ``False``.  MXNet 1.9.1's ``set_np`` has no
+        ``dtype`` argument (``set_np(dtype=True)`` is a TypeError there);
+        MXNet 2.0 added it to switch creation defaults to float64.
+        dlbook follows 1.9.1: arrays default to float32.
     """
     if array and not shape:
         raise ValueError('NumPy Shape semantics is required in using '
                          'NumPy Array semantics')
     if dtype:
-        raise NotImplementedError(
-            'set_np(dtype=True) (float64 creation defaults) is not '
-            'supported by dlbook; arrays default to float32 as in MXNet')
+        raise TypeError(
+            "set_np() got an unexpected keyword argument 'dtype' (MXNet "
+            "1.9.1 has no float64-default switch; it came with MXNet 2.0, "
+            "and dlbook keeps 1.9.1's float32 defaults)")
     set_np_shape(shape)
     _set_np_array(array)
 

@@ -20,11 +20,16 @@ from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
 
-__all__ = ['invoke', 'describe_inputs']
+__all__ = ['invoke', 'describe_inputs', 'DENSE_CLASSES']
 
 #: While a HybridBlock is traced by running it (``dlbook.gluon.deferred``),
 #: an object whose ``record(op, inputs, outputs, out)`` sees every call.
 TRACER = None
+
+#: Dense array classes that take the front end's fast path when every input
+#: has the same one: NDArray, and ``mx.np.ndarray`` once ``dlbook.numpy``
+#: is imported (it adds itself).  Results get that class.
+DENSE_CLASSES = {NDArray}
 
 _state = autograd._state
 _Node = autograd.Node
@@ -120,7 +125,7 @@ def _output_class(inputs):
     return NDArray
 
 
-def invoke(op, inputs, out=None, ctx=None):
+def invoke(op, inputs, out=None, ctx=None, out_cls=None):
     """Run ``op`` eagerly on the NDArrays ``inputs``.
 
     Parameters
@@ -133,6 +138,9 @@ def invoke(op, inputs, out=None, ctx=None):
         Write the result(s) into these arrays instead of new ones.
     ctx : Context, optional
         Device for operators without inputs (``zeros``, random sampling).
+    out_cls : type, optional
+        Class of the results (``mx.np.ndarray`` for NumPy-mode calls);
+        by default NDArray, or the NDArray subclass of an input.
 
     Returns
     -------
@@ -141,19 +149,25 @@ def invoke(op, inputs, out=None, ctx=None):
     # This function runs for every operation, so the common case (plain
     # NDArrays on one device) is checked first, cheaply; anything else
     # takes the careful path in _check_inputs.
-    out_cls = NDArray
     if inputs:
-        ctx = inputs[0]._ctx if type(inputs[0]) is NDArray else None
+        cls = type(inputs[0])
+        ctx = inputs[0]._ctx if cls in DENSE_CLASSES else None
         for x in inputs:
-            if type(x) is not NDArray or x._ctx is not ctx:
+            if type(x) is not cls or x._ctx is not ctx:
                 ctx, inputs = _check_inputs(op, inputs)
-                out_cls = _output_class(inputs)
+                if out_cls is None:
+                    out_cls = _output_class(inputs)
                 break
         else:
+            if out_cls is None:
+                out_cls = cls
             if op.same_dtype and len(inputs) > 1:
                 _check_same_dtype(op, inputs)
-    elif ctx is None:
-        ctx = current_context()
+    else:
+        if ctx is None:
+            ctx = current_context()
+        if out_cls is None:
+            out_cls = NDArray
     op.is_train = _state.training
     if op.needs_rng:
         op.rng = ctx.backend.rng(ctx.device_id)

@@ -49,9 +49,16 @@ def to_np(x):
 
 
 def call(name, *inputs, ctx=None, **attrs):
-    """Run the registered operator ``name`` on ``inputs``; np results."""
-    op = REGISTRY[name](**attrs)
-    return to_np(invoke(op, list(inputs), ctx=ctx))
+    """Run the registered operator ``name`` on ``inputs``; np results
+    (created as ``mx.np.ndarray``, whatever the inputs' class)."""
+    return invoke(REGISTRY[name](**attrs), inputs, ctx=ctx,
+                  out_cls=_CLASS[0] if _CLASS else ndarray_class())
+
+
+def run(op, *inputs):
+    """Run the operator instance ``op`` on ``inputs``; np results (the
+    fast form of :func:`call` for callers holding the op class)."""
+    return invoke(op, inputs, out_cls=_CLASS[0])
 
 
 def shaped(y, shape):

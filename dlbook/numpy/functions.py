@@ -14,8 +14,12 @@ import numpy
 
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
-from ._core import (call, shaped, as_array, result_dtype, reduced_shape,
-                    cast)
+from ..ops import REGISTRY
+from ._core import (call, run, shaped, as_array, result_dtype,
+                    reduced_shape, cast)
+
+#: ``mx.np.ndarray`` (set by multiarray.py, which imports this module)
+_NP = None
 
 __all__ = [
     # arithmetic
@@ -58,6 +62,9 @@ def _unary(name, x, **attrs):
 
 def _pair(a, b, dtype=None):
     """Two arrays of one promoted dtype (or ``dtype`` if given)."""
+    if dtype is None and isinstance(a, NDArray) and \
+            isinstance(b, NDArray) and a._data.dtype == b._data.dtype:
+        return a, b
     a = as_array(a, like=b)
     b = as_array(b, like=a)
     target = dtype or result_dtype(a.dtype, b.dtype)
@@ -167,50 +174,50 @@ def _out(result, out):
 # -- comparisons: bool results --------------------------------------------------
 
 def _compare(a, b, array_op, scalar_op, rscalar_op):
+    """``a <op> b`` as bool, through the bool-result operators
+    (``_npi_greater``...; ``rscalar_op`` is the mirrored scalar form)."""
     if _is_number(b) and not _is_number(a):
-        y = call(scalar_op, as_array(a), scalar=b)
-    elif _is_number(a) and not _is_number(b):
-        y = call(rscalar_op, as_array(b), scalar=a)
-    else:
-        a, b = _pair(a, b)
-        y = call(array_op, a, b)
-    return cast(y, 'bool')
+        return call(scalar_op, as_array(a), scalar=b)
+    if _is_number(a) and not _is_number(b):
+        return call(rscalar_op, as_array(b), scalar=a)
+    a, b = _pair(a, b)
+    return call(array_op, a, b)
 
 
 def equal(x1, x2):
     """``x1 == x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_equal', '_equal_scalar',
-                    '_equal_scalar')
+    return _compare(x1, x2, '_npi_equal', '_npi_equal_scalar',
+                    '_npi_equal_scalar')
 
 
 def not_equal(x1, x2):
     """``x1 != x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_not_equal', '_not_equal_scalar',
-                    '_not_equal_scalar')
+    return _compare(x1, x2, '_npi_not_equal', '_npi_not_equal_scalar',
+                    '_npi_not_equal_scalar')
 
 
 def greater(x1, x2):
     """``x1 > x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_greater', '_greater_scalar',
-                    '_lesser_scalar')
+    return _compare(x1, x2, '_npi_greater', '_npi_greater_scalar',
+                    '_npi_less_scalar')
 
 
 def greater_equal(x1, x2):
     """``x1 >= x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_greater_equal',
-                    '_greater_equal_scalar', '_lesser_equal_scalar')
+    return _compare(x1, x2, '_npi_greater_equal',
+                    '_npi_greater_equal_scalar', '_npi_less_equal_scalar')
 
 
 def less(x1, x2):
     """``x1 < x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_lesser', '_lesser_scalar',
-                    '_greater_scalar')
+    return _compare(x1, x2, '_npi_less', '_npi_less_scalar',
+                    '_npi_greater_scalar')
 
 
 def less_equal(x1, x2):
     """``x1 <= x2`` as a bool array."""
-    return _compare(x1, x2, 'broadcast_lesser_equal',
-                    '_lesser_equal_scalar', '_greater_equal_scalar')
+    return _compare(x1, x2, '_npi_less_equal', '_npi_less_equal_scalar',
+                    '_npi_greater_equal_scalar')
 
 
 def logical_not(x):
@@ -258,12 +265,20 @@ def _axis_attr(axis):
     return tuple(axis) if isinstance(axis, (list, tuple)) else axis
 
 
+#: legacy reduction -> its NumPy-mode twin (0-d results; MXNet's names)
+_NP_REDUCE = {'sum': REGISTRY['_np_sum'], 'mean': REGISTRY['_npi_mean'],
+              'prod': REGISTRY['_np_prod'], 'max': REGISTRY['_np_max'],
+              'min': REGISTRY['_np_min']}
+
+
 def _reduce(op_name, a, axis, keepdims, dtype=None):
     a = as_array(a)
     if dtype is not None:
         a = cast(a, dtype)
-    y = call(op_name, a, axis=_axis_attr(axis), keepdims=bool(keepdims))
-    return shaped(y, reduced_shape(a.shape, axis, keepdims))
+    cls = _NP_REDUCE[op_name]
+    if axis is None and not keepdims:
+        return run(cls(), a)
+    return run(cls(axis=_axis_attr(axis), keepdims=bool(keepdims)), a)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
@@ -372,12 +387,21 @@ def dot(a, b, out=None):
     product, N-d . M-d sums over the last axis of ``a`` and the first of
     ``b`` (second-to-last for b.ndim >= 2 is NumPy's rule; MXNet and this
     function use the first axis of ``b``, equal for 1-d and 2-d ``b``)."""
+    if type(a) is _NP and type(b) is _NP and a._data.ndim and \
+            b._data.ndim and a._data.dtype == b._data.dtype:
+        y = run(_DOT(), a, b)                   # the common case, fast
+        if a._data.ndim == 1 and b._data.ndim == 1:
+            y = shaped(y, ())
+        return _out(y, out)
     if _is_number(a) or _is_number(b) or as_array(a).ndim == 0 or \
             as_array(b).ndim == 0:
         return _out(multiply(a, b), out)
     a, b = _pair(a, b)
     y = call('dot', a, b)
     return _out(shaped(y, a.shape[:-1] + b.shape[1:]), out)
+
+
+_DOT = REGISTRY['dot']
 
 
 def matmul(a, b, out=None):

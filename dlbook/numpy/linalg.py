@@ -3,8 +3,9 @@
 ``norm`` covers NumPy's vector and matrix orders (built from ``abs``,
 ``sum``, ``max`` ..., so it has gradients; the matrix 2-norm and nuclear
 norm use singular values, without gradient).  ``det``, ``slogdet``,
-``inv`` and ``solve`` have gradients; ``eig``, ``eigvals``, ``eigh`` and
-``eigvalsh`` do not (``dlbook/ops/np_linalg.py``).
+``inv``, ``solve``, ``svd`` and ``cholesky`` have gradients; ``pinv``'s
+is zero, as in MXNet 1.9.1; ``eig``, ``eigvals``, ``eigh``, ``eigvalsh``
+and ``qr`` have none (``dlbook/ops/np_linalg.py``).
 """
 
 import math
@@ -13,7 +14,7 @@ from ..base import DLBookError
 from ._core import call, shaped, reduced_shape, as_array
 
 __all__ = ['norm', 'det', 'slogdet', 'inv', 'solve', 'eig', 'eigvals',
-           'eigh', 'eigvalsh']
+           'eigh', 'eigvalsh', 'svd', 'cholesky', 'qr', 'pinv']
 
 
 def _square(a, name):
@@ -65,6 +66,49 @@ def eigh(a, UPLO='L'):  # noqa: N803
 def eigvalsh(a, UPLO='L'):  # noqa: N803
     """The eigenvalues of a symmetric matrix, ascending (no gradient)."""
     return call('_npi_eigvalsh', _square(a, 'eigvalsh'), UPLO=UPLO)
+
+
+def svd(a):
+    """``(ut, l, v)`` with ``a = ut @ diag(l) @ v`` for ``a`` of shape
+    (..., M, N), M <= N (MXNet's form; NumPy's ``svd(a,
+    full_matrices=False)``); ``l`` descending.  The singular vectors'
+    signs may differ from MXNet's."""
+    a = as_array(a)
+    if a.ndim < 2 or a.shape[-2] > a.shape[-1]:
+        raise DLBookError(f'np.linalg.svd: expected (..., M, N) with M <= '
+                          f'N (MXNet), got shape {a.shape}')
+    return tuple(call('_npi_svd', a))
+
+
+def cholesky(a):
+    """The lower-triangular ``L`` with ``a = L @ L.T`` for a symmetric
+    positive-definite ``a`` (or a stack of them)."""
+    return call('_npi_cholesky', _square(a, 'cholesky'))
+
+
+def qr(a, mode='reduced'):
+    """``(q, r)`` with ``a = q @ r`` (reduced mode; no gradient)."""
+    if mode != 'reduced':
+        raise DLBookError(f"np.linalg.qr: only mode='reduced' is "
+                          f"supported, got {mode!r}")
+    a = as_array(a)
+    if a.ndim < 2:
+        raise DLBookError(f'np.linalg.qr: expected a matrix, got shape '
+                          f'{a.shape}')
+    return tuple(call('_npi_qr', a))
+
+
+def pinv(a, rcond=1e-15, hermitian=False):
+    """The Moore-Penrose pseudo-inverse (singular values below ``rcond``
+    times the largest count as zero).  ``hermitian=True`` is not
+    supported, as in MXNet 1.9.1; the gradient is zero, as there."""
+    if hermitian:
+        raise NotImplementedError('hermitian is not supported yet...')
+    a = as_array(a)
+    if a.ndim < 2:
+        raise DLBookError(f'np.linalg.pinv: expected a matrix, got shape '
+                          f'{a.shape}')
+    return call('_npi_pinv_scalar_rcond', a, rcond=float(rcond))
 
 
 def _np():

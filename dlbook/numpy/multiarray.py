@@ -24,6 +24,9 @@ import numbers
 import numpy
 
 from ..ndarray.ndarray import NDArray, from_raw
+from ..ndarray.invoke import invoke as _invoke, DENSE_CLASSES
+from ..ops import REGISTRY
+from . import _core
 from . import functions as F
 from ._core import call, shaped, to_np, cast
 
@@ -63,6 +66,47 @@ def _result_shape(shape, key):
                  else numpy.asarray(p.get() if hasattr(p, 'get') else p)
                  for p in parts)
     return dummy[host if isinstance(key, tuple) else host[0]].shape
+
+
+_NP_SUM = REGISTRY['_np_sum']
+_NP_MEAN = REGISTRY['_npi_mean']
+
+
+def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
+    """An arithmetic method with a fast path.
+
+    ``array_op`` runs when the other operand is an ``mx.np.ndarray`` of the
+    same dtype, ``scalar_op`` when it is a Python int or float and this
+    array's dtype kind is in ``kinds`` (a number takes the array's dtype,
+    MXNet's rule); anything else calls ``function`` (promotion, bool
+    arrays, lists...).  ``reflected``: the method of ``2 - x``.
+    """
+    array_cls = REGISTRY[array_op] if array_op else None
+    scalar_cls = REGISTRY[scalar_op]
+
+    if reflected:
+        def method(self, other):
+            t = type(other)
+            if (t is float or t is int) and self._data.dtype.kind in kinds:
+                return _invoke(scalar_cls(scalar=other), (self,),
+                               out_cls=ndarray)
+            return _binary(function, other, self)
+    else:
+        def method(self, other):
+            t = type(other)
+            if t is ndarray:
+                dtype = self._data.dtype
+                if other._data.dtype == dtype and dtype.kind in kinds:
+                    return _invoke(array_cls(), (self, other),
+                                   out_cls=ndarray)
+            elif (t is float or t is int) and \
+                    self._data.dtype.kind in kinds:
+                return _invoke(scalar_cls(scalar=other), (self,),
+                               out_cls=ndarray)
+            return _binary(function, self, other)
+    method.__name__ = function.__name__
+    method.__doc__ = f'``{function.__name__}`` with the other operand.'
+    return method
 
 
 class ndarray(NDArray):  # noqa: N801  (MXNet's name)
@@ -158,29 +202,19 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         super().__setitem__(_raw_key(key, self._ctx), value)
 
     # -- arithmetic -------------------------------------------------------------
-    def __add__(self, other):
-        return _binary(F.add, self, other)
-
-    def __radd__(self, other):
-        return _binary(F.add, other, self)
-
-    def __sub__(self, other):
-        return _binary(F.subtract, self, other)
-
-    def __rsub__(self, other):
-        return _binary(F.subtract, other, self)
-
-    def __mul__(self, other):
-        return _binary(F.multiply, self, other)
-
-    def __rmul__(self, other):
-        return _binary(F.multiply, other, self)
-
-    def __truediv__(self, other):
-        return _binary(F.true_divide, self, other)
-
-    def __rtruediv__(self, other):
-        return _binary(F.true_divide, other, self)
+    # The common cases (two np arrays of one dtype; an array and a Python
+    # int or float) run their operator directly; everything else goes
+    # through the mx.np function, which promotes dtypes (functions.py).
+    __add__ = _fast('broadcast_add', '_plus_scalar', F.add)
+    __radd__ = _fast(None, '_plus_scalar', F.add, reflected=True)
+    __sub__ = _fast('broadcast_sub', '_minus_scalar', F.subtract)
+    __rsub__ = _fast(None, '_rminus_scalar', F.subtract, reflected=True)
+    __mul__ = _fast('broadcast_mul', '_mul_scalar', F.multiply)
+    __rmul__ = _fast(None, '_mul_scalar', F.multiply, reflected=True)
+    __truediv__ = _fast('broadcast_div', '_div_scalar', F.true_divide,
+                        kinds='f')
+    __rtruediv__ = _fast(None, '_rdiv_scalar', F.true_divide,
+                         reflected=True, kinds='f')
 
     def __mod__(self, other):
         return _binary(F.mod, self, other)
@@ -206,23 +240,17 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     def __abs__(self):
         return F.abs(self)
 
-    def __eq__(self, other):
-        return _binary(F.equal, self, other)
-
-    def __ne__(self, other):
-        return _binary(F.not_equal, self, other)
-
-    def __gt__(self, other):
-        return _binary(F.greater, self, other)
-
-    def __ge__(self, other):
-        return _binary(F.greater_equal, self, other)
-
-    def __lt__(self, other):
-        return _binary(F.less, self, other)
-
-    def __le__(self, other):
-        return _binary(F.less_equal, self, other)
+    __eq__ = _fast('_npi_equal', '_npi_equal_scalar', F.equal,
+                   kinds='fiub')
+    __ne__ = _fast('_npi_not_equal', '_npi_not_equal_scalar', F.not_equal,
+                   kinds='fiub')
+    __gt__ = _fast('_npi_greater', '_npi_greater_scalar', F.greater,
+                   kinds='fiub')
+    __ge__ = _fast('_npi_greater_equal', '_npi_greater_equal_scalar',
+                   F.greater_equal, kinds='fiub')
+    __lt__ = _fast('_npi_less', '_npi_less_scalar', F.less, kinds='fiub')
+    __le__ = _fast('_npi_less_equal', '_npi_less_equal_scalar',
+                   F.less_equal, kinds='fiub')
 
     def _inplace(self, result):
         return super()._inplace(cast(result, self.dtype))
@@ -279,10 +307,22 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     # -- reductions ---------------------------------------------------------------
     def sum(self, axis=None, dtype=None, out=None, keepdims=False):
         """Sum over ``axis`` (0-d for a full sum)."""
+        if dtype is None and out is None and self._data.dtype.kind != 'b':
+            if axis is None and not keepdims:
+                return _invoke(_NP_SUM(), (self,), out_cls=ndarray)
+            if type(axis) is int:
+                return _invoke(_NP_SUM(axis=axis, keepdims=bool(keepdims)),
+                               (self,), out_cls=ndarray)
         return F.sum(self, axis, dtype, out, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """Mean over ``axis``."""
+        if dtype is None and out is None and self._data.dtype.kind == 'f':
+            if axis is None and not keepdims:
+                return _invoke(_NP_MEAN(), (self,), out_cls=ndarray)
+            if type(axis) is int:
+                return _invoke(_NP_MEAN(axis=axis, keepdims=bool(keepdims)),
+                               (self,), out_cls=ndarray)
         return F.mean(self, axis, dtype, out, keepdims)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -358,3 +398,8 @@ def _binary(function, a, b):
                               list, tuple)):
             return NotImplemented
     return function(a, b)
+
+
+DENSE_CLASSES.add(ndarray)
+F._NP = ndarray
+_core.ndarray_class()

@@ -40,13 +40,35 @@ def box_nms(data, overlap_thresh=0.5, valid_thresh=0.0, topk=-1,
                 out_format=out_format)
 
 
-def multibox_target(*args, **kwargs):
-    """Not implemented yet in dlbook."""
-    raise NotImplementedError('npx.multibox_target is not implemented in '
-                              'dlbook yet')
+def multibox_target(anchor, label, cls_pred, overlap_threshold=0.5,
+                    ignore_label=-1.0, negative_mining_ratio=-1.0,
+                    negative_mining_thresh=0.5, minimum_negative_samples=0,
+                    variances=(0.1, 0.1, 0.2, 0.2)):
+    """SSD training targets: a list ``[loc_target (B, N*4), loc_mask
+    (B, N*4), cls_target (B, N)]`` for the anchors (1, N, 4), labels
+    (B, L, 5) rows ``[class, xmin, ymin, xmax, ymax]`` (a row of -1 ends
+    them) and class predictions (B, C, N).  ``cls_target`` is class + 1
+    for matched anchors, 0 for background, ``ignore_label`` for anchors
+    left out by negative mining (``negative_mining_ratio`` > 0)."""
+    return call('_contrib_MultiBoxTarget', as_array(anchor),
+                as_array(label), as_array(cls_pred),
+                overlap_threshold=overlap_threshold,
+                ignore_label=ignore_label,
+                negative_mining_ratio=negative_mining_ratio,
+                negative_mining_thresh=negative_mining_thresh,
+                minimum_negative_samples=minimum_negative_samples,
+                variances=tuple(variances))
 
 
-def multibox_detection(*args, **kwargs):
-    """Not implemented yet in dlbook."""
-    raise NotImplementedError('npx.multibox_detection is not implemented '
-                              'in dlbook yet')
+def multibox_detection(cls_prob, loc_pred, anchor, clip=True,
+                       threshold=0.01, background_id=0, nms_threshold=0.5,
+                       force_suppress=False, variances=(0.1, 0.1, 0.2, 0.2),
+                       nms_topk=-1):
+    """SSD detections (B, N, 6): rows ``[class, score, xmin, ymin, xmax,
+    ymax]`` sorted by score after non-maximum suppression; suppressed and
+    background rows have class -1."""
+    return call('_contrib_MultiBoxDetection', as_array(cls_prob),
+                as_array(loc_pred), as_array(anchor), clip=clip,
+                threshold=threshold, background_id=background_id,
+                nms_threshold=nms_threshold, force_suppress=force_suppress,
+                variances=tuple(variances), nms_topk=nms_topk)

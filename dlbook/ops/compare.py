@@ -13,7 +13,7 @@ comparisons record, as in MXNet), ``_*_scalar`` against a number
 """
 
 from ..base import DLBookError
-from .op import register
+from .op import register, cast_scalar
 from .binary import _Binary, equal_shape_form
 from .scalar import _Scalar
 from .unary import _Unary
@@ -206,3 +206,38 @@ class LogicalNot(_Unary):
 
     def f(self, xp, x):
         return x == 0
+
+
+# -- NumPy mode: the same comparisons with bool results ---------------------
+
+def _bool_twin(cls, name):
+    """Register a twin of the comparison ``cls`` under MXNet's NumPy-mode
+    name, giving ``bool`` results (``x > y`` under ``set_np``)."""
+    if issubclass(cls, _Scalar):
+        def forward(self, xp, x):
+            s = cast_scalar(xp, self.attrs['scalar'], x.dtype)
+            return xp.asarray(self.f(xp, x, s))
+    else:
+        def forward(self, xp, a, b):
+            return xp.asarray(_Binary.forward(self, xp, a, b))
+    twin = type(f'Np{cls.__name__}', (cls,), {
+        'forward': forward,
+        '__doc__': cls.__doc__.replace('1 if', 'True if')
+        .replace('else 0', 'else False')})
+    twin.__module__ = cls.__module__
+    return register(name)(twin)
+
+
+NpEqual = _bool_twin(BroadcastEqual, '_npi_equal')
+NpNotEqual = _bool_twin(BroadcastNotEqual, '_npi_not_equal')
+NpGreater = _bool_twin(BroadcastGreater, '_npi_greater')
+NpGreaterEqual = _bool_twin(BroadcastGreaterEqual, '_npi_greater_equal')
+NpLess = _bool_twin(BroadcastLesser, '_npi_less')
+NpLessEqual = _bool_twin(BroadcastLesserEqual, '_npi_less_equal')
+NpEqualScalar = _bool_twin(EqualScalar, '_npi_equal_scalar')
+NpNotEqualScalar = _bool_twin(NotEqualScalar, '_npi_not_equal_scalar')
+NpGreaterScalar = _bool_twin(GreaterScalar, '_npi_greater_scalar')
+NpGreaterEqualScalar = _bool_twin(GreaterEqualScalar,
+                                  '_npi_greater_equal_scalar')
+NpLessScalar = _bool_twin(LesserScalar, '_npi_less_scalar')
+NpLessEqualScalar = _bool_twin(LesserEqualScalar, '_npi_less_equal_scalar')

@@ -7,16 +7,21 @@
 * ``_contrib_box_nms`` (``nd.contrib.box_nms``): greedy non-maximum
   suppression;
 * ``ROIPooling`` (``npx.roi_pooling``): max pooling of each region of
-  interest into a fixed grid, with gradient.
+  interest into a fixed grid, with gradient;
+* ``_contrib_MultiBoxTarget`` / ``_contrib_MultiBoxDetection``
+  (``npx.multibox_target`` / ``npx.multibox_detection``): SSD's training
+  targets and its decoded, non-maximum-suppressed detections.
 
 The formulas follow apache/mxnet@1.9.1:src/operator/contrib/
-multibox_prior.cc, bounding_box-inl.h and src/operator/roi_pooling.cc,
+multibox_prior.cc, multibox_target.cc, multibox_detection.cc,
+bounding_box-inl.h and src/operator/roi_pooling.cc,
 including their rounding rules.  The loops run over boxes on the host
 side of ``xp`` (d2l's detection chapters use a few thousand anchors).
 """
 
 import math
 
+from ..base import DLBookError
 from .op import Op, register
 
 __all__ = []
@@ -216,3 +221,276 @@ class ROIPooling(Op):
             return [data, rois], [None], []
         ph, pw = self.attrs['pooled_size']
         return [data, rois], [(rois[0], data[1], ph, pw)], []
+
+
+# -- SSD training targets and detections --------------------------------------
+
+def _host(xp, a):
+    """``a`` as a host NumPy array (the loops below run per box)."""
+    return a.get() if hasattr(a, 'get') else a
+
+
+def _f32(value):
+    """A float32 NumPy scalar: MXNet compares and computes these in C
+    ``float``."""
+    import numpy
+    return numpy.float32(value)
+
+
+def _target_iou(anchors, labels):
+    """IoU (batch, anchors, labels) of each anchor with each label box, as
+    MXNet's MultiBoxTarget computes it (0 where the union is 0)."""
+    import numpy
+    a = anchors[None, :, None, :]                    # (1, A, 1, 4)
+    g = labels[:, None, :, 1:5]                      # (B, 1, L, 4)
+    w = numpy.maximum(0, numpy.minimum(a[..., 2], g[..., 2]) -
+                      numpy.maximum(a[..., 0], g[..., 0]))
+    h = numpy.maximum(0, numpy.minimum(a[..., 3], g[..., 3]) -
+                      numpy.maximum(a[..., 1], g[..., 1]))
+    inter = w * h
+    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + \
+        (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
+    with_union = union != 0
+    return numpy.where(with_union, inter / numpy.where(with_union, union, 1),
+                       0).astype(anchors.dtype)
+
+
+@register('_contrib_MultiBoxTarget', '_npx_multibox_target')
+class MultiBoxTarget(Op):
+    """SSD training targets for ``anchor`` (1, A, 4), ``label`` (B, L, >=5)
+    rows (class, xmin, ymin, xmax, ymax; a row starting with -1 ends the
+    labels) and ``cls_pred`` (B, C, A).  Each label first takes its best
+    anchor (greedily, highest IoU first); then every other anchor whose
+    best IoU exceeds ``overlap_threshold`` is positive too.  Outputs:
+    ``loc_target`` (B, A*4) the offsets ((gx-ax)/aw/v0, (gy-ay)/ah/v1,
+    log(gw/aw)/v2, log(gh/ah)/v3), ``loc_mask`` (B, A*4) 1 for positives,
+    ``cls_target`` (B, A) class + 1 for positives, 0 for negatives,
+    ``ignore_label`` for the rest.  With ``negative_mining_ratio`` > 0
+    only the hardest ratio * positives anchors (lowest background
+    probability among those with IoU < ``negative_mining_thresh``) are
+    negatives;  no gradient"""
+    arguments = ('anchor', 'label', 'cls_pred')
+    defaults = {'overlap_threshold': 0.5, 'ignore_label': -1.0,
+                'negative_mining_ratio': -1.0, 'negative_mining_thresh': 0.5,
+                'minimum_negative_samples': 0,
+                'variances': (0.1, 0.1, 0.2, 0.2)}
+    differentiable = False
+    num_outputs = 3
+
+    def list_outputs(self):
+        return ('loc_target', 'loc_mask', 'cls_target')
+
+    def forward(self, xp, anchor, label, cls_pred):
+        import numpy
+        a = self.attrs
+        variances = _floats(a['variances'])
+        if len(variances) != 4:
+            raise DLBookError(f'{self.name}: variances must have 4 values, '
+                              f'got {variances}')
+        if anchor.ndim != 3 or anchor.shape[0] != 1 or anchor.shape[2] != 4:
+            raise DLBookError(f'{self.name}: anchor must be (1, N, 4), got '
+                              f'{anchor.shape}')
+        if label.ndim != 3 or label.shape[2] < 5:
+            raise DLBookError(f'{self.name}: label must be (batch, '
+                              f'num_labels, >=5), got {label.shape}')
+        if cls_pred.ndim != 3 or cls_pred.shape[2] != anchor.shape[1]:
+            raise DLBookError(f'{self.name}: cls_pred must be (batch, '
+                              f'num_classes, {anchor.shape[1]}), got '
+                              f'{cls_pred.shape}')
+        dtype = anchor.dtype
+        anchors = _host(xp, anchor).reshape(-1, 4)
+        labels = _host(xp, label).astype(dtype)
+        preds = _host(xp, cls_pred).astype(dtype)
+        batch, num_anchors = labels.shape[0], anchors.shape[0]
+        loc_target = numpy.zeros((batch, num_anchors, 4), dtype)
+        loc_mask = numpy.zeros((batch, num_anchors, 4), dtype)
+        cls_target = numpy.full((batch, num_anchors), a['ignore_label'],
+                                dtype)
+        ious = _target_iou(anchors, labels)
+        for b in range(batch):
+            ends = numpy.flatnonzero(labels[b, :, 0] == -1)
+            n = int(ends[0]) if len(ends) else labels.shape[1]
+            if n == 0:
+                continue
+            flags, match = self._match(ious[b, :, :n], preds[b])
+            positive = flags == 1
+            gts = labels[b, match[positive]]
+            cls_target[b, positive] = gts[:, 0] + 1
+            cls_target[b, flags == 0] = 0
+            loc_mask[b, positive] = 1
+            loc_target[b, positive] = _encode(anchors[positive], gts[:, 1:5],
+                                              variances)
+        return (xp.asarray(loc_target.reshape(batch, -1)),
+                xp.asarray(loc_mask.reshape(batch, -1)),
+                xp.asarray(cls_target))
+
+    def _match(self, iou, preds):
+        """Anchor flags (1 positive, 0 negative, -1 ignored) and the label
+        each anchor matches, following MXNet's loops."""
+        import numpy
+        a = self.attrs
+        num_anchors, n = iou.shape
+        flags = numpy.full(num_anchors, -1, numpy.int8)
+        best_iou = numpy.full(num_anchors, -1.0, numpy.float32)
+        match = numpy.full(num_anchors, -1, numpy.int64)
+        gt_done = numpy.zeros(n, bool)
+        num_positive = 0
+        while not gt_done.all():
+            masked = iou.copy()
+            masked[flags == 1] = -1
+            masked[:, gt_done] = -1
+            j, k = divmod(int(masked.argmax()), n)   # first in j, k order
+            if not masked[j, k] > _f32(1e-6):
+                break
+            best_iou[j], match[j] = masked[j, k], k
+            flags[j], gt_done[k] = 1, True
+            num_positive += 1
+        threshold = _f32(a['overlap_threshold'])
+        if threshold > 0:
+            for j in numpy.flatnonzero(flags != 1):
+                k = int(iou[j].argmax())
+                best_iou[j], match[j] = iou[j, k], k
+                if iou[j, k] > threshold:
+                    flags[j], gt_done[k] = 1, True
+                    num_positive += 1
+        ratio = _f32(a['negative_mining_ratio'])
+        if ratio > 0:
+            if not a['negative_mining_thresh'] > 0:
+                raise DLBookError(f'{self.name}: negative_mining_thresh must '
+                                  f'be > 0 when mining negatives')
+            num_negative = min(int(_f32(num_positive) * ratio),
+                               num_anchors - num_positive)
+            if num_negative > 0:
+                free = flags != 1
+                unset = free & (best_iou < 0)
+                best_iou[unset] = iou[unset].max(axis=1)
+                candidates = numpy.flatnonzero(
+                    free & (best_iou < _f32(a['negative_mining_thresh'])) &
+                    (flags == -1))
+                if len(candidates) < num_negative:
+                    raise DLBookError(
+                        f'{self.name}: {num_negative} negative samples '
+                        f'wanted but only {len(candidates)} anchors qualify')
+                p = preds[:, candidates]
+                e = numpy.exp(p - p.max(axis=0))
+                background = e[0] / e.sum(axis=0)
+                order = numpy.argsort(background, kind='stable')
+                flags[candidates[order[:num_negative]]] = 0
+        else:
+            flags[flags != 1] = 0
+        return flags, match
+
+
+def _encode(anchors, boxes, variances):
+    """Offsets of ``boxes`` from ``anchors`` (corner form), in float32."""
+    import numpy
+    f = numpy.float32
+    al, at, ar, ab = (anchors[:, i].astype(f) for i in range(4))
+    gl, gt, gr, gb = (boxes[:, i].astype(f) for i in range(4))
+    aw, ah = ar - al, ab - at
+    ax, ay = (al + ar) * f(0.5), (at + ab) * f(0.5)
+    gw, gh = gr - gl, gb - gt
+    gx, gy = (gl + gr) * f(0.5), (gt + gb) * f(0.5)
+    v = [f(x) for x in variances]
+    return numpy.stack([(gx - ax) / aw / v[0], (gy - ay) / ah / v[1],
+                        numpy.log(gw / aw) / v[2],
+                        numpy.log(gh / ah) / v[3]], axis=1)
+
+
+def _decode(anchors, deltas, variances, clip):
+    """Boxes (corner form) from ``anchors`` and predicted offsets."""
+    import numpy
+    dtype = anchors.dtype
+    al, at, ar, ab = (anchors[:, i] for i in range(4))
+    aw, ah = ar - al, ab - at
+    ax, ay = (al + ar) / dtype.type(2), (at + ab) / dtype.type(2)
+    v = [dtype.type(x) for x in variances]
+    ox = deltas[:, 0] * v[0] * aw + ax
+    oy = deltas[:, 1] * v[1] * ah + ay
+    ow = numpy.exp(deltas[:, 2] * v[2]) * aw / 2
+    oh = numpy.exp(deltas[:, 3] * v[3]) * ah / 2
+    out = numpy.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=1)
+    return numpy.clip(out, 0, 1) if clip else out
+
+
+def _overlap(p, q):
+    """IoU of two corner boxes (0 where the union is not positive)."""
+    w = max(0, min(p[2], q[2]) - max(p[0], q[0]))
+    h = max(0, min(p[3], q[3]) - max(p[1], q[1]))
+    i = w * h
+    u = (p[2] - p[0]) * (p[3] - p[1]) + (q[2] - q[0]) * (q[3] - q[1]) - i
+    return 0 if u <= 0 else i / u
+
+
+@register('_contrib_MultiBoxDetection', '_npx_multibox_detection')
+class MultiBoxDetection(Op):
+    """SSD detections from ``cls_prob`` (B, C, A; class 0 background),
+    ``loc_pred`` (B, A*4) and ``anchor`` (1, A, 4): per anchor the most
+    likely non-background class (dropped below ``threshold``) and its box
+    decoded from the offsets (``variances``, clipped to [0, 1] with
+    ``clip``).  Output (B, A, 6) rows [class, score, xmin, ymin, xmax,
+    ymax], valid rows first, sorted by score, at most ``nms_topk`` kept;
+    non-maximum suppression (IoU >= ``nms_threshold``, within a class
+    unless ``force_suppress``) sets the class of suppressed rows to -1;
+    unused rows are all -1;  no gradient"""
+    arguments = ('cls_prob', 'loc_pred', 'anchor')
+    defaults = {'clip': True, 'threshold': 0.01, 'background_id': 0,
+                'nms_threshold': 0.5, 'force_suppress': False,
+                'variances': (0.1, 0.1, 0.2, 0.2), 'nms_topk': -1}
+    differentiable = False
+
+    def forward(self, xp, cls_prob, loc_pred, anchor):
+        import numpy
+        a = self.attrs
+        variances = _floats(a['variances'])
+        if len(variances) != 4:
+            raise DLBookError(f'{self.name}: variances must have 4 values, '
+                              f'got {variances}')
+        batch, num_classes, num_anchors = cls_prob.shape
+        if anchor.size != num_anchors * 4 or \
+                loc_pred.size != batch * num_anchors * 4:
+            raise DLBookError(
+                f'{self.name}: cls_prob {cls_prob.shape}, loc_pred '
+                f'{loc_pred.shape} and anchor {anchor.shape} do not agree '
+                f'(want (B, C, N), (B, N*4), (1, N, 4))')
+        dtype = cls_prob.dtype
+        probs = _host(xp, cls_prob)
+        deltas = _host(xp, loc_pred).astype(dtype).reshape(batch, -1, 4)
+        anchors = _host(xp, anchor).astype(dtype).reshape(-1, 4)
+        out = numpy.full((batch, num_anchors, 6), -1, dtype)
+        threshold = dtype.type(a['threshold'])
+        nms = float(a['nms_threshold'])
+        for b in range(batch):
+            if num_classes > 1:
+                ids = probs[b, 1:].argmax(axis=0) + 1
+                scores = probs[b, 1:].max(axis=0)
+                ids[scores < threshold] = 0
+            else:
+                ids = numpy.zeros(num_anchors, numpy.int64)
+                scores = numpy.full(num_anchors, -1, dtype)
+            valid = numpy.flatnonzero(ids > 0)
+            rows = out[b]
+            rows[:len(valid), 0] = ids[valid] - 1
+            rows[:len(valid), 1] = scores[valid]
+            rows[:len(valid), 2:] = _decode(anchors[valid], deltas[b, valid],
+                                            variances, a['clip'])
+            count = len(valid)
+            if count < 1 or nms <= 0 or nms > 1:
+                continue
+            order = numpy.argsort(-rows[:count, 1], kind='stable')
+            keep = count
+            before = rows.copy()
+            if 0 < a['nms_topk'] < count:
+                keep = a['nms_topk']
+                rows[keep:count, 0] = -1     # the rest keep their data
+            rows[:keep] = before[order[:keep]]
+            for i in range(keep):
+                if rows[i, 0] < 0:
+                    continue
+                for j in range(i + 1, keep):
+                    if rows[j, 0] < 0:
+                        continue
+                    if a['force_suppress'] or rows[i, 0] == rows[j, 0]:
+                        if _overlap(rows[i, 2:], rows[j, 2:]) >= nms:
+                            rows[j, 0] = -1
+        return xp.asarray(out)

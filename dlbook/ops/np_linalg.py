@@ -7,8 +7,10 @@ NumPy's ``linalg`` and MXNet's ``_npi_*`` operators do.  The gradients:
 * ``slogdet``: d(log|det A|) = inv(A).T (the sign has no gradient)
 * ``inv``:  dA = -inv(A).T @ dY @ inv(A).T
 * ``solve`` (A X = B):  dB = solve(A.T, dX),  dA = -dB @ X.T
+* ``svd`` and ``cholesky``: the standard rules (see each class);
+* ``pinv``: zero, as MXNet 1.9.1 gives.
 
-Eigen-decompositions and singular values have no gradient here.
+Eigen-decompositions, ``qr`` and singular values alone have no gradient.
 """
 
 from .op import Op, register
@@ -167,3 +169,111 @@ class NpSingularValues(_NoGrad):
 
     def forward(self, xp, a):
         return xp.linalg.svd(a, compute_uv=False).astype(a.dtype)
+
+
+# -- factorizations: svd, cholesky, qr, pinv ----------------------------------
+
+def _tril_half(xp, m):
+    """The lower triangle of ``m`` with its diagonal halved (Phi)."""
+    low = xp.tril(m)
+    diag = xp.diagonal(low, axis1=-2, axis2=-1)
+    return low - 0.5 * xp.einsum('...i,ij->...ij', diag,
+                                 xp.eye(m.shape[-1], dtype=m.dtype))
+
+
+@register('_npi_svd')
+class NpSvd(_LinalgOp):
+    """(UT, L, V) with A = UT @ diag(L) @ V for A of shape (..., M, N),
+    M <= N (MXNet's layout: UT (..., M, M), L (..., M) descending,
+    V (..., M, N) with orthonormal rows);  dA from dUT, dL, dV by the
+    standard SVD rule (F_ij = 1 / (L_j^2 - L_i^2)):
+    dA = UT [F o (UT' dUT - dUT' UT) L + diag(dL) + L F o (V dV' - dV V')] V
+    + UT L^-1 dV (I - V' V).  The singular vectors' signs are LAPACK's
+    and may differ from MXNet's (each pair (UT column, V row) is unique
+    up to a common sign)."""
+    num_outputs = 3
+
+    def out_shapes(self, a):
+        m, n = a[-2], a[-1]
+        return [tuple(a[:-2]) + (m, m), tuple(a[:-2]) + (m,),
+                tuple(a[:-2]) + (m, n)]
+
+    def forward(self, xp, a):
+        if a.ndim < 2 or a.shape[-2] > a.shape[-1]:
+            raise ValueError(f'svd needs (..., M, N) with M <= N (MXNet), '
+                             f'got shape {a.shape}; transpose the input')
+        ut, s, v = xp.linalg.svd(a, full_matrices=False)
+        ut, s, v = ut.astype(a.dtype), s.astype(a.dtype), v.astype(a.dtype)
+        self.saved = (ut, s, v)
+        return ut, s, v
+
+    def backward(self, xp, dut, ds, dv):
+        ut, s, v = self.saved
+        m = s.shape[-1]
+        s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2     # s_j^2 - s_i^2
+        eye = xp.eye(m, dtype=s.dtype)
+        f = xp.where(eye > 0, 0, 1 / xp.where(eye > 0, 1, s2))
+        j = f * (_t(xp, ut) @ dut - _t(xp, dut) @ ut)
+        k = f * (v @ _t(xp, dv) - dv @ _t(xp, v))
+        inner = j * s[..., None, :] + eye * ds[..., None, :] + \
+            s[..., :, None] * k
+        da = ut @ inner @ v
+        n = v.shape[-1]
+        if n > m:
+            proj = xp.eye(n, dtype=v.dtype) - _t(xp, v) @ v
+            da = da + ut @ (dv / s[..., :, None]) @ proj
+        return da.astype(ut.dtype)
+
+
+@register('_npi_cholesky')
+class NpCholesky(_LinalgOp):
+    """L, lower triangular with A = L @ L.T (A symmetric positive
+    definite);  with P = Phi(L.T dL) (lower triangle, diagonal halved)
+    and S = L^-T P L^-1:  dA = (S + S.T) / 2 (symmetric, as MXNet)"""
+
+    def out_shapes(self, a):
+        return [tuple(a)]
+
+    def forward(self, xp, a):
+        low = xp.linalg.cholesky(a).astype(a.dtype)
+        self.saved = low
+        return low
+
+    def backward(self, xp, dl):
+        low = self.saved
+        inv = xp.linalg.inv(low)
+        p = _tril_half(xp, _t(xp, low) @ dl)
+        s = _t(xp, inv) @ p @ inv
+        return (0.5 * (s + _t(xp, s))).astype(low.dtype)
+
+
+@register('_npi_qr')
+class NpQr(_NoGrad):
+    """(Q, R), A = Q @ R, reduced mode (Q (..., M, K), R (..., K, N),
+    K = min(M, N));  no gradient (MXNet 1.9.1's qr backward fails)"""
+    num_outputs = 2
+
+    def forward(self, xp, a):
+        q, r = xp.linalg.qr(a)
+        return q.astype(a.dtype), r.astype(a.dtype)
+
+
+@register('_npi_pinv_scalar_rcond')
+class NpPinv(_LinalgOp):
+    """The Moore-Penrose pseudo-inverse (..., N, M) of A (..., M, N):
+    singular values below ``rcond`` times the largest are dropped;
+    gradient zero, as MXNet 1.9.1 gives"""
+    defaults = {'rcond': 1e-15, 'hermitian': False}
+
+    def out_shapes(self, a):
+        return [tuple(a[:-2]) + (a[-1], a[-2])]
+
+    def forward(self, xp, a):
+        if self.attrs['hermitian']:
+            raise ValueError('pinv: hermitian=True is not supported (as '
+                             'in MXNet 1.9.1)')
+        self.saved = a.shape
+        return xp.linalg.pinv(a, rcond=self.attrs['rcond']).astype(a.dtype)
+
+    def backward(self, xp, dy):
+        return xp.zeros(self.saved, dtype=dy.dtype)

@@ -16,12 +16,13 @@ from ..base import DLBookError
 from .op import Op, register, normalize_axes, normalize_axis, keep_dtype
 
 
-def _squeeze(y, axes, keepdims):
-    """Drop the reduced axes of the keepdims result ``y``; never 0-d."""
+def _squeeze(y, axes, keepdims, np_shape=False):
+    """Drop the reduced axes of the keepdims result ``y``; never 0-d
+    unless ``np_shape`` (NumPy mode's ``_np_sum``...)."""
     if keepdims:
         return y
     shape = tuple(n for i, n in enumerate(y.shape) if i not in axes)
-    return y.reshape(shape or (1,))
+    return y.reshape(shape if np_shape or shape else (1,))
 
 
 class _Reduce(Op):
@@ -32,6 +33,8 @@ class _Reduce(Op):
     size 1, so they broadcast against ``x``.
     """
     defaults = {'axis': None, 'keepdims': False, 'exclude': False}
+    #: NumPy-mode twin (``_np_sum``): a full reduction is 0-d, not (1,)
+    np_shape = False
 
     def reduce(self, xp, x, axes):
         raise NotImplementedError(
@@ -46,7 +49,7 @@ class _Reduce(Op):
                               self.attrs['exclude'], self.name)
         y = keep_dtype(self.reduce(xp, x, axes), x.dtype)
         self.saved = (x, y)
-        return _squeeze(y, axes, self.attrs['keepdims'])
+        return _squeeze(y, axes, self.attrs['keepdims'], self.np_shape)
 
     def backward(self, xp, dy):
         x, y = self.saved
@@ -110,6 +113,23 @@ class Min(_Reduce):
 
     def grad(self, xp, dy, x, y):
         return dy * (x == y)
+
+
+def _np_twin(cls, name):
+    """Register ``cls`` again under MXNet's NumPy-mode name, giving 0-d
+    results (``_np_sum`` is what MXNet 1.9.1 records for ``x.sum()`` under
+    ``set_np``; its attributes are ``axis`` and ``keepdims``)."""
+    twin = type(f'Np{cls.__name__}', (cls,), {
+        'np_shape': True, '__doc__': cls.__doc__ + ' (0-d results)'})
+    twin.__module__ = cls.__module__
+    return register(name)(twin)
+
+
+NpSum = _np_twin(Sum, '_np_sum')
+NpMean = _np_twin(Mean, '_npi_mean')
+NpProd = _np_twin(Prod, '_np_prod')
+NpMax = _np_twin(Max, '_np_max')
+NpMin = _np_twin(Min, '_np_min')
 
 
 @register('nansum')

@@ -16,7 +16,9 @@ Observed in MXNet 1.9.1 (``F.np.exp(x) + 2 * x`` traced under set_np)::
     _npi_add b0_add0
 
 Operators not in the table (``FullyConnected``, ``Activation``,
-reductions, ``_np_reshape``) keep their names, as MXNet's np layers do.
+``_np_reshape``) keep their names, as MXNet's np layers do; ``mx.np``
+reductions and comparisons already run operators registered under
+MXNet's np names (``_np_sum``, ``_npi_mean``, ``_npi_greater``...).
 """
 
 from ..ops import REGISTRY

@@ -246,3 +246,16 @@ def test_setitem_with_masks_and_none():
     assert x[None].shape == (1, 2, 3) and x[..., None].shape == (2, 3, 1)
     x[:, [0, 2]] = np.array([7., 8.])
     assert x.tolist() == [[7., 1., 8.], [7., 0., 8.]]
+
+
+def test_set_np_has_no_dtype_switch_in_1_9_1():
+    """MXNet 1.9.1: ``npx.set_np(dtype=True)`` raises TypeError
+    ("set_np() got an unexpected keyword argument 'dtype'"); the
+    float64-default switch came with MXNet 2.0."""
+    import pytest
+    from dlbook import np, npx
+    with pytest.raises(TypeError, match="unexpected keyword argument "
+                                        "'dtype'"):
+        npx.set_np(dtype=True)
+    npx.set_np()
+    assert np.zeros(2).dtype == 'float32'

@@ -89,7 +89,38 @@ def _roi_ref(data, rois):
     return out
 
 
+def _multibox_target_inputs(rng, dtype):
+    from tests.numpy import test_np_multibox as mb
+    return [np.asarray(v, dtype=dtype) for v in (mb.ANCHORS, mb.LABELS,
+                                                 mb.PREDS)]
+
+
+def _multibox_target_check(outs, ins):
+    from tests.numpy import test_np_multibox as mb
+    for got, want in zip(outs, mb.TARGET_DEFAULT):
+        np.testing.assert_allclose(got, want, atol=2e-5)
+
+
+def _multibox_detection_inputs(rng, dtype):
+    from tests.numpy import test_np_multibox as mb
+    return [np.asarray(v, dtype=dtype) for v in (mb.probs(), mb.LOC,
+                                                 mb.ANCHORS)]
+
+
+def _multibox_detection_check(outs, ins):
+    from tests.numpy import test_np_multibox as mb
+    np.testing.assert_allclose(outs[0], mb.DET_DEFAULT, atol=2e-5)
+
+
 CASES = {
+    # values recorded from MXNet 1.9.1 (tests/numpy/test_np_multibox.py)
+    '_contrib_MultiBoxTarget': Case(
+        [(1, 6, 4), (2, 3, 5), (2, 3, 6)],
+        make_inputs=_multibox_target_inputs, check=_multibox_target_check),
+    '_contrib_MultiBoxDetection': Case(
+        [(2, 3, 6), (2, 24), (1, 6, 4)],
+        make_inputs=_multibox_detection_inputs,
+        check=_multibox_detection_check),
     '_contrib_MultiBoxPrior': Case(
         [(2, 5, 3, 4)], attrs={'sizes': (0.5, 0.25), 'ratios': (1, 2)},
         check=_prior_check),
