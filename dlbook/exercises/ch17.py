@@ -63,14 +63,15 @@ def _lenet_like(r, steps, with_cached=False):
     if with_cached:
         forward = sum(sum(rows[n]) for n in rows
                       if not n.startswith('_backward_'))
-        backward = sum(sum(rows[n]) for n in rows if n.startswith('_backward_'))
+        backward = sum(sum(rows[n]) for n in rows
+                       if n.startswith('_backward_'))
         # a graph call lasts a little longer than the operators inside it
         rows['CachedOp'] = [forward / steps + 2.0] * steps
         rows['_backward_CachedOp'] = [backward / steps + 0.5] * steps
     return rows
 
 
-# -- calls per step (worked example) -------------------------------------------
+# -- calls per step (worked example) -----------------------------------------
 
 @exercise('ch17.calls_per_step',
           hint="split the table into lines; the line of an operator starts "
@@ -112,7 +113,7 @@ def _calls_per_step(student):
             'forward and backward told apart.')
 
 
-# -- the slowest operators -------------------------------------------------------
+# -- the slowest operators ---------------------------------------------------
 
 @exercise('ch17.top_operators',
           hint="json.loads(text)['Time']['operator'] is a dict name -> "
@@ -150,7 +151,7 @@ def _top_operators(student):
     return 'correct: the slowest operators, CachedOp rows left out.'
 
 
-# -- the backward share ------------------------------------------------------------
+# -- the backward share ------------------------------------------------------
 
 @exercise('ch17.backward_share',
           hint="sum 'Total' over the names that start with '_backward_', "
@@ -193,7 +194,7 @@ def _backward_share(student):
     return 'correct: the share of operator time spent going backward.'
 
 
-# -- predicting the calls of LeNet ------------------------------------------------
+# -- predicting the calls of LeNet -------------------------------------------
 
 def _lenet():
     from ..gluon import nn

@@ -33,9 +33,10 @@ def _matrices(seed):
 def _arrays(got, count, what):
     """The student's tuple of ``count`` arrays as NumPy arrays."""
     if not isinstance(got, (tuple, list)) or len(got) != count:
-        raise Failure(f'the result is {type(got).__name__}'
-                      f'{" of length " + str(len(got)) if isinstance(got, (tuple, list)) else ""}'
-                      f', expected a tuple of {count} arrays ({what}).')
+        length = (f' of length {len(got)}'
+                  if isinstance(got, (tuple, list)) else '')
+        raise Failure(f'the result is {type(got).__name__}{length}, '
+                      f'expected a tuple of {count} arrays ({what}).')
     out = []
     for part in got:
         if hasattr(part, 'asnumpy'):
@@ -50,7 +51,7 @@ def _compare(name, got, expected, dense):
                       f'be {expected.tolist()}, got {got.tolist()}.')
 
 
-# -- CSR by hand (worked example) -------------------------------------------------
+# -- CSR by hand (worked example) --------------------------------------------
 
 @exercise('ch18.csr_arrays',
           hint='go row by row: append each non-zero value to data and its '
@@ -76,7 +77,7 @@ def _csr_arrays(student):
             'rows included.')
 
 
-# -- row_sparse by hand --------------------------------------------------------------
+# -- row_sparse by hand ------------------------------------------------------
 
 @exercise('ch18.row_sparse_arrays',
           hint='the rows to keep are those with any non-zero: '
@@ -104,7 +105,7 @@ def _row_sparse_arrays(student):
     return 'correct: the stored rows and their numbers.'
 
 
-# -- the bytes of a CSR matrix -----------------------------------------------------
+# -- the bytes of a CSR matrix -----------------------------------------------
 
 @exercise('ch18.csr_nbytes',
           hint='float32 values (4 bytes) and int64 column indices (8 bytes) '
@@ -138,7 +139,7 @@ def _csr_nbytes(student):
     return 'correct: 12 bytes per non-zero and 8 per row pointer.'
 
 
-# -- one LibSVM line -----------------------------------------------------------------
+# -- one LibSVM line ---------------------------------------------------------
 
 @exercise('ch18.libsvm_line',
           hint="f'{label:g} ' + ' '.join(f'{j}:{row[j]:g}' for j in "
