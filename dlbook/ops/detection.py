@@ -23,6 +23,11 @@ import math
 
 from ..base import DLBookError
 from .op import Op, register
+from ..backend import get_backend
+
+#: The host array module (NumPy): the box-matching loops below run on the
+#: CPU, box by box, as MXNet's own implementations do.
+host_np = get_backend('cpu').xp
 
 __all__ = []
 
@@ -233,25 +238,23 @@ def _host(xp, a):
 def _f32(value):
     """A float32 NumPy scalar: MXNet compares and computes these in C
     ``float``."""
-    import numpy
-    return numpy.float32(value)
+    return host_np.float32(value)
 
 
 def _target_iou(anchors, labels):
     """IoU (batch, anchors, labels) of each anchor with each label box, as
     MXNet's MultiBoxTarget computes it (0 where the union is 0)."""
-    import numpy
     a = anchors[None, :, None, :]                    # (1, A, 1, 4)
     g = labels[:, None, :, 1:5]                      # (B, 1, L, 4)
-    w = numpy.maximum(0, numpy.minimum(a[..., 2], g[..., 2]) -
-                      numpy.maximum(a[..., 0], g[..., 0]))
-    h = numpy.maximum(0, numpy.minimum(a[..., 3], g[..., 3]) -
-                      numpy.maximum(a[..., 1], g[..., 1]))
+    w = host_np.maximum(0, host_np.minimum(a[..., 2], g[..., 2]) -
+                      host_np.maximum(a[..., 0], g[..., 0]))
+    h = host_np.maximum(0, host_np.minimum(a[..., 3], g[..., 3]) -
+                      host_np.maximum(a[..., 1], g[..., 1]))
     inter = w * h
     union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1]) + \
         (g[..., 2] - g[..., 0]) * (g[..., 3] - g[..., 1]) - inter
     with_union = union != 0
-    return numpy.where(with_union, inter / numpy.where(with_union, union, 1),
+    return host_np.where(with_union, inter / host_np.where(with_union, union, 1),
                        0).astype(anchors.dtype)
 
 
@@ -281,7 +284,6 @@ class MultiBoxTarget(Op):
         return ('loc_target', 'loc_mask', 'cls_target')
 
     def forward(self, xp, anchor, label, cls_pred):
-        import numpy
         a = self.attrs
         variances = _floats(a['variances'])
         if len(variances) != 4:
@@ -302,13 +304,13 @@ class MultiBoxTarget(Op):
         labels = _host(xp, label).astype(dtype)
         preds = _host(xp, cls_pred).astype(dtype)
         batch, num_anchors = labels.shape[0], anchors.shape[0]
-        loc_target = numpy.zeros((batch, num_anchors, 4), dtype)
-        loc_mask = numpy.zeros((batch, num_anchors, 4), dtype)
-        cls_target = numpy.full((batch, num_anchors), a['ignore_label'],
+        loc_target = host_np.zeros((batch, num_anchors, 4), dtype)
+        loc_mask = host_np.zeros((batch, num_anchors, 4), dtype)
+        cls_target = host_np.full((batch, num_anchors), a['ignore_label'],
                                 dtype)
         ious = _target_iou(anchors, labels)
         for b in range(batch):
-            ends = numpy.flatnonzero(labels[b, :, 0] == -1)
+            ends = host_np.flatnonzero(labels[b, :, 0] == -1)
             n = int(ends[0]) if len(ends) else labels.shape[1]
             if n == 0:
                 continue
@@ -327,13 +329,12 @@ class MultiBoxTarget(Op):
     def _match(self, iou, preds):
         """Anchor flags (1 positive, 0 negative, -1 ignored) and the label
         each anchor matches, following MXNet's loops."""
-        import numpy
         a = self.attrs
         num_anchors, n = iou.shape
-        flags = numpy.full(num_anchors, -1, numpy.int8)
-        best_iou = numpy.full(num_anchors, -1.0, numpy.float32)
-        match = numpy.full(num_anchors, -1, numpy.int64)
-        gt_done = numpy.zeros(n, bool)
+        flags = host_np.full(num_anchors, -1, host_np.int8)
+        best_iou = host_np.full(num_anchors, -1.0, host_np.float32)
+        match = host_np.full(num_anchors, -1, host_np.int64)
+        gt_done = host_np.zeros(n, bool)
         num_positive = 0
         while not gt_done.all():
             masked = iou.copy()
@@ -347,7 +348,7 @@ class MultiBoxTarget(Op):
             num_positive += 1
         threshold = _f32(a['overlap_threshold'])
         if threshold > 0:
-            for j in numpy.flatnonzero(flags != 1):
+            for j in host_np.flatnonzero(flags != 1):
                 k = int(iou[j].argmax())
                 best_iou[j], match[j] = iou[j, k], k
                 if iou[j, k] > threshold:
@@ -364,7 +365,7 @@ class MultiBoxTarget(Op):
                 free = flags != 1
                 unset = free & (best_iou < 0)
                 best_iou[unset] = iou[unset].max(axis=1)
-                candidates = numpy.flatnonzero(
+                candidates = host_np.flatnonzero(
                     free & (best_iou < _f32(a['negative_mining_thresh'])) &
                     (flags == -1))
                 if len(candidates) < num_negative:
@@ -372,9 +373,9 @@ class MultiBoxTarget(Op):
                         f'{self.name}: {num_negative} negative samples '
                         f'wanted but only {len(candidates)} anchors qualify')
                 p = preds[:, candidates]
-                e = numpy.exp(p - p.max(axis=0))
+                e = host_np.exp(p - p.max(axis=0))
                 background = e[0] / e.sum(axis=0)
-                order = numpy.argsort(background, kind='stable')
+                order = host_np.argsort(background, kind='stable')
                 flags[candidates[order[:num_negative]]] = 0
         else:
             flags[flags != 1] = 0
@@ -383,8 +384,7 @@ class MultiBoxTarget(Op):
 
 def _encode(anchors, boxes, variances):
     """Offsets of ``boxes`` from ``anchors`` (corner form), in float32."""
-    import numpy
-    f = numpy.float32
+    f = host_np.float32
     al, at, ar, ab = (anchors[:, i].astype(f) for i in range(4))
     gl, gt, gr, gb = (boxes[:, i].astype(f) for i in range(4))
     aw, ah = ar - al, ab - at
@@ -392,14 +392,13 @@ def _encode(anchors, boxes, variances):
     gw, gh = gr - gl, gb - gt
     gx, gy = (gl + gr) * f(0.5), (gt + gb) * f(0.5)
     v = [f(x) for x in variances]
-    return numpy.stack([(gx - ax) / aw / v[0], (gy - ay) / ah / v[1],
-                        numpy.log(gw / aw) / v[2],
-                        numpy.log(gh / ah) / v[3]], axis=1)
+    return host_np.stack([(gx - ax) / aw / v[0], (gy - ay) / ah / v[1],
+                        host_np.log(gw / aw) / v[2],
+                        host_np.log(gh / ah) / v[3]], axis=1)
 
 
 def _decode(anchors, deltas, variances, clip):
     """Boxes (corner form) from ``anchors`` and predicted offsets."""
-    import numpy
     dtype = anchors.dtype
     al, at, ar, ab = (anchors[:, i] for i in range(4))
     aw, ah = ar - al, ab - at
@@ -407,10 +406,10 @@ def _decode(anchors, deltas, variances, clip):
     v = [dtype.type(x) for x in variances]
     ox = deltas[:, 0] * v[0] * aw + ax
     oy = deltas[:, 1] * v[1] * ah + ay
-    ow = numpy.exp(deltas[:, 2] * v[2]) * aw / 2
-    oh = numpy.exp(deltas[:, 3] * v[3]) * ah / 2
-    out = numpy.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=1)
-    return numpy.clip(out, 0, 1) if clip else out
+    ow = host_np.exp(deltas[:, 2] * v[2]) * aw / 2
+    oh = host_np.exp(deltas[:, 3] * v[3]) * ah / 2
+    out = host_np.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=1)
+    return host_np.clip(out, 0, 1) if clip else out
 
 
 def _overlap(p, q):
@@ -440,7 +439,6 @@ class MultiBoxDetection(Op):
     differentiable = False
 
     def forward(self, xp, cls_prob, loc_pred, anchor):
-        import numpy
         a = self.attrs
         variances = _floats(a['variances'])
         if len(variances) != 4:
@@ -457,7 +455,7 @@ class MultiBoxDetection(Op):
         probs = _host(xp, cls_prob)
         deltas = _host(xp, loc_pred).astype(dtype).reshape(batch, -1, 4)
         anchors = _host(xp, anchor).astype(dtype).reshape(-1, 4)
-        out = numpy.full((batch, num_anchors, 6), -1, dtype)
+        out = host_np.full((batch, num_anchors, 6), -1, dtype)
         threshold = dtype.type(a['threshold'])
         nms = float(a['nms_threshold'])
         for b in range(batch):
@@ -466,9 +464,9 @@ class MultiBoxDetection(Op):
                 scores = probs[b, 1:].max(axis=0)
                 ids[scores < threshold] = 0
             else:
-                ids = numpy.zeros(num_anchors, numpy.int64)
-                scores = numpy.full(num_anchors, -1, dtype)
-            valid = numpy.flatnonzero(ids > 0)
+                ids = host_np.zeros(num_anchors, host_np.int64)
+                scores = host_np.full(num_anchors, -1, dtype)
+            valid = host_np.flatnonzero(ids > 0)
             rows = out[b]
             rows[:len(valid), 0] = ids[valid] - 1
             rows[:len(valid), 1] = scores[valid]
@@ -477,7 +475,7 @@ class MultiBoxDetection(Op):
             count = len(valid)
             if count < 1 or nms <= 0 or nms > 1:
                 continue
-            order = numpy.argsort(-rows[:count, 1], kind='stable')
+            order = host_np.argsort(-rows[:count, 1], kind='stable')
             keep = count
             before = rows.copy()
             if 0 < a['nms_topk'] < count:

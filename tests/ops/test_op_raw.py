@@ -28,10 +28,15 @@ def as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+#: Operators on sparse storage: the case tables feed dense arrays, so
+#: these are checked (forward and gradient) in tests/sparse instead.
+TESTED_IN_SPARSE = {'cast_storage', '_sparse_retain'}
+
+
 def test_every_op_has_a_case():
     covered = {REGISTRY[name] for name in CASES if name in REGISTRY}
     missing = sorted({cls.name for cls in REGISTRY.values()} -
-                     {cls.name for cls in covered})
+                     {cls.name for cls in covered} - TESTED_IN_SPARSE)
     assert not missing, f'operators without a test row: {missing}'
 
 

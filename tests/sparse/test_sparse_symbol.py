@@ -32,12 +32,13 @@ def test_variable_stype_is_stored_as_mxnet_storage_id():
 
 
 def test_sym_sparse_nodes_names_and_json():
-    a = mx.sym.var('a', stype='row_sparse')
-    r = mx.sym.sparse.retain(a, mx.sym.var('i'))
-    c = mx.sym.sparse.cast_storage(a, stype='default')
-    e = mx.sym.sparse.elemwise_add(a, a)
-    d = mx.sym.sparse.dot(mx.sym.var('x', stype='csr'), mx.sym.var('w'),
-                          transpose_a=True)
+    with mx.name.NameManager():      # numbering as in a fresh MXNet process
+        a = mx.sym.var('a', stype='row_sparse')
+        r = mx.sym.sparse.retain(a, mx.sym.var('i'))
+        c = mx.sym.sparse.cast_storage(a, stype='default')
+        e = mx.sym.sparse.elemwise_add(a, a)
+        d = mx.sym.sparse.dot(mx.sym.var('x', stype='csr'), mx.sym.var('w'),
+                              transpose_a=True)
     # MXNet 1.9.1: retain0 ['a', 'i'], cast_storage0, elemwise_add0, dot0
     assert (r.name, r.list_arguments()) == ('retain0', ['a', 'i'])
     assert (c.name, e.name, d.name) == ('cast_storage0', 'elemwise_add0',

@@ -320,12 +320,17 @@ class MultiWorkerIter:
                 f'loading in each worker) or a worker that is stuck.'
             ) from None
         except BrokenProcessPool as err:
+            # A dead worker breaks the whole pool: every batch in flight
+            # fails, and which one killed its worker is not known.
+            in_flight = ', '.join(str(n) for n in
+                                  [number] + [p[0] for p in self._pending])
             detail = self._pool.death_report() or str(err)
             self._fail(kill=True)
             raise DLBookError(
                 f'DataLoader worker process died unexpectedly while loading '
-                f'{where}: {detail}. Try num_workers=0 to see the error in '
-                f'the main process.') from err
+                f'one of the batches in flight ({in_flight}; {where}): '
+                f'{detail}. Try num_workers=0 to see the error in the main '
+                f'process.') from err
         except Exception as err:
             self._finalizer()
             raise DLBookError(

@@ -2,6 +2,7 @@
 
 import os
 import signal
+import re
 import time
 
 import numpy as np
@@ -288,7 +289,10 @@ def test_killed_worker_raises_instead_of_hanging():
         list(loader)
     assert time.time() - start < 30
     message = str(info.value)
-    assert 'died unexpectedly' in message and 'batch 2' in message
+    # batch 2 (samples 8-11) kills its worker; it is among those in flight
+    in_flight = re.search(r'batches in flight \(([\d, ]+);', message)
+    assert 'died unexpectedly' in message and in_flight
+    assert '2' in in_flight.group(1).split(', ')
     assert 'SIGKILL' in message
 
 
