@@ -88,6 +88,22 @@ def test_failed_worker_stops_the_job(mode):
         assert 'worker rank 1 (pid' in proc.stderr
 
 
+@pytest.mark.parametrize('n', [2, 3])
+def test_hanging_worker_is_named_within_the_timeout(n):
+    start = time.monotonic()
+    proc = run([sys.executable, '-m', 'dlbook.launch', '-n', str(n),
+                sys.executable, 'tests/dist/worker_errors.py', 'hang'],
+               timeout=60, DLBOOK_DIST_TIMEOUT='3')
+    took = time.monotonic() - start
+    assert proc.returncode != 0
+    assert took < 30
+    assert 'worker 0 waited 3 s (DLBOOK_DIST_TIMEOUT) in pushpull of ' \
+           "key 0 shape (3,)" in proc.stderr
+    assert 'worker 1 did not answer' in proc.stderr
+    if n == 3:
+        assert 'waiting here too: worker 2\n' in proc.stderr
+
+
 @pytest.mark.parametrize('mode,words', [
     ('shape', ['KVStore.init', 'worker 0: key 0 shape (3,)',
                'worker 1: key 0 shape (4,)']),
