@@ -11,8 +11,11 @@ collective without blocking (``Iallreduce``, ``Ibcast``, ``Iallgather``,
 * for the first few milliseconds it polls in a tight loop (as MPI's own
   blocking calls do), so a collective whose workers arrive together is
   as fast as the blocking call;
-* then it sleeps between polls, so a worker waiting for a slow one does
-  not steal the CPU from it;
+* then, up to one second, it gives the CPU away between polls
+  (``sched_yield``), so that with more workers than cores the one being
+  waited for can run;
+* then it sleeps between polls, so a worker waiting for a slow one (a
+  checkpoint being written, say) does not keep a core busy;
 * after ``DLBOOK_DIST_TIMEOUT`` seconds (default 300; ``0`` or ``none``
   waits forever) it asks every other worker, over a separate
   communicator, what it is doing.  A worker waiting in a collective
@@ -34,10 +37,14 @@ from ..base import DLBookError
 __all__ = ['Group', 'timeout_from_env']
 
 DEFAULT_TIMEOUT = 300.0
-_SPIN = 0.005               # seconds of tight polling before sleeping
-_MAX_PAUSE = 0.001          # the longest sleep between two polls
+_SPIN = 0.005               # seconds of tight polling
+_YIELD = 1.0                # then seconds of polling that yields the CPU
+_MAX_PAUSE = 0.001          # then the longest sleep between two polls
 _QUERY, _ANSWER = 21, 22
 _WIDTH = 512                # bytes of one query or answer
+
+
+_yield = getattr(os, 'sched_yield', lambda: time.sleep(0))
 
 
 def timeout_from_env():
@@ -117,6 +124,11 @@ class Group:
         self._doing = what
         start = time.perf_counter()
         while time.perf_counter() - start < _SPIN:
+            if request.Test():
+                return
+        yield_until = start + _YIELD
+        while time.perf_counter() < yield_until:
+            _yield()
             if request.Test():
                 return
         pause = 2e-5

@@ -104,13 +104,16 @@ def test_hanging_worker_is_named_within_the_timeout(n):
         assert 'waiting here too: worker 2\n' in proc.stderr
 
 
-@pytest.mark.parametrize('mode,words', [
+@pytest.mark.parametrize('mode,words,check', [
     ('shape', ['KVStore.init', 'worker 0: key 0 shape (3,)',
-               'worker 1: key 0 shape (4,)']),
-    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"]),
+               'worker 1: key 0 shape (4,)'], '0'),
+    # found by the tags summed with the data, then by the full check
+    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"], '0'),
+    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"], '1'),
 ])
-def test_mismatch_is_one_clear_error(mode, words):
-    proc = mpirun(2, 'worker_errors.py', mode, timeout=60)
+def test_mismatch_is_one_clear_error(mode, words, check):
+    proc = mpirun(2, 'worker_errors.py', mode, timeout=60,
+                  DLBOOK_DIST_CHECK=check)
     assert proc.returncode != 0
     for w in words:
         assert w in proc.stderr
