@@ -18,6 +18,7 @@ created inside a job started by ``mpiexec``/``srun``/``dlbook.launch``.
 import hashlib
 import os
 import sys
+import time
 import warnings
 
 import numpy
@@ -132,6 +133,7 @@ def abort_on_error(comm, role):
             f'dlbook.kvstore: stopping all {size} processes of the job '
             f'(MPI_Abort)\n')
         sys.stderr.flush()
+        time.sleep(0.5)     # let mpiexec forward the message before Abort
         comm.Abort(1)
 
     sys.excepthook = hook
