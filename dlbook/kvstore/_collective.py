@@ -8,12 +8,10 @@ would burn its whole allocation.  :class:`Group` therefore starts each
 collective without blocking (``Iallreduce``, ``Ibcast``, ``Iallgather``,
 ``Ibarrier``) and polls it:
 
-* for the first few milliseconds it polls in a tight loop (as MPI's own
-  blocking calls do), so a collective whose workers arrive together is
-  as fast as the blocking call;
-* then, up to one second, it gives the CPU away between polls
-  (``sched_yield``), so that with more workers than cores the one being
-  waited for can run;
+* for up to one second it polls, giving the CPU away between polls
+  (``sched_yield``, as MPICH's blocking calls do): a collective whose
+  workers arrive together is as fast as the blocking call, and with more
+  processes than cores the one being waited for can run;
 * then it sleeps between polls, so a worker waiting for a slow one (a
   checkpoint being written, say) does not keep a core busy;
 * after ``DLBOOK_DIST_TIMEOUT`` seconds (default 300; ``0`` or ``none``
@@ -37,8 +35,8 @@ from ..base import DLBookError
 __all__ = ['Group', 'timeout_from_env']
 
 DEFAULT_TIMEOUT = 300.0
-_SPIN = 0.005               # seconds of tight polling
-_YIELD = 1.0                # then seconds of polling that yields the CPU
+_YIELD = 1.0                # seconds of polling that yields the CPU
+_POLLS_PER_YIELD = 20       # polls between two yields
 _MAX_PAUSE = 0.001          # then the longest sleep between two polls
 _QUERY, _ANSWER = 21, 22
 _WIDTH = 512                # bytes of one query or answer
@@ -72,6 +70,17 @@ def _decode(buf):
     return json.loads(bytes(buf).decode(errors='replace').rstrip())
 
 
+class _Both:
+    """Two requests that complete together (``Test`` is ``Testall``)."""
+
+    def __init__(self, *requests):
+        self.requests = list(requests)
+
+    def Test(self):
+        from mpi4py import MPI
+        return MPI.Request.Testall(self.requests)
+
+
 class Group:
     """The workers of one store: collectives with a deadline.
 
@@ -99,9 +108,18 @@ class Group:
         self._sent = []             # answers being sent
 
     # -- the collectives -------------------------------------------------------
-    def allreduce(self, buf, what):
-        """Sum ``buf`` over the workers, in place."""
-        self.wait(self.comm.Iallreduce(self.MPI.IN_PLACE, buf), what)
+    def allreduce(self, buf, what, send=None, extra=None):
+        """Sum ``send`` over the workers into ``buf`` (without ``send``:
+        ``buf`` in place).  ``extra``, a small array, is summed in place
+        alongside, by a second all-reduce that runs at the same time."""
+        MPI = self.MPI
+        data = self.comm.Iallreduce(MPI.IN_PLACE if send is None else send,
+                                    buf)
+        if extra is None:
+            self.wait(data, what)
+        else:
+            self.wait(_Both(self.comm.Iallreduce(MPI.IN_PLACE, extra),
+                            data), what)
 
     def bcast(self, buf, what, root=0):
         """``buf`` of ``root`` to every worker, in place."""
@@ -123,14 +141,14 @@ class Group:
             return
         self._doing = what
         start = time.perf_counter()
-        while time.perf_counter() - start < _SPIN:
-            if request.Test():
-                return
         yield_until = start + _YIELD
-        while time.perf_counter() < yield_until:
+        while True:
+            for _ in range(_POLLS_PER_YIELD):
+                if request.Test():
+                    return
             _yield()
-            if request.Test():
-                return
+            if time.perf_counter() > yield_until:
+                break
         pause = 2e-5
         deadline = None if self.timeout is None else start + self.timeout
         while not request.Test():

@@ -83,7 +83,6 @@ def _device(host, ctx):
 
 _FAST_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64),
                 numpy.dtype(numpy.int32), numpy.dtype(numpy.int64))
-_TAGS = 64      # key tags 1..64: n * 64**2 stays exact in float32
 
 
 def _wire(host):
@@ -101,12 +100,14 @@ class DistSyncKVStore(KVStore):
     set) runs on every worker on the same summed gradient.
 
     The common case (a CPU key of float32/float64/int32/int64, no
-    compression) is one ``Iallreduce`` in place, into a buffer allocated
-    at ``init``.  Keys, shapes and dtypes are compared across workers at
-    ``init``; each push then appends two numbers to the buffer, ``t`` and
-    ``t**2`` for the key's tag ``t``, so the sums show at no extra cost
-    whether every worker pushed the same key (``DLBOOK_DIST_CHECK=1``
-    compares every call in full instead).
+    compression) is one ``Iallreduce`` in place, in a buffer allocated at
+    ``init`` (MPICH's in-place all-reduce is faster than the one from a
+    separate send buffer, even counting the copy into the buffer).  Keys, shapes and dtypes are compared across workers at
+    ``init``; alongside each push's all-reduce, a second one of two
+    integers, ``t`` and ``t**2`` for the key's tag ``t``, shows whether
+    every worker pushed the same key (the sums are ``n t`` and ``n t**2``
+    only if all the tags are ``t``); it runs at the same time, so it adds
+    no wait.  ``DLBOOK_DIST_CHECK=1`` compares every call in full instead.
     """
 
     def __init__(self, name, group=None):
@@ -161,15 +162,12 @@ class DistSyncKVStore(KVStore):
             self._make_slot(k, stored)
 
     def _make_slot(self, key, stored):
-        """The all-reduce buffer of ``key``, when it can take the fast
-        path: ``stored.size`` values, then the key's tag and its square."""
-        if not (isinstance(stored._data, numpy.ndarray) and
-                stored.dtype in _FAST_DTYPES and
-                self.num_workers * _TAGS ** 2 < 2 ** 24):
-            return
-        tag = len(self._slots) % _TAGS + 1
-        buf = numpy.empty(stored.size + 2, stored.dtype)
-        self._slots[key] = (buf, buf[:-2].reshape(stored.shape), tag)
+        """The all-reduce buffer of ``key`` and its tag, when the key can
+        take the fast path (a NumPy value of a dtype MPI can sum)."""
+        if isinstance(stored._data, numpy.ndarray) and \
+                stored.dtype in _FAST_DTYPES:
+            self._slots[key] = (numpy.empty(stored.shape, stored.dtype),
+                                len(self._slots) + 1)
 
     def push(self, key, value, priority=0):
         """Sum the values over each worker's devices, then over workers.
@@ -199,9 +197,9 @@ class DistSyncKVStore(KVStore):
             self._updater(key, from_raw(merged, stored.context), stored)
 
     def _reduce_fast(self, key, values, stored, slot, what):
-        """Sum this worker's ``values`` into the key's buffer, all-reduce
-        it in place and check the tags; the buffer's body, summed."""
-        buf, body, tag = slot
+        """All-reduce this worker's ``values`` of ``key`` into the key's
+        buffer, check the tags, and return the buffer."""
+        buf, tag = slot
         for i, v in enumerate(values):
             if not isinstance(v, NDArray):
                 raise DLBookError(f'KVStore: values must be NDArrays, got '
@@ -213,21 +211,20 @@ class DistSyncKVStore(KVStore):
             raw = v._data if isinstance(v._data, numpy.ndarray) \
                 else v.context.backend.to_numpy(v._data)
             if i == 0:
-                numpy.copyto(body, raw, casting='unsafe')
+                numpy.copyto(buf, raw, casting='unsafe')
             else:
-                body += raw
-        buf[-2] = tag
-        buf[-1] = tag * tag
+                buf += raw
+        tags = numpy.array([tag, tag * tag], numpy.int64)
         n = self._group.size
         self._group.allreduce(buf, f'{what} of key {key!r} shape '
-                                   f'{stored.shape}')
-        if buf[-2] != n * tag or buf[-1] != n * tag * tag:
+                                   f'{stored.shape}', extra=tags)
+        if tags[0] != n * tag or tags[1] != n * tag * tag:
             # Every worker sees the same sums, so all of them get here.
             self._agree([(key, values)], what)
             raise DLBookError(f'KVStore.{what}: the workers pushed '
                               f'different keys in the same call (this '
                               f'worker: {key!r})')
-        return body
+        return buf
 
     def _reduce(self, key, merged, ctx):
         """Sum ``merged`` over the workers (2-bit compressed if set)."""
