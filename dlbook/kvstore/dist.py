@@ -181,11 +181,19 @@ class DistSyncKVStore(KVStore):
         for k, values in pairs:
             self._push_one(k, values, 'push')
 
-    def _push_one(self, key, values, what='push'):
+    def _push_one(self, key, values, what='push', into=None):
+        """Push ``values`` to ``key``.  ``into``: the one pushed array,
+        which is also where the result goes (``pushpull(k, v)``); the
+        all-reduce may then run in it.  Returns ``into`` when it already
+        holds the value a pull would give, else None."""
         stored = self._stored(key)
         slot = self._slots.get(key) if self._compression is None else None
+        done = None
         if slot is not None:
-            merged = self._reduce_fast(key, values, stored, slot, what)
+            merged = self._reduce_fast(key, values, stored, slot, what, into)
+            if merged is not slot[0] and self._updater is None:
+                numpy.copyto(slot[0], merged)   # the stored copy
+                merged, done = slot[0], into
         else:
             if not self._check_all:
                 self._agree([(key, values)], what)
@@ -195,10 +203,12 @@ class DistSyncKVStore(KVStore):
             stored._data = merged
         else:
             self._updater(key, from_raw(merged, stored.context), stored)
+        return done
 
-    def _reduce_fast(self, key, values, stored, slot, what):
-        """All-reduce this worker's ``values`` of ``key`` into the key's
-        buffer, check the tags, and return the buffer."""
+    def _reduce_fast(self, key, values, stored, slot, what, into=None):
+        """All-reduce this worker's ``values`` of ``key`` in place, in the
+        key's buffer or in ``into``'s array; check the tags; return the
+        array that holds the sum."""
         buf, tag = slot
         for i, v in enumerate(values):
             if not isinstance(v, NDArray):
@@ -210,7 +220,10 @@ class DistSyncKVStore(KVStore):
                     f'{key!r}, which holds shape {stored.shape}')
             raw = v._data if isinstance(v._data, numpy.ndarray) \
                 else v.context.backend.to_numpy(v._data)
-            if i == 0:
+            if into is not None and raw is into._data and \
+                    raw.dtype == buf.dtype and raw.flags.c_contiguous:
+                buf = raw       # no copy in: the result goes here anyway
+            elif i == 0:
                 numpy.copyto(buf, raw, casting='unsafe')
             else:
                 buf += raw
@@ -258,10 +271,13 @@ class DistSyncKVStore(KVStore):
         if self._check_all:
             self._agree(pairs, 'pushpull')
         for (k, values), (_, targets) in zip(pairs, _pairs(key, outs)):
-            self._push_one(k, values, 'pushpull')
+            into = targets[0] if len(values) == len(targets) == 1 and \
+                targets[0] is values[0] else None
+            done = self._push_one(k, values, 'pushpull', into)
             stored = self._stored(k)
             for target in targets:
-                _write(target, stored, k)
+                if target is not done:
+                    _write(target, stored, k)
 
     def broadcast(self, key, value, out, priority=0):
         """``init(key, value)`` (rank 0's value wins) then ``pull``."""

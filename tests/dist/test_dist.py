@@ -27,6 +27,8 @@ def test_semantics_table(name):
         assert r['push_sum'] == [3.0] * 4       # the sum, not the mean
         assert r['devices'] == [4.0] * 4        # devices, then workers
         assert r['pushpull'] == [3.0] * 4
+        assert r['pull_after_pushpull'] == [3.0] * 4
+        assert r['pushpull_out'] == [3.0] * 4
         assert r['2bit'] == [0.0, 1.0, -1.0, 1.0]
         assert r['2bit_sgd'] == pytest.approx([0.9] * 4)
         # MXNet 1.9.1 gives 0, 2, 2, 4, 4, 6 (residual carried over)
