@@ -165,7 +165,12 @@ def driver(args):
         f'{load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}, after '
         f'{load2[0]:.2f}, {load2[1]:.2f}, {load2[2]:.2f}:\n\n' +
         table(('run', 'time per step', 'samples/s', 'vs 1 process, '
-               'batch 64'), mlp_rows) + '\n')
+               'batch 64'), mlp_rows) +
+        '\n\nTwo workers on a 2-core machine that other programs also use '
+        'slow each other down (each worker computes more slowly, and each '
+        'all-reduce waits until both are scheduled); this row shows what '
+        'this machine gives under that load, not how `dist_sync` scales on '
+        'free cores.\n')
     write_section('dist', 'Distributed kvstore (`benchmarks/bench_dist.py`)',
                   body)
 
