@@ -218,6 +218,8 @@ class DistSyncKVStore(KVStore):
                 raise DLBookError(
                     f'KVStore: value of shape {v.shape} pushed to key '
                     f'{key!r}, which holds shape {stored.shape}')
+            if v.stype != 'default':        # row_sparse: sum it dense
+                v = v.tostype('default')
             raw = v._data if isinstance(v._data, numpy.ndarray) \
                 else v.context.backend.to_numpy(v._data)
             if into is not None and raw is into._data and \
