@@ -8,7 +8,7 @@ would burn its whole allocation.  :class:`Group` therefore starts each
 collective without blocking (``Iallreduce``, ``Ibcast``, ``Iallgather``,
 ``Ibarrier``) and polls it:
 
-* for up to one second it polls, giving the CPU away between polls
+* for up to one second it polls, giving the CPU away every 20 polls
   (``sched_yield``, as MPICH's blocking calls do): a collective whose
   workers arrive together is as fast as the blocking call, and with more
   processes than cores the one being waited for can run;
