@@ -11,18 +11,22 @@ created inside a job started by ``mpiexec``/``srun``/``dlbook.launch``.
   otherwise the other ranks would wait forever in their next collective.
 * :func:`agree` checks that every worker calls a collective with the same
   keys, shapes and dtypes, and raises one clear error if not.
+* :func:`check_every_call` reads ``DLBOOK_DIST_CHECK``: with ``1`` the
+  stores run :func:`agree` on every call, not only at ``init``.
 """
 
 import hashlib
 import os
 import sys
+import time
 import warnings
 
 import numpy
 
 from ..base import DLBookError
 
-__all__ = ['job_size', 'world', 'abort_on_error', 'agree', 'num_servers']
+__all__ = ['job_size', 'world', 'abort_on_error', 'agree', 'num_servers',
+           'check_every_call']
 
 _warned_single = False
 
@@ -88,10 +92,12 @@ def record_pid(rank):
             pass
 
 
-def in_place():
-    """``MPI.IN_PLACE``."""
-    from mpi4py import MPI
-    return MPI.IN_PLACE
+def check_every_call():
+    """Whether ``DLBOOK_DIST_CHECK=1`` asks for a key/shape agreement
+    check on every push (a debugging aid; the default checks at ``init``
+    and folds a cheap key check into each all-reduce)."""
+    return os.environ.get('DLBOOK_DIST_CHECK', '0').strip() not in \
+        ('', '0', 'false', 'no')
 
 
 def num_servers():
@@ -127,6 +133,7 @@ def abort_on_error(comm, role):
             f'dlbook.kvstore: stopping all {size} processes of the job '
             f'(MPI_Abort)\n')
         sys.stderr.flush()
+        time.sleep(0.5)     # let mpiexec forward the message before Abort
         comm.Abort(1)
 
     sys.excepthook = hook
@@ -137,23 +144,24 @@ def _digest(text):
                             .digest(), numpy.int64)[0]
 
 
-def agree(comm, text, what):
+def agree(group, text, what):
     """Raise on every worker unless all of them pass the same ``text``.
 
-    One 8-byte ``Allgather`` of a hash of ``text``; only on a mismatch are
+    One 8-byte all-gather of a hash of ``text`` (``group`` is a
+    :class:`~dlbook.kvstore._collective.Group`); only on a mismatch are
     the texts themselves gathered to build the error message.
     """
-    if comm.size == 1:
+    if group.size == 1:
         return
     mine = numpy.array([_digest(text)], numpy.int64)
-    every = numpy.empty(comm.size, numpy.int64)
-    comm.Allgather(mine, every)
+    every = numpy.empty(group.size, numpy.int64)
+    group.allgather(mine, every, what)
     if (every == every[0]).all():
         return
     width = 400
     raw = text.encode()[:width].ljust(width, b' ')
-    texts = numpy.empty((comm.size, width), numpy.uint8)
-    comm.Allgather(numpy.frombuffer(raw, numpy.uint8), texts)
+    texts = numpy.empty((group.size, width), numpy.uint8)
+    group.allgather(numpy.frombuffer(raw, numpy.uint8), texts, what)
     lines = '\n'.join(
         f'  worker {r}: {bytes(t).decode(errors="replace").rstrip()}'
         for r, t in enumerate(texts))

@@ -81,6 +81,10 @@ def _device(host, ctx):
         if ctx.device_type != 'cpu' else host
 
 
+_FAST_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64),
+                numpy.dtype(numpy.int32), numpy.dtype(numpy.int64))
+
+
 def _wire(host):
     """MPI has no float16 sum: exchange such arrays as float32."""
     return host.astype(numpy.float32) if host.dtype == numpy.float16 \
@@ -94,12 +98,24 @@ class DistSyncKVStore(KVStore):
     Every worker keeps the same copy of every value, so ``pull`` needs no
     communication: a ``push`` all-reduces, and the optimizer (if one is
     set) runs on every worker on the same summed gradient.
+
+    The common case (a CPU key of float32/float64/int32/int64, no
+    compression) is one ``Iallreduce`` in place, in a buffer allocated at
+    ``init`` (MPICH's in-place all-reduce is faster than the one from a
+    separate send buffer, even counting the copy into the buffer).  Keys, shapes and dtypes are compared across workers at
+    ``init``; alongside each push's all-reduce, a second one of two
+    integers, ``t`` and ``t**2`` for the key's tag ``t``, shows whether
+    every worker pushed the same key (the sums are ``n t`` and ``n t**2``
+    only if all the tags are ``t``); it runs at the same time, so it adds
+    no wait.  ``DLBOOK_DIST_CHECK=1`` compares every call in full instead.
     """
 
-    def __init__(self, name, comm=None):
+    def __init__(self, name, group=None):
         super().__init__('local' if 'device' not in name else 'device')
         self._type = name
-        self._comm = comm            # None: one worker, no MPI at all
+        self._group = group         # None: one worker, no MPI at all
+        self._slots = {}            # key -> (buffer, body, tag)
+        self._check_all = _mpi.check_every_call()
 
     def __repr__(self):
         return (f'<KVStore {self._type}: worker {self.rank} of '
@@ -108,17 +124,17 @@ class DistSyncKVStore(KVStore):
     @property
     def rank(self):
         """This worker's rank, from 0 to ``num_workers - 1``."""
-        return 0 if self._comm is None else self._comm.rank
+        return 0 if self._group is None else self._group.rank
 
     @property
     def num_workers(self):
         """The number of workers in the job."""
-        return 1 if self._comm is None else self._comm.size
+        return 1 if self._group is None else self._group.size
 
     # -- the collectives ------------------------------------------------------
     def _agree(self, pairs, what):
-        if self._comm is not None:
-            _mpi.agree(self._comm, _signature(pairs), what)
+        if self._group is not None:
+            _mpi.agree(self._group, _signature(pairs), what)
 
     def init(self, key, value):
         """Initialize keys on every worker with **rank 0's** values.
@@ -135,14 +151,23 @@ class DistSyncKVStore(KVStore):
                                   f'{k!r}')
         self._agree(pairs, 'init')
         super().init(key, value)
-        if self._comm is None:
+        if self._group is None:
             return
         for k, _ in pairs:
             stored = self._store[k]
             host = _wire(_host(stored._data, stored.context).copy())
-            self._comm.Bcast(host, root=0)
+            self._group.bcast(host, f'init of key {k!r}')
             stored._data = _device(host.astype(stored.dtype, copy=False),
                                    stored.context)
+            self._make_slot(k, stored)
+
+    def _make_slot(self, key, stored):
+        """The all-reduce buffer of ``key`` and its tag, when the key can
+        take the fast path (a NumPy value of a dtype MPI can sum)."""
+        if isinstance(stored._data, numpy.ndarray) and \
+                stored.dtype in _FAST_DTYPES:
+            self._slots[key] = (numpy.empty(stored.shape, stored.dtype),
+                                len(self._slots) + 1)
 
     def push(self, key, value, priority=0):
         """Sum the values over each worker's devices, then over workers.
@@ -151,39 +176,91 @@ class DistSyncKVStore(KVStore):
         every worker applies the optimizer to it.
         """
         pairs = _pairs(key, value)
-        self._agree(pairs, 'push')
+        if self._check_all:
+            self._agree(pairs, 'push')
         for k, values in pairs:
-            self._push_one(k, values)
+            self._push_one(k, values, 'push')
 
-    def _push_one(self, key, values):
+    def _push_one(self, key, values, what='push', into=None):
+        """Push ``values`` to ``key``.  ``into``: the one pushed array,
+        which is also where the result goes (``pushpull(k, v)``); the
+        all-reduce may then run in it.  Returns ``into`` when it already
+        holds the value a pull would give, else None."""
         stored = self._stored(key)
-        merged = _sum(values, stored, key)      # this worker's devices
-        merged = self._reduce(key, merged, stored.context)
+        slot = self._slots.get(key) if self._compression is None else None
+        done = None
+        if slot is not None:
+            merged = self._reduce_fast(key, values, stored, slot, what, into)
+            if merged is not slot[0] and self._updater is None:
+                numpy.copyto(slot[0], merged)   # the stored copy
+                merged, done = slot[0], into
+        else:
+            if not self._check_all:
+                self._agree([(key, values)], what)
+            merged = _sum(values, stored, key)      # this worker's devices
+            merged = self._reduce(key, merged, stored.context)
         if self._updater is None:
             stored._data = merged
         else:
             self._updater(key, from_raw(merged, stored.context), stored)
+        return done
+
+    def _reduce_fast(self, key, values, stored, slot, what, into=None):
+        """All-reduce this worker's ``values`` of ``key`` in place, in the
+        key's buffer or in ``into``'s array; check the tags; return the
+        array that holds the sum."""
+        buf, tag = slot
+        for i, v in enumerate(values):
+            if not isinstance(v, NDArray):
+                raise DLBookError(f'KVStore: values must be NDArrays, got '
+                                  f'{type(v).__name__} for key {key!r}')
+            if v.shape != stored.shape:
+                raise DLBookError(
+                    f'KVStore: value of shape {v.shape} pushed to key '
+                    f'{key!r}, which holds shape {stored.shape}')
+            if v.stype != 'default':        # row_sparse: sum it dense
+                v = v.tostype('default')
+            raw = v._data if isinstance(v._data, numpy.ndarray) \
+                else v.context.backend.to_numpy(v._data)
+            if into is not None and raw is into._data and \
+                    raw.dtype == buf.dtype and raw.flags.c_contiguous:
+                buf = raw       # no copy in: the result goes here anyway
+            elif i == 0:
+                numpy.copyto(buf, raw, casting='unsafe')
+            else:
+                buf += raw
+        tags = numpy.array([tag, tag * tag], numpy.int64)
+        n = self._group.size
+        self._group.allreduce(buf, f'{what} of key {key!r} shape '
+                                   f'{stored.shape}', extra=tags)
+        if tags[0] != n * tag or tags[1] != n * tag * tag:
+            # Every worker sees the same sums, so all of them get here.
+            self._agree([(key, values)], what)
+            raise DLBookError(f'KVStore.{what}: the workers pushed '
+                              f'different keys in the same call (this '
+                              f'worker: {key!r})')
+        return buf
 
     def _reduce(self, key, merged, ctx):
         """Sum ``merged`` over the workers (2-bit compressed if set)."""
-        if self._comm is None and self._compression is None:
+        if self._group is None and self._compression is None:
             return merged
         host = _host(merged, ctx)
         if self._compression is not None:
             total = self._reduce_compressed(key, host)
         else:
             total = _wire(host)
-            self._comm.Allreduce(_mpi.in_place(), total)
+            self._group.allreduce(total, f'push of key {key!r}')
         return _device(total.astype(host.dtype, copy=False), ctx)
 
     def _reduce_compressed(self, key, host):
         gc = self._compression
         sent = gc.quantize(key, host)
-        if self._comm is None:
+        if self._group is None:
             return sent
         words = gc.pack(sent)
-        every = numpy.empty((self._comm.size, words.size), numpy.uint32)
-        self._comm.Allgather(words, every)
+        every = numpy.empty((self._group.size, words.size), numpy.uint32)
+        self._group.allgather(words, every, f'2-bit push of key {key!r}')
         total = numpy.zeros(host.shape, host.dtype)
         for w in every:                 # the same order on every worker
             total += gc.unpack(w, host.shape, host.dtype)
@@ -193,12 +270,16 @@ class DistSyncKVStore(KVStore):
         """``push`` then ``pull``: one all-reduce per key."""
         outs = value if out is None else out
         pairs = _pairs(key, value)
-        self._agree(pairs, 'pushpull')
+        if self._check_all:
+            self._agree(pairs, 'pushpull')
         for (k, values), (_, targets) in zip(pairs, _pairs(key, outs)):
-            self._push_one(k, values)
+            into = targets[0] if len(values) == len(targets) == 1 and \
+                targets[0] is values[0] else None
+            done = self._push_one(k, values, 'pushpull', into)
             stored = self._stored(k)
             for target in targets:
-                _write(target, stored, k)
+                if target is not done:
+                    _write(target, stored, k)
 
     def broadcast(self, key, value, out, priority=0):
         """``init(key, value)`` (rank 0's value wins) then ``pull``."""
@@ -207,8 +288,8 @@ class DistSyncKVStore(KVStore):
 
     def barrier(self):
         """Wait until every worker reaches this call."""
-        if self._comm is not None:
-            self._comm.Barrier()
+        if self._group is not None:
+            self._group.barrier()
 
     _barrier = barrier
 
@@ -251,15 +332,14 @@ class DistAsyncKVStore(KVStoreBase):
     workers is not defined, so runs are not bit-for-bit repeatable.
     """
 
-    def __init__(self, name, world, workers, server):
+    def __init__(self, name, world, group, server):
         self._type = name
         self._world = world
-        self._comm = workers
+        self._group = group
         self._server = server          # world rank of the server
         self._meta = {}                # key -> (shape, dtype)
         self._compression = None
         self._has_optimizer = None        # the Optimizer once set
-        atexit.register(self._stop)
 
     def __repr__(self):
         return (f'<KVStore {self._type}: worker {self.rank} of '
@@ -267,9 +347,9 @@ class DistAsyncKVStore(KVStoreBase):
 
     type = property(lambda self: self._type,
                     doc='The store type given to ``create``.')
-    rank = property(lambda self: self._comm.rank,
+    rank = property(lambda self: self._group.rank,
                     doc="This worker's rank.")
-    num_workers = property(lambda self: self._comm.size,
+    num_workers = property(lambda self: self._group.size,
                            doc='The number of workers (servers excluded).')
 
     def _ask(self, header, payload=None, reply=None):
@@ -289,7 +369,7 @@ class DistAsyncKVStore(KVStoreBase):
     def init(self, key, value):
         """Initialize keys on the server with **rank 0's** values."""
         pairs = _pairs(key, value)
-        _mpi.agree(self._comm, _signature(pairs), 'init')
+        _mpi.agree(self._group, _signature(pairs), 'init')
         for k, values in pairs:
             _check_key(k)
             if k in self._meta:
@@ -405,16 +485,9 @@ class DistAsyncKVStore(KVStoreBase):
 
     def barrier(self):
         """Wait until every worker reaches this call."""
-        self._comm.Barrier()
+        self._group.barrier()
 
     _barrier = barrier
-
-    def _stop(self):
-        """Tell the server this worker is done (at interpreter exit)."""
-        try:
-            self._ask({'op': 'stop'})
-        except Exception:       # noqa: BLE001  (MPI already finalized)
-            pass
 
 
 class _OptimizerRef:
@@ -422,15 +495,14 @@ class _OptimizerRef:
         self.optimizer = optimizer
 
 
-def create_dist(name):
-    """The store for ``mx.kv.create('dist_…')``."""
-    if name not in _NAMES:
-        raise DLBookError(f"Unknown KVStore type '{name}'; the distributed "
-                          f"ones are dist_sync, dist_device_sync and "
-                          f"dist_async")
-    if _mpi.job_size() == 1:
-        _mpi.warn_single(name)
-        return DistSyncKVStore(name)
+_JOB = []      # (world, workers' Group, number of workers), made once
+
+
+def _job(name):
+    """This process's place in the MPI job, found on the first
+    ``create``: servers enter their loop here and never return."""
+    if _JOB:
+        return _JOB[0]
     world = _mpi.world()
     expected = _mpi.job_size()
     if world.size == 1 and expected > 1:
@@ -458,14 +530,36 @@ def create_dist(name):
     if is_server:
         from ._server import serve
         serve(world, workers, _NAMES[name] == 'async')   # never returns
-    if _NAMES[name] == 'async':
-        return DistAsyncKVStore(name, world, comm, server=workers)
+    from ._collective import Group
     if servers:
         atexit.register(_stop_idle_servers, world, workers, servers)
-    return DistSyncKVStore(name, comm)
+    _JOB.append((world, Group(comm), workers))
+    return _JOB[0]
+
+
+def create_dist(name):
+    """The store for ``mx.kv.create('dist_…')``."""
+    if name not in _NAMES:
+        raise DLBookError(f"Unknown KVStore type '{name}'; the distributed "
+                          f"ones are dist_sync, dist_device_sync and "
+                          f"dist_async")
+    if _mpi.job_size() == 1:
+        _mpi.warn_single(name)
+        return DistSyncKVStore(name)
+    world, group, workers = _job(name)
+    if _NAMES[name] == 'async':
+        if world.size - workers != 1:
+            raise DLBookError(
+                f"kv.create('{name}') needs exactly one server process "
+                f"besides the workers; this job has "
+                f"{world.size - workers}")
+        return DistAsyncKVStore(name, world, group, server=workers)
+    return DistSyncKVStore(name, group)
 
 
 def _stop_idle_servers(world, workers, servers):
+    """Tell every server that this worker is done (at interpreter exit,
+    once per worker process)."""
     header = numpy.frombuffer(b'{"op": "stop"}', numpy.uint8)
     for s in range(workers, workers + servers):
         try:

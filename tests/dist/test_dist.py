@@ -4,6 +4,7 @@ Expected values are MXNet 1.9.1's, measured with 2 workers (see the
 table in dlbook.kvstore.dist and the 2-bit sequence of MXNet's
 tests/nightly/dist_sync_kvstore.py, check_compr_residual).
 """
+import re
 import sys
 import time
 
@@ -26,6 +27,8 @@ def test_semantics_table(name):
         assert r['push_sum'] == [3.0] * 4       # the sum, not the mean
         assert r['devices'] == [4.0] * 4        # devices, then workers
         assert r['pushpull'] == [3.0] * 4
+        assert r['pull_after_pushpull'] == [3.0] * 4
+        assert r['pushpull_out'] == [3.0] * 4
         assert r['2bit'] == [0.0, 1.0, -1.0, 1.0]
         assert r['2bit_sgd'] == pytest.approx([0.9] * 4)
         # MXNet 1.9.1 gives 0, 2, 2, 4, 4, 6 (residual carried over)
@@ -88,13 +91,34 @@ def test_failed_worker_stops_the_job(mode):
         assert 'worker rank 1 (pid' in proc.stderr
 
 
-@pytest.mark.parametrize('mode,words', [
+@pytest.mark.parametrize('n', [2, 3])
+def test_hanging_worker_is_named_within_the_timeout(n):
+    start = time.monotonic()
+    proc = run([sys.executable, '-m', 'dlbook.launch', '-n', str(n),
+                sys.executable, 'tests/dist/worker_errors.py', 'hang'],
+               timeout=60, DLBOOK_DIST_TIMEOUT='3')
+    took = time.monotonic() - start
+    assert proc.returncode != 0
+    assert took < 30
+    # the first waiting worker to give up stops the job
+    assert re.search(r'worker [02] waited 3 s \(DLBOOK_DIST_TIMEOUT\) in '
+                     r'pushpull of key 0 shape \(3,\)', proc.stderr), \
+        proc.stderr
+    assert 'worker 1 did not answer' in proc.stderr
+    if n == 3:
+        assert re.search(r'waiting here too: worker [02]\n', proc.stderr)
+
+
+@pytest.mark.parametrize('mode,words,check', [
     ('shape', ['KVStore.init', 'worker 0: key 0 shape (3,)',
-               'worker 1: key 0 shape (4,)']),
-    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"]),
+               'worker 1: key 0 shape (4,)'], '0'),
+    # found by the tags summed with the data, then by the full check
+    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"], '0'),
+    ('key', ['KVStore.push', "worker 0: key 'a'", "worker 1: key 'b'"], '1'),
 ])
-def test_mismatch_is_one_clear_error(mode, words):
-    proc = mpirun(2, 'worker_errors.py', mode, timeout=60)
+def test_mismatch_is_one_clear_error(mode, words, check):
+    proc = mpirun(2, 'worker_errors.py', mode, timeout=60,
+                  DLBOOK_DIST_CHECK=check)
     assert proc.returncode != 0
     for w in words:
         assert w in proc.stderr

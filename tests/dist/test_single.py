@@ -140,3 +140,16 @@ def test_import_dlbook_does_not_import_mpi4py():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,
                          text=True, check=True).stdout
     assert out.strip() == 'False'
+
+
+def test_timeout_setting_is_checked(monkeypatch):
+    from dlbook.kvstore._collective import timeout_from_env
+    monkeypatch.setenv('DLBOOK_DIST_TIMEOUT', '2.5')
+    assert timeout_from_env() == 2.5
+    monkeypatch.setenv('DLBOOK_DIST_TIMEOUT', '0')
+    assert timeout_from_env() is None
+    monkeypatch.delenv('DLBOOK_DIST_TIMEOUT')
+    assert timeout_from_env() == 300
+    monkeypatch.setenv('DLBOOK_DIST_TIMEOUT', 'soon')
+    with pytest.raises(DLBookError, match='DLBOOK_DIST_TIMEOUT must be'):
+        timeout_from_env()

@@ -1,7 +1,9 @@
 """Run by test_dist.py under ``mpiexec -n 2``: failures must end the job
-quickly with a clear message (``kill``, ``raise``, ``shape``, ``key``)."""
+quickly with a clear message (``kill``, ``raise``, ``shape``, ``key``,
+``hang``)."""
 import os
 import sys
+import time
 
 import dlbook as mx
 
@@ -12,6 +14,11 @@ if mode == 'shape':
 elif mode == 'key':
     kv.init(['a', 'b'], [mx.nd.zeros(2), mx.nd.zeros(2)])
     kv.push('a' if kv.rank == 0 else 'b', mx.nd.ones(2))
+elif mode == 'hang':
+    kv.init(0, mx.nd.zeros(3))
+    kv.pushpull(0, mx.nd.ones(3))
+    if kv.rank == 1:
+        time.sleep(600)         # alive, but never reaches the next push
 else:
     kv.init(0, mx.nd.zeros(3))
     if kv.rank == 1:

@@ -36,6 +36,12 @@ def main(name):
     b = mx.nd.ones(shape) * (r + 1)
     kv.pushpull('k', b)
     out['pushpull'] = b.asnumpy().tolist()
+    b[:] = -1                   # the store keeps its own copy of the sum
+    kv.pull('k', out=a)
+    out['pull_after_pushpull'] = a.asnumpy().tolist()
+    c = mx.nd.zeros(shape)
+    kv.pushpull('k', mx.nd.ones(shape) * (r + 1), out=c)
+    out['pushpull_out'] = c.asnumpy().tolist()
 
     kv2 = mx.kv.create(name)
     kv2.set_gradient_compression({'type': '2bit', 'threshold': 0.5})
