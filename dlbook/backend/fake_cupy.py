@@ -103,8 +103,10 @@ def _wrap(r):
         return ndarray._from(r)
     if isinstance(r, numpy.generic):
         return ndarray._from(numpy.asarray(r))
-    if type(r) in (tuple, list):
-        return type(r)(_wrap(x) for x in r)
+    if isinstance(r, tuple):     # NumPy's named results (SVDResult,
+        return tuple(_wrap(x) for x in r)      # ...): CuPy gives tuples
+    if type(r) is list:
+        return [_wrap(x) for x in r]
     return r
 
 
