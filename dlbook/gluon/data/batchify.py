@@ -15,6 +15,8 @@ sample by sample.
 __all__ = ['default_batchify_fn', 'Stacked', 'stack_samples', 'to_ndarrays',
            'to_host', 'Stack', 'Pad', 'Tuple']
 
+import warnings
+
 import numpy
 
 from ... import ndarray as nd
@@ -79,7 +81,14 @@ def stack_samples(data, indices=None, field=None):
     try:
         if isinstance(first, NDArray):
             return _stack_ndarrays(data)
-        return Stacked(numpy.asarray(data))
+        with warnings.catch_warnings():
+            # NumPy < 1.24 turns samples of different shapes into an object
+            # array (with a warning) where newer NumPy raises ValueError
+            warnings.simplefilter('ignore')
+            stacked = numpy.asarray(data)
+        if stacked.dtype == object:
+            _raise_if_ragged(data, indices, field)
+        return Stacked(stacked)
     except (ValueError, DLBookError) as err:
         _raise_if_ragged(data, indices, field)
         raise err
