@@ -1,88 +1,27 @@
-"""Automatic differentiation by recording a tape of operator calls.
+"""``mx.autograd``: the public API of automatic differentiation.
 
-Inside ``with autograd.record():`` every operator whose inputs need a
-gradient appends a :class:`Node` ``(op, inputs)``; each output remembers
-the node that made it.  ``y.backward()`` walks those nodes from ``y`` back
-to the variables (arrays on which ``attach_grad()`` was called), calling
-each operator's ``backward`` in reverse topological order.
-
-Two rules make the result right (``notebooks/ch02_autograd.ipynb`` draws
-them):
-
-* **accumulate first, store last** - an array used several times gets the
-  *sum* of all its contributions; only then is its ``grad_req`` applied
-  (``'write'`` overwrites ``x.grad``, ``'add'`` adds to it);
-* **the tape is freed** after ``backward`` unless ``retain_graph=True``,
-  so memory stays flat over thousands of training steps and a second
-  ``backward`` on the same graph raises MXNet's error.
+``record()``/``pause()`` and the mode switches, ``backward``, ``grad``,
+``mark_variables`` and custom ``Function``s, as in MXNet 1.x.  The tape
+they drive - what ``record()`` writes and ``backward()`` reads - is
+``dlbook/_tape.py``, which sits below ``NDArray`` and is the place to
+start reading (``notebooks/ch02_autograd.ipynb`` draws it).
 """
 
-import threading
 import weakref
 
-from . import _profile_state as _profile
-from . import _write_clock
+from . import _tape, _write_clock
+from ._tape import (  # noqa: F401  (the tape's names, for compatibility)
+    _IN_GRAPH, _NOT_IN_GRAPH, Node, _Scope, _state, _topological_order,
+    check_write, output_written)
 from .base import DLBookError
+from .ndarray.ndarray import NDArray, from_raw
 
 __all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
            'is_training', 'set_recording', 'set_training', 'mark_variables',
            'backward', 'grad', 'Function', 'get_symbol']
 
 
-class _State(threading.local):
-    recording = False
-    training = False
-
-
-_state = _State()
-
-
-
-class Node:
-    """One recorded operator call: the op instance (which holds what its
-    backward needs) and the input NDArrays the gradient flows into."""
-
-    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'recorded_at',
-                 'written_outputs', '__weakref__')
-
-    def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
-        self.op = op
-        self.inputs = inputs
-        self.ctx = ctx
-        self.out_meta = out_meta    # [(shape, dtype)] for multi-output ops
-        self.freed = False
-        # the write clock's time when the op ran (see _check_writes);
-        # None when not recorded
-        self.recorded_at = recorded_at
-        # (index, raw array) of outputs written in place after recording
-        self.written_outputs = ()
-
-    def __repr__(self):
-        return f'Node({self.op.name})'
-
-
 # -- scopes ----------------------------------------------------------------
-
-class _Scope:
-    """Set recording/training on enter, restore the old values on exit."""
-
-    def __init__(self, recording, training):
-        self._new = (recording, training)
-        self._old = None
-
-    def __enter__(self):
-        self._old = (_state.recording, _state.training)
-        recording, training = self._new
-        if recording is not None:
-            _state.recording = recording
-        if training is not None:
-            _state.training = training
-        return self
-
-    def __exit__(self, *exc):
-        _state.recording, _state.training = self._old
-        return False
-
 
 def record(train_mode=True):
     """Record operators for ``backward`` (training mode by default).
@@ -132,281 +71,28 @@ def set_training(train_mode):
 
 # -- variables ---------------------------------------------------------------
 
-_GRAD_REQS = ('write', 'add', 'null')
-
-
 def mark_variables(variables, gradients, grad_reqs='write'):
     """Make ``variables`` leaves of the tape whose gradients go into
     ``gradients`` (what ``x.attach_grad()`` does for one array)."""
-    from .ndarray.ndarray import NDArray
     if isinstance(variables, NDArray):
         variables, gradients = [variables], [gradients]
-    if isinstance(grad_reqs, str):
-        grad_reqs = [grad_reqs] * len(variables)
-    for var, buf, req in zip(variables, gradients, grad_reqs):
-        if req not in _GRAD_REQS:
-            raise DLBookError(f"grad_req must be one of {_GRAD_REQS}, got "
-                              f'{req!r}')
-        var._node = None
-        var._grad = buf if req != 'null' else None
-        var._grad_req = req if req != 'null' else None
+    _tape.mark_variables(variables, gradients, grad_reqs)
 
 
 # -- backward ------------------------------------------------------------------
 
-_NOT_IN_GRAPH = (
-    'Cannot differentiate node because it is not in a computational graph. '
-    'You need to set is_recording to true or use autograd.record() to save '
-    'computational graphs for backward. If you want to differentiate the '
-    'same graph twice, you need to pass retain_graph=True to backward.')
-
-
-def _topological_order(heads, freed_error=_NOT_IN_GRAPH,
-                        left_to_right=False):
-    """Nodes reachable from ``heads``, inputs before consumers.
-
-    Iterative depth-first search: a deep RNN unrolled over hundreds of
-    steps would overflow Python's recursion limit.  A freed node (its
-    graph was already used by ``backward``) raises ``freed_error``.
-    ``left_to_right`` visits heads and inputs in their given order (for
-    drawing the tape); backward visits the last one first.
-    """
-    def ordered(items):
-        return reversed(items) if left_to_right else items
-
-    order, seen = [], set()
-    stack = [(x._node, False) for x in ordered(heads)
-             if x._node is not None]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        if node.freed:
-            raise DLBookError(freed_error)
-        seen.add(id(node))
-        stack.append((node, True))
-        for x in ordered(node.inputs):
-            if x._node is not None and id(x._node) not in seen:
-                stack.append((x._node, False))
-    return order
-
-
-_NDARRAY = []
-
-
-def _ndarray_class():
-    """NDArray, imported on first use (ndarray imports this module)."""
-    if not _NDARRAY:
-        from .ndarray.ndarray import NDArray
-        _NDARRAY.append(NDArray)
-    return _NDARRAY[0]
-
-
-def _add(acc, g):
-    if acc is None:
-        return g
-    if getattr(g, 'is_row_sparse', False):     # RowSparse + dense: its rule
-        return g + acc
-    return acc + g
+def _heads_list(heads, head_grads):
+    """``(heads, head_grads)`` as lists, as the tape takes them."""
+    if isinstance(heads, NDArray):
+        heads = [heads]
+    if isinstance(head_grads, NDArray):
+        head_grads = [head_grads]
+    return list(heads), head_grads
 
 
 def _run_backward(heads, head_grads, retain_graph, capture=()):
-    """Propagate gradients from ``heads``; return ``{id(x): (x, grad)}``
-    for every variable reached, plus the arrays listed in ``capture``."""
-    NDArray = _ndarray_class()
-    if isinstance(heads, NDArray):
-        heads = [heads]
-    if head_grads is None or isinstance(head_grads, NDArray):
-        head_grads = [head_grads] * len(heads) if head_grads is None \
-            else [head_grads]
-    if len(head_grads) != len(heads):
-        raise DLBookError(f'backward got {len(heads)} heads but '
-                          f'{len(head_grads)} head gradients')
-
-    node_grads = {}                  # id(node) -> [grad per output]
-    leaf_grads = {}                  # id(array) -> [array, grad]
-    captured = {id(x): x for x in capture}
-    results = {}
-
-    def route(x, g):
-        node = x._node
-        if node is not None:
-            if getattr(g, 'is_row_sparse', False):
-                g = g.todense()     # row-sparse gradients only reach leaves
-            slots = node_grads.get(id(node))
-            if slots is None:
-                slots = node_grads[id(node)] = [None] * _num_outputs(node)
-            slots[x._out_index] = _add(slots[x._out_index], g)
-        elif x._grad_req is not None or id(x) in captured:
-            entry = leaf_grads.setdefault(id(x), [x, None])
-            entry[1] = _add(entry[1], g)
-
-    for head, hg in zip(heads, head_grads):
-        if head._node is None and head._grad_req is None:
-            raise DLBookError(_NOT_IN_GRAPH)
-        if head._node is not None and head._node.freed:
-            raise DLBookError(_NOT_IN_GRAPH)
-        if hg is None:
-            raw = head._ctx.xp.ones_like(head._data)
-        else:
-            if hg.shape != head.shape:
-                raise DLBookError(f'head gradient of shape {hg.shape} does '
-                                  f'not match its head of shape {head.shape}')
-            raw = hg.as_in_context(head._ctx)._data
-        route(head, raw)
-
-    order = _topological_order(heads)
-    for node in reversed(order):
-        dys = node_grads.pop(id(node), None)
-        if dys is None:
-            continue
-        if any(dy is None for dy in dys):
-            xp = node.ctx.xp
-            dys = [xp.zeros(shape, dtype) if dy is None else dy
-                   for dy, (shape, dtype) in zip(dys, node.out_meta)]
-        for x in captured.values():
-            if x._node is node:
-                results[id(x)] = (x, dys[x._out_index])
-        if node.recorded_at is not None and \
-                _write_clock.NOW[0] > node.recorded_at:
-            _check_writes(node)
-        # tell the operator which input gradients are wanted, so it can
-        # skip the others (the image gradient of a first conv layer)
-        node.op.needs_input_grad = tuple(
-            x._node is not None or x._grad_req is not None
-            for x in node.inputs)
-        node.op.row_sparse_grad = True   # the tape accepts RowSparse grads
-        ctx = node.ctx
-        if _profile.ON:                  # mx.profiler running
-            grads = _profile.run('_backward_' + node.op.name.lstrip('_'),
-                                 'imperative', ctx, node.op.backward,
-                                 ctx._xp, dys, ctx._switch)
-        elif ctx._switch is None:        # no device switch needed (CPU)
-            grads = node.op.backward(ctx._xp, *dys)
-        else:
-            with ctx._switch:
-                grads = node.op.backward(ctx._xp, *dys)
-        if not isinstance(grads, (tuple, list)):
-            grads = (grads,)
-        for x, g in zip(node.inputs, grads):
-            if g is not None:
-                route(x, g)
-    if not retain_graph:
-        for node in order:
-            node.freed = True
-            node.op.saved = ()
-            node.inputs = ()
-            node.written_outputs = ()
-    results.update({k: tuple(v) for k, v in leaf_grads.items()})
-    return results
-
-
-_IN_GRAPH = (
-    'Assigning to NDArrays that are already in a computational graph will '
-    'cause undefined behavior when evaluating gradients: this NDArray of '
-    'shape {shape} {dtype} @{ctx} is {what}. Please call backward first to '
-    'clear the graph, do this outside of a record section, or write into '
-    'a copy (x = x.copy()). Also note that you cannot use inplace '
-    'operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record '
-    'section.')
-
-
-def check_write(x):
-    """Raise MXNet's error for an in-place write, inside ``record()``, to
-    an array already in the graph: a variable, the output of a recorded
-    operator, or an input of one, until ``backward`` frees that graph."""
-    node = x._node
-    if x._grad_req is not None:
-        what = 'a variable (attach_grad() was called on it)'
-    elif node is not None and not node.freed:
-        what = f"the output of operator '{node.op.name}'"
-    else:
-        node = x._used_by() if x._used_by is not None else None
-        if node is None or node.freed:
-            return
-        what = f"an input of operator '{node.op.name}'"
-    raise DLBookError(_IN_GRAPH.format(shape=x.shape, dtype=x.dtype,
-                                       ctx=x._ctx, what=what))
-
-
-def output_written(x):
-    """Note that ``x``, the output of a recorded operator, was written in
-    place, so that ``backward`` can tell whether the operator kept it."""
-    node = x._node
-    if not node.freed:
-        node.written_outputs += ((x._out_index, x._data),)
-
-
-def _check_writes(node):
-    """Raise if an input that ``node``'s operator kept for its backward
-    was written in place (``x[:] = ...``, ``x += 1``) after the operator
-    ran: its gradient would be computed at the new values."""
-    for i, x in enumerate(node.inputs):
-        if x._written_at > node.recorded_at and _holds(node.op, x):
-            names = getattr(node.op, 'arguments', ())
-            which = (f"input {i} ({names[i]!r})" if i < len(names)
-                     else f'input {i}')
-            raise DLBookError(
-                f"autograd: {which} of operator '{node.op.name}', an "
-                f'NDArray of shape {x.shape} {x.dtype} @{x._ctx}, was '
-                f'modified in place (x[...] = ..., x += ...) after the '
-                f'operator recorded it; its gradient needs the old values. '
-                f'Write into a copy (x = x.copy()) or modify it only after '
-                f'backward().')
-    for i, raw in node.written_outputs:
-        if _holds_raw(node.op, raw, node.ctx.xp):
-            raise DLBookError(
-                f"autograd: output {i} of operator '{node.op.name}', an "
-                f'NDArray of shape {raw.shape} {raw.dtype} @{node.ctx}, was '
-                f'modified in place (y[...] = ..., y += ...) after the '
-                f'operator recorded it; its gradient needs the output it '
-                f'computed. Modify a copy (y = y.copy()) or modify it only '
-                f'after backward().')
-
-
-def _holds(op, x):
-    """Whether ``op`` kept ``x``'s memory for its backward (in
-    ``op.saved``, another attribute, or ``saved_tensors`` of an
-    ``autograd.Function``).  Unsure cases count as kept."""
-    return _holds_raw(op, x._data, x._ctx.xp, x)
-
-
-def _holds_raw(op, raw, xp, x=None):
-    """:func:`_holds` for a raw array ``raw`` (and its NDArray ``x``)."""
-    todo = list(vars(op).values()) if hasattr(op, '__dict__') else [op.saved]
-    function = getattr(op, 'function', None)
-    if function is not None:
-        todo.append(getattr(function, 'saved_tensors', ()))
-    while todo:
-        item = todo.pop()
-        if isinstance(item, (tuple, list)):
-            todo.extend(item)
-        elif item is raw or (item is x and x is not None):
-            return True
-        elif hasattr(item, '_data') and hasattr(item, '_ctx'):
-            todo.append(item._data)
-        elif type(item) is type(raw):
-            if xp.may_share_memory(item, raw):
-                return True
-        elif callable(item) and getattr(item, '__closure__', None):
-            todo.extend(c.cell_contents for c in item.__closure__
-                        if _has_contents(c))
-    return False
-
-
-def _has_contents(cell):
-    try:
-        cell.cell_contents
-    except ValueError:
-        return False
-    return True
-
-
-def _num_outputs(node):
-    return 1 if node.out_meta is None else len(node.out_meta)
+    heads, head_grads = _heads_list(heads, head_grads)
+    return _tape.run_backward(heads, head_grads, retain_graph, capture)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
@@ -424,20 +110,8 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     train_mode : bool
         Unused by dlbook's operators; kept for MXNet compatibility.
     """
-    with _Scope(None, train_mode):
-        grads = _run_backward(heads, head_grads, retain_graph)
-    for var, g in grads.values():
-        buf = var._grad
-        if var._grad_req is None or buf is None:
-            continue
-        if buf.stype != 'default' or getattr(g, 'is_row_sparse', False):
-            from .ndarray.sparse_ndarray import store_grad
-            store_grad(buf, g, var._grad_req)
-        elif var._grad_req == 'add':
-            buf._data += g
-        else:
-            buf._data[...] = g
-        var._fresh_grad = True
+    heads, head_grads = _heads_list(heads, head_grads)
+    _tape.backward(heads, head_grads, retain_graph, train_mode)
 
 
 def grad(heads, variables, head_grads=None, retain_graph=None,
@@ -456,7 +130,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
         As MXNet, when a variable does not require a gradient (no
         ``attach_grad()``) or the heads do not depend on it.
     """
-    from .ndarray.ndarray import NDArray, from_raw
     if create_graph:
         ops = sorted({n.op.name for n in _topological_order(
             [heads] if isinstance(heads, NDArray) else heads)})
@@ -488,7 +161,6 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
 def _check_grad_variables(heads, variables):
     """MXNet's checks: every variable needs a gradient and must be
     reachable from the heads (else its gradient would silently be 0)."""
-    NDArray = _ndarray_class()
     heads = [heads] if isinstance(heads, NDArray) else list(heads)
     reached = {id(h) for h in heads}
     for node in _topological_order(heads):
@@ -550,7 +222,6 @@ class Function:
                                   'backward(self, *output_grads)')
 
     def __call__(self, *inputs):
-        from .ndarray.ndarray import NDArray
         with pause(train_mode=_state.training):
             outputs = self.forward(*inputs)
         single = isinstance(outputs, NDArray)
@@ -583,7 +254,6 @@ class _FunctionOp:
         self.saved = ()
 
     def backward(self, xp, *dys):
-        from .ndarray.ndarray import NDArray, from_raw
         ctx = self.out_ctx
         with pause():
             grads = self.function.backward(*[from_raw(d, ctx) for d in dys])

@@ -15,7 +15,7 @@ import weakref
 
 from .. import _profile_state as _profile
 from .. import _write_clock
-from .. import autograd
+from .. import _tape
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
@@ -31,8 +31,8 @@ TRACER = None
 #: is imported (it adds itself).  Results get that class.
 DENSE_CLASSES = {NDArray}
 
-_state = autograd._state
-_Node = autograd.Node
+_state = _tape._state
+_Node = _tape.Node
 _new = object.__new__
 _weakref = weakref.ref
 

@@ -14,7 +14,7 @@ import numbers
 
 from ..base import DLBookError, DLBookIndexError, dtype_name
 from ..context import Context
-from .. import _write_clock
+from .. import _tape, _write_clock
 from ..ops import REGISTRY, cast_scalar
 from .host_array import to_host_array
 
@@ -186,13 +186,12 @@ class NDArray:
         """Allocate a zero gradient buffer and make this array a variable
         whose gradient ``backward`` computes; ``stype='row_sparse'``
         keeps the gradient row-sparse."""
-        from .. import autograd
         if stype not in (None, 'default'):
             buf = _nd().zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
                               stype=stype)
         else:
             buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
-        autograd.mark_variables([self], [buf], grad_req)
+        _tape.mark_variables([self], [buf], grad_req)
 
     def detach(self):
         """The same data, cut from the tape (no gradient flows back)."""
@@ -204,9 +203,19 @@ class NDArray:
         ``out_grad`` is the head gradient; by default all ones, so a
         non-scalar ``y.backward()`` differentiates ``y.sum()``.
         """
-        from .. import autograd
-        autograd.backward([self], None if out_grad is None else [out_grad],
-                          retain_graph=retain_graph, train_mode=train_mode)
+        _tape.backward([self], None if out_grad is None else [out_grad],
+                       retain_graph=retain_graph, train_mode=train_mode)
+
+    def _store_grad(self, g, req):
+        """Write the raw gradient ``g`` into this gradient buffer
+        (``req`` 'write' or 'add'); the tape calls it after backward."""
+        if getattr(g, 'is_row_sparse', False):   # into a dense buffer
+            from .sparse_ndarray import store_grad
+            store_grad(self, g, req)
+        elif req == 'add':
+            self._data += g
+        else:
+            self._data[...] = g
 
     # -- printing ------------------------------------------------------------
     def __repr__(self):
@@ -259,17 +268,15 @@ class NDArray:
                               f'{self.shape}: {err}') from err
 
     def _check_writable(self):
-        from .. import autograd
-        if autograd.is_recording():
-            autograd.check_write(self)
+        if _tape._state.recording:
+            _tape.check_write(self)
 
     def _stamp_write(self):
         """Tick the write clock for an in-place write (autograd's check
         for stale inputs and outputs, ``dlbook/_write_clock.py``)."""
         self._written_at = _write_clock.tick()
         if self._node is not None:
-            from .. import autograd
-            autograd.output_written(self)
+            _tape.output_written(self)
 
     def _assign(self, other):
         """Write ``other``'s values into this array (shape broadcast,

@@ -25,7 +25,7 @@ import numbers
 
 import numpy
 
-from .. import autograd
+from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import current_context
 from ..ops import sparse as ops
@@ -59,7 +59,7 @@ def invoke_sparse(op, inputs):
                 f'); move them to one context first with '
                 f'x.as_in_context(ctx)')
     op.sp = ctx.backend.sparse
-    op.is_train = autograd.is_training()
+    op.is_train = _tape._state.training
     with ctx.backend.scope(ctx.device_id):
         try:
             result = op.forward(ctx.xp, *[raw_of(x) for x in inputs])
@@ -68,9 +68,9 @@ def invoke_sparse(op, inputs):
                               + ', '.join(f'{x.stype} {x.shape}'
                                           for x in inputs) + ')') from err
     out = wrap_raw(result, ctx)
-    if autograd.is_recording() and op.differentiable and any(
+    if _tape._state.recording and op.differentiable and any(
             x._node is not None or x._grad_req is not None for x in inputs):
-        node = autograd.Node(op, tuple(inputs), ctx, None)
+        node = _tape.Node(op, tuple(inputs), ctx, None)
         out._node, out._out_index = node, 0
     return out
 

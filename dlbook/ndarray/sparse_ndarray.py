@@ -12,6 +12,7 @@ expands the storage, as MXNet's "storage fallback" does, so
 ``nd.exp(csr)`` works and returns a dense NDArray.
 """
 
+from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import Context
 from ..ops import sparse as ops
@@ -23,6 +24,9 @@ __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
 
 class BaseSparseNDArray(NDArray):
     """Common behaviour of the sparse NDArrays (not created directly)."""
+
+    def _store_grad(self, g, req):
+        store_grad(self, g, req)             # in this array's storage
 
     _raw = None                         # the raw sparse storage
 
@@ -143,9 +147,8 @@ class BaseSparseNDArray(NDArray):
         self._ctx.backend.synchronize(self._ctx.device_id)
 
     def attach_grad(self, grad_req='write', stype=None):
-        from .. import autograd
         buf = from_raw(self._ctx.xp.zeros(self.shape, self.dtype), self._ctx)
-        autograd.mark_variables([self], [buf], grad_req)
+        _tape.mark_variables([self], [buf], grad_req)
 
     # arithmetic that keeps the storage; the rest falls back to dense
     def __add__(self, other):
@@ -358,8 +361,7 @@ def pull_rows(full, row_id, grad=None, grad_req='write'):
     x._raw = ops.RowSparse(xp, full._data[rows], rows, full.shape)
     x._ctx, x._owner = full._ctx, full
     if grad is not None and grad_req != 'null':
-        from .. import autograd
-        autograd.mark_variables([x], [grad], grad_req)
+        _tape.mark_variables([x], [grad], grad_req)
     return x
 
 
