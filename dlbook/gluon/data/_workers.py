@@ -205,9 +205,11 @@ class WorkerPool:
             return executor.submit(load_batch, self.dataset, indices,
                                    self.batchify_fn)
         future = executor.submit(_process_task, indices, seed)
-        if not self._processes:
-            self._processes.extend(
-                getattr(executor, '_processes', {}).values())
+        # The executor starts its workers on demand, so look again after
+        # every submit: the report of a death needs all of them.
+        for process in (getattr(executor, '_processes', None) or {}).values():
+            if process not in self._processes:
+                self._processes.append(process)
         return future
 
     def receive(self, batch):
