@@ -2,9 +2,14 @@
 cluster started on this machine by ``tests/dist/slurm_localhost.sh``.
 
 Runs only with ``DLBOOK_SLURM_TEST=1`` (it installs and starts system
-daemons, so it needs root or password-less sudo); CI runs it as::
+daemons, so it needs root or password-less sudo)::
 
     DLBOOK_SLURM_TEST=1 python -m pytest tests/dist/test_slurm.py
+
+CI does not run it: on the CI machine, one run in several had MPICH's
+shared-memory start-up fail under ``srun`` ("Out of memory" in
+``MPIDI_POSIX_comm_bootstrap``) while the same job under ``mpiexec``
+passes, so it stays an opt-in check.
 """
 import os
 import re
