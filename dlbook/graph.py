@@ -294,20 +294,27 @@ class GraphProgram:
                 raise DLBookError(f'{step.node.op} (node '
                                   f'{step.node.name!r}) failed on inputs '
                                   f'of shapes {shapes}: {err}') from err
-            if step.single:
-                if isinstance(out, (tuple, list)):
-                    out = out[0]
-                values[step.out_slots[0]] = out
-                meta = None
-            else:
-                for s, o in zip(step.out_slots, out):
-                    values[s] = o
-                meta = [(o.shape, o.dtype) for o in out]
-            if keep:
-                tape.append((op, None, meta))
-            for s in step.release:
-                values[s] = None
+            self.store_step_outputs(step, op, out, values, tape)
         return [(values[s], ctx) for s in self.out_slots], tape
+
+    @staticmethod
+    def store_step_outputs(step, op, out, values, tape):
+        """Put one step's raw outputs into their slots of ``values``, note
+        the operator on ``tape`` (None when the graph is not kept for
+        backward) and free the slots this step was the last to read."""
+        if step.single:
+            if isinstance(out, (tuple, list)):
+                out = out[0]
+            values[step.out_slots[0]] = out
+            meta = None
+        else:
+            for s, o in zip(step.out_slots, out):
+                values[s] = o
+            meta = [(o.shape, o.dtype) for o in out]
+        if tape is not None:
+            tape.append((op, None, meta))
+        for s in step.release:
+            values[s] = None
 
     def _account(self, values, tape, grads, exclude):
         """Update ``peak_bytes`` with the memory alive right now."""

@@ -123,19 +123,7 @@ def forward(program, inputs, is_train, rng=None, keep=None):
             raise DLBookError(f'{step.node.op} (node {step.node.name!r}) '
                               f'failed on inputs of shapes {shapes}: '
                               f'{err}') from err
-        if step.single:
-            if isinstance(out, (tuple, list)):
-                out = out[0]
-            values[step.out_slots[0]] = out
-            meta = None
-        else:
-            for s, o in zip(step.out_slots, out):
-                values[s] = o
-            meta = [(o.shape, o.dtype) for o in out]
-        if keep:
-            tape.append((op, None, meta))
-        for s in step.release:
-            values[s] = None
+        program.store_step_outputs(step, op, out, values, tape)
     return [(values[s], ctx) for s in program.out_slots], tape
 
 

@@ -49,7 +49,7 @@ from ..ndarray.ndarray import NDArray, from_raw
 from . import _mpi
 from . import kvstore as _kvstore_module
 from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
-    _sum, _write
+    _sum, _write, check_value
 
 __all__ = ['DistSyncKVStore', 'DistAsyncKVStore', 'create_dist']
 
@@ -211,13 +211,7 @@ class DistSyncKVStore(KVStore):
         array that holds the sum."""
         buf, tag = slot
         for i, v in enumerate(values):
-            if not isinstance(v, NDArray):
-                raise DLBookError(f'KVStore: values must be NDArrays, got '
-                                  f'{type(v).__name__} for key {key!r}')
-            if v.shape != stored.shape:
-                raise DLBookError(
-                    f'KVStore: value of shape {v.shape} pushed to key '
-                    f'{key!r}, which holds shape {stored.shape}')
+            check_value(v, stored, key)
             if v.stype != 'default':        # row_sparse: sum it dense
                 v = v.tostype('default')
             raw = v._data if isinstance(v._data, numpy.ndarray) \

@@ -310,6 +310,17 @@ class KVStore(KVStoreBase):
     _barrier = barrier
 
 
+def check_value(value, stored, key):
+    """Raise unless ``value`` is an NDArray of the shape ``key`` holds."""
+    if not isinstance(value, NDArray):
+        raise DLBookError(f'KVStore: values must be NDArrays, got '
+                          f'{type(value).__name__} for key {key!r}')
+    if value.shape != stored.shape:
+        raise DLBookError(
+            f'KVStore: value of shape {value.shape} pushed to key '
+            f'{key!r}, which holds shape {stored.shape}')
+
+
 def _sum(values, stored, key):
     """A new raw array, on the stored value's device, holding the sum of
     ``values`` (added in list order, so every caller sums identically)."""
@@ -317,13 +328,7 @@ def _sum(values, stored, key):
     total = None
     with autograd.pause():
         for v in values:
-            if not isinstance(v, NDArray):
-                raise DLBookError(f'KVStore: values must be NDArrays, got '
-                                  f'{type(v).__name__} for key {key!r}')
-            if v.shape != stored.shape:
-                raise DLBookError(
-                    f'KVStore: value of shape {v.shape} pushed to key '
-                    f'{key!r}, which holds shape {stored.shape}')
+            check_value(v, stored, key)
             raw = v._data if v.context == ctx else v.copyto(ctx)._data
             if total is None:
                 total = raw.astype(stored.dtype, copy=True)

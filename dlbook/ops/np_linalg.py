@@ -28,7 +28,8 @@ class _LinalgOp(Op):
     arguments = ('A',)
 
     def out_shapes(self, a, *rest):
-        raise NotImplementedError
+        raise NotImplementedError(
+            f'{type(self).__name__} must define out_shapes()')
 
     def infer_shape(self, *in_shapes):
         if any(s is None for s in in_shapes):
