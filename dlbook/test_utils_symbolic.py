@@ -15,16 +15,12 @@ import traceback
 import numpy as np
 
 from . import autograd
+from . import test_utils_compare as tu
 from .context import current_context
 
 __all__ = ['simple_forward', 'numeric_grad', 'check_numeric_gradient',
            'check_symbolic_forward', 'check_symbolic_backward',
            'check_consistency']
-
-
-def _tu():
-    from . import test_utils
-    return test_utils
 
 
 def _is_symbol(obj):
@@ -176,7 +172,6 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None,
             atol=1e-8 if atol is None else atol, ctx=ctx)
     from . import ndarray as nd
     from . import symbol as S
-    tu = _tu()
     assert dtype in (np.float16, np.float32, np.float64)
     location = _parse_location(sym, location, ctx, dtype)
     location_npy = {k: v.asnumpy() for k, v in location.items()}
@@ -242,7 +237,6 @@ def _check_function_gradient(f, location, numeric_eps, rtol, atol, ctx,
     both in float64 with a random cotangent (so transposed or
     mis-broadcast gradients fail)."""
     from . import ndarray as nd
-    tu = _tu()
     points = [np.array(tu._as_numpy(x), dtype=np.float64) for x in location]
     cot = None
 
@@ -275,7 +269,6 @@ def check_symbolic_forward(sym, location, expected, rtol=None, atol=None,
     (a list in output order, or a dict by output name); returns the
     outputs."""
     from . import ndarray as nd
-    tu = _tu()
     ctx = ctx or current_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -304,7 +297,6 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None,
     dict by name); honours ``grad_req`` ('write', 'add', 'null') and
     returns the gradient arrays."""
     from . import ndarray as nd
-    tu = _tu()
     ctx = ctx or current_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
@@ -365,7 +357,6 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
     ground truth (``{name: NDArray}``)."""
     from . import ndarray as nd
     from .symbol.symbol import Symbol
-    tu = _tu()
     assert len(ctx_list) > 1
     syms = [sym] * len(ctx_list) if isinstance(sym, Symbol) else list(sym)
     assert len(syms) == len(ctx_list)

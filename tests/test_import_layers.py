@@ -39,7 +39,8 @@ LAYERS = [
     ['dlbook.module', 'dlbook.model', 'dlbook.callback', 'dlbook.rnn',
      'dlbook.util',
      'dlbook.contrib', 'dlbook.profiler', 'dlbook.runtime',
-     'dlbook.test_utils', 'dlbook.test_utils_data',
+     'dlbook.test_utils', 'dlbook.test_utils_compare',
+     'dlbook.test_utils_data',
      'dlbook.test_utils_stats', 'dlbook.test_utils_symbolic',
      'dlbook.test_utils_sparse'],
     ['dlbook.viz', 'dlbook.book', 'dlbook.exercises',
@@ -60,7 +61,6 @@ KNOWN_CIRCLES = {
      'dlbook.symbol.symbol'),
     ('dlbook.numpy._core', 'dlbook.numpy.creation', 'dlbook.numpy.functions',
      'dlbook.numpy.multiarray'),
-    ('dlbook.test_utils', 'dlbook.test_utils_symbolic'),
 }
 
 #: Upward imports still to remove: (importer, imported module).
