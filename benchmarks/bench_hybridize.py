@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 import dlbook as mx  # noqa: E402
 from dlbook import autograd, gluon, nd, sym  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
-from dlbook.graph import GraphProgram  # noqa: E402
+from dlbook.symbol.program import GraphProgram  # noqa: E402
 from benchmarks.common import (best_of, fmt_us, table, try_torch,  # noqa
                                write_section)
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from . import ndarray as nd
 from .base import DLBookError, dtype_name
-from .graph import GraphProgram
-from .graph_sparse import is_sparse, storage_types
+from .symbol.program import GraphProgram
+from .symbol.program_sparse import is_sparse, storage_types
 from .ndarray.ndarray import NDArray, from_raw
 from .ndarray.sparse_ndarray import raw_of, store_grad, wrap_raw
 from .ops.sparse import stype_of_attr

@@ -29,8 +29,8 @@ LAYERS = [
     ['dlbook._tape'],
     ['dlbook.ndarray', 'dlbook.random'],
     ['dlbook.autograd'],
-    ['dlbook.symbol', 'dlbook.graph', 'dlbook.graph_sparse',
-     'dlbook.executor'],
+    ['dlbook.symbol'],
+    ['dlbook.executor'],
     ['dlbook.numpy', 'dlbook.numpy_extension'],
     ['dlbook.initializer', 'dlbook.optimizer', 'dlbook.lr_scheduler',
      'dlbook.metric', 'dlbook.kvstore', 'dlbook._download',
@@ -56,15 +56,20 @@ KNOWN_CIRCLES = {
      'dlbook.ndarray.random', 'dlbook.ndarray.register',
      'dlbook.ndarray.serialization', 'dlbook.ndarray.sparse',
      'dlbook.ndarray.sparse_ndarray', 'dlbook.ndarray.sparse_serialization'),
-    ('dlbook.executor', 'dlbook.graph', 'dlbook.symbol.arithmetic',
-     'dlbook.symbol.json_io', 'dlbook.symbol.register',
-     'dlbook.symbol.symbol'),
     ('dlbook.numpy._core', 'dlbook.numpy.creation', 'dlbook.numpy.functions',
      'dlbook.numpy.multiarray'),
 }
 
 #: Upward imports still to remove: (importer, imported module).
 KNOWN_UPWARD = set()
+
+#: Upward imports that stay, each with its reason.  Not a debt: these are
+#: facades MXNet's API asks for, made by one function-level import.
+FACADES = {
+    # Symbol.bind / simple_bind hand the graph to the Executor (MXNet's
+    # Symbol API); the Executor itself never imports Symbol.
+    ('dlbook.symbol.symbol', 'dlbook.executor'),
+}
 
 
 def _modules():
@@ -165,10 +170,17 @@ def test_no_new_import_circles():
 
 def test_no_new_upward_imports():
     upward = {(m, t) for m, targets in _graph().items() for t in targets
-              if _layer(t) > _layer(m) and t != PACKAGE}
+              if _layer(t) > _layer(m) and t != PACKAGE} - FACADES
     assert upward - KNOWN_UPWARD == set(), 'new upward import'
     assert KNOWN_UPWARD - upward == set(), \
         'removed: delete it from KNOWN_UPWARD'
+
+
+def test_each_facade_is_one_upward_import():
+    graph = _graph()
+    for importer, imported in FACADES:
+        assert imported in graph[importer], f'{importer}: facade gone'
+        assert _layer(imported) > _layer(importer)
 
 
 def test_the_checker_finds_a_circle():

@@ -2,7 +2,7 @@
 
 After ``net.hybridize()``, the first call traces the block with symbols
 (``F = mx.sym``; inputs named ``data`` or ``data0``, ``data1`` ...), and
-every later call runs the traced graph with :class:`dlbook.graph.
+every later call runs the traced graph with :class:`dlbook.symbol.program.
 GraphProgram` instead of calling Python layer code again.  Under
 ``autograd.record()`` the whole graph is **one** tape node, whose backward
 runs the graph backward.  Parameters are shared with eager execution: the
@@ -15,7 +15,7 @@ only during the trace, as in MXNet.
 from .. import autograd
 from .. import symbol as sym
 from ..base import DLBookError
-from ..graph import GraphProgram
+from ..symbol.program import GraphProgram
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 

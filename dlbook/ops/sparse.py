@@ -16,7 +16,7 @@ Two raw sparse forms travel through these operators, next to the dense
 
 ``nd.sparse`` runs these classes (``dlbook/ndarray/sparse.py``); a
 symbol graph runs them when its arrays are sparse
-(``dlbook/graph_sparse.py``).  ``cast_storage`` and ``_sparse_retain``
+(``dlbook/symbol/program_sparse.py``).  ``cast_storage`` and ``_sparse_retain``
 are also in the registry, so ``sym.cast_storage``/``sym.sparse.retain``
 make graph nodes; on dense arrays (shape inference, dense graphs) they
 compute the same values densely.

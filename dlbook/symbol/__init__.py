@@ -7,9 +7,8 @@ by binding them to arrays (``simple_bind``/``bind``, see
 
 from ..base import DLBookError
 from ..ops import REGISTRY
-from .symbol import Symbol, Variable, var, Group  # noqa: F401
+from .symbol import Symbol, Variable, var, Group, load_json  # noqa: F401
 from .register import make_function
-from .json_io import load_json  # noqa: F401
 
 
 def _generate():
@@ -54,6 +53,7 @@ def ones(shape, dtype=None, name=None, attr=None, **kwargs):
 
 
 from .arithmetic import *  # noqa: E402,F401,F403
+from .arithmetic import attach_operators as _attach_operators  # noqa: E402
 
 
 def _method(function):
@@ -75,4 +75,5 @@ def _attach_methods():
             setattr(Symbol, name, _method(function))
 
 
+_attach_operators(Symbol)
 _attach_methods()

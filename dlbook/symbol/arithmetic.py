@@ -7,6 +7,8 @@ with the equal-shape operator (``sym.maximum(a, b)`` records ``_maximum``,
 front end (``_plus0``, ``_mulscalar0``), so saved JSON matches MXNet's.
 """
 
+import types
+
 from ..ndarray.arithmetic import __all__, build  # noqa: F401
 from ..ops import REGISTRY
 from .register import make_node
@@ -41,3 +43,83 @@ def record(op_name, inputs, attrs):
 
 
 globals().update(build(Symbol, record))
+
+
+class _Operators:
+    """Python's operators on Symbols, copied onto :class:`Symbol` by
+    :func:`attach_operators` (``a + b``, ``a * 2``, ``-a``, ``a == b``)."""
+
+    def _binary(self, other, array_op, scalar_op):
+        # As in MXNet, two symbols combine element-wise without
+        # broadcasting (``a + b`` is ``elemwise_add``, named ``_plus0``);
+        # write ``sym.broadcast_add(a, b)`` to broadcast.
+        if isinstance(other, Symbol) and array_op is not None:
+            return record(array_op, [self, other], {})
+        if isinstance(other, (int, float)):
+            return record(scalar_op, [self], {'scalar': other})
+        raise TypeError(f'type {type(other).__name__} not supported')
+
+    def __add__(self, other):
+        return self._binary(other, 'elemwise_add', '_plus_scalar')
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return self._binary(other, 'elemwise_sub', '_minus_scalar')
+
+    def __rsub__(self, other):
+        return self._binary(other, None, '_rminus_scalar')
+
+    def __mul__(self, other):
+        return self._binary(other, 'elemwise_mul', '_mul_scalar')
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        return self._binary(other, 'elemwise_div', '_div_scalar')
+
+    def __rtruediv__(self, other):
+        return self._binary(other, None, '_rdiv_scalar')
+
+    def __mod__(self, other):
+        return self._binary(other, '_mod', '_mod_scalar')
+
+    def __rmod__(self, other):
+        return self._binary(other, None, '_rmod_scalar')
+
+    def __pow__(self, other):
+        return self._binary(other, '_power', '_power_scalar')
+
+    def __rpow__(self, other):
+        return self._binary(other, None, '_rpower_scalar')
+
+    def __neg__(self):
+        return self._binary(-1.0, None, '_mul_scalar')
+
+    def __abs__(self):
+        return self.abs()
+
+    def __eq__(self, other):
+        return self._binary(other, '_equal', '_equal_scalar')
+
+    def __ne__(self, other):
+        return self._binary(other, '_not_equal', '_not_equal_scalar')
+
+    def __gt__(self, other):
+        return self._binary(other, '_greater', '_greater_scalar')
+
+    def __ge__(self, other):
+        return self._binary(other, '_greater_equal', '_greater_equal_scalar')
+
+    def __lt__(self, other):
+        return self._binary(other, '_lesser', '_lesser_scalar')
+
+    def __le__(self, other):
+        return self._binary(other, '_lesser_equal', '_lesser_equal_scalar')
+
+
+def attach_operators(cls):
+    """Give ``cls`` (Symbol) the operators of :class:`_Operators`."""
+    for name, value in vars(_Operators).items():
+        if isinstance(value, types.FunctionType):
+            setattr(cls, name, value)

@@ -21,9 +21,9 @@ import json
 
 from ..base import DLBookError
 from ..ops import REGISTRY
-from .symbol import Node, Symbol, json_attr, topological_nodes
+from .node import Node, json_attr, topological_nodes
 
-__all__ = ['to_json', 'load_json', 'parse_attr']
+__all__ = ['to_json', 'read_outputs', 'parse_attr']
 
 MXNET_VERSION = 10901
 
@@ -107,14 +107,12 @@ def parse_attr(text):
     return value
 
 
-def load_json(json_str, source='symbol JSON'):
-    """Build a Symbol from MXNet's JSON text (graphs saved by MXNet 1.x
-    load here).
+def read_outputs(json_str, source='symbol JSON'):
+    """The output entries ``[(node, index), ...]`` of MXNet's JSON text
+    (``symbol.load_json`` wraps them in a Symbol).
 
-    Any malformed graph (not JSON, wrong types, an input or head index
-    outside the node list, a node without ``op``) raises one
-    :class:`~dlbook.base.DLBookError` whose message starts with
-    ``source`` (``"symbol file 'net-symbol.json'"``).
+    Any malformed graph raises one :class:`~dlbook.base.DLBookError`
+    whose message starts with ``source``.
     """
     def fail(what):
         raise DLBookError(f'cannot load {source}: {what}')
@@ -140,7 +138,7 @@ def load_json(json_str, source='symbol JSON'):
     for i, head in enumerate(heads):
         index, out = _entry(head, len(nodes), f'head {i}', fail)
         outputs.append((nodes[index], out))
-    return Symbol(outputs)
+    return outputs
 
 
 def _entry(entry, limit, where, fail):

@@ -15,7 +15,7 @@ operator) which exists only here.
 True
 
 Bound to a CSR ``data``, the executor runs ``dot`` with MXNet's sparse
-rules (``dlbook/graph_sparse.py``): a dense output and a row_sparse
+rules (``dlbook/symbol/program_sparse.py``): a dense output and a row_sparse
 gradient for ``weight``.
 """
 

@@ -8,125 +8,16 @@ and the resulting Executor runs.
 """
 
 import copy
-import numbers
 
 from .. import attribute
 from ..base import DLBookError, dtype_name
-from ..ops import REGISTRY
+from . import json_io
+from .node import (HIDDEN_KEYS, Node, _aux_variable_ids,  # noqa: F401
+                   _with_plain_names, hidden_key, json_attr, stored_attrs,
+                   topological_nodes)
 
-__all__ = ['Symbol', 'Variable', 'var', 'Group', 'Node', 'HIDDEN_KEYS',
-           'hidden_key']
-
-#: attributes MXNet stores as ``__key__`` (``lr_mult`` -> ``__lr_mult__``)
-#: and reports under both names (nnvm's kHiddenKeys)
-HIDDEN_KEYS = ('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring',
-               'mirror_stage', 'profiler_scope')
-
-
-def hidden_key(key):
-    """The stored name of attribute ``key``: ``'__lr_mult__'`` for
-    ``'lr_mult'``, ``key`` itself otherwise."""
-    return f'__{key}__' if key in HIDDEN_KEYS else key
-
-
-def stored_attrs(attrs):
-    """``attrs`` with hidden keys renamed and values as strings."""
-    return {hidden_key(k): v if isinstance(v, str) else json_attr(v)
-            for k, v in (attrs or {}).items()}
-
-
-def _with_plain_names(attrs):
-    """``{'__lr_mult__': '2'}`` -> also ``'lr_mult': '2'`` (MXNet's
-    ``list_attr``/``attr_dict`` show hidden keys under both names)."""
-    for key in HIDDEN_KEYS:
-        if f'__{key}__' in attrs:
-            attrs[key] = attrs[f'__{key}__']
-    return attrs
-
-
-class Node:
-    """One graph node: a variable (``op is None``) or an operator call.
-
-    ``inputs`` are ``(node, output_index)`` pairs; ``attrs`` are the
-    operator's attributes (Python values); ``extra`` holds string
-    attributes such as ``ctx_group``, ``lr_mult`` or ``__shape__``.
-    """
-
-    __slots__ = ('op', 'name', 'attrs', 'inputs', 'extra', '_op')
-
-    def __init__(self, op, name, attrs=None, inputs=(), extra=None):
-        self.op = op
-        self.name = name
-        self.attrs = dict(attrs or {})
-        self.inputs = list(inputs)
-        self.extra = dict(extra or {})
-        self._op = None
-
-    @property
-    def is_variable(self):
-        return self.op is None
-
-    def make_op(self):
-        """A fresh operator instance for this node."""
-        return REGISTRY[self.op](**self.attrs)
-
-    def op_info(self):
-        """A cached operator instance for questions about names/outputs."""
-        if self._op is None:
-            self._op = self.make_op()
-        return self._op
-
-    def num_outputs(self):
-        return 1 if self.is_variable else self.op_info().num_outputs
-
-    def output_names(self):
-        if self.is_variable:
-            return [self.name]
-        return [f'{self.name}_{o}' for o in self.op_info().list_outputs()]
-
-    def num_arguments(self):
-        """Inputs before this position are arguments, after it aux."""
-        if self.is_variable:
-            return 0
-        info = self.op_info()
-        if info.variadic:
-            return len(self.inputs)
-        return len(info.list_arguments())
-
-
-def topological_nodes(outputs):
-    """Nodes reachable from ``outputs``, inputs first, in MXNet's
-    depth-first order (iterative, for deep graphs)."""
-    order, seen = [], set()
-    for head, _ in outputs:
-        stack = [(head, 0)]
-        while stack:
-            node, i = stack.pop()
-            if i == 0 and id(node) in seen:
-                continue
-            if i < len(node.inputs):
-                stack.append((node, i + 1))
-                child = node.inputs[i][0]
-                if id(child) not in seen:
-                    stack.append((child, 0))
-            else:
-                if id(node) not in seen:
-                    seen.add(id(node))
-                    order.append(node)
-    return order
-
-
-def _aux_variable_ids(nodes):
-    """Variables used as auxiliary states (e.g. BatchNorm moving stats)."""
-    aux = set()
-    for node in nodes:
-        if node.is_variable:
-            continue
-        n_args = node.num_arguments()
-        for child, _ in node.inputs[n_args:]:
-            aux.add(id(child))
-    return aux
-
+__all__ = ['Symbol', 'Variable', 'var', 'Group', 'load_json', 'Node',
+           'HIDDEN_KEYS', 'hidden_key']
 
 class Symbol:
     """A symbolic computation with one or more outputs.
@@ -295,74 +186,9 @@ class Symbol:
         self._outputs = [swap.get(id(n), (n, i)) for n, i in self._outputs]
 
     # -- arithmetic ----------------------------------------------------------
-    def _binary(self, other, array_op, scalar_op):
-        # As in MXNet, two symbols combine element-wise without
-        # broadcasting (``a + b`` is ``elemwise_add``, named ``_plus0``);
-        # write ``sym.broadcast_add(a, b)`` to broadcast.
-        from .arithmetic import record
-        if isinstance(other, Symbol) and array_op is not None:
-            return record(array_op, [self, other], {})
-        if isinstance(other, (int, float)):
-            return record(scalar_op, [self], {'scalar': other})
-        raise TypeError(f'type {type(other).__name__} not supported')
-
-    def __add__(self, other):
-        return self._binary(other, 'elemwise_add', '_plus_scalar')
-
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        return self._binary(other, 'elemwise_sub', '_minus_scalar')
-
-    def __rsub__(self, other):
-        return self._binary(other, None, '_rminus_scalar')
-
-    def __mul__(self, other):
-        return self._binary(other, 'elemwise_mul', '_mul_scalar')
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        return self._binary(other, 'elemwise_div', '_div_scalar')
-
-    def __rtruediv__(self, other):
-        return self._binary(other, None, '_rdiv_scalar')
-
-    def __mod__(self, other):
-        return self._binary(other, '_mod', '_mod_scalar')
-
-    def __rmod__(self, other):
-        return self._binary(other, None, '_rmod_scalar')
-
-    def __pow__(self, other):
-        return self._binary(other, '_power', '_power_scalar')
-
-    def __rpow__(self, other):
-        return self._binary(other, None, '_rpower_scalar')
-
-    def __neg__(self):
-        return self._binary(-1.0, None, '_mul_scalar')
-
-    def __abs__(self):
-        return self.abs()
-
-    def __eq__(self, other):
-        return self._binary(other, '_equal', '_equal_scalar')
-
-    def __ne__(self, other):
-        return self._binary(other, '_not_equal', '_not_equal_scalar')
-
-    def __gt__(self, other):
-        return self._binary(other, '_greater', '_greater_scalar')
-
-    def __ge__(self, other):
-        return self._binary(other, '_greater_equal', '_greater_equal_scalar')
-
-    def __lt__(self, other):
-        return self._binary(other, '_lesser', '_lesser_scalar')
-
-    def __le__(self, other):
-        return self._binary(other, '_lesser_equal', '_lesser_equal_scalar')
+    # ``a + b``, ``a * 2``, ``a == b``... record nodes through the table of
+    # ``sym.add`` and friends; ``dlbook.symbol.arithmetic`` attaches them
+    # (it builds on this class, so it cannot be imported from here).
 
     def __hash__(self):
         return id(self)
@@ -399,8 +225,7 @@ class Symbol:
 
     def tojson(self):
         """The graph in MXNet's JSON format."""
-        from .json_io import to_json
-        return to_json(self)
+        return json_io.to_json(self)
 
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically)."""
@@ -412,6 +237,9 @@ class Symbol:
                     stype_dict=None, group2ctx=None, shared_arg_names=None,
                     shared_exec=None, shared_buffer=None, **kwargs):
         """Allocate arrays from input shapes and return an Executor."""
+        # The one import from a layer above: binding hands the graph to
+        # the Executor, which runs NDArrays.  MXNet's Symbol is the same
+        # facade; the Executor itself knows nothing of this class.
         from ..executor import simple_bind
         return simple_bind(self, ctx, grad_req=grad_req,
                            type_dict=type_dict, stype_dict=stype_dict,
@@ -512,28 +340,13 @@ def Group(symbols):
     return Symbol(outputs)
 
 
-def _plain(value):
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        return int(value)
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (list, tuple)):
-        return tuple(_plain(v) for v in value)
-    return value
+def load_json(json_str, source='symbol JSON'):
+    """Build a Symbol from MXNet's JSON text (graphs saved by MXNet 1.x
+    load here).
 
-
-def json_attr(value):
-    """Serialise an attribute value as MXNet does (a string)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return 'True' if value else 'False'
-    if isinstance(value, (list, tuple)):
-        # plain Python numbers: numpy scalars would print as np.int64(5)
-        return str(tuple(_plain(v) for v in value))
-    if hasattr(value, 'device_type'):       # a Context
-        return str(value)
-    if isinstance(value, type) or (hasattr(value, 'fields') and
-                                   hasattr(value, 'kind')):
-        return dtype_name(value)            # numpy.float32 -> 'float32'
-    return str(value)                       # None -> 'None', as MXNet
+    Any malformed graph (not JSON, wrong types, an input or head index
+    outside the node list, a node without ``op``) raises one
+    :class:`~dlbook.base.DLBookError` whose message starts with
+    ``source`` (``"symbol file 'net-symbol.json'"``).
+    """
+    return Symbol(json_io.read_outputs(json_str, source))

@@ -7,7 +7,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import autograd, nd, sym
-from dlbook.graph import GraphProgram
+from dlbook.symbol.program import GraphProgram
 
 
 @pytest.fixture(autouse=True)

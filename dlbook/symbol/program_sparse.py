@@ -17,8 +17,8 @@ device, no ``group2ctx``); the tape it returns is read by the ordinary
 inference ``simple_bind`` uses to choose argument and gradient storage.
 """
 
-from .base import DLBookError
-from .ops import sparse as sp_ops
+from ..base import DLBookError
+from ..ops import sparse as sp_ops
 
 __all__ = ['forward', 'is_sparse', 'storage_types', 'SPARSE_TWINS']
 

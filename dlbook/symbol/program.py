@@ -21,10 +21,10 @@ Three details matter:
   around ``op.forward``.
 """
 
-from . import _profile_state as _profile
-from .base import DLBookError
-from .ops import REGISTRY
-from .symbol.symbol import topological_nodes
+from .. import _profile_state as _profile
+from ..base import DLBookError
+from ..ops import REGISTRY
+from .node import topological_nodes
 
 __all__ = ['GraphProgram']
 
@@ -192,7 +192,7 @@ class GraphProgram:
         if keep is None:
             keep = is_train
         if self.sparse:
-            from .graph_sparse import forward as sparse_forward
+            from .program_sparse import forward as sparse_forward
             return sparse_forward(self, inputs, is_train, rng, keep)
         local = self.local_ctx
         if local is not None and not self.track_memory:
