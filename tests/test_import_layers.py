@@ -49,13 +49,6 @@ LAYERS = [
 
 #: Circles still to untangle, each as its sorted module names.
 KNOWN_CIRCLES = {
-    ('dlbook.ndarray', 'dlbook.ndarray.arithmetic',
-     'dlbook.ndarray.contrib', 'dlbook.ndarray.creation',
-     'dlbook.ndarray.invoke', 'dlbook.ndarray.legacy',
-     'dlbook.ndarray.linalg', 'dlbook.ndarray.ndarray',
-     'dlbook.ndarray.random', 'dlbook.ndarray.register',
-     'dlbook.ndarray.serialization', 'dlbook.ndarray.sparse',
-     'dlbook.ndarray.sparse_ndarray', 'dlbook.ndarray.sparse_serialization'),
     ('dlbook.numpy._core', 'dlbook.numpy.creation', 'dlbook.numpy.functions',
      'dlbook.numpy.multiarray'),
 }

@@ -9,7 +9,7 @@ Python-level conveniences (``nd.array``, ``nd.maximum(x, 0)``,
 from ..ops import REGISTRY
 from .ndarray import NDArray, from_raw  # noqa: F401
 from .invoke import invoke  # noqa: F401
-from .register import make_function
+from .register import function_for
 
 
 def op_class(name):
@@ -21,14 +21,15 @@ def _generate():
     made = {}
     for name, cls in REGISTRY.items():
         if name.isidentifier():
-            made[name] = make_function(cls, name)
+            made[name] = function_for(name)
     return made
 
 
 globals().update(_generate())
 
-from .creation import (array, zeros, ones, full, empty, arange,  # noqa
+from .creation import (array, ones, full, empty, arange,  # noqa
                        linspace, eye, zeros_like, ones_like)
+from .creation import zeros as _dense_zeros
 from .arithmetic import *  # noqa
 from . import random, linalg, contrib  # noqa
 from .serialization import save, load, load_frombuffer  # noqa
@@ -40,7 +41,7 @@ _attach_methods(NDArray, globals())
 
 # Sparse storage (nd.sparse); nd.dot and nd.cast_storage accept sparse
 # operands as in MXNet.
-_dense_dot, _dense_slice = globals()['dot'], globals()['slice']
+_dense_dot = globals()['dot']
 from . import sparse  # noqa: E402
 from .sparse import (CSRNDArray, RowSparseNDArray,  # noqa: E402,F401
                      cast_storage)
@@ -57,6 +58,15 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None,
 
 
 dot.__doc__ = _dense_dot.__doc__
+
+
+def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
+    """An array of zeros; ``stype='csr'`` or ``'row_sparse'`` makes a
+    sparse one.  Extra keywords (``name=``, ``__layout__=``) are accepted
+    and ignored, as in MXNet."""
+    if stype not in (None, 'default'):
+        return sparse.zeros(stype, shape, ctx=ctx, dtype=dtype)
+    return _dense_zeros(shape, ctx=ctx, dtype=dtype, out=out, **kwargs)
 
 
 def waitall():

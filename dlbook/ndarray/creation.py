@@ -48,13 +48,10 @@ def array(source_array, ctx=None, dtype=None):
     return from_raw(raw, ctx)
 
 
-def zeros(shape, ctx=None, dtype=None, stype=None, out=None, **kwargs):
-    """An array of zeros; ``stype='csr'`` or ``'row_sparse'`` makes a
-    sparse one.  Extra keywords (``name=``, ``__layout__=``) are accepted
-    and ignored, as in MXNet."""
-    if stype not in (None, 'default'):
-        from .sparse import zeros as sparse_zeros
-        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype)
+def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
+    """A dense array of zeros (``nd.zeros`` also makes sparse ones).
+    Extra keywords (``name=``, ``__layout__=``) are accepted and ignored,
+    as in MXNet."""
     return invoke(ops.Zeros(shape=_shape(shape), dtype=_dtype(dtype)), [],
                   ctx=ctx, out=out)
 

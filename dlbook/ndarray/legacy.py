@@ -11,14 +11,10 @@ import numpy as np
 
 from ..context import cpu
 from .ndarray import NDArray, from_raw
+from .register import function_for as _nd
 
 __all__ = ['from_numpy', 'onehot_encode', 'choose_element_0index',
            'fill_element_0index']
-
-
-def _nd():
-    from .. import ndarray
-    return ndarray
 
 
 def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
@@ -52,21 +48,19 @@ def onehot_encode(indices, out):
     """Write the one-hot rows of ``indices`` into ``out`` (shape
     ``(len(indices), depth)``) and return ``out``.  Prefer
     ``nd.one_hot(indices, depth)``."""
-    nd = _nd()
-    return nd.one_hot(indices, depth=out.shape[1], dtype=out.dtype, out=out)
+    return _nd('one_hot')(indices, depth=out.shape[1], dtype=out.dtype, out=out)
 
 
 def choose_element_0index(lhs, rhs, out=None):
     """``lhs[i, rhs[i]]`` for each row ``i`` of the 2-d ``lhs``.  Prefer
     ``nd.pick(lhs, rhs, axis=1)``."""
-    return _nd().pick(lhs, rhs, axis=1, out=out)
+    return _nd('pick')(lhs, rhs, axis=1, out=out)
 
 
 def fill_element_0index(lhs, mhs, rhs, out=None):
     """A copy of the 2-d ``lhs`` with ``lhs[i, rhs[i]]`` replaced by
     ``mhs[i]``; ``lhs`` itself is unchanged (MXNet returns a new array or
     fills ``out``)."""
-    nd = _nd()
-    hot = nd.one_hot(rhs, depth=lhs.shape[1], dtype=lhs.dtype)
-    fill = nd.broadcast_to(mhs.reshape((-1, 1)), shape=lhs.shape)
-    return nd.where(hot, fill, lhs, out=out)
+    hot = _nd('one_hot')(rhs, depth=lhs.shape[1], dtype=lhs.dtype)
+    fill = _nd('broadcast_to')(mhs.reshape((-1, 1)), shape=lhs.shape)
+    return _nd('where')(hot, fill, lhs, out=out)

@@ -1,8 +1,30 @@
-"""NDArray methods that forward to ``nd`` functions (``x.sum(axis=1)``).
+"""NDArray's methods that run operators, attached to the class by ``nd``.
 
-MXNet generates these from its operator list; listing them explicitly
-keeps the set reviewable and documented in one place.
+:class:`~dlbook.ndarray.ndarray.NDArray` holds the data and its device;
+everything that computes is written here, above the operator front end
+(``invoke``, ``register``, ``creation``, ``sparse``), and attached when
+``dlbook.ndarray`` is imported:
+
+* Python's operators (``x + y``, ``x == 0``, ``-x``, ``x[1:]``) and the
+  methods with MXNet's own calling conventions (``astype``, ``reshape``,
+  ``copyto``...), in :class:`_Methods`;
+* the ``nd`` functions made methods (``x.sum(axis=1)``), listed in
+  ``METHOD_NAMES``.  MXNet generates these from its operator list;
+  listing them explicitly keeps the set reviewable.
 """
+
+import numbers
+import types
+
+from ..base import DLBookError, dtype_name
+from ..context import Context
+from .. import _tape
+from ..ops import REGISTRY
+from .creation import array
+from .invoke import invoke
+from .ndarray import NDArray, from_raw, _raw_key
+from .register import function_for as _nd
+from .sparse import cast_storage, zeros as sparse_zeros
 
 METHOD_NAMES = (
     # reductions
@@ -40,9 +62,196 @@ def _method(function):
     return method
 
 
+class _Methods:
+    """The methods :func:`attach_methods` copies onto NDArray."""
+
+    def __init__(self, data, ctx=None):
+        made = array(data, ctx=ctx)
+        self._data, self._ctx = made._data, made._ctx
+
+    def astype(self, dtype, copy=True):
+        """Return the array cast to ``dtype`` (``self`` if ``copy=False``
+        and the dtype already matches)."""
+        name = dtype_name(dtype)
+        if not copy and name == self.dtype.name:
+            return self
+        return _nd('Cast')(self, dtype=name)
+
+    def copy(self):
+        """A copy on the same context."""
+        return _nd('_copy')(self)
+
+    def copyto(self, other):
+        """Copy to a Context (a new array) or into an existing NDArray.
+
+        Moving between devices is itself an operator with a gradient, so
+        ``x.copyto(mx.cpu(1))`` can be differentiated.
+        """
+        if isinstance(other, Context):
+            if other == self._ctx:
+                return self.copy()
+            op = REGISTRY['_copyto'](ctx=other, src_ctx=self._ctx)
+            return invoke(op, [self])
+        if isinstance(other, NDArray):
+            if other is self:
+                return other
+            if other.shape != self.shape:
+                raise DLBookError(f'copyto: shape mismatch, source '
+                                  f'{self.shape} vs target {other.shape}')
+            other._assign(self if other._ctx == self._ctx
+                          else self.copyto(other._ctx))
+            return other
+        raise TypeError(f'copyto does not support type {type(other)}')
+
+    def attach_grad(self, grad_req='write', stype=None):
+        """Allocate a zero gradient buffer and make this array a variable
+        whose gradient ``backward`` computes; ``stype='row_sparse'``
+        keeps the gradient row-sparse."""
+        if stype not in (None, 'default'):
+            buf = sparse_zeros(stype, self.shape, ctx=self._ctx,
+                               dtype=self.dtype)
+        else:
+            buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
+        _tape.mark_variables([self], [buf], grad_req)
+
+    def __getitem__(self, key):
+        return _nd('_getitem')(self, key=_raw_key(key, self._ctx))
+
+    # -- arithmetic (each calls a registered operator) ---------------------------
+    def __add__(self, other):
+        return _binary(self, other, 'broadcast_add', '_plus_scalar')
+
+    def __radd__(self, other):
+        return _binary(self, other, 'broadcast_add', '_plus_scalar')
+
+    def __sub__(self, other):
+        return _binary(self, other, 'broadcast_sub', '_minus_scalar')
+
+    def __rsub__(self, other):
+        return _binary(self, other, None, '_rminus_scalar')
+
+    def __mul__(self, other):
+        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
+
+    def __rmul__(self, other):
+        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
+
+    def __truediv__(self, other):
+        return _binary(self, other, 'broadcast_div', '_div_scalar')
+
+    def __rtruediv__(self, other):
+        return _binary(self, other, None, '_rdiv_scalar')
+
+    __div__, __rdiv__ = __truediv__, __rtruediv__
+
+    def __mod__(self, other):
+        return _binary(self, other, 'broadcast_mod', '_mod_scalar')
+
+    def __rmod__(self, other):
+        return _binary(self, other, None, '_rmod_scalar')
+
+    def __pow__(self, other):
+        return _binary(self, other, 'broadcast_power', '_power_scalar')
+
+    def __rpow__(self, other):
+        return _binary(self, other, None, '_rpower_scalar')
+
+    def __neg__(self):
+        return _nd('negative')(self)
+
+    def __abs__(self):
+        return _nd('abs')(self)
+
+    def __eq__(self, other):
+        return _compare(self, other, 'broadcast_equal', '_equal_scalar')
+
+    def __ne__(self, other):
+        return _compare(self, other, 'broadcast_not_equal',
+                        '_not_equal_scalar')
+
+    def __gt__(self, other):
+        return _compare(self, other, 'broadcast_greater', '_greater_scalar')
+
+    def __ge__(self, other):
+        return _compare(self, other, 'broadcast_greater_equal',
+                        '_greater_equal_scalar')
+
+    def __lt__(self, other):
+        return _compare(self, other, 'broadcast_lesser', '_lesser_scalar')
+
+    def __le__(self, other):
+        return _compare(self, other, 'broadcast_lesser_equal',
+                        '_lesser_equal_scalar')
+
+    def __iadd__(self, other):
+        return self._inplace(self.__add__(other))
+
+    def __isub__(self, other):
+        return self._inplace(self.__sub__(other))
+
+    def __imul__(self, other):
+        return self._inplace(self.__mul__(other))
+
+    def __itruediv__(self, other):
+        return self._inplace(self.__truediv__(other))
+
+    __idiv__ = __itruediv__
+
+    def __imod__(self, other):
+        return self._inplace(self.__mod__(other))
+
+    # -- shape helpers with MXNet's calling conventions ----------------------
+    def reshape(self, *shape, **kwargs):
+        """Reshape; accepts ``reshape(2, 3)``, ``reshape((2, 3))`` and
+        MXNet's special codes ``0, -1, -2, -3, -4``."""
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        if 'shape' in kwargs:
+            shape = tuple(kwargs.pop('shape'))
+        return _nd('Reshape')(self, shape=shape, **kwargs)
+
+    def broadcast_to(self, shape):
+        """Broadcast to ``shape`` (NumPy broadcasting rules)."""
+        return _nd('broadcast_to')(self, shape=tuple(shape))
+
+    def transpose(self, *axes):
+        """Permute axes; no argument reverses them."""
+        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
+            axes = tuple(axes[0])
+        return _nd('transpose')(self, axes=axes)
+
+    def tostype(self, stype):
+        """This array with storage ``stype``: ``'default'`` (itself),
+        ``'csr'`` or ``'row_sparse'`` (see ``nd.sparse``)."""
+        if stype == 'default':
+            return self
+        return cast_storage(self, stype)
+
+
+def _binary(x, other, array_op, scalar_op):
+    # Reflected operators (``2 - x``) only ever see numbers: with two
+    # NDArrays Python calls the left operand's method.
+    if isinstance(other, NDArray) and array_op is not None:
+        return invoke(REGISTRY[array_op](), [x, other])
+    if isinstance(other, numbers.Number):
+        return invoke(REGISTRY[scalar_op](scalar=other), [x])
+    raise TypeError(f'type {type(other).__name__} not supported for NDArray '
+                    f'arithmetic; use nd.array(...) to convert it first')
+
+
+def _compare(x, other, array_op, scalar_op):
+    if not isinstance(other, (NDArray, numbers.Number)):
+        return NotImplemented
+    return _binary(x, other, array_op, scalar_op)
+
+
 def attach_methods(cls, namespace):
-    """Add every available name in ``METHOD_NAMES`` as a method of ``cls``
-    (names already defined on the class keep their own definition)."""
+    """Give ``cls`` (NDArray) the methods of :class:`_Methods`, then every
+    available name in ``METHOD_NAMES`` (names already defined on the
+    class keep their own definition)."""
+    for name, value in vars(_Methods).items():
+        if isinstance(value, types.FunctionType):
+            setattr(cls, name, value)
     for name in METHOD_NAMES:
         function = namespace.get(name)
         if function is not None and name not in cls.__dict__:

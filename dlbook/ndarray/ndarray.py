@@ -5,17 +5,19 @@ whole array give shape ``(1,)``, comparisons return 0/1 in the input dtype,
 ``repr`` prints ``<NDArray 2x3 @cpu(0)>``, and in-place forms
 (``x[:] = ...``, ``x += y``) keep the array's identity.
 
-Arithmetic is not written here: every operator calls a registered
-operator (``dlbook.ops``) through :func:`dlbook.ndarray.invoke.invoke`, so
-the same rule serves ``nd``, ``sym`` and the autograd tape.
+This module holds the data, its device and its place on the autograd
+tape.  Arithmetic is not written here: the methods that compute (``x + y``,
+``x[1:]``, ``x.sum()``, ``x.reshape``) call registered operators
+(``dlbook.ops``) through :func:`dlbook.ndarray.invoke.invoke`, so the same
+rule serves ``nd``, ``sym`` and the tape; ``dlbook.ndarray.methods``
+attaches them to the class, and nothing here imports the modules above.
 """
 
 import numbers
 
-from ..base import DLBookError, DLBookIndexError, dtype_name
-from ..context import Context
+from ..base import DLBookError, DLBookIndexError
 from .. import _tape, _write_clock
-from ..ops import REGISTRY, cast_scalar
+from ..ops import cast_scalar
 from .host_array import to_host_array
 
 __all__ = ['NDArray', 'from_raw']
@@ -47,11 +49,6 @@ class NDArray:
     _written_at = 0     # write-clock time of the last in-place write
     _used_by = None     # weak reference to the last recorded op it fed
     __array_priority__ = 1000.0       # numpy defers to our reflected ops
-
-    def __init__(self, data, ctx=None):
-        from .creation import array
-        made = array(data, ctx=ctx)
-        self._data, self._ctx = made._data, made._ctx
 
     # -- basic properties ----------------------------------------------------
     @property
@@ -133,40 +130,9 @@ class NDArray:
         a = self._host_copy()
         return a if dtype is None else a.astype(dtype)
 
-    def astype(self, dtype, copy=True):
-        """Return the array cast to ``dtype`` (``self`` if ``copy=False``
-        and the dtype already matches)."""
-        name = dtype_name(dtype)
-        if not copy and name == self.dtype.name:
-            return self
-        return _nd().Cast(self, dtype=name)
-
-    def copy(self):
-        """A copy on the same context."""
-        return _nd()._copy(self)
-
-    def copyto(self, other):
-        """Copy to a Context (a new array) or into an existing NDArray.
-
-        Moving between devices is itself an operator with a gradient, so
-        ``x.copyto(mx.cpu(1))`` can be differentiated.
-        """
-        if isinstance(other, Context):
-            if other == self._ctx:
-                return self.copy()
-            nd = _nd()
-            op = nd.op_class('_copyto')(ctx=other, src_ctx=self._ctx)
-            return nd.invoke(op, [self])
-        if isinstance(other, NDArray):
-            if other is self:
-                return other
-            if other.shape != self.shape:
-                raise DLBookError(f'copyto: shape mismatch, source '
-                                  f'{self.shape} vs target {other.shape}')
-            other._assign(self if other._ctx == self._ctx
-                          else self.copyto(other._ctx))
-            return other
-        raise TypeError(f'copyto does not support type {type(other)}')
+    # astype, copy, copyto, tostype, reshape, transpose, broadcast_to,
+    # x[key], the operators (x + y, x == y, -x) and the nd functions made
+    # methods (x.sum()) run operators: dlbook.ndarray.methods attaches them.
 
     def as_in_context(self, context):
         """This array on ``context``: ``self`` if already there, else a
@@ -182,17 +148,6 @@ class NDArray:
         self._ctx.backend.synchronize(self._ctx.device_id)
 
     # -- autograd ------------------------------------------------------------
-    def attach_grad(self, grad_req='write', stype=None):
-        """Allocate a zero gradient buffer and make this array a variable
-        whose gradient ``backward`` computes; ``stype='row_sparse'``
-        keeps the gradient row-sparse."""
-        if stype not in (None, 'default'):
-            buf = _nd().zeros(self.shape, ctx=self._ctx, dtype=self.dtype,
-                              stype=stype)
-        else:
-            buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
-        _tape.mark_variables([self], [buf], grad_req)
-
     def detach(self):
         """The same data, cut from the tape (no gradient flows back)."""
         return from_raw(self._data, self._ctx)
@@ -209,9 +164,10 @@ class NDArray:
     def _store_grad(self, g, req):
         """Write the raw gradient ``g`` into this gradient buffer
         (``req`` 'write' or 'add'); the tape calls it after backward."""
-        if getattr(g, 'is_row_sparse', False):   # into a dense buffer
-            from .sparse_ndarray import store_grad
-            store_grad(self, g, req)
+        if getattr(g, 'is_row_sparse', False):   # into a dense buffer:
+            if req != 'add':                     # only its rows change
+                self._data[...] = 0
+            self._data[g.indices] += g.data
         elif req == 'add':
             self._data += g
         else:
@@ -250,9 +206,6 @@ class NDArray:
     def __hash__(self):
         return id(self) // 16
 
-    def __getitem__(self, key):
-        return _nd()._getitem(self, key=_raw_key(key, self._ctx))
-
     def __setitem__(self, key, value):
         self._check_writable()
         key = _raw_key(key, self._ctx)
@@ -284,89 +237,6 @@ class NDArray:
         self[...] = other
         return self
 
-    # -- arithmetic (each calls a registered operator) ---------------------------
-    def __add__(self, other):
-        return _binary(self, other, 'broadcast_add', '_plus_scalar')
-
-    def __radd__(self, other):
-        return _binary(self, other, 'broadcast_add', '_plus_scalar')
-
-    def __sub__(self, other):
-        return _binary(self, other, 'broadcast_sub', '_minus_scalar')
-
-    def __rsub__(self, other):
-        return _binary(self, other, None, '_rminus_scalar')
-
-    def __mul__(self, other):
-        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
-
-    def __rmul__(self, other):
-        return _binary(self, other, 'broadcast_mul', '_mul_scalar')
-
-    def __truediv__(self, other):
-        return _binary(self, other, 'broadcast_div', '_div_scalar')
-
-    def __rtruediv__(self, other):
-        return _binary(self, other, None, '_rdiv_scalar')
-
-    __div__, __rdiv__ = __truediv__, __rtruediv__
-
-    def __mod__(self, other):
-        return _binary(self, other, 'broadcast_mod', '_mod_scalar')
-
-    def __rmod__(self, other):
-        return _binary(self, other, None, '_rmod_scalar')
-
-    def __pow__(self, other):
-        return _binary(self, other, 'broadcast_power', '_power_scalar')
-
-    def __rpow__(self, other):
-        return _binary(self, other, None, '_rpower_scalar')
-
-    def __neg__(self):
-        return _nd().negative(self)
-
-    def __abs__(self):
-        return _nd().abs(self)
-
-    def __eq__(self, other):
-        return _compare(self, other, 'broadcast_equal', '_equal_scalar')
-
-    def __ne__(self, other):
-        return _compare(self, other, 'broadcast_not_equal',
-                        '_not_equal_scalar')
-
-    def __gt__(self, other):
-        return _compare(self, other, 'broadcast_greater', '_greater_scalar')
-
-    def __ge__(self, other):
-        return _compare(self, other, 'broadcast_greater_equal',
-                        '_greater_equal_scalar')
-
-    def __lt__(self, other):
-        return _compare(self, other, 'broadcast_lesser', '_lesser_scalar')
-
-    def __le__(self, other):
-        return _compare(self, other, 'broadcast_lesser_equal',
-                        '_lesser_equal_scalar')
-
-    def __iadd__(self, other):
-        return self._inplace(self.__add__(other))
-
-    def __isub__(self, other):
-        return self._inplace(self.__sub__(other))
-
-    def __imul__(self, other):
-        return self._inplace(self.__mul__(other))
-
-    def __itruediv__(self, other):
-        return self._inplace(self.__truediv__(other))
-
-    __idiv__ = __itruediv__
-
-    def __imod__(self, other):
-        return self._inplace(self.__mod__(other))
-
     def _inplace(self, result):
         self._check_writable()
         if result.shape != self.shape:
@@ -376,58 +246,8 @@ class NDArray:
         self._data[...] = result._data
         return self
 
-    # -- shape helpers with MXNet's calling conventions ----------------------
-    def reshape(self, *shape, **kwargs):
-        """Reshape; accepts ``reshape(2, 3)``, ``reshape((2, 3))`` and
-        MXNet's special codes ``0, -1, -2, -3, -4``."""
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        if 'shape' in kwargs:
-            shape = tuple(kwargs.pop('shape'))
-        return _nd().Reshape(self, shape=shape, **kwargs)
-
-    def broadcast_to(self, shape):
-        """Broadcast to ``shape`` (NumPy broadcasting rules)."""
-        return _nd().broadcast_to(self, shape=tuple(shape))
-
-    def transpose(self, *axes):
-        """Permute axes; no argument reverses them."""
-        if len(axes) == 1 and isinstance(axes[0], (tuple, list)):
-            axes = tuple(axes[0])
-        return _nd().transpose(self, axes=axes)
-
-    def tostype(self, stype):
-        """This array with storage ``stype``: ``'default'`` (itself),
-        ``'csr'`` or ``'row_sparse'`` (see ``nd.sparse``)."""
-        if stype == 'default':
-            return self
-        from .sparse import cast_storage
-        return cast_storage(self, stype)
-
 
 # -- helpers -------------------------------------------------------------------
-
-def _nd():
-    from .. import ndarray
-    return ndarray
-
-
-def _binary(x, other, array_op, scalar_op):
-    # Reflected operators (``2 - x``) only ever see numbers: with two
-    # NDArrays Python calls the left operand's method.
-    if isinstance(other, NDArray) and array_op is not None:
-        return _invoke(REGISTRY[array_op](), [x, other])
-    if isinstance(other, numbers.Number):
-        return _invoke(REGISTRY[scalar_op](scalar=other), [x])
-    raise TypeError(f'type {type(other).__name__} not supported for NDArray '
-                    f'arithmetic; use nd.array(...) to convert it first')
-
-
-def _compare(x, other, array_op, scalar_op):
-    if not isinstance(other, (NDArray, numbers.Number)):
-        return NotImplemented
-    return _binary(x, other, array_op, scalar_op)
-
 
 def _raw_key(key, ctx):
     """Turn NDArrays inside an index into raw integer arrays."""
@@ -461,6 +281,3 @@ def _raw_value(value, ctx, dtype):
     if raw.ndim and raw.size == 1:
         raw = raw.reshape(())
     return raw
-
-
-from .invoke import invoke as _invoke  # noqa: E402  (invoke needs NDArray)

@@ -10,10 +10,11 @@ class, with its forward and backward rules side by side, through
 """
 
 from ..base import DLBookError
+from ..ops import REGISTRY
 from .invoke import invoke
 from .ndarray import NDArray
 
-__all__ = ['make_function', 'split_arguments']
+__all__ = ['make_function', 'split_arguments', 'function_for']
 
 
 def _is_input(value):
@@ -83,4 +84,17 @@ def make_function(cls, name):
     function.__qualname__ = name
     function.__doc__ = cls.__doc__
     function.__wrapped__ = cls
+    return function
+
+
+_made = {}
+
+
+def function_for(name):
+    """The ``nd.<name>`` function of the operator registered as ``name``,
+    made once: ``nd`` and the modules below it (NDArray's methods, the
+    sparse front end) share it without importing ``nd``."""
+    function = _made.get(name)
+    if function is None:
+        function = _made[name] = make_function(REGISTRY[name], name)
     return function

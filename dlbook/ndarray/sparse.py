@@ -25,61 +25,21 @@ import numbers
 
 import numpy
 
-from .. import _tape
 from ..base import DLBookError, dtype_name
-from ..context import current_context
 from ..ops import sparse as ops
 from .ndarray import NDArray
-from .sparse_ndarray import (BaseSparseNDArray, CSRNDArray,
-                             RowSparseNDArray, wrap_raw, raw_of)
+from .register import function_for
+from .sparse_ndarray import (BaseSparseNDArray, CSRNDArray,  # noqa: F401
+                             RowSparseNDArray, wrap_raw, raw_of,
+                             invoke_sparse, zeros, cast_storage, retain,
+                             elemwise_add, _ctx)
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
            'csr_matrix', 'row_sparse_array', 'zeros', 'empty', 'array',
            'cast_storage', 'retain', 'dot', 'add', 'elemwise_add', 'slice',
            'invoke_sparse']
 
-_STYPES = ('default', 'csr', 'row_sparse')
-
-
-# --------------------------------------------------------------- running
-
-def invoke_sparse(op, inputs):
-    """Run a sparse operator now (the sparse twin of ``nd.invoke``):
-    one context for all inputs, raw storage in, NDArray of the matching
-    storage out, and a tape node when autograd is recording."""
-    ctx = inputs[0]._ctx
-    for x in inputs:
-        if not isinstance(x, NDArray):
-            raise DLBookError(f'{op.name}: expected NDArray inputs, got '
-                              f'{type(x).__name__}')
-        if x._ctx != ctx:
-            raise DLBookError(
-                f'{op.name}: inputs are on different contexts '
-                f'({", ".join(f"{x.stype} {x.shape} @{x._ctx}" for x in inputs)}'
-                f'); move them to one context first with '
-                f'x.as_in_context(ctx)')
-    op.sp = ctx.backend.sparse
-    op.is_train = _tape._state.training
-    with ctx.backend.scope(ctx.device_id):
-        try:
-            result = op.forward(ctx.xp, *[raw_of(x) for x in inputs])
-        except (ValueError, TypeError, IndexError) as err:
-            raise DLBookError(f'{op.name}: {err} (inputs: '
-                              + ', '.join(f'{x.stype} {x.shape}'
-                                          for x in inputs) + ')') from err
-    out = wrap_raw(result, ctx)
-    if _tape._state.recording and op.differentiable and any(
-            x._node is not None or x._grad_req is not None for x in inputs):
-        node = _tape.Node(op, tuple(inputs), ctx, None)
-        out._node, out._out_index = node, 0
-    return out
-
-
 # --------------------------------------------------------------- creation
-
-def _ctx(ctx):
-    return ctx or current_context()
-
 
 def _default_dtype(src, dtype):
     """MXNet's rule: the source's dtype for NDArray/NumPy/SciPy sources,
@@ -226,30 +186,6 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
                       f'shape or a dense array')
 
 
-def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
-    """An all-zero array with storage ``stype`` ('csr', 'row_sparse' or
-    'default')."""
-    ctx = _ctx(ctx)
-    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    dtype = dtype_name(dtype) if dtype is not None else 'float32'
-    if stype == 'default':
-        from .creation import zeros as dense_zeros
-        return dense_zeros(shape, ctx=ctx, dtype=dtype)
-    backend = ctx.backend
-    with backend.scope(ctx.device_id):
-        if stype == 'csr':
-            if len(shape) != 2:
-                raise DLBookError(f'csr storage needs a 2-D shape, got '
-                                  f'{shape}')
-            raw = backend.sparse.csr_matrix(shape, dtype=dtype)
-        elif stype == 'row_sparse':
-            raw = ops.RowSparse.zeros(backend.xp, shape, dtype)
-        else:
-            raise DLBookError(f'unknown storage type {stype!r}; expected '
-                              f'one of {_STYPES}')
-    return wrap_raw(raw, ctx)
-
-
 def empty(stype, shape, ctx=None, dtype=None):
     """A sparse array with no stored values (all zeros)."""
     return zeros(stype, shape, ctx=ctx, dtype=dtype)
@@ -273,24 +209,6 @@ def array(source_array, ctx=None, dtype=None):
 
 # --------------------------------------------------------------- operators
 
-def cast_storage(data, stype):
-    """``data`` stored as ``stype`` ('default', 'csr' or 'row_sparse').
-    Dense to CSR needs a 2-D array; CSR and row_sparse do not convert
-    into each other (as in MXNet)."""
-    if stype == data.stype:
-        return data.copy()
-    return invoke_sparse(ops.CastStorage(stype=stype), [data])
-
-
-def retain(data, indices):
-    """The rows ``indices`` of a RowSparseNDArray that it stores; all
-    other rows become zero."""
-    if not isinstance(indices, NDArray):
-        from .creation import array as dense_array
-        indices = dense_array(indices, ctx=data.context, dtype='int64')
-    return invoke_sparse(ops.SparseRetain(), [data, indices])
-
-
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     """Matrix product with sparse operands.
 
@@ -301,18 +219,12 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     gradient of a dense ``rhs`` in ``dot(csr, rhs)`` is row_sparse.
     """
     if lhs.stype == 'default' and rhs.stype == 'default':
-        from . import _dense_dot
-        return _dense_dot(lhs, rhs, transpose_a=transpose_a,
+        return function_for('dot')(lhs, rhs, transpose_a=transpose_a,
                           transpose_b=transpose_b)
     return invoke_sparse(ops.SparseDot(transpose_a=transpose_a,
                                        transpose_b=transpose_b,
                                        forward_stype=forward_stype),
                          [lhs, rhs])
-
-
-def elemwise_add(lhs, rhs):
-    """``lhs + rhs`` keeping sparse storage when both share it."""
-    return invoke_sparse(ops.SparseAdd(), [lhs, rhs])
 
 
 add = elemwise_add
@@ -322,7 +234,6 @@ def slice(data, begin, end, step=None):        # noqa: A001 (MXNet's name)
     """Rows ``begin[0]:end[0]`` (and columns ``begin[1]:end[1]``) of a
     CSRNDArray, as a CSRNDArray."""
     if data.stype != 'csr':
-        from . import _dense_slice
-        return _dense_slice(data, begin=begin, end=end, step=step or ())
+        return function_for('slice')(data, begin=begin, end=end, step=step or ())
     return invoke_sparse(ops.SparseSlice(begin=tuple(begin),
                                          end=tuple(end)), [data])

@@ -12,14 +12,20 @@ expands the storage, as MXNet's "storage fallback" does, so
 ``nd.exp(csr)`` works and returns a dense NDArray.
 """
 
+import numbers
+
 from .. import _tape
 from ..base import DLBookError, dtype_name
-from ..context import Context
+from ..context import Context, current_context
 from ..ops import sparse as ops
+from .creation import array, zeros as dense_zeros
 from .ndarray import NDArray, from_raw
 
 __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
-           'wrap_raw', 'raw_of']
+           'wrap_raw', 'raw_of', 'invoke_sparse', 'zeros', 'cast_storage',
+           'retain', 'elemwise_add']
+
+_STYPES = ('default', 'csr', 'row_sparse')
 
 
 class BaseSparseNDArray(NDArray):
@@ -72,7 +78,6 @@ class BaseSparseNDArray(NDArray):
             raise DLBookError(f'{type(self).__name__} only supports '
                               f'x[:] = value')
         if isinstance(value, (int, float)) and value == 0:   # zero_grad
-            from .sparse import zeros
             self._raw = zeros(self.stype, self.shape, ctx=self._ctx,
                               dtype=self.dtype)._raw
             return
@@ -81,7 +86,6 @@ class BaseSparseNDArray(NDArray):
     def _assign(self, other):
         """Replace the stored values with ``other``'s, in this storage."""
         if not isinstance(other, NDArray):
-            from .creation import array
             other = array(other, ctx=self._ctx, dtype=self.dtype)
         if tuple(other.shape) != self.shape:
             raise DLBookError(f'cannot assign shape {other.shape} to a '
@@ -153,15 +157,12 @@ class BaseSparseNDArray(NDArray):
     # arithmetic that keeps the storage; the rest falls back to dense
     def __add__(self, other):
         if isinstance(other, BaseSparseNDArray) and other.stype == self.stype:
-            from . import sparse
-            return sparse.elemwise_add(self, other)
+            return elemwise_add(self, other)
         return super().__add__(other)
 
     def __mul__(self, other):
         if isinstance(other, (int, float)) and not isinstance(other, bool):
-            from . import sparse
-            return sparse.invoke_sparse(ops.SparseScalarMul(scalar=other),
-                                        [self])
+            return invoke_sparse(ops.SparseScalarMul(scalar=other), [self])
         return super().__mul__(other)
 
     __rmul__ = __mul__
@@ -222,8 +223,8 @@ class CSRNDArray(BaseSparseNDArray):
             key = slice(key, key + 1 if key != -1 else None)
         if isinstance(key, slice) and key.step in (None, 1):
             start, stop, _ = key.indices(self.shape[0])
-            from . import sparse
-            return sparse.slice(self, begin=(start,), end=(stop,))
+            return invoke_sparse(ops.SparseSlice(begin=(start,),
+                                                 end=(stop,)), [self])
         raise DLBookError(f'CSRNDArray only supports row slices x[a:b], '
                           f'got {key!r}')
 
@@ -250,8 +251,7 @@ class RowSparseNDArray(BaseSparseNDArray):
 
     def retain(self, indices):
         """Keep only the stored rows listed in ``indices``."""
-        from . import sparse
-        return sparse.retain(self, indices)
+        return retain(self, indices)
 
     def __getitem__(self, key):
         if key == slice(None):
@@ -277,8 +277,7 @@ def raw_of(x):
 
 
 def _cast(x, stype):
-    from . import sparse
-    return sparse.cast_storage(x, stype=stype)
+    return cast_storage(x, stype=stype)
 
 
 def _copy_raw(ctx, raw):
@@ -381,3 +380,86 @@ class _PulledRows(RowSparseNDArray):
 
 
 _CLASS_NAMES = {'csr': 'CSRNDArray', 'row_sparse': 'RowSparseNDArray'}
+
+
+# -- operators that keep sparse storage ------------------------------------
+
+def invoke_sparse(op, inputs):
+    """Run a sparse operator now (the sparse twin of ``nd.invoke``):
+    one context for all inputs, raw storage in, NDArray of the matching
+    storage out, and a tape node when autograd is recording."""
+    ctx = inputs[0]._ctx
+    for x in inputs:
+        if not isinstance(x, NDArray):
+            raise DLBookError(f'{op.name}: expected NDArray inputs, got '
+                              f'{type(x).__name__}')
+        if x._ctx != ctx:
+            raise DLBookError(
+                f'{op.name}: inputs are on different contexts '
+                f'({", ".join(f"{x.stype} {x.shape} @{x._ctx}" for x in inputs)}'
+                f'); move them to one context first with '
+                f'x.as_in_context(ctx)')
+    op.sp = ctx.backend.sparse
+    op.is_train = _tape._state.training
+    with ctx.backend.scope(ctx.device_id):
+        try:
+            result = op.forward(ctx.xp, *[raw_of(x) for x in inputs])
+        except (ValueError, TypeError, IndexError) as err:
+            raise DLBookError(f'{op.name}: {err} (inputs: '
+                              + ', '.join(f'{x.stype} {x.shape}'
+                                          for x in inputs) + ')') from err
+    out = wrap_raw(result, ctx)
+    if _tape._state.recording and op.differentiable and any(
+            x._node is not None or x._grad_req is not None for x in inputs):
+        node = _tape.Node(op, tuple(inputs), ctx, None)
+        out._node, out._out_index = node, 0
+    return out
+
+
+def _ctx(ctx):
+    return ctx or current_context()
+
+
+def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
+    """An all-zero array with storage ``stype`` ('csr', 'row_sparse' or
+    'default')."""
+    ctx = _ctx(ctx)
+    shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
+    dtype = dtype_name(dtype) if dtype is not None else 'float32'
+    if stype == 'default':
+        return dense_zeros(shape, ctx=ctx, dtype=dtype)
+    backend = ctx.backend
+    with backend.scope(ctx.device_id):
+        if stype == 'csr':
+            if len(shape) != 2:
+                raise DLBookError(f'csr storage needs a 2-D shape, got '
+                                  f'{shape}')
+            raw = backend.sparse.csr_matrix(shape, dtype=dtype)
+        elif stype == 'row_sparse':
+            raw = ops.RowSparse.zeros(backend.xp, shape, dtype)
+        else:
+            raise DLBookError(f'unknown storage type {stype!r}; expected '
+                              f'one of {_STYPES}')
+    return wrap_raw(raw, ctx)
+
+
+def cast_storage(data, stype):
+    """``data`` stored as ``stype`` ('default', 'csr' or 'row_sparse').
+    Dense to CSR needs a 2-D array; CSR and row_sparse do not convert
+    into each other (as in MXNet)."""
+    if stype == data.stype:
+        return data.copy()
+    return invoke_sparse(ops.CastStorage(stype=stype), [data])
+
+
+def retain(data, indices):
+    """The rows ``indices`` of a RowSparseNDArray that it stores; all
+    other rows become zero."""
+    if not isinstance(indices, NDArray):
+        indices = array(indices, ctx=data.context, dtype='int64')
+    return invoke_sparse(ops.SparseRetain(), [data, indices])
+
+
+def elemwise_add(lhs, rhs):
+    """``lhs + rhs`` keeping sparse storage when both share it."""
+    return invoke_sparse(ops.SparseAdd(), [lhs, rhs])
