@@ -48,10 +48,7 @@ LAYERS = [
 ]
 
 #: Circles still to untangle, each as its sorted module names.
-KNOWN_CIRCLES = {
-    ('dlbook.numpy._core', 'dlbook.numpy.creation', 'dlbook.numpy.functions',
-     'dlbook.numpy.multiarray'),
-}
+KNOWN_CIRCLES = set()
 
 #: Upward imports still to remove: (importer, imported module).
 KNOWN_UPWARD = set()

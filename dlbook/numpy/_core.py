@@ -21,17 +21,15 @@ from ..ops import REGISTRY
 from ..ndarray.ndarray import NDArray
 from ..ndarray.invoke import invoke
 
-__all__ = ['ndarray_class', 'to_np', 'call', 'shaped', 'as_array',
-           'result_dtype', 'reduced_shape']
+__all__ = ['ndarray_class', 'to_np', 'call', 'shaped', 'result_dtype',
+           'reduced_shape']
 
 _CLASS = []
 
 
 def ndarray_class():
-    """``mx.np.ndarray`` (imported on first use: it imports this module)."""
-    if not _CLASS:
-        from .multiarray import ndarray
-        _CLASS.append(ndarray)
+    """``mx.np.ndarray``: ``multiarray.py`` adds the class here when it is
+    defined (it builds on this module, so this module cannot import it)."""
     return _CLASS[0]
 
 
@@ -67,17 +65,6 @@ def shaped(y, shape):
     if y.shape == shape:
         return y
     return call('_np_reshape', y, newshape=shape)
-
-
-def as_array(value, like=None, dtype=None):
-    """An array for an operand: arrays pass through; NumPy arrays keep
-    their dtype; Python numbers and lists become float32 unless ``dtype``
-    is given (MXNet's NumPy-mode creation rule)."""
-    if isinstance(value, NDArray):
-        return value
-    from .creation import array
-    ctx = like.context if isinstance(like, NDArray) else None
-    return array(value, dtype=dtype, ctx=ctx)
 
 
 def _kind_rank(dtype):

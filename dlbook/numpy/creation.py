@@ -12,7 +12,7 @@ from ..base import dtype_name
 from ..context import current_context
 from ..ndarray import creation as nd_creation
 from ..ndarray.ndarray import NDArray, from_raw
-from ._core import to_np
+from ._core import ndarray_class, to_np
 
 __all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
            'linspace', 'eye', 'identity', 'zeros_like', 'ones_like',
@@ -64,8 +64,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
 def asarray(a, dtype=None, ctx=None):
     """``a`` itself when it already is an ``mx.np.ndarray`` of ``dtype``
     on ``ctx``; otherwise :func:`array`."""
-    from .multiarray import ndarray
-    if isinstance(a, ndarray) and (dtype is None or a.dtype == dtype) \
+    if isinstance(a, ndarray_class()) and (dtype is None or a.dtype == dtype) \
             and (ctx is None or a.context == ctx):
         return a
     return array(a, dtype=dtype, ctx=ctx)
@@ -138,3 +137,13 @@ def full_like(a, fill_value, dtype=None):
 def empty_like(a, dtype=None):
     """An unread array with the shape, dtype and context of ``a``."""
     return empty(a.shape, dtype=dtype or a.dtype, ctx=a.context)
+
+
+def as_array(value, like=None, dtype=None):
+    """An array for an operand: arrays pass through; NumPy arrays keep
+    their dtype; Python numbers and lists become float32 unless ``dtype``
+    is given (MXNet's NumPy-mode creation rule)."""
+    if isinstance(value, NDArray):
+        return value
+    ctx = like.context if isinstance(like, NDArray) else None
+    return array(value, dtype=dtype, ctx=ctx)

@@ -15,8 +15,9 @@ import numpy
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from ..ops import REGISTRY
-from ._core import (call, run, shaped, as_array, result_dtype,
-                    reduced_shape, cast)
+from ._core import (call, run, shaped, result_dtype, reduced_shape,
+                    cast)
+from .creation import as_array
 
 #: ``mx.np.ndarray`` (set by multiarray.py, which imports this module)
 _NP = None

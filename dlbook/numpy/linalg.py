@@ -11,7 +11,8 @@ and ``qr`` have none (``dlbook/ops/np_linalg.py``).
 import math
 
 from ..base import DLBookError
-from ._core import call, shaped, reduced_shape, as_array
+from ._core import call, shaped, reduced_shape
+from .creation import as_array
 
 __all__ = ['norm', 'det', 'slogdet', 'inv', 'solve', 'eig', 'eigvals',
            'eigh', 'eigvalsh', 'svd', 'cholesky', 'qr', 'pinv']

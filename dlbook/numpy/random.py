@@ -57,7 +57,7 @@ def _shifted(standard, size, dtype, ctx, offset, scale):
     shape; gradients reach array parameters (reparameterization, as
     MXNet's ``_npi_normal``/``_npi_uniform``)."""
     from . import functions as F
-    from ._core import as_array
+    from .creation import as_array
     arrays = [as_array(v) for v in (offset, scale) if _is_array(v)]
     like = arrays[0]
     shape = _size(size) if size is not None else \
@@ -73,7 +73,7 @@ def uniform(low=0.0, high=1.0, size=None, dtype=None, ctx=None, out=None):
     (broadcast against each other and ``size``)."""
     if _is_array(low) or _is_array(high):
         from . import functions as F
-        from ._core import as_array
+        from .creation import as_array
         low_a = as_array(low) if _is_array(low) else low
         high_a = as_array(high) if _is_array(high) else high
         y = _shifted(lambda **kw: uniform(0.0, 1.0, **kw), size, dtype, ctx,
@@ -89,7 +89,7 @@ def normal(loc=0.0, scale=1.0, size=None, dtype=None, ctx=None, out=None):
     (``np.random.normal(np.zeros((2, 3)), np.ones(3))`` has shape (2, 3))
     and then receive gradients."""
     if _is_array(loc) or _is_array(scale):
-        from ._core import as_array
+        from .creation import as_array
         loc = as_array(loc) if _is_array(loc) else loc
         scale = as_array(scale) if _is_array(scale) else scale
         y = _shifted(lambda **kw: normal(0.0, 1.0, **kw), size, dtype, ctx,
@@ -139,7 +139,7 @@ def choice(a, size=None, replace=True, p=None, ctx=None, out=None):
     generator, so ``np.random.seed`` repeats them."""
     from ..context import current_context
     from ..numpy.creation import array
-    from ._core import as_array
+    from .creation import as_array
     ctx = ctx or (a.context if hasattr(a, 'context') else current_context())
     n = a if isinstance(a, numbers.Integral) else as_array(a).shape[0]
     shape = _size(size)

@@ -16,7 +16,8 @@ from ..context import cpu, gpu, num_gpus, current_context  # noqa: F401
 from ..context import cpu_pinned  # noqa: F401
 from .. import ndarray as _nd
 from ..numpy._core import call as _call, shaped as _shaped, to_np as _to_np
-from ..numpy._core import as_array as _as_array, cast as _cast
+from ..numpy._core import cast as _cast
+from ..numpy.creation import as_array as _as_array
 from ..numpy import functions as _F
 from .reshape import reshape  # noqa: F401
 from .detection import *  # noqa: F401,F403

@@ -1,6 +1,7 @@
 """``npx`` detection operators (d2l's object-detection chapters)."""
 
-from ..numpy._core import call, as_array
+from ..numpy._core import call
+from ..numpy.creation import as_array
 
 __all__ = ['multibox_prior', 'roi_pooling', 'box_iou', 'box_nms',
            'multibox_target', 'multibox_detection']

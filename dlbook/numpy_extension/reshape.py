@@ -16,7 +16,8 @@ The codes only compute the new shape; the data moves through the
 """
 
 from ..base import DLBookError
-from ..numpy._core import as_array, call
+from ..numpy._core import call
+from ..numpy.creation import as_array
 
 __all__ = ['reshape', 'resolve_shape']
 
