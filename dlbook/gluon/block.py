@@ -497,9 +497,17 @@ class HybridBlock(Block):
     def infer_shape(self, *args):
         """Finish deferred parameter shapes from example inputs by running
         one forward pass without recording."""
-        from .. import autograd
-        with autograd.pause():
-            self(*args)
+        settle_block_shapes(self, *args)
+
+
+def settle_block_shapes(block, *args):
+    """Run ``block`` once on example inputs, not recorded: each operator
+    settles the shapes of the parameters it reads still pending
+    (:func:`dlbook.ndarray.pending.settle_shapes`).  Used by
+    ``HybridBlock.infer_shape`` and by ``mx.viz`` before tracing."""
+    from .. import autograd
+    with autograd.pause():
+        block(*args)
 
 
 def _check_no_deferred(block):

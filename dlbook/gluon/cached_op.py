@@ -18,6 +18,8 @@ from ..base import DLBookError
 from ..symbol.program import GraphProgram
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
+from ..ndarray.pending import settle_shapes
+from .parameter import DeferredParameter
 
 __all__ = ['call_cached', 'run_graph', 'trace', 'flatten', 'regroup']
 
@@ -134,10 +136,9 @@ class CachedGraph:
             names = self.symbol.list_arguments() + \
                 self.symbol.list_auxiliary_states()
             found = dict(zip(names, list(arg_shapes) + list(aux_shapes)))
-            for param in pending:
-                shape = found.get(param.name)
-                if shape and all(shape):
-                    param.shape = shape
+            settle_shapes('the hybridized graph',
+                          [DeferredParameter(p, None) for p in pending],
+                          [found.get(p.name) for p in pending], partial=True)
             if self.block is not None and any(
                     not (p.shape and all(p.shape)) for p in pending):
                 # some shapes only follow from running the layers (e.g. an

@@ -20,6 +20,7 @@ from .. import ndarray as nd
 from .._np_state import is_np_array
 from ..base import DLBookError, dtype_name
 from ..context import HOST_TYPES, Context, cpu, current_context
+from ..ndarray.pending import Pending
 
 __all__ = ['Parameter', 'Constant', 'ParameterDict',
            'DeferredInitializationError', 'tensor_types']
@@ -441,13 +442,13 @@ class Parameter:
         return pull_rows(full, row_id, grad, self.grad_req)
 
 
-class DeferredParameter:
+class DeferredParameter(Pending):
     """Stands for a parameter whose shape is not known yet.
 
     The eager front end hands it to the first operator that uses it; the
-    operator's ``infer_shape`` completes the shape, and the parameter is
-    initialized and replaced by its real data (see
-    ``dlbook.ndarray.invoke``).
+    operator's ``infer_shape`` completes the shape
+    (:func:`dlbook.ndarray.pending.settle_shapes`), and the parameter is
+    initialized and replaced by its real data.
     """
 
     def __init__(self, param, ctx):
@@ -455,12 +456,19 @@ class DeferredParameter:
         self.ctx = ctx
 
     @property
+    def name(self):
+        return self.param.name
+
+    @property
     def shape(self):
         return self.param.shape
 
-    def resolve(self, shape):
-        """Initialize the parameter with ``shape``; return its data."""
+    def settle(self, shape):
+        """The full shape is known: record it on the parameter."""
         self.param.shape = shape
+
+    def materialize(self):
+        """Initialize the parameter (shape settled); return its data."""
         self.param._finish_deferred_init()
         return self.param.data(self.ctx)
 

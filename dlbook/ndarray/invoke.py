@@ -19,6 +19,7 @@ from .. import _tape
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
+from .pending import settle_inputs
 
 __all__ = ['invoke', 'describe_inputs', 'DENSE_CLASSES']
 
@@ -42,47 +43,10 @@ def describe_inputs(inputs):
     return ', '.join(f'{x.shape} {x.dtype} @{x._ctx}' for x in inputs)
 
 
-def _resolve_deferred(op, inputs):
-    """Replace Gluon parameters still waiting for their shape by their data.
-
-    The operator's ``infer_shape`` fills in the unknown dimensions from the
-    known inputs (``FullyConnected`` gets ``weight = (num_hidden,
-    in_units)`` from the data), so the shape rule lives in one place.
-    """
-    pending = [x for x in inputs if hasattr(x, 'resolve')]
-    if not pending:
-        bad = next(x for x in inputs if not isinstance(x, NDArray))
-        raise DLBookError(f'{op.name}: expected NDArray inputs, got '
-                          f'{type(bad).__name__}')
-    names = ', '.join(repr(x.param.name) for x in pending)
-    rule = getattr(op, 'infer_shape', None)
-    if rule is None:
-        raise DLBookError(f'Deferred initialization failed because shape '
-                          f'cannot be inferred: operator {op.name!r} has no '
-                          f'shape rule for parameter(s) {names}')
-    known = [x.shape if isinstance(x, NDArray) else
-             (tuple(x.shape) if x.shape and all(x.shape) else None)
-             for x in inputs]
-    arg_shapes, _, aux_shapes = rule(*known)
-    shapes = list(arg_shapes)
-    if len(shapes) < len(inputs):
-        shapes += list(aux_shapes)
-    resolved = []
-    for x, shape in zip(inputs, shapes):
-        if hasattr(x, 'resolve'):
-            if shape is None or not all(shape):
-                raise DLBookError(f'Deferred initialization failed because '
-                                  f'shape cannot be inferred for {names} '
-                                  f'in operator {op.name!r}')
-            x = x.resolve(tuple(shape))
-        resolved.append(x)
-    return resolved
-
-
 def _check_inputs(op, inputs):
     for x in inputs:
         if not isinstance(x, NDArray):
-            inputs = _resolve_deferred(op, inputs)
+            inputs = settle_inputs(op, inputs)
             break
     ctx = inputs[0]._ctx
     for x in inputs:

@@ -13,15 +13,16 @@ from ..base import DLBookError
 from ..ops import REGISTRY
 from .invoke import invoke
 from .ndarray import NDArray
+from .pending import Pending
 
 __all__ = ['make_function', 'split_arguments', 'function_for']
 
 
 def _is_input(value):
-    """Arrays, missing optional inputs (None) and Gluon parameters still
-    waiting for their shape (which have ``resolve``) are inputs."""
-    return (isinstance(value, NDArray) or value is None or
-            hasattr(value, 'resolve'))
+    """Arrays, missing optional inputs (None) and inputs still waiting for
+    their shape (:class:`~dlbook.ndarray.pending.Pending`: Gluon
+    parameters under deferred initialization) are inputs."""
+    return (isinstance(value, (NDArray, Pending)) or value is None)
 
 
 def split_arguments(cls, args, kwargs, input_type=NDArray):

@@ -3,10 +3,9 @@ one, and the shapes or dtypes of every node's outputs."""
 
 import re
 
-from .. import autograd
 from .. import ndarray as nd
 from .. import symbol as sym
-from ..gluon.block import Block
+from ..gluon.block import Block, settle_block_shapes
 from ..symbol import Symbol
 
 def _shape_dict(shape, names=('data',)):
@@ -44,8 +43,7 @@ def _trace_block(block, shape, dtype, caller):
         dtypes = dtype or {}
         inputs = [nd.zeros(s, ctx=ctx, dtype=dtypes.get(n, 'float32'))
                   for n, s in shapes.items()]
-        with autograd.pause():
-            block(*inputs)
+        settle_block_shapes(block, *inputs)
     try:
         out = block(*[sym.var(name) for name in shapes])
     except Exception as err:
