@@ -236,6 +236,7 @@ class LeakyReLU(Op):
     """
 
     arguments = ('data', 'gamma')
+    learned_inputs = ('gamma',)
     defaults = {'act_type': 'leaky', 'slope': 0.25, 'lower_bound': 0.125,
                 'upper_bound': 0.334}
 

@@ -231,6 +231,7 @@ class Convolution(_ConvBase):
     """
 
     arguments = ('data', 'weight', 'bias')
+    learned_inputs = ('weight', 'bias')
     defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
                 'num_filter': None, 'num_group': 1, 'workspace': 1024,
                 'no_bias': False, 'cudnn_tune': None, 'cudnn_off': False,
@@ -389,6 +390,7 @@ class Deconvolution(_ConvBase):
     """
 
     arguments = ('data', 'weight', 'bias')
+    learned_inputs = ('weight', 'bias')
     defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
                 'adj': (), 'target_shape': (), 'num_filter': None,
                 'num_group': 1, 'workspace': 512, 'no_bias': True,

@@ -25,6 +25,7 @@ class FullyConnected(Op):
     """
 
     arguments = ('data', 'weight', 'bias')
+    learned_inputs = ('weight', 'bias')
     defaults = {'num_hidden': None, 'no_bias': False, 'flatten': True}
     same_dtype = True
 
@@ -156,6 +157,7 @@ class Embedding(Op):
     """
 
     arguments = ('data', 'weight')
+    learned_inputs = ('weight',)
     defaults = {'input_dim': None, 'output_dim': None, 'dtype': 'float32',
                 'sparse_grad': False}
 

@@ -65,6 +65,7 @@ class BatchNorm(Op):
     """
 
     arguments = ('data', 'gamma', 'beta')
+    learned_inputs = ('gamma', 'beta')
     aux_states = ('moving_mean', 'moving_var')
     defaults = {'eps': 1e-3, 'momentum': 0.9, 'fix_gamma': True,
                 'use_global_stats': False, 'output_mean_var': False,
@@ -158,6 +159,7 @@ class LayerNorm(Op):
     """
 
     arguments = ('data', 'gamma', 'beta')
+    learned_inputs = ('gamma', 'beta')
     defaults = {'axis': -1, 'eps': 1e-5, 'output_mean_var': False}
 
     def __init__(self, **attrs):
@@ -222,6 +224,7 @@ class InstanceNorm(Op):
     """
 
     arguments = ('data', 'gamma', 'beta')
+    learned_inputs = ('gamma', 'beta')
     defaults = {'eps': 1e-3}
 
     def infer_shape(self, *in_shapes):

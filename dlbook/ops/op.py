@@ -43,6 +43,10 @@ class Op:
         Names of the array inputs, in order (``('lhs', 'rhs')``).  They
         become keyword names of ``nd.<op>`` and, in a symbol graph, the
         automatic variable names ``<node>_<argument>`` (``fc1_weight``).
+    learned_inputs : tuple of str
+        Arguments that are learned parameters, not data (``('weight',
+        'bias')`` for FullyConnected): ``mx.viz.print_summary`` counts
+        their elements as the layer's parameters.
     aux_states : tuple of str
         Extra array inputs that are state, not arguments
         (``('moving_mean', 'moving_var')`` for BatchNorm).  They follow the
@@ -77,6 +81,7 @@ class Op:
     name = None
     aliases = ()
     arguments = ('data',)
+    learned_inputs = ()
     aux_states = ()
     variadic = False
     defaults = {}

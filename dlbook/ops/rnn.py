@@ -356,6 +356,7 @@ class RNN(Op):
 
     arguments = ('data', 'parameters', 'state', 'state_cell',
                  'sequence_length')
+    learned_inputs = ('parameters',)
     defaults = {'state_size': None, 'num_layers': None,
                 'bidirectional': False, 'mode': None, 'p': 0.0,
                 'state_outputs': False, 'projection_size': None,

@@ -1,8 +1,10 @@
 """``print_summary``: MXNet 1.x's text table of a graph's layers."""
 
 import json
+import math
 
-from ._graph import _as_symbol, _str2tuple
+from ._graph import _as_symbol
+
 
 def _print_row(fields, positions):
     """One table row: field i ends (cut or padded) at column
@@ -15,43 +17,24 @@ def _print_row(fields, positions):
     print(line)
 
 
-def _input_width(op, attrs, shape):
-    """How much one input adds to a layer's fan-in: its channels
-    (``shape[1]``), or for FullyConnected with ``flatten=True`` all its
-    non-batch elements."""
-    if len(shape) < 2:
-        return 0
-    if op == 'FullyConnected':
-        if attrs.get('flatten', 'True') == 'False':
-            return int(shape[-1])
-        width = 1
-        for n in shape[1:]:
-            width *= int(n)
-        return width
-    return int(shape[1])
-
-
-def _layer_params(node, width, out_shape_of):
-    """Parameter count of one layer, by MXNet's rules: weights and biases
-    of FullyConnected/Convolution from the input width, 2 per channel for
-    BatchNorm (gamma, beta), input_dim x output_dim for Embedding."""
-    op, attrs = node['op'], node.get('attrs', {})
-    no_bias = attrs.get('no_bias') == 'True'
-    if op == 'Convolution':
-        num_filter = int(attrs['num_filter'])
-        count = width * num_filter // int(attrs.get('num_group', '1'))
-        for k in _str2tuple(attrs['kernel']):
-            count *= int(k)
-        return count if no_bias else count + num_filter
-    if op == 'FullyConnected':
-        num_hidden = int(attrs['num_hidden'])
-        return (width + (0 if no_bias else 1)) * num_hidden
-    if op == 'BatchNorm':
-        shape = out_shape_of(node['name'] + '_output')
-        return 0 if shape is None else int(shape[1]) * 2
-    if op == 'Embedding':
-        return int(attrs['input_dim']) * int(attrs['output_dim'])
-    return 0
+def _learned_counts(symbol, entry_shapes):
+    """Parameters of each operator node, by its position in the JSON node
+    list: the elements of the inputs its operator learns (the registry's
+    ``learned_inputs``: weight, bias, gamma, beta...), from their inferred
+    shapes.  Inputs whose shape is not known count 0."""
+    counts = {}
+    for k, node in enumerate(symbol._nodes()):
+        if node.is_variable:
+            continue
+        op = node.op_info()
+        names = () if op.variadic else op.list_arguments()
+        count = 0
+        for name, (source, i) in zip(names, node.inputs):
+            shape = entry_shapes.get((id(source), i))
+            if name in op.learned_inputs and shape and all(shape):
+                count += math.prod(shape)
+        counts[k] = count
+    return counts
 
 
 def print_summary(symbol, shape=None, line_length=120,
@@ -62,15 +45,22 @@ def print_summary(symbol, shape=None, line_length=120,
     batch axis, its number of parameters and the layer(s) it reads from.
     The last line is ``Total params: N``.
 
-    Parameters are counted from the shapes that reach each layer:
-    ``(fan_in + 1) * num_hidden`` for FullyConnected, ``fan_in * k_h * k_w
-    * num_filter / num_group + num_filter`` for Convolution, ``2 *
-    channels`` (gamma, beta) for BatchNorm.  One difference from MXNet
-    1.9: there, a FullyConnected layer reading a 4-D input (a Dense layer
-    right after a convolution) takes the number of channels as its fan-in;
-    dlbook multiplies all non-batch axes, as the layer itself does, so the
-    total is the true number of weights.  Tables of MLPs and of networks
-    with an explicit Flatten are identical to MXNet's.
+    A layer's parameters are the elements of the inputs its operator
+    learns (``weight`` and ``bias`` of FullyConnected and Convolution,
+    ``gamma`` and ``beta`` of BatchNorm, ``weight`` of Embedding; the
+    registry's ``learned_inputs``), with the shapes shape inference gives
+    them, so any operator is counted.  For the standard layers the table
+    is MXNet's: ``(fan_in + 1) * num_hidden`` for FullyConnected, ``2 *
+    channels`` for BatchNorm (its moving statistics are not parameters).
+    MXNet 1.9 parses attributes instead, which differs in three cases:
+    a FullyConnected layer reading an input of more than two axes (a
+    Dense layer right after a convolution or an Embedding) takes only the
+    length of axis 1 as its fan-in there;
+    layers it does not know (Deconvolution, LayerNorm, PReLU, RNN) count
+    0; and without ``shape`` it counts FullyConnected and Convolution
+    biases, whose shapes its inference does not give either.  dlbook
+    counts the true number of weights in the first two cases and 0 in the
+    last.
 
     Parameters
     ----------
@@ -78,9 +68,9 @@ def print_summary(symbol, shape=None, line_length=120,
         The graph.  A HybridBlock is traced as in :func:`plot_network`
         (dlbook extension; ``shape`` is then required).
     shape : dict, optional
-        Input shapes, e.g. ``{'data': (1, 784)}``.  Without it, shapes are
-        blank and parameter counts only use what the attributes say
-        (e.g. a FullyConnected layer counts ``num_hidden`` biases).
+        Input shapes, e.g. ``{'data': (1, 784)}``.  Without it, output
+        shapes are blank and only parameters whose shape is known without
+        the data count (Embedding's weight, variables given a shape).
     line_length : int, optional
         Width of the table in characters.
     positions : list of float or int, optional
@@ -106,12 +96,17 @@ def print_summary(symbol, shape=None, line_length=120,
     symbol, shape = _as_symbol(symbol, shape, None, 'print_summary',
                                'symbol must be Symbol')
     shape_dict = None
+    internals = symbol.get_internals()
     if shape is not None:
-        internals = symbol.get_internals()
         _, out_shapes, _ = internals.infer_shape(**shape)
         if out_shapes is None:
             raise ValueError('Input shape is incomplete')
         shape_dict = dict(zip(internals.list_outputs(), out_shapes))
+    else:
+        _, out_shapes, _ = internals.infer_shape_partial()
+    learned = _learned_counts(symbol, {
+        (id(node), i): found
+        for (node, i), found in zip(internals._outputs, out_shapes)})
 
     def out_shape_of(key):
         return None if shape_dict is None else shape_dict.get(key)
@@ -129,18 +124,14 @@ def print_summary(symbol, shape=None, line_length=120,
         return node['name'] + '_output' if node['op'] != 'null' \
             else node['name']
 
-    def summarize(node, out_shape):
-        previous, width = [], 0
+    def summarize(k, node, out_shape):
+        previous = []
         if node['op'] != 'null':
             for source, _, _ in node['inputs']:
                 source_node = nodes[source]
                 if source_node['op'] != 'null' or source in heads:
                     previous.append(source_node['name'])
-                    found = out_shape_of(key_of(source_node))
-                    if found is not None:
-                        width += _input_width(node['op'],
-                                              node.get('attrs', {}), found)
-        params = _layer_params(node, width, out_shape_of)
+        params = learned.get(k, 0)
         _print_row([f'{node["name"]}({node["op"]})',
                     'x'.join(str(n) for n in out_shape), params,
                     previous[0] if previous else ''], positions)
@@ -161,7 +152,7 @@ def print_summary(symbol, shape=None, line_length=120,
             found = out_shape_of(key_of(node))
             if found is not None:
                 out_shape = found[1:]
-        total += summarize(node, out_shape)
+        total += summarize(i, node, out_shape)
         print(('=' if i == len(nodes) - 1 else '_') * line_length)
     print(f'Total params: {total}')
     print('_' * line_length)
