@@ -256,4 +256,3 @@ def get_mnist(path=None):
     ``$DLBOOK_DATA/mnist``, the user cache) before any download."""
     from .test_utils_data import get_mnist as _get_mnist
     return _get_mnist() if path is None else _get_mnist(path=path)
-

@@ -48,7 +48,8 @@ def onehot_encode(indices, out):
     """Write the one-hot rows of ``indices`` into ``out`` (shape
     ``(len(indices), depth)``) and return ``out``.  Prefer
     ``nd.one_hot(indices, depth)``."""
-    return _nd('one_hot')(indices, depth=out.shape[1], dtype=out.dtype, out=out)
+    return _nd('one_hot')(indices, depth=out.shape[1], dtype=out.dtype,
+                          out=out)
 
 
 def choose_element_0index(lhs, rhs, out=None):

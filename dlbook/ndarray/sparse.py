@@ -39,6 +39,7 @@ __all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
            'cast_storage', 'retain', 'dot', 'add', 'elemwise_add', 'slice',
            'invoke_sparse']
 
+
 # --------------------------------------------------------------- creation
 
 def _default_dtype(src, dtype):

@@ -2,11 +2,11 @@
 
 A :class:`Node` is a variable (an input to be bound to an array) or an
 operator call from the registry ``nd`` uses, with its attributes and input
-edges; ``topological_nodes`` lists a graph inputs first, in MXNet's order;
-``json_attr`` writes an attribute value as MXNet's JSON stores it.  The
-Symbol facade (``symbol.py``), shape inference (``infer.py``), the JSON
-reader and writer (``json_io.py``) and the graph runner (``program.py``)
-all build on these and import nothing above them.
+edges.  ``topological_nodes`` lists a graph's nodes, inputs first, in
+MXNet's order; ``json_attr`` writes an attribute value as MXNet's JSON
+stores it.  The Symbol facade (``symbol.py``), shape inference
+(``infer.py``), the JSON reader and writer (``json_io.py``) and the graph
+runner (``program.py``) all build on these and import nothing above them.
 """
 
 import numbers

@@ -19,6 +19,7 @@ from .node import (HIDDEN_KEYS, Node, _aux_variable_ids,  # noqa: F401
 __all__ = ['Symbol', 'Variable', 'var', 'Group', 'load_json', 'Node',
            'HIDDEN_KEYS', 'hidden_key']
 
+
 class Symbol:
     """A symbolic computation with one or more outputs.
 
