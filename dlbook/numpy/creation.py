@@ -11,8 +11,8 @@ import numpy
 from ..base import dtype_name
 from ..context import current_context
 from ..ndarray import creation as nd_creation
-from ..ndarray.ndarray import NDArray, from_raw
-from ._core import to_np
+from ..ndarray.ndarray import NDArray
+from ._core import to_np, wrap
 
 __all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
            'linspace', 'eye', 'identity', 'zeros_like', 'ones_like',
@@ -48,7 +48,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
         data = object._host_copy() if object._ctx != ctx else None
         if data is None:
             raw = object._data.astype(dtype_name(dtype), copy=True)
-            return to_np(from_raw(raw, ctx))
+            return wrap(raw, ctx)
     elif isinstance(object, numpy.ndarray):
         data = object
         dtype = dtype or object.dtype
@@ -58,7 +58,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
             dtype = 'float32'
     raw = ctx.backend.asarray(numpy.asarray(data), ctx.device_id,
                               dtype=dtype_name(dtype))
-    return to_np(from_raw(raw, ctx))
+    return wrap(raw, ctx)
 
 
 def asarray(a, dtype=None, ctx=None):
