@@ -23,6 +23,7 @@ import numbers
 
 import numpy
 
+from ..base import dtype_name
 from ..ndarray.ndarray import NDArray, from_raw
 from ..ndarray.invoke import invoke as _invoke, DENSE_CLASSES
 from ..ops import REGISTRY
@@ -182,7 +183,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     def detach(self):
         """The same data, cut from the tape."""
-        return to_np(super().detach())
+        return _core.wrap(self._data, self._ctx)
 
     def attach_grad(self, grad_req='write', stype=None):
         """Allocate a zero gradient buffer (an ``mx.np.ndarray``)."""
@@ -190,8 +191,12 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         to_np(self._grad)
 
     def astype(self, dtype, copy=True):
-        """The array cast to ``dtype``."""
-        return to_np(super().astype(dtype, copy=copy))
+        """The array cast to ``dtype`` (``self`` if ``copy=False`` and the
+        dtype already matches)."""
+        name = dtype_name(dtype)
+        if not copy and name == self._data.dtype.name:
+            return self
+        return call('Cast', self, dtype=name)
 
     # -- indexing ---------------------------------------------------------------
     def __getitem__(self, key):
