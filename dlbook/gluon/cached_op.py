@@ -139,7 +139,7 @@ class CachedGraph:
                 if shape and all(shape):
                     param.shape = shape
             if self.block is not None and any(
-                    not (p.shape and all(p.shape)) for p in pending):
+                    not (p._shape and all(p._shape)) for p in pending):
                 # some shapes only follow from running the layers (e.g. an
                 # LSTM's input width reaches its weight through reshape
                 # and concat): run one eager pass, where each operator
