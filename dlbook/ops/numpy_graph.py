@@ -26,15 +26,30 @@ __all__ = []
 def _renamed_twin(cls, name, defaults, translate, doc):
     """Register ``cls`` again as ``name`` taking MXNet's NumPy-mode
     attributes ``defaults``; ``translate(attrs)`` gives the legacy
-    attributes the inherited ``forward``/``backward`` read."""
+    attributes that the inherited ``forward``/``backward`` read.
+
+    ``self.attrs`` stays in the NumPy-mode form between calls, since that
+    is what a graph stores and ``export`` writes for this node; the
+    legacy form is swapped in only while the inherited code runs.
+    """
 
     def __init__(self, **attrs):
         Op.__init__(self, **attrs)          # checks names against defaults
-        self.np_attrs = self.attrs
-        self.attrs = translate(dict(self.attrs))
+        self.legacy_attrs = translate(dict(self.attrs))
+
+    def _legacy(method):
+        def run(self, xp, *arrays):
+            np_attrs, self.attrs = self.attrs, self.legacy_attrs
+            try:
+                return method(self, xp, *arrays)
+            finally:
+                self.attrs = np_attrs
+        run.__name__ = method.__name__
+        return run
 
     twin = type(f'Np{cls.__name__}', (cls,), {
-        'defaults': defaults, '__init__': __init__, '__doc__': doc})
+        'defaults': defaults, '__init__': __init__, '__doc__': doc,
+        'forward': _legacy(cls.forward), 'backward': _legacy(cls.backward)})
     twin.__module__ = __name__
     return register(name)(twin)
 
