@@ -464,6 +464,17 @@ def uniform(low=0.0, high=1.0, size=None, dtype='float32', ctx=None):
                high=float(high), size=size, dtype=_dtype(dtype))
 
 
+@_public(np.random)
+def randint(low, high=None, size=None, dtype=None, ctx=None):
+    """Integers drawn uniformly from ``[low, high)`` (``[0, low)`` without
+    ``high``), int64 unless ``dtype``."""
+    if high is None:
+        low, high = 0, low
+    return _op('_random_randint', [], 'random_randint', low=low, high=high,
+               shape=() if size is None else _shape(size),
+               dtype=_dtype(dtype) or 'int64')
+
+
 # npx: the layer and helper operators, under their legacy names (what
 # MXNet 1.9.1 records for F.npx calls), taking the same arguments as the
 # legacy sym functions
@@ -478,7 +489,14 @@ for _npx_name, _op_name in (
         ('layer_norm', 'LayerNorm'), ('batch_norm', 'BatchNorm'),
         ('rnn', 'RNN'), ('leaky_relu', 'LeakyReLU'),
         ('deconvolution', 'Deconvolution'), ('slice', 'slice'),
-        ('arange_like', '_contrib_arange_like')):
+        ('arange_like', '_contrib_arange_like'), ('cast', 'Cast'),
+        ('erf', 'erf'), ('erfinv', 'erfinv'), ('gather_nd', 'gather_nd'),
+        ('smooth_l1', 'smooth_l1'), ('reshape_like', 'reshape_like'),
+        ('shape_array', 'shape_array'),
+        ('multibox_prior', '_contrib_MultiBoxPrior'),
+        ('multibox_target', '_contrib_MultiBoxTarget'),
+        ('multibox_detection', '_contrib_MultiBoxDetection'),
+        ('roi_pooling', 'ROIPooling')):
     if _op_name in REGISTRY:
         setattr(npx, _npx_name, make_function(REGISTRY[_op_name],
                                               _npx_name))

@@ -160,6 +160,14 @@ CASES = [
     ('sigmoid', lambda n, x, a: x.sigmoid(a), [A34],
      lambda a: 1 / (1 + onp.exp(-a)), '_npx_sigmoid'),
     ('topk', lambda n, x, a: x.topk(a, k=2, ret_typ='value'), [A34], None, 'topk'),
+    # anchors depend on the input's shape only: the sum makes a gradient
+    ('multibox_prior', lambda n, x, a: n.add(x.multibox_prior(
+        a, sizes=(0.5, 0.25), ratios=(1, 2)), n.sum(a)),
+     [T234[None, :, :, :2]], None, '_contrib_MultiBoxPrior'),
+    ('roi_pooling', lambda n, x, a, r: x.roi_pooling(
+        a, r, pooled_size=(2, 2), spatial_scale=1.0),
+     [_u(1, 2, 6, 6), onp.array([[0, 0, 0, 3, 3], [0, 1, 2, 5, 5]],
+                                dtype='float32')], None, 'ROIPooling'),
     ('fully_connected', lambda n, x, a, w: x.fully_connected(
         a, w, num_hidden=3, no_bias=True), [A34, B34], lambda a, w: a @ w.T,
      'FullyConnected'),
@@ -276,6 +284,16 @@ def test_sampling_nodes():
     assert a.shape == (200, 100) and a.dtype == onp.float32
     assert abs(a.mean() - 1) < 0.05 and abs(a.std() - 2) < 0.05
     assert b.shape == (20000,) and 2 <= b.min() and b.max() < 4
+
+
+def test_randint_node():
+    r = sym.np.random.randint(3, size=(1000,))
+    node = json.loads(r.tojson())['nodes'][0]
+    # MXNet 1.9.1 records the legacy sampler with an int64 dtype
+    assert node['op'] == '_random_randint'
+    assert node['attrs']['dtype'] == 'int64'
+    out = r.eval()[0].asnumpy()
+    assert out.dtype == onp.int64 and set(out.tolist()) == {0, 1, 2}
 
 
 def test_split_gives_a_list_of_symbols():
