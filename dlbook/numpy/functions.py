@@ -483,6 +483,12 @@ def _arrays(seq):
     arrays = [as_array(x) for x in seq]
     if not arrays:
         raise DLBookError('need at least one array to join')
+    dtype = arrays[0]._data.dtype
+    for x in arrays:
+        if x._data.dtype != dtype:
+            break
+    else:
+        return arrays                   # the common case: nothing to cast
     target = arrays[0].dtype
     for x in arrays[1:]:
         target = result_dtype(target, x.dtype)

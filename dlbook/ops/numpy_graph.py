@@ -271,14 +271,11 @@ class NpMatmul(Op):
 
 # -- shapes ---------------------------------------------------------------------------
 
-def _transpose_attrs(attrs):
-    return {'axes': () if attrs['axes'] is None else attrs['axes']}
-
-
-NpTranspose = _renamed_twin(
-    shape_ops.Transpose, '_np_transpose', {'axes': None}, _transpose_attrs,
-    'y = x.transpose(axes) (axes=None reverses them);  dx = dy transposed '
-    'back (the ``transpose`` operator with NumPy\'s ``axes=None``)')
+@register('_np_transpose')
+class NpTranspose(shape_ops.Transpose):
+    """y = x.transpose(axes) (axes=None reverses them);  dx = dy
+    transposed back (``transpose`` with NumPy's default ``axes=None``)"""
+    defaults = {'axes': None}
 
 
 @register('_np_squeeze')
@@ -328,15 +325,17 @@ class NpBroadcastTo(Op):
         return unbroadcast(xp, dy, self.saved)
 
 
-NpConcatenate = _renamed_twin(
-    join.Concat, '_npi_concatenate', {'axis': 0, 'num_args': 0},
-    lambda attrs: {'dim': attrs['axis'], 'num_args': attrs['num_args']},
-    'y = concatenate(x_0, x_1, ..., axis);  dx_i = the slice of dy that '
-    'came from x_i (the ``Concat`` operator with NumPy\'s ``axis``)')
+@register('_npi_concatenate')
+class NpConcatenate(join.Concat):
+    """y = concatenate(x_0, x_1, ..., axis);  dx_i = the slice of dy that
+    came from x_i (``Concat`` with NumPy's attribute name)"""
+    defaults = {'axis': 0, 'num_args': 0}
+    axis_attr = 'axis'
 
-NpStack = _renamed_twin(
-    join.Stack, '_npi_stack', {'axis': 0, 'num_args': 0}, dict,
-    join.Stack.__doc__)
+
+@register('_npi_stack')
+class NpStack(join.Stack):
+    __doc__ = join.Stack.__doc__        # the same attributes as ``stack``
 
 
 @register('_split_v2')
