@@ -1,6 +1,6 @@
 """The d2l 0.17 chapters' code, as the book writes it, run on dlbook.
 
-Softmax regression from scratch (chapter 3), LeNet (chapter 6) and its
+Softmax regression from scratch and concise (chapter 3), LeNet (chapter 6) and its
 batch-normalized variant (chapter 7) with
 ``from mxnet import np, npx, autograd, gluon, init; npx.set_np()``, the
 book's ``load_data_fashion_mnist`` (``gluon.data.vision.FashionMNIST`` +
@@ -216,6 +216,27 @@ def test_softmax_regression_scratch(ctx):
     assert 0.5 <= train_acc <= 0.85, train_acc
     assert 0.5 < train_loss < 1.2, train_loss
     assert type(W.grad) is np.ndarray
+
+
+def test_softmax_regression_concise(ctx):
+    """chapter_linear-networks/softmax-regression-concise.md, 3 epochs;
+    test accuracy band 0.5-0.8 (as the scratch version)."""
+    mx.random.seed(0)
+    batch_size = 256
+    train_iter, test_iter = load_data_fashion_mnist(batch_size)
+    net = nn.Sequential()
+    net.add(nn.Dense(10))
+    net.initialize(init.Normal(sigma=0.01), ctx=ctx)
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': 0.1})
+    num_epochs = 3
+    train_loss, train_acc, test_acc = train_ch3(
+        net, train_iter, test_iter, loss, num_epochs, trainer)
+    assert 0.5 <= test_acc <= 0.8, test_acc
+    assert 0.5 <= train_acc <= 0.85, train_acc
+    assert 0.5 < train_loss < 1.2, train_loss
+    assert type(net[0].weight.data()) is np.ndarray
 
 
 def lenet(block=nn.Sequential):
