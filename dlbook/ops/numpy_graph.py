@@ -20,7 +20,7 @@ from ..base import DLBookError
 from .op import Op, register, unbroadcast, normalize_axes
 from . import creation, join, random, shape as shape_ops
 
-__all__ = []
+__all__ = ['resolve_shape']
 
 
 def _renamed_twin(cls, name, defaults, translate, doc):
@@ -516,3 +516,95 @@ NpUniform = _renamed_twin(
     random.RandomUniform, '_npi_uniform',
     {'low': 0.0, 'high': 1.0, 'size': None, 'ctx': None,
      'dtype': 'float32'}, _sampler_attrs, random.RandomUniform.__doc__)
+
+
+# -- npx.reshape's codes -------------------------------------------------------------
+
+def resolve_shape(src, newshape, reverse=False):
+    """The plain shape that ``newshape`` (with codes) means for ``src``."""
+    src, spec = tuple(src), list(newshape)
+    if reverse:
+        src, spec = src[::-1], spec[::-1]
+    out, i, j, infer = [], 0, 0, None
+
+    def fail(why):
+        raise DLBookError(f'npx.reshape: cannot reshape {tuple(src)} with '
+                          f'{tuple(newshape)}: {why}')
+
+    while j < len(spec):
+        code = spec[j]
+        if code >= 0:
+            out.append(code)
+            i += 1
+        elif code == -1:
+            if infer is not None:
+                fail('more than one -1')
+            infer = len(out)
+            out.append(-1)
+            i += 1
+        elif code == -2:
+            if i >= len(src):
+                fail('-2 past the last input dimension')
+            out.append(src[i])
+            i += 1
+        elif code == -3:
+            if i >= len(src) or src[i] != 1:
+                fail('-3 skips an input dimension that is not 1')
+            i += 1
+        elif code == -4:
+            out.extend(src[i:])
+            i = len(src)
+        elif code == -5:
+            if i + 1 >= len(src):
+                fail('-5 needs two input dimensions')
+            out.append(src[i] * src[i + 1])
+            i += 2
+        elif code == -6:
+            if j + 2 >= len(spec):
+                fail('-6 needs two values after it')
+            a, b = spec[j + 1], spec[j + 2]
+            if a == -1:
+                a = src[i] // b
+            elif b == -1:
+                b = src[i] // a
+            if a * b != src[i]:
+                fail(f'-6 splits {src[i]} into {a} x {b}')
+            out.extend([a, b])
+            i += 1
+            j += 2
+        else:
+            fail(f'unknown code {code}')
+        j += 1
+    if infer is not None:
+        known = 1
+        for k, n in enumerate(out):
+            if k != infer:
+                known *= n
+        total = 1
+        for n in src:
+            total *= n
+        if known == 0 or total % known:
+            fail('the inferred dimension does not divide the size')
+        out[infer] = total // known
+    if reverse:
+        out = out[::-1]
+    return tuple(out)
+
+
+@register('_npx_reshape')
+class NpxReshape(Op):
+    """y = x in the shape that ``newshape`` gives with MXNet's NumPy-mode
+    codes (-1 infer, -2 copy, -3 skip a 1, -4 copy the rest, -5 merge two,
+    -6 split one; ``reverse`` reads both from the right);
+    dx = dy reshaped back"""
+    defaults = {'newshape': (), 'reverse': False, 'order': 'C'}
+
+    def forward(self, xp, x):
+        spec = self.attrs['newshape']
+        spec = (spec,) if isinstance(spec, int) else tuple(spec)
+        self.saved = x.shape
+        return x.reshape(resolve_shape(x.shape, spec,
+                                       bool(self.attrs['reverse'])))
+
+    def backward(self, xp, dy):
+        return dy.reshape(self.saved)

@@ -475,6 +475,15 @@ def randint(low, high=None, size=None, dtype=None, ctx=None):
                dtype=_dtype(dtype) or 'int64')
 
 
+@_public(npx, 'reshape')
+def npx_reshape(a, newshape, reverse=False, order='C'):
+    """Reshape with MXNet's NumPy-mode codes (-1 infer, -2 copy, -3 skip
+    a 1, -4 copy the rest, -5 merge two, -6 split one)."""
+    newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
+    return _op('_npx_reshape', [a], 'reshape', newshape=newshape,
+               reverse=bool(reverse) or None)
+
+
 # npx: the layer and helper operators, under their legacy names (what
 # MXNet 1.9.1 records for F.npx calls), taking the same arguments as the
 # legacy sym functions

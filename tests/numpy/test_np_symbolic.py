@@ -155,6 +155,8 @@ CASES = [
      None, 'pick'),
     ('batch_flatten', lambda n, x, a: x.batch_flatten(a), [T234],
      lambda a: a.reshape(2, -1), 'Flatten'),
+    ('npx_reshape', lambda n, x, a: x.reshape(a, (-2, -2, -6, 2, -1)),
+     [T234], lambda a: a.reshape(2, 3, 2, 2), '_npx_reshape'),
     ('relu', lambda n, x, a: x.relu(a), [A34], lambda a: onp.maximum(a, 0),
      '_npx_relu'),
     ('sigmoid', lambda n, x, a: x.sigmoid(a), [A34],
