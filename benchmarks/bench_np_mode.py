@@ -11,11 +11,13 @@ end costs.
 
 Run: ``python benchmarks/bench_np_mode.py`` (writes benchmarks/RESULTS.md).
 The runs are short; on a shared machine the numbers move by 10-20 %, so
-``nd`` and ``np`` runs alternate in one process (each keeps its best) and
-load changes hit both alike.
+``nd`` and ``np`` runs alternate in one process and load changes hit both
+alike; the tables give the median of the runs (and the load average
+before and after).
 """
 
 import os
+import statistics
 import sys
 import time
 
@@ -27,23 +29,31 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
 import dlbook as mx  # noqa: E402
 from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
-from benchmarks.common import (best_of, fmt_ms, fmt_us, table,  # noqa
+from benchmarks.common import (fmt_ms, fmt_us, table,  # noqa
                                write_section)
 
 N_OPS = 2_000
-REPEAT = 5
+REPEAT = 15
+STEP_REPEAT = 11
 STEPS = 5
 
 
 def alternate(first, second, repeat=REPEAT):
-    """Best times of two callables run alternately, ``repeat`` times."""
-    best = [float('inf'), float('inf')]
+    """Times of two callables run alternately, ``repeat`` times: the two
+    medians and the two best times (on a busy machine the best is the run
+    least disturbed by other processes)."""
+    times = [[], []]
     for _ in range(repeat):
         for i, fn in enumerate((first, second)):
             start = time.perf_counter()
             fn()
-            best[i] = min(best[i], time.perf_counter() - start)
-    return best
+            times[i].append(time.perf_counter() - start)
+    return [statistics.median(t) for t in times] + [min(t) for t in times]
+
+
+def load():
+    """The 1, 5 and 15 minute load averages, as text."""
+    return ', '.join(f'{v:.2f}' for v in os.getloadavg())
 
 
 def per_op_rows():
@@ -66,10 +76,11 @@ def per_op_rows():
                 for _ in range(N_OPS):
                     f(*arrays)
             return run
-        t_nd, t_np = (t / N_OPS for t in alternate(loop(f_nd, legacy),
-                                                   loop(f_np, numpy_mode)))
+        t_nd, t_np, b_nd, b_np = (
+            t / N_OPS for t in alternate(loop(f_nd, legacy),
+                                         loop(f_np, numpy_mode)))
         rows.append((label, fmt_us(t_nd), fmt_us(t_np),
-                     f'{t_np / t_nd:.2f}×'))
+                     f'{t_np / t_nd:.2f}×', f'{b_np / b_nd:.2f}×'))
     npx.reset_np()
     return rows
 
@@ -123,32 +134,40 @@ def in_mode(np_mode, fn):
 
 
 def step_times(hybridize):
-    """(nd, np) time of one LeNet step, runs alternating."""
+    """(nd, np) median and (nd, np) best time of one LeNet step, runs
+    alternating."""
     runs = []
     for np_mode in (False, True):
         build = in_mode(np_mode, lambda m=np_mode: training(m, hybridize))
         steps = in_mode(np_mode, build())
         steps()                         # initialize and trace
         runs.append(steps)
-    return [t / STEPS for t in alternate(*runs, repeat=3)]
+    return [t / STEPS for t in alternate(*runs, repeat=STEP_REPEAT)]
 
 
 def main():
-    body = ('Per-operation time (lower is better), best of '
+    before = load()
+    rows = per_op_rows()
+    body = ('Per-operation time (lower is better), median of '
             f'{REPEAT} runs of {N_OPS:,} operations on 16×16 float32, '
-            '`nd` and `np` runs alternating in one process:\n\n' +
-            table(('operation', '`nd`', '`np` (set_np)', 'np / nd'),
-                  per_op_rows()))
+            '`nd` and `np` runs alternating in one process; load average '
+            f'(1, 5, 15 min) before {before}, after {load()}:\n\n' +
+            table(('operation', '`nd`', '`np` (set_np)', 'np / nd',
+                   'np / nd (best runs)'), rows))
+    before = load()
     rows = []
     for hybridize in (False, True):
-        t_nd, t_np = step_times(hybridize)
+        t_nd, t_np, b_nd, b_np = step_times(hybridize)
         rows.append(('hybridized' if hybridize else 'eager', fmt_ms(t_nd),
-                     fmt_ms(t_np), f'{t_np / t_nd:.2f}×'))
+                     fmt_ms(t_np), f'{t_np / t_nd:.2f}×',
+                     f'{b_np / b_nd:.2f}×'))
     body += ('\n\nLeNet training step (batch 64, forward + loss + backward '
-             f'+ SGD), best of 3 runs of {STEPS} steps, `nd` and `np` '
-             'alternating; one short run on a shared machine, so '
-             'differences under ~15 % are noise:\n\n' +
-             table(('LeNet step', '`nd` mode', 'np mode', 'np / nd'), rows))
+             f'+ SGD), median of {STEP_REPEAT} runs of {STEPS} steps, `nd` '
+             'and `np` alternating; load average before '
+             f'{before}, after {load()}; a short run on a shared machine, '
+             'so differences under ~5 % are noise:\n\n' +
+             table(('LeNet step', '`nd` mode', 'np mode', 'np / nd',
+                    'np / nd (best runs)'), rows))
     write_section('np_mode', 'NumPy mode vs legacy `nd` '
                   '(`benchmarks/bench_np_mode.py`)', body)
     print(body)

@@ -140,7 +140,7 @@ class CachedGraph:
                           [DeferredParameter(p, None) for p in pending],
                           [found.get(p.name) for p in pending], partial=True)
             if self.block is not None and any(
-                    not (p.shape and all(p.shape)) for p in pending):
+                    not (p._shape and all(p._shape)) for p in pending):
                 # some shapes only follow from running the layers (e.g. an
                 # LSTM's input width reaches its weight through reshape
                 # and concat): run one eager pass, where each operator

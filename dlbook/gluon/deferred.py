@@ -66,9 +66,15 @@ def _given_attrs(op):
 _NP_LEGACY_SCALAR = ('_maximum_scalar', '_minimum_scalar')
 
 
+#: node-name stems MXNet takes from the Python function, not the operator
+_HINTS = {'_split_v2': 'split'}
+
+
 def _hint(op_name):
     """Node-name stem of an operator: ``_np_reshape`` -> ``reshape``,
     ``FullyConnected`` -> ``fullyconnected``."""
+    if op_name in _HINTS:
+        return _HINTS[op_name]
     hint = op_name.lstrip('_').lower()
     for stem in ('npi_', 'npx_', 'np_'):
         if hint.startswith(stem):
@@ -110,10 +116,14 @@ class Tracer:
         ins = [self._input(x) for x in inputs]
         op_name, hint, extra = op.name, _hint(op.name), {}
         attrs = _given_attrs(op)
+        np_scalar = op.name.startswith('_npi_') and \
+            op.name.endswith('_scalar')         # _npi_greater_scalar...
         if outputs and type(outputs[0]) is not NDArray and \
-                (op.name in NP_NAMES or op.name in _NP_LEGACY_SCALAR):
+                (op.name in NP_NAMES or op.name in _NP_LEGACY_SCALAR or
+                 np_scalar):
             op_name, hint = NP_NAMES.get(op.name, (op_name, hint))
-            if op_name in SCALAR_OPS or op_name in _NP_LEGACY_SCALAR:
+            if op_name in SCALAR_OPS or op_name in _NP_LEGACY_SCALAR or \
+                    np_scalar:
                 # MXNet writes the number as a float, and whether it was
                 # a Python int
                 scalar = op.attrs.get('scalar')

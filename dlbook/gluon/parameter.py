@@ -17,7 +17,7 @@ import numpy as _np
 
 from .. import autograd
 from .. import ndarray as nd
-from .._np_state import is_np_array
+from .._np_state import is_np_array, is_np_shape
 from ..base import DLBookError, dtype_name
 from ..context import HOST_TYPES, Context, cpu, current_context
 from ..ndarray.pending import Pending
@@ -47,6 +47,12 @@ def _np_mode_arrays(arrays):
     if is_np_array():
         from ..numpy._core import to_np
         to_np(list(arrays))
+
+
+def _unknown_as_zero(shape):
+    """``shape`` as a tuple with unknown sizes stored as 0 (MXNet's NumPy
+    mode writes them -1; the reading is converted back by ``shape``)."""
+    return tuple(0 if n == -1 else n for n in shape)
 
 
 def _shape_known(shape):
@@ -89,8 +95,8 @@ class Parameter:
                  allow_deferred_init=False, differentiable=True,
                  stype='default', grad_stype='default'):
         self.name = name
-        self._shape = None if shape is None else (
-            (shape,) if isinstance(shape, int) else tuple(shape))
+        self._shape = None if shape is None else _unknown_as_zero(
+            (shape,) if isinstance(shape, int) else shape)
         dtype_name(dtype)                 # checks it
         self.dtype = dtype                # kept as given, as MXNet does
         self.lr_mult = lr_mult
@@ -119,12 +125,16 @@ class Parameter:
     # -- properties -----------------------------------------------------------
     @property
     def shape(self):
-        """The shape; 0 entries are still unknown."""
-        return self._shape
+        """The shape; unknown entries (inferred on the first forward pass)
+        read 0, or -1 under NumPy shape semantics (``npx.set_np()``), where
+        0 is a valid size, as in MXNet."""
+        if self._shape is None or not is_np_shape():
+            return self._shape
+        return tuple(-1 if n == 0 else n for n in self._shape)
 
     @shape.setter
     def shape(self, new_shape):
-        new_shape = tuple(new_shape)
+        new_shape = _unknown_as_zero(new_shape)
         if self._shape is None:
             self._shape = new_shape
             return
@@ -182,7 +192,7 @@ class Parameter:
         ctx_list = _as_ctx_list(ctx)
         if init is None:
             init = default_init if self.init is None else self.init
-        if not _shape_known(self.shape):
+        if not _shape_known(self._shape):
             if self.allow_deferred_init:
                 self._deferred_init = (init, ctx_list, default_init, None)
                 return
@@ -198,7 +208,7 @@ class Parameter:
         from .. import initializer
         init, ctx_list, default_init, data = self._deferred_init
         self._deferred_init = ()
-        if not _shape_known(self.shape):
+        if not _shape_known(self._shape):
             raise DLBookError(
                 f"Cannot initialize Parameter '{self.name}' because it has "
                 f"invalid shape: {self.shape}. Please specify in_units, "
@@ -207,7 +217,7 @@ class Parameter:
             if data is None:
                 # values are drawn once on the CPU and copied to every
                 # device, so all replicas start identical
-                data = nd.zeros(self.shape, ctx=cpu(), dtype=self.dtype)
+                data = nd.zeros(self._shape, ctx=cpu(), dtype=self.dtype)
                 initializer.create(default_init)(
                     initializer.InitDesc(self.name, {'__init__': init}),
                     data)
@@ -256,10 +266,10 @@ class Parameter:
                         dtype_source='current'):
         """Raise if ``data`` cannot be loaded into this parameter (shape or
         dtype); changes nothing, so a file is checked whole first."""
-        if self.shape:
+        if self._shape:
             unknown_ok = all(old in (0, new) for old, new in
-                             zip(self.shape, data.shape))
-            if len(self.shape) != len(data.shape) or not unknown_ok:
+                             zip(self._shape, data.shape))
+            if len(self._shape) != len(data.shape) or not unknown_ok:
                 raise DLBookError(
                     f"Failed loading Parameter '{self.name}' from saved "
                     f"params: shape incompatible expected {self.shape} vs "
@@ -409,7 +419,7 @@ class Parameter:
         """A symbol variable standing for this parameter."""
         if self._var is None:
             from .. import symbol
-            self._var = symbol.var(self.name, shape=self.shape,
+            self._var = symbol.var(self.name, shape=self._shape,
                                    dtype=self.dtype, lr_mult=self.lr_mult,
                                    wd_mult=self.wd_mult, init=self.init)
         return self._var
@@ -461,7 +471,8 @@ class DeferredParameter(Pending):
 
     @property
     def shape(self):
-        return self.param.shape
+        # what the operators' shape rules read: 0 for unknown sizes
+        return self.param._shape
 
     def settle(self, shape):
         """The full shape is known: record it on the parameter."""

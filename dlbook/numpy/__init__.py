@@ -29,9 +29,8 @@ PZERO, NZERO = 0.0, -0.0
 
 def _as_np_ndarray(self):
     """This legacy array as an ``mx.np.ndarray`` (shares the data)."""
-    from ..ndarray.ndarray import from_raw
-    from ._core import to_np
-    out = to_np(from_raw(self._data, self._ctx))
+    from ._core import wrap
+    out = wrap(self._data, self._ctx)
     out._node, out._out_index = self._node, self._out_index
     return out
 

@@ -21,10 +21,11 @@ from ..ops import REGISTRY
 from ..ndarray.ndarray import NDArray
 from ..ndarray.invoke import invoke
 
-__all__ = ['ndarray_class', 'to_np', 'call', 'shaped', 'result_dtype',
-           'reduced_shape']
+__all__ = ['ndarray_class', 'to_np', 'wrap', 'call', 'shaped',
+           'result_dtype', 'reduced_shape']
 
 _CLASS = []
+_new = object.__new__
 
 
 def ndarray_class():
@@ -43,6 +44,21 @@ def to_np(x):
         return x
     if isinstance(x, NDArray) and type(x) is not cls:
         x.__class__ = cls
+        # The instance's attributes are still laid out for NDArray, and
+        # CPython's fast attribute lookup only works for the layout of the
+        # object's own class: every later ``x._data`` would take the slow
+        # path (twice the time, on every operation).  A fresh dictionary
+        # takes the fast path again.
+        x.__dict__ = dict(x.__dict__)
+    return x
+
+
+def wrap(raw, ctx):
+    """A new ``mx.np.ndarray`` around the raw array ``raw`` on ``ctx`` (no
+    copy): the np twin of ``ndarray.from_raw``."""
+    x = _new(_CLASS[0] if _CLASS else ndarray_class())
+    x._data = raw
+    x._ctx = ctx
     return x
 
 

@@ -10,9 +10,10 @@ import numpy
 
 from ..base import dtype_name
 from ..context import current_context
-from ..ndarray import creation as nd_creation
-from ..ndarray.ndarray import NDArray, from_raw
-from ._core import ndarray_class, to_np
+from ..ndarray.invoke import invoke
+from ..ops import creation as ops
+from ..ndarray.ndarray import NDArray
+from ._core import ndarray_class, wrap
 
 __all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
            'linspace', 'eye', 'identity', 'zeros_like', 'ones_like',
@@ -21,6 +22,16 @@ __all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
 
 def _shape(shape):
     return (shape,) if isinstance(shape, int) else tuple(shape)
+
+
+def _dtype(dtype):
+    return dtype_name(dtype) if dtype is not None else 'float32'
+
+
+def _create(op, ctx):
+    """Run the creation operator ``op`` (the one ``nd`` runs) on ``ctx``,
+    the result made an ``mx.np.ndarray`` from the start."""
+    return invoke(op, (), ctx=ctx, out_cls=ndarray_class())
 
 
 def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
@@ -48,7 +59,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
         data = object._host_copy() if object._ctx != ctx else None
         if data is None:
             raw = object._data.astype(dtype_name(dtype), copy=True)
-            return to_np(from_raw(raw, ctx))
+            return wrap(raw, ctx)
     elif isinstance(object, numpy.ndarray):
         data = object
         dtype = dtype or object.dtype
@@ -58,7 +69,7 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
             dtype = 'float32'
     raw = ctx.backend.asarray(numpy.asarray(data), ctx.device_id,
                               dtype=dtype_name(dtype))
-    return to_np(from_raw(raw, ctx))
+    return wrap(raw, ctx)
 
 
 def asarray(a, dtype=None, ctx=None):
@@ -72,37 +83,37 @@ def asarray(a, dtype=None, ctx=None):
 
 def zeros(shape, dtype=None, order='C', ctx=None):
     """An array of zeros (float32 unless ``dtype``)."""
-    return to_np(nd_creation.zeros(_shape(shape), ctx=ctx, dtype=dtype))
+    return _create(ops.Zeros(shape=_shape(shape), dtype=_dtype(dtype)), ctx)
 
 
 def ones(shape, dtype=None, order='C', ctx=None):
     """An array of ones (float32 unless ``dtype``)."""
-    return to_np(nd_creation.ones(_shape(shape), ctx=ctx, dtype=dtype))
+    return _create(ops.Ones(shape=_shape(shape), dtype=_dtype(dtype)), ctx)
 
 
 def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
     """An array filled with ``fill_value`` (float32 unless ``dtype``)."""
-    return to_np(nd_creation.full(_shape(shape), fill_value, ctx=ctx,
-                                  dtype=dtype))
+    return _create(ops.Full(shape=_shape(shape), value=fill_value,
+                            dtype=_dtype(dtype)), ctx)
 
 
 def empty(shape, dtype=None, order='C', ctx=None):
     """An array whose values are not meant to be read."""
-    return to_np(nd_creation.empty(_shape(shape), ctx=ctx, dtype=dtype))
+    return _create(ops.Empty(shape=_shape(shape), dtype=_dtype(dtype)), ctx)
 
 
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
     """Evenly spaced values in ``[start, stop)``; float32 unless ``dtype``
     (``np.arange(4)`` is ``array([0., 1., 2., 3.])``)."""
-    return to_np(nd_creation.arange(start, stop, step, ctx=ctx,
-                                    dtype=dtype))
+    return _create(ops.Arange(start=start, stop=stop, step=step, repeat=1,
+                              dtype=_dtype(dtype)), ctx)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
              axis=0, ctx=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
-    y = to_np(nd_creation.linspace(start, stop, num, endpoint=endpoint,
-                                   ctx=ctx, dtype=dtype))
+    y = _create(ops.Linspace(start=start, stop=stop, num=num,
+                             endpoint=endpoint, dtype=_dtype(dtype)), ctx)
     if retstep:
         step = (stop - start) / max(num - 1 if endpoint else num, 1)
         return y, step
@@ -111,7 +122,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
 
 def eye(N, M=None, k=0, dtype=None, ctx=None):
     """A 2-D array with ones on the ``k``-th diagonal."""
-    return to_np(nd_creation.eye(N, M or 0, k, ctx=ctx, dtype=dtype))
+    return _create(ops.Eye(N=N, M=M or 0, k=k, dtype=_dtype(dtype)), ctx)
 
 
 def identity(n, dtype=None, ctx=None):

@@ -15,8 +15,7 @@ import numpy
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from ..ops import REGISTRY
-from ._core import (call, run, shaped, result_dtype, reduced_shape,
-                    cast)
+from ._core import call, run, shaped, result_dtype, cast
 from .creation import as_array
 
 #: ``mx.np.ndarray`` (set by multiarray.py, which imports this module)
@@ -320,46 +319,38 @@ amax, amin = max, min
 
 
 def _arg(op_name, a, axis, keepdims=False):
-    a = as_array(a)
-    if axis is None:
-        flat = reshape(a, (-1,))
-        y = call(op_name, flat, axis=0, keepdims=False)
-        return cast(shaped(y, ()), 'int64')
-    y = call(op_name, a, axis=axis, keepdims=bool(keepdims))
-    return cast(shaped(y, reduced_shape(a.shape, axis, keepdims)), 'int64')
+    return call(op_name, as_array(a), axis=axis, keepdims=bool(keepdims))
 
 
 def argmax(a, axis=None, out=None, keepdims=False):
     """Index of the largest value (of the flattened array if ``axis`` is
     None), as int64."""
-    return _out(_arg('argmax', a, axis, keepdims), out)
+    return _out(_arg('_npi_argmax', a, axis, keepdims), out)
 
 
 def argmin(a, axis=None, out=None, keepdims=False):
     """Index of the smallest value, as int64."""
-    return _out(_arg('argmin', a, axis, keepdims), out)
+    return _out(_arg('_npi_argmin', a, axis, keepdims), out)
 
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance over ``axis``: ``mean((a - mean(a))**2)`` (``ddof``
     subtracted from the count).  Integer inputs are computed in float32
     and given back in their dtype, as in MXNet."""
-    a = as_array(a)
-    work = cast(a, 'float32') if a.dtype.kind in 'biu' else a
-    centred = subtract(work, mean(work, axis=axis, keepdims=True))
-    y = mean(square(centred), axis=axis, keepdims=keepdims)
-    if ddof:
-        n = a.size // numpy.prod(reduced_shape(a.shape, axis, True))
-        y = multiply(y, n / (n - ddof))
-    return _out(cast(y, dtype or a.dtype), out)
+    return _out(_spread('_npi_var', a, axis, dtype, ddof, keepdims), out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Standard deviation over ``axis``: ``sqrt(var(a))``."""
+    return _out(_spread('_npi_std', a, axis, dtype, ddof, keepdims), out)
+
+
+def _spread(op_name, a, axis, dtype, ddof, keepdims):
     a = as_array(a)
-    v = var(cast(a, 'float32') if a.dtype.kind in 'biu' else a, axis=axis,
-            ddof=ddof, keepdims=keepdims)
-    return _out(cast(sqrt(v), dtype or a.dtype), out)
+    work = cast(a, 'float32') if a.dtype.kind in 'biu' else a
+    y = call(op_name, work, axis=_axis_attr(axis), ddof=ddof,
+             keepdims=bool(keepdims))
+    return cast(y, dtype or a.dtype)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
@@ -371,52 +362,39 @@ def cumsum(a, axis=None, dtype=None, out=None):
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
     """True where every value over ``axis`` is non-zero."""
-    ok = cast(not_equal(a, 0), 'float32')
-    return _out(cast(_reduce('min', ok, axis, keepdims), 'bool'), out)
+    return _out(call('_np_all', as_array(a), axis=_axis_attr(axis),
+                     keepdims=bool(keepdims)), out)
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
     """True where some value over ``axis`` is non-zero."""
-    ok = cast(not_equal(a, 0), 'float32')
-    return _out(cast(_reduce('max', ok, axis, keepdims), 'bool'), out)
+    return _out(call('_np_any', as_array(a), axis=_axis_attr(axis),
+                     keepdims=bool(keepdims)), out)
 
 
 # -- linear algebra ------------------------------------------------------------
 
 def dot(a, b, out=None):
     """NumPy's ``dot``: scalars multiply, 1-d . 1-d is a 0-d inner
-    product, N-d . M-d sums over the last axis of ``a`` and the first of
-    ``b`` (second-to-last for b.ndim >= 2 is NumPy's rule; MXNet and this
-    function use the first axis of ``b``, equal for 1-d and 2-d ``b``)."""
-    if type(a) is _NP and type(b) is _NP and a._data.ndim and \
-            b._data.ndim and a._data.dtype == b._data.dtype:
-        y = run(_DOT(), a, b)                   # the common case, fast
-        if a._data.ndim == 1 and b._data.ndim == 1:
-            y = shaped(y, ())
-        return _out(y, out)
-    if _is_number(a) or _is_number(b) or as_array(a).ndim == 0 or \
-            as_array(b).ndim == 0:
+    product, N-d . M-d sums over the last axis of ``a`` and the
+    second-to-last of ``b`` (the operator ``_np_dot``)."""
+    if type(a) is _NP and type(b) is _NP and \
+            a._data.dtype == b._data.dtype:
+        return _out(run(_DOT(), a, b), out)     # the common case, fast
+    if _is_number(a) or _is_number(b):
         return _out(multiply(a, b), out)
     a, b = _pair(a, b)
-    y = call('dot', a, b)
-    return _out(shaped(y, a.shape[:-1] + b.shape[1:]), out)
+    return _out(run(_DOT(), a, b), out)
 
 
-_DOT = REGISTRY['dot']
+_DOT = REGISTRY['_np_dot']
 
 
 def matmul(a, b, out=None):
-    """Matrix product; stacks of matrices multiply batch-wise (``@``)."""
+    """Matrix product of the last two axes, the leading axes broadcast;
+    a 1-d operand is a row (first) or column (second) vector (``@``)."""
     a, b = _pair(a, b)
-    if a.ndim <= 2 and b.ndim <= 2:
-        return _out(dot(a, b), out)
-    if a.ndim == b.ndim and a.shape[:-2] == b.shape[:-2]:
-        lead = a.shape[:-2]
-        y = call('batch_dot', reshape(a, (-1,) + a.shape[-2:]),
-                 reshape(b, (-1,) + b.shape[-2:]))
-        return _out(reshape(y, lead + y.shape[-2:]), out)
-    raise DLBookError(f'matmul: operands of shapes {a.shape} and {b.shape} '
-                      f'are not supported (use equal leading dims)')
+    return _out(call('_npi_matmul', a, b), out)
 
 
 def tensordot(a, b, axes=2):
@@ -456,7 +434,8 @@ def ravel(x, order='C'):
 
 def transpose(a, axes=None):
     """Permute the axes (reverse them by default)."""
-    return _unary('transpose', a, axes=tuple(axes) if axes else ())
+    return _unary('_np_transpose', a,
+                  axes=tuple(axes) if axes is not None else None)
 
 
 def swapaxes(a, axis1, axis2):
@@ -480,28 +459,13 @@ def expand_dims(a, axis):
 def squeeze(x, axis=None):
     """Drop axes of length 1 (all of them, or those in ``axis``); a result
     with no axes left is 0-d."""
-    x = as_array(x)
-    if axis is None:
-        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
-    else:
-        axes = tuple(a % x.ndim for a in
-                     ((axis,) if isinstance(axis, int) else axis))
-        for a in axes:
-            if x.shape[a] != 1:
-                raise DLBookError(f'squeeze: cannot select an axis to '
-                                  f'squeeze out which has size not equal to '
-                                  f'one (axis {a} of shape {x.shape})')
-    return reshape(x, tuple(n for i, n in enumerate(x.shape)
-                            if i not in axes))
+    return _unary('_np_squeeze', x, axis=_axis_attr(axis))
 
 
 def broadcast_to(array, shape):  # noqa: A002
     """``array`` broadcast to ``shape`` (NumPy rules)."""
-    a = as_array(array)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    if a.ndim < len(shape):
-        a = reshape(a, (1,) * (len(shape) - a.ndim) + a.shape)
-    return call('broadcast_to', a, shape=shape)
+    return _unary('_npi_broadcast_to', array, shape=shape)
 
 
 def tile(A, reps):
@@ -520,6 +484,12 @@ def _arrays(seq):
     arrays = [as_array(x) for x in seq]
     if not arrays:
         raise DLBookError('need at least one array to join')
+    dtype = arrays[0]._data.dtype
+    for x in arrays:
+        if x._data.dtype != dtype:
+            break
+    else:
+        return arrays                   # the common case: nothing to cast
     target = arrays[0].dtype
     for x in arrays[1:]:
         target = result_dtype(target, x.dtype)
@@ -532,13 +502,15 @@ def concatenate(seq, axis=0, out=None):
     arrays = _arrays(seq)
     if axis is None:
         arrays, axis = [reshape(x, (-1,)) for x in arrays], 0
-    return _out(call('Concat', *arrays, dim=axis, num_args=len(arrays)), out)
+    return _out(call('_npi_concatenate', *arrays, axis=axis,
+                     num_args=len(arrays)), out)
 
 
 def stack(arrays, axis=0, out=None):
     """Join arrays along a new axis."""
     arrays = _arrays(arrays)
-    return _out(call('stack', *arrays, axis=axis, num_args=len(arrays)), out)
+    return _out(call('_npi_stack', *arrays, axis=axis,
+                     num_args=len(arrays)), out)
 
 
 def vstack(arrays, out=None):
@@ -558,20 +530,12 @@ def split(ary, indices_or_sections, axis=0):
     """Split into equal sections (an int) or at the given indices; a list
     of arrays."""
     a = as_array(ary)
-    n = a.shape[axis]
     if isinstance(indices_or_sections, int):
-        if n % indices_or_sections:
-            raise DLBookError(f'split: array split does not result in an '
-                              f'equal division ({n} into '
-                              f'{indices_or_sections})')
-        step = n // indices_or_sections
-        bounds = list(range(0, n + 1, step))
+        parts = call('_split_v2', a, sections=indices_or_sections, axis=axis)
     else:
-        bounds = [0] + list(indices_or_sections) + [n]
-    parts = []
-    for begin, end in zip(bounds[:-1], bounds[1:]):
-        parts.append(call('slice_axis', a, axis=axis, begin=begin, end=end))
-    return parts
+        parts = call('_split_v2', a, axis=axis,
+                     indices=(0,) + tuple(indices_or_sections))
+    return parts if isinstance(parts, list) else [parts]
 
 
 def flip(m, axis=None):
@@ -612,10 +576,7 @@ def where(condition, x=None, y=None):
     c = as_array(condition)
     x, y = _pair(x if not _is_number(x) else as_array(x, like=c),
                  y if not _is_number(y) else as_array(y, like=c))
-    shape = numpy.broadcast_shapes(c.shape, x.shape, y.shape)
-    x, y = broadcast_to(x, shape), broadcast_to(y, shape)
-    c = broadcast_to(cast(c, x.dtype), shape)
-    return call('where', c, x, y)
+    return call('_npi_where', c, x, y)
 
 
 # -- selection and sorting -------------------------------------------------------

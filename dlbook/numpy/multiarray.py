@@ -23,6 +23,7 @@ import numbers
 
 import numpy
 
+from ..base import dtype_name
 from ..ndarray.ndarray import NDArray, from_raw
 from ..ndarray.invoke import invoke as _invoke, DENSE_CLASSES
 from ..ops import REGISTRY
@@ -68,6 +69,7 @@ def _result_shape(shape, key):
     return dummy[host if isinstance(key, tuple) else host[0]].shape
 
 
+_FLOAT32 = numpy.dtype('float32')
 _NP_SUM = REGISTRY['_np_sum']
 _NP_MEAN = REGISTRY['_npi_mean']
 
@@ -83,26 +85,32 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
     """
     array_cls = REGISTRY[array_op] if array_op else None
     scalar_cls = REGISTRY[scalar_op]
+    # Every operation passes here, so the checks are the cheapest that
+    # decide: identity first (float32 arrays share one dtype object), the
+    # dtype kind only for other dtypes.  The results need no ``out_cls``:
+    # the front end gives the class of its (all np) inputs.
 
     if reflected:
         def method(self, other):
             t = type(other)
-            if (t is float or t is int) and self._data.dtype.kind in kinds:
-                return _invoke(scalar_cls(scalar=other), (self,),
-                               out_cls=ndarray)
+            if t is float or t is int:
+                dtype = self._data.dtype
+                if dtype is _FLOAT32 or dtype.kind in kinds:
+                    return _invoke(scalar_cls(scalar=other), (self,))
             return _binary(function, other, self)
     else:
         def method(self, other):
             t = type(other)
             if t is ndarray:
                 dtype = self._data.dtype
-                if other._data.dtype == dtype and dtype.kind in kinds:
-                    return _invoke(array_cls(), (self, other),
-                                   out_cls=ndarray)
-            elif (t is float or t is int) and \
-                    self._data.dtype.kind in kinds:
-                return _invoke(scalar_cls(scalar=other), (self,),
-                               out_cls=ndarray)
+                other_dtype = other._data.dtype
+                if (other_dtype is dtype or other_dtype == dtype) and \
+                        (dtype is _FLOAT32 or dtype.kind in kinds):
+                    return _invoke(array_cls(), (self, other))
+            elif t is float or t is int:
+                dtype = self._data.dtype
+                if dtype is _FLOAT32 or dtype.kind in kinds:
+                    return _invoke(scalar_cls(scalar=other), (self,))
             return _binary(function, self, other)
     method.__name__ = function.__name__
     method.__doc__ = f'``{function.__name__}`` with the other operand.'
@@ -175,7 +183,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     def detach(self):
         """The same data, cut from the tape."""
-        return to_np(super().detach())
+        return _core.wrap(self._data, self._ctx)
 
     def attach_grad(self, grad_req='write', stype=None):
         """Allocate a zero gradient buffer (an ``mx.np.ndarray``)."""
@@ -183,8 +191,12 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         to_np(self._grad)
 
     def astype(self, dtype, copy=True):
-        """The array cast to ``dtype``."""
-        return to_np(super().astype(dtype, copy=copy))
+        """The array cast to ``dtype`` (``self`` if ``copy=False`` and the
+        dtype already matches)."""
+        name = dtype_name(dtype)
+        if not copy and name == self._data.dtype.name:
+            return self
+        return call('Cast', self, dtype=name)
 
     # -- indexing ---------------------------------------------------------------
     def __getitem__(self, key):
@@ -309,20 +321,20 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         """Sum over ``axis`` (0-d for a full sum)."""
         if dtype is None and out is None and self._data.dtype.kind != 'b':
             if axis is None and not keepdims:
-                return _invoke(_NP_SUM(), (self,), out_cls=ndarray)
+                return _invoke(_NP_SUM(), (self,))
             if type(axis) is int:
                 return _invoke(_NP_SUM(axis=axis, keepdims=bool(keepdims)),
-                               (self,), out_cls=ndarray)
+                               (self,))
         return F.sum(self, axis, dtype, out, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         """Mean over ``axis``."""
         if dtype is None and out is None and self._data.dtype.kind == 'f':
             if axis is None and not keepdims:
-                return _invoke(_NP_MEAN(), (self,), out_cls=ndarray)
+                return _invoke(_NP_MEAN(), (self,))
             if type(axis) is int:
                 return _invoke(_NP_MEAN(axis=axis, keepdims=bool(keepdims)),
-                               (self,), out_cls=ndarray)
+                               (self,))
         return F.mean(self, axis, dtype, out, keepdims)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):

@@ -37,4 +37,4 @@ from . import (creation, device, unary, binary, scalar, compare,  # noqa
                identity, special, reduce, shape, join, tile, pad, index,
                linalg, nn, activation, norm, conv, pool, upsampling,
                random, loss_output, ctc, rnn, numpy_ops,
-               np_linalg, detection)
+               numpy_graph, np_linalg, detection)

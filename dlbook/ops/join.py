@@ -15,19 +15,22 @@ class Concat(Op):
     dx_i = the slice of dy that came from x_i."""
     variadic = True
     defaults = {'num_args': 0, 'dim': 1}
+    #: the attribute naming the axis (NumPy mode's twin calls it ``axis``)
+    axis_attr = 'dim'
 
     def forward(self, xp, *arrays):
         if not arrays:
             raise DLBookError(f'{self.name}: needs at least one input')
         shapes = [a.shape for a in arrays]
-        dim = check_axis(self.attrs['dim'], shapes[0], self.name, 'dim')
+        key = self.axis_attr
+        dim = check_axis(self.attrs[key], shapes[0], self.name, key)
         for s in shapes:
             if len(s) != len(shapes[0]) or any(
                     n != m for i, (n, m) in enumerate(zip(s, shapes[0]))
                     if i != dim):
                 raise DLBookError(
                     f'{self.name}: input shapes {shapes} must agree on '
-                    f'every axis except dim={self.attrs["dim"]}')
+                    f'every axis except {key}={self.attrs[key]}')
         self.saved = (dim, [s[dim] for s in shapes])
         return xp.concatenate(arrays, axis=dim)
 

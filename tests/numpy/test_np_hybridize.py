@@ -210,3 +210,96 @@ def test_sym_np_builds_np_named_nodes():
     out = y.eval(x=mx.nd.array([-1.0, 1.0]))[0]
     numpy.testing.assert_allclose(out.asnumpy(), numpy.exp([2.0, 3.0]),
                                   rtol=1e-6)
+
+
+class D(gluon.HybridBlock):
+    """Shape functions, joins, dot, reductions and where under F.np."""
+
+    def hybrid_forward(self, F, x, y):
+        a, b = F.np.split(x, 2, axis=1)
+        z = F.np.concatenate([b, a], axis=1)
+        w = F.np.dot(z, F.np.transpose(y))
+        s = F.np.sum(w, axis=1, keepdims=True)
+        return F.np.where(w > 0, w, s * 0.5) + \
+            F.np.expand_dims(F.np.argmax(w, axis=1), 1).astype('float32')
+
+
+D_X = numpy.arange(12, dtype='float32').reshape(3, 4) / 10 - 0.5
+D_Y = numpy.arange(8, dtype='float32').reshape(2, 4) / 7 - 0.4
+# MXNet 1.9.1: D(prefix='d0_') hybridized on (D_X, D_Y)
+D_OUT = [[0.21714286506175995, -0.18285715579986572],
+         [0.977142870426178, 1.0342857837677002],
+         [1.1371428966522217, 1.6514285802841187]]
+# ... and the nodes of its exported JSON
+D_NODES = [
+    ('null', 'data0'), ('_split_v2', 'd0_split0'),
+    ('_npi_concatenate', 'd0_concatenate0'), ('null', 'data1'),
+    ('_np_transpose', 'd0_transpose0'), ('_np_dot', 'd0_dot0'),
+    ('_npi_greater_scalar', 'd0_greater_scalar0'), ('_np_sum', 'd0_sum0'),
+    ('_npi_multiply_scalar', 'd0_multiply_scalar0'),
+    ('_npi_where', 'd0_where0'), ('_npi_argmax', 'd0_argmax0'),
+    ('expand_dims', 'd0_expand_dims0'), ('Cast', 'd0_cast0'),
+    ('_npi_add', 'd0_add0')]
+# MXNet's own file (its attributes spelled out as MXNet writes them)
+D_MXNET_JSON = {
+    'nodes': [
+        {'op': 'null', 'name': 'data0', 'inputs': []},
+        {'op': '_split_v2', 'name': 'd0_split0',
+         'attrs': {'axis': '1', 'indices': '[]', 'sections': '2',
+                   'squeeze_axis': 'False'}, 'inputs': [[0, 0, 0]]},
+        {'op': '_npi_concatenate', 'name': 'd0_concatenate0',
+         'attrs': {'axis': '1', 'num_args': '2'},
+         'inputs': [[1, 1, 0], [1, 0, 0]]},
+        {'op': 'null', 'name': 'data1', 'inputs': []},
+        {'op': '_np_transpose', 'name': 'd0_transpose0',
+         'inputs': [[3, 0, 0]]},
+        {'op': '_np_dot', 'name': 'd0_dot0',
+         'inputs': [[2, 0, 0], [4, 0, 0]]},
+        {'op': '_npi_greater_scalar', 'name': 'd0_greater_scalar0',
+         'attrs': {'is_int': 'True', 'scalar': '0.0'},
+         'inputs': [[5, 0, 0]]},
+        {'op': '_np_sum', 'name': 'd0_sum0',
+         'attrs': {'axis': '1', 'keepdims': 'True'}, 'inputs': [[5, 0, 0]]},
+        {'op': '_npi_multiply_scalar', 'name': 'd0_multiply_scalar0',
+         'attrs': {'is_int': 'False', 'scalar': '0.5'},
+         'inputs': [[7, 0, 0]]},
+        {'op': '_npi_where', 'name': 'd0_where0',
+         'inputs': [[6, 0, 0], [5, 0, 0], [8, 0, 0]]},
+        {'op': '_npi_argmax', 'name': 'd0_argmax0',
+         'attrs': {'axis': '1', 'keepdims': 'False'},
+         'inputs': [[5, 0, 0]]},
+        {'op': 'expand_dims', 'name': 'd0_expand_dims0',
+         'attrs': {'axis': '1'}, 'inputs': [[10, 0, 0]]},
+        {'op': 'Cast', 'name': 'd0_cast0', 'attrs': {'dtype': 'float32'},
+         'inputs': [[11, 0, 0]]},
+        {'op': '_npi_add', 'name': 'd0_add0',
+         'inputs': [[9, 0, 0], [12, 0, 0]]}],
+    'arg_nodes': [0, 3],
+    'node_row_ptr': [0, 1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+    'heads': [[13, 0, 0]],
+    'attrs': {'is_np_shape': ['int', 1], 'mxnet_version': ['int', 10901]}}
+
+
+def test_shape_and_join_functions_export_mxnet_names(tmp_path):
+    net = D(prefix='d0_')
+    net.hybridize()
+    out = net(np.array(D_X), np.array(D_Y))
+    numpy.testing.assert_allclose(out.asnumpy(), D_OUT, rtol=1e-6)
+    symbol_file, _ = net.export(str(tmp_path / 'd'))
+    graph = json.loads(open(symbol_file).read())
+    assert [(n['op'], n['name']) for n in graph['nodes']] == D_NODES
+    by_name = {n['name']: n.get('attrs') for n in graph['nodes']}
+    assert by_name['d0_greater_scalar0'] == {'is_int': 'True',
+                                             'scalar': '0.0'}
+    loaded = gluon.SymbolBlock.imports(symbol_file, ['data0', 'data1'])
+    numpy.testing.assert_allclose(
+        loaded(np.array(D_X), np.array(D_Y)).asnumpy(), D_OUT, rtol=1e-6)
+
+
+def test_mxnet_exported_np_graph_loads(tmp_path):
+    path = tmp_path / 'mx-symbol.json'
+    path.write_text(json.dumps(D_MXNET_JSON))
+    loaded = gluon.SymbolBlock.imports(str(path), ['data0', 'data1'])
+    out = loaded(np.array(D_X), np.array(D_Y))
+    assert type(out) is np.ndarray
+    numpy.testing.assert_allclose(out.asnumpy(), D_OUT, rtol=1e-6)

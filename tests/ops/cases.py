@@ -60,6 +60,7 @@ class Case:
 FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
             'linalg', 'nn', 'activation', 'norm', 'conv', 'pool',
             'upsampling', 'random', 'loss_output', 'ctc', 'rnn', 'numpy',
+            'numpy_graph',
             'detection', 'custom')
 
 
