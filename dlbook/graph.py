@@ -436,6 +436,11 @@ class GraphProgram:
             raise DLBookError('backward needs a forward pass with '
                               'is_train=True first')
         track = self.track_memory and tape and isinstance(tape[-1], dict)
+        local = self.local_ctx
+        if not track and local is not None and local._switch is None and \
+                not _profile.ON and not self.sparse and \
+                not any(entry[1] for entry in tape):    # no device copies
+            return self._backward_local(tape, out_grads, needed)
         if track:
             exclude = tape[-1]
             tape = tape[:-1]
@@ -496,4 +501,51 @@ class GraphProgram:
                                         if g is not None)
                 self._account((), tape[:k], [g for g in grads
                                              if g is not None], exclude)
+        return [grads[s] for s in self.var_slots]
+
+    def _backward_local(self, tape, out_grads, needed):
+        """:meth:`backward` on one device without a device switch, the
+        profiler or memory tracking: the steps come from the flat list of
+        :meth:`_plan`, and no step moves arrays between devices."""
+        grads = [None] * self.num_slots
+        for slot, g in zip(self.out_slots, out_grads):
+            if g is not None:
+                grads[slot] = g if grads[slot] is None else grads[slot] + g
+        needs = None if needed is None else self.input_needs(needed)
+        ctx = self.local_ctx
+        xp = ctx._xp or ctx.xp
+        plan = self._plan()
+        for k in range(len(plan) - 1, -1, -1):
+            op, _, meta = tape[k]
+            if not op.differentiable:       # zeros_like, argmax, sampling
+                continue
+            if needs is not None:
+                wanted = needs[k]
+                if True not in wanted:
+                    continue
+                op.needs_input_grad = wanted
+            _, _, ins, out_slot, out_slots, _, _ = plan[k]
+            if out_slot is not None:
+                dy = grads[out_slot]
+                if dy is None:
+                    continue
+                grads[out_slot] = None
+                din = op.backward(xp, dy)
+            else:
+                dys = [grads[s] for s in out_slots]
+                if all(dy is None for dy in dys):
+                    continue
+                for s in out_slots:
+                    grads[s] = None
+                din = op.backward(xp, *[
+                    xp.zeros(shape, dtype) if dy is None else dy
+                    for dy, (shape, dtype) in zip(dys, meta)])
+            if not isinstance(din, (tuple, list)):
+                if din is not None:
+                    s = ins[0]
+                    grads[s] = din if grads[s] is None else grads[s] + din
+                continue
+            for s, g in zip(ins, din):
+                if g is not None:
+                    grads[s] = g if grads[s] is None else grads[s] + g
         return [grads[s] for s in self.var_slots]
