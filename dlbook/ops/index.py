@@ -66,7 +66,9 @@ def scatter_along(xp, shape, dtype, idx, values, axis):
 def _fix_indices(xp, idx, size, mode, op_name, shape):
     """Apply MXNet's out-of-range ``mode``: clip, wrap or raise."""
     if mode == 'clip':
-        return xp.clip(idx, 0, size - 1)
+        # two ufuncs: the same integers as xp.clip, without its Python
+        # wrapper (a loss's pick clips its labels every step)
+        return xp.minimum(xp.maximum(idx, 0), size - 1)
     if mode == 'wrap':
         return idx % size
     if mode == 'raise':
