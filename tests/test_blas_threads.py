@@ -71,3 +71,28 @@ def test_import_dlbook_does_not_load_threadpoolctl():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == 'False'
+
+
+@pytest.mark.parametrize('op, shapes', [
+    ('dot', [(512, 512), (512, 512)]),
+    ('batch_dot', [(2, 512, 512), (2, 512, 512)]),
+])
+def test_dot_and_batch_dot_follow_the_policy(fresh, monkeypatch, op, shapes):
+    """A large product gets DLBOOK_NUM_THREADS threads, a small one 1,
+    forward and backward alike."""
+    from dlbook import autograd, nd
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
+    rng = np.random.RandomState(0)
+    big = [nd.array(rng.rand(*s)) for s in shapes]
+    small = [nd.array(rng.rand(*(s[:-2] + (4, 4)))) for s in shapes]
+    for x in big + small:
+        x.attach_grad()
+    with autograd.record():
+        y = getattr(nd, op)(*small)
+    assert set(blas_threads_now()) == {1}
+    with autograd.record():
+        y = getattr(nd, op)(*big)
+    assert set(blas_threads_now()) == {2}
+    blas_threads.for_gemm(np, 4, 4, 4)
+    y.backward()
+    assert set(blas_threads_now()) == {2}
