@@ -196,6 +196,12 @@ class _GraphOp:
         self.saved = None
         # set by autograd before backward: which inputs want a gradient
         self.needs_input_grad = None
+        # the device's generator is looked up only for a graph that samples
+        needs_rng = program.__dict__.get('_needs_rng')
+        if needs_rng is None:
+            needs_rng = program._needs_rng = any(
+                step.needs_rng for step in program.steps)
+        self.needs_rng = needs_rng
 
     def out_context(self, ctx):
         return ctx
