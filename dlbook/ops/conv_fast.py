@@ -55,32 +55,44 @@ def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
     ``cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*s + k*d]``.
     """
     n, c = x_pad.shape[:2]
+    return _window_rows(xp, x_pad, kernel, stride, dilate, out_size).reshape(
+        n, groups, (c // groups) * prod(kernel), prod(out_size))
+
+
+def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
+    """The windows as a zero-copy ``(N, C, *K, *O)`` view: rows (c, k),
+    columns o, once reshaped (a copy)."""
     nd = len(kernel)
     windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
-    # (N, C, *O, *K) -> (N, C, *K, *O): rows (c, k), columns o.
-    order = ((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
-             + tuple(range(2, 2 + nd)))
-    return windows.transpose(order).reshape(
-        n, groups, (c // groups) * prod(kernel), prod(out_size))
+    # (N, C, *O, *K) -> (N, C, *K, *O)
+    return windows.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
+                             + tuple(range(2, 2 + nd)))
 
 
 def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
     """Convolution without bias: ``(y, cols)``, ``y`` C-contiguous
     ``(N, F, *out_size)``."""
     kernel = tuple(weight.shape[2:])
-    cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
-                          groups)
     w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
     n = x_pad.shape[0]
-    threads = split_threads(xp, w_mat.size * cols.shape[3] * n)
+    positions = prod(out_size)
+    threads = split_threads(xp, w_mat.size * positions * n)
     if threads > 1:
-        y = xp.empty((n,) + w_mat.shape[:2] + cols.shape[3:],
+        # each thread copies its images' windows, then multiplies them
+        rows = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
+        cols = xp.empty((n, groups, w_mat.shape[2], positions),
+                        dtype=x_pad.dtype)
+        cols_nd = cols.reshape(rows.shape)                # a view
+        y = xp.empty((n,) + w_mat.shape[:2] + (positions,),
                      dtype=xp.result_type(w_mat, cols))
 
         def part(start, stop):
+            cols_nd[start:stop] = rows[start:stop]
             xp.matmul(w_mat, cols[start:stop], out=y[start:stop])
         run_split(part, n, threads)
     else:
+        cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
+                              groups)
         for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
         y = xp.matmul(w_mat, cols)                # (N, G, Fg, P)
     return y.reshape((n, weight.shape[0]) + tuple(out_size)), cols
