@@ -115,7 +115,7 @@ def split_threads(xp, work):
     return threads
 
 
-_POOL = {'pool': None, 'size': 0}
+_POOL = {'pool': None, 'size': 0, 'pid': None}
 
 
 def run_split(fn, n, threads):
@@ -126,13 +126,15 @@ def run_split(fn, n, threads):
     ranges = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
     if len(ranges) < 2:
         return [fn(a, b) for a, b in ranges]
-    if _POOL['pool'] is None or _POOL['size'] < len(ranges) - 1:
+    # a forked child inherits the pool but not its threads: make its own
+    if _POOL['pool'] is None or _POOL['size'] < len(ranges) - 1 or \
+            _POOL['pid'] != os.getpid():
         from concurrent.futures import ThreadPoolExecutor
-        if _POOL['pool'] is not None:
+        if _POOL['pool'] is not None and _POOL['pid'] == os.getpid():
             _POOL['pool'].shutdown(wait=False)
-        _POOL['pool'] = ThreadPoolExecutor(len(ranges) - 1,
-                                           thread_name_prefix='dlbook')
-        _POOL['size'] = len(ranges) - 1
+        _POOL.update(pool=ThreadPoolExecutor(len(ranges) - 1,
+                                             thread_name_prefix='dlbook'),
+                     size=len(ranges) - 1, pid=os.getpid())
     futures = [_POOL['pool'].submit(fn, a, b) for a, b in ranges[1:]]
     first = fn(*ranges[0])           # this thread takes the first range
     return [first] + [f.result() for f in futures]
