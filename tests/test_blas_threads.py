@@ -96,3 +96,29 @@ def test_dot_and_batch_dot_follow_the_policy(fresh, monkeypatch, op, shapes):
     blas_threads.for_gemm(np, 4, 4, 4)
     y.backward()
     assert set(blas_threads_now()) == {2}
+
+
+def _ranges(start, stop):
+    return start, stop
+
+
+def _split_in_child():
+    return blas_threads.run_split(_ranges, 5, 2)
+
+
+def test_run_split_covers_the_range_in_order():
+    assert blas_threads.run_split(_ranges, 5, 2) == [(0, 2), (2, 5)]
+    assert blas_threads.run_split(_ranges, 2, 3) == [(0, 1), (1, 2)]
+    assert blas_threads.run_split(_ranges, 5, 1) == [(0, 5)]
+
+
+@pytest.mark.skipif(not hasattr(__import__('os'), 'fork'),
+                    reason='needs fork')
+def test_run_split_in_a_forked_child():
+    """A child process forked after the pool started gets its own pool
+    (the inherited one has no threads: its work would never run)."""
+    import multiprocessing
+    blas_threads.run_split(_ranges, 4, 2)            # the parent's pool
+    with multiprocessing.get_context('fork').Pool(1) as pool:
+        result = pool.apply_async(_split_in_child).get(timeout=60)
+    assert result == [(0, 2), (2, 5)]
