@@ -143,7 +143,45 @@ def per_op_overhead():
             (f'chain `c = c + b` {N_OPS:,} deep + one `backward()`, per '
              f'op', cell('chain'), '–', cell('torch_chain'),
              ratio('chain', 'torch_chain'))]
+    rows.append(('the same chain, in a process without PyTorch imported '
+                 '(fewer objects for the garbage collector to traverse)',
+                 fmt_us(chain_alone()), '–', '–', '–'))
     return rows, before, after
+
+
+CHAIN_ALONE = f"""
+import sys, time
+sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))!r})
+import numpy as np
+from dlbook import autograd, nd
+rng = np.random.RandomState(0)
+a = nd.array(rng.rand(16, 16).astype(np.float32))
+b = nd.array(rng.rand(16, 16).astype(np.float32))
+a.attach_grad()
+b.attach_grad()
+times = []
+for _ in range({ROUNDS + 1}):
+    start = time.process_time()
+    with autograd.record():
+        c = a
+        for _ in range({N_OPS}):
+            c = c + b
+    c.backward()
+    times.append((time.process_time() - start) / {N_OPS})
+print(float(np.median(times[1:])))
+"""
+
+
+def chain_alone():
+    """The recorded chain + backward per op, in a fresh process that has
+    not imported PyTorch: recording creates a few Python objects per
+    operator, and the garbage collector's full passes also traverse every
+    object of the process (PyTorch's among them)."""
+    import subprocess
+    out = subprocess.run([sys.executable, '-c', CHAIN_ALONE], check=True,
+                         capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def big_dot():
