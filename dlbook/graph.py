@@ -272,7 +272,7 @@ class GraphProgram:
 
     def _plan(self):
         """Each step as one flat tuple, read by :meth:`run_local` and
-        :meth:`backward_local` without attribute look-ups: (operator
+        :meth:`_backward_local` without attribute look-ups: (operator
         class, prototype attributes, input slots, output slot (None for
         several outputs), output slots, slots to release, needs_rng)."""
         plan = self.__dict__.get('_flat_plan')
