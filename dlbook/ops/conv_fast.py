@@ -171,10 +171,16 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
 
     ``reference`` is the reference routine (``conv.conv_data_grad``),
     used when output rows are shorter than
-    :data:`MIN_ROW_FOR_BATCHED_COL2IM`.
+    :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges of channels
+    when the work is large, :func:`_data_grad_by_channels`).
     """
     out_size = tuple(dy.shape[2:])
     if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
+        threads = 1 if groups > 1 else split_threads(
+            xp, w.size * prod(out_size) * dy.shape[0])
+        if threads > 1:
+            return _data_grad_by_channels(xp, dy, w, stride, dilate, pad,
+                                          data_shape, threads)
         return reference(xp, dy, w, stride, dilate, pad, data_shape,
                          groups)
     n, f = dy.shape[:2]
@@ -204,3 +210,38 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
         return dx_pad
     return xp.ascontiguousarray(dx_pad[(slice(None), slice(None)) + tuple(
         slice(p, p + size) for p, size in zip(pad, spatial))])
+
+
+def _data_grad_by_channels(xp, dy, w, stride, dilate, pad, data_shape,
+                           threads):
+    """The reference col2im (batch axis last, long runs for short output
+    rows; one group) with the input channels split into ``threads``
+    ranges: each range's rows of ``dcols`` and its slice-adds are
+    independent of the others'."""
+    n, f = dy.shape[:2]
+    out_size = tuple(dy.shape[2:])
+    kernel = tuple(w.shape[2:])
+    taps = prod(kernel)
+    c = data_shape[1]
+    spatial = tuple(data_shape[2:])
+    # (N, F, *O) -> (F, P*N): rows f, columns (o, n)
+    dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 0, -1)).reshape(f, -1)
+    w_t = xp.ascontiguousarray(w.reshape(f, -1).T)       # rows (c, k)
+    padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
+    dx_pad = xp.zeros((c,) + padded + (n,), dtype=xp.result_type(w_t, dy))
+    offsets = [(offset, window_slices(offset, stride, dilate, out_size,
+                                      lead=1))
+               for offset in kernel_offsets(kernel)]
+
+    def channels(start, stop):
+        dcols = xp.matmul(w_t[start * taps:stop * taps], dy_rows)
+        dcols = dcols.reshape((stop - start,) + kernel + out_size + (n,))
+        target = dx_pad[start:stop]
+        for offset, where in offsets:
+            target[where] += dcols[(slice(None),) + offset]
+
+    run_split(channels, c, threads)
+    # crop the padding, then (C, *S, N) -> (N, C, *S)
+    dx = dx_pad[(slice(None),) + tuple(
+        slice(p, p + size) for p, size in zip(pad, spatial))]
+    return xp.ascontiguousarray(xp.moveaxis(dx, -1, 0))
