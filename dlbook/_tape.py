@@ -221,7 +221,10 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
         if head._node is not None and head._node.freed:
             raise DLBookError(_NOT_IN_GRAPH)
         if hg is None:
-            raw = head._ctx.xp.ones_like(head._data)
+            # ones(shape, dtype): ones_like's values without its Python
+            # wrapper (every backward() of a loss starts here)
+            data = head._data
+            raw = head._ctx.xp.ones(data.shape, dtype=data.dtype)
         else:
             if hg.shape != head.shape:
                 raise DLBookError(f'head gradient of shape {hg.shape} does '
