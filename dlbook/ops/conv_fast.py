@@ -60,8 +60,8 @@ def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
 
 
 def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
-    """The windows as a zero-copy ``(N, C, *K, *O)`` view: rows (c, k),
-    columns o, once reshaped (a copy)."""
+    """The windows as a zero-copy ``(N, C, *K, *O)`` view; reshaping it
+    to ``(N, G, Cg*K, P)`` (rows (c, k), columns o) is the im2col copy."""
     nd = len(kernel)
     windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
     # (N, C, *O, *K) -> (N, C, *K, *O)
