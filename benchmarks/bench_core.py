@@ -1,8 +1,13 @@
 """Eager per-operator overhead and a large matrix product.
 
-1. 10,000 ``a + b`` on 16x16 float32 arrays: dlbook eager, dlbook under
-   ``autograd.record()`` + ``backward()`` each step, NumPy, PyTorch
-   (plain, and with ``requires_grad`` + ``backward()``).
+1. ``a + b`` on 16x16 float32 arrays: dlbook eager, dlbook under
+   ``autograd.record()`` (forward only, and + ``backward()`` each step),
+   a chain ``c = c + b`` 10,000 deep recorded and then one ``backward()``
+   through all of it, NumPy, and PyTorch doing the same (plain,
+   ``requires_grad`` forward, + ``backward()``, the chain).  The
+   candidates take turns (the machine may be shared); medians of the
+   rounds, CPU time of the process, PyTorch on 1 thread like NumPy's
+   small adds; the load average is recorded.
 2. ``nd.dot`` of two 1024x1024 float32 matrices vs ``numpy.dot`` (and
    ``torch.mm``).
 
@@ -11,6 +16,7 @@ Run: ``python benchmarks/bench_core.py`` (writes benchmarks/RESULTS.md).
 
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -23,6 +29,25 @@ from benchmarks.common import (best_of, fmt_ms, fmt_us, table,  # noqa
                                try_torch, write_section)
 
 N_OPS = 10_000
+ROUNDS = 7
+
+
+def load():
+    return ' '.join(open('/proc/loadavg').read().split()[:3])
+
+
+def interleaved_medians(loops, rounds=ROUNDS):
+    """Median CPU time per operation of each loop (``N_OPS`` operations a
+    call), the loops taking turns."""
+    times = {key: [] for key in loops}
+    for loop in loops.values():
+        loop()                                       # warm up
+    for _ in range(rounds):
+        for key, loop in loops.items():
+            start = time.process_time()
+            loop()
+            times[key].append((time.process_time() - start) / N_OPS)
+    return {key: float(np.median(t)) for key, t in times.items()}
 
 
 def per_op_overhead():
@@ -30,7 +55,6 @@ def per_op_overhead():
     a_np = rng.rand(16, 16).astype(np.float32)
     b_np = rng.rand(16, 16).astype(np.float32)
     a, b = nd.array(a_np), nd.array(b_np)
-    rows = []
 
     def loop_numpy():
         for _ in range(N_OPS):
@@ -55,12 +79,21 @@ def per_op_overhead():
             for _ in range(N_OPS):
                 a_var + b_var
 
-    results = {'numpy': best_of(loop_numpy, 3) / N_OPS,
-               'eager': best_of(loop_eager, 3) / N_OPS,
-               'recorded_fwd': best_of(loop_recorded_forward, 3) / N_OPS,
-               'recorded': best_of(loop_recorded, 3) / N_OPS}
+    def chain():
+        with autograd.record():
+            c = a_var
+            for _ in range(N_OPS):
+                c = c + b_var
+        c.backward()
+
+    loops = {'numpy': loop_numpy, 'eager': loop_eager,
+             'recorded_fwd': loop_recorded_forward,
+             'recorded': loop_recorded, 'chain': chain}
     torch = try_torch()
+    threads = None
     if torch is not None:
+        threads = torch.get_num_threads()     # restored for the dot below
+        torch.set_num_threads(1)
         ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
         ta_g = ta.clone().requires_grad_()
         tb_g = tb.clone().requires_grad_()
@@ -79,20 +112,76 @@ def per_op_overhead():
                 c = ta_g + tb_g
                 c.backward(ones)
 
-        results['torch'] = best_of(torch_plain, 3) / N_OPS
-        results['torch_fwd'] = best_of(torch_grad_forward, 3) / N_OPS
-        results['torch_grad'] = best_of(torch_grad, 3) / N_OPS
+        def torch_chain():
+            c = ta_g
+            for _ in range(N_OPS):
+                c = c + tb_g
+            c.backward(ones)
+
+        loops.update(torch=torch_plain, torch_fwd=torch_grad_forward,
+                     torch_grad=torch_grad, torch_chain=torch_chain)
+    before = load()
+    results = interleaved_medians(loops)
+    after = load()
+    if threads is not None:
+        torch.set_num_threads(threads)
 
     def cell(key):
         return fmt_us(results[key]) if key in results else 'n/a'
 
-    rows.append(('`a + b`, no gradient', cell('eager'), cell('numpy'),
-                 cell('torch')))
-    rows.append(('`a + b` recorded (forward only)', cell('recorded_fwd'),
-                 '–', cell('torch_fwd')))
-    rows.append(('`a + b` recorded + `backward()` per step',
-                 cell('recorded'), '–', cell('torch_grad')))
-    return rows
+    def ratio(key, ref):
+        if ref not in results:
+            return '–'
+        return f'{results[key] / results[ref]:.2f}×'
+
+    rows = [('`a + b`, no gradient', cell('eager'), cell('numpy'),
+             cell('torch'), ratio('eager', 'torch')),
+            ('`a + b` recorded (forward only)', cell('recorded_fwd'), '–',
+             cell('torch_fwd'), ratio('recorded_fwd', 'torch_fwd')),
+            ('`a + b` recorded + `backward()` per step', cell('recorded'),
+             '–', cell('torch_grad'), ratio('recorded', 'torch_grad')),
+            (f'chain `c = c + b` {N_OPS:,} deep + one `backward()`, per '
+             f'op', cell('chain'), '–', cell('torch_chain'),
+             ratio('chain', 'torch_chain'))]
+    rows.append(('the same chain, in a process without PyTorch imported '
+                 '(fewer objects for the garbage collector to traverse)',
+                 fmt_us(chain_alone()), '–', '–', '–'))
+    return rows, before, after
+
+
+CHAIN_ALONE = f"""
+import sys, time
+sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))!r})
+import numpy as np
+from dlbook import autograd, nd
+rng = np.random.RandomState(0)
+a = nd.array(rng.rand(16, 16).astype(np.float32))
+b = nd.array(rng.rand(16, 16).astype(np.float32))
+a.attach_grad()
+b.attach_grad()
+times = []
+for _ in range({ROUNDS + 1}):
+    start = time.process_time()
+    with autograd.record():
+        c = a
+        for _ in range({N_OPS}):
+            c = c + b
+    c.backward()
+    times.append((time.process_time() - start) / {N_OPS})
+print(float(np.median(times[1:])))
+"""
+
+
+def chain_alone():
+    """The recorded chain + backward per op, in a fresh process that has
+    not imported PyTorch: recording creates a few Python objects per
+    operator, and the garbage collector's full passes also traverse every
+    object of the process (PyTorch's among them)."""
+    import subprocess
+    out = subprocess.run([sys.executable, '-c', CHAIN_ALONE], check=True,
+                         capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
 
 
 def big_dot():
@@ -115,10 +204,14 @@ def big_dot():
 
 def main():
     mx.random.seed(0)
-    rows = per_op_overhead()
-    body = ('Per-operation time (lower is better), best of 3 runs of '
-            f'{N_OPS:,} operations on 16×16 float32:\n\n' +
-            table(('operation', 'dlbook', 'NumPy', 'PyTorch CPU'), rows))
+    rows, before, after = per_op_overhead()
+    body = ('Per-operation time (lower is better) on 16×16 float32: CPU '
+            f'time of the process, median of {ROUNDS} rounds of {N_OPS:,} '
+            'operations, the candidates taking turns; PyTorch on 1 '
+            f'thread; load average before {before}, after {after} (2 '
+            'cores shared with other jobs):\n\n' +
+            table(('operation', 'dlbook', 'NumPy', 'PyTorch CPU',
+                   'dlbook / PyTorch'), rows))
     dot_row = big_dot()
     body += '\n\nLarge matrix product (best of 7):\n\n' + table(
         ('operation', 'dlbook', 'NumPy', 'PyTorch CPU', 'dlbook / NumPy'),

@@ -200,15 +200,22 @@ def memory_plan(batch=64):
              f'{predict_peak / predict_total:.0%}')]
 
 
+def load():
+    return ' '.join(open('/proc/loadavg').read().split()[:3])
+
+
 def main():
+    before = load()
     rows = step_times()
     network = network_times()
+    after = load()
     memory = memory_plan()
     body = (
         f'Time per training step (forward, softmax cross-entropy, '
         f'backward, SGD `trainer.step`): CPU time of the process, best of '
         f'{REPEAT} runs of {STEPS} steps, the candidates taking turns (the '
-        f'machine is shared); NumPy (OpenBLAS) and PyTorch on 1 thread:\n\n' +
+        f'machine is shared: load average before {before}, after {after}); '
+        f'NumPy (OpenBLAS) and PyTorch on 1 thread:\n\n' +
         table(('MLP', 'batch', 'dlbook eager', 'dlbook hybridized net',
                'net + loss hybridized', 'speed-up (net)',
                'speed-up (net + loss)', 'PyTorch eager'), rows) +

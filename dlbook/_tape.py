@@ -133,30 +133,50 @@ def _topological_order(heads, freed_error=_NOT_IN_GRAPH,
     def ordered(items):
         return reversed(items) if left_to_right else items
 
+    # The stack holds nodes to expand and, as ``(node,)``, nodes whose
+    # inputs are all placed (a one-tuple is cheaper than a flag per entry).
     order, seen = [], set()
-    stack = [(x._node, False) for x in ordered(heads)
-             if x._node is not None]
+    append = order.append
+    stack = [x._node for x in ordered(heads) if x._node is not None]
+    push = stack.append
     while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
+        node = stack.pop()
+        if type(node) is tuple:
+            append(node[0])
             continue
-        if id(node) in seen:
+        key = id(node)
+        if key in seen:
             continue
         if node.freed:
             raise DLBookError(freed_error)
-        seen.add(id(node))
-        stack.append((node, True))
+        seen.add(key)
+        push((node,))
         for x in ordered(node.inputs):
-            if x._node is not None and id(x._node) not in seen:
-                stack.append((x._node, False))
+            child = x._node
+            if child is not None and id(child) not in seen:
+                push(child)
     return order
+
+
+#: Raw array types seen without ``is_row_sparse`` (numpy.ndarray, cupy's):
+#: one set look-up instead of a failing ``getattr`` per gradient.
+_DENSE_TYPES = set()
+
+
+def _is_row_sparse(g):
+    kind = type(g)
+    if kind in _DENSE_TYPES:
+        return False
+    if getattr(g, 'is_row_sparse', False):
+        return True
+    _DENSE_TYPES.add(kind)
+    return False
 
 
 def _add(acc, g):
     if acc is None:
         return g
-    if getattr(g, 'is_row_sparse', False):     # RowSparse + dense: its rule
+    if _is_row_sparse(g):                      # RowSparse + dense: its rule
         return g + acc
     return acc + g
 
@@ -180,12 +200,17 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
     def route(x, g):
         node = x._node
         if node is not None:
-            if getattr(g, 'is_row_sparse', False):
+            if type(g) not in _DENSE_TYPES and _is_row_sparse(g):
                 g = g.todense()     # row-sparse gradients only reach leaves
-            slots = node_grads.get(id(node))
+            key = id(node)
+            slots = node_grads.get(key)
             if slots is None:
-                slots = node_grads[id(node)] = [None] * _num_outputs(node)
-            slots[x._out_index] = _add(slots[x._out_index], g)
+                if node.out_meta is None:      # one output: the common case
+                    node_grads[key] = [g]
+                    return
+                slots = node_grads[key] = [None] * len(node.out_meta)
+            index = x._out_index
+            slots[index] = _add(slots[index], g)
         elif x._grad_req is not None or id(x) in captured:
             entry = leaf_grads.setdefault(id(x), [x, None])
             entry[1] = _add(entry[1], g)
@@ -196,7 +221,10 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
         if head._node is not None and head._node.freed:
             raise DLBookError(_NOT_IN_GRAPH)
         if hg is None:
-            raw = head._ctx.xp.ones_like(head._data)
+            # ones(shape, dtype): ones_like's values without its Python
+            # wrapper (every backward() of a loss starts here)
+            data = head._data
+            raw = head._ctx.xp.ones(data.shape, dtype=data.dtype)
         else:
             if hg.shape != head.shape:
                 raise DLBookError(f'head gradient of shape {hg.shape} does '
@@ -205,39 +233,46 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
         route(head, raw)
 
     order = _topological_order(heads)
+    clock = _write_clock.NOW
+    pop = node_grads.pop
     for node in reversed(order):
-        dys = node_grads.pop(id(node), None)
+        dys = pop(id(node), None)
         if dys is None:
             continue
-        if any(dy is None for dy in dys):
+        if node.out_meta is not None and any(dy is None for dy in dys):
             xp = node.ctx.xp
             dys = [xp.zeros(shape, dtype) if dy is None else dy
                    for dy, (shape, dtype) in zip(dys, node.out_meta)]
-        for x in captured.values():
-            if x._node is node:
-                results[id(x)] = (x, dys[x._out_index])
-        if node.recorded_at is not None and \
-                _write_clock.NOW[0] > node.recorded_at:
+        if captured:
+            for x in captured.values():
+                if x._node is node:
+                    results[id(x)] = (x, dys[x._out_index])
+        recorded_at = node.recorded_at
+        if recorded_at is not None and clock[0] > recorded_at:
             _check_writes(node)
+        op = node.op
+        inputs = node.inputs
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
-        node.op.needs_input_grad = tuple(
+        op.needs_input_grad = tuple([
             x._node is not None or x._grad_req is not None
-            for x in node.inputs)
-        node.op.row_sparse_grad = True   # the tape accepts RowSparse grads
+            for x in inputs])
+        op.row_sparse_grad = True        # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:                  # mx.profiler running
-            grads = _profile.run('_backward_' + node.op.name.lstrip('_'),
-                                 'imperative', ctx, node.op.backward,
+            grads = _profile.run('_backward_' + op.name.lstrip('_'),
+                                 'imperative', ctx, op.backward,
                                  ctx._xp, dys, ctx._switch)
         elif ctx._switch is None:        # no device switch needed (CPU)
-            grads = node.op.backward(ctx._xp, *dys)
+            grads = op.backward(ctx._xp, *dys)
         else:
             with ctx._switch:
-                grads = node.op.backward(ctx._xp, *dys)
+                grads = op.backward(ctx._xp, *dys)
         if not isinstance(grads, (tuple, list)):
-            grads = (grads,)
-        for x, g in zip(node.inputs, grads):
+            if grads is not None:
+                route(inputs[0], grads)
+            continue
+        for x, g in zip(inputs, grads):
             if g is not None:
                 route(x, g)
     if not retain_graph:

@@ -71,3 +71,54 @@ def test_import_dlbook_does_not_load_threadpoolctl():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True,
                          text=True, check=True)
     assert out.stdout.strip() == 'False'
+
+
+@pytest.mark.parametrize('op, shapes', [
+    ('dot', [(512, 512), (512, 512)]),
+    ('batch_dot', [(2, 512, 512), (2, 512, 512)]),
+])
+def test_dot_and_batch_dot_follow_the_policy(fresh, monkeypatch, op, shapes):
+    """A large product gets DLBOOK_NUM_THREADS threads, a small one 1,
+    forward and backward alike."""
+    from dlbook import autograd, nd
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
+    rng = np.random.RandomState(0)
+    big = [nd.array(rng.rand(*s)) for s in shapes]
+    small = [nd.array(rng.rand(*(s[:-2] + (4, 4)))) for s in shapes]
+    for x in big + small:
+        x.attach_grad()
+    with autograd.record():
+        y = getattr(nd, op)(*small)
+    assert set(blas_threads_now()) == {1}
+    with autograd.record():
+        y = getattr(nd, op)(*big)
+    assert set(blas_threads_now()) == {2}
+    blas_threads.for_gemm(np, 4, 4, 4)
+    y.backward()
+    assert set(blas_threads_now()) == {2}
+
+
+def _ranges(start, stop):
+    return start, stop
+
+
+def _split_in_child():
+    return blas_threads.run_split(_ranges, 5, 2)
+
+
+def test_run_split_covers_the_range_in_order():
+    assert blas_threads.run_split(_ranges, 5, 2) == [(0, 2), (2, 5)]
+    assert blas_threads.run_split(_ranges, 2, 3) == [(0, 1), (1, 2)]
+    assert blas_threads.run_split(_ranges, 5, 1) == [(0, 5)]
+
+
+@pytest.mark.skipif(not hasattr(__import__('os'), 'fork'),
+                    reason='needs fork')
+def test_run_split_in_a_forked_child():
+    """A child process forked after the pool started gets its own pool
+    (the inherited one has no threads: its work would never run)."""
+    import multiprocessing
+    blas_threads.run_split(_ranges, 4, 2)            # the parent's pool
+    with multiprocessing.get_context('fork').Pool(1) as pool:
+        result = pool.apply_async(_split_in_child).get(timeout=60)
+    assert result == [(0, 2), (2, 5)]

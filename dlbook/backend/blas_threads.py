@@ -25,7 +25,7 @@ CuPy arrays are not affected.  :func:`info` says what was chosen.
 import os
 
 __all__ = ['for_gemm', 'use_single_thread', 'default_threads', 'info',
-           'SMALL_GEMM']
+           'split_threads', 'run_split', 'SMALL_GEMM']
 
 #: Matrix products with fewer multiply-adds (m * n * k) run on one thread.
 SMALL_GEMM = 1 << 24          # e.g. 256 x 256 x 256
@@ -94,6 +94,50 @@ def for_gemm(xp, m, n, k):
         _set(1)
     else:
         _set(default_threads())
+
+
+def split_threads(xp, work):
+    """How many Python threads should share a batch of ``work``
+    multiply-adds made of many small products (a convolution's per-image
+    matrix products, each too small for BLAS's own threads).
+
+    The same policy as :func:`for_gemm`: one thread for small work, in
+    DataLoader workers and for arrays other than NumPy's, else
+    :func:`default_threads`.  When it returns more than 1, BLAS is set to
+    one thread, so the threads never oversubscribe the cores.
+    """
+    if getattr(xp, '__name__', '') != 'numpy' or _STATE['single'] or \
+            work < SMALL_GEMM:
+        return 1
+    threads = default_threads()
+    if threads > 1:
+        _set(1)
+    return threads
+
+
+_POOL = {'pool': None, 'size': 0, 'pid': None}
+
+
+def run_split(fn, n, threads):
+    """Call ``fn(start, stop)`` on ``threads`` consecutive ranges covering
+    ``range(n)``, at once on a thread pool (NumPy and BLAS release the
+    GIL while they compute); return the results in range order."""
+    bounds = [n * i // threads for i in range(threads + 1)]
+    ranges = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+    if len(ranges) < 2:
+        return [fn(a, b) for a, b in ranges]
+    # a forked child inherits the pool but not its threads: make its own
+    if _POOL['pool'] is None or _POOL['size'] < len(ranges) - 1 or \
+            _POOL['pid'] != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor
+        if _POOL['pool'] is not None and _POOL['pid'] == os.getpid():
+            _POOL['pool'].shutdown(wait=False)
+        _POOL.update(pool=ThreadPoolExecutor(len(ranges) - 1,
+                                             thread_name_prefix='dlbook'),
+                     size=len(ranges) - 1, pid=os.getpid())
+    futures = [_POOL['pool'].submit(fn, a, b) for a, b in ranges[1:]]
+    first = fn(*ranges[0])           # this thread takes the first range
+    return [first] + [f.result() for f in futures]
 
 
 def use_single_thread():

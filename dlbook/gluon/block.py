@@ -434,6 +434,14 @@ class HybridBlock(Block):
         graph) or Symbol (build a graph)."""
         first = _first_array(x, args)
         if isinstance(first, NDArray):
+            graph = self._cached_graph
+            if self._active and getattr(graph, '_ready', False):
+                # a traced graph with every parameter ready: it runs on its
+                # inputs' device and needs no default context (the common
+                # call of a hybridized block, so kept short)
+                cached = self._call_cached_op(x, *args)
+                if cached is not NotImplemented:
+                    return cached
             ctx = first.context
             with ctx:
                 if self._active:

@@ -197,17 +197,29 @@ class _GraphOp:
         self.saved = None
         # set by autograd before backward: which inputs want a gradient
         self.needs_input_grad = None
+        # the device's generator is looked up only for a graph that samples
+        needs_rng = program.__dict__.get('_needs_rng')
+        if needs_rng is None:
+            needs_rng = program._needs_rng = any(
+                step.needs_rng for step in program.steps)
+        self.needs_rng = needs_rng
 
     def out_context(self, ctx):
         return ctx
 
     def forward(self, xp, *raws):
-        ctx = self.program.ctx
-        outs, self.saved = self.program.forward(
-            [(r, ctx) for r in raws], self.is_train, rng=self.rng,
-            keep=self.keep)
-        result = [raw for raw, _ in outs]
-        if not self.program.steps or len(result) > 1:
+        program = self.program
+        ctx = program.ctx
+        if program.can_run_local(ctx):
+            # raw arrays straight through, no (array, context) pairs
+            result, self.saved = program.run_local(
+                raws, self.is_train, rng=self.rng, keep=self.keep)
+        else:
+            outs, self.saved = program.forward(
+                [(r, ctx) for r in raws], self.is_train, rng=self.rng,
+                keep=self.keep)
+            result = [raw for raw, _ in outs]
+        if not program.steps or len(result) > 1:
             # an output that is an input (``return x``) is a new array
             given = {id(r) for r in raws}
             result = [r.copy() if id(r) in given else r for r in result]
@@ -254,19 +266,22 @@ def run_graph(block, graph, args):
             raise DLBookError('a hybridized block takes NDArray inputs '
                               '(or Symbols, to build a graph)')
     ctx = flat[0]._ctx
-    graph.finish_deferred_init(flat)
+    if not graph._ready:
+        graph.finish_deferred_init(flat)
     program, sources = graph.program(ctx)
     inputs = []
+    append = inputs.append
     for s in sources:
         if type(s) is int:
-            inputs.append(flat[s])
+            append(flat[s])
         elif isinstance(s, NDArray):       # a constant of a traced forward
-            inputs.append(s)
+            append(s)
         else:
             # the parameter's current array on ctx (re-read every call:
             # set_data, load_parameters or reset_ctx may replace it)
-            arr = s._data.get(ctx) if s._data is not None else None
-            inputs.append(arr if arr is not None else s.data(ctx))
+            data = s._data
+            arr = data.get(ctx) if data is not None else None
+            append(arr if arr is not None else s.data(ctx))
     # keep the graph's intermediate arrays only when backward can come
     keep = False
     if _state.recording:

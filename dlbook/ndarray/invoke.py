@@ -111,28 +111,37 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
     NDArray or list of NDArray
     """
     # This function runs for every operation, so the common case (plain
-    # NDArrays on one device) is checked first, cheaply; anything else
-    # takes the careful path in _check_inputs.
-    if inputs:
-        cls = type(inputs[0])
-        ctx = inputs[0]._ctx if cls in DENSE_CLASSES else None
+    # NDArrays on one device, one output, nothing recorded) is checked
+    # first, cheaply, with few attribute reads and no temporary lists;
+    # anything else takes the careful path in _check_inputs.
+    n_in = len(inputs)
+    if n_in:
+        first = inputs[0]
+        cls = type(first)
+        ctx = first._ctx if cls in DENSE_CLASSES else None
         for x in inputs:
             if type(x) is not cls or x._ctx is not ctx:
                 ctx, inputs = _check_inputs(op, inputs)
+                first = inputs[0]
                 if out_cls is None:
                     out_cls = _output_class(inputs)
                 break
         else:
             if out_cls is None:
                 out_cls = cls
-            if op.same_dtype and len(inputs) > 1:
-                _check_same_dtype(op, inputs)
+            if op.same_dtype and n_in > 1:
+                if n_in == 2:
+                    if first._data.dtype != inputs[1]._data.dtype:
+                        _check_same_dtype(op, inputs)
+                else:
+                    _check_same_dtype(op, inputs)
     else:
         if ctx is None:
             ctx = current_context()
         if out_cls is None:
             out_cls = NDArray
-    op.is_train = _state.training
+    state = _state
+    op.is_train = state.training
     if op.needs_rng:
         op.rng = ctx.backend.rng(ctx.device_id)
     xp = ctx._xp or ctx.xp
@@ -141,7 +150,12 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
             result = _profile.run(op.name, 'imperative', ctx, op.forward, xp,
                                   [x._data for x in inputs], ctx._switch)
         elif ctx._switch is None:       # no device switch needed (CPU)
-            result = op.forward(xp, *[x._data for x in inputs])
+            if n_in == 2:
+                result = op.forward(xp, first._data, inputs[1]._data)
+            elif n_in == 1:
+                result = op.forward(xp, first._data)
+            else:
+                result = op.forward(xp, *[x._data for x in inputs])
         else:
             with ctx._switch:
                 result = op.forward(xp, *[x._data for x in inputs])
@@ -158,30 +172,38 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         if out_cls is not NDArray:
             for o in outputs:
                 o.__class__ = out_cls
+        single = None
     else:
-        output = _new(out_cls)
-        output._data = result
-        output._ctx = out_ctx
-        outputs, meta = (output,), None
+        single = _new(out_cls)
+        single._data = result
+        single._ctx = out_ctx
+        meta = None
 
-    if _state.recording and op.differentiable:
+    if state.recording and op.differentiable:
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
-                node = _Node(op, tuple(inputs), ctx, meta,
-                             _write_clock.NOW[0])
-                for i, o in enumerate(outputs):
-                    o._node = node
-                    o._out_index = i
+                if type(inputs) is not tuple:
+                    inputs = tuple(inputs)
+                node = _Node(op, inputs, ctx, meta, _write_clock.NOW[0])
+                if single is not None:     # _out_index: 0 by default
+                    single._node = node
+                else:
+                    for i, o in enumerate(outputs):
+                        o._node = node
+                        o._out_index = i
                 used_by = _weakref(node)    # for autograd.check_write
                 for x in inputs:
                     x._used_by = used_by
                 break
 
-    if TRACER is not None:
-        TRACER.record(op, inputs, outputs, out)
-    if out is not None:
-        targets = out if isinstance(out, (tuple, list)) else [out]
-        for target, o in zip(targets, outputs):
-            target._assign(o)
-        return out
-    return outputs if meta is not None else outputs[0]
+    if TRACER is not None or out is not None:
+        if single is not None:
+            outputs = (single,)
+        if TRACER is not None:
+            TRACER.record(op, inputs, outputs, out)
+        if out is not None:
+            targets = out if isinstance(out, (tuple, list)) else [out]
+            for target, o in zip(targets, outputs):
+                target._assign(o)
+            return out
+    return outputs if single is None else single

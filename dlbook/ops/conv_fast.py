@@ -20,12 +20,17 @@ row (contiguous in the input when ``stride == 1``).
   reference layout (batch axis last, long contiguous runs) adds faster,
   and is used instead.
 
+The per-image products are each too small for BLAS's own threads, so on
+NumPy a large batch is split into ranges of images computed at once on
+a few Python threads (``blas_threads.split_threads``: the thread policy
+of ``DLBOOK_NUM_THREADS``; NumPy and BLAS release the GIL).
+
 Every routine takes the array module ``xp`` (NumPy or CuPy).
 """
 
 from math import prod
 
-from ..backend.blas_threads import for_gemm
+from ..backend.blas_threads import for_gemm, split_threads, run_split
 from .windows import sliding_windows, window_slices, kernel_offsets
 
 __all__ = ['im2col_batched', 'conv_forward', 'weight_grad',
@@ -50,26 +55,47 @@ def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
     ``cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*s + k*d]``.
     """
     n, c = x_pad.shape[:2]
+    return _window_rows(xp, x_pad, kernel, stride, dilate, out_size).reshape(
+        n, groups, (c // groups) * prod(kernel), prod(out_size))
+
+
+def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
+    """The windows as a zero-copy ``(N, C, *K, *O)`` view; reshaping it
+    to ``(N, G, Cg*K, P)`` (rows (c, k), columns o) is the im2col copy."""
     nd = len(kernel)
     windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
-    # (N, C, *O, *K) -> (N, C, *K, *O): rows (c, k), columns o.
-    order = ((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
-             + tuple(range(2, 2 + nd)))
-    return windows.transpose(order).reshape(
-        n, groups, (c // groups) * prod(kernel), prod(out_size))
+    # (N, C, *O, *K) -> (N, C, *K, *O)
+    return windows.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
+                             + tuple(range(2, 2 + nd)))
 
 
 def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
     """Convolution without bias: ``(y, cols)``, ``y`` C-contiguous
     ``(N, F, *out_size)``."""
     kernel = tuple(weight.shape[2:])
-    cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
-                          groups)
     w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
-    for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
-    y = xp.matmul(w_mat, cols)                    # (N, G, Fg, P)
-    return y.reshape((x_pad.shape[0], weight.shape[0]) + tuple(out_size)), \
-        cols
+    n = x_pad.shape[0]
+    positions = prod(out_size)
+    threads = split_threads(xp, w_mat.size * positions * n)
+    if threads > 1:
+        # each thread copies its images' windows, then multiplies them
+        rows = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
+        cols = xp.empty((n, groups, w_mat.shape[2], positions),
+                        dtype=x_pad.dtype)
+        cols_nd = cols.reshape(rows.shape)                # a view
+        y = xp.empty((n,) + w_mat.shape[:2] + (positions,),
+                     dtype=xp.result_type(w_mat, cols))
+
+        def part(start, stop):
+            cols_nd[start:stop] = rows[start:stop]
+            xp.matmul(w_mat, cols[start:stop], out=y[start:stop])
+        run_split(part, n, threads)
+    else:
+        cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
+                              groups)
+        for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
+        y = xp.matmul(w_mat, cols)                # (N, G, Fg, P)
+    return y.reshape((n, weight.shape[0]) + tuple(out_size)), cols
 
 
 def weight_grad_channels_last(xp, x_pad, dy, w_shape, stride, dilate):
@@ -115,15 +141,27 @@ def weight_grad(xp, cols, dy, w_shape, groups):
     cols_t = cols.transpose(0, 1, 3, 2)                  # (N, G, P, CgK)
     per_image = f * cols.shape[2] * dy.itemsize
     chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
-    for_gemm(xp, dy_rows.shape[2], cols.shape[2], dy_rows.shape[3])
-    dw = None
-    for start in range(0, n, chunk):
-        part = xp.matmul(dy_rows[start:start + chunk],
-                         cols_t[start:start + chunk]).sum(axis=0)
-        if dw is None:
-            dw = part
-        else:
-            dw += part
+    threads = split_threads(xp, f * cols.shape[2] * cols.shape[3] * n)
+    if threads == 1:
+        for_gemm(xp, dy_rows.shape[2], cols.shape[2], dy_rows.shape[3])
+
+    def summed(begin, end):
+        """The sum over images begin..end-1, in chunks of ``chunk``."""
+        dw = None
+        for start in range(begin, end, chunk):
+            stop = min(start + chunk, end)
+            part = xp.matmul(dy_rows[start:stop],
+                             cols_t[start:stop]).sum(axis=0)
+            if dw is None:
+                dw = part
+            else:
+                dw += part
+        return dw
+
+    parts = run_split(summed, n, threads)
+    dw = parts[0]
+    for part in parts[1:]:
+        dw += part
     return dw.reshape(w_shape)
 
 
@@ -133,10 +171,16 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
 
     ``reference`` is the reference routine (``conv.conv_data_grad``),
     used when output rows are shorter than
-    :data:`MIN_ROW_FOR_BATCHED_COL2IM`.
+    :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges of channels
+    when the work is large, :func:`_data_grad_by_channels`).
     """
     out_size = tuple(dy.shape[2:])
     if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
+        threads = 1 if groups > 1 else split_threads(
+            xp, w.size * prod(out_size) * dy.shape[0])
+        if threads > 1:
+            return _data_grad_by_channels(xp, dy, w, stride, dilate, pad,
+                                          data_shape, threads)
         return reference(xp, dy, w, stride, dilate, pad, data_shape,
                          groups)
     n, f = dy.shape[:2]
@@ -144,15 +188,60 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
     c = data_shape[1]
     spatial = tuple(data_shape[2:])
     w_t = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
-    for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
-    dcols = xp.matmul(w_t, dy.reshape(n, groups, f // groups, -1))
-    dcols = dcols.reshape((n, c) + kernel + out_size)  # (N, C, *K, *O)
+    dy_rows = dy.reshape(n, groups, f // groups, -1)
     padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
-    dx_pad = xp.zeros((n, c) + padded, dtype=dcols.dtype)
-    for offset in kernel_offsets(kernel):
-        where = window_slices(offset, stride, dilate, out_size)
-        dx_pad[where] += dcols[(slice(None), slice(None)) + offset]
+    dx_pad = xp.zeros((n, c) + padded, dtype=xp.result_type(w_t, dy_rows))
+    offsets = [(offset, window_slices(offset, stride, dilate, out_size))
+               for offset in kernel_offsets(kernel)]
+    threads = split_threads(xp, w.size * prod(out_size) * n)
+    if threads == 1:
+        for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
+
+    def images(start, stop):
+        """col2im of images start..stop-1 into their part of dx_pad."""
+        dcols = xp.matmul(w_t, dy_rows[start:stop])
+        dcols = dcols.reshape((stop - start, c) + kernel + out_size)
+        target = dx_pad[start:stop]                  # (n, C, *padded)
+        for offset, where in offsets:
+            target[where] += dcols[(slice(None), slice(None)) + offset]
+
+    run_split(images, n, threads)
     if not any(pad):
         return dx_pad
     return xp.ascontiguousarray(dx_pad[(slice(None), slice(None)) + tuple(
         slice(p, p + size) for p, size in zip(pad, spatial))])
+
+
+def _data_grad_by_channels(xp, dy, w, stride, dilate, pad, data_shape,
+                           threads):
+    """The reference col2im (batch axis last, long runs for short output
+    rows; one group) with the input channels split into ``threads``
+    ranges: each range's rows of ``dcols`` and its slice-adds are
+    independent of the others'."""
+    n, f = dy.shape[:2]
+    out_size = tuple(dy.shape[2:])
+    kernel = tuple(w.shape[2:])
+    taps = prod(kernel)
+    c = data_shape[1]
+    spatial = tuple(data_shape[2:])
+    # (N, F, *O) -> (F, P*N): rows f, columns (o, n)
+    dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 0, -1)).reshape(f, -1)
+    w_t = xp.ascontiguousarray(w.reshape(f, -1).T)       # rows (c, k)
+    padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
+    dx_pad = xp.zeros((c,) + padded + (n,), dtype=xp.result_type(w_t, dy))
+    offsets = [(offset, window_slices(offset, stride, dilate, out_size,
+                                      lead=1))
+               for offset in kernel_offsets(kernel)]
+
+    def channels(start, stop):
+        dcols = xp.matmul(w_t[start * taps:stop * taps], dy_rows)
+        dcols = dcols.reshape((stop - start,) + kernel + out_size + (n,))
+        target = dx_pad[start:stop]
+        for offset, where in offsets:
+            target[where] += dcols[(slice(None),) + offset]
+
+    run_split(channels, c, threads)
+    # crop the padding, then (C, *S, N) -> (N, C, *S)
+    dx = dx_pad[(slice(None),) + tuple(
+        slice(p, p + size) for p, size in zip(pad, spatial))]
+    return xp.ascontiguousarray(xp.moveaxis(dx, -1, 0))

@@ -29,6 +29,14 @@ def _as_int(xp, indices):
 
 def take_along(xp, x, idx, axis):
     """``x`` read at ``idx`` along ``axis`` (``numpy.take_along_axis``)."""
+    if axis == x.ndim - 1 and x.size and idx.shape[:-1] == x.shape[:-1]:
+        # the last axis (a loss's pick): one fancy index on the rows, much
+        # cheaper than take_along_axis's general index construction
+        n, k = x.shape[-1], idx.shape[-1]
+        lanes = x.size // n
+        rows = xp.arange(lanes).reshape(lanes, 1)
+        return x.reshape(lanes, n)[rows, idx.reshape(lanes, k)].reshape(
+            idx.shape)
     return xp.take_along_axis(x, idx, axis=axis)
 
 
@@ -40,21 +48,27 @@ def scatter_along(xp, shape, dtype, idx, values, axis):
     into one row, so a plain fancy assignment does the scatter on both
     NumPy and CuPy.
     """
-    idx = xp.moveaxis(idx, axis, -1)
-    values = xp.moveaxis(values, axis, -1)
+    last = axis == len(shape) - 1
+    if not last:
+        idx = xp.moveaxis(idx, axis, -1)
+        values = xp.moveaxis(values, axis, -1)
     lane_shape, k = idx.shape[:-1], idx.shape[-1]
     lanes, n = math.prod(lane_shape), shape[axis]
     out = xp.zeros((lanes, n), dtype=dtype)
     rows = xp.arange(lanes).reshape(lanes, 1)
     out[rows, idx.reshape(lanes, k)] = values.reshape(lanes, k)
-    out = xp.moveaxis(out.reshape(lane_shape + (n,)), -1, axis)
-    return xp.ascontiguousarray(out)
+    out = out.reshape(lane_shape + (n,))
+    if last:                  # already in place and contiguous
+        return out
+    return xp.ascontiguousarray(xp.moveaxis(out, -1, axis))
 
 
 def _fix_indices(xp, idx, size, mode, op_name, shape):
     """Apply MXNet's out-of-range ``mode``: clip, wrap or raise."""
     if mode == 'clip':
-        return xp.clip(idx, 0, size - 1)
+        # two ufuncs: the same integers as xp.clip, without its Python
+        # wrapper (a loss's pick clips its labels every step)
+        return xp.minimum(xp.maximum(idx, 0), size - 1)
     if mode == 'wrap':
         return idx % size
     if mode == 'raise':

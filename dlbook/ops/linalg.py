@@ -7,6 +7,7 @@ plus bookkeeping for ``transpose_a``/``transpose_b`` and batch axes.
 opposite (src/operator/tensor/diag_op-inl.h).
 """
 
+from ..backend.blas_threads import for_gemm
 from ..base import DLBookError
 from .op import Op, register, normalize_axis
 
@@ -36,10 +37,13 @@ class Dot(Op):
                 f'transpose_b={self.attrs["transpose_b"]}): the last axis '
                 f'of lhs must equal the first axis of rhs')
         self.saved = (A, B)
+        k = B.shape[0]
+        # BLAS threads by product size (DLBOOK_NUM_THREADS): one thread
+        # for small products, where waking threads costs more than it saves
+        for_gemm(xp, A.size // max(k, 1), B.size // max(k, 1), k)
         if A.ndim == 2 and B.ndim == 2:
             return xp.dot(A, B)
         # N-d: flatten to one matrix product, then restore the axes.
-        k = B.shape[0]
         y = xp.dot(A.reshape(-1, k), B.reshape(k, -1))
         return y.reshape(A.shape[:-1] + B.shape[1:] or (1,))
 
@@ -48,6 +52,7 @@ class Dot(Op):
         k = B.shape[0]
         A2, B2 = A.reshape(-1, k), B.reshape(k, -1)
         dy2 = dy.reshape(A2.shape[0], B2.shape[1])
+        for_gemm(xp, A2.shape[0], B2.shape[1], k)     # all three products
         dA = xp.dot(dy2, B2.T).reshape(A.shape)
         dB = xp.dot(A2.T, dy2).reshape(B.shape)
         return (dA.T if self.attrs['transpose_a'] else dA,
@@ -86,10 +91,14 @@ class BatchDot(Op):
         B = _mT(b) if self.attrs['transpose_b'] else b
         _check_batched('batch_dot', a, b, A, B, min_ndim=3)
         self.saved = (A, B)
+        # threads by the size of one product of the batch (each is a
+        # separate BLAS call), as the convolutions do
+        for_gemm(xp, A.shape[-2], B.shape[-1], A.shape[-1])
         return xp.matmul(A, B)
 
     def backward(self, xp, dy):
         A, B = self.saved
+        for_gemm(xp, A.shape[-2], B.shape[-1], A.shape[-1])
         return _matmul_grads(xp, dy, A, B, self.attrs['transpose_a'],
                              self.attrs['transpose_b'])
 

@@ -103,7 +103,14 @@ class FullyConnected(Op):
         dx = None
         if needs is None or needs[0]:
             dx = (dy2 @ weight).reshape(x_shape)
-        dweight = dy2.T @ x2
+        if x2.shape[0] == 1:
+            # one row (batch 1): dweight is an outer product, and NumPy's
+            # matmul with an inner dimension of 1 takes a slow loop (7x
+            # slower than this broadcast product, which gives the same
+            # values: each element is one product)
+            dweight = dy2.T * x2
+        else:
+            dweight = dy2.T @ x2
         if self.attrs['no_bias']:
             return dx, dweight
         return dx, dweight, dy2.sum(axis=0)

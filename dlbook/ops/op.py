@@ -90,6 +90,12 @@ class Op:
     same_dtype = False
     input_inits = {}
     num_outputs = 1
+    # Per-call state before the front end sets it: class-level defaults, so
+    # that creating an operator (once per eager call) stores only attrs.
+    saved = ()
+    is_train = False
+    rng = None
+    needs_input_grad = None
 
     def __init__(self, **attrs):
         defaults = self.defaults
@@ -104,10 +110,6 @@ class Op:
         else:
             # attrs are read-only, so the class defaults can be shared
             self.attrs = defaults
-        self.saved = ()
-        self.is_train = False
-        self.rng = None
-        self.needs_input_grad = None
 
     # -- interface used by front ends -------------------------------------
     def list_arguments(self):

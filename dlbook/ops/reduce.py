@@ -25,6 +25,15 @@ def _squeeze(y, axes, keepdims, np_shape=False):
     return y.reshape(shape if np_shape or shape else (1,))
 
 
+def _spread(xp, dy, shape):
+    """A new array of ``shape`` holding ``dy`` (reduced axes of size 1)
+    broadcast back: ``broadcast_to(dy, shape).copy()`` in one assignment,
+    without ``broadcast_to``'s Python-level checks."""
+    dx = xp.empty(shape, dtype=dy.dtype)
+    dx[...] = dy
+    return dx
+
+
 class _Reduce(Op):
     """Base of ``y = reduce(x, axes)``.
 
@@ -64,7 +73,7 @@ class Sum(_Reduce):
         return x.sum(axis=axes, keepdims=True)
 
     def grad(self, xp, dy, x, y):
-        return xp.broadcast_to(dy, x.shape).copy()
+        return _spread(xp, dy, x.shape)
 
 
 @register('mean')
@@ -72,11 +81,18 @@ class Mean(_Reduce):
     """y = mean of x over axes (n elements each);   dx = dy / n, broadcast"""
 
     def reduce(self, xp, x, axes):
+        n = 1
+        for a in axes:
+            n *= x.shape[a]
+        if n and x.dtype.kind == 'f' and x.dtype.itemsize >= 4:
+            # what ``x.mean`` computes (the same sum, divided once), without
+            # its Python-level bookkeeping: a loss's mean runs every step
+            return x.sum(axis=axes, keepdims=True) / n
         return x.mean(axis=axes, keepdims=True)
 
     def grad(self, xp, dy, x, y):
         n = x.size // max(y.size, 1)
-        return xp.broadcast_to(dy / n, x.shape).copy()
+        return _spread(xp, dy / n, x.shape)
 
 
 @register('prod')

@@ -200,7 +200,9 @@ class GraphProgram:
                 if ctx is not local:
                     break
             else:
-                return self._forward_local(inputs, is_train, rng, keep)
+                outs, tape = self.run_local([raw for raw, _ in inputs],
+                                            is_train, rng, keep)
+                return [(raw, local) for raw in outs], tape
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
             values[slot] = value
@@ -262,40 +264,106 @@ class GraphProgram:
             tape.append(inputs_memory)       # read back by backward
         return outputs, tape
 
-    def _forward_local(self, inputs, is_train, rng, keep):
-        """:meth:`forward` when every array and node is on one device:
-        slots hold raw arrays, no copies to consider."""
+    def can_run_local(self, ctx):
+        """Whether :meth:`run_local` may run this graph on ``ctx``: one
+        device, dense arrays, no memory tracking."""
+        return (self.local_ctx is ctx and not self.sparse
+                and not self.track_memory)
+
+    def _plan(self):
+        """Each step as one flat tuple, read by :meth:`run_local` and
+        :meth:`_backward_local` without attribute look-ups: (operator
+        class, prototype attributes, input slots, output slot (None for
+        several outputs), output slots, slots to release, needs_rng)."""
+        plan = self.__dict__.get('_flat_plan')
+        if plan is None:
+            plan = self._flat_plan = [
+                (step.cls, step.proto.__dict__, tuple(step.in_slots),
+                 step.out_slots[0] if step.single else None,
+                 tuple(step.out_slots), step.release, step.needs_rng)
+                for step in self.steps]
+        return plan
+
+    def run_local(self, raws, is_train, rng=None, keep=False):
+        """:meth:`forward` when every array and node is on one device
+        (``local_ctx``): raw arrays in (one per variable), raw arrays out.
+
+        The steps run from a flat list prepared once (:meth:`_plan`), so
+        a step costs little more than its ``op.forward`` call: the path a
+        hybridized block takes on every call.
+        """
+        ctx = self.local_ctx
+        if _profile.ON or ctx._switch is not None:
+            return self._run_local_checked(raws, is_train, rng, keep)
+        xp = ctx._xp or ctx.xp
+        values = [None] * self.num_slots
+        for slot, raw in zip(self.var_slots, raws):
+            values[slot] = raw
+        tape = [] if keep else None
+        new = _new
+        for k, (cls, attrs, ins, out_slot, out_slots, release,
+                needs_rng) in enumerate(self._plan()):
+            op = new(cls)
+            op.__dict__.update(attrs)
+            op.is_train = is_train
+            if needs_rng:
+                op.rng = rng or ctx.backend.rng(ctx.device_id)
+            try:
+                if len(ins) == 1:
+                    out = op.forward(xp, values[ins[0]])
+                else:
+                    out = op.forward(xp, *[values[s] for s in ins])
+            except (ValueError, TypeError, IndexError) as err:
+                step = self.steps[k]
+                shapes = [values[s].shape for s in ins]
+                raise DLBookError(f'{step.node.op} (node '
+                                  f'{step.node.name!r}) failed on inputs '
+                                  f'of shapes {shapes}: {err}') from err
+            if out_slot is not None:
+                if isinstance(out, (tuple, list)):
+                    out = out[0]
+                values[out_slot] = out
+                if keep:
+                    tape.append((op, None, None))
+            else:
+                for s, o in zip(out_slots, out):
+                    values[s] = o
+                if keep:
+                    tape.append((op, None, [(o.shape, o.dtype)
+                                            for o in out]))
+            for s in release:
+                values[s] = None
+        return [values[s] for s in self.out_slots], tape
+
+    def _run_local_checked(self, raws, is_train, rng, keep):
+        """:meth:`run_local` with the profiler on or a device switch
+        around each step."""
         ctx = self.local_ctx
         values = [None] * self.num_slots
-        for slot, (raw, _) in zip(self.var_slots, inputs):
+        for slot, raw in zip(self.var_slots, raws):
             values[slot] = raw
         tape = [] if keep else None
         for step in self.steps:
-            op = _new(step.cls)
-            op.__dict__.update(step.proto.__dict__)
-            op.is_train = is_train
+            op = step.make_op(is_train)
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
+            ins = [values[s] for s in step.in_slots]
             try:
                 if _profile.ON:
                     out = _profile.run(op.name, 'symbolic', step.ctx,
-                                       op.forward, step.xp,
-                                       [values[s] for s in step.in_slots],
-                                       step.switch)
+                                       op.forward, step.xp, ins, step.switch)
                 elif step.switch is None:
-                    out = op.forward(step.xp,
-                                     *[values[s] for s in step.in_slots])
+                    out = op.forward(step.xp, *ins)
                 else:
                     with step.switch:
-                        out = op.forward(step.xp, *[values[s] for s in
-                                                    step.in_slots])
+                        out = op.forward(step.xp, *ins)
             except (ValueError, TypeError, IndexError) as err:
-                shapes = [values[s].shape for s in step.in_slots]
+                shapes = [x.shape for x in ins]
                 raise DLBookError(f'{step.node.op} (node '
                                   f'{step.node.name!r}) failed on inputs '
                                   f'of shapes {shapes}: {err}') from err
             self.store_step_outputs(step, op, out, values, tape)
-        return [(values[s], ctx) for s in self.out_slots], tape
+        return [values[s] for s in self.out_slots], tape
 
     @staticmethod
     def store_step_outputs(step, op, out, values, tape):
@@ -368,6 +436,11 @@ class GraphProgram:
             raise DLBookError('backward needs a forward pass with '
                               'is_train=True first')
         track = self.track_memory and tape and isinstance(tape[-1], dict)
+        local = self.local_ctx
+        if not track and local is not None and local._switch is None and \
+                not _profile.ON and not self.sparse and \
+                not any(entry[1] for entry in tape):    # no device copies
+            return self._backward_local(tape, out_grads, needed)
         if track:
             exclude = tape[-1]
             tape = tape[:-1]
@@ -428,4 +501,51 @@ class GraphProgram:
                                         if g is not None)
                 self._account((), tape[:k], [g for g in grads
                                              if g is not None], exclude)
+        return [grads[s] for s in self.var_slots]
+
+    def _backward_local(self, tape, out_grads, needed):
+        """:meth:`backward` on one device without a device switch, the
+        profiler or memory tracking: the steps come from the flat list of
+        :meth:`_plan`, and no step moves arrays between devices."""
+        grads = [None] * self.num_slots
+        for slot, g in zip(self.out_slots, out_grads):
+            if g is not None:
+                grads[slot] = g if grads[slot] is None else grads[slot] + g
+        needs = None if needed is None else self.input_needs(needed)
+        ctx = self.local_ctx
+        xp = ctx._xp or ctx.xp
+        plan = self._plan()
+        for k in range(len(plan) - 1, -1, -1):
+            op, _, meta = tape[k]
+            if not op.differentiable:       # zeros_like, argmax, sampling
+                continue
+            if needs is not None:
+                wanted = needs[k]
+                if True not in wanted:
+                    continue
+                op.needs_input_grad = wanted
+            _, _, ins, out_slot, out_slots, _, _ = plan[k]
+            if out_slot is not None:
+                dy = grads[out_slot]
+                if dy is None:
+                    continue
+                grads[out_slot] = None
+                din = op.backward(xp, dy)
+            else:
+                dys = [grads[s] for s in out_slots]
+                if all(dy is None for dy in dys):
+                    continue
+                for s in out_slots:
+                    grads[s] = None
+                din = op.backward(xp, *[
+                    xp.zeros(shape, dtype) if dy is None else dy
+                    for dy, (shape, dtype) in zip(dys, meta)])
+            if not isinstance(din, (tuple, list)):
+                if din is not None:
+                    s = ins[0]
+                    grads[s] = din if grads[s] is None else grads[s] + din
+                continue
+            for s, g in zip(ins, din):
+                if g is not None:
+                    grads[s] = g if grads[s] is None else grads[s] + g
         return [grads[s] for s in self.var_slots]

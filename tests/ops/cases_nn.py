@@ -73,6 +73,12 @@ CASES = {
              ref=lambda x, w, b: x @ w.T + b),
         Case([(3, 4), (2, 4)], attrs={'num_hidden': 2, 'no_bias': True},
              ref=lambda x, w: x @ w.T),
+        # batch 1: the weight gradient is an outer product
+        Case([(1, 6), (4, 6), (4,)], attrs={'num_hidden': 4},
+             ref=lambda x, w, b: x @ w.T + b),
+        Case([(1, 1, 3), (5, 3), (5,)],
+             attrs={'num_hidden': 5, 'flatten': False},
+             ref=lambda x, w, b: x @ w.T + b),
     ],
     'Dropout': [
         # statistics of the mask (large, so no gradient check here)

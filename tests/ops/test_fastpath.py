@@ -95,6 +95,26 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
                 np.float64, 'chunks')
 
 
+@pytest.mark.parametrize('threads', [2, 3])
+@pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
+@pytest.mark.parametrize('nd,s,p,d,g,width', [
+    param for param in CONV_GRID if param.values[0] == 2])
+def test_conv_fast_split_over_threads_matches_reference(
+        monkeypatch, threads, name, nd, s, p, d, g, width):
+    """Batches split into ranges of images on a thread pool (forced here
+    for tiny shapes) give the reference results."""
+    from dlbook.backend import blas_threads
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(blas_threads, '_STATE', dict(
+        blas_threads._STATE, default=threads, single=False))
+    calls = []
+    real_split = blas_threads.run_split
+    monkeypatch.setattr(conv_fast, 'run_split', lambda fn, n, t: calls.append(
+        t) or real_split(fn, n, t))
+    test_conv_fast_matches_reference(name, nd, s, p, d, g, width)
+    assert calls and set(calls) == {threads}
+
+
 def test_switch_from_environment(monkeypatch):
     monkeypatch.setenv('DLBOOK_FAST_OPS', '0')
     assert fastpath._from_environment() is False
