@@ -25,8 +25,10 @@ batch ``n * b`` (MXNet's documentation of ``create``).  Note that pushes are
 batch size through ``rescale_grad``.
 
 ``dist_device_sync`` keeps the values on the device of the value given to
-``init`` (the per-device sum happens there) and exchanges them through host
-memory; an NCCL path for GPUs is not part of dlbook.
+``init`` (the per-device sum happens there).  GPU keys are then summed
+over the workers by NCCL through CuPy (bootstrapped over MPI) where every
+worker can, and through host memory with MPI otherwise; see
+:mod:`dlbook.kvstore._nccl` and ``DLBOOK_DIST_DEVICE_COMM``.
 
 Outside a launcher a ``dist_*`` store has one worker and warns once.
 
@@ -46,7 +48,7 @@ from .._atomic import atomic_write
 from ..base import DLBookError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, from_raw
-from . import _mpi
+from . import _mpi, _nccl
 from . import kvstore as _kvstore_module
 from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
     _sum, _write, check_value
@@ -108,6 +110,11 @@ class DistSyncKVStore(KVStore):
     every worker pushed the same key (the sums are ``n t`` and ``n t**2``
     only if all the tags are ``t``); it runs at the same time, so it adds
     no wait.  ``DLBOOK_DIST_CHECK=1`` compares every call in full instead.
+
+    With ``dist_device_sync``, a key that every worker holds on its own
+    GPU is summed on the GPU and then all-reduced by NCCL (the workers
+    choose at ``init``; see :mod:`dlbook.kvstore._nccl`); the store makes
+    one NCCL communicator, at the first such key.
     """
 
     def __init__(self, name, group=None):
@@ -116,6 +123,12 @@ class DistSyncKVStore(KVStore):
         self._group = group         # None: one worker, no MPI at all
         self._slots = {}            # key -> (buffer, body, tag)
         self._check_all = _mpi.check_every_call()
+        # dist_device_sync: 'auto', 'nccl' or 'host'; the NCCL
+        # communicator (made at the first GPU key) and the keys it serves
+        self._device_comm = _nccl.mode_from_env() if 'device' in name \
+            else None
+        self._nccl = None
+        self._nccl_keys = set()
 
     def __repr__(self):
         return (f'<KVStore {self._type}: worker {self.rank} of '
@@ -155,11 +168,38 @@ class DistSyncKVStore(KVStore):
             return
         for k, _ in pairs:
             stored = self._store[k]
+            if self._device_comm is not None and self._use_nccl(k, stored):
+                self._nccl.bcast(stored._data)      # rank 0's value wins
+                self._nccl_keys.add(k)
+                continue
             host = _wire(_host(stored._data, stored.context).copy())
             self._group.bcast(host, f'init of key {k!r}')
             stored._data = _device(host.astype(stored.dtype, copy=False),
                                    stored.context)
             self._make_slot(k, stored)
+
+    def _use_nccl(self, key, stored):
+        """Whether every worker can sum ``key`` with NCCL (decided by all
+        of them together; makes the store's communicator when needed)."""
+        code, place = _nccl.local_code(stored, self._device_comm,
+                                       self._nccl)
+        mine = numpy.array([code, _nccl.place_digest(place)], numpy.int64)
+        every = numpy.empty((self._group.size, 2), numpy.int64)
+        self._group.allgather(mine, every, f'init of key {key!r} (NCCL or '
+                                           f'host memory?)')
+        use, why = _nccl.decide(every[:, 0], every[:, 1],
+                                self._device_comm, key, stored.dtype)
+        if not use:
+            if self._device_comm == 'auto' and \
+                    (every[:, 0] != _nccl.CPU).any():
+                _nccl.note_host_path(key, why)
+            return False
+        if self._nccl is None:
+            ctx = stored.context
+            self._nccl = _nccl.NcclChannel(self._group,
+                                           _nccl.nccl_module(ctx.xp),
+                                           ctx.xp, ctx.device_id)
+        return True
 
     def _make_slot(self, key, stored):
         """The all-reduce buffer of ``key`` and its tag, when the key can
@@ -189,7 +229,12 @@ class DistSyncKVStore(KVStore):
         stored = self._stored(key)
         slot = self._slots.get(key) if self._compression is None else None
         done = None
-        if slot is not None:
+        if key in self._nccl_keys and self._compression is None:
+            if not self._check_all:
+                self._agree([(key, values)], what)
+            merged = _sum(values, stored, key)      # on this worker's GPU
+            self._nccl.allreduce(merged)            # then over the workers
+        elif slot is not None:
             merged = self._reduce_fast(key, values, stored, slot, what, into)
             if merged is not slot[0] and self._updater is None:
                 numpy.copyto(slot[0], merged)   # the stored copy
