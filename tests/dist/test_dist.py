@@ -175,13 +175,13 @@ def test_dist_device_sync_nccl_or_host(where, env, nccl, warns):
     ranks = results(proc)
     for r in ranks:
         # the same values on both paths: MXNet's dist_sync semantics
-        assert r['init'] == [10.0] * 4
-        assert r['push_sum'] == [3.0] * 4
-        assert r['devices'] == [4.0] * 4
+        assert r['init'] == [10.0] * 4          # rank 0 wins
+        assert r['push_sum'] == [3.0] * 4       # 1 + 2
+        assert r['devices'] == [4.0] * 4        # devices, then workers
         assert r['pushpull'] == [3.0] * 4
         assert r['f16'] == r['f64'] == [1.5, 4.5, -6.0]
         assert r['i32'] == [0, 3, -6]
-        assert sum(r['sgd'], []) == pytest.approx([0.7] * 6)
+        assert sum(r['sgd'], []) == pytest.approx([0.7] * 6)   # 1 - 0.1 * 3
         assert r['2bit'] == [0.0, 1.0, -1.0, 1.0]
         if nccl:
             assert r['nccl_keys'] == ['f16', 'f64', 'i32', 'k', '3', '4']

@@ -1,13 +1,38 @@
 """Run by test_dist.py under ``mpiexec -n 2`` with fake GPUs
-(``DLBOOK_FAKE_GPUS=2``): ``dist_device_sync`` with keys on ``gpu(rank)``
-(``same``: every rank on ``gpu(0)``); prints the values and the fake
-NCCL's log of calls."""
+(``DLBOOK_FAKE_GPUS=2``), and by benchmarks/gpu/run_all.sh on real ones:
+``dist_device_sync`` with keys on ``gpu(rank)`` (``same``: every rank on
+``gpu(0)``); prints the values and the fake NCCL's log of calls.
+``check``: read those lines from stdin and check the values."""
 import json
 import sys
 
 import numpy as np
 
 import dlbook as mx
+
+
+EXPECTED = {'init': [10.0] * 4, 'push_sum': [3.0] * 4, 'devices': [4.0] * 4,
+            'pushpull': [3.0] * 4, 'f16': [1.5, 4.5, -6.0],
+            'f64': [1.5, 4.5, -6.0], 'i32': [0, 3, -6],
+            '2bit': [0.0, 1.0, -1.0, 1.0]}
+
+
+def check(text):
+    """Check the RESULT lines of a run (MXNet's dist_sync values); print
+    the path each rank took."""
+    decoder, ranks = json.JSONDecoder(), []
+    start = text.find('RESULT ')
+    while start >= 0:       # the ranks' lines may share one line of output
+        obj, end = decoder.raw_decode(text, start + len('RESULT '))
+        ranks.append(obj)
+        start = text.find('RESULT ', end)
+    assert len(ranks) == 2, text
+    for r in ranks:
+        for name, want in EXPECTED.items():
+            assert r[name] == want, (r['rank'], name, r[name], want)
+        assert np.allclose(r['sgd'], 0.7), r['sgd']
+        print(f"rank {r['rank']}: values as expected; NCCL keys: "
+              f"{r['nccl_keys'] or 'none (host-staged MPI)'}")
 
 
 def strict():
@@ -70,7 +95,8 @@ def main(where):
     kv.pull('k', out=a)
     out['push_sum'] = a.asnumpy().tolist()
     # two devices per worker: summed on this worker's GPU first
-    kv.push('k', [mx.nd.ones(4, ctx=mx.gpu(0)), mx.nd.ones(4, ctx=mx.gpu(1))])
+    other = mx.gpu(min(1, mx.context.num_gpus() - 1))
+    kv.push('k', [mx.nd.ones(4, ctx=mx.gpu(0)), mx.nd.ones(4, ctx=other)])
     kv.pull('k', out=a)
     out['devices'] = a.asnumpy().tolist()
     b = mx.nd.ones(4, ctx=ctx) * (r + 1)
@@ -101,12 +127,16 @@ def main(where):
     out['2bit'] = a.asnumpy().tolist()
     out['nccl_keys'] = sorted(map(str, kv._nccl_keys)) + \
         sorted(map(str, kv2._nccl_keys))
-    out['calls'] = [list(c) for c in ctx.xp.cuda.nccl.calls]
+    # the fake NCCL's log (real CuPy keeps none)
+    calls = getattr(getattr(ctx.xp.cuda, 'nccl', None), 'calls', [])
+    out['calls'] = [list(c) for c in calls]
     print('RESULT ' + json.dumps(out), flush=True)
 
 
 if __name__ == '__main__':
     if sys.argv[1:] == ['strict']:
         strict()
+    elif sys.argv[1:] == ['check']:
+        check(sys.stdin.read())
     else:
         main(sys.argv[1] if len(sys.argv) > 1 else 'own')
