@@ -49,6 +49,7 @@ from ..base import DLBookError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, from_raw
 from . import _mpi, _nccl
+from ._collective import Every, complete
 from . import kvstore as _kvstore_module
 from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
     _sum, _write, check_value
@@ -392,18 +393,38 @@ class DistAsyncKVStore(KVStoreBase):
                            doc='The number of workers (servers excluded).')
 
     def _ask(self, header, payload=None, reply=None):
-        """Send one request to the server; wait for the reply if asked."""
+        """Send one request to the server; wait for the reply if asked.
+
+        Every wait has the deadline ``DLBOOK_DIST_TIMEOUT``: a server that
+        stops answering (an updater stuck in a loop, a stalled write) is
+        named, and the job stops, instead of every worker waiting forever.
+        """
+        world, server = self._world, self._server
         raw = numpy.frombuffer(json.dumps(header).encode(), numpy.uint8)
-        self._world.Send(raw, dest=self._server, tag=_REQUEST)
+        requests = [world.Isend(raw, dest=server, tag=_REQUEST)]
         if payload is not None:
-            self._world.Send(payload, dest=self._server, tag=_PAYLOAD)
+            requests.append(world.Isend(payload, dest=server, tag=_PAYLOAD))
         if reply is not None:
-            self._world.Recv(reply, source=self._server, tag=_REPLY)
+            requests.append(world.Irecv(reply, source=server, tag=_REPLY))
+        complete(Every(*requests), self._group.timeout,
+                 lambda: self._server_silent(header, reply is not None))
         return reply
 
-    def _ack(self):
-        self._world.Recv(numpy.empty(1, numpy.int64), source=self._server,
-                         tag=_REPLY)
+    def _ack(self, header):
+        self._ask(header, reply=numpy.empty(1, numpy.int64))
+
+    def _server_silent(self, header, answer):
+        what = header['op'] + (f' of key {header["key"]!r}'
+                               if 'key' in header else '')
+        raise DLBookError(
+            f'KVStore: worker {self.rank} waited '
+            f'{self._group.timeout:g} s (DLBOOK_DIST_TIMEOUT) for the '
+            f'server (process {self._server} of {self._world.size}) to '
+            f'{"answer" if answer else "take"} {what}: the server is '
+            f'hanging (an optimizer update or a file write that does not '
+            f'return, a deadlock) or much slower than expected; set '
+            f'DLBOOK_DIST_TIMEOUT (seconds; 0 waits forever) if it can '
+            f'legitimately take longer')
 
     def init(self, key, value):
         """Initialize keys on the server with **rank 0's** values."""
@@ -418,8 +439,8 @@ class DistAsyncKVStore(KVStoreBase):
             if self.rank == 0:
                 self._ask({'op': 'init', 'key': k, 'shape': list(v.shape),
                            'dtype': v.dtype.name},
-                          _host(v._data, v.context))
-                self._ack()
+                          _host(v._data, v.context),
+                          numpy.empty(1, numpy.int64))
         self.barrier()
 
     def _meta_of(self, key):
@@ -478,8 +499,7 @@ class DistAsyncKVStore(KVStoreBase):
         from ..optimizer.updater import dumps_states
         if self.rank == 0:
             data = numpy.frombuffer(dumps_states({}, optimizer), numpy.uint8)
-            self._ask({'op': 'optimizer'}, data)
-            self._ack()
+            self._ask({'op': 'optimizer'}, data, numpy.empty(1, numpy.int64))
         self._has_optimizer = optimizer
         self.barrier()
 
@@ -491,8 +511,7 @@ class DistAsyncKVStore(KVStoreBase):
         _, threshold = parse_compression_params(compression_params)
         self._compression = GradientCompression(threshold)
         if self.rank == 0:
-            self._ask({'op': 'compression', 'threshold': threshold})
-            self._ack()
+            self._ack({'op': 'compression', 'threshold': threshold})
         self.barrier()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
@@ -501,9 +520,8 @@ class DistAsyncKVStore(KVStoreBase):
             raise DLBookError('KVStore.save_optimizer_states: no optimizer '
                               'has been set with set_optimizer')
         if self.rank == 0:
-            self._ask({'op': 'save', 'fname': str(fname),
+            self._ack({'op': 'save', 'fname': str(fname),
                        'dump': bool(dump_optimizer)})
-            self._ack()
         self.barrier()
 
     def load_optimizer_states(self, fname):
@@ -513,8 +531,7 @@ class DistAsyncKVStore(KVStoreBase):
                               'has been set with set_optimizer')
         self.barrier()
         if self.rank == 0:
-            self._ask({'op': 'load', 'fname': str(fname)})
-            self._ack()
+            self._ack({'op': 'load', 'fname': str(fname)})
         self.barrier()
 
     @property
@@ -550,12 +567,13 @@ def _job(name):
             f'this one: the processes do not form one MPI job. Under SLURM '
             f'use srun --mpi=pmix (or pmi2), or run mpiexec inside the '
             f'allocation (python -m dlbook.launch --launcher mpi)')
-    _mpi.record_pid(world.rank)
     servers = _mpi.num_servers()
     workers = world.size - servers
     if workers < 1:
         raise DLBookError(f'DMLC_NUM_SERVER={servers} leaves no worker in '
                           f'a job of {world.size} processes')
+    _mpi.record_pid(world.rank, 'server' if world.rank >= workers
+                    else 'worker')
     if _NAMES[name] == 'async' and servers != 1:
         raise DLBookError(
             f"kv.create('{name}') needs exactly one server process besides "
@@ -570,9 +588,10 @@ def _job(name):
         from ._server import serve
         serve(world, workers, _NAMES[name] == 'async')   # never returns
     from ._collective import Group
+    group = Group(comm)
     if servers:
-        atexit.register(_stop_idle_servers, world, workers, servers)
-    _JOB.append((world, Group(comm), workers))
+        atexit.register(_stop_idle_servers, world, group, workers, servers)
+    _JOB.append((world, group, workers))
     return _JOB[0]
 
 
@@ -596,9 +615,23 @@ def create_dist(name):
     return DistSyncKVStore(name, group)
 
 
-def _stop_idle_servers(world, workers, servers):
-    """Tell every server that this worker is done (at interpreter exit,
-    once per worker process)."""
+def _stop_idle_servers(world, group, workers, servers):
+    """At interpreter exit: wait for every worker (as MXNet's workers do
+    when they shut down), then tell every server that this worker is done.
+
+    The wait has the deadline ``DLBOOK_DIST_TIMEOUT``, so a worker that
+    hangs while the others finish is named, and the job stops, instead of
+    the servers waiting for it forever.
+    """
+    import sys
+    try:
+        group.barrier('the end of the job (every worker waits for the '
+                      'others before stopping the servers)')
+    except DLBookError as e:
+        sys.stderr.write(f'\n{e}\ndlbook.kvstore: stopping all '
+                         f'{world.size} processes of the job (MPI_Abort)\n')
+        sys.stderr.flush()
+        world.Abort(1)
     header = numpy.frombuffer(b'{"op": "stop"}', numpy.uint8)
     for s in range(workers, workers + servers):
         try:

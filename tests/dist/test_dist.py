@@ -221,3 +221,32 @@ def test_fake_nccl_is_strict():
         assert f'the communicator belongs to device {r["rank"]}' in \
             e['device']
         assert r['sum'] == [2.0] * 4
+
+
+# -- dist_async: a server or worker that dies or hangs ---------------------
+
+@pytest.mark.parametrize('mode,words', [
+    # a hanging server: each worker's wait for its answer has a deadline
+    ('stall_server', [r'worker [01] waited 3 s \(DLBOOK_DIST_TIMEOUT\) for '
+                      r'the server \(process 2 of 3\) to answer pull of '
+                      r'key 0: the server is hanging']),
+    # named by the launcher (with any process mpiexec stopped within the
+    # same 10 ms)
+    ('kill_server', [r'server rank 2 \(pid \d+ on \S+\)',
+                     'ended abnormally']),
+    # a hanging worker: the others name it when they finish
+    ('hang_worker', [r'worker 0 waited 3 s \(DLBOOK_DIST_TIMEOUT\) in the '
+                     r'end of the job', r'worker 1 did not answer']),
+    ('kill_worker', [r'worker rank 1 \(pid \d+ on \S+\)',
+                     'ended abnormally']),
+])
+def test_dist_async_failure_is_named_within_the_timeout(mode, words):
+    start = time.monotonic()
+    proc = run([sys.executable, '-m', 'dlbook.launch', '-n', '2', '-s', '1',
+                sys.executable, 'tests/dist/worker_async_errors.py', mode],
+               timeout=60, DLBOOK_DIST_TIMEOUT='3')
+    took = time.monotonic() - start
+    assert proc.returncode != 0
+    assert took < 30
+    for w in words:
+        assert re.search(w, proc.stderr), proc.stderr

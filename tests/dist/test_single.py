@@ -231,3 +231,19 @@ def test_device_comm_switch(monkeypatch):
     monkeypatch.setenv('DLBOOK_DIST_DEVICE_COMM', 'gloo')
     with pytest.raises(DLBookError, match='must be auto, nccl or host'):
         _nccl.mode_from_env()
+
+
+def test_launcher_names_processes_from_their_pid_files(tmp_path):
+    from dlbook.launch import _alive, _pid_ranks
+    (tmp_path / 'rank-0.pid').write_text('vm 101 worker')
+    (tmp_path / 'rank-2.pid').write_text('vm 103 server')
+    (tmp_path / 'rank-1.pid').write_text('vm 102')        # older format
+    assert _pid_ranks(str(tmp_path)) == {
+        '101': 'worker rank 0', '102': 'worker rank 1',
+        '103': 'server rank 2'}
+    import os
+    assert _alive(str(os.getpid()))
+    done = subprocess.run([sys.executable, '-c', 'import os; '
+                           'print(os.getpid())'], capture_output=True,
+                          text=True)
+    assert not _alive(done.stdout.strip())
