@@ -32,6 +32,7 @@ dlbook (set ``NCCL_*`` timeouts or the job's time limit).
 
 import hashlib
 import importlib
+import os
 import platform
 import warnings
 
@@ -67,7 +68,6 @@ _DTYPES = {'b': 'NCCL_INT8', 'B': 'NCCL_UINT8', 'i': 'NCCL_INT32',
 def mode_from_env():
     """``DLBOOK_DIST_DEVICE_COMM``: ``'auto'`` (default), ``'nccl'`` or
     ``'host'``."""
-    import os
     text = os.environ.get(MODE_VAR, '').strip().lower() or 'auto'
     if text not in MODES:
         raise DLBookError(f'{MODE_VAR} must be auto, nccl or host, got '

@@ -17,7 +17,10 @@ python train.py``, or ``mpiexec -n 2 python train.py``); each one is a
 * 2-bit compression: per worker, with a residual (MXNet); an
   ``Allgather`` of the packed 2-bit codes.
 * ``dist_async``: a server process applies each push as it arrives, as
-  MXNet's servers do.
+  MXNet's servers do.  Each worker's wait for the server has the deadline
+  ``DLBOOK_DIST_TIMEOUT`` (a server that stops answering is named), and
+  at exit the workers wait for each other, as MXNet's do, so that a
+  worker that hangs is named too.
 
 So ``dist_sync`` with n workers of batch b behaves like one process with
 batch ``n * b`` (MXNet's documentation of ``create``).  Note that pushes are
