@@ -15,8 +15,9 @@ would wait forever):
 
 * NCCL, when every worker holds the key on a CuPy GPU, CuPy reports NCCL
   available (``cupy.cuda.nccl.available`` and the library loads), NCCL
-  can sum the dtype, and no two workers share one GPU (NCCL refuses
-  that: "Duplicate GPU detected");
+  can sum the dtype, and no two workers share one GPU (NCCL 2.5 and
+  later refuse that, "Duplicate GPU detected", comparing the host and
+  the PCI bus id as :func:`local_code` does; NVIDIA/nccl#418);
 * host-staged MPI otherwise (and for every key while gradient
   compression is set): copy to the host, ``MPI_Allreduce``, copy back.
 
