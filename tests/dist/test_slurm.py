@@ -13,7 +13,7 @@ passes, so it stays an opt-in check.
 
 Measured since on a 2-core machine (MPICH 5.0.2 wheel, Slurm's ``pmi2``
 plugin, jobs that only start MPI and all-reduce one number): the
-"Out of memory" failure came back in 1 of 130 four-task jobs, and
+"Out of memory" failure came back in 1 of 110 jobs of 4 or 8 tasks, and
 once, in 12 runs of this file, rank 0 failed ``MPI_Init`` with "Message
 truncated" (``MPIDI_UCX_comm_set_vcis``) while rank 1 spun until the
 job's time limit.  ``srun --mpi=pmix`` needs the PMIx library, which
