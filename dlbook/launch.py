@@ -141,14 +141,68 @@ def build_command(args, mpiexec=None, flavor=None):
     return argv + list(args.command), env
 
 
+def _alive(pid):
+    """Whether process ``pid`` of this machine still runs (a zombie does
+    not)."""
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return f.read().rsplit(')', 1)[-1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            pass
+        return True
+
+
+def _watch(folder, stop, died):
+    """Until ``stop`` is set, poll the processes of this machine that
+    recorded their pid in ``folder``; append to ``died`` each round's
+    processes that ended without removing their file (killed), so the
+    first of them, the one that brought the job down, can be named
+    (``mpiexec``'s own report names any process that its clean-up
+    killed)."""
+    host = os.uname().nodename
+    seen = set()
+    while not stop.wait(0.01):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return
+        batch = []
+        for name in names:
+            if not re.fullmatch(r'rank-\d+\.pid', name) or name in seen:
+                continue
+            try:
+                with open(os.path.join(folder, name)) as f:
+                    parts = f.read().split()
+            except OSError:
+                continue            # removed: it ended normally
+            if len(parts) >= 2 and parts[0] == host and \
+                    not _alive(parts[1]) and \
+                    os.path.exists(os.path.join(folder, name)):
+                seen.add(name)
+                batch.append((parts[1], host))
+        if batch:
+            died.append(batch)
+
+
 def _pid_ranks(folder):
-    """``{(pid): rank}`` written by each worker's ``kv.create``."""
+    """``{pid: 'worker rank 1'}`` written by each process's
+    ``kv.create`` (``server rank 2`` for a server)."""
     found = {}
     for name in os.listdir(folder):
         m = re.fullmatch(r'rank-(\d+)\.pid', name)
         if m:
             with open(os.path.join(folder, name)) as f:
-                found[f.read().split()[-1]] = int(m.group(1))
+                parts = f.read().split()
+            if len(parts) >= 2:
+                role = parts[2] if len(parts) > 2 else 'worker'
+                found[parts[1]] = f'{role} rank {m.group(1)}'
     return found
 
 
@@ -180,23 +234,34 @@ def main(argv=None):
         threads = [threading.Thread(target=relay, args=pair, daemon=True)
                    for pair in ((proc.stdout, sys.stdout),
                                 (proc.stderr, sys.stderr))]
-        for t in threads:
+        stop, died = threading.Event(), []
+        watcher = threading.Thread(target=_watch, args=(folder, stop, died),
+                                   daemon=True)
+        for t in threads + [watcher]:
             t.start()
         try:
             rc = proc.wait()
         except KeyboardInterrupt:
             proc.terminate()
             rc = proc.wait()
-        for t in threads:
+        stop.set()
+        for t in threads + [watcher]:
             t.join(timeout=5)
         if rc != 0:
             ranks = _pid_ranks(folder)
-            for pid, host in dead:
-                who = (f'worker rank {ranks[pid]}' if pid in ranks else
-                       'a process that had not created its kvstore')
-                print(f'dlbook.launch: {who} (pid {pid} on {host}) ended '
-                      f'abnormally; the other processes were stopped',
-                      file=sys.stderr)
+            # the first processes seen dead on this machine, else those
+            # that mpiexec reports
+            first = died[0] if died else dead[:1]
+            unknown = 'a process that had not created its kvstore'
+            names = [f'{ranks.get(pid, unknown)} (pid {pid} on {host})'
+                     for pid, host in first]
+            if len(names) == 1:
+                print(f'dlbook.launch: {names[0]} ended abnormally; the '
+                      f'other processes were stopped', file=sys.stderr)
+            elif names:
+                print(f'dlbook.launch: {", ".join(names)} ended abnormally '
+                      f'within 10 ms of each other (one of them first, '
+                      f'then mpiexec stopped the others)', file=sys.stderr)
             print(f'dlbook.launch: the job failed with exit code {rc}',
                   file=sys.stderr)
     return rc

@@ -11,8 +11,11 @@ answers the same questions, under MXNet's feature names, about itself:
   NumPy was built against;
 * ``PROFILER``: ``mx.profiler`` is available; ``INT64_TENSOR_SIZE``: NumPy
   and CuPy index with 64-bit sizes;
-* everything dlbook does not use (``CUDNN``, ``NCCL``, ``TENSORRT``,
-  ``MKLDNN``, ``OPENMP``, ``OPENCV``, ``DIST_KVSTORE``, ...) is False.
+* ``DIST_KVSTORE``: ``mpi4py`` is installed, so the ``dist_*`` kvstores
+  can span processes; ``NCCL``: CUDA is enabled and CuPy loads NCCL,
+  which ``dist_device_sync`` then uses between GPUs;
+* everything dlbook does not use (``CUDNN``, ``TENSORRT``, ``MKLDNN``,
+  ``OPENMP``, ``OPENCV``, ...) is False.
 
 Example::
 
@@ -62,6 +65,16 @@ def _cuda():
         return False
 
 
+def _nccl(cuda):
+    if not cuda:
+        return False
+    try:                                           # never raise here
+        nccl = importlib.import_module('cupy.cuda.nccl')
+        return bool(nccl.available) and nccl.get_version() >= 0
+    except Exception:
+        return False
+
+
 def _cpu_features():
     try:
         from numpy._core._multiarray_umath import __cpu_features__
@@ -88,8 +101,11 @@ def _detect():
     blas, lapack = _blas()
     enabled = {name: bool(cpu.get(numpy_name))
                for name, numpy_name in _CPU.items()}
+    cuda = _cuda()
     enabled.update({
-        'CUDA': _cuda(),
+        'CUDA': cuda,
+        'NCCL': _nccl(cuda),
+        'DIST_KVSTORE': importlib.util.find_spec('mpi4py') is not None,
         'BLAS_OPEN': 'openblas' in blas,
         'BLAS_MKL': 'mkl' in blas,
         'BLAS_APPLE': 'accelerate' in blas,

@@ -57,6 +57,13 @@ def test_features_names_and_truth():
         and mx.backend._load_gpu_backend().device_count() > 0)
     assert features.is_enabled('cudnn') is False
     assert features.is_enabled('MKLDNN') is False
+    # the dist_* kvstores span processes when mpi4py is installed; NCCL
+    # needs CUDA first
+    import importlib.util
+    assert features.is_enabled('DIST_KVSTORE') == (
+        importlib.util.find_spec('mpi4py') is not None)
+    if not features.is_enabled('CUDA'):
+        assert features.is_enabled('NCCL') is False
     # MXNet 1.9.1: repr(feature) is '✖ CUDA' or '✔ CUDA'
     assert repr(features['CUDNN']) == '✖ CUDNN'
     assert repr(features)[:9] in ('[✖ CUDA, ', '[✔ CUDA, ')

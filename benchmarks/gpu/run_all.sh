@@ -7,11 +7,14 @@
 #   2 tests on gpu(0): context-parametrised tests     ~3 min
 #   3 CPU-vs-GPU parity of every registry op          ~2 min
 #   4 benchmarks against PyTorch on the same GPU      ~6 min
+#   5 dist_device_sync with 2 processes (needs mpi4py) ~10 s: NCCL with 2+
+#     GPUs (one per process); with 1 GPU both processes share it, which
+#     NCCL refuses, so this checks the fall-back to host-staged MPI
 # STEPS=1,3 runs only some steps; SMOKE=1 uses tiny sizes (fake GPU check:
 # DLBOOK_FAKE_GPUS=1 SMOKE=1 bash benchmarks/gpu/run_all.sh /tmp/out).
 set -u
 OUT=${1:-gpu-results}
-STEPS=${STEPS:-1,2,3,4}
+STEPS=${STEPS:-1,2,3,4,5}
 PY=${PYTHON:-python}
 mkdir -p "$OUT"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -44,5 +47,26 @@ if step 4; then
   [[ -n "${SMOKE:-}" ]] && args+=(--smoke)
   timeout ${BENCH_TIMEOUT:-480} $PY benchmarks/gpu/bench_vs_torch.py --out "$OUT" "${args[@]}" || status=1
   cat "$OUT/bench.md" 2>/dev/null
+fi
+if step 5; then
+  echo "== 5 dist_device_sync, 2 processes"
+  if $PY -c 'import mpi4py' 2>/dev/null; then
+    ngpu=$($PY -c 'import dlbook; print(dlbook.context.num_gpus())')
+    if [[ $ngpu -ge 2 ]]; then
+      where=own; export DLBOOK_DIST_DEVICE_COMM=nccl
+    else
+      where=same; export DLBOOK_DIST_DEVICE_COMM=auto
+    fi
+    timeout ${DIST_TIMEOUT:-120} $PY -m dlbook.launch -n 2 $PY \
+      tests/dist/worker_device.py $where > "$OUT/dist-device-sync.txt" 2>&1
+    rc=$?
+    unset DLBOOK_DIST_DEVICE_COMM
+    grep -v '^RESULT' "$OUT/dist-device-sync.txt" | tail -20
+    { [[ $rc == 0 ]] && $PY tests/dist/worker_device.py check \
+        < "$OUT/dist-device-sync.txt"; } | tee -a "$OUT/dist-device-sync.txt"
+    [[ $rc == 0 && ${PIPESTATUS[0]} == 0 ]] || status=1
+  else
+    echo "mpi4py is not installed: skipped" | tee "$OUT/dist-device-sync.txt"
+  fi
 fi
 exit $status

@@ -32,7 +32,7 @@ import numpy
 
 from ..base import DLBookError
 
-__all__ = ['Group', 'timeout_from_env']
+__all__ = ['Group', 'timeout_from_env', 'complete', 'Every']
 
 DEFAULT_TIMEOUT = 300.0
 _YIELD = 1.0                # seconds of polling that yields the CPU
@@ -70,8 +70,8 @@ def _decode(buf):
     return json.loads(bytes(buf).decode(errors='replace').rstrip())
 
 
-class _Both:
-    """Two requests that complete together (``Test`` is ``Testall``)."""
+class Every:
+    """Requests that complete together (``Test`` is ``Testall``)."""
 
     def __init__(self, *requests):
         self.requests = list(requests)
@@ -79,6 +79,33 @@ class _Both:
     def Test(self):
         from mpi4py import MPI
         return MPI.Request.Testall(self.requests)
+
+
+
+def complete(request, timeout, fail):
+    """Poll ``request`` (an MPI request, or :class:`Every`) until it
+    completes, as :meth:`Group.wait` does; after ``timeout`` seconds
+    (``None``: never) call ``fail()``, which raises.
+
+    For point-to-point messages, where the peer cannot be asked what it
+    is doing: ``dist_async``'s workers waiting for the server and the
+    server waiting for a worker's payload.
+    """
+    if request.Test():
+        return
+    start = time.perf_counter()
+    yield_until = start + _YIELD
+    while time.perf_counter() < yield_until:
+        for _ in range(_POLLS_PER_YIELD):
+            if request.Test():
+                return
+        _yield()
+    pause = 2e-5
+    while not request.Test():
+        if timeout is not None and time.perf_counter() - start > timeout:
+            fail()
+        time.sleep(pause)
+        pause = min(pause * 2, _MAX_PAUSE)
 
 
 class Group:
@@ -118,7 +145,7 @@ class Group:
         if extra is None:
             self.wait(data, what)
         else:
-            self.wait(_Both(self.comm.Iallreduce(MPI.IN_PLACE, extra),
+            self.wait(Every(self.comm.Iallreduce(MPI.IN_PLACE, extra),
                             data), what)
 
     def bcast(self, buf, what, root=0):

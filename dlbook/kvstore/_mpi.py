@@ -15,6 +15,7 @@ created inside a job started by ``mpiexec``/``srun``/``dlbook.launch``.
   stores run :func:`agree` on every call, not only at ``init``.
 """
 
+import atexit
 import hashlib
 import os
 import sys
@@ -79,17 +80,28 @@ def world():
     return MPI.COMM_WORLD
 
 
-def record_pid(rank):
-    """Leave ``rank-<rank>.pid`` in ``$DLBOOK_LAUNCH_DIR`` (set by
-    ``dlbook.launch``), so the launcher can name the rank of a process
-    that dies."""
+def record_pid(rank, role='worker'):
+    """Leave ``rank-<rank>.pid`` (``host pid role``) in
+    ``$DLBOOK_LAUNCH_DIR`` (set by ``dlbook.launch``), so the launcher
+    can name the rank and role of a process that dies."""
     folder = os.environ.get('DLBOOK_LAUNCH_DIR')
     if folder and os.path.isdir(folder):
         try:
-            with open(os.path.join(folder, f'rank-{rank}.pid'), 'w') as f:
-                f.write(f'{os.uname().nodename} {os.getpid()}')
+            path = os.path.join(folder, f'rank-{rank}.pid')
+            with open(path, 'w') as f:
+                f.write(f'{os.uname().nodename} {os.getpid()} {role}')
+            # a process that ends normally takes its file away; one that
+            # is killed leaves it, and the launcher sees which died first
+            atexit.register(_forget, path)
         except OSError:
             pass
+
+
+def _forget(path):
+    try:
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def check_every_call():

@@ -13,7 +13,12 @@ of an MPI job are servers: their ``kv.create('dist_…')`` call enters
   nothing to do but wait for them to finish.
 
 While idle the server sleeps between polls instead of spinning, so it
-costs no CPU time on a machine shared with its workers.
+costs no CPU time on a machine shared with its workers.  It waits for the
+next request without a deadline (workers may compute for a long time
+between pushes; a worker that hangs is named by the others when they
+finish, see :func:`dlbook.kvstore.dist._stop_idle_servers`), but once a
+request has started, receiving its payload and sending the answer have
+the deadline ``DLBOOK_DIST_TIMEOUT``.
 """
 
 import json
@@ -23,6 +28,8 @@ import time
 import numpy
 
 from .._atomic import atomic_write
+from ..base import DLBookError
+from ._collective import complete, timeout_from_env
 
 _REQUEST, _PAYLOAD, _REPLY = 11, 12, 13
 
@@ -47,21 +54,39 @@ class _Server:
         self.values = {}            # key -> numpy array
         self.updater = None
         self.compression = None
+        self.timeout = timeout_from_env()
+        self.doing = ''
 
     def _key(self, header):
         key = header['key']
         return key if isinstance(key, str) else int(key)
 
+    def _complete(self, request, source, what):
+        def fail():
+            raise DLBookError(
+                f'KVStore: the server (process {self.world.rank} of '
+                f'{self.world.size}) waited {self.timeout:g} s '
+                f'(DLBOOK_DIST_TIMEOUT) for worker {source} to {what} '
+                f'({self.doing}): the worker is hanging or much slower '
+                f'than expected')
+        complete(request, self.timeout, fail)
+
     def _payload(self, source, shape, dtype):
         buf = numpy.empty(shape, dtype)
-        self.world.Recv(buf, source=source, tag=_PAYLOAD)
+        self._complete(self.world.Irecv(buf, source=source, tag=_PAYLOAD),
+                       source, 'send the data of its request')
         return buf
 
+    def _send(self, source, value):
+        self._complete(self.world.Isend(value, dest=source, tag=_REPLY),
+                       source, 'receive the answer to its request')
+
     def _ack(self, source):
-        self.world.Send(numpy.zeros(1, numpy.int64), dest=source, tag=_REPLY)
+        self._send(source, numpy.zeros(1, numpy.int64))
 
     def handle(self, source, h):
         op = h['op']
+        self.doing = op + (f' of key {h["key"]!r}' if 'key' in h else '')
         if op == 'init':
             self.values[self._key(h)] = self._payload(
                 source, tuple(h['shape']), numpy.dtype(h['dtype']))
@@ -78,12 +103,10 @@ class _Server:
                                                stored.dtype)
             self._apply(key, grad)
         elif op == 'pull':
-            self.world.Send(self.values[self._key(h)], dest=source,
-                            tag=_REPLY)
+            self._send(source, self.values[self._key(h)])
         elif op == 'optimizer':
             from ..optimizer.updater import get_updater, loads_states
-            raw = numpy.empty(self._size(source), numpy.uint8)
-            self.world.Recv(raw, source=source, tag=_PAYLOAD)
+            raw = self._payload(source, self._size(source), numpy.uint8)
             _, optimizer = loads_states(raw.tobytes())
             self.updater = get_updater(optimizer)
             self._ack(source)
@@ -101,9 +124,15 @@ class _Server:
             self._ack(source)
 
     def _size(self, source):
+        """The size in bytes of the payload ``source`` is sending."""
         from mpi4py import MPI
         status = MPI.Status()
-        self.world.Probe(source=source, tag=_PAYLOAD, status=status)
+
+        class Probe:        # Iprobe as a request that can be polled
+            def Test(probe):
+                return self.world.Iprobe(source=source, tag=_PAYLOAD,
+                                         status=status)
+        self._complete(Probe(), source, 'send the data of its request')
         return status.Get_count(MPI.BYTE)
 
     def _apply(self, key, grad):

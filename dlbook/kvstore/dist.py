@@ -17,7 +17,10 @@ python train.py``, or ``mpiexec -n 2 python train.py``); each one is a
 * 2-bit compression: per worker, with a residual (MXNet); an
   ``Allgather`` of the packed 2-bit codes.
 * ``dist_async``: a server process applies each push as it arrives, as
-  MXNet's servers do.
+  MXNet's servers do.  Each worker's wait for the server has the deadline
+  ``DLBOOK_DIST_TIMEOUT`` (a server that stops answering is named), and
+  at exit the workers wait for each other, as MXNet's do, so that a
+  worker that hangs is named too.
 
 So ``dist_sync`` with n workers of batch b behaves like one process with
 batch ``n * b`` (MXNet's documentation of ``create``).  Note that pushes are
@@ -25,8 +28,10 @@ batch ``n * b`` (MXNet's documentation of ``create``).  Note that pushes are
 batch size through ``rescale_grad``.
 
 ``dist_device_sync`` keeps the values on the device of the value given to
-``init`` (the per-device sum happens there) and exchanges them through host
-memory; an NCCL path for GPUs is not part of dlbook.
+``init`` (the per-device sum happens there).  GPU keys are then summed
+over the workers by NCCL through CuPy (bootstrapped over MPI) where every
+worker can, and through host memory with MPI otherwise; see
+:mod:`dlbook.kvstore._nccl` and ``DLBOOK_DIST_DEVICE_COMM``.
 
 Outside a launcher a ``dist_*`` store has one worker and warns once.
 
@@ -46,7 +51,8 @@ from .._atomic import atomic_write
 from ..base import DLBookError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, from_raw
-from . import _mpi
+from . import _mpi, _nccl
+from ._collective import Every, complete
 from . import kvstore as _kvstore_module
 from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
     _sum, _write, check_value
@@ -108,6 +114,11 @@ class DistSyncKVStore(KVStore):
     every worker pushed the same key (the sums are ``n t`` and ``n t**2``
     only if all the tags are ``t``); it runs at the same time, so it adds
     no wait.  ``DLBOOK_DIST_CHECK=1`` compares every call in full instead.
+
+    With ``dist_device_sync``, a key that every worker holds on its own
+    GPU is summed on the GPU and then all-reduced by NCCL (the workers
+    choose at ``init``; see :mod:`dlbook.kvstore._nccl`); the store makes
+    one NCCL communicator, at the first such key.
     """
 
     def __init__(self, name, group=None):
@@ -116,6 +127,12 @@ class DistSyncKVStore(KVStore):
         self._group = group         # None: one worker, no MPI at all
         self._slots = {}            # key -> (buffer, body, tag)
         self._check_all = _mpi.check_every_call()
+        # dist_device_sync: 'auto', 'nccl' or 'host'; the NCCL
+        # communicator (made at the first GPU key) and the keys it serves
+        self._device_comm = _nccl.mode_from_env() if 'device' in name \
+            else None
+        self._nccl = None
+        self._nccl_keys = set()
 
     def __repr__(self):
         return (f'<KVStore {self._type}: worker {self.rank} of '
@@ -155,11 +172,38 @@ class DistSyncKVStore(KVStore):
             return
         for k, _ in pairs:
             stored = self._store[k]
+            if self._device_comm is not None and self._use_nccl(k, stored):
+                self._nccl.bcast(stored._data)      # rank 0's value wins
+                self._nccl_keys.add(k)
+                continue
             host = _wire(_host(stored._data, stored.context).copy())
             self._group.bcast(host, f'init of key {k!r}')
             stored._data = _device(host.astype(stored.dtype, copy=False),
                                    stored.context)
             self._make_slot(k, stored)
+
+    def _use_nccl(self, key, stored):
+        """Whether every worker can sum ``key`` with NCCL (decided by all
+        of them together; makes the store's communicator when needed)."""
+        code, place = _nccl.local_code(stored, self._device_comm,
+                                       self._nccl)
+        mine = numpy.array([code, _nccl.place_digest(place)], numpy.int64)
+        every = numpy.empty((self._group.size, 2), numpy.int64)
+        self._group.allgather(mine, every, f'init of key {key!r} (NCCL or '
+                                           f'host memory?)')
+        use, why = _nccl.decide(every[:, 0], every[:, 1],
+                                self._device_comm, key, stored.dtype)
+        if not use:
+            if self._device_comm == 'auto' and \
+                    (every[:, 0] != _nccl.CPU).any():
+                _nccl.note_host_path(key, why)
+            return False
+        if self._nccl is None:
+            ctx = stored.context
+            self._nccl = _nccl.NcclChannel(self._group,
+                                           _nccl.nccl_module(ctx.xp),
+                                           ctx.xp, ctx.device_id)
+        return True
 
     def _make_slot(self, key, stored):
         """The all-reduce buffer of ``key`` and its tag, when the key can
@@ -189,7 +233,12 @@ class DistSyncKVStore(KVStore):
         stored = self._stored(key)
         slot = self._slots.get(key) if self._compression is None else None
         done = None
-        if slot is not None:
+        if key in self._nccl_keys and self._compression is None:
+            if not self._check_all:
+                self._agree([(key, values)], what)
+            merged = _sum(values, stored, key)      # on this worker's GPU
+            self._nccl.allreduce(merged)            # then over the workers
+        elif slot is not None:
             merged = self._reduce_fast(key, values, stored, slot, what, into)
             if merged is not slot[0] and self._updater is None:
                 numpy.copyto(slot[0], merged)   # the stored copy
@@ -347,18 +396,38 @@ class DistAsyncKVStore(KVStoreBase):
                            doc='The number of workers (servers excluded).')
 
     def _ask(self, header, payload=None, reply=None):
-        """Send one request to the server; wait for the reply if asked."""
+        """Send one request to the server; wait for the reply if asked.
+
+        Every wait has the deadline ``DLBOOK_DIST_TIMEOUT``: a server that
+        stops answering (an updater stuck in a loop, a stalled write) is
+        named, and the job stops, instead of every worker waiting forever.
+        """
+        world, server = self._world, self._server
         raw = numpy.frombuffer(json.dumps(header).encode(), numpy.uint8)
-        self._world.Send(raw, dest=self._server, tag=_REQUEST)
+        requests = [world.Isend(raw, dest=server, tag=_REQUEST)]
         if payload is not None:
-            self._world.Send(payload, dest=self._server, tag=_PAYLOAD)
+            requests.append(world.Isend(payload, dest=server, tag=_PAYLOAD))
         if reply is not None:
-            self._world.Recv(reply, source=self._server, tag=_REPLY)
+            requests.append(world.Irecv(reply, source=server, tag=_REPLY))
+        complete(Every(*requests), self._group.timeout,
+                 lambda: self._server_silent(header, reply is not None))
         return reply
 
-    def _ack(self):
-        self._world.Recv(numpy.empty(1, numpy.int64), source=self._server,
-                         tag=_REPLY)
+    def _ack(self, header):
+        self._ask(header, reply=numpy.empty(1, numpy.int64))
+
+    def _server_silent(self, header, answer):
+        what = header['op'] + (f' of key {header["key"]!r}'
+                               if 'key' in header else '')
+        raise DLBookError(
+            f'KVStore: worker {self.rank} waited '
+            f'{self._group.timeout:g} s (DLBOOK_DIST_TIMEOUT) for the '
+            f'server (process {self._server} of {self._world.size}) to '
+            f'{"answer" if answer else "take"} {what}: the server is '
+            f'hanging (an optimizer update or a file write that does not '
+            f'return, a deadlock) or much slower than expected; set '
+            f'DLBOOK_DIST_TIMEOUT (seconds; 0 waits forever) if it can '
+            f'legitimately take longer')
 
     def init(self, key, value):
         """Initialize keys on the server with **rank 0's** values."""
@@ -373,8 +442,8 @@ class DistAsyncKVStore(KVStoreBase):
             if self.rank == 0:
                 self._ask({'op': 'init', 'key': k, 'shape': list(v.shape),
                            'dtype': v.dtype.name},
-                          _host(v._data, v.context))
-                self._ack()
+                          _host(v._data, v.context),
+                          numpy.empty(1, numpy.int64))
         self.barrier()
 
     def _meta_of(self, key):
@@ -433,8 +502,7 @@ class DistAsyncKVStore(KVStoreBase):
         from ..optimizer.updater import dumps_states
         if self.rank == 0:
             data = numpy.frombuffer(dumps_states({}, optimizer), numpy.uint8)
-            self._ask({'op': 'optimizer'}, data)
-            self._ack()
+            self._ask({'op': 'optimizer'}, data, numpy.empty(1, numpy.int64))
         self._has_optimizer = optimizer
         self.barrier()
 
@@ -446,8 +514,7 @@ class DistAsyncKVStore(KVStoreBase):
         _, threshold = parse_compression_params(compression_params)
         self._compression = GradientCompression(threshold)
         if self.rank == 0:
-            self._ask({'op': 'compression', 'threshold': threshold})
-            self._ack()
+            self._ack({'op': 'compression', 'threshold': threshold})
         self.barrier()
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
@@ -456,9 +523,8 @@ class DistAsyncKVStore(KVStoreBase):
             raise DLBookError('KVStore.save_optimizer_states: no optimizer '
                               'has been set with set_optimizer')
         if self.rank == 0:
-            self._ask({'op': 'save', 'fname': str(fname),
+            self._ack({'op': 'save', 'fname': str(fname),
                        'dump': bool(dump_optimizer)})
-            self._ack()
         self.barrier()
 
     def load_optimizer_states(self, fname):
@@ -468,8 +534,7 @@ class DistAsyncKVStore(KVStoreBase):
                               'has been set with set_optimizer')
         self.barrier()
         if self.rank == 0:
-            self._ask({'op': 'load', 'fname': str(fname)})
-            self._ack()
+            self._ack({'op': 'load', 'fname': str(fname)})
         self.barrier()
 
     @property
@@ -505,12 +570,13 @@ def _job(name):
             f'this one: the processes do not form one MPI job. Under SLURM '
             f'use srun --mpi=pmix (or pmi2), or run mpiexec inside the '
             f'allocation (python -m dlbook.launch --launcher mpi)')
-    _mpi.record_pid(world.rank)
     servers = _mpi.num_servers()
     workers = world.size - servers
     if workers < 1:
         raise DLBookError(f'DMLC_NUM_SERVER={servers} leaves no worker in '
                           f'a job of {world.size} processes')
+    _mpi.record_pid(world.rank, 'server' if world.rank >= workers
+                    else 'worker')
     if _NAMES[name] == 'async' and servers != 1:
         raise DLBookError(
             f"kv.create('{name}') needs exactly one server process besides "
@@ -525,9 +591,10 @@ def _job(name):
         from ._server import serve
         serve(world, workers, _NAMES[name] == 'async')   # never returns
     from ._collective import Group
+    group = Group(comm)
     if servers:
-        atexit.register(_stop_idle_servers, world, workers, servers)
-    _JOB.append((world, Group(comm), workers))
+        atexit.register(_stop_idle_servers, world, group, workers, servers)
+    _JOB.append((world, group, workers))
     return _JOB[0]
 
 
@@ -551,9 +618,23 @@ def create_dist(name):
     return DistSyncKVStore(name, group)
 
 
-def _stop_idle_servers(world, workers, servers):
-    """Tell every server that this worker is done (at interpreter exit,
-    once per worker process)."""
+def _stop_idle_servers(world, group, workers, servers):
+    """At interpreter exit: wait for every worker (as MXNet's workers do
+    when they shut down), then tell every server that this worker is done.
+
+    The wait has the deadline ``DLBOOK_DIST_TIMEOUT``, so a worker that
+    hangs while the others finish is named, and the job stops, instead of
+    the servers waiting for it forever.
+    """
+    import sys
+    try:
+        group.barrier('the end of the job (every worker waits for the '
+                      'others before stopping the servers)')
+    except DLBookError as e:
+        sys.stderr.write(f'\n{e}\ndlbook.kvstore: stopping all '
+                         f'{world.size} processes of the job (MPI_Abort)\n')
+        sys.stderr.flush()
+        world.Abort(1)
     header = numpy.frombuffer(b'{"op": "stop"}', numpy.uint8)
     for s in range(workers, workers + servers):
         try:

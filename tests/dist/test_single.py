@@ -153,3 +153,97 @@ def test_timeout_setting_is_checked(monkeypatch):
     monkeypatch.setenv('DLBOOK_DIST_TIMEOUT', 'soon')
     with pytest.raises(DLBookError, match='DLBOOK_DIST_TIMEOUT must be'):
         timeout_from_env()
+
+
+# -- dist_device_sync: choosing NCCL or host-staged MPI (no MPI needed) ----
+
+@pytest.fixture
+def fake_gpus(monkeypatch):
+    from dlbook.backend import reset_gpu_backend
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '2')
+    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+    monkeypatch.delenv('DLBOOK_FAKE_NCCL', raising=False)
+    reset_gpu_backend()
+    yield
+    monkeypatch.undo()
+    reset_gpu_backend()
+
+
+def test_decide_nccl_only_when_every_worker_can():
+    from dlbook.kvstore import _nccl
+    OK, CPU, NO = _nccl.OK, _nccl.CPU, _nccl.NO_NCCL
+    assert _nccl.decide([OK, OK], [11, 22], 'auto', 'w') == (True, '')
+    use, why = _nccl.decide([OK, CPU, CPU], [11, 0, 0], 'auto', 'w')
+    assert not use and why == 'workers 1, 2: its value is not on a CuPy GPU'
+    use, why = _nccl.decide([OK, OK, OK], [11, 22, 11], 'auto', 'w')
+    assert not use and 'workers 0, 2 share one GPU' in why
+    use, why = _nccl.decide([_nccl.DTYPE] * 2, [0, 0], 'auto', 'w', 'bool')
+    assert why == 'workers 0, 1: NCCL cannot sum bool'
+    with pytest.raises(DLBookError, match=r"=nccl: key 'w' cannot go "
+                       r"through NCCL: worker 1: CuPy reports no NCCL"):
+        _nccl.decide([OK, NO], [11, 0], 'nccl', 'w')
+
+
+def test_local_code_on_fake_gpus(fake_gpus, monkeypatch):
+    from dlbook.kvstore import _nccl
+    gpu = mx.nd.zeros(3, ctx=mx.gpu(1))
+    code, place = _nccl.local_code(gpu, 'auto', None)
+    assert code == _nccl.OK and place.endswith(' 0000:02:00.0')
+    assert _nccl.local_code(gpu, 'host', None) == (_nccl.FORCED_HOST, '')
+    assert _nccl.local_code(mx.nd.zeros(3), 'auto', None)[0] == _nccl.CPU
+    assert _nccl.local_code(mx.nd.zeros(3, ctx=mx.gpu(0), dtype='bool'),
+                            'auto', None)[0] == _nccl.DTYPE
+
+    class Channel:
+        device_id = 0
+    assert _nccl.local_code(gpu, 'auto', Channel)[0] == _nccl.OTHER_DEVICE
+    nccl = mx.gpu(0).xp.cuda.nccl
+    for dtype, code in (('float32', nccl.NCCL_FLOAT32), ('int64', 4),
+                        ('float16', 6), ('uint8', 1), ('complex64', None)):
+        assert _nccl.nccl_dtype(nccl, dtype) == code
+
+
+def test_local_code_without_nccl(monkeypatch):
+    from dlbook.backend import reset_gpu_backend
+    from dlbook.kvstore import _nccl
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
+    monkeypatch.setenv('DLBOOK_FAKE_NCCL', '0')
+    reset_gpu_backend()
+    try:
+        gpu = mx.nd.zeros(3, ctx=mx.gpu(0))
+        assert _nccl.local_code(gpu, 'auto', None)[0] == _nccl.NO_NCCL
+        # fake GPUs served by plain NumPy arrays are not CuPy devices
+        monkeypatch.setenv('DLBOOK_FAKE_CUPY', '0')
+        reset_gpu_backend()
+        gpu = mx.nd.zeros(3, ctx=mx.gpu(0))
+        assert _nccl.local_code(gpu, 'auto', None)[0] == _nccl.CPU
+    finally:
+        monkeypatch.undo()
+        reset_gpu_backend()
+
+
+def test_device_comm_switch(monkeypatch):
+    from dlbook.kvstore import _nccl
+    monkeypatch.delenv('DLBOOK_DIST_DEVICE_COMM', raising=False)
+    assert _nccl.mode_from_env() == 'auto'
+    monkeypatch.setenv('DLBOOK_DIST_DEVICE_COMM', ' NCCL ')
+    assert _nccl.mode_from_env() == 'nccl'
+    monkeypatch.setenv('DLBOOK_DIST_DEVICE_COMM', 'gloo')
+    with pytest.raises(DLBookError, match='must be auto, nccl or host'):
+        _nccl.mode_from_env()
+
+
+def test_launcher_names_processes_from_their_pid_files(tmp_path):
+    from dlbook.launch import _alive, _pid_ranks
+    (tmp_path / 'rank-0.pid').write_text('vm 101 worker')
+    (tmp_path / 'rank-2.pid').write_text('vm 103 server')
+    (tmp_path / 'rank-1.pid').write_text('vm 102')        # older format
+    assert _pid_ranks(str(tmp_path)) == {
+        '101': 'worker rank 0', '102': 'worker rank 1',
+        '103': 'server rank 2'}
+    import os
+    assert _alive(str(os.getpid()))
+    done = subprocess.run([sys.executable, '-c', 'import os; '
+                           'print(os.getpid())'], capture_output=True,
+                          text=True)
+    assert not _alive(done.stdout.strip())
