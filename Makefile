@@ -6,7 +6,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.dlbook-installed
 
-.PHONY: lab test lint test-oldest-numpy notebooks bench fuzz clean
+.PHONY: lab test lint format test-oldest-numpy notebooks bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,7 @@ OLD_STAMP    = $(OLD_VENV)/.dlbook-installed
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q tests
 	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q -p no:cacheprovider -k gpu0 \
 	    tests/ops tests/gluon tests/symbol tests/test_*.py
@@ -62,9 +63,15 @@ test-oldest-numpy: $(OLD_STAMP)
 notebooks: $(STAMP)
 	$(BIN)/python -m tests.notebooks.regenerate
 
-# pyflakes rules and syntax errors (pyproject.toml [tool.ruff])
+# pyflakes rules, syntax errors, import order and formatting
+# (pyproject.toml [tool.ruff]); `make format` rewrites the files
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --select I --fix .
+	$(BIN)/ruff format .
 
 # a longer run of the file-reader fuzzing than the test suite's
 fuzz: $(STAMP)

@@ -20,13 +20,18 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.common import (  # noqa
+    best_of,
+    fmt_ms,
+    fmt_us,
+    table,
+    try_torch,
+    write_section,
+)
 from dlbook import autograd, nd  # noqa: E402
-from benchmarks.common import (best_of, fmt_ms, fmt_us, table,  # noqa
-                               try_torch, write_section)
 
 N_OPS = 10_000
 ROUNDS = 7
@@ -41,7 +46,7 @@ def interleaved_medians(loops, rounds=ROUNDS):
     call), the loops taking turns."""
     times = {key: [] for key in loops}
     for loop in loops.values():
-        loop()                                       # warm up
+        loop()  # warm up
     for _ in range(rounds):
         for key, loop in loops.items():
             start = time.process_time()
@@ -86,13 +91,17 @@ def per_op_overhead():
                 c = c + b_var
         c.backward()
 
-    loops = {'numpy': loop_numpy, 'eager': loop_eager,
-             'recorded_fwd': loop_recorded_forward,
-             'recorded': loop_recorded, 'chain': chain}
+    loops = {
+        'numpy': loop_numpy,
+        'eager': loop_eager,
+        'recorded_fwd': loop_recorded_forward,
+        'recorded': loop_recorded,
+        'chain': chain,
+    }
     torch = try_torch()
     threads = None
     if torch is not None:
-        threads = torch.get_num_threads()     # restored for the dot below
+        threads = torch.get_num_threads()  # restored for the dot below
         torch.set_num_threads(1)
         ta, tb = torch.from_numpy(a_np), torch.from_numpy(b_np)
         ta_g = ta.clone().requires_grad_()
@@ -118,8 +127,12 @@ def per_op_overhead():
                 c = c + tb_g
             c.backward(ones)
 
-        loops.update(torch=torch_plain, torch_fwd=torch_grad_forward,
-                     torch_grad=torch_grad, torch_chain=torch_chain)
+        loops.update(
+            torch=torch_plain,
+            torch_fwd=torch_grad_forward,
+            torch_grad=torch_grad,
+            torch_chain=torch_chain,
+        )
     before = load()
     results = interleaved_medians(loops)
     after = load()
@@ -134,25 +147,54 @@ def per_op_overhead():
             return '–'
         return f'{results[key] / results[ref]:.2f}×'
 
-    rows = [('`a + b`, no gradient', cell('eager'), cell('numpy'),
-             cell('torch'), ratio('eager', 'torch')),
-            ('`a + b` recorded (forward only)', cell('recorded_fwd'), '–',
-             cell('torch_fwd'), ratio('recorded_fwd', 'torch_fwd')),
-            ('`a + b` recorded + `backward()` per step', cell('recorded'),
-             '–', cell('torch_grad'), ratio('recorded', 'torch_grad')),
-            (f'chain `c = c + b` {N_OPS:,} deep + one `backward()`, per '
-             f'op', cell('chain'), '–', cell('torch_chain'),
-             ratio('chain', 'torch_chain'))]
-    rows.append(('the same chain, in a process without PyTorch imported '
-                 '(fewer objects for the garbage collector to traverse)',
-                 fmt_us(chain_alone()), '–', '–', '–'))
+    rows = [
+        (
+            '`a + b`, no gradient',
+            cell('eager'),
+            cell('numpy'),
+            cell('torch'),
+            ratio('eager', 'torch'),
+        ),
+        (
+            '`a + b` recorded (forward only)',
+            cell('recorded_fwd'),
+            '–',
+            cell('torch_fwd'),
+            ratio('recorded_fwd', 'torch_fwd'),
+        ),
+        (
+            '`a + b` recorded + `backward()` per step',
+            cell('recorded'),
+            '–',
+            cell('torch_grad'),
+            ratio('recorded', 'torch_grad'),
+        ),
+        (
+            f'chain `c = c + b` {N_OPS:,} deep + one `backward()`, per op',
+            cell('chain'),
+            '–',
+            cell('torch_chain'),
+            ratio('chain', 'torch_chain'),
+        ),
+    ]
+    rows.append(
+        (
+            'the same chain, in a process without PyTorch imported '
+            '(fewer objects for the garbage collector to traverse)',
+            fmt_us(chain_alone()),
+            '–',
+            '–',
+            '–',
+        )
+    )
     return rows, before, after
 
 
 CHAIN_ALONE = f"""
 import sys, time
-sys.path.insert(0, {os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__)))!r})
+sys.path.insert(0, {
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r
+})
 import numpy as np
 from dlbook import autograd, nd
 rng = np.random.RandomState(0)
@@ -179,8 +221,13 @@ def chain_alone():
     operator, and the garbage collector's full passes also traverse every
     object of the process (PyTorch's among them)."""
     import subprocess
-    out = subprocess.run([sys.executable, '-c', CHAIN_ALONE], check=True,
-                         capture_output=True, text=True)
+
+    out = subprocess.run(
+        [sys.executable, '-c', CHAIN_ALONE],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return float(out.stdout.strip().splitlines()[-1])
 
 
@@ -205,19 +252,33 @@ def big_dot():
 def main():
     mx.random.seed(0)
     rows, before, after = per_op_overhead()
-    body = ('Per-operation time (lower is better) on 16×16 float32: CPU '
-            f'time of the process, median of {ROUNDS} rounds of {N_OPS:,} '
-            'operations, the candidates taking turns; PyTorch on 1 '
-            f'thread; load average before {before}, after {after} (2 '
-            'cores shared with other jobs):\n\n' +
-            table(('operation', 'dlbook', 'NumPy', 'PyTorch CPU',
-                   'dlbook / PyTorch'), rows))
+    body = (
+        'Per-operation time (lower is better) on 16×16 float32: CPU '
+        f'time of the process, median of {ROUNDS} rounds of {N_OPS:,} '
+        'operations, the candidates taking turns; PyTorch on 1 '
+        f'thread; load average before {before}, after {after} (2 '
+        'cores shared with other jobs):\n\n'
+        + table(
+            (
+                'operation',
+                'dlbook',
+                'NumPy',
+                'PyTorch CPU',
+                'dlbook / PyTorch',
+            ),
+            rows,
+        )
+    )
     dot_row = big_dot()
     body += '\n\nLarge matrix product (best of 7):\n\n' + table(
         ('operation', 'dlbook', 'NumPy', 'PyTorch CPU', 'dlbook / NumPy'),
-        [dot_row])
-    write_section('core', 'Core engine: per-op overhead and dot '
-                  '(`benchmarks/bench_core.py`)', body)
+        [dot_row],
+    )
+    write_section(
+        'core',
+        'Core engine: per-op overhead and dot (`benchmarks/bench_core.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

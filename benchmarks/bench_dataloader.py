@@ -22,13 +22,12 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.common import table, write_section  # noqa: E402
 from dlbook import gluon  # noqa: E402
 from dlbook.gluon.data.vision import transforms  # noqa: E402
-from benchmarks.common import table, write_section  # noqa: E402
 
 N_SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
 BATCH = 256
@@ -44,8 +43,10 @@ def images():
         rng = np.random.RandomState(0)
         x = rng.randint(0, 256, (N_SAMPLES, 28, 28, 1)).astype(np.uint8)
         y = rng.randint(0, 10, N_SAMPLES).astype(np.int32)
-        return (gluon.data.ArrayDataset(mx.nd.array(x, dtype='uint8'), y),
-                'random 28x28 images')
+        return (
+            gluon.data.ArrayDataset(mx.nd.array(x, dtype='uint8'), y),
+            'random 28x28 images',
+        )
 
 
 def epoch_seconds(loader):
@@ -63,22 +64,34 @@ def epoch_seconds(loader):
 def main():
     load = f'{os.getloadavg()[0]:.2f}'
     dataset, source = images()
-    augment = transforms.Compose([
-        transforms.RandomResizedCrop(56),
-        transforms.RandomFlipLeftRight(),
-        transforms.RandomColorJitter(brightness=0.3, contrast=0.3),
-        transforms.ToTensor(),
-        transforms.Normalize(0.286, 0.353)])
-    pipelines = [('augmented', dataset.transform_first(augment)),
-                 ('ToTensor only',
-                  dataset.transform_first(transforms.ToTensor()))]
-    settings = [('num_workers=0', {}),
-                ('num_workers=2 (processes)', {'num_workers': 2}),
-                ('num_workers=2, thread_pool', {'num_workers': 2,
-                                                'thread_pool': True})]
-    loaders = {(name, label): gluon.data.DataLoader(
-                   data, BATCH, shuffle=True, **kwargs)
-               for name, data in pipelines for label, kwargs in settings}
+    augment = transforms.Compose(
+        [
+            transforms.RandomResizedCrop(56),
+            transforms.RandomFlipLeftRight(),
+            transforms.RandomColorJitter(brightness=0.3, contrast=0.3),
+            transforms.ToTensor(),
+            transforms.Normalize(0.286, 0.353),
+        ]
+    )
+    pipelines = [
+        ('augmented', dataset.transform_first(augment)),
+        ('ToTensor only', dataset.transform_first(transforms.ToTensor())),
+    ]
+    settings = [
+        ('num_workers=0', {}),
+        ('num_workers=2 (processes)', {'num_workers': 2}),
+        (
+            'num_workers=2, thread_pool',
+            {'num_workers': 2, 'thread_pool': True},
+        ),
+    ]
+    loaders = {
+        (name, label): gluon.data.DataLoader(
+            data, BATCH, shuffle=True, **kwargs
+        )
+        for name, data in pipelines
+        for label, kwargs in settings
+    }
     best = dict.fromkeys(loaders, (float('inf'), float('inf')))
     # Rounds interleave the settings, so a burst of load from other
     # programs does not favour one of them; the first round warms up
@@ -91,16 +104,37 @@ def main():
         base = best[(name, settings[0][0])]
         for label, _ in settings:
             seconds, cpu = best[(name, label)]
-            rows.append((name, label, f'{seconds:.3f}',
-                         f'{N_SAMPLES / seconds:,.0f}',
-                         f'{base[0] / seconds:.2f}x', f'{cpu:.3f}'))
-    body = (f'DataLoader, {N_SAMPLES} samples of {source}, batch {BATCH}, '
-            f'best epoch of {ROUNDS + 1} interleaved rounds; load average '
-            f'before {load}, after {os.getloadavg()[0]:.2f}.\n\n' +
-            table(('pipeline', 'loader', 'epoch (s)', 'samples/s',
-                   'speed-up', 'main-process CPU (s)'), rows))
-    write_section('dataloader', 'DataLoader workers '
-                  '(`benchmarks/bench_dataloader.py`)', body)
+            rows.append(
+                (
+                    name,
+                    label,
+                    f'{seconds:.3f}',
+                    f'{N_SAMPLES / seconds:,.0f}',
+                    f'{base[0] / seconds:.2f}x',
+                    f'{cpu:.3f}',
+                )
+            )
+    body = (
+        f'DataLoader, {N_SAMPLES} samples of {source}, batch {BATCH}, '
+        f'best epoch of {ROUNDS + 1} interleaved rounds; load average '
+        f'before {load}, after {os.getloadavg()[0]:.2f}.\n\n'
+        + table(
+            (
+                'pipeline',
+                'loader',
+                'epoch (s)',
+                'samples/s',
+                'speed-up',
+                'main-process CPU (s)',
+            ),
+            rows,
+        )
+    )
+    write_section(
+        'dataloader',
+        'DataLoader workers (`benchmarks/bench_dataloader.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

@@ -20,6 +20,7 @@ throughput with 2 workers against 1.
 The machine's load average is recorded with the numbers: with other
 programs running, 2 workers on 2 cores cannot show their real speed-up.
 """
+
 import argparse
 import json
 import os
@@ -35,11 +36,13 @@ ROOT = os.path.dirname(HERE)
 
 # -- run inside the MPI job ----------------------------------------------------
 def allreduce_worker(mib, repeat):
-    import dlbook as mx
     from mpi4py import MPI
+
+    import dlbook as mx
+
     kv = mx.kv.create('dist_sync')
     comm = MPI.COMM_WORLD
-    n = int(mib * 2 ** 20 / 4)
+    n = int(mib * 2**20 / 4)
     a = np.ones(n, np.float32)
     out = np.empty_like(a)
     buf = np.ones(n, np.float32)
@@ -56,43 +59,61 @@ def allreduce_worker(mib, repeat):
     def store():
         kv.pushpull(0, grad)
 
-    methods = {'mpi4py Allreduce (blocking)': raw,
-               'mpi4py Iallreduce in place + Wait': raw_nonblocking,
-               'kv.pushpull': store}
+    methods = {
+        'mpi4py Allreduce (blocking)': raw,
+        'mpi4py Iallreduce in place + Wait': raw_nonblocking,
+        'kv.pushpull': store,
+    }
     times = {name: [] for name in methods}
     for i in range(repeat + 2):
         for name, fn in methods.items():
             comm.Barrier()
             t = time.perf_counter()
             fn()
-            if i >= 2:                      # two warm-up rounds
+            if i >= 2:  # two warm-up rounds
                 times[name].append(time.perf_counter() - t)
     if kv.rank == 0:
-        print('RESULT ' + json.dumps({
-            name: [1e3 * float(np.median(t)),
-                   1e3 * float(np.percentile(t, 25))]
-            for name, t in times.items()}), flush=True)
+        print(
+            'RESULT '
+            + json.dumps(
+                {
+                    name: [
+                        1e3 * float(np.median(t)),
+                        1e3 * float(np.percentile(t, 25)),
+                    ]
+                    for name, t in times.items()
+                }
+            ),
+            flush=True,
+        )
 
 
 def mlp_worker(batch, steps):
     import warnings
+
     import dlbook as mx
     from dlbook import autograd, gluon
+
     with warnings.catch_warnings():
-        warnings.simplefilter('ignore')     # 1 process: no launcher
+        warnings.simplefilter('ignore')  # 1 process: no launcher
         kv = mx.kv.create('dist_sync')
     rng = np.random.default_rng(kv.rank)
     X = mx.nd.array(rng.normal(size=(batch, 784)).astype(np.float32))
     y = mx.nd.array(rng.integers(0, 10, batch).astype(np.float32))
     net = gluon.nn.Sequential()
-    net.add(gluon.nn.Dense(256, activation='relu', in_units=784),
-            gluon.nn.Dense(256, activation='relu', in_units=256),
-            gluon.nn.Dense(10, in_units=256))
+    net.add(
+        gluon.nn.Dense(256, activation='relu', in_units=784),
+        gluon.nn.Dense(256, activation='relu', in_units=256),
+        gluon.nn.Dense(10, in_units=256),
+    )
     mx.random.seed(0)
     net.initialize(mx.init.Xavier())
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.01, 'momentum': 0.9},
-                            kvstore=kv)
+    trainer = gluon.Trainer(
+        net.collect_params(),
+        'sgd',
+        {'learning_rate': 0.01, 'momentum': 0.9},
+        kvstore=kv,
+    )
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
 
     def step():
@@ -110,50 +131,87 @@ def mlp_worker(batch, steps):
     kv.barrier()
     took = time.perf_counter() - t
     if kv.rank == 0:
-        print('RESULT ' + json.dumps({
-            'step_ms': 1e3 * took / steps,
-            'samples_s': steps * batch * kv.num_workers / took}),
-            flush=True)
+        print(
+            'RESULT '
+            + json.dumps(
+                {
+                    'step_ms': 1e3 * took / steps,
+                    'samples_s': steps * batch * kv.num_workers / took,
+                }
+            ),
+            flush=True,
+        )
 
 
 # -- the driver ------------------------------------------------------------------
 def _launch(n, *args):
     from dlbook.launch import find_mpiexec
-    env = dict(os.environ, OMP_NUM_THREADS='1', OPENBLAS_NUM_THREADS='1',
-               PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH',
-                                                            ''))
-    proc = subprocess.run([find_mpiexec(), '-n', str(n), sys.executable,
-                           os.path.abspath(__file__), *map(str, args)],
-                          capture_output=True, text=True, env=env,
-                          timeout=300)
+
+    env = dict(
+        os.environ,
+        OMP_NUM_THREADS='1',
+        OPENBLAS_NUM_THREADS='1',
+        PYTHONPATH=ROOT + os.pathsep + os.environ.get('PYTHONPATH', ''),
+    )
+    proc = subprocess.run(
+        [
+            find_mpiexec(),
+            '-n',
+            str(n),
+            sys.executable,
+            os.path.abspath(__file__),
+            *map(str, args),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     line = [s for s in proc.stdout.splitlines() if s.startswith('RESULT ')]
     if proc.returncode or not line:
         raise SystemExit(f'bench_dist: {args[0]} failed:\n{proc.stderr}')
-    return json.loads(line[0][len('RESULT '):])
+    return json.loads(line[0][len('RESULT ') :])
 
 
 def driver(args):
     sys.path.insert(0, ROOT)
     from benchmarks.common import table, write_section
+
     load0 = os.getloadavg()
-    launches = [_launch(2, 'allreduce', args.mib, args.repeat)
-                for _ in range(args.launches)]
+    launches = [
+        _launch(2, 'allreduce', args.mib, args.repeat)
+        for _ in range(args.launches)
+    ]
 
     def middle(values):
         return float(np.median(values))
 
-    ar = {name: (middle([r[name][0] for r in launches]),
-                 middle([r[name][1] for r in launches]),
-                 min(r[name][0] for r in launches),
-                 max(r[name][0] for r in launches))
-          for name in launches[0]}
+    ar = {
+        name: (
+            middle([r[name][0] for r in launches]),
+            middle([r[name][1] for r in launches]),
+            min(r[name][0] for r in launches),
+            max(r[name][0] for r in launches),
+        )
+        for name in launches[0]
+    }
     base = ar['mpi4py Allreduce (blocking)'][0]
-    rows = [(name, f'{med:.2f} ms', f'{q25:.2f} ms',
-             f'{lo:.2f} – {hi:.2f} ms', f'{med / base:.2f}x')
-            for name, (med, q25, lo, hi) in ar.items()]
+    rows = [
+        (
+            name,
+            f'{med:.2f} ms',
+            f'{q25:.2f} ms',
+            f'{lo:.2f} – {hi:.2f} ms',
+            f'{med / base:.2f}x',
+        )
+        for name, (med, q25, lo, hi) in ar.items()
+    ]
     load1 = os.getloadavg()
-    runs = {'1 process, batch 64': (1, 64), '1 process, batch 128': (1, 128),
-            '2 workers, dist_sync, batch 64 each': (2, 64)}
+    runs = {
+        '1 process, batch 64': (1, 64),
+        '1 process, batch 128': (1, 128),
+        '2 workers, dist_sync, batch 64 each': (2, 64),
+    }
     every = {name: [] for name in runs}
     for _ in range(args.rounds):
         for name, (n, b) in runs.items():
@@ -168,52 +226,81 @@ def driver(args):
     mlp_rows = []
     for name in runs:
         r, slow, fast = median(name)
-        mlp_rows.append((name, f'{r["step_ms"]:.2f} ms',
-                         f'{r["samples_s"]:,.0f}',
-                         f'{slow["samples_s"]:,.0f} – '
-                         f'{fast["samples_s"]:,.0f}',
-                         f'{r["samples_s"] / one:.2f}x'))
+        mlp_rows.append(
+            (
+                name,
+                f'{r["step_ms"]:.2f} ms',
+                f'{r["samples_s"]:,.0f}',
+                f'{slow["samples_s"]:,.0f} – {fast["samples_s"]:,.0f}',
+                f'{r["samples_s"] / one:.2f}x',
+            )
+        )
     body = (
         f'**All-reduce of {args.mib:g} MiB float32, 2 ranks** (MPICH '
         f'wheel, `mpiexec -n 2` on this machine), {args.launches} '
         f'launches of {args.repeat} interleaved iterations each; median '
         f'over the launches of each launch\'s median and lower quartile, '
         f'and the range of the launch medians; load average (1, 5, 15 min) '
-        f'before {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}:\n\n' +
-        table(('method', 'median', 'lower quartile', 'launch medians',
-               'median / blocking'), rows) +
-        '\n\nOn a loaded machine the store can beat the blocking call: it '
+        f'before {load0[0]:.2f}, {load0[1]:.2f}, {load0[2]:.2f}:\n\n'
+        + table(
+            (
+                'method',
+                'median',
+                'lower quartile',
+                'launch medians',
+                'median / blocking',
+            ),
+            rows,
+        )
+        + '\n\nOn a loaded machine the store can beat the blocking call: it '
         'polls with `Test` and yields the core (`sched_yield`), so the '
         'other rank gets scheduled sooner than while MPICH spins inside '
-        '`Allreduce`.' +
-        f'\n\n**MLP 784-256-256-10 training**, SGD momentum, '
+        '`Allreduce`.' + f'\n\n**MLP 784-256-256-10 training**, SGD momentum, '
         f'{args.steps} steps after 5 warm-up steps, median of '
         f'{args.rounds} alternating launches; load average before '
         f'{load1[0]:.2f}, {load1[1]:.2f}, {load1[2]:.2f}, after '
-        f'{load2[0]:.2f}, {load2[1]:.2f}, {load2[2]:.2f}:\n\n' +
-        table(('run', 'time per step', 'samples/s', 'slowest – fastest',
-               'vs 1 process, batch 64'), mlp_rows) +
-        '\n\nTwo workers on a 2-core machine that other programs also use '
+        f'{load2[0]:.2f}, {load2[1]:.2f}, {load2[2]:.2f}:\n\n'
+        + table(
+            (
+                'run',
+                'time per step',
+                'samples/s',
+                'slowest – fastest',
+                'vs 1 process, batch 64',
+            ),
+            mlp_rows,
+        )
+        + '\n\nTwo workers on a 2-core machine that other programs also use '
         'slow each other down (each worker computes more slowly, and each '
         'all-reduce waits until both are scheduled); this row shows what '
         'this machine gives under that load, not how `dist_sync` scales on '
-        'free cores.\n')
-    write_section('dist', 'Distributed kvstore (`benchmarks/bench_dist.py`)',
-                  body)
+        'free cores.\n'
+    )
+    write_section(
+        'dist', 'Distributed kvstore (`benchmarks/bench_dist.py`)', body
+    )
 
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument('part', nargs='?', default='driver',
-                   choices=['driver', 'allreduce', 'mlp'])
+    p.add_argument(
+        'part',
+        nargs='?',
+        default='driver',
+        choices=['driver', 'allreduce', 'mlp'],
+    )
     p.add_argument('a', nargs='?', type=float)
     p.add_argument('b', nargs='?', type=int)
     p.add_argument('--mib', type=float, default=4)
     p.add_argument('--repeat', type=int, default=40)
     p.add_argument('--steps', type=int, default=60)
     p.add_argument('--rounds', type=int, default=5)
-    p.add_argument('--launches', type=int, default=5,
-                   help='mpiexec launches of the all-reduce part')
+    p.add_argument(
+        '--launches',
+        type=int,
+        default=5,
+        help='mpiexec launches of the all-reduce part',
+    )
     args = p.parse_args()
     if args.part == 'allreduce':
         allreduce_worker(args.a, args.b)

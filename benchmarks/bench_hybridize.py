@@ -26,15 +26,13 @@ for _var in ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS', 'MKL_NUM_THREADS'):
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.common import best_of, fmt_us, table, try_torch, write_section  # noqa
 from dlbook import autograd, gluon, nd, sym  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 from dlbook.symbol.program import GraphProgram  # noqa: E402
-from benchmarks.common import (best_of, fmt_us, table, try_torch,  # noqa
-                               write_section)
 
 STEPS = 40
 REPEAT = 15
@@ -47,16 +45,19 @@ def dlbook_step(sizes, batch, mode):
     hybridized) or 'all' (net and loss hybridized)."""
     n_in, hidden, n_out = sizes
     net = nn.HybridSequential()
-    net.add(nn.Dense(hidden, activation='relu', in_units=n_in),
-            nn.Dense(n_out, in_units=hidden))
+    net.add(
+        nn.Dense(hidden, activation='relu', in_units=n_in),
+        nn.Dense(n_out, in_units=hidden),
+    )
     net.initialize(mx.init.Xavier())
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     if mode in ('net', 'all'):
         net.hybridize()
     if mode == 'all':
         loss_fn.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.01})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01}
+    )
     rng = np.random.RandomState(0)
     x = nd.array(rng.rand(batch, n_in))
     y = nd.array(rng.randint(0, n_out, batch))
@@ -66,15 +67,18 @@ def dlbook_step(sizes, batch, mode):
             loss = loss_fn(net(x), y)
         loss.backward()
         trainer.step(batch)
+
     return step
 
 
 def torch_step(torch, sizes, batch):
     n_in, hidden, n_out = sizes
     torch.manual_seed(0)
-    net = torch.nn.Sequential(torch.nn.Linear(n_in, hidden),
-                              torch.nn.ReLU(),
-                              torch.nn.Linear(hidden, n_out))
+    net = torch.nn.Sequential(
+        torch.nn.Linear(n_in, hidden),
+        torch.nn.ReLU(),
+        torch.nn.Linear(hidden, n_out),
+    )
     loss_fn = torch.nn.CrossEntropyLoss(reduction='none')
     optimizer = torch.optim.SGD(net.parameters(), lr=0.01 / batch)
     rng = np.random.RandomState(0)
@@ -85,6 +89,7 @@ def torch_step(torch, sizes, batch):
         optimizer.zero_grad()
         loss_fn(net(x), y).sum().backward()
         optimizer.step()
+
     return step
 
 
@@ -97,7 +102,7 @@ def interleaved(steps, rounds=REPEAT):
     time other processes run, the CPU time does not.
     """
     for step in steps.values():
-        for _ in range(5):           # warm up (and trace, when hybridized)
+        for _ in range(5):  # warm up (and trace, when hybridized)
             step()
     best = {name: float('inf') for name in steps}
     for _ in range(rounds):
@@ -116,16 +121,25 @@ def step_times():
     rows = []
     for sizes in SIZES:
         for batch in BATCHES:
-            steps = {mode: dlbook_step(sizes, batch, mode)
-                     for mode in ('eager', 'net', 'all')}
+            steps = {
+                mode: dlbook_step(sizes, batch, mode)
+                for mode in ('eager', 'net', 'all')
+            }
             if torch is not None:
                 steps['torch'] = torch_step(torch, sizes, batch)
             t = interleaved(steps)
-            rows.append(('-'.join(map(str, sizes)), batch,
-                         fmt_us(t['eager']), fmt_us(t['net']),
-                         fmt_us(t['all']), f"{t['eager'] / t['net']:.2f}×",
-                         f"{t['eager'] / t['all']:.2f}×",
-                         fmt_us(t['torch']) if 'torch' in t else '–'))
+            rows.append(
+                (
+                    '-'.join(map(str, sizes)),
+                    batch,
+                    fmt_us(t['eager']),
+                    fmt_us(t['net']),
+                    fmt_us(t['all']),
+                    f"{t['eager'] / t['net']:.2f}×",
+                    f"{t['eager'] / t['all']:.2f}×",
+                    fmt_us(t['torch']) if 'torch' in t else '–',
+                )
+            )
     return rows
 
 
@@ -133,14 +147,18 @@ def network_times(sizes=(64, 64, 10), batch=16):
     """The part hybridize replaces: the network alone, predicting and
     recording + backward."""
     rows = []
-    for label, record in (('forward (prediction)', False),
-                          ('forward + backward (recorded)', True)):
+    for label, record in (
+        ('forward (prediction)', False),
+        ('forward + backward (recorded)', True),
+    ):
         steps = {}
         for mode in ('eager', 'net'):
             n_in, hidden, n_out = sizes
             net = nn.HybridSequential()
-            net.add(nn.Dense(hidden, activation='relu', in_units=n_in),
-                    nn.Dense(n_out, in_units=hidden))
+            net.add(
+                nn.Dense(hidden, activation='relu', in_units=n_in),
+                nn.Dense(n_out, in_units=hidden),
+            )
             net.initialize()
             if mode == 'net':
                 net.hybridize()
@@ -153,10 +171,17 @@ def network_times(sizes=(64, 64, 10), batch=16):
                     y.backward()
                 else:
                     net(x)
+
             steps[mode] = run
         t = interleaved(steps)
-        rows.append((label, fmt_us(t['eager']), fmt_us(t['net']),
-                     f"{t['eager'] / t['net']:.2f}×"))
+        rows.append(
+            (
+                label,
+                fmt_us(t['eager']),
+                fmt_us(t['net']),
+                f"{t['eager'] / t['net']:.2f}×",
+            )
+        )
     return rows
 
 
@@ -184,20 +209,29 @@ def memory_plan(batch=64):
         exe.forward(is_train=True)
         exe.backward()
         peak, total = exe.peak_bytes, exe.total_bytes
-        predict = lenet_symbol().simple_bind(mx.cpu(), grad_req='null',
-                                             data=(batch, 1, 28, 28))
+        predict = lenet_symbol().simple_bind(
+            mx.cpu(), grad_req='null', data=(batch, 1, 28, 28)
+        )
         predict.copy_params_from(exe.arg_dict)
         predict.forward()
-        predict_peak, predict_total = predict.peak_bytes, \
-            predict.total_bytes
+        predict_peak, predict_total = predict.peak_bytes, predict.total_bytes
     finally:
         GraphProgram.track_memory = False
-    mib = 2.0 ** 20
-    return [('forward + backward (training)', f'{peak / mib:.2f} MiB',
-             f'{total / mib:.2f} MiB', f'{peak / total:.0%}'),
-            ('forward only (prediction)', f'{predict_peak / mib:.2f} MiB',
-             f'{predict_total / mib:.2f} MiB',
-             f'{predict_peak / predict_total:.0%}')]
+    mib = 2.0**20
+    return [
+        (
+            'forward + backward (training)',
+            f'{peak / mib:.2f} MiB',
+            f'{total / mib:.2f} MiB',
+            f'{peak / total:.0%}',
+        ),
+        (
+            'forward only (prediction)',
+            f'{predict_peak / mib:.2f} MiB',
+            f'{predict_total / mib:.2f} MiB',
+            f'{predict_peak / predict_total:.0%}',
+        ),
+    ]
 
 
 def load():
@@ -215,24 +249,41 @@ def main():
         f'backward, SGD `trainer.step`): CPU time of the process, best of '
         f'{REPEAT} runs of {STEPS} steps, the candidates taking turns (the '
         f'machine is shared: load average before {before}, after {after}); '
-        f'NumPy (OpenBLAS) and PyTorch on 1 thread:\n\n' +
-        table(('MLP', 'batch', 'dlbook eager', 'dlbook hybridized net',
-               'net + loss hybridized', 'speed-up (net)',
-               'speed-up (net + loss)', 'PyTorch eager'), rows) +
-        '\n\nThe network alone (64-64-10, batch 16, CPU time as above), '
+        f'NumPy (OpenBLAS) and PyTorch on 1 thread:\n\n'
+        + table(
+            (
+                'MLP',
+                'batch',
+                'dlbook eager',
+                'dlbook hybridized net',
+                'net + loss hybridized',
+                'speed-up (net)',
+                'speed-up (net + loss)',
+                'PyTorch eager',
+            ),
+            rows,
+        )
+        + '\n\nThe network alone (64-64-10, batch 16, CPU time as above), '
         'the part hybridize replaces; the rest of a step (loss, autograd '
-        'bookkeeping, `trainer.step`) is the same in both:\n\n' +
-        table(('pass', 'eager', 'hybridized', 'speed-up'), network) +
-        '\n\nExecutor memory plan, LeNet (conv 20@5x5, pool, conv 50@5x5, '
+        'bookkeeping, `trainer.step`) is the same in both:\n\n'
+        + table(('pass', 'eager', 'hybridized', 'speed-up'), network)
+        + '\n\nExecutor memory plan, LeNet (conv 20@5x5, pool, conv 50@5x5, '
         'pool, dense 500, dense 10, SoftmaxOutput), batch 64: peak of the '
         'intermediate arrays alive at once (released after their last '
         'reader; arrays kept for backward counted) against the sum of all '
         'intermediate arrays produced (what a pass that frees nothing '
-        'holds):\n\n' +
-        table(('pass', 'peak alive', 'sum of intermediates', 'ratio'),
-              memory) + '\n')
-    write_section('hybridize', 'Hybridize: step time and memory plan '
-                  '(`benchmarks/bench_hybridize.py`)', body)
+        'holds):\n\n'
+        + table(
+            ('pass', 'peak alive', 'sum of intermediates', 'ratio'), memory
+        )
+        + '\n'
+    )
+    write_section(
+        'hybridize',
+        'Hybridize: step time and memory plan '
+        '(`benchmarks/bench_hybridize.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

@@ -23,14 +23,12 @@ import time
 
 import numpy
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.common import fmt_ms, fmt_us, table, write_section  # noqa
 from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
-from benchmarks.common import (fmt_ms, fmt_us, table,  # noqa
-                               write_section)
 
 N_OPS = 2_000
 REPEAT = 15
@@ -63,36 +61,51 @@ def per_op_rows():
     legacy = (nd.array(a_host), nd.array(b_host))
     npx.set_np()
     numpy_mode = (np.array(a_host), np.array(b_host))
-    ops = [('`a + b`', lambda a, b: a + b, lambda a, b: a + b),
-           ('`dot(a, b)`', lambda a, b: nd.dot(a, b),
-            lambda a, b: np.dot(a, b)),
-           ('`a.sum()`', lambda a, b: a.sum(), lambda a, b: a.sum()),
-           ('`a > b`', lambda a, b: a > b, lambda a, b: a > b),
-           ('`a * 2.0`', lambda a, b: a * 2.0, lambda a, b: a * 2.0)]
+    ops = [
+        ('`a + b`', lambda a, b: a + b, lambda a, b: a + b),
+        ('`dot(a, b)`', lambda a, b: nd.dot(a, b), lambda a, b: np.dot(a, b)),
+        ('`a.sum()`', lambda a, b: a.sum(), lambda a, b: a.sum()),
+        ('`a > b`', lambda a, b: a > b, lambda a, b: a > b),
+        ('`a * 2.0`', lambda a, b: a * 2.0, lambda a, b: a * 2.0),
+    ]
     rows = []
     for label, f_nd, f_np in ops:
+
         def loop(f, arrays):
             def run():
                 for _ in range(N_OPS):
                     f(*arrays)
+
             return run
+
         t_nd, t_np, b_nd, b_np = (
-            t / N_OPS for t in alternate(loop(f_nd, legacy),
-                                         loop(f_np, numpy_mode)))
-        rows.append((label, fmt_us(t_nd), fmt_us(t_np),
-                     f'{t_np / t_nd:.2f}×', f'{b_np / b_nd:.2f}×'))
+            t / N_OPS
+            for t in alternate(loop(f_nd, legacy), loop(f_np, numpy_mode))
+        )
+        rows.append(
+            (
+                label,
+                fmt_us(t_nd),
+                fmt_us(t_np),
+                f'{t_np / t_nd:.2f}×',
+                f'{b_np / b_nd:.2f}×',
+            )
+        )
     npx.reset_np()
     return rows
 
 
 def lenet():
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Dense(120, activation='sigmoid'),
-            nn.Dense(84, activation='sigmoid'), nn.Dense(10))
+    net.add(
+        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -108,8 +121,9 @@ def training(np_mode, hybridize):
     if hybridize:
         net.hybridize()
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
 
     def steps():
         for _ in range(STEPS):
@@ -118,11 +132,13 @@ def training(np_mode, hybridize):
             loss.backward()
             trainer.step(64)
         loss.wait_to_read()
+
     return steps
 
 
 def in_mode(np_mode, fn):
     """``fn`` run with NumPy mode on or off."""
+
     def run():
         if np_mode:
             npx.set_np()
@@ -130,6 +146,7 @@ def in_mode(np_mode, fn):
             return fn()
         finally:
             npx.reset_np()
+
     return run
 
 
@@ -140,7 +157,7 @@ def step_times(hybridize):
     for np_mode in (False, True):
         build = in_mode(np_mode, lambda m=np_mode: training(m, hybridize))
         steps = in_mode(np_mode, build())
-        steps()                         # initialize and trace
+        steps()  # initialize and trace
         runs.append(steps)
     return [t / STEPS for t in alternate(*runs, repeat=STEP_REPEAT)]
 
@@ -148,28 +165,57 @@ def step_times(hybridize):
 def main():
     before = load()
     rows = per_op_rows()
-    body = ('Per-operation time (lower is better), median of '
-            f'{REPEAT} runs of {N_OPS:,} operations on 16×16 float32, '
-            '`nd` and `np` runs alternating in one process; load average '
-            f'(1, 5, 15 min) before {before}, after {load()}:\n\n' +
-            table(('operation', '`nd`', '`np` (set_np)', 'np / nd',
-                   'np / nd (best runs)'), rows))
+    body = (
+        'Per-operation time (lower is better), median of '
+        f'{REPEAT} runs of {N_OPS:,} operations on 16×16 float32, '
+        '`nd` and `np` runs alternating in one process; load average '
+        f'(1, 5, 15 min) before {before}, after {load()}:\n\n'
+        + table(
+            (
+                'operation',
+                '`nd`',
+                '`np` (set_np)',
+                'np / nd',
+                'np / nd (best runs)',
+            ),
+            rows,
+        )
+    )
     before = load()
     rows = []
     for hybridize in (False, True):
         t_nd, t_np, b_nd, b_np = step_times(hybridize)
-        rows.append(('hybridized' if hybridize else 'eager', fmt_ms(t_nd),
-                     fmt_ms(t_np), f'{t_np / t_nd:.2f}×',
-                     f'{b_np / b_nd:.2f}×'))
-    body += ('\n\nLeNet training step (batch 64, forward + loss + backward '
-             f'+ SGD), median of {STEP_REPEAT} runs of {STEPS} steps, `nd` '
-             'and `np` alternating; load average before '
-             f'{before}, after {load()}; a short run on a shared machine, '
-             'so differences under ~5 % are noise:\n\n' +
-             table(('LeNet step', '`nd` mode', 'np mode', 'np / nd',
-                    'np / nd (best runs)'), rows))
-    write_section('np_mode', 'NumPy mode vs legacy `nd` '
-                  '(`benchmarks/bench_np_mode.py`)', body)
+        rows.append(
+            (
+                'hybridized' if hybridize else 'eager',
+                fmt_ms(t_nd),
+                fmt_ms(t_np),
+                f'{t_np / t_nd:.2f}×',
+                f'{b_np / b_nd:.2f}×',
+            )
+        )
+    body += (
+        '\n\nLeNet training step (batch 64, forward + loss + backward '
+        f'+ SGD), median of {STEP_REPEAT} runs of {STEPS} steps, `nd` '
+        'and `np` alternating; load average before '
+        f'{before}, after {load()}; a short run on a shared machine, '
+        'so differences under ~5 % are noise:\n\n'
+        + table(
+            (
+                'LeNet step',
+                '`nd` mode',
+                'np mode',
+                'np / nd',
+                'np / nd (best runs)',
+            ),
+            rows,
+        )
+    )
+    write_section(
+        'np_mode',
+        'NumPy mode vs legacy `nd` (`benchmarks/bench_np_mode.py`)',
+        body,
+    )
     print(body)
 
 

@@ -119,11 +119,22 @@ print(json.dumps({'file': mx.__file__, 'times': out}))
 
 
 def measure(tree):
-    env = dict(os.environ, PYTHONPATH=tree, OPENBLAS_NUM_THREADS='1',
-               OMP_NUM_THREADS='1', MKL_NUM_THREADS='1',
-               DLBOOK_NUM_THREADS='1')
-    done = subprocess.run([sys.executable, '-c', CHILD], cwd=tree, env=env,
-                          check=True, capture_output=True, text=True)
+    env = dict(
+        os.environ,
+        PYTHONPATH=tree,
+        OPENBLAS_NUM_THREADS='1',
+        OMP_NUM_THREADS='1',
+        MKL_NUM_THREADS='1',
+        DLBOOK_NUM_THREADS='1',
+    )
+    done = subprocess.run(
+        [sys.executable, '-c', CHILD],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     result = json.loads(done.stdout.strip().splitlines()[-1])
     if not result['file'].startswith(os.path.realpath(tree) + os.sep):
         raise RuntimeError(f"measured {result['file']}, not the tree {tree}")
@@ -131,16 +142,22 @@ def measure(tree):
 
 
 def git(*args, cwd=ROOT):
-    return subprocess.run(['git', *args], cwd=cwd, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        ['git', *args], cwd=cwd, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('base', nargs='?', default='HEAD~1',
-                        help='revision to compare against (default HEAD~1)')
-    parser.add_argument('--rounds', type=int, default=5,
-                        help='processes per tree (default 5)')
+    parser.add_argument(
+        'base',
+        nargs='?',
+        default='HEAD~1',
+        help='revision to compare against (default HEAD~1)',
+    )
+    parser.add_argument(
+        '--rounds', type=int, default=5, help='processes per tree (default 5)'
+    )
     args = parser.parse_args()
     base = git('rev-parse', '--short', args.base)
     head = git('rev-parse', '--short', 'HEAD')
@@ -161,15 +178,21 @@ def main():
         old = statistics.median(r[key] for r in runs['base'])
         new = statistics.median(r[key] for r in runs['current'])
         rows.append((key, f'{old:.2f}', f'{new:.2f}', f'{new / old:.2f}x'))
-    body = (f'Base {base}, current {head} (working tree); {args.rounds} '
-            f'alternating processes each, medians of CPU time, BLAS on one '
-            f'thread; 1-minute load average {loads[0]} before, {loads[1]} '
-            f'after.  A ratio above 1.05x is a slowdown.\n\n'
-            + table(('workload', f'base {base}', f'current {head}',
-                     'current / base'), rows))
-    write_section('revisions',
-                  'Two revisions side by side (`benchmarks/'
-                  'bench_revisions.py`)', body)
+    body = (
+        f'Base {base}, current {head} (working tree); {args.rounds} '
+        f'alternating processes each, medians of CPU time, BLAS on one '
+        f'thread; 1-minute load average {loads[0]} before, {loads[1]} '
+        f'after.  A ratio above 1.05x is a slowdown.\n\n'
+        + table(
+            ('workload', f'base {base}', f'current {head}', 'current / base'),
+            rows,
+        )
+    )
+    write_section(
+        'revisions',
+        'Two revisions side by side (`benchmarks/bench_revisions.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

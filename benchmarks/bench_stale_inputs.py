@@ -22,18 +22,17 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from dlbook import autograd, nd  # noqa: E402
 from benchmarks.common import fmt_us, table, write_section  # noqa: E402
+from dlbook import autograd, nd  # noqa: E402
 
 # the modules (``dlbook.ndarray.invoke`` is also the name of a function)
 _invoke_module = importlib.import_module('dlbook.ndarray.invoke')
 _ndarray_module = importlib.import_module('dlbook.ndarray.ndarray')
 
-N_OPS = 2_000       # short loops, many rounds: the minimum filters out
-ROUNDS = 25         # the bursts of a shared machine
+N_OPS = 2_000  # short loops, many rounds: the minimum filters out
+ROUNDS = 25  # the bursts of a shared machine
 
 
 def _invoke_without_check():
@@ -41,16 +40,20 @@ def _invoke_without_check():
     removed (nodes get ``recorded_at=None``, so ``backward`` skips the
     check too)."""
     source = inspect.getsource(_invoke_module.invoke)
-    saved = (',\n                             _write_clock.NOW[0])')
-    marks = ('                used_by = _weakref(node)    # for '
-             'autograd.check_write\n'
-             '                for x in inputs:\n'
-             '                    x._used_by = used_by\n')
+    saved = ',\n                             _write_clock.NOW[0])'
+    marks = (
+        '                used_by = _weakref(node)    # for '
+        'autograd.check_write\n'
+        '                for x in inputs:\n'
+        '                    x._used_by = used_by\n'
+    )
     if saved not in source or marks not in source:
         raise RuntimeError('invoke() changed: update this benchmark')
     namespace = dict(vars(_invoke_module))
-    exec(source.replace(saved, ')').replace(marks, ''),    # noqa: S102
-         namespace)
+    exec(
+        source.replace(saved, ')').replace(marks, ''),  # noqa: S102
+        namespace,
+    )
     return namespace['invoke']
 
 
@@ -77,9 +80,11 @@ def _loops():
                 c = a_var + b_var
             c.backward()
 
-    return {'`a + b`, no gradient': eager,
-            '`a + b` recorded (forward only)': recorded_forward,
-            '`a + b` recorded + `backward()` per step': recorded}
+    return {
+        '`a + b`, no gradient': eager,
+        '`a + b` recorded (forward only)': recorded_forward,
+        '`a + b` recorded + `backward()` per step': recorded,
+    }
 
 
 def _timed(fn):
@@ -91,14 +96,18 @@ def _timed(fn):
 def measure():
     """Best per-op time of each loop with and without the check."""
     loops = _loops()
-    best = {(name, mode): float('inf') for name in loops
-            for mode in ('with', 'without')}
+    best = {
+        (name, mode): float('inf')
+        for name in loops
+        for mode in ('with', 'without')
+    }
     shipped, without = _ndarray_module._invoke, _invoke_without_check()
     for _ in range(ROUNDS):
         for name, fn in loops.items():
             for mode in ('with', 'without'):
-                _ndarray_module._invoke = shipped if mode == 'with' \
-                    else without
+                _ndarray_module._invoke = (
+                    shipped if mode == 'with' else without
+                )
                 try:
                     best[name, mode] = min(best[name, mode], _timed(fn))
                 finally:
@@ -111,18 +120,23 @@ def main():
     rows = []
     for name in loops:
         w, wo = best[name, 'with'], best[name, 'without']
-        rows.append((name, fmt_us(w), fmt_us(wo),
-                     f'{(w / wo - 1) * 100:+.1f} %'))
-    body = (f'Per-operation time, best of {ROUNDS} interleaved rounds of '
-            f'{N_OPS:,} operations on 16×16 float32.  "without" stamps no '
-            f'write-clock time on the tape and skips the check at '
-            f'backward.  The '
-            f'machine was shared with other jobs; the rounds are '
-            f'interleaved so both sides see the same load.\n\n' +
-            table(('operation', 'with check', 'without', 'overhead'),
-                  rows))
-    write_section('version_counter', 'Autograd check for stale inputs '
-                  '(`benchmarks/bench_stale_inputs.py`)', body)
+        rows.append(
+            (name, fmt_us(w), fmt_us(wo), f'{(w / wo - 1) * 100:+.1f} %')
+        )
+    body = (
+        f'Per-operation time, best of {ROUNDS} interleaved rounds of '
+        f'{N_OPS:,} operations on 16×16 float32.  "without" stamps no '
+        f'write-clock time on the tape and skips the check at '
+        f'backward.  The '
+        f'machine was shared with other jobs; the rounds are '
+        f'interleaved so both sides see the same load.\n\n'
+        + table(('operation', 'with check', 'without', 'overhead'), rows)
+    )
+    write_section(
+        'version_counter',
+        'Autograd check for stale inputs (`benchmarks/bench_stale_inputs.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

@@ -25,15 +25,13 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.common import best_of, fmt_ms, table, try_torch, write_section  # noqa
 from dlbook import autograd, gluon, nd  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 from dlbook.ops import fastpath  # noqa: E402
-from benchmarks.common import (best_of, fmt_ms, table, try_torch,  # noqa
-                               write_section)
 
 STEPS = 20
 REPEAT = 7
@@ -41,18 +39,24 @@ REPEAT = 7
 
 def dlbook_mlp():
     net = nn.Sequential()
-    net.add(nn.Dense(256, activation='relu'),
-            nn.Dense(256, activation='relu'), nn.Dense(10))
+    net.add(
+        nn.Dense(256, activation='relu'),
+        nn.Dense(256, activation='relu'),
+        nn.Dense(10),
+    )
     return net
 
 
 def dlbook_lenet():
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(20, kernel_size=5, activation='relu'),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Conv2D(50, kernel_size=5, activation='relu'),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Dense(500, activation='relu'), nn.Dense(10))
+    net.add(
+        nn.Conv2D(20, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Conv2D(50, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Dense(500, activation='relu'),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -60,8 +64,9 @@ def time_dlbook(net, x_np, y_np, hybridize=False):
     net.initialize(mx.init.Xavier())
     if hybridize:
         net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.01, 'momentum': 0.9})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     x, y = nd.array(x_np), nd.array(y_np)
 
@@ -78,15 +83,27 @@ def time_dlbook(net, x_np, y_np, hybridize=False):
 def time_torch(torch, kind, x_np, y_np):
     tnn = torch.nn
     if kind == 'mlp':
-        net = tnn.Sequential(tnn.Flatten(), tnn.Linear(784, 256), tnn.ReLU(),
-                             tnn.Linear(256, 256), tnn.ReLU(),
-                             tnn.Linear(256, 10))
+        net = tnn.Sequential(
+            tnn.Flatten(),
+            tnn.Linear(784, 256),
+            tnn.ReLU(),
+            tnn.Linear(256, 256),
+            tnn.ReLU(),
+            tnn.Linear(256, 10),
+        )
     else:
-        net = tnn.Sequential(tnn.Conv2d(1, 20, 5), tnn.ReLU(),
-                             tnn.MaxPool2d(2, 2), tnn.Conv2d(20, 50, 5),
-                             tnn.ReLU(), tnn.MaxPool2d(2, 2), tnn.Flatten(),
-                             tnn.Linear(800, 500), tnn.ReLU(),
-                             tnn.Linear(500, 10))
+        net = tnn.Sequential(
+            tnn.Conv2d(1, 20, 5),
+            tnn.ReLU(),
+            tnn.MaxPool2d(2, 2),
+            tnn.Conv2d(20, 50, 5),
+            tnn.ReLU(),
+            tnn.MaxPool2d(2, 2),
+            tnn.Flatten(),
+            tnn.Linear(800, 500),
+            tnn.ReLU(),
+            tnn.Linear(500, 10),
+        )
     opt = torch.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
     loss = tnn.CrossEntropyLoss(reduction='sum')
     x = torch.from_numpy(x_np)
@@ -105,17 +122,21 @@ def mnist_epoch():
     """Wall time of one LeNet epoch on real MNIST, or None without data."""
     try:
         from dlbook.gluon.data.vision import MNIST, transforms
+
         train = MNIST(train=True)
-    except Exception:                       # data not available offline
+    except Exception:  # data not available offline
         return None
     loader = gluon.data.DataLoader(
-        train.transform_first(transforms.ToTensor()), batch_size=128,
-        shuffle=True)
+        train.transform_first(transforms.ToTensor()),
+        batch_size=128,
+        shuffle=True,
+    )
     net = dlbook_lenet()
     net.initialize(mx.init.Xavier())
     net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.05, 'momentum': 0.9})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     start = time.perf_counter()
     for X, y in loader:
@@ -127,11 +148,16 @@ def mnist_epoch():
     return time.perf_counter() - start
 
 
-MODELS = {'mlp': ('MLP 784-256-256-10', 256, False),
-          'lenet': ('LeNet', 128, False),
-          'lenet-hybrid': ('LeNet (hybridized)', 128, True),
-          'lenet-reference': ('LeNet, reference conv/pool '
-                              '(`DLBOOK_FAST_OPS=0`)', 128, False)}
+MODELS = {
+    'mlp': ('MLP 784-256-256-10', 256, False),
+    'lenet': ('LeNet', 128, False),
+    'lenet-hybrid': ('LeNet (hybridized)', 128, True),
+    'lenet-reference': (
+        'LeNet, reference conv/pool (`DLBOOK_FAST_OPS=0`)',
+        128,
+        False,
+    ),
+}
 
 
 def time_model(key, torch):
@@ -153,14 +179,22 @@ def time_in_fresh_process(key, **env):
     """time_model in a new interpreter with extra environment variables."""
     out = subprocess.run(
         [sys.executable, os.path.abspath(__file__), '--one', key],
-        env=dict(os.environ, **env), capture_output=True, text=True,
-        check=True)
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def row(name, batch, ours, theirs):
-    return (name, batch, fmt_ms(ours), fmt_ms(theirs) if theirs else 'n/a',
-            f'{ours / theirs:.2f}×' if theirs else 'n/a')
+    return (
+        name,
+        batch,
+        fmt_ms(ours),
+        fmt_ms(theirs) if theirs else 'n/a',
+        f'{ours / theirs:.2f}×' if theirs else 'n/a',
+    )
 
 
 def main():
@@ -172,23 +206,38 @@ def main():
     for key, (name, batch, _) in MODELS.items():
         rows.append(row(name, batch, *time_model(key, torch)))
     name, batch, _ = MODELS['lenet-hybrid']
-    rows.append(row(name + ', glibc malloc defaults', batch,
-                    *time_in_fresh_process('lenet-hybrid',
-                                           DLBOOK_HOST_MALLOC='system')))
-    body = ('Time per training step (forward, loss, backward, SGD '
-            f'momentum update), best of {REPEAT}×{STEPS // 4} steps. '
-            'The last row runs in a fresh process with glibc\'s default '
-            '`malloc` settings, which both libraries then share '
-            '(`DLBOOK_HOST_MALLOC=system`):\n\n' +
-            table(('model', 'batch', 'dlbook', 'PyTorch CPU',
-                   'dlbook / PyTorch'), rows))
+    rows.append(
+        row(
+            name + ', glibc malloc defaults',
+            batch,
+            *time_in_fresh_process(
+                'lenet-hybrid', DLBOOK_HOST_MALLOC='system'
+            ),
+        )
+    )
+    body = (
+        'Time per training step (forward, loss, backward, SGD '
+        f'momentum update), best of {REPEAT}×{STEPS // 4} steps. '
+        'The last row runs in a fresh process with glibc\'s default '
+        '`malloc` settings, which both libraries then share '
+        '(`DLBOOK_HOST_MALLOC=system`):\n\n'
+        + table(
+            ('model', 'batch', 'dlbook', 'PyTorch CPU', 'dlbook / PyTorch'),
+            rows,
+        )
+    )
     epoch = mnist_epoch()
     if epoch is not None:
-        body += (f'\n\nOne real MNIST epoch of the hybridized LeNet '
-                 f'(60,000 images, batch 128, DataLoader with ToTensor, '
-                 f'num_workers=0): **{epoch:.1f} s**.')
-    write_section('training', 'Training throughput '
-                  '(`benchmarks/bench_training.py`)', body)
+        body += (
+            f'\n\nOne real MNIST epoch of the hybridized LeNet '
+            f'(60,000 images, batch 128, DataLoader with ToTensor, '
+            f'num_workers=0): **{epoch:.1f} s**.'
+        )
+    write_section(
+        'training',
+        'Training throughput (`benchmarks/bench_training.py`)',
+        body,
+    )
 
 
 if __name__ == '__main__':

@@ -14,8 +14,9 @@ import time
 
 import numpy as np
 
-RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                       'RESULTS.md')
+RESULTS = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), 'RESULTS.md'
+)
 
 
 def best_of(fn, repeat=5, number=1):
@@ -49,28 +50,37 @@ def machine():
     except OSError:
         pass
     torch = try_torch()
-    parts = [cpu, f'{os.cpu_count()} cores',
-             f'Python {platform.python_version()}',
-             f'NumPy {np.__version__}']
+    parts = [
+        cpu,
+        f'{os.cpu_count()} cores',
+        f'Python {platform.python_version()}',
+        f'NumPy {np.__version__}',
+    ]
     if torch is not None:
-        parts.append(f'PyTorch {torch.__version__} '
-                     f'({torch.get_num_threads()} threads)')
+        parts.append(
+            f'PyTorch {torch.__version__} ({torch.get_num_threads()} threads)'
+        )
     return ', '.join(parts)
 
 
 def git_revision():
     try:
-        return subprocess.run(['git', 'rev-parse', '--short', 'HEAD'],
-                              capture_output=True, text=True,
-                              cwd=os.path.dirname(RESULTS)).stdout.strip()
+        return subprocess.run(
+            ['git', 'rev-parse', '--short', 'HEAD'],
+            capture_output=True,
+            text=True,
+            cwd=os.path.dirname(RESULTS),
+        ).stdout.strip()
     except OSError:
         return 'unknown'
 
 
 def table(header, rows):
     """A Markdown table from a header tuple and row tuples."""
-    lines = ['| ' + ' | '.join(header) + ' |',
-             '|' + '|'.join('---' for _ in header) + '|']
+    lines = [
+        '| ' + ' | '.join(header) + ' |',
+        '|' + '|'.join('---' for _ in header) + '|',
+    ]
     lines += ['| ' + ' | '.join(str(c) for c in row) + ' |' for row in rows]
     return '\n'.join(lines)
 
@@ -78,20 +88,28 @@ def table(header, rows):
 def write_section(name, title, body):
     """Replace (or append) the section ``name`` of RESULTS.md."""
     start, end = f'<!-- {name} -->', f'<!-- /{name} -->'
-    section = (f'{start}\n## {title}\n\n'
-               f'Machine: {machine()}; revision {git_revision()}; '
-               f'{time.strftime("%Y-%m-%d")}.\n\n{body}\n{end}')
+    section = (
+        f'{start}\n## {title}\n\n'
+        f'Machine: {machine()}; revision {git_revision()}; '
+        f'{time.strftime("%Y-%m-%d")}.\n\n{body}\n{end}'
+    )
     text = ''
     if os.path.exists(RESULTS):
         with open(RESULTS) as f:
             text = f.read()
     if start in text:
-        text = re.sub(re.escape(start) + '.*?' + re.escape(end),
-                      lambda _: section, text, flags=re.S)
+        text = re.sub(
+            re.escape(start) + '.*?' + re.escape(end),
+            lambda _: section,
+            text,
+            flags=re.S,
+        )
     else:
         if not text:
-            text = ('# Benchmark results\n\nEach section is written by the '
-                    'script named in it; re-run it to refresh.\n')
+            text = (
+                '# Benchmark results\n\nEach section is written by the '
+                'script named in it; re-run it to refresh.\n'
+            )
         text = text.rstrip('\n') + '\n\n' + section + '\n'
     tmp = RESULTS + '.tmp'
     with open(tmp, 'w') as f:

@@ -6,15 +6,23 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SCRIPTS = ['bench_core.py', 'bench_training.py', 'bench_hybridize.py',
-           'bench_conv.py', 'bench_dataloader.py', 'bench_stale_inputs.py',
-           'bench_np_mode.py', 'bench_sparse.py']
+SCRIPTS = [
+    'bench_core.py',
+    'bench_training.py',
+    'bench_hybridize.py',
+    'bench_conv.py',
+    'bench_dataloader.py',
+    'bench_stale_inputs.py',
+    'bench_np_mode.py',
+    'bench_sparse.py',
+]
 
 
 def main():
     env = dict(os.environ)
-    env['PYTHONPATH'] = os.path.dirname(HERE) + os.pathsep + \
-        env.get('PYTHONPATH', '')
+    env['PYTHONPATH'] = (
+        os.path.dirname(HERE) + os.pathsep + env.get('PYTHONPATH', '')
+    )
     for script in SCRIPTS:
         path = os.path.join(HERE, script)
         if os.path.exists(path):

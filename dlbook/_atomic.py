@@ -43,9 +43,12 @@ def _remove_stale(directory, prefix):
     for name in names:
         if not (name.startswith(prefix) and name.endswith('.part')):
             continue
-        pid = name[len(prefix):].split('.', 1)[0]
-        if pid.isdigit() and int(pid) != os.getpid() and \
-                not _process_alive(int(pid)):
+        pid = name[len(prefix) :].split('.', 1)[0]
+        if (
+            pid.isdigit()
+            and int(pid) != os.getpid()
+            and not _process_alive(int(pid))
+        ):
             with contextlib.suppress(OSError):
                 os.unlink(os.path.join(directory, name))
 
@@ -55,7 +58,7 @@ def _process_alive(pid):
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except OSError:            # exists, owned by someone else
+    except OSError:  # exists, owned by someone else
         return True
     return True
 
@@ -86,12 +89,16 @@ def atomic_write(path, mode='wb'):
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise FileNotFoundError(
-            errno.ENOENT, f'cannot save {path!r}: the folder {directory!r} '
-            f'does not exist (create it first, e.g. with os.makedirs)', path)
+            errno.ENOENT,
+            f'cannot save {path!r}: the folder {directory!r} '
+            f'does not exist (create it first, e.g. with os.makedirs)',
+            path,
+        )
     prefix = f'.{os.path.basename(path)}.'
     _remove_stale(directory, prefix)
-    fd, tmp = tempfile.mkstemp(prefix=f'{prefix}{os.getpid()}.',
-                               suffix='.part', dir=directory)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f'{prefix}{os.getpid()}.', suffix='.part', dir=directory
+    )
     try:
         with os.fdopen(fd, mode) as f:
             yield f

@@ -20,9 +20,18 @@ atomically.  When that fails too, the error lists every place searched and
 how to provide the files.
 """
 
-__all__ = ['RemoteFile', 'data_home', 'cache_dir', 'search_dirs', 'locate',
-           'find_or_download', 'fetch_archive', 'download_dir', 'read_idx',
-           'corrupt_file_error']
+__all__ = [
+    'RemoteFile',
+    'data_home',
+    'cache_dir',
+    'search_dirs',
+    'locate',
+    'find_or_download',
+    'fetch_archive',
+    'download_dir',
+    'read_idx',
+    'corrupt_file_error',
+]
 
 import collections
 import gzip
@@ -110,20 +119,27 @@ def _find_local(remote, dirs, subdirs, cache, notes):
             if _verified(path, remote):
                 return path
             if os.path.abspath(d) == os.path.abspath(cache):
-                notes.append(f'{path} is corrupt (checksum mismatch); it '
-                             f'will be downloaded again')
+                notes.append(
+                    f'{path} is corrupt (checksum mismatch); it '
+                    f'will be downloaded again'
+                )
                 continue
-            warnings.warn(f'{path} does not match the checksum of the '
-                          f'canonical {remote.name}; using it anyway (its '
-                          f'structure is checked when it is read)',
-                          stacklevel=4)
+            warnings.warn(
+                f'{path} does not match the checksum of the '
+                f'canonical {remote.name}; using it anyway (its '
+                f'structure is checked when it is read)',
+                stacklevel=4,
+            )
             return path
     return None
 
 
 def _offline_error(name, missing, dirs, subdirs, target, notes, failures):
-    lines = [f'cannot find the {name} data file(s) '
-             f'{", ".join(r.name for r in missing)}.', 'Looked in:']
+    lines = [
+        f'cannot find the {name} data file(s) '
+        f'{", ".join(r.name for r in missing)}.',
+        'Looked in:',
+    ]
     for d in dirs:
         lines += [f'  {os.path.join(d, sub)}' for sub in subdirs]
     lines += notes
@@ -135,7 +151,8 @@ def _offline_error(name, missing, dirs, subdirs, target, notes, failures):
         f'  * set the environment variable {DATA_ENV} to a folder holding '
         f'{name}/{missing[0].name} (e.g. {DATA_ENV}=/work/shared/data);',
         '  * pass root=<folder holding the files> to the data set;',
-        f'  * copy the files into {target}.']
+        f'  * copy the files into {target}.',
+    ]
     return DLBookError('\n'.join(lines))
 
 
@@ -207,8 +224,15 @@ def find_or_download(name, remotes, root=None, subdirs=('',)):
         failures = []
         path = _download(remote, target, failures)
         if path is None:
-            raise _offline_error(name, [remote], search_dirs(name, root),
-                                 subdirs, target, notes, failures)
+            raise _offline_error(
+                name,
+                [remote],
+                search_dirs(name, root),
+                subdirs,
+                target,
+                notes,
+                failures,
+            )
         found[remote.name] = path
     return found
 
@@ -224,18 +248,27 @@ def fetch_archive(name, archive, missing, root=None, subdirs=('',)):
     failures = []
     path = _download(archive, target, failures)
     if path is None:
-        raise _offline_error(name, missing, search_dirs(name, root),
-                             subdirs, target, [], failures)
+        raise _offline_error(
+            name,
+            missing,
+            search_dirs(name, root),
+            subdirs,
+            target,
+            [],
+            failures,
+        )
     return path
 
 
 # -- IDX files (MNIST, Fashion-MNIST) ----------------------------------------
 
+
 def corrupt_file_error(path, problem):
     return DLBookError(
         f'{path}: {problem}. The file is damaged or is not what its name '
         f'says; delete it (a file in the dlbook cache is downloaded again) '
-        f'or replace it with a good copy.')
+        f'or replace it with a good copy.'
+    )
 
 
 def _open_maybe_gzip(path):
@@ -255,10 +288,16 @@ def read_idx(path, ndim):
     try:
         with _open_maybe_gzip(path) as f:
             head = f.read(4)
-            if len(head) != 4 or head[:3] != b'\x00\x00\x08' or \
-                    head[3] != ndim:
-                raise corrupt_file_error(path, f'not a {ndim}-d uint8 IDX file '
-                                     f'(header {head.hex() or "empty"})')
+            if (
+                len(head) != 4
+                or head[:3] != b'\x00\x00\x08'
+                or head[3] != ndim
+            ):
+                raise corrupt_file_error(
+                    path,
+                    f'not a {ndim}-d uint8 IDX file '
+                    f'(header {head.hex() or "empty"})',
+                )
             dims = struct.unpack(f'>{ndim}I', f.read(4 * ndim))
             size = math.prod(dims)
             # Read in pieces, never trusting the header's size: a damaged
@@ -271,13 +310,19 @@ def read_idx(path, ndim):
                 buf += piece
             got = len(buf)
             if got < size:
-                raise corrupt_file_error(path, f'holds {got} bytes of data but its '
-                                     f'header promises {dims} = '
-                                     f'{size} bytes')
+                raise corrupt_file_error(
+                    path,
+                    f'holds {got} bytes of data but its '
+                    f'header promises {dims} = '
+                    f'{size} bytes',
+                )
             if got > size:
-                raise corrupt_file_error(path, f'has more data than its header '
-                                     f'{dims} says')
+                raise corrupt_file_error(
+                    path, f'has more data than its header {dims} says'
+                )
             data = numpy.frombuffer(buf, numpy.uint8).reshape(dims)
     except (EOFError, OSError, zlib.error, struct.error) as err:
-        raise corrupt_file_error(path, f'cannot be decompressed ({err})') from err
+        raise corrupt_file_error(
+            path, f'cannot be decompressed ({err})'
+        ) from err
     return data

@@ -26,6 +26,7 @@ _CHUNK = 1 << 20
 
 # --------------------------------------------------------------- hashing
 
+
 def file_digests(filename):
     """``(md5, sha1)`` hex digests of a file, read once in chunks."""
     md5, sha1 = hashlib.md5(), hashlib.sha1()
@@ -66,6 +67,7 @@ def digest_matches(known, md5, sha1):
 
 # --------------------------------------------------------------- download
 
+
 def _ssl_context(verify_ssl):
     if verify_ssl:
         return None
@@ -84,8 +86,9 @@ def _fetch_once(url, fname, known, verify_ssl):
     with _urlopen(url, **kwargs) as response, atomic_write(fname) as f:
         status = getattr(response, 'status', None)
         if status is not None and status != 200:
-            raise DLBookError(f'Failed downloading url {url} (HTTP status '
-                              f'{status})')
+            raise DLBookError(
+                f'Failed downloading url {url} (HTTP status {status})'
+            )
         for chunk in iter(lambda: response.read(_CHUNK), b''):
             md5.update(chunk)
             sha1.update(chunk)
@@ -95,7 +98,8 @@ def _fetch_once(url, fname, known, verify_ssl):
                 f'File {fname} is downloaded but the content hash does not '
                 f'match (md5 {md5.hexdigest()}, sha1 {sha1.hexdigest()}, '
                 f'expected one of {", ".join(known)}). The mirror may be '
-                f'outdated or the download incomplete.')
+                f'outdated or the download incomplete.'
+            )
 
 
 def fetch(url, fname, known=(), retries=5, verify_ssl=True):
@@ -114,27 +118,33 @@ def fetch(url, fname, known=(), retries=5, verify_ssl=True):
     verify_ssl : bool
     """
     if retries < 0:
-        raise ValueError(f'Number of retries should be at least 0, '
-                         f"currently it's {retries}")
+        raise ValueError(
+            f'Number of retries should be at least 0, '
+            f"currently it's {retries}"
+        )
     os.makedirs(os.path.dirname(os.path.abspath(fname)), exist_ok=True)
     for attempt in range(retries + 1):
         try:
             print(f'Downloading {fname} from {url}...')
             _fetch_once(url, fname, tuple(known), verify_ssl)
             return fname
-        except Exception as err:                 # network, HTTP, hash
+        except Exception as err:  # network, HTTP, hash
             left = retries - attempt
             if left <= 0:
-                raise DLBookError(f'cannot download {url}: '
-                                  f'{type(err).__name__}: {err}') from err
-            print(f'download failed due to {err!r}, retrying, {left} '
-                  f'attempt{"s" if left > 1 else ""} left')
+                raise DLBookError(
+                    f'cannot download {url}: {type(err).__name__}: {err}'
+                ) from err
+            print(
+                f'download failed due to {err!r}, retrying, {left} '
+                f'attempt{"s" if left > 1 else ""} left'
+            )
             time.sleep(_RETRY_DELAY_S)
     return fname
 
 
-def download(url, path=None, overwrite=False, sha1_hash=None, retries=5,
-             verify_ssl=True):
+def download(
+    url, path=None, overwrite=False, sha1_hash=None, retries=5, verify_ssl=True
+):
     """Download a file, unless a good copy is already there.
 
     Parameters
@@ -159,8 +169,10 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5,
     if path is None:
         fname = url.split('/')[-1]
         if not fname:
-            raise ValueError("Can't construct file-name from this URL. "
-                             'Please set the `path` option manually.')
+            raise ValueError(
+                "Can't construct file-name from this URL. "
+                'Please set the `path` option manually.'
+            )
     else:
         path = os.path.expanduser(path)
         if os.path.isdir(path):
@@ -168,11 +180,17 @@ def download(url, path=None, overwrite=False, sha1_hash=None, retries=5,
         else:
             fname = path
     if not verify_ssl:
-        warnings.warn('Unverified HTTPS request is being made '
-                      '(verify_ssl=False). Adding certificate verification '
-                      'is strongly advised.')
-    if overwrite or not os.path.exists(fname) or \
-            (sha1_hash and not check_sha1(fname, sha1_hash)):
-        fetch(url, fname, (sha1_hash,) if sha1_hash else (), retries,
-              verify_ssl)
+        warnings.warn(
+            'Unverified HTTPS request is being made '
+            '(verify_ssl=False). Adding certificate verification '
+            'is strongly advised.'
+        )
+    if (
+        overwrite
+        or not os.path.exists(fname)
+        or (sha1_hash and not check_sha1(fname, sha1_hash))
+    ):
+        fetch(
+            url, fname, (sha1_hash,) if sha1_hash else (), retries, verify_ssl
+        )
     return fname

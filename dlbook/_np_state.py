@@ -16,9 +16,18 @@ import functools
 import inspect
 import threading
 
-__all__ = ['set_np', 'reset_np', 'is_np_array', 'is_np_shape',
-           'set_np_shape', 'np_shape', 'np_array', 'use_np',
-           'use_np_shape', 'use_np_array']
+__all__ = [
+    'set_np',
+    'reset_np',
+    'is_np_array',
+    'is_np_shape',
+    'set_np_shape',
+    'np_shape',
+    'np_array',
+    'use_np',
+    'use_np_shape',
+    'use_np_array',
+]
 
 _local = threading.local()
 
@@ -63,13 +72,15 @@ def set_np(shape=True, array=True, dtype=False):
         dlbook follows 1.9.1: arrays default to float32.
     """
     if array and not shape:
-        raise ValueError('NumPy Shape semantics is required in using '
-                         'NumPy Array semantics')
+        raise ValueError(
+            'NumPy Shape semantics is required in using NumPy Array semantics'
+        )
     if dtype:
         raise TypeError(
             "set_np() got an unexpected keyword argument 'dtype' (MXNet "
             "1.9.1 has no float64-default switch; it came with MXNet 2.0, "
-            "and dlbook keeps 1.9.1's float32 defaults)")
+            "and dlbook keeps 1.9.1's float32 defaults)"
+        )
     set_np_shape(shape)
     _set_np_array(array)
 
@@ -98,6 +109,7 @@ class _Scope:
         def wrapped(*args, **kwargs):
             with type(self)(self._setter, self._active):
                 return func(*args, **kwargs)
+
         return wrapped
 
 
@@ -127,6 +139,7 @@ def _wrap_callable(func, setter):
     def wrapped(*args, **kwargs):
         with _Scope(setter, True):
             return func(*args, **kwargs)
+
     return wrapped
 
 
@@ -136,15 +149,24 @@ def _decorate(target, setter):
             if inspect.isfunction(member):
                 setattr(target, name, _wrap_callable(member, setter))
             elif isinstance(member, property):
-                setattr(target, name, property(
-                    *(f and _wrap_callable(f, setter) for f in
-                      (member.fget, member.fset, member.fdel)),
-                    member.__doc__))
+                setattr(
+                    target,
+                    name,
+                    property(
+                        *(
+                            f and _wrap_callable(f, setter)
+                            for f in (member.fget, member.fset, member.fdel)
+                        ),
+                        member.__doc__,
+                    ),
+                )
         return target
     if callable(target):
         return _wrap_callable(target, setter)
-    raise TypeError(f'use_np can only decorate a class or a function, '
-                    f'got {type(target).__name__}')
+    raise TypeError(
+        f'use_np can only decorate a class or a function, '
+        f'got {type(target).__name__}'
+    )
 
 
 def use_np_shape(target):

@@ -31,6 +31,7 @@ def run(name, kind, ctx, fn, xp, args, switch):
         with switch:
             out = fn(xp, *args)
             ctx.backend.synchronize()
-    RECORDS.append((name, f'{ctx.device_type}/{ctx.device_id}', start,
-                    perf_counter_ns()))
+    RECORDS.append(
+        (name, f'{ctx.device_type}/{ctx.device_id}', start, perf_counter_ns())
+    )
     return out

@@ -47,19 +47,26 @@ class _State(threading.local):
 _state = _State()
 
 
-
 class Node:
     """One recorded operator call: the op instance (which holds what its
     backward needs) and the input NDArrays the gradient flows into."""
 
-    __slots__ = ('op', 'inputs', 'ctx', 'out_meta', 'freed', 'recorded_at',
-                 'written_outputs', '__weakref__')
+    __slots__ = (
+        'op',
+        'inputs',
+        'ctx',
+        'out_meta',
+        'freed',
+        'recorded_at',
+        'written_outputs',
+        '__weakref__',
+    )
 
     def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
         self.op = op
         self.inputs = inputs
         self.ctx = ctx
-        self.out_meta = out_meta    # [(shape, dtype)] for multi-output ops
+        self.out_meta = out_meta  # [(shape, dtype)] for multi-output ops
         self.freed = False
         # the write clock's time when the op ran (see _check_writes);
         # None when not recorded
@@ -104,8 +111,9 @@ def mark_variables(variables, gradients, grad_reqs='write'):
         grad_reqs = [grad_reqs] * len(variables)
     for var, buf, req in zip(variables, gradients, grad_reqs):
         if req not in _GRAD_REQS:
-            raise DLBookError(f"grad_req must be one of {_GRAD_REQS}, got "
-                              f'{req!r}')
+            raise DLBookError(
+                f"grad_req must be one of {_GRAD_REQS}, got {req!r}"
+            )
         var._node = None
         var._grad = buf if req != 'null' else None
         var._grad_req = req if req != 'null' else None
@@ -117,11 +125,11 @@ _NOT_IN_GRAPH = (
     'Cannot differentiate node because it is not in a computational graph. '
     'You need to set is_recording to true or use autograd.record() to save '
     'computational graphs for backward. If you want to differentiate the '
-    'same graph twice, you need to pass retain_graph=True to backward.')
+    'same graph twice, you need to pass retain_graph=True to backward.'
+)
 
 
-def _topological_order(heads, freed_error=_NOT_IN_GRAPH,
-                        left_to_right=False):
+def _topological_order(heads, freed_error=_NOT_IN_GRAPH, left_to_right=False):
     """Nodes reachable from ``heads``, inputs before consumers.
 
     Iterative depth-first search: a deep RNN unrolled over hundreds of
@@ -130,6 +138,7 @@ def _topological_order(heads, freed_error=_NOT_IN_GRAPH,
     ``left_to_right`` visits heads and inputs in their given order (for
     drawing the tape); backward visits the last one first.
     """
+
     def ordered(items):
         return reversed(items) if left_to_right else items
 
@@ -176,7 +185,7 @@ def _is_row_sparse(g):
 def _add(acc, g):
     if acc is None:
         return g
-    if _is_row_sparse(g):                      # RowSparse + dense: its rule
+    if _is_row_sparse(g):  # RowSparse + dense: its rule
         return g + acc
     return acc + g
 
@@ -189,11 +198,13 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
     if head_grads is None:
         head_grads = [None] * len(heads)
     if len(head_grads) != len(heads):
-        raise DLBookError(f'backward got {len(heads)} heads but '
-                          f'{len(head_grads)} head gradients')
+        raise DLBookError(
+            f'backward got {len(heads)} heads but '
+            f'{len(head_grads)} head gradients'
+        )
 
-    node_grads = {}                  # id(node) -> [grad per output]
-    leaf_grads = {}                  # id(array) -> [array, grad]
+    node_grads = {}  # id(node) -> [grad per output]
+    leaf_grads = {}  # id(array) -> [array, grad]
     captured = {id(x): x for x in capture}
     results = {}
 
@@ -201,11 +212,11 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
         node = x._node
         if node is not None:
             if type(g) not in _DENSE_TYPES and _is_row_sparse(g):
-                g = g.todense()     # row-sparse gradients only reach leaves
+                g = g.todense()  # row-sparse gradients only reach leaves
             key = id(node)
             slots = node_grads.get(key)
             if slots is None:
-                if node.out_meta is None:      # one output: the common case
+                if node.out_meta is None:  # one output: the common case
                     node_grads[key] = [g]
                     return
                 slots = node_grads[key] = [None] * len(node.out_meta)
@@ -227,8 +238,10 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
             raw = head._ctx.xp.ones(data.shape, dtype=data.dtype)
         else:
             if hg.shape != head.shape:
-                raise DLBookError(f'head gradient of shape {hg.shape} does '
-                                  f'not match its head of shape {head.shape}')
+                raise DLBookError(
+                    f'head gradient of shape {hg.shape} does '
+                    f'not match its head of shape {head.shape}'
+                )
             raw = hg.as_in_context(head._ctx)._data
         route(head, raw)
 
@@ -241,8 +254,10 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
             continue
         if node.out_meta is not None and any(dy is None for dy in dys):
             xp = node.ctx.xp
-            dys = [xp.zeros(shape, dtype) if dy is None else dy
-                   for dy, (shape, dtype) in zip(dys, node.out_meta)]
+            dys = [
+                xp.zeros(shape, dtype) if dy is None else dy
+                for dy, (shape, dtype) in zip(dys, node.out_meta)
+            ]
         if captured:
             for x in captured.values():
                 if x._node is node:
@@ -254,16 +269,22 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
         inputs = node.inputs
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
-        op.needs_input_grad = tuple([
-            x._node is not None or x._grad_req is not None
-            for x in inputs])
-        op.row_sparse_grad = True        # the tape accepts RowSparse grads
+        op.needs_input_grad = tuple(
+            [x._node is not None or x._grad_req is not None for x in inputs]
+        )
+        op.row_sparse_grad = True  # the tape accepts RowSparse grads
         ctx = node.ctx
-        if _profile.ON:                  # mx.profiler running
-            grads = _profile.run('_backward_' + op.name.lstrip('_'),
-                                 'imperative', ctx, op.backward,
-                                 ctx._xp, dys, ctx._switch)
-        elif ctx._switch is None:        # no device switch needed (CPU)
+        if _profile.ON:  # mx.profiler running
+            grads = _profile.run(
+                '_backward_' + op.name.lstrip('_'),
+                'imperative',
+                ctx,
+                op.backward,
+                ctx._xp,
+                dys,
+                ctx._switch,
+            )
+        elif ctx._switch is None:  # no device switch needed (CPU)
             grads = op.backward(ctx._xp, *dys)
         else:
             with ctx._switch:
@@ -292,7 +313,8 @@ _IN_GRAPH = (
     'clear the graph, do this outside of a record section, or write into '
     'a copy (x = x.copy()). Also note that you cannot use inplace '
     'operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record '
-    'section.')
+    'section.'
+)
 
 
 def check_write(x):
@@ -309,8 +331,9 @@ def check_write(x):
         if node is None or node.freed:
             return
         what = f"an input of operator '{node.op.name}'"
-    raise DLBookError(_IN_GRAPH.format(shape=x.shape, dtype=x.dtype,
-                                       ctx=x._ctx, what=what))
+    raise DLBookError(
+        _IN_GRAPH.format(shape=x.shape, dtype=x.dtype, ctx=x._ctx, what=what)
+    )
 
 
 def output_written(x):
@@ -328,15 +351,17 @@ def _check_writes(node):
     for i, x in enumerate(node.inputs):
         if x._written_at > node.recorded_at and _holds(node.op, x):
             names = getattr(node.op, 'arguments', ())
-            which = (f"input {i} ({names[i]!r})" if i < len(names)
-                     else f'input {i}')
+            which = (
+                f"input {i} ({names[i]!r})" if i < len(names) else f'input {i}'
+            )
             raise DLBookError(
                 f"autograd: {which} of operator '{node.op.name}', an "
                 f'NDArray of shape {x.shape} {x.dtype} @{x._ctx}, was '
                 f'modified in place (x[...] = ..., x += ...) after the '
                 f'operator recorded it; its gradient needs the old values. '
                 f'Write into a copy (x = x.copy()) or modify it only after '
-                f'backward().')
+                f'backward().'
+            )
     for i, raw in node.written_outputs:
         if _holds_raw(node.op, raw, node.ctx.xp):
             raise DLBookError(
@@ -345,7 +370,8 @@ def _check_writes(node):
                 f'modified in place (y[...] = ..., y += ...) after the '
                 f'operator recorded it; its gradient needs the output it '
                 f'computed. Modify a copy (y = y.copy()) or modify it only '
-                f'after backward().')
+                f'after backward().'
+            )
 
 
 def _holds(op, x):
@@ -373,8 +399,9 @@ def _holds_raw(op, raw, xp, x=None):
             if xp.may_share_memory(item, raw):
                 return True
         elif callable(item) and getattr(item, '__closure__', None):
-            todo.extend(c.cell_contents for c in item.__closure__
-                        if _has_contents(c))
+            todo.extend(
+                c.cell_contents for c in item.__closure__ if _has_contents(c)
+            )
     return False
 
 

@@ -28,15 +28,16 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname.startswith('mxnet.'):
-            real = 'dlbook.' + fullname[len('mxnet.'):]
+            real = 'dlbook.' + fullname[len('mxnet.') :]
             if importlib.util.find_spec(real) is None:
                 return None
             return importlib.util.spec_from_loader(fullname, self)
         return None
 
     def create_module(self, spec):
-        module = importlib.import_module('dlbook.' +
-                                         spec.name[len('mxnet.'):])
+        module = importlib.import_module(
+            'dlbook.' + spec.name[len('mxnet.') :]
+        )
         sys.modules[spec.name] = module
         return module
 
@@ -45,8 +46,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 
 def _is_shim(module):
-    return getattr(module, '__dlbook_shim__', False) or \
-        module is sys.modules.get('dlbook')
+    return getattr(
+        module, '__dlbook_shim__', False
+    ) or module is sys.modules.get('dlbook')
 
 
 def activate():
@@ -56,8 +58,10 @@ def activate():
         raise ImportError(
             'dlbook.as_mxnet: a real MXNet is already imported in this '
             f'process ({getattr(present, "__file__", present)}); refusing '
-            'to replace it')
+            'to replace it'
+        )
     import dlbook
+
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, _AliasFinder())
     sys.modules['mxnet'] = dlbook

@@ -11,17 +11,37 @@ import weakref
 
 from . import _tape, _write_clock
 from ._tape import (  # noqa: F401  (the tape's names, for compatibility)
-    _IN_GRAPH, _NOT_IN_GRAPH, Node, _Scope, _state, _topological_order,
-    check_write, output_written)
+    _IN_GRAPH,
+    _NOT_IN_GRAPH,
+    Node,
+    _Scope,
+    _state,
+    _topological_order,
+    check_write,
+    output_written,
+)
 from .base import DLBookError
 from .ndarray.ndarray import NDArray, from_raw
 
-__all__ = ['record', 'pause', 'train_mode', 'predict_mode', 'is_recording',
-           'is_training', 'set_recording', 'set_training', 'mark_variables',
-           'backward', 'grad', 'Function', 'get_symbol']
+__all__ = [
+    'record',
+    'pause',
+    'train_mode',
+    'predict_mode',
+    'is_recording',
+    'is_training',
+    'set_recording',
+    'set_training',
+    'mark_variables',
+    'backward',
+    'grad',
+    'Function',
+    'get_symbol',
+]
 
 
 # -- scopes ----------------------------------------------------------------
+
 
 def record(train_mode=True):
     """Record operators for ``backward`` (training mode by default).
@@ -71,6 +91,7 @@ def set_training(train_mode):
 
 # -- variables ---------------------------------------------------------------
 
+
 def mark_variables(variables, gradients, grad_reqs='write'):
     """Make ``variables`` leaves of the tape whose gradients go into
     ``gradients`` (what ``x.attach_grad()`` does for one array)."""
@@ -80,6 +101,7 @@ def mark_variables(variables, gradients, grad_reqs='write'):
 
 
 # -- backward ------------------------------------------------------------------
+
 
 def _heads_list(heads, head_grads):
     """``(heads, head_grads)`` as lists, as the tape takes them."""
@@ -114,8 +136,14 @@ def backward(heads, head_grads=None, retain_graph=False, train_mode=True):
     _tape.backward(heads, head_grads, retain_graph, train_mode)
 
 
-def grad(heads, variables, head_grads=None, retain_graph=None,
-         create_graph=False, train_mode=True):
+def grad(
+    heads,
+    variables,
+    head_grads=None,
+    retain_graph=None,
+    create_graph=False,
+    train_mode=True,
+):
     """Return the gradients of ``heads`` with respect to ``variables``
     without touching ``x.grad``.
 
@@ -131,20 +159,28 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
         ``attach_grad()``) or the heads do not depend on it.
     """
     if create_graph:
-        ops = sorted({n.op.name for n in _topological_order(
-            [heads] if isinstance(heads, NDArray) else heads)})
+        ops = sorted(
+            {
+                n.op.name
+                for n in _topological_order(
+                    [heads] if isinstance(heads, NDArray) else heads
+                )
+            }
+        )
         raise NotImplementedError(
             'create_graph=True (higher-order gradients) is not implemented '
             f'in dlbook: the operators in this graph ({", ".join(ops)}) have '
-            'first-order gradient rules only')
+            'first-order gradient rules only'
+        )
     single = isinstance(variables, NDArray)
     variables = [variables] if single else list(variables)
     _check_grad_variables(heads, variables)
     if retain_graph is None:
         retain_graph = create_graph
     with _Scope(None, train_mode):
-        found = _run_backward(heads, head_grads, retain_graph,
-                              capture=variables)
+        found = _run_backward(
+            heads, head_grads, retain_graph, capture=variables
+        )
     out = []
     for var in variables:
         g = found.get(id(var), (None, None))[1]
@@ -152,6 +188,7 @@ def grad(heads, variables, head_grads=None, retain_graph=None,
             g = var._ctx.xp.zeros_like(var._data)
         if getattr(g, 'is_row_sparse', False):
             from .ndarray.sparse_ndarray import wrap_raw
+
             out.append(wrap_raw(g, var._ctx))
             continue
         out.append(from_raw(g, var._ctx))
@@ -166,29 +203,36 @@ def _check_grad_variables(heads, variables):
     for node in _topological_order(heads):
         reached.update(id(x) for x in node.inputs)
     for i, var in enumerate(variables, 1):
-        where = (f'the {i}-th variable (an NDArray of shape {var.shape} '
-                 f'{var.dtype} @{var._ctx})')
+        where = (
+            f'the {i}-th variable (an NDArray of shape {var.shape} '
+            f'{var.dtype} @{var._ctx})'
+        )
         if var._node is None and var._grad_req is None:
             raise DLBookError(
                 f'Cannot differentiate with respect to {where} because it '
                 f'does not require gradient. Call attach_grad() on it '
-                f'before autograd.record().')
+                f'before autograd.record().'
+            )
         if id(var) not in reached:
             raise DLBookError(
                 f'Cannot differentiate with respect to {where} because it '
                 f'is unreachable from the outputs: the heads were not '
-                f'computed from it inside autograd.record().')
+                f'computed from it inside autograd.record().'
+            )
 
 
 def get_symbol(x):
     """Not available: dlbook's tape keeps Python operator objects, not a
     symbol graph.  Use ``HybridBlock.hybridize()`` and ``export`` instead."""
-    raise DLBookError('autograd.get_symbol is not supported by dlbook; '
-                      'hybridize a HybridBlock and call export() to get a '
-                      'symbol graph')
+    raise DLBookError(
+        'autograd.get_symbol is not supported by dlbook; '
+        'hybridize a HybridBlock and call export() to get a '
+        'symbol graph'
+    )
 
 
 # -- custom operators ----------------------------------------------------------
+
 
 class Function:
     """A custom differentiable function written with NDArray operations.
@@ -214,25 +258,30 @@ class Function:
         self.saved_tensors = args
 
     def forward(self, *inputs):
-        raise NotImplementedError('subclasses of autograd.Function define '
-                                  'forward(self, *inputs)')
+        raise NotImplementedError(
+            'subclasses of autograd.Function define forward(self, *inputs)'
+        )
 
     def backward(self, *output_grads):
-        raise NotImplementedError('subclasses of autograd.Function define '
-                                  'backward(self, *output_grads)')
+        raise NotImplementedError(
+            'subclasses of autograd.Function define '
+            'backward(self, *output_grads)'
+        )
 
     def __call__(self, *inputs):
         with pause(train_mode=_state.training):
             outputs = self.forward(*inputs)
         single = isinstance(outputs, NDArray)
         outs = (outputs,) if single else tuple(outputs)
-        needs_grad = any(x._node is not None or x._grad_req is not None
-                         for x in inputs)
+        needs_grad = any(
+            x._node is not None or x._grad_req is not None for x in inputs
+        )
         if _state.recording and needs_grad:
             op = _FunctionOp(self, outs)
             meta = None if single else [(o.shape, o.dtype) for o in outs]
-            node = Node(op, tuple(inputs), inputs[0]._ctx, meta,
-                        _write_clock.NOW[0])
+            node = Node(
+                op, tuple(inputs), inputs[0]._ctx, meta, _write_clock.NOW[0]
+            )
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
             used_by = weakref.ref(node)

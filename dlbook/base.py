@@ -5,10 +5,20 @@ raises its own :class:`DLBookError`, and ``dlbook.base.MXNetError`` is the
 same class, so ``except mx.base.MXNetError`` works unchanged.
 """
 
-__all__ = ['DLBookError', 'DLBookIndexError', 'UsageError', 'MXNetError',
-           'NotImplementedForSymbol', 'DTYPE_TO_FLAG', 'FLAG_TO_DTYPE',
-           'dtype_name', 'numeric_types', 'integer_types', 'string_types',
-           'py_str']
+__all__ = [
+    'DLBookError',
+    'DLBookIndexError',
+    'UsageError',
+    'MXNetError',
+    'NotImplementedForSymbol',
+    'DTYPE_TO_FLAG',
+    'FLAG_TO_DTYPE',
+    'dtype_name',
+    'numeric_types',
+    'integer_types',
+    'string_types',
+    'py_str',
+]
 
 import numbers
 
@@ -54,13 +64,15 @@ class NotImplementedForSymbol(MXNetError, NotImplementedError):
             msg += f' (namely operator "{self.alias}")'
         if self.args:
             msg += f' with arguments ({", ".join(self.args)})'
-        return msg + (' is not implemented for Symbol and only available '
-                      'in NDArray.')
+        return msg + (
+            ' is not implemented for Symbol and only available in NDArray.'
+        )
 
 
 def py_str(x):
     """Decode C-style bytes to ``str`` (``str`` passes through)."""
     return x.decode('utf-8') if isinstance(x, bytes) else x
+
 
 numeric_types = (numbers.Number,)
 integer_types = (numbers.Integral,)
@@ -69,9 +81,18 @@ string_types = (str,)
 # MXNet's type flags (3rdparty/mshadow/mshadow/base.h), used by the
 # ``.params`` file format.
 DTYPE_TO_FLAG = {
-    'float32': 0, 'float64': 1, 'float16': 2, 'uint8': 3, 'int32': 4,
-    'int8': 5, 'int64': 6, 'bool': 7, 'int16': 8, 'uint16': 9,
-    'uint32': 10, 'uint64': 11,
+    'float32': 0,
+    'float64': 1,
+    'float16': 2,
+    'uint8': 3,
+    'int32': 4,
+    'int8': 5,
+    'int64': 6,
+    'bool': 7,
+    'int16': 8,
+    'uint16': 9,
+    'uint32': 10,
+    'uint64': 11,
 }
 FLAG_TO_DTYPE = {flag: name for name, flag in DTYPE_TO_FLAG.items()}
 
@@ -86,10 +107,10 @@ def dtype_name(dtype):
         return None
     if isinstance(dtype, str):
         return 'float32' if dtype == 'float' else dtype
-    name = getattr(dtype, 'name', None)          # numpy.dtype('float32')
+    name = getattr(dtype, 'name', None)  # numpy.dtype('float32')
     if isinstance(name, str):
         return name
-    name = getattr(dtype, '__name__', None)      # numpy.float32, float, int
+    name = getattr(dtype, '__name__', None)  # numpy.float32, float, int
     if name == 'float':
         return 'float64'
     if name == 'int':

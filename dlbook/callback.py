@@ -20,9 +20,15 @@ import time
 
 from .model import BatchEndParam, save_checkpoint
 
-__all__ = ['BatchEndParam', 'module_checkpoint', 'do_checkpoint',
-           'log_train_metric', 'Speedometer', 'ProgressBar',
-           'LogValidationMetricsCallback']
+__all__ = [
+    'BatchEndParam',
+    'module_checkpoint',
+    'do_checkpoint',
+    'log_train_metric',
+    'Speedometer',
+    'ProgressBar',
+    'LogValidationMetricsCallback',
+]
 
 
 def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
@@ -50,6 +56,7 @@ def module_checkpoint(mod, prefix, period=1, save_optimizer_states=False):
         # Epochs count from 0 in fit, checkpoints from 1.
         if (iter_no + 1) % period == 0:
             mod.save_checkpoint(prefix, iter_no + 1, save_optimizer_states)
+
     return _callback
 
 
@@ -86,6 +93,7 @@ def do_checkpoint(prefix, period=1):
     def _callback(iter_no, sym, arg, aux):
         if (iter_no + 1) % period == 0:
             save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
+
     return _callback
 
 
@@ -104,13 +112,20 @@ def log_train_metric(period, auto_reset=False):
     -------
     callback : function
     """
+
     def _callback(param):
         if param.nbatch % period == 0 and param.eval_metric is not None:
             for name, value in param.eval_metric.get_name_value():
-                logging.info('Iter[%d] Batch[%d] Train-%s=%f',
-                             param.epoch, param.nbatch, name, value)
+                logging.info(
+                    'Iter[%d] Batch[%d] Train-%s=%f',
+                    param.epoch,
+                    param.nbatch,
+                    name,
+                    value,
+                )
             if auto_reset:
                 param.eval_metric.reset_local()
+
     return _callback
 
 
@@ -170,15 +185,25 @@ class Speedometer:
                 param.eval_metric.reset_local()
                 msg = 'Epoch[%d] Batch [%d-%d]\tSpeed: %.2f samples/sec'
                 msg += '\t%s=%f' * len(name_value)
-                logging.info(msg, param.epoch, count - self.frequent, count,
-                             speed, *pairs)
+                logging.info(
+                    msg,
+                    param.epoch,
+                    count - self.frequent,
+                    count,
+                    speed,
+                    *pairs,
+                )
             else:
                 msg = 'Epoch[%d] Batch [0-%d]\tSpeed: %.2f samples/sec'
                 msg += '\t%s=%f' * len(name_value)
                 logging.info(msg, param.epoch, count, speed, *pairs)
         else:
-            logging.info('Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
-                         param.epoch, count, speed)
+            logging.info(
+                'Iter[%d] Batch [%d]\tSpeed: %.2f samples/sec',
+                param.epoch,
+                count,
+                speed,
+            )
         self.tic = time.time()
 
 
@@ -220,5 +245,6 @@ class LogValidationMetricsCallback:
         if not param.eval_metric:
             return
         for name, value in param.eval_metric.get_name_value():
-            logging.info('Epoch[%d] Validation-%s=%f', param.epoch, name,
-                         value)
+            logging.info(
+                'Epoch[%d] Validation-%s=%f', param.epoch, name, value
+            )

@@ -16,8 +16,16 @@ import threading
 from . import backend as _backend
 from .base import DLBookError
 
-__all__ = ['Context', 'cpu', 'gpu', 'cpu_pinned', 'current_context',
-           'num_gpus', 'gpu_memory_info', 'HOST_TYPES']
+__all__ = [
+    'Context',
+    'cpu',
+    'gpu',
+    'cpu_pinned',
+    'current_context',
+    'num_gpus',
+    'gpu_memory_info',
+    'HOST_TYPES',
+]
 
 #: Device types of host memory.  ``cpu(i)``, ``cpu_pinned(i)`` and
 #: ``cpu_shared(i)`` differ only in how memory is allocated, so, as in
@@ -41,8 +49,14 @@ class Context:
     devstr2type = {v: k for k, v in devtype2str.items()}
     _default = threading.local()
 
-    __slots__ = ('device_type', 'device_id', '_backend', '_xp', '_scope',
-                 '_switch')
+    __slots__ = (
+        'device_type',
+        'device_id',
+        '_backend',
+        '_xp',
+        '_scope',
+        '_switch',
+    )
 
     _instances = {}
 
@@ -56,8 +70,10 @@ class Context:
         ctx = cls._instances.get(key)
         if ctx is None:
             if device_type not in cls.devstr2type:
-                raise DLBookError(f'unknown device type {device_type!r}; '
-                                  f"use 'cpu' or 'gpu'")
+                raise DLBookError(
+                    f'unknown device type {device_type!r}; '
+                    f"use 'cpu' or 'gpu'"
+                )
             ctx = object.__new__(cls)
             ctx.device_type, ctx.device_id = key
             ctx._backend = ctx._xp = ctx._scope = ctx._switch = None
@@ -81,7 +97,8 @@ class Context:
             if kind == 'gpu' and self.device_id >= _backend.gpu_count():
                 raise DLBookError(
                     f'{self} does not exist: {_backend.gpu_count()} GPU(s) '
-                    f'available')
+                    f'available'
+                )
             self._backend = backend
             self._scope = backend.scope(self.device_id)
             # the front end enters ``_switch`` around each operator only
@@ -110,9 +127,11 @@ class Context:
             self.xp.get_default_memory_pool().free_all_blocks()
 
     def __eq__(self, other):
-        return (isinstance(other, Context)
-                and self.device_type == other.device_type
-                and self.device_id == other.device_id)
+        return (
+            isinstance(other, Context)
+            and self.device_type == other.device_type
+            and self.device_id == other.device_id
+        )
 
     # Every device is one object (see __new__), so equal contexts are the
     # same object and the identity hash agrees with ``==``; a C-level hash
@@ -170,7 +189,7 @@ def num_gpus():
     """Number of usable GPUs; 0 without CuPy or CUDA (never raises)."""
     try:
         return _backend.gpu_count()
-    except Exception:                              # never raise here
+    except Exception:  # never raise here
         return 0
 
 

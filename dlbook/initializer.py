@@ -31,14 +31,29 @@ import warnings
 
 import numpy as np
 
-from .base import UsageError
-
 from . import ndarray as nd
 from . import registry
+from .base import UsageError
 
-__all__ = ['InitDesc', 'Initializer', 'register', 'alias', 'create', 'Load',
-           'Mixed', 'Zero', 'One', 'Constant', 'Uniform', 'Normal',
-           'Orthogonal', 'Xavier', 'MSRAPrelu', 'Bilinear', 'LSTMBias']
+__all__ = [
+    'InitDesc',
+    'Initializer',
+    'register',
+    'alias',
+    'create',
+    'Load',
+    'Mixed',
+    'Zero',
+    'One',
+    'Constant',
+    'Uniform',
+    'Normal',
+    'Orthogonal',
+    'Xavier',
+    'MSRAPrelu',
+    'Bilinear',
+    'LSTMBias',
+]
 
 
 class InitDesc(str):
@@ -87,11 +102,13 @@ class Initializer:
         """
         self._verbose = verbose
         if print_func is None:
+
             def asum_stat(x):
                 """Returns |x|/sqrt(size(x)), a float32 as in MXNet."""
                 data = x.asnumpy()
                 norm = np.sqrt(np.sum(data * data, dtype=np.float32))
                 return str(np.float32(norm / np.sqrt(x.size)))
+
             print_func = asum_stat
         self._print_func = print_func
         return self
@@ -99,8 +116,9 @@ class Initializer:
     def _verbose_print(self, desc, init, arr):
         """Log the statistics of ``arr`` when verbose."""
         if self._verbose and self._print_func:
-            logging.info('Initialized %s as %s: %s', desc, init,
-                         self._print_func(arr))
+            logging.info(
+                'Initialized %s as %s: %s', desc, init, self._print_func(arr)
+            )
 
     def dumps(self):
         """The initializer as a JSON string, e.g.
@@ -113,7 +131,7 @@ class Initializer:
             return NotImplemented
         return type(self) is type(other) and self._kwargs == other._kwargs
 
-    __hash__ = None   # as in MXNet: equal by configuration, not hashable
+    __hash__ = None  # as in MXNet: equal by configuration, not hashable
 
     def __call__(self, desc, arr):
         """Initialize ``arr`` in place.
@@ -145,9 +163,13 @@ class Initializer:
 
     def _legacy_init(self, name, arr):
         """``init(str, arr)``: the deprecated form, by name prefix/suffix."""
-        warnings.warn('Calling initializer with init(str, NDArray) has been '
-                      'deprecated. please use init(mx.init.InitDesc(...), '
-                      'NDArray) instead.', DeprecationWarning, stacklevel=3)
+        warnings.warn(
+            'Calling initializer with init(str, NDArray) has been '
+            'deprecated. please use init(mx.init.InitDesc(...), '
+            'NDArray) instead.',
+            DeprecationWarning,
+            stacklevel=3,
+        )
         if not isinstance(name, str):
             raise TypeError('name must be string')
         if not isinstance(arr, nd.NDArray):
@@ -166,8 +188,15 @@ class Initializer:
             self._init_beta(name, arr)
         elif name.endswith('weight'):
             self._init_weight(name, arr)
-        elif name.endswith(('moving_mean', 'moving_inv_var', 'moving_avg',
-                            'running_mean', 'min')):
+        elif name.endswith(
+            (
+                'moving_mean',
+                'moving_inv_var',
+                'moving_avg',
+                'running_mean',
+                'min',
+            )
+        ):
             self._init_zero(name, arr)
         elif name.endswith(('moving_var', 'running_var', 'max')):
             self._init_one(name, arr)
@@ -181,7 +210,8 @@ class Initializer:
         if arr.shape[0] != 6:
             raise UsageError(
                 f'{_}: a loc bias (a spatial transformer\'s affine '
-                f'parameters) needs 6 values, got shape {arr.shape}.')
+                f'parameters) needs 6 values, got shape {arr.shape}.'
+            )
         arr[:] = np.array([1.0, 0, 0, 0, 1.0, 0])
 
     def _init_zero(self, _, arr):
@@ -208,7 +238,8 @@ class Initializer:
             f'Unknown initialization pattern for {name}. Default '
             f'initialization is now limited to "weight", "bias", "gamma" '
             f'(1.0), and "beta" (0.0).Please use '
-            f'mx.sym.Variable(init=mx.init.*) to set initialization pattern')
+            f'mx.sym.Variable(init=mx.init.*) to set initialization pattern'
+        )
 
 
 # Name-suffix dispatch without '__init__' (checked in this order).  MXNet's
@@ -219,8 +250,11 @@ _SUFFIX_RULES = (
     (('bias',), '_init_bias', 'bias'),
     (('gamma',), '_init_gamma', 'gamma'),
     (('beta',), '_init_beta', 'beta'),
-    (('moving_mean', 'running_mean', 'moving_inv_var', 'moving_avg'),
-     '_init_zero', 'zero'),
+    (
+        ('moving_mean', 'running_mean', 'moving_inv_var', 'moving_avg'),
+        '_init_zero',
+        'zero',
+    ),
     (('moving_var', 'running_var'), '_init_one', 'one'),
     (('min',), '_init_zero', 'min'),
     (('max',), '_init_one', 'max'),
@@ -229,8 +263,8 @@ _SUFFIX_RULES = (
 
 def _bilinear_kernel(shape):
     """Bilinear upsampling weights for a (C_out, C_in, H, W) kernel."""
-    f = np.ceil(shape[3] / 2.)
-    c = (2 * f - 1 - f % 2) / (2. * f)
+    f = np.ceil(shape[3] / 2.0)
+    c = (2 * f - 1 - f % 2) / (2.0 * f)
     size = int(np.prod(shape))
     x = np.arange(size) % shape[3]
     y = (np.arange(size) // shape[3]) % shape[2]
@@ -266,7 +300,8 @@ class Load:
             raise UsageError(
                 f'Load needs a dict of name -> NDArray (what nd.load gives '
                 f'for a saved dict) or a file name, got '
-                f'{type(param).__name__}.')
+                f'{type(param).__name__}.'
+            )
         self.param = {}
         for name, arr in param.items():
             if name.startswith('arg:') or name.startswith('aux:'):
@@ -282,7 +317,8 @@ class Load:
                 raise UsageError(
                     f'Parameter {name} cannot be initialized from loading. '
                     f'Shape mismatch, target {arr.shape} vs loaded '
-                    f'{self.param[name].shape}')
+                    f'{self.param[name].shape}'
+                )
             arr[:] = self.param[name]
             if self.verbose:
                 logging.info('Initialized %s by loading', name)
@@ -291,7 +327,8 @@ class Load:
                 raise UsageError(
                     f'Cannot Initialize {name}. Not found in loaded param '
                     f'and no default Initializer is provided: pass '
-                    f'default_init=mx.init.Uniform() (or another).')
+                    f'default_init=mx.init.Uniform() (or another).'
+                )
             self.default_init(name, arr)
             if self.verbose:
                 logging.info('Initialized %s by default', name)
@@ -319,18 +356,20 @@ class Mixed:
             raise UsageError(
                 f'Mixed needs one initializer per pattern, got '
                 f'{len(patterns)} patterns and {len(initializers)} '
-                f'initializers.')
-        self.map = list(zip([re.compile(p) for p in patterns],
-                            initializers))
+                f'initializers.'
+            )
+        self.map = list(zip([re.compile(p) for p in patterns], initializers))
 
     def __call__(self, name, arr):
         for prog, init in self.map:
             if prog.match(name):
                 init(name, arr)
                 return
-        raise ValueError(f'Parameter name {name} did not match any pattern. '
-                         f'Consider add a ".*" pattern at the and with '
-                         f'default Initializer.')
+        raise ValueError(
+            f'Parameter name {name} did not match any pattern. '
+            f'Consider add a ".*" pattern at the and with '
+            f'default Initializer.'
+        )
 
 
 @register
@@ -378,9 +417,11 @@ class Constant(Initializer):
     def dumps(self):
         val = self._kwargs['value']
         if not np.isscalar(val):
-            self._kwargs['value'] = (val.tolist()
-                                     if isinstance(val, np.ndarray)
-                                     else val.asnumpy().tolist())
+            self._kwargs['value'] = (
+                val.tolist()
+                if isinstance(val, np.ndarray)
+                else val.asnumpy().tolist()
+            )
         return json.dumps([self.__class__.__name__.lower(), self._kwargs])
 
 
@@ -473,18 +514,21 @@ class Xavier(Initializer):
     """
 
     def __init__(self, rnd_type='uniform', factor_type='avg', magnitude=3):
-        super().__init__(rnd_type=rnd_type, factor_type=factor_type,
-                         magnitude=magnitude)
+        super().__init__(
+            rnd_type=rnd_type, factor_type=factor_type, magnitude=magnitude
+        )
         self.rnd_type = rnd_type
         self.factor_type = factor_type
         self.magnitude = float(magnitude)
 
     def _init_weight(self, name, arr):
         shape = arr.shape
-        hw_scale = 1.
+        hw_scale = 1.0
         if len(shape) < 2:
-            raise ValueError(f'Xavier initializer cannot be applied to '
-                             f'vector {name}. It requires at least 2D.')
+            raise ValueError(
+                f'Xavier initializer cannot be applied to '
+                f'vector {name}. It requires at least 2D.'
+            )
         if len(shape) > 2:
             hw_scale = np.prod(shape[2:])
         fan_in, fan_out = shape[1] * hw_scale, shape[0] * hw_scale
@@ -519,7 +563,7 @@ class MSRAPrelu(Xavier):
     """
 
     def __init__(self, factor_type='avg', slope=0.25):
-        magnitude = 2. / (1 + slope ** 2)
+        magnitude = 2.0 / (1 + slope**2)
         super().__init__('gaussian', factor_type, magnitude)
         self._kwargs = {'factor_type': factor_type, 'slope': slope}
 
@@ -554,4 +598,4 @@ class LSTMBias(Initializer):
     def _init_weight(self, name, arr):
         arr[:] = 0.0
         num_hidden = int(arr.shape[0] / 4)
-        arr[num_hidden:2 * num_hidden] = self.forget_bias
+        arr[num_hidden : 2 * num_hidden] = self.forget_bias

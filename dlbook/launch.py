@@ -54,58 +54,96 @@ def find_mpiexec():
 def _flavor(mpiexec):
     """``'openmpi'`` or ``'mpich'`` (hydra), from ``mpiexec --version``."""
     try:
-        text = subprocess.run([mpiexec, '--version'], capture_output=True,
-                              text=True, timeout=20).stdout
+        text = subprocess.run(
+            [mpiexec, '--version'], capture_output=True, text=True, timeout=20
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         text = ''
-    return 'openmpi' if 'Open MPI' in text or 'OpenRTE' in text \
-        else 'mpich'
+    return 'openmpi' if 'Open MPI' in text or 'OpenRTE' in text else 'mpich'
 
 
 def _parser():
     p = argparse.ArgumentParser(
         prog='python -m dlbook.launch',
         description='Launch a distributed dlbook job (the shape of '
-                    "MXNet's tools/launch.py).")
-    p.add_argument('-n', '--num-workers', required=True, type=int,
-                   help='number of worker processes')
-    p.add_argument('-s', '--num-servers', type=int, default=None,
-                   help='number of server processes (dist_async needs 1; '
-                        'default: 1 if the command mentions dist_async, '
-                        'else 0)')
-    p.add_argument('-H', '--hostfile', type=str,
-                   help='file with one host name per line (mpi, ssh)')
-    p.add_argument('--launcher', choices=['local', 'mpi', 'ssh', 'slurm'],
-                   default=None,
-                   help='how to start the processes (default: slurm '
-                        'inside a SLURM allocation, else local, or mpi '
-                        'when -H is given)')
-    p.add_argument('--srun-mpi', default=None,
-                   help="srun's --mpi plugin (pmix, pmi2) for slurm")
-    p.add_argument('--env', action='append', default=[],
-                   help='NAME=VALUE to set in every process')
-    p.add_argument('--dry-run', action='store_true',
-                   help='print the command instead of running it')
-    p.add_argument('command', nargs=argparse.REMAINDER,
-                   help='the command every process runs')
+        "MXNet's tools/launch.py).",
+    )
+    p.add_argument(
+        '-n',
+        '--num-workers',
+        required=True,
+        type=int,
+        help='number of worker processes',
+    )
+    p.add_argument(
+        '-s',
+        '--num-servers',
+        type=int,
+        default=None,
+        help='number of server processes (dist_async needs 1; '
+        'default: 1 if the command mentions dist_async, '
+        'else 0)',
+    )
+    p.add_argument(
+        '-H',
+        '--hostfile',
+        type=str,
+        help='file with one host name per line (mpi, ssh)',
+    )
+    p.add_argument(
+        '--launcher',
+        choices=['local', 'mpi', 'ssh', 'slurm'],
+        default=None,
+        help='how to start the processes (default: slurm '
+        'inside a SLURM allocation, else local, or mpi '
+        'when -H is given)',
+    )
+    p.add_argument(
+        '--srun-mpi',
+        default=None,
+        help="srun's --mpi plugin (pmix, pmi2) for slurm",
+    )
+    p.add_argument(
+        '--env',
+        action='append',
+        default=[],
+        help='NAME=VALUE to set in every process',
+    )
+    p.add_argument(
+        '--dry-run',
+        action='store_true',
+        help='print the command instead of running it',
+    )
+    p.add_argument(
+        'command',
+        nargs=argparse.REMAINDER,
+        help='the command every process runs',
+    )
     return p
 
 
 def build_command(args, mpiexec=None, flavor=None):
     """``(argv, env)`` of the ``mpiexec``/``srun`` command for ``args``."""
     if not args.command:
-        raise SystemExit('dlbook.launch: no command given, e.g. '
-                         'python -m dlbook.launch -n 2 python train.py')
+        raise SystemExit(
+            'dlbook.launch: no command given, e.g. '
+            'python -m dlbook.launch -n 2 python train.py'
+        )
     servers = args.num_servers
     if servers is None:
         servers = int(any('dist_async' in a for a in args.command))
     total = args.num_workers + servers
     launcher = args.launcher or (
-        'slurm' if 'SLURM_JOB_ID' in os.environ and
-        'SLURM_STEP_ID' not in os.environ else
-        'mpi' if args.hostfile else 'local')
-    env = {'DMLC_NUM_WORKER': str(args.num_workers),
-           'DMLC_NUM_SERVER': str(servers)}
+        'slurm'
+        if 'SLURM_JOB_ID' in os.environ and 'SLURM_STEP_ID' not in os.environ
+        else 'mpi'
+        if args.hostfile
+        else 'local'
+    )
+    env = {
+        'DMLC_NUM_WORKER': str(args.num_workers),
+        'DMLC_NUM_SERVER': str(servers),
+    }
     env.setdefault('OMP_NUM_THREADS', os.environ.get('OMP_NUM_THREADS', '1'))
     for item in args.env:
         name, _, value = item.partition('=')
@@ -117,9 +155,11 @@ def build_command(args, mpiexec=None, flavor=None):
         return argv + list(args.command), env
     mpiexec = mpiexec or find_mpiexec()
     if not mpiexec:
-        raise SystemExit('dlbook.launch: mpiexec not found; install an MPI '
-                         '(pip install "dlbook[dist]", i.e. mpi4py and the '
-                         'mpich wheel) or set DLBOOK_MPIEXEC')
+        raise SystemExit(
+            'dlbook.launch: mpiexec not found; install an MPI '
+            '(pip install "dlbook[dist]", i.e. mpi4py and the '
+            'mpich wheel) or set DLBOOK_MPIEXEC'
+        )
     flavor = flavor or _flavor(mpiexec)
     argv = [mpiexec, '-n', str(total)]
     if flavor == 'openmpi':
@@ -136,8 +176,9 @@ def build_command(args, mpiexec=None, flavor=None):
         if launcher == 'ssh':
             argv += ['-launcher', 'ssh']
     if launcher in ('mpi', 'ssh') and not args.hostfile:
-        raise SystemExit(f'dlbook.launch: --launcher {launcher} needs -H '
-                         f'hostfile')
+        raise SystemExit(
+            f'dlbook.launch: --launcher {launcher} needs -H hostfile'
+        )
     return argv + list(args.command), env
 
 
@@ -181,10 +222,13 @@ def _watch(folder, stop, died):
                 with open(os.path.join(folder, name)) as f:
                     parts = f.read().split()
             except OSError:
-                continue            # removed: it ended normally
-            if len(parts) >= 2 and parts[0] == host and \
-                    not _alive(parts[1]) and \
-                    os.path.exists(os.path.join(folder, name)):
+                continue  # removed: it ended normally
+            if (
+                len(parts) >= 2
+                and parts[0] == host
+                and not _alive(parts[1])
+                and os.path.exists(os.path.join(folder, name))
+            ):
                 seen.add(name)
                 batch.append((parts[1], host))
         if batch:
@@ -217,9 +261,14 @@ def main(argv=None):
         return 0
     with tempfile.TemporaryDirectory(prefix='dlbook-launch-') as folder:
         full_env = dict(os.environ, **env, DLBOOK_LAUNCH_DIR=folder)
-        proc = subprocess.Popen(cmd, env=full_env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True,
-                                errors='replace')
+        proc = subprocess.Popen(
+            cmd,
+            env=full_env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors='replace',
+        )
         dead = []
 
         def relay(source, sink):
@@ -231,12 +280,14 @@ def main(argv=None):
                 if m:
                     dead.append(m.groups())
 
-        threads = [threading.Thread(target=relay, args=pair, daemon=True)
-                   for pair in ((proc.stdout, sys.stdout),
-                                (proc.stderr, sys.stderr))]
+        threads = [
+            threading.Thread(target=relay, args=pair, daemon=True)
+            for pair in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))
+        ]
         stop, died = threading.Event(), []
-        watcher = threading.Thread(target=_watch, args=(folder, stop, died),
-                                   daemon=True)
+        watcher = threading.Thread(
+            target=_watch, args=(folder, stop, died), daemon=True
+        )
         for t in threads + [watcher]:
             t.start()
         try:
@@ -253,17 +304,27 @@ def main(argv=None):
             # that mpiexec reports
             first = died[0] if died else dead[:1]
             unknown = 'a process that had not created its kvstore'
-            names = [f'{ranks.get(pid, unknown)} (pid {pid} on {host})'
-                     for pid, host in first]
+            names = [
+                f'{ranks.get(pid, unknown)} (pid {pid} on {host})'
+                for pid, host in first
+            ]
             if len(names) == 1:
-                print(f'dlbook.launch: {names[0]} ended abnormally; the '
-                      f'other processes were stopped', file=sys.stderr)
+                print(
+                    f'dlbook.launch: {names[0]} ended abnormally; the '
+                    f'other processes were stopped',
+                    file=sys.stderr,
+                )
             elif names:
-                print(f'dlbook.launch: {", ".join(names)} ended abnormally '
-                      f'within 10 ms of each other (one of them first, '
-                      f'then mpiexec stopped the others)', file=sys.stderr)
-            print(f'dlbook.launch: the job failed with exit code {rc}',
-                  file=sys.stderr)
+                print(
+                    f'dlbook.launch: {", ".join(names)} ended abnormally '
+                    f'within 10 ms of each other (one of them first, '
+                    f'then mpiexec stopped the others)',
+                    file=sys.stderr,
+                )
+            print(
+                f'dlbook.launch: the job failed with exit code {rc}',
+                file=sys.stderr,
+            )
     return rc
 
 

@@ -23,8 +23,13 @@ from math import cos, pi
 
 from .base import UsageError
 
-__all__ = ['LRScheduler', 'FactorScheduler', 'MultiFactorScheduler',
-           'PolyScheduler', 'CosineScheduler']
+__all__ = [
+    'LRScheduler',
+    'FactorScheduler',
+    'MultiFactorScheduler',
+    'PolyScheduler',
+    'CosineScheduler',
+]
 
 
 class LRScheduler:
@@ -43,13 +48,20 @@ class LRScheduler:
         ``'constant'`` keeps ``warmup_begin_lr`` for ``warmup_steps``.
     """
 
-    def __init__(self, base_lr=0.01, warmup_steps=0, warmup_begin_lr=0,
-                 warmup_mode='linear'):
+    def __init__(
+        self,
+        base_lr=0.01,
+        warmup_steps=0,
+        warmup_begin_lr=0,
+        warmup_mode='linear',
+    ):
         self.base_lr = base_lr
         if not isinstance(warmup_steps, int):
-            raise UsageError(f'warmup_steps must be an int (a number of '
-                             f'updates), got {type(warmup_steps).__name__} '
-                             f'{warmup_steps!r}.')
+            raise UsageError(
+                f'warmup_steps must be an int (a number of '
+                f'updates), got {type(warmup_steps).__name__} '
+                f'{warmup_steps!r}.'
+            )
         self.warmup_steps = warmup_steps
         self.warmup_final_lr = base_lr
         self.warmup_begin_lr = warmup_begin_lr
@@ -58,8 +70,9 @@ class LRScheduler:
         if self.warmup_steps < 0:
             raise ValueError('Warmup steps has to be positive or 0')
         if warmup_mode not in ['linear', 'constant']:
-            raise ValueError('Supports only linear and constant modes of '
-                             'warmup')
+            raise ValueError(
+                'Supports only linear and constant modes of warmup'
+            )
         self.warmup_mode = warmup_mode
 
     def get_warmup_lr(self, num_update):
@@ -69,13 +82,18 @@ class LRScheduler:
         ``constant``: ``begin``.
         """
         if not num_update < self.warmup_steps:
-            raise UsageError(f'get_warmup_lr({num_update}) is only for '
-                             f'updates before warmup_steps='
-                             f'{self.warmup_steps}; call the scheduler '
-                             f'itself: scheduler(num_update).')
+            raise UsageError(
+                f'get_warmup_lr({num_update}) is only for '
+                f'updates before warmup_steps='
+                f'{self.warmup_steps}; call the scheduler '
+                f'itself: scheduler(num_update).'
+            )
         if self.warmup_mode == 'linear':
-            increase = (self.warmup_final_lr - self.warmup_begin_lr) \
-                * float(num_update) / float(self.warmup_steps)
+            increase = (
+                (self.warmup_final_lr - self.warmup_begin_lr)
+                * float(num_update)
+                / float(self.warmup_steps)
+            )
             return self.warmup_begin_lr + increase
         if self.warmup_mode == 'constant':
             return self.warmup_begin_lr
@@ -108,16 +126,23 @@ class FactorScheduler(LRScheduler):
         As in :class:`LRScheduler`.
     """
 
-    def __init__(self, step, factor=1, stop_factor_lr=1e-8, base_lr=0.01,
-                 warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
-                         warmup_mode)
+    def __init__(
+        self,
+        step,
+        factor=1,
+        stop_factor_lr=1e-8,
+        base_lr=0.01,
+        warmup_steps=0,
+        warmup_begin_lr=0,
+        warmup_mode='linear',
+    ):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if step < 1:
-            raise ValueError('Schedule step must be greater or equal than '
-                             '1 round')
+            raise ValueError(
+                'Schedule step must be greater or equal than 1 round'
+            )
         if factor > 1.0:
-            raise ValueError('Factor must be no more than 1 to make lr '
-                             'reduce')
+            raise ValueError('Factor must be no more than 1 to make lr reduce')
         self.step = step
         self.factor = factor
         self.stop_factor_lr = stop_factor_lr
@@ -133,12 +158,18 @@ class FactorScheduler(LRScheduler):
             self.base_lr *= self.factor
             if self.base_lr < self.stop_factor_lr:
                 self.base_lr = self.stop_factor_lr
-                logging.info('Update[%d]: now learning rate arrived at '
-                             '%0.5e, will not change in the future',
-                             num_update, self.base_lr)
+                logging.info(
+                    'Update[%d]: now learning rate arrived at '
+                    '%0.5e, will not change in the future',
+                    num_update,
+                    self.base_lr,
+                )
             else:
-                logging.info('Update[%d]: Change learning rate to %0.5e',
-                             num_update, self.base_lr)
+                logging.info(
+                    'Update[%d]: Change learning rate to %0.5e',
+                    num_update,
+                    self.base_lr,
+                )
         return self.base_lr
 
 
@@ -158,24 +189,33 @@ class MultiFactorScheduler(LRScheduler):
         As in :class:`LRScheduler`.
     """
 
-    def __init__(self, step, factor=1, base_lr=0.01, warmup_steps=0,
-                 warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
-                         warmup_mode)
+    def __init__(
+        self,
+        step,
+        factor=1,
+        base_lr=0.01,
+        warmup_steps=0,
+        warmup_begin_lr=0,
+        warmup_mode='linear',
+    ):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not (isinstance(step, list) and len(step) >= 1):
-            raise UsageError(f'MultiFactorScheduler: step must be a '
-                             f'non-empty list of update counts, got '
-                             f'{step!r}; for one step use FactorScheduler.')
+            raise UsageError(
+                f'MultiFactorScheduler: step must be a '
+                f'non-empty list of update counts, got '
+                f'{step!r}; for one step use FactorScheduler.'
+            )
         for i, _step in enumerate(step):
             if i != 0 and step[i] <= step[i - 1]:
-                raise ValueError('Schedule step must be an increasing '
-                                 'integer list')
+                raise ValueError(
+                    'Schedule step must be an increasing integer list'
+                )
             if _step < 1:
-                raise ValueError('Schedule step must be greater or equal '
-                                 'than 1 round')
+                raise ValueError(
+                    'Schedule step must be greater or equal than 1 round'
+                )
         if factor > 1.0:
-            raise ValueError('Factor must be no more than 1 to make lr '
-                             'reduce')
+            raise ValueError('Factor must be no more than 1 to make lr reduce')
         self.step = step
         self.cur_step_ind = 0
         self.factor = factor
@@ -190,8 +230,11 @@ class MultiFactorScheduler(LRScheduler):
                 self.count = self.step[self.cur_step_ind]
                 self.cur_step_ind += 1
                 self.base_lr *= self.factor
-                logging.info('Update[%d]: Change learning rate to %0.5e',
-                             num_update, self.base_lr)
+                logging.info(
+                    'Update[%d]: Change learning rate to %0.5e',
+                    num_update,
+                    self.base_lr,
+                )
             else:
                 return self.base_lr
         return self.base_lr
@@ -205,17 +248,26 @@ class _DecayScheduler(LRScheduler):
     t)`` scales ``delta`` by a factor falling from 1 at ``t = 0`` to 0 at
     ``t = max_steps``."""
 
-    def __init__(self, max_update, base_lr, final_lr, warmup_steps,
-                 warmup_begin_lr, warmup_mode):
-        super().__init__(base_lr, warmup_steps, warmup_begin_lr,
-                         warmup_mode)
+    def __init__(
+        self,
+        max_update,
+        base_lr,
+        final_lr,
+        warmup_steps,
+        warmup_begin_lr,
+        warmup_mode,
+    ):
+        super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
         if not isinstance(max_update, int):
-            raise UsageError(f'max_update must be an int (a number of '
-                             f'updates), got {type(max_update).__name__} '
-                             f'{max_update!r}.')
+            raise UsageError(
+                f'max_update must be an int (a number of '
+                f'updates), got {type(max_update).__name__} '
+                f'{max_update!r}.'
+            )
         if max_update < 1:
-            raise ValueError('maximum number of updates must be strictly '
-                             'positive')
+            raise ValueError(
+                'maximum number of updates must be strictly positive'
+            )
         self.base_lr_orig = self.base_lr
         self.max_update = max_update
         self.final_lr = final_lr
@@ -230,7 +282,8 @@ class _DecayScheduler(LRScheduler):
         if num_update <= self.max_update:
             self.base_lr = self.final_lr + self._decay(
                 self.base_lr_orig - self.final_lr,
-                num_update - self.warmup_steps)
+                num_update - self.warmup_steps,
+            )
         return self.base_lr
 
 
@@ -255,10 +308,24 @@ class PolyScheduler(_DecayScheduler):
         As in :class:`LRScheduler`.
     """
 
-    def __init__(self, max_update, base_lr=0.01, pwr=2, final_lr=0,
-                 warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(max_update, base_lr, final_lr, warmup_steps,
-                         warmup_begin_lr, warmup_mode)
+    def __init__(
+        self,
+        max_update,
+        base_lr=0.01,
+        pwr=2,
+        final_lr=0,
+        warmup_steps=0,
+        warmup_begin_lr=0,
+        warmup_mode='linear',
+    ):
+        super().__init__(
+            max_update,
+            base_lr,
+            final_lr,
+            warmup_steps,
+            warmup_begin_lr,
+            warmup_mode,
+        )
         self.power = pwr
 
     def _decay(self, delta, t):
@@ -285,10 +352,23 @@ class CosineScheduler(_DecayScheduler):
         As in :class:`LRScheduler`.
     """
 
-    def __init__(self, max_update, base_lr=0.01, final_lr=0,
-                 warmup_steps=0, warmup_begin_lr=0, warmup_mode='linear'):
-        super().__init__(max_update, base_lr, final_lr, warmup_steps,
-                         warmup_begin_lr, warmup_mode)
+    def __init__(
+        self,
+        max_update,
+        base_lr=0.01,
+        final_lr=0,
+        warmup_steps=0,
+        warmup_begin_lr=0,
+        warmup_mode='linear',
+    ):
+        super().__init__(
+            max_update,
+            base_lr,
+            final_lr,
+            warmup_steps,
+            warmup_begin_lr,
+            warmup_mode,
+        )
 
     def _decay(self, delta, t):
         return delta * (1 + cos(pi * t / self.max_steps)) / 2

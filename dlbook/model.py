@@ -29,14 +29,19 @@ from . import ndarray as nd
 from . import symbol as sym
 from .context import cpu
 
-__all__ = ['BatchEndParam', 'save_checkpoint', 'load_params',
-           'load_checkpoint']
+__all__ = [
+    'BatchEndParam',
+    'save_checkpoint',
+    'load_params',
+    'load_checkpoint',
+]
 
 #: What ``batch_end_callback`` functions receive after each batch:
 #: the epoch, the batch number in the epoch, the training metric and the
 #: ``locals()`` of the loop (MXNet's name for the tuple type is kept).
 BatchEndParam = collections.namedtuple(
-    'BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals'])
+    'BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals']
+)
 
 
 def _params_file(prefix, epoch):
@@ -44,8 +49,9 @@ def _params_file(prefix, epoch):
     return '%s-%04d.params' % (prefix, epoch)
 
 
-def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params,
-                    remove_amp_cast=True):
+def save_checkpoint(
+    prefix, epoch, symbol, arg_params, aux_params, remove_amp_cast=True
+):
     """Save a network and its parameters as a checkpoint.
 
     Parameters
@@ -74,8 +80,7 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params,
     INFO:root:Saved checkpoint to "mlp-0003.params"
     """
     if symbol is not None:
-        symbol.save('%s-symbol.json' % prefix,
-                    remove_amp_cast=remove_amp_cast)
+        symbol.save('%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast)
     param_name = _params_file(prefix, epoch)
     nd.save(param_name, _join_params(arg_params, aux_params))
     logging.info('Saved checkpoint to "%s"', param_name)
@@ -84,10 +89,12 @@ def save_checkpoint(prefix, epoch, symbol, arg_params, aux_params,
 def _join_params(arg_params, aux_params):
     """One ``nd.save`` dict of CPU copies, keys ``'arg:<name>'`` and
     ``'aux:<name>'``: the inverse of :func:`split_params`."""
-    save_dict = {'arg:%s' % k: v.as_in_context(cpu())
-                 for k, v in arg_params.items()}
-    save_dict.update({'aux:%s' % k: v.as_in_context(cpu())
-                      for k, v in aux_params.items()})
+    save_dict = {
+        'arg:%s' % k: v.as_in_context(cpu()) for k, v in arg_params.items()
+    }
+    save_dict.update(
+        {'aux:%s' % k: v.as_in_context(cpu()) for k, v in aux_params.items()}
+    )
     return save_dict
 
 
@@ -155,6 +162,7 @@ def load_checkpoint(prefix, epoch):
 
 # -- how Module.update shares gradients between devices ----------------------
 
+
 def _create_kvstore(kvstore, num_device, arg_params):
     """The store to use and whether the store itself runs the optimizer.
 
@@ -179,8 +187,9 @@ def _create_kvstore(kvstore, num_device, arg_params):
         else:
             kv = kvs.create(kvstore)
             if kvstore == 'local' and arg_params:
-                max_size = max(int(numpy.prod(p.shape))
-                               for p in arg_params.values())
+                max_size = max(
+                    int(numpy.prod(p.shape)) for p in arg_params.values()
+                )
                 if max_size > 1024 * 1024 * 16:
                     update_on_kvstore = False
     else:
@@ -192,8 +201,9 @@ def _create_kvstore(kvstore, num_device, arg_params):
     return kv, update_on_kvstore
 
 
-def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names,
-                        update_on_kvstore):
+def _initialize_kvstore(
+    kvstore, param_arrays, arg_params, param_names, update_on_kvstore
+):
     """Give the store every parameter; when it runs the optimizer, copy
     its weights back to the devices so they all start identical."""
     for idx, param_on_devs in enumerate(param_arrays):
@@ -203,18 +213,18 @@ def _initialize_kvstore(kvstore, param_arrays, arg_params, param_names,
             kvstore.pull(name, param_on_devs, priority=-idx)
 
 
-def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore,
-                              param_names):
+def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore, param_names):
     """Push each gradient (summed over devices), let the store update its
     weight, pull the new weight to every device."""
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays,
-                                                      grad_arrays)):
-        if grad_list[0] is None:        # a fixed parameter
+    for index, (arg_list, grad_list) in enumerate(
+        zip(param_arrays, grad_arrays)
+    ):
+        if grad_list[0] is None:  # a fixed parameter
             continue
-        if grad_list[0].stype == 'default' and \
-                arg_list[0].stype == 'default':
-            kvstore.pushpull(param_names[index], grad_list, out=arg_list,
-                             priority=-index)
+        if grad_list[0].stype == 'default' and arg_list[0].stype == 'default':
+            kvstore.pushpull(
+                param_names[index], grad_list, out=arg_list, priority=-index
+            )
         else:
             # a row_sparse weight is not pulled (MXNet ignores it): the
             # program pulls the rows it needs with row_sparse_pull
@@ -222,8 +232,14 @@ def _update_params_on_kvstore(param_arrays, grad_arrays, kvstore,
             kvstore.pull(param_names[index], out=arg_list, priority=-index)
 
 
-def _update_params(param_arrays, grad_arrays, updater, num_device,
-                   kvstore=None, param_names=None):
+def _update_params(
+    param_arrays,
+    grad_arrays,
+    updater,
+    num_device,
+    kvstore=None,
+    param_names=None,
+):
     """Sum the gradients through ``kvstore`` (if any), then update every
     device's copy with ``updater``.
 
@@ -232,20 +248,25 @@ def _update_params(param_arrays, grad_arrays, updater, num_device,
     (MXNet's trick; the replicas see identical gradients and stay equal).
     """
     updates = [[] for _ in range(num_device)]
-    for index, (arg_list, grad_list) in enumerate(zip(param_arrays,
-                                                      grad_arrays)):
+    for index, (arg_list, grad_list) in enumerate(
+        zip(param_arrays, grad_arrays)
+    ):
         if grad_list[0] is None:
             continue
         if kvstore:
             # Without ``out`` the sum is written back into the gradients.
-            if grad_list[0].stype == 'default' and \
-                    arg_list[0].stype == 'default':
-                kvstore.pushpull(param_names[index], grad_list,
-                                 priority=-index)
+            if (
+                grad_list[0].stype == 'default'
+                and arg_list[0].stype == 'default'
+            ):
+                kvstore.pushpull(
+                    param_names[index], grad_list, priority=-index
+                )
             else:
                 kvstore.push(param_names[index], grad_list, priority=-index)
-                kvstore.pull(param_names[index], out=grad_list,
-                             priority=-index)
+                kvstore.pull(
+                    param_names[index], out=grad_list, priority=-index
+                )
         for k, (w, g) in enumerate(zip(arg_list, grad_list)):
             updates[k].append((index * num_device + k, g, w))
     for dev_updates in updates:

@@ -51,8 +51,9 @@ def _real_mxnet(directory):
     path = _shim_file(directory)
     if os.path.exists(path) and not _is_ours(path):
         return os.path.dirname(path)
-    spec = importlib.util.find_spec('mxnet') if not os.path.exists(path) \
-        else None
+    spec = (
+        importlib.util.find_spec('mxnet') if not os.path.exists(path) else None
+    )
     if spec is not None and spec.origin and not _is_ours(spec.origin):
         return os.path.dirname(spec.origin)
     return None
@@ -61,15 +62,19 @@ def _real_mxnet(directory):
 def install(directory):
     real = _real_mxnet(directory)
     if real:
-        raise SystemExit(f'refusing: a real MXNet is installed at {real}; '
-                         f'uninstall it (pip uninstall mxnet) or use '
-                         f'another environment')
+        raise SystemExit(
+            f'refusing: a real MXNet is installed at {real}; '
+            f'uninstall it (pip uninstall mxnet) or use '
+            f'another environment'
+        )
     from dlbook._atomic import atomic_write
+
     os.makedirs(os.path.join(directory, 'mxnet'), exist_ok=True)
     with atomic_write(_shim_file(directory), 'w') as f:
         f.write(SHIM)
-    print(f'installed: import mxnet now loads dlbook '
-          f'({_shim_file(directory)})')
+    print(
+        f'installed: import mxnet now loads dlbook ({_shim_file(directory)})'
+    )
 
 
 def uninstall(directory):
@@ -91,15 +96,20 @@ def status(directory):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m dlbook.mxnet_shim',
-                                     description=__doc__.split('\n\n')[0])
-    parser.add_argument('command', choices=['install', 'uninstall',
-                                            'status'])
-    parser.add_argument('--target', help='directory on sys.path to write '
-                        'to (default: this environment\'s site-packages)')
+    parser = argparse.ArgumentParser(
+        prog='python -m dlbook.mxnet_shim',
+        description=__doc__.split('\n\n')[0],
+    )
+    parser.add_argument('command', choices=['install', 'uninstall', 'status'])
+    parser.add_argument(
+        '--target',
+        help='directory on sys.path to write '
+        'to (default: this environment\'s site-packages)',
+    )
     args = parser.parse_args(argv)
-    {'install': install, 'uninstall': uninstall,
-     'status': status}[args.command](_target(args))
+    {'install': install, 'uninstall': uninstall, 'status': status}[
+        args.command
+    ](_target(args))
 
 
 if __name__ == '__main__':

@@ -45,11 +45,17 @@ Example (MXNet's tutorial)::
 import collections
 import traceback
 
-from .base import DLBookError, DTYPE_TO_FLAG, dtype_name
-from .ops import REGISTRY, Op, register as _register_op
+from .base import DTYPE_TO_FLAG, DLBookError, dtype_name
+from .ops import REGISTRY, Op
+from .ops import register as _register_op
 
-__all__ = ['CustomOp', 'CustomOpProp', 'register',
-           'get_all_registered_operators', 'get_operator_arguments']
+__all__ = [
+    'CustomOp',
+    'CustomOpProp',
+    'register',
+    'get_all_registered_operators',
+    'get_operator_arguments',
+]
 
 #: property classes by ``op_type`` name
 _PROPS = {}
@@ -109,13 +115,19 @@ class CustomOpProp:
     def infer_type(self, in_type):
         """``(in_types, out_types[, aux_types])`` from the argument types
         (NumPy types).  Default: everything takes the first type."""
-        return in_type, [in_type[0]] * len(self.list_outputs()), \
-            [in_type[0]] * len(self.list_auxiliary_states())
+        return (
+            in_type,
+            [in_type[0]] * len(self.list_outputs()),
+            [in_type[0]] * len(self.list_auxiliary_states()),
+        )
 
     def infer_storage_type(self, in_stype):
         """Only the ``'default'`` (dense) storage exists here."""
-        return in_stype, ['default'] * len(self.list_outputs()), \
-            ['default'] * len(self.list_auxiliary_states())
+        return (
+            in_stype,
+            ['default'] * len(self.list_outputs()),
+            ['default'] * len(self.list_auxiliary_states()),
+        )
 
     def list_outputs(self):
         return ['output']
@@ -145,9 +157,11 @@ class CustomOpProp:
 def register(reg_name):
     """Class decorator: make a :class:`CustomOpProp` subclass available as
     ``nd.Custom(..., op_type=reg_name)`` and ``sym.Custom(...)``."""
+
     def do_register(prop_cls):
         _PROPS[reg_name] = prop_cls
         return prop_cls
+
     return do_register
 
 
@@ -159,8 +173,9 @@ def get_all_registered_operators():
     return sorted(REGISTRY)
 
 
-OperatorArguments = collections.namedtuple('OperatorArguments',
-                                           ['narg', 'names', 'types'])
+OperatorArguments = collections.namedtuple(
+    'OperatorArguments', ['narg', 'names', 'types']
+)
 
 
 def get_operator_arguments(op_name):
@@ -170,16 +185,19 @@ def get_operator_arguments(op_name):
         raise DLBookError(f'operator {op_name!r} is not registered')
     cls = REGISTRY[op_name]
     names = list(cls.arguments) + list(cls.defaults)
-    types = ['NDArray-or-Symbol'] * len(cls.arguments) + \
-        [type(v).__name__ for v in cls.defaults.values()]
+    types = ['NDArray-or-Symbol'] * len(cls.arguments) + [
+        type(v).__name__ for v in cls.defaults.values()
+    ]
     return OperatorArguments(len(names), names, types)
 
 
 # -- the graph operator that runs a registered property --------------------
 
+
 def _prop_error(op_type, method):
-    return DLBookError(f'Error in {op_type}.{method}: '
-                       f'{traceback.format_exc()}')
+    return DLBookError(
+        f'Error in {op_type}.{method}: {traceback.format_exc()}'
+    )
 
 
 def _unpack(result, n_aux):
@@ -199,8 +217,9 @@ def _shape_or_none(shape):
 
 def _context_of(xp, array):
     from .context import HOST_TYPES, Context, current_context
+
     device = getattr(array, 'device', None)
-    if device is not None and hasattr(device, 'id'):        # CuPy
+    if device is not None and hasattr(device, 'id'):  # CuPy
         return Context('gpu', device.id)
     ctx = current_context()
     return ctx if ctx.device_type in HOST_TYPES else Context('cpu', 0)
@@ -223,14 +242,20 @@ class Custom(Op):
 
     def __init__(self, op_type=None, **kwargs):
         if op_type is None:
-            raise DLBookError('Custom: missing the op_type argument '
-                              '(the name given to @mx.operator.register)')
+            raise DLBookError(
+                'Custom: missing the op_type argument '
+                '(the name given to @mx.operator.register)'
+            )
         prop_cls = _PROPS.get(op_type)
         if prop_cls is None:
-            raise DLBookError(f'Cannot find custom operator {op_type}; '
-                              f'registered: {sorted(_PROPS)}')
-        strings = {k: v if isinstance(v, str) else _attr_string(v)
-                   for k, v in kwargs.items()}
+            raise DLBookError(
+                f'Cannot find custom operator {op_type}; '
+                f'registered: {sorted(_PROPS)}'
+            )
+        strings = {
+            k: v if isinstance(v, str) else _attr_string(v)
+            for k, v in kwargs.items()
+        }
         self.attrs = {'op_type': op_type, **strings}
         self.prop = prop_cls(**strings)
         self.op_type = op_type
@@ -264,24 +289,32 @@ class Custom(Op):
             if all(s is not None for s in args):
                 raise _prop_error(self.op_type, 'infer_shape') from None
             return args, [None] * self.num_outputs, [None] * n_aux
-        if len(ins) != n_in or len(outs) != self.num_outputs or \
-                len(aux) != n_aux:
+        if (
+            len(ins) != n_in
+            or len(outs) != self.num_outputs
+            or len(aux) != n_aux
+        ):
             raise DLBookError(
                 f'InferShape Error: {self.op_type}.infer_shape returned '
                 f'{len(ins)} input, {len(outs)} output and {len(aux)} aux '
-                f'shapes; expected {n_in}, {self.num_outputs} and {n_aux}')
-        return ([_shape_or_none(s) for s in ins],
-                [_shape_or_none(s) for s in outs],
-                [_shape_or_none(s) for s in aux])
+                f'shapes; expected {n_in}, {self.num_outputs} and {n_aux}'
+            )
+        return (
+            [_shape_or_none(s) for s in ins],
+            [_shape_or_none(s) for s in outs],
+            [_shape_or_none(s) for s in aux],
+        )
 
     def out_dtypes(self, in_dtypes):
         """Output dtype names from the arguments' (``infer_type``)."""
         import numpy as np
+
         n_in = len(self._arguments)
         types = [np.dtype(d).type for d in in_dtypes[:n_in]]
         try:
-            _, outs, _ = _unpack(self.prop.infer_type(types),
-                                 len(self.aux_states))
+            _, outs, _ = _unpack(
+                self.prop.infer_type(types), len(self.aux_states)
+            )
         except Exception:
             raise _prop_error(self.op_type, 'infer_type') from None
         return [dtype_name(t) for t in outs]
@@ -292,14 +325,16 @@ class Custom(Op):
         op = self._operators.get(key)
         if op is None:
             flags = [DTYPE_TO_FLAG[dtype_name(d)] for d in dtypes]
-            op = self.prop.create_operator(ctx, [list(s) for s in shapes],
-                                           flags)
+            op = self.prop.create_operator(
+                ctx, [list(s) for s in shapes], flags
+            )
             self._operators[key] = op
         return op
 
     def forward(self, xp, *inputs):
         from . import autograd
         from .ndarray import from_raw
+
         n_in = len(self._arguments)
         ctx = _context_of(xp, inputs[0]) if inputs else _context_of(xp, None)
         args, aux_raw = inputs[:n_in], inputs[n_in:]
@@ -307,18 +342,26 @@ class Custom(Op):
         _, out_shapes, _ = self.infer_shape(*shapes)
         out_types = self.out_dtypes([a.dtype for a in args])
         if any(s is None for s in out_shapes):
-            raise DLBookError(f'{self.op_type}.infer_shape gave no output '
-                              f'shape for inputs of shapes {shapes}')
+            raise DLBookError(
+                f'{self.op_type}.infer_shape gave no output '
+                f'shape for inputs of shapes {shapes}'
+            )
         op = self._operator(ctx, shapes, [a.dtype for a in args])
         in_data = [from_raw(a, ctx) for a in args]
         aux = [from_raw(a, ctx) for a in aux_raw]
         with ctx.backend.scope(ctx.device_id):
-            out_data = [from_raw(xp.zeros(s, dtype=d), ctx)
-                        for s, d in zip(out_shapes, out_types)]
+            out_data = [
+                from_raw(xp.zeros(s, dtype=d), ctx)
+                for s, d in zip(out_shapes, out_types)
+            ]
         with ctx, autograd.pause(train_mode=bool(self.is_train)):
-            op.forward(is_train=int(bool(self.is_train)),
-                       req=['write'] * self.num_outputs, in_data=in_data,
-                       out_data=out_data, aux=aux)
+            op.forward(
+                is_train=int(bool(self.is_train)),
+                req=['write'] * self.num_outputs,
+                in_data=in_data,
+                out_data=out_data,
+                aux=aux,
+            )
         self.saved = (op, ctx, in_data, out_data, aux)
         raws = [o._data for o in out_data]
         return raws[0] if self.num_outputs == 1 else tuple(raws)
@@ -326,40 +369,62 @@ class Custom(Op):
     def backward(self, xp, *dys):
         from . import autograd
         from .ndarray import from_raw
+
         op, ctx, in_data, out_data, aux = self.saved
         n_in, n_out = len(in_data), len(out_data)
-        deps = set(self.prop.declare_backward_dependency(
-            list(range(n_out)), list(range(n_out, n_out + n_in)),
-            list(range(n_out + n_in, 2 * n_out + n_in))))
+        deps = set(
+            self.prop.declare_backward_dependency(
+                list(range(n_out)),
+                list(range(n_out, n_out + n_in)),
+                list(range(n_out + n_in, 2 * n_out + n_in)),
+            )
+        )
 
         def empty():
             return from_raw(xp.zeros(()), ctx)
 
-        out_grad = [from_raw(dy, ctx) if i in deps else empty()
-                    for i, dy in enumerate(dys)]
-        ins = [x if n_out + i in deps else empty()
-               for i, x in enumerate(in_data)]
-        outs = [y if n_out + n_in + i in deps else empty()
-                for i, y in enumerate(out_data)]
+        out_grad = [
+            from_raw(dy, ctx) if i in deps else empty()
+            for i, dy in enumerate(dys)
+        ]
+        ins = [
+            x if n_out + i in deps else empty() for i, x in enumerate(in_data)
+        ]
+        outs = [
+            y if n_out + n_in + i in deps else empty()
+            for i, y in enumerate(out_data)
+        ]
         needs = self.needs_input_grad
-        req = ['write' if needs is None or needs[i] else 'null'
-               for i in range(n_in)]
-        in_grad = [from_raw(xp.zeros(x.shape, dtype=x.dtype), ctx)
-                   for x in in_data]
+        req = [
+            'write' if needs is None or needs[i] else 'null'
+            for i in range(n_in)
+        ]
+        in_grad = [
+            from_raw(xp.zeros(x.shape, dtype=x.dtype), ctx) for x in in_data
+        ]
         with ctx, autograd.pause():
-            op.backward(req=req, out_grad=out_grad, in_data=ins,
-                        out_data=outs, in_grad=in_grad, aux=aux)
-        grads = [g._data if r != 'null' else None
-                 for g, r in zip(in_grad, req)]
+            op.backward(
+                req=req,
+                out_grad=out_grad,
+                in_data=ins,
+                out_data=outs,
+                in_grad=in_grad,
+                aux=aux,
+            )
+        grads = [
+            g._data if r != 'null' else None for g, r in zip(in_grad, req)
+        ]
         return tuple(grads) + (None,) * len(aux)
 
 
 def _attr_string(value):
     from .symbol.symbol import json_attr
+
     return json_attr(value)
 
 
 # -- front ends: nd.Custom and sym.Custom ----------------------------------
+
 
 def _split(args, kwargs, array_type):
     inputs = {k: v for k, v in kwargs.items() if isinstance(v, array_type)}
@@ -377,14 +442,17 @@ def nd_custom(*data, op_type=None, out=None, name=None, **kwargs):
     """
     from .ndarray import NDArray
     from .ndarray.invoke import invoke
+
     positional, named, attrs = _split(data, kwargs, NDArray)
     op = Custom(op_type=op_type, **attrs)
     inputs = positional
-    for input_name in op.list_inputs()[len(positional):]:
+    for input_name in op.list_inputs()[len(positional) :]:
         if input_name not in named:
-            raise DLBookError(f'Custom ({op_type}): missing input '
-                              f'{input_name!r} (inputs: '
-                              f'{", ".join(op.list_inputs())})')
+            raise DLBookError(
+                f'Custom ({op_type}): missing input '
+                f'{input_name!r} (inputs: '
+                f'{", ".join(op.list_inputs())})'
+            )
         inputs.append(named[input_name])
     return invoke(op, inputs, out=out)
 
@@ -398,12 +466,13 @@ def sym_custom(*data, op_type=None, name=None, attr=None, **kwargs):
     from . import attribute
     from . import name as _name
     from .symbol.symbol import Node, Symbol, Variable
+
     positional, named, attrs = _split(data, kwargs, Symbol)
     op = Custom(op_type=op_type, **attrs)
     name = _name.current().get(name, 'custom')
     extra = attribute.current().get(attr)
     sources = list(positional)
-    for input_name in op.list_inputs()[len(positional):]:
+    for input_name in op.list_inputs()[len(positional) :]:
         given = named.get(input_name)
         if given is None:
             given = Variable(f'{name}_{input_name}', attr=dict(op.attrs))
@@ -411,8 +480,10 @@ def sym_custom(*data, op_type=None, name=None, attr=None, **kwargs):
     edges = []
     for s in sources:
         if len(s._outputs) != 1:
-            raise DLBookError(f'Custom ({op_type}): input {s} has '
-                              f'{len(s._outputs)} outputs; pick one with [i]')
+            raise DLBookError(
+                f'Custom ({op_type}): input {s} has '
+                f'{len(s._outputs)} outputs; pick one with [i]'
+            )
         edges.append(s._outputs[0])
     node = Node('Custom', name, attrs=op.attrs, inputs=edges, extra=extra)
     return Symbol([(node, i) for i in range(op.num_outputs)])
@@ -425,6 +496,7 @@ def _install():
     """Expose ``nd.Custom`` and ``sym.Custom`` (hand-written front ends:
     the inputs come from the registered property, not from a class)."""
     from . import ndarray, symbol
+
     ndarray.Custom = nd_custom
     symbol.Custom = sym_custom
 

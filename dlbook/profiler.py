@@ -25,14 +25,30 @@ from . import _profile_state as _state
 from ._atomic import atomic_write
 from .base import DLBookError
 
-__all__ = ['set_config', 'set_state', 'pause', 'resume', 'dump', 'dumps',
-           'state', 'profiler_set_config', 'profiler_set_state']
+__all__ = [
+    'set_config',
+    'set_state',
+    'pause',
+    'resume',
+    'dump',
+    'dumps',
+    'state',
+    'profiler_set_config',
+    'profiler_set_state',
+]
 
-_CONFIG = {'filename': 'profile.json', 'profile_all': False,
-           'profile_symbolic': True, 'profile_imperative': True,
-           'profile_memory': True, 'profile_api': True,
-           'aggregate_stats': False, 'continuous_dump': False,
-           'dump_period': 1.0, 'profile_process': 'worker'}
+_CONFIG = {
+    'filename': 'profile.json',
+    'profile_all': False,
+    'profile_symbolic': True,
+    'profile_imperative': True,
+    'profile_memory': True,
+    'profile_api': True,
+    'aggregate_stats': False,
+    'continuous_dump': False,
+    'dump_period': 1.0,
+    'profile_process': 'worker',
+}
 _STATUS = {'state': 'stop', 'paused': False}
 
 
@@ -60,12 +76,18 @@ def set_config(**kwargs):
     """
     unknown = set(kwargs) - set(_CONFIG)
     if unknown:
-        raise DLBookError(f'profiler.set_config: unknown option(s) '
-                          f'{sorted(unknown)}; known: {sorted(_CONFIG)}')
+        raise DLBookError(
+            f'profiler.set_config: unknown option(s) '
+            f'{sorted(unknown)}; known: {sorted(_CONFIG)}'
+        )
     _CONFIG.update(kwargs)
     if kwargs.get('profile_all'):
-        for key in ('profile_symbolic', 'profile_imperative',
-                    'profile_memory', 'profile_api'):
+        for key in (
+            'profile_symbolic',
+            'profile_imperative',
+            'profile_memory',
+            'profile_api',
+        ):
             _CONFIG[key] = True
     _state.KINDS['symbolic'] = bool(_CONFIG['profile_symbolic'])
     _state.KINDS['imperative'] = bool(_CONFIG['profile_imperative'])
@@ -74,8 +96,9 @@ def set_config(**kwargs):
 def set_state(state='stop', profile_process='worker'):
     """Start (``'run'``) or stop (``'stop'``) recording."""
     if state not in ('run', 'stop'):
-        raise DLBookError(f"profiler.set_state: state must be 'run' or "
-                          f"'stop', got {state!r}")
+        raise DLBookError(
+            f"profiler.set_state: state must be 'run' or 'stop', got {state!r}"
+        )
     _STATUS['state'] = state
     _update_switch()
 
@@ -117,38 +140,63 @@ def dumps(reset=False, format='table', sort_by='total', ascending=False):
     keys = {'count': 0, 'total': 1, 'min': 2, 'max': 3}
     stats = _aggregate()
     if sort_by == 'avg':
-        order = sorted(stats, key=lambda n: stats[n][1] / stats[n][0],
-                       reverse=not ascending)
+        order = sorted(
+            stats,
+            key=lambda n: stats[n][1] / stats[n][0],
+            reverse=not ascending,
+        )
     elif sort_by in keys:
-        order = sorted(stats, key=lambda n: stats[n][keys[sort_by]],
-                       reverse=not ascending)
+        order = sorted(
+            stats, key=lambda n: stats[n][keys[sort_by]], reverse=not ascending
+        )
     else:
-        raise DLBookError(f"profiler.dumps: sort_by must be one of 'total', "
-                          f"'avg', 'min', 'max', 'count'; got {sort_by!r}")
+        raise DLBookError(
+            f"profiler.dumps: sort_by must be one of 'total', "
+            f"'avg', 'min', 'max', 'count'; got {sort_by!r}"
+        )
     if format == 'json':
-        text = json.dumps({'Time': {'operator': {
-            n: {'Count': stats[n][0], 'Total': stats[n][1],
-                'Min': stats[n][2], 'Max': stats[n][3],
-                'Avg': stats[n][1] / stats[n][0]} for n in order}},
-            'Unit': {'Time': 'ms'}})
+        text = json.dumps(
+            {
+                'Time': {
+                    'operator': {
+                        n: {
+                            'Count': stats[n][0],
+                            'Total': stats[n][1],
+                            'Min': stats[n][2],
+                            'Max': stats[n][3],
+                            'Avg': stats[n][1] / stats[n][0],
+                        }
+                        for n in order
+                    }
+                },
+                'Unit': {'Time': 'ms'},
+            }
+        )
     elif format == 'table':
-        lines = ['', 'Profile Statistics:',
-                 '\tNote the difference in units for different entries.',
-                 'operator', '=================',
-                 f'{"Name":<30}{"Total Count":>11}{"Time (ms)":>17}'
-                 f'{"Min Time (ms)":>17}{"Max Time (ms)":>17}'
-                 f'{"Avg Time (ms)":>17}',
-                 f'{"----":<30}{"-----------":>11}{"---------":>17}'
-                 f'{"-------------":>17}{"-------------":>17}'
-                 f'{"-------------":>17}']
+        lines = [
+            '',
+            'Profile Statistics:',
+            '\tNote the difference in units for different entries.',
+            'operator',
+            '=================',
+            f'{"Name":<30}{"Total Count":>11}{"Time (ms)":>17}'
+            f'{"Min Time (ms)":>17}{"Max Time (ms)":>17}'
+            f'{"Avg Time (ms)":>17}',
+            f'{"----":<30}{"-----------":>11}{"---------":>17}'
+            f'{"-------------":>17}{"-------------":>17}'
+            f'{"-------------":>17}',
+        ]
         for n in order:
             count, total, low, high = stats[n]
-            lines.append(f'{n:<30}{count:>11}{total:>17.4f}{low:>17.4f}'
-                         f'{high:>17.4f}{total / count:>17.4f}')
+            lines.append(
+                f'{n:<30}{count:>11}{total:>17.4f}{low:>17.4f}'
+                f'{high:>17.4f}{total / count:>17.4f}'
+            )
         text = '\n'.join(lines) + '\n\n'
     else:
-        raise DLBookError(f"profiler.dumps: format must be 'table' or "
-                          f"'json', got {format!r}")
+        raise DLBookError(
+            f"profiler.dumps: format must be 'table' or 'json', got {format!r}"
+        )
     if reset:
         _state.RECORDS.clear()
     return text
@@ -163,14 +211,28 @@ def dump(finished=True, profile_process='worker'):
     records = list(_state.RECORDS)
     devices = sorted({dev for _, dev, _, _ in records})
     pid = {dev: i for i, dev in enumerate(devices)}
-    events = [{'ph': 'M', 'args': {'name': dev}, 'pid': pid[dev],
-               'name': 'process_name'} for dev in devices]
+    events = [
+        {
+            'ph': 'M',
+            'args': {'name': dev},
+            'pid': pid[dev],
+            'name': 'process_name',
+        }
+        for dev in devices
+    ]
     origin = min((r[2] for r in records), default=0)
     for name, dev, start, end in records:
-        events.append({'name': name, 'cat': 'operator', 'ph': 'X',
-                       'ts': (start - origin) / 1e3,
-                       'dur': (end - start) / 1e3,
-                       'pid': pid[dev], 'tid': 0})
+        events.append(
+            {
+                'name': name,
+                'cat': 'operator',
+                'ph': 'X',
+                'ts': (start - origin) / 1e3,
+                'dur': (end - start) / 1e3,
+                'pid': pid[dev],
+                'tid': 0,
+            }
+        )
     path = os.fspath(_CONFIG['filename'])
     with atomic_write(path, 'w') as f:
         json.dump({'traceEvents': events, 'displayTimeUnit': 'ms'}, f)

@@ -12,14 +12,35 @@ the same generator.
 """
 
 from . import backend as _backend
-from .ndarray.random import (uniform, normal, randn, randint,  # noqa: F401
-                             exponential, poisson, gamma, negative_binomial,
-                             generalized_negative_binomial, multinomial,
-                             shuffle)
+from .ndarray.random import (  # noqa: F401
+    exponential,
+    gamma,
+    generalized_negative_binomial,
+    multinomial,
+    negative_binomial,
+    normal,
+    poisson,
+    randint,
+    randn,
+    shuffle,
+    uniform,
+)
 
-__all__ = ['seed', 'numpy_rng', 'uniform', 'normal', 'randn', 'randint',
-           'exponential', 'poisson', 'gamma', 'negative_binomial',
-           'generalized_negative_binomial', 'multinomial', 'shuffle']
+__all__ = [
+    'seed',
+    'numpy_rng',
+    'uniform',
+    'normal',
+    'randn',
+    'randint',
+    'exponential',
+    'poisson',
+    'gamma',
+    'negative_binomial',
+    'generalized_negative_binomial',
+    'multinomial',
+    'shuffle',
+]
 
 
 def seed(seed_state, ctx='all'):

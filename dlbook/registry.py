@@ -14,8 +14,12 @@ import warnings
 
 from .base import UsageError
 
-__all__ = ['get_register_func', 'get_alias_func', 'get_create_func',
-           'get_registry']
+__all__ = [
+    'get_register_func',
+    'get_alias_func',
+    'get_create_func',
+    'get_registry',
+]
 
 _REGISTRY = {}
 
@@ -39,8 +43,10 @@ def get_register_func(base_class, nickname):
 
     def register(klass, name=None):
         if not (isinstance(klass, type) and issubclass(klass, base_class)):
-            raise UsageError(f'Can only register subclass of '
-                             f'{base_class.__name__}, got {klass!r}.')
+            raise UsageError(
+                f'Can only register subclass of '
+                f'{base_class.__name__}, got {klass!r}.'
+            )
         name = (klass.__name__ if name is None else name).lower()
         if name in registry and registry[name] is not klass:
             old = registry[name]
@@ -48,7 +54,9 @@ def get_register_func(base_class, nickname):
                 f'New {nickname} {klass.__module__}.{klass.__name__} '
                 f'registered with name {name} is overriding existing '
                 f'{nickname} {old.__module__}.{old.__name__}',
-                UserWarning, stacklevel=2)
+                UserWarning,
+                stacklevel=2,
+            )
         registry[name] = klass
         return klass
 
@@ -65,6 +73,7 @@ def get_alias_func(base_class, nickname):
             for name in aliases:
                 register(klass, name)
             return klass
+
         return reg
 
     return alias
@@ -81,19 +90,25 @@ def get_create_func(base_class, nickname):
             name = kwargs.pop(nickname)
         if isinstance(name, base_class):
             if args or kwargs:
-                raise UsageError(f'{nickname} is already an instance. '
-                                 f'Additional arguments are invalid: pass '
-                                 f'them to its constructor instead.')
+                raise UsageError(
+                    f'{nickname} is already an instance. '
+                    f'Additional arguments are invalid: pass '
+                    f'them to its constructor instead.'
+                )
             return name
         if isinstance(name, dict):
             return create(**name)
         if not isinstance(name, str):
-            raise UsageError(f'{nickname} must be of string type, got '
-                             f'{type(name).__name__} {name!r}.')
+            raise UsageError(
+                f'{nickname} must be of string type, got '
+                f'{type(name).__name__} {name!r}.'
+            )
         if name.startswith(('[', '{')) and (args or kwargs):
-            raise UsageError(f'{nickname}: a JSON description ({name!r}) '
-                             f'already holds the arguments; additional '
-                             f'arguments are invalid.')
+            raise UsageError(
+                f'{nickname}: a JSON description ({name!r}) '
+                f'already holds the arguments; additional '
+                f'arguments are invalid.'
+            )
         if name.startswith('['):
             name, kwargs = json.loads(name)
             return create(name, **kwargs)
@@ -101,9 +116,11 @@ def get_create_func(base_class, nickname):
             return create(**json.loads(name))
         name = name.lower()
         if name not in registry:
-            raise UsageError(f'{name} is not registered. Please register '
-                             f'with {nickname}.register first (registered: '
-                             f'{", ".join(sorted(registry))}).')
+            raise UsageError(
+                f'{name} is not registered. Please register '
+                f'with {nickname}.register first (registered: '
+                f'{", ".join(sorted(registry))}).'
+            )
         return registry[name](*args, **kwargs)
 
     create.__doc__ = f'Create a {nickname} instance from config.'

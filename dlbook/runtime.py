@@ -30,17 +30,51 @@ __all__ = ['Feature', 'Features', 'feature_list']
 
 #: MXNet 1.9.1's feature names, in its order.
 FEATURE_NAMES = (
-    'CUDA', 'CUDNN', 'NCCL', 'CUDA_RTC', 'TENSORRT', 'CPU_SSE', 'CPU_SSE2',
-    'CPU_SSE3', 'CPU_SSE4_1', 'CPU_SSE4_2', 'CPU_SSE4A', 'CPU_AVX',
-    'CPU_AVX2', 'OPENMP', 'SSE', 'F16C', 'JEMALLOC', 'BLAS_OPEN',
-    'BLAS_ATLAS', 'BLAS_MKL', 'BLAS_APPLE', 'LAPACK', 'MKLDNN', 'OPENCV',
-    'CAFFE', 'PROFILER', 'DIST_KVSTORE', 'CXX14', 'INT64_TENSOR_SIZE',
-    'SIGNAL_HANDLER', 'DEBUG', 'TVM_OP')
+    'CUDA',
+    'CUDNN',
+    'NCCL',
+    'CUDA_RTC',
+    'TENSORRT',
+    'CPU_SSE',
+    'CPU_SSE2',
+    'CPU_SSE3',
+    'CPU_SSE4_1',
+    'CPU_SSE4_2',
+    'CPU_SSE4A',
+    'CPU_AVX',
+    'CPU_AVX2',
+    'OPENMP',
+    'SSE',
+    'F16C',
+    'JEMALLOC',
+    'BLAS_OPEN',
+    'BLAS_ATLAS',
+    'BLAS_MKL',
+    'BLAS_APPLE',
+    'LAPACK',
+    'MKLDNN',
+    'OPENCV',
+    'CAFFE',
+    'PROFILER',
+    'DIST_KVSTORE',
+    'CXX14',
+    'INT64_TENSOR_SIZE',
+    'SIGNAL_HANDLER',
+    'DEBUG',
+    'TVM_OP',
+)
 
 # feature name -> NumPy's name for the CPU instruction set
-_CPU = {'CPU_SSE': 'SSE', 'CPU_SSE2': 'SSE2', 'CPU_SSE3': 'SSE3',
-        'CPU_SSE4_1': 'SSE41', 'CPU_SSE4_2': 'SSE42', 'CPU_AVX': 'AVX',
-        'CPU_AVX2': 'AVX2', 'F16C': 'F16C'}
+_CPU = {
+    'CPU_SSE': 'SSE',
+    'CPU_SSE2': 'SSE2',
+    'CPU_SSE3': 'SSE3',
+    'CPU_SSE4_1': 'SSE41',
+    'CPU_SSE4_2': 'SSE42',
+    'CPU_AVX': 'AVX',
+    'CPU_AVX2': 'AVX2',
+    'F16C': 'F16C',
+}
 
 
 class Feature:
@@ -58,17 +92,18 @@ class Feature:
 
 def _cuda():
     from .backend import _load_gpu_backend
+
     try:
         backend = _load_gpu_backend()
         return backend is not None and backend.device_count() > 0
-    except Exception:                              # never raise here
+    except Exception:  # never raise here
         return False
 
 
 def _nccl(cuda):
     if not cuda:
         return False
-    try:                                           # never raise here
+    try:  # never raise here
         nccl = importlib.import_module('cupy.cuda.nccl')
         return bool(nccl.available) and nccl.get_version() >= 0
     except Exception:
@@ -78,7 +113,7 @@ def _nccl(cuda):
 def _cpu_features():
     try:
         from numpy._core._multiarray_umath import __cpu_features__
-    except ImportError:                            # NumPy 1.x
+    except ImportError:  # NumPy 1.x
         try:
             from numpy.core._multiarray_umath import __cpu_features__
         except ImportError:
@@ -88,6 +123,7 @@ def _cpu_features():
 
 def _blas():
     import numpy as np
+
     try:
         deps = np.__config__.CONFIG['Build Dependencies']
     except (AttributeError, KeyError, TypeError):
@@ -99,20 +135,24 @@ def _blas():
 def _detect():
     cpu = _cpu_features()
     blas, lapack = _blas()
-    enabled = {name: bool(cpu.get(numpy_name))
-               for name, numpy_name in _CPU.items()}
+    enabled = {
+        name: bool(cpu.get(numpy_name)) for name, numpy_name in _CPU.items()
+    }
     cuda = _cuda()
-    enabled.update({
-        'CUDA': cuda,
-        'NCCL': _nccl(cuda),
-        'DIST_KVSTORE': importlib.util.find_spec('mpi4py') is not None,
-        'BLAS_OPEN': 'openblas' in blas,
-        'BLAS_MKL': 'mkl' in blas,
-        'BLAS_APPLE': 'accelerate' in blas,
-        'LAPACK': bool(lapack),
-        'PROFILER': importlib.util.find_spec('dlbook.profiler') is not None,
-        'INT64_TENSOR_SIZE': True,
-    })
+    enabled.update(
+        {
+            'CUDA': cuda,
+            'NCCL': _nccl(cuda),
+            'DIST_KVSTORE': importlib.util.find_spec('mpi4py') is not None,
+            'BLAS_OPEN': 'openblas' in blas,
+            'BLAS_MKL': 'mkl' in blas,
+            'BLAS_APPLE': 'accelerate' in blas,
+            'LAPACK': bool(lapack),
+            'PROFILER': importlib.util.find_spec('dlbook.profiler')
+            is not None,
+            'INT64_TENSOR_SIZE': True,
+        }
+    )
     return enabled
 
 
@@ -136,6 +176,8 @@ class Features(collections.OrderedDict):
         for a name MXNet does not know."""
         feature_name = feature_name.upper()
         if feature_name not in self:
-            raise RuntimeError(f"Feature '{feature_name}' is unknown, known "
-                               f"features are: {list(self.keys())}")
+            raise RuntimeError(
+                f"Feature '{feature_name}' is unknown, known "
+                f"features are: {list(self.keys())}"
+            )
         return self[feature_name].enabled

@@ -26,38 +26,94 @@ import numpy.random as rnd
 
 from .context import Context, current_context, num_gpus
 from .test_utils_compare import (  # noqa: F401  (mx.test_utils names)
-    default_rtols, default_atols, default_numeric_eps, effective_dtype,
-    get_tolerance, get_tols, get_rtol, get_atol, get_etol, same,
-    almost_equal, assert_almost_equal, assert_allclose, assert_exception)
-from .test_utils_symbolic import (numeric_grad, check_numeric_gradient,  # noqa
-                                  check_symbolic_forward,
-                                  check_symbolic_backward,
-                                  check_consistency, simple_forward)
-from .test_utils_sparse import (rand_sparse_ndarray,  # noqa: F401
-                                shuffle_csr_column_indices, assign_each,
-                                assign_each2)
-from .test_utils_stats import (verify_generator, chi_square_check,  # noqa
-                               gen_buckets_probs_with_ppf, mean_check,
-                               var_check)
+    almost_equal,
+    assert_allclose,
+    assert_almost_equal,
+    assert_exception,
+    default_atols,
+    default_numeric_eps,
+    default_rtols,
+    effective_dtype,
+    get_atol,
+    get_etol,
+    get_rtol,
+    get_tolerance,
+    get_tols,
+    same,
+)
+from .test_utils_sparse import (  # noqa: F401
+    assign_each,
+    assign_each2,
+    rand_sparse_ndarray,
+    shuffle_csr_column_indices,
+)
+from .test_utils_stats import (  # noqa
+    chi_square_check,
+    gen_buckets_probs_with_ppf,
+    mean_check,
+    var_check,
+    verify_generator,
+)
+from .test_utils_symbolic import (  # noqa
+    check_consistency,
+    check_numeric_gradient,
+    check_symbolic_backward,
+    check_symbolic_forward,
+    numeric_grad,
+    simple_forward,
+)
 
-__all__ = ['default_context', 'set_default_context', 'default_dtype',
-           'list_gpus', 'default_rtols', 'default_atols',
-           'default_numeric_eps', 'effective_dtype', 'get_tolerance',
-           'get_tols', 'get_rtol', 'get_atol', 'get_etol',
-           'assert_almost_equal', 'almost_equal', 'same', 'assert_exception',
-           'assert_allclose', 'random_arrays', 'random_uniform_arrays',
-           'random_sample', 'rand_ndarray', 'rand_shape_2d', 'rand_shape_3d',
-           'rand_shape_nd', 'np_reduce', 'retry', 'environment',
-           'discard_stderr', 'get_mnist', 'numeric_grad',
-           'check_numeric_gradient', 'check_symbolic_forward',
-           'check_symbolic_backward', 'check_consistency', 'simple_forward',
-           'rand_sparse_ndarray', 'shuffle_csr_column_indices',
-           'assign_each', 'assign_each2',
-           'verify_generator', 'chi_square_check',
-           'gen_buckets_probs_with_ppf', 'mean_check', 'var_check']
+__all__ = [
+    'default_context',
+    'set_default_context',
+    'default_dtype',
+    'list_gpus',
+    'default_rtols',
+    'default_atols',
+    'default_numeric_eps',
+    'effective_dtype',
+    'get_tolerance',
+    'get_tols',
+    'get_rtol',
+    'get_atol',
+    'get_etol',
+    'assert_almost_equal',
+    'almost_equal',
+    'same',
+    'assert_exception',
+    'assert_allclose',
+    'random_arrays',
+    'random_uniform_arrays',
+    'random_sample',
+    'rand_ndarray',
+    'rand_shape_2d',
+    'rand_shape_3d',
+    'rand_shape_nd',
+    'np_reduce',
+    'retry',
+    'environment',
+    'discard_stderr',
+    'get_mnist',
+    'numeric_grad',
+    'check_numeric_gradient',
+    'check_symbolic_forward',
+    'check_symbolic_backward',
+    'check_consistency',
+    'simple_forward',
+    'rand_sparse_ndarray',
+    'shuffle_csr_column_indices',
+    'assign_each',
+    'assign_each2',
+    'verify_generator',
+    'chi_square_check',
+    'gen_buckets_probs_with_ppf',
+    'mean_check',
+    'var_check',
+]
 
 
 # -- contexts and dtypes -------------------------------------------------------
+
 
 def default_context():
     """The context tests run on (the current default context)."""
@@ -81,12 +137,16 @@ def list_gpus():
 
 # -- random inputs -------------------------------------------------------------------
 
+
 def random_arrays(*shapes):
     """Standard normal float32 NumPy arrays, one per shape (one array
     when one shape is given; ``()`` gives a 0-d array)."""
-    arrays = [np.array(np.random.randn(), dtype=default_dtype())
-              if len(s) == 0 else
-              np.random.randn(*s).astype(default_dtype()) for s in shapes]
+    arrays = [
+        np.array(np.random.randn(), dtype=default_dtype())
+        if len(s) == 0
+        else np.random.randn(*s).astype(default_dtype())
+        for s in shapes
+    ]
     return arrays[0] if len(arrays) == 1 else arrays
 
 
@@ -94,8 +154,7 @@ def random_uniform_arrays(*shapes, low=0.0, high=1.0, dtype=None):
     """Uniform NumPy arrays in [low, high), one per shape (always a
     list)."""
     dtype = dtype or default_dtype()
-    return [np.random.uniform(low, high, size=s).astype(dtype)
-            for s in shapes]
+    return [np.random.uniform(low, high, size=s).astype(dtype) for s in shapes]
 
 
 def random_sample(population, k):
@@ -106,9 +165,16 @@ def random_sample(population, k):
     return population[0:k]
 
 
-def rand_ndarray(shape, stype='default', density=None, dtype=None,
-                 modifier_func=None, shuffle_csr_indices=False,
-                 distribution=None, ctx=None):
+def rand_ndarray(
+    shape,
+    stype='default',
+    density=None,
+    dtype=None,
+    modifier_func=None,
+    shuffle_csr_indices=False,
+    distribution=None,
+    ctx=None,
+):
     """A random NDArray of ``shape`` (float32 unless ``dtype``).
 
     ``stype='default'``: standard normal values.  ``'row_sparse'``: each
@@ -121,14 +187,23 @@ def rand_ndarray(shape, stype='default', density=None, dtype=None,
     """
     if stype != 'default':
         from .test_utils_sparse import rand_sparse_ndarray
+
         arr, _ = rand_sparse_ndarray(
-            shape, stype, density=density, modifier_func=modifier_func,
-            dtype=dtype, shuffle_csr_indices=shuffle_csr_indices,
-            distribution=distribution, ctx=ctx)
+            shape,
+            stype,
+            density=density,
+            modifier_func=modifier_func,
+            dtype=dtype,
+            shuffle_csr_indices=shuffle_csr_indices,
+            distribution=distribution,
+            ctx=ctx,
+        )
         return arr
     from . import ndarray as nd
-    return nd.array(random_arrays(shape), dtype=dtype,
-                    ctx=ctx or default_context())
+
+    return nd.array(
+        random_arrays(shape), dtype=dtype, ctx=ctx or default_context()
+    )
 
 
 def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
@@ -140,8 +215,11 @@ def rand_shape_2d(dim0=10, dim1=10, allow_zero_size=False):
 def rand_shape_3d(dim0=10, dim1=10, dim2=10, allow_zero_size=False):
     """A random 3-d shape with sizes in 1..dim (0..dim if allowed)."""
     low = 0 if allow_zero_size else 1
-    return (rnd.randint(low, dim0 + 1), rnd.randint(low, dim1 + 1),
-            rnd.randint(low, dim2 + 1))
+    return (
+        rnd.randint(low, dim0 + 1),
+        rnd.randint(low, dim1 + 1),
+        rnd.randint(low, dim2 + 1),
+    )
 
 
 def rand_shape_nd(num_dim, dim=10, allow_zero_size=False):
@@ -170,6 +248,7 @@ def np_reduce(dat, axis, keepdims, numpy_reduce_func):
 
 # -- test control ----------------------------------------------------------------------
 
+
 def retry(n):
     """Decorator: run a stochastic test up to ``n`` times; it fails only
     if every run raises AssertionError."""
@@ -184,9 +263,11 @@ def retry(n):
                 except AssertionError:
                     if i == n - 1:
                         raise
+
         wrapper.__name__ = getattr(f, '__name__', 'wrapper')
         wrapper.__doc__ = f.__doc__
         return wrapper
+
     return decorate
 
 
@@ -201,8 +282,9 @@ def environment(*args):
     if len(args) == 1 and isinstance(args[0], dict):
         env_vars = args[0]
     else:
-        assert len(args) == 2, ('Expecting one dict arg or two args: env var '
-                                'name and value')
+        assert len(args) == 2, (
+            'Expecting one dict arg or two args: env var name and value'
+        )
         env_vars = {args[0]: args[1]}
     snapshot = {name: os.environ.get(name) for name in env_vars}
 
@@ -212,6 +294,7 @@ def environment(*args):
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+
     apply(env_vars)
     try:
         yield
@@ -228,13 +311,14 @@ def discard_stderr():
     try:
         fds.add(sys.stderr.fileno())
     except (AttributeError, OSError, ValueError):
-        pass      # sys.stderr without a descriptor (Jupyter): fd 2 only
+        pass  # sys.stderr without a descriptor (Jupyter): fd 2 only
 
     def flush():
         try:
             sys.stderr.flush()
         except (AttributeError, OSError, ValueError):
             pass
+
     flush()
     saved = {fd: os.dup(fd) for fd in sorted(fds)}
     with open(os.devnull, 'w') as bit_bucket:
@@ -255,4 +339,5 @@ def get_mnist(path=None):
     Files are found like ``gluon.data.vision.MNIST``'s (``path``,
     ``$DLBOOK_DATA/mnist``, the user cache) before any download."""
     from .test_utils_data import get_mnist as _get_mnist
+
     return _get_mnist() if path is None else _get_mnist(path=path)

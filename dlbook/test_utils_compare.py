@@ -13,15 +13,27 @@ import numpy.testing as npt
 
 from .ndarray.ndarray import NDArray
 
-_INTS = ('bool', 'int8', 'uint8', 'int16', 'uint16', 'int32', 'uint32',
-         'int64', 'uint64')
+_INTS = (
+    'bool',
+    'int8',
+    'uint8',
+    'int16',
+    'uint16',
+    'int32',
+    'uint32',
+    'int64',
+    'uint64',
+)
 
 
 def default_rtols():
     """MXNet's relative tolerance per dtype (float16 1e-2, float32 1e-4,
     float64 1e-5, integers 0)."""
-    tols = {np.dtype(np.float16): 1e-2, np.dtype(np.float32): 1e-4,
-            np.dtype(np.float64): 1e-5}
+    tols = {
+        np.dtype(np.float16): 1e-2,
+        np.dtype(np.float32): 1e-4,
+        np.dtype(np.float64): 1e-5,
+    }
     tols.update({np.dtype(t): 0 for t in _INTS})
     return tols
 
@@ -29,17 +41,22 @@ def default_rtols():
 def default_atols():
     """MXNet's absolute tolerance per dtype (float16 1e-1, float32 1e-3,
     float64 1e-20, integers 0)."""
-    tols = {np.dtype(np.float16): 1e-1, np.dtype(np.float32): 1e-3,
-            np.dtype(np.float64): 1e-20}
+    tols = {
+        np.dtype(np.float16): 1e-1,
+        np.dtype(np.float32): 1e-3,
+        np.dtype(np.float64): 1e-20,
+    }
     tols.update({np.dtype(t): 0 for t in _INTS})
     return tols
 
 
 def default_numeric_eps():
     """Finite-difference step per dtype (powers of two, as MXNet)."""
-    return {np.dtype(np.float16): 1.0 / 2 ** 6,
-            np.dtype(np.float32): 1.0 / 2 ** 9,
-            np.dtype(np.float64): 1.0 / 2 ** 14}
+    return {
+        np.dtype(np.float16): 1.0 / 2**6,
+        np.dtype(np.float32): 1.0 / 2**9,
+        np.dtype(np.float64): 1.0 / 2**14,
+    }
 
 
 def effective_dtype(dat):
@@ -69,10 +86,14 @@ def get_tols(x, y, rtol, atol):
         x = np.array(x)
     if isinstance(y, numbers.Number):
         y = np.array(y)
-    rtol = max(get_tolerance(x, rtol, default_rtols()),
-               get_tolerance(y, rtol, default_rtols()))
-    atol = max(get_tolerance(x, atol, default_atols()),
-               get_tolerance(y, atol, default_atols()))
+    rtol = max(
+        get_tolerance(x, rtol, default_rtols()),
+        get_tolerance(y, rtol, default_rtols()),
+    )
+    atol = max(
+        get_tolerance(x, atol, default_atols()),
+        get_tolerance(y, atol, default_atols()),
+    )
     return rtol, atol
 
 
@@ -93,6 +114,7 @@ def get_etol(etol=None):
 
 # -- comparisons -------------------------------------------------------------------
 
+
 def _as_numpy(a):
     if isinstance(a, NDArray):
         return a.asnumpy()
@@ -106,20 +128,26 @@ def same(a, b):
 
 def _check_shapes(a, b):
     if a.shape != b.shape:
-        raise AssertionError(npt.build_err_msg(
-            [a, b], err_msg=f'a.shape = {a.shape} and b.shape = {b.shape} '
-                            f'are not equal'))
+        raise AssertionError(
+            npt.build_err_msg(
+                [a, b],
+                err_msg=f'a.shape = {a.shape} and b.shape = {b.shape} '
+                f'are not equal',
+            )
+        )
 
 
-def almost_equal(a, b, rtol=None, atol=None, equal_nan=False,
-                 use_broadcast=True):
+def almost_equal(
+    a, b, rtol=None, atol=None, equal_nan=False, use_broadcast=True
+):
     """True if ``|a - b| <= atol + rtol * |b|`` everywhere (defaults:
     float64's 1e-5 and 1e-20, as MXNet)."""
     a, b = _as_numpy(a), _as_numpy(b)
     if not use_broadcast:
         _check_shapes(a, b)
-    return np.allclose(a, b, rtol=get_rtol(rtol), atol=get_atol(atol),
-                       equal_nan=equal_nan)
+    return np.allclose(
+        a, b, rtol=get_rtol(rtol), atol=get_atol(atol), equal_nan=equal_nan
+    )
 
 
 def _find_max_violation(a, b, rtol, atol):
@@ -133,13 +161,22 @@ def _find_max_violation(a, b, rtol, atol):
 
 def _location(a, b, index, names, maximum=False):
     word = 'maximum ' if maximum else ''
-    return (f'Location of {word}error: {index}, {names[0]}={a[index]:.8f}, '
-            f'{names[1]}={b[index]:.8f}')
+    return (
+        f'Location of {word}error: {index}, {names[0]}={a[index]:.8f}, '
+        f'{names[1]}={b[index]:.8f}'
+    )
 
 
-def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'),
-                        equal_nan=False, use_broadcast=True,
-                        mismatches=(10, 10)):
+def assert_almost_equal(
+    a,
+    b,
+    rtol=None,
+    atol=None,
+    names=('a', 'b'),
+    equal_nan=False,
+    use_broadcast=True,
+    mismatches=(10, 10),
+):
     """Raise AssertionError unless ``|a - b| <= atol + rtol * |b|``.
 
     Parameters
@@ -174,17 +211,22 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'),
     index, rel = _find_max_violation(a, b, rtol, atol)
     if index != ():
         worst, worst_rel = index, rel
-        print(f'\n*** Maximum errors for vector of size {a.size}:  '
-              f'rtol={rtol}, atol={atol}\n')
+        print(
+            f'\n*** Maximum errors for vector of size {a.size}:  '
+            f'rtol={rtol}, atol={atol}\n'
+        )
         a_left, b_left = a.copy(), b.copy()
         i = 1
         while i <= a.size:
             if i <= mismatches[0]:
-                print('%3d: Error %f  %s' % (i, rel,
-                                             _location(a, b, index, names)))
+                print(
+                    '%3d: Error %f  %s'
+                    % (i, rel, _location(a, b, index, names))
+                )
             a_left[index] = b_left[index] = 0
-            if np.allclose(a_left, b_left, rtol=rtol, atol=atol,
-                           equal_nan=equal_nan):
+            if np.allclose(
+                a_left, b_left, rtol=rtol, atol=atol, equal_nan=equal_nan
+            ):
                 break
             i += 1
             if i <= mismatches[1] or mismatches[1] <= 0:
@@ -192,21 +234,33 @@ def assert_almost_equal(a, b, rtol=None, atol=None, names=('a', 'b'),
             else:
                 break
         degree = 'at least ' if 0 < mismatches[1] < i else ''
-        msg = ('Error %f exceeds tolerance rtol=%e, atol=%e (mismatch '
-               '%s%f%%).\n%s' % (worst_rel, rtol, atol, degree,
-                                  100 * i / a.size,
-                                  _location(a, b, worst, names, True)))
+        msg = (
+            'Error %f exceeds tolerance rtol=%e, atol=%e (mismatch '
+            '%s%f%%).\n%s'
+            % (
+                worst_rel,
+                rtol,
+                atol,
+                degree,
+                100 * i / a.size,
+                _location(a, b, worst, names, True),
+            )
+        )
     else:
         msg = 'Error %f exceeds tolerance rtol=%e, atol=%e.\n' % (
-            rel, rtol, atol)
+            rel,
+            rtol,
+            atol,
+        )
     with np.printoptions(threshold=4, suppress=True):
         raise AssertionError(npt.build_err_msg([a, b], err_msg=msg))
 
 
 def assert_allclose(a, b, rtol=1e-07, atol=0, equal_nan=True):
     """``numpy.testing.assert_allclose`` on NDArrays or arrays."""
-    npt.assert_allclose(_as_numpy(a), _as_numpy(b), rtol=rtol, atol=atol,
-                        equal_nan=equal_nan)
+    npt.assert_allclose(
+        _as_numpy(a), _as_numpy(b), rtol=rtol, atol=atol, equal_nan=equal_nan
+    )
 
 
 def assert_exception(f, exception_type, *args, **kwargs):

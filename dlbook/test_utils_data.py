@@ -20,17 +20,21 @@ from .gluon.data.vision.datasets import MNIST
 
 
 def _read(prefix, root):
-    names = (f'{prefix}-images-idx3-ubyte.gz',
-             f'{prefix}-labels-idx1-ubyte.gz')
-    remotes = [files.RemoteFile(n, MNIST._files[n],
-                                tuple(m + n for m in MNIST._mirrors))
-               for n in names]
+    names = (
+        f'{prefix}-images-idx3-ubyte.gz',
+        f'{prefix}-labels-idx1-ubyte.gz',
+    )
+    remotes = [
+        files.RemoteFile(
+            n, MNIST._files[n], tuple(m + n for m in MNIST._mirrors)
+        )
+        for n in names
+    ]
     paths = files.find_or_download('mnist', remotes, root)
     images = read_idx(paths[names[0]], 3)
     labels = read_idx(paths[names[1]], 1)
     images = images.reshape(images.shape[0], 1, 28, 28)
-    return (images.astype(numpy.float32) / 255,
-            labels.view(numpy.int8))
+    return (images.astype(numpy.float32) / 255, labels.view(numpy.int8))
 
 
 def get_mnist(path=None, root=None):
@@ -55,5 +59,9 @@ def get_mnist(path=None, root=None):
     path = root if path is None else path
     train_data, train_label = _read('train', path)
     test_data, test_label = _read('t10k', path)
-    return {'train_data': train_data, 'train_label': train_label,
-            'test_data': test_data, 'test_label': test_label}
+    return {
+        'train_data': train_data,
+        'train_label': train_label,
+        'test_data': test_data,
+        'test_label': test_label,
+    }

@@ -12,21 +12,28 @@ SciPy is installed).
 import numpy as np
 import numpy.random as rnd
 
-__all__ = ['rand_sparse_ndarray', 'shuffle_csr_column_indices',
-           'assign_each', 'assign_each2']
+__all__ = [
+    'rand_sparse_ndarray',
+    'shuffle_csr_column_indices',
+    'assign_each',
+    'assign_each2',
+]
 
 
-def _validate_csr_generation_inputs(num_rows, num_cols, density,
-                                    distribution='uniform'):
+def _validate_csr_generation_inputs(
+    num_rows, num_cols, density, distribution='uniform'
+):
     total_nnz = int(num_rows * num_cols * density)
     if density < 0 or density > 1:
         raise ValueError('density has to be between 0 and 1')
     if num_rows <= 0 or num_cols <= 0:
         raise ValueError('num_rows or num_cols should be greater than 0')
     if distribution == 'powerlaw' and total_nnz < 2 * num_rows:
-        raise ValueError(f'not supported for this density: {density} for '
-                         f'this shape ({num_rows}, {num_cols}) Please keep '
-                         f': num_rows * num_cols * density >= 2 * num_rows')
+        raise ValueError(
+            f'not supported for this density: {density} for '
+            f'this shape ({num_rows}, {num_cols}) Please keep '
+            f': num_rows * num_cols * density >= 2 * num_rows'
+        )
 
 
 def shuffle_csr_column_indices(csr):
@@ -39,29 +46,37 @@ def shuffle_csr_column_indices(csr):
         csr.indices[start:end] = sublist
 
 
-def _uniform_csr(num_rows, num_cols, density, dtype, data_init,
-                 shuffle_csr_indices, ctx):
+def _uniform_csr(
+    num_rows, num_cols, density, dtype, data_init, shuffle_csr_indices, ctx
+):
     """``density * rows * cols`` values uniform in [0, 1) at random
     positions (``scipy.sparse.rand``)."""
     from scipy import sparse as spsp
+
     from .ndarray import sparse
+
     _validate_csr_generation_inputs(num_rows, num_cols, density)
     csr = spsp.rand(num_rows, num_cols, density, dtype=dtype, format='csr')
     if data_init is not None:
         csr.data.fill(data_init)
     if shuffle_csr_indices is True:
         shuffle_csr_column_indices(csr)
-    return sparse.csr_matrix((csr.data, csr.indices, csr.indptr),
-                             shape=(num_rows, num_cols), dtype=dtype,
-                             ctx=ctx)
+    return sparse.csr_matrix(
+        (csr.data, csr.indices, csr.indptr),
+        shape=(num_rows, num_cols),
+        dtype=dtype,
+        ctx=ctx,
+    )
 
 
 def _powerlaw_csr(num_rows, num_cols, density, dtype, ctx):
     """Row ``i`` holds about twice the values of row ``i - 1`` (every
     row at least one, in column 0), values in (1, 3)."""
     from .ndarray import array
-    _validate_csr_generation_inputs(num_rows, num_cols, density,
-                                    distribution='powerlaw')
+
+    _validate_csr_generation_inputs(
+        num_rows, num_cols, density, distribution='powerlaw'
+    )
 
     def done(out):
         return array(out, ctx=ctx).tostype('csr')
@@ -89,15 +104,25 @@ def _powerlaw_csr(num_rows, num_cols, density, dtype, ctx):
                 return done(out)
         col_max *= 2
     if unused_nnz > 0:
-        raise ValueError(f'not supported for this density: {density} for '
-                         f'this shape ({num_rows},{num_cols})')
+        raise ValueError(
+            f'not supported for this density: {density} for '
+            f'this shape ({num_rows},{num_cols})'
+        )
     return done(out)
 
 
-def rand_sparse_ndarray(shape, stype, density=None, dtype=None,
-                        distribution=None, data_init=None, rsp_indices=None,
-                        modifier_func=None, shuffle_csr_indices=False,
-                        ctx=None):
+def rand_sparse_ndarray(
+    shape,
+    stype,
+    density=None,
+    dtype=None,
+    distribution=None,
+    data_init=None,
+    rsp_indices=None,
+    modifier_func=None,
+    shuffle_csr_indices=False,
+    ctx=None,
+):
     """A random sparse NDArray and its raw parts.
 
     Parameters
@@ -128,45 +153,60 @@ def rand_sparse_ndarray(shape, stype, density=None, dtype=None,
     """
     from .context import current_context
     from .ndarray import sparse
-    ctx = ctx if ctx else current_context()       # default_context()
+
+    ctx = ctx if ctx else current_context()  # default_context()
     density = rnd.rand() if density is None else density
     dtype = np.float32 if dtype is None else dtype  # default_dtype()
     distribution = 'uniform' if distribution is None else distribution
     if stype == 'row_sparse':
         if distribution != 'uniform':
-            raise ValueError(f'Distribution {distribution} not supported '
-                             f'for row_sparse')
+            raise ValueError(
+                f'Distribution {distribution} not supported for row_sparse'
+            )
         if rsp_indices is not None:
             indices = rsp_indices
             if len(indices) > shape[0]:
-                raise ValueError(f'rsp_indices: {len(indices)} rows for a '
-                                 f'shape of {shape[0]} rows')
+                raise ValueError(
+                    f'rsp_indices: {len(indices)} rows for a '
+                    f'shape of {shape[0]} rows'
+                )
         else:
             indices = np.argwhere(rnd.rand(shape[0]) < density).flatten()
         if indices.shape[0] == 0:
-            return (sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype),
-                    (np.array([], dtype=dtype), np.array([])))
+            return (
+                sparse.zeros('row_sparse', shape, ctx=ctx, dtype=dtype),
+                (np.array([], dtype=dtype), np.array([])),
+            )
         val = rnd.rand(indices.shape[0], *shape[1:]).astype(dtype)
         if data_init is not None:
             val.fill(data_init)
         if modifier_func is not None:
             val = assign_each(val, modifier_func)
-        arr = sparse.row_sparse_array((val, indices), shape=shape,
-                                      dtype=dtype, ctx=ctx)
+        arr = sparse.row_sparse_array(
+            (val, indices), shape=shape, dtype=dtype, ctx=ctx
+        )
         return arr, (val, indices)
     if stype == 'csr':
         if len(shape) != 2:
             raise ValueError(f'csr storage needs a 2-D shape, got {shape}')
         if distribution == 'uniform':
-            csr = _uniform_csr(shape[0], shape[1], density, dtype,
-                               data_init, shuffle_csr_indices, ctx)
+            csr = _uniform_csr(
+                shape[0],
+                shape[1],
+                density,
+                dtype,
+                data_init,
+                shuffle_csr_indices,
+                ctx,
+            )
         elif distribution == 'powerlaw':
             csr = _powerlaw_csr(shape[0], shape[1], density, dtype, ctx)
         else:
             raise ValueError(f'Distribution not supported: {distribution}')
         return csr, (csr.indptr, csr.indices, csr.data)
-    raise ValueError(f"unknown storage type {stype!r}; expected 'csr' or "
-                     f"'row_sparse'")
+    raise ValueError(
+        f"unknown storage type {stype!r}; expected 'csr' or 'row_sparse'"
+    )
 
 
 def assign_each(the_input, function):
@@ -184,8 +224,9 @@ def assign_each2(input1, input2, function):
     if function is None:
         return np.array(input1)
     if input1.shape != input2.shape:
-        raise ValueError(f'assign_each2: shapes {input1.shape} and '
-                         f'{input2.shape} differ')
+        raise ValueError(
+            f'assign_each2: shapes {input1.shape} and {input2.shape} differ'
+        )
     output = np.zeros(input1.shape)
     for index, value in np.ndenumerate(input1):
         output[index] = function(value, input2[index])

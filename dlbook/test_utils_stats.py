@@ -12,8 +12,14 @@ import math
 
 import numpy as np
 
-__all__ = ['gen_buckets_probs_with_ppf', 'chi_square_check',
-           'verify_generator', 'mean_check', 'var_check', 'chi2_sf']
+__all__ = [
+    'gen_buckets_probs_with_ppf',
+    'chi_square_check',
+    'verify_generator',
+    'mean_check',
+    'var_check',
+    'chi2_sf',
+]
 
 
 def gen_buckets_probs_with_ppf(ppf, nbuckets):
@@ -21,8 +27,10 @@ def gen_buckets_probs_with_ppf(ppf, nbuckets):
     ``1/n`` each, from a quantile function ``ppf``."""
     assert nbuckets > 0
     probs = [1.0 / nbuckets for _ in range(nbuckets)]
-    buckets = [(ppf(i / float(nbuckets)), ppf((i + 1) / float(nbuckets)))
-               for i in range(nbuckets)]
+    buckets = [
+        (ppf(i / float(nbuckets)), ppf((i + 1) / float(nbuckets)))
+        for i in range(nbuckets)
+    ]
     return buckets, probs
 
 
@@ -77,8 +85,7 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
     samples = np.asarray(generator(nsamples))
     assert len(probs) == len(buckets)
     continuous = isinstance(buckets[0], (list, tuple))
-    expected = (nsamples * np.array(probs, dtype=np.float32)).astype(
-        np.int32)
+    expected = (nsamples * np.array(probs, dtype=np.float32)).astype(np.int32)
     if continuous:
         edges = np.zeros(len(buckets) * 2, dtype=np.float32)
         for i, (low, high) in enumerate(buckets):
@@ -96,8 +103,15 @@ def chi_square_check(generator, buckets, probs, nsamples=1000000):
     return chi2_sf(stat, len(buckets) - 1), observed, expected
 
 
-def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5,
-                     success_rate=0.2, alpha=0.05):
+def verify_generator(
+    generator,
+    buckets,
+    probs,
+    nsamples=1000000,
+    nrepeat=5,
+    success_rate=0.2,
+    alpha=0.05,
+):
     """Run :func:`chi_square_check` ``nrepeat`` times; raise
     AssertionError unless at least ``success_rate`` of the runs have
     p > ``alpha``.  Returns the p values."""
@@ -110,7 +124,8 @@ def verify_generator(generator, buckets, probs, nsamples=1000000, nrepeat=5,
     if (np.array(ps) > alpha).sum() < nrepeat * success_rate:
         raise AssertionError(
             f'Generator test fails, Chi-square p={ps}, obs_freq={observed}, '
-            f'expected_freq={expected}.\nbuckets={buckets}, probs={probs}')
+            f'expected_freq={expected}.\nbuckets={buckets}, probs={probs}'
+        )
     return ps
 
 
@@ -127,5 +142,5 @@ def var_check(generator, sigma, nsamples=1000000):
     ``sigma**2``."""
     samples = np.array(generator(nsamples))
     var = samples.var(ddof=1)
-    bound = 3 * np.sqrt(2 * sigma ** 4 / (nsamples - 1))
-    return (var > sigma ** 2 - bound) and (var < sigma ** 2 + bound)
+    bound = 3 * np.sqrt(2 * sigma**4 / (nsamples - 1))
+    return (var > sigma**2 - bound) and (var < sigma**2 + bound)

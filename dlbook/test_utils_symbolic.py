@@ -18,13 +18,19 @@ from . import autograd
 from . import test_utils_compare as tu
 from .context import current_context
 
-__all__ = ['simple_forward', 'numeric_grad', 'check_numeric_gradient',
-           'check_symbolic_forward', 'check_symbolic_backward',
-           'check_consistency']
+__all__ = [
+    'simple_forward',
+    'numeric_grad',
+    'check_numeric_gradient',
+    'check_symbolic_forward',
+    'check_symbolic_backward',
+    'check_consistency',
+]
 
 
 def _is_symbol(obj):
     from .symbol.symbol import Symbol
+
     return isinstance(obj, Symbol)
 
 
@@ -36,23 +42,29 @@ def _parse_location(sym, location, ctx, dtype=np.float32):
     """``{argument name: NDArray}`` from a list (in ``list_arguments()``
     order) or dict of arrays."""
     from . import ndarray as nd
+
     assert isinstance(location, (dict, list, tuple))
     if isinstance(location, dict):
         if set(location) != set(sym.list_arguments()):
             raise ValueError(
                 'Symbol arguments and keys of the given location do not '
                 f'match.symbol args:{set(sym.list_arguments())}, '
-                f'location.keys():{set(location)}')
+                f'location.keys():{set(location)}'
+            )
     else:
         location = dict(zip(sym.list_arguments(), location))
-    location = {k: nd.array(v, ctx=ctx, dtype=v.dtype if dtype == 'asnumpy'
-                            else dtype) if isinstance(v, np.ndarray) else v
-                for k, v in location.items()}
+    location = {
+        k: nd.array(v, ctx=ctx, dtype=v.dtype if dtype == 'asnumpy' else dtype)
+        if isinstance(v, np.ndarray)
+        else v
+        for k, v in location.items()
+    }
     return _sorted_dict(location)
 
 
 def _parse_aux_states(sym, aux_states, ctx, dtype=np.float32):
     from . import ndarray as nd
+
     if aux_states is None:
         return None
     names = sym.list_auxiliary_states()
@@ -61,18 +73,25 @@ def _parse_aux_states(sym, aux_states, ctx, dtype=np.float32):
             raise ValueError(
                 'Symbol aux_states names and given aux_states do not match.'
                 f'symbol aux_names:{set(names)}, '
-                f'aux_states.keys:{set(aux_states)}')
+                f'aux_states.keys:{set(aux_states)}'
+            )
     else:
         aux_states = dict(zip(names, aux_states))
-    return {k: nd.array(v, ctx=ctx, dtype=np.asarray(v).dtype
-                        if dtype == 'asnumpy' else dtype)
-            for k, v in aux_states.items()}
+    return {
+        k: nd.array(
+            v,
+            ctx=ctx,
+            dtype=np.asarray(v).dtype if dtype == 'asnumpy' else dtype,
+        )
+        for k, v in aux_states.items()
+    }
 
 
 def simple_forward(sym, ctx=None, is_train=False, **inputs):
     """Run ``sym`` on NumPy ``inputs`` (by argument name); NumPy
     output(s)."""
     from . import ndarray as nd
+
     ctx = ctx or current_context()
     exe = sym.bind(ctx, args={k: nd.array(v) for k, v in inputs.items()})
     exe.forward(is_train=is_train)
@@ -98,8 +117,14 @@ def _numeric_grad_fn(f, inputs, eps=1e-4):
     return grads
 
 
-def numeric_grad(executor, location, aux_states=None, eps=1e-4,
-                 use_forward_train=True, dtype=np.float32):
+def numeric_grad(
+    executor,
+    location,
+    aux_states=None,
+    eps=1e-4,
+    use_forward_train=True,
+    dtype=np.float32,
+):
     """Finite-difference gradient of the sum of ``executor``'s first output
     with respect to each float array in ``location`` (``{name: numpy
     array}``), as MXNet computes it.
@@ -108,6 +133,7 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4,
     returning a scalar (central differences in float64).
     """
     from . import ndarray as nd
+
     if callable(executor) and not hasattr(executor, 'arg_dict'):
         return _numeric_grad_fn(executor, location, eps)
     approx = {k: np.zeros(v.shape, dtype=dtype) for k, v in location.items()}
@@ -140,10 +166,19 @@ def numeric_grad(executor, location, aux_states=None, eps=1e-4,
     return approx
 
 
-def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None,
-                           rtol=None, atol=None, grad_nodes=None,
-                           use_forward_train=True, ctx=None,
-                           grad_stype_dict=None, dtype=np.float32):
+def check_numeric_gradient(
+    sym,
+    location,
+    aux_states=None,
+    numeric_eps=None,
+    rtol=None,
+    atol=None,
+    grad_nodes=None,
+    use_forward_train=True,
+    ctx=None,
+    grad_stype_dict=None,
+    dtype=np.float32,
+):
     """Check a symbol's gradients against finite differences.
 
     Parameters
@@ -167,17 +202,25 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None,
     ctx = ctx or current_context()
     if not _is_symbol(sym):
         return _check_function_gradient(
-            sym, location, numeric_eps=1e-6 if numeric_eps is None
-            else numeric_eps, rtol=1e-5 if rtol is None else rtol,
-            atol=1e-8 if atol is None else atol, ctx=ctx)
+            sym,
+            location,
+            numeric_eps=1e-6 if numeric_eps is None else numeric_eps,
+            rtol=1e-5 if rtol is None else rtol,
+            atol=1e-8 if atol is None else atol,
+            ctx=ctx,
+        )
     from . import ndarray as nd
     from . import symbol as S
+
     assert dtype in (np.float16, np.float32, np.float64)
     location = _parse_location(sym, location, ctx, dtype)
     location_npy = {k: v.asnumpy() for k, v in location.items()}
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
-    aux_npy = None if aux_states is None else \
-        {k: v.asnumpy() for k, v in aux_states.items()}
+    aux_npy = (
+        None
+        if aux_states is None
+        else {k: v.asnumpy() for k, v in aux_states.items()}
+    )
     if grad_nodes is None:
         grad_nodes = sym.list_arguments()
         grad_req = {k: 'write' for k in grad_nodes}
@@ -188,55 +231,76 @@ def check_numeric_gradient(sym, location, aux_states=None, numeric_eps=None,
         grad_req = dict(grad_nodes)
         grad_nodes = list(grad_nodes)
     else:
-        raise ValueError(f'grad_nodes must be a list or dict, got '
-                         f'{type(grad_nodes).__name__}')
+        raise ValueError(
+            f'grad_nodes must be a list or dict, got '
+            f'{type(grad_nodes).__name__}'
+        )
     for name in sym.list_arguments():
         grad_req.setdefault(name, 'null')
     _, out_shape, _ = sym.infer_shape(
-        **{k: v.shape for k, v in location.items()})
+        **{k: v.shape for k, v in location.items()}
+    )
     proj = S.Variable('__random_proj')
     out = S.make_loss(sym * proj)
     location = dict(location)
-    location['__random_proj'] = nd.array(np.random.rand(*out_shape[0]) + 0.1,
-                                         ctx=ctx, dtype=dtype)
+    location['__random_proj'] = nd.array(
+        np.random.rand(*out_shape[0]) + 0.1, ctx=ctx, dtype=dtype
+    )
     grad_req['__random_proj'] = 'write'
-    args_grad_npy = {k: np.random.normal(0, 0.01, size=location[k].shape)
-                     for k in list(grad_nodes) + ['__random_proj']}
-    args_grad = {k: nd.array(v, ctx=ctx, dtype=dtype)
-                 for k, v in args_grad_npy.items()}
-    executor = out.bind(ctx, grad_req=grad_req, args=location,
-                        args_grad=args_grad, aux_states=aux_states)
+    args_grad_npy = {
+        k: np.random.normal(0, 0.01, size=location[k].shape)
+        for k in list(grad_nodes) + ['__random_proj']
+    }
+    args_grad = {
+        k: nd.array(v, ctx=ctx, dtype=dtype) for k, v in args_grad_npy.items()
+    }
+    executor = out.bind(
+        ctx,
+        grad_req=grad_req,
+        args=location,
+        args_grad=args_grad,
+        aux_states=aux_states,
+    )
     executor.forward(is_train=True)
     assert len(executor.outputs) == 1
-    eps = tu.get_tolerance(executor.outputs[0], numeric_eps,
-                           tu.default_numeric_eps())
+    eps = tu.get_tolerance(
+        executor.outputs[0], numeric_eps, tu.default_numeric_eps()
+    )
     if dtype in (np.float32, np.float16):
         assert eps >= 1e-5, 'finite differences in float32 need eps >= 1e-5'
     executor.backward()
     symbolic = executor.grad_dict
-    numeric = numeric_grad(executor, location_npy, aux_npy, eps=eps,
-                           use_forward_train=use_forward_train, dtype=dtype)
+    numeric = numeric_grad(
+        executor,
+        location_npy,
+        aux_npy,
+        eps=eps,
+        use_forward_train=use_forward_train,
+        dtype=dtype,
+    )
     for name in grad_nodes:
         fd, orig, got = numeric[name], args_grad_npy[name], symbolic[name]
         names = (f'NUMERICAL_{name}', f'BACKWARD_{name}')
         if grad_req[name] == 'write':
             tu.assert_almost_equal(fd, got, rtol, atol, names)
         elif grad_req[name] == 'add':
-            tu.assert_almost_equal(fd, got.asnumpy() - orig, rtol, atol,
-                                   names)
+            tu.assert_almost_equal(fd, got.asnumpy() - orig, rtol, atol, names)
         elif grad_req[name] == 'null':
             tu.assert_almost_equal(orig, got, rtol, atol, names)
         else:
-            raise ValueError(f'Invalid grad_req {grad_req[name]} for '
-                             f'argument {name}')
+            raise ValueError(
+                f'Invalid grad_req {grad_req[name]} for argument {name}'
+            )
 
 
-def _check_function_gradient(f, location, numeric_eps, rtol, atol, ctx,
-                             seed=0):
+def _check_function_gradient(
+    f, location, numeric_eps, rtol, atol, ctx, seed=0
+):
     """Autograd gradient of the function ``f`` vs central differences,
     both in float64 with a random cotangent (so transposed or
     mis-broadcast gradients fail)."""
     from . import ndarray as nd
+
     points = [np.array(tu._as_numpy(x), dtype=np.float64) for x in location]
     cot = None
 
@@ -257,70 +321,120 @@ def _check_function_gradient(f, location, numeric_eps, rtol, atol, ctx,
         out = f(*args)
     out.backward(nd.array(cot, ctx=ctx, dtype='float64'))
     for i, (a, g) in enumerate(zip(args, numeric)):
-        tu.assert_almost_equal(a.grad.asnumpy(), g, rtol=rtol, atol=atol,
-                               names=(f'autograd d/dx{i}',
-                                      f'numeric d/dx{i}'))
+        tu.assert_almost_equal(
+            a.grad.asnumpy(),
+            g,
+            rtol=rtol,
+            atol=atol,
+            names=(f'autograd d/dx{i}', f'numeric d/dx{i}'),
+        )
 
 
-def check_symbolic_forward(sym, location, expected, rtol=None, atol=None,
-                           aux_states=None, ctx=None, equal_nan=False,
-                           dtype=np.float32):
+def check_symbolic_forward(
+    sym,
+    location,
+    expected,
+    rtol=None,
+    atol=None,
+    aux_states=None,
+    ctx=None,
+    equal_nan=False,
+    dtype=np.float32,
+):
     """Assert that ``sym``'s outputs at ``location`` equal ``expected``
     (a list in output order, or a dict by output name); returns the
     outputs."""
     from . import ndarray as nd
+
     ctx = ctx or current_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
     if isinstance(expected, dict):
         expected = [expected[k] for k in sym.list_outputs()]
-    grads = {k: nd.zeros(v.shape, ctx=ctx, dtype=v.dtype
-                         if dtype == 'asnumpy' else dtype)
-             for k, v in location.items()}
-    executor = sym.bind(ctx=ctx, args=location, args_grad=grads,
-                        aux_states=aux_states)
+    grads = {
+        k: nd.zeros(
+            v.shape, ctx=ctx, dtype=v.dtype if dtype == 'asnumpy' else dtype
+        )
+        for k, v in location.items()
+    }
+    executor = sym.bind(
+        ctx=ctx, args=location, args_grad=grads, aux_states=aux_states
+    )
     executor.forward(is_train=False)
-    for name, expect, output in zip(sym.list_outputs(), expected,
-                                    executor.outputs):
-        tu.assert_almost_equal(expect, output, rtol, atol,
-                               (f'EXPECTED_{name}', f'FORWARD_{name}'),
-                               equal_nan=equal_nan)
+    for name, expect, output in zip(
+        sym.list_outputs(), expected, executor.outputs
+    ):
+        tu.assert_almost_equal(
+            expect,
+            output,
+            rtol,
+            atol,
+            (f'EXPECTED_{name}', f'FORWARD_{name}'),
+            equal_nan=equal_nan,
+        )
     return executor.outputs
 
 
-def check_symbolic_backward(sym, location, out_grads, expected, rtol=None,
-                            atol=None, aux_states=None, grad_req='write',
-                            ctx=None, grad_stypes=None, equal_nan=False,
-                            dtype=np.float32):
+def check_symbolic_backward(
+    sym,
+    location,
+    out_grads,
+    expected,
+    rtol=None,
+    atol=None,
+    aux_states=None,
+    grad_req='write',
+    ctx=None,
+    grad_stypes=None,
+    equal_nan=False,
+    dtype=np.float32,
+):
     """Assert that the gradients of ``sym`` at ``location`` for head
     gradients ``out_grads`` equal ``expected`` (list in argument order or
     dict by name); honours ``grad_req`` ('write', 'add', 'null') and
     returns the gradient arrays."""
     from . import ndarray as nd
+
     ctx = ctx or current_context()
     location = _parse_location(sym, location, ctx, dtype)
     aux_states = _parse_aux_states(sym, aux_states, ctx, dtype)
     if isinstance(expected, (list, tuple)):
         expected = dict(zip(sym.list_arguments(), expected))
     # dirty the gradient buffers, so 'add' and 'null' are really tested
-    args_grad_npy = {k: np.random.normal(size=np.shape(v))
-                     for k, v in sorted(expected.items())}
-    args_grad = {k: nd.array(v, ctx=ctx, dtype=np.asarray(expected[k]).dtype
-                             if dtype == 'asnumpy' else dtype)
-                 for k, v in args_grad_npy.items()}
+    args_grad_npy = {
+        k: np.random.normal(size=np.shape(v))
+        for k, v in sorted(expected.items())
+    }
+    args_grad = {
+        k: nd.array(
+            v,
+            ctx=ctx,
+            dtype=np.asarray(expected[k]).dtype
+            if dtype == 'asnumpy'
+            else dtype,
+        )
+        for k, v in args_grad_npy.items()
+    }
     if isinstance(grad_req, str):
         grad_req = {k: grad_req for k in sym.list_arguments()}
     elif isinstance(grad_req, (list, tuple)):
         grad_req = dict(zip(sym.list_arguments(), grad_req))
-    executor = sym.bind(ctx=ctx, args=location, args_grad=args_grad,
-                        aux_states=aux_states, grad_req=grad_req)
+    executor = sym.bind(
+        ctx=ctx,
+        args=location,
+        args_grad=args_grad,
+        aux_states=aux_states,
+        grad_req=grad_req,
+    )
     executor.forward(is_train=True)
 
     def as_nd(arr):
         if isinstance(arr, np.ndarray):
-            return nd.array(arr, ctx=ctx, dtype=arr.dtype
-                            if dtype == 'asnumpy' else dtype)
+            return nd.array(
+                arr, ctx=ctx, dtype=arr.dtype if dtype == 'asnumpy' else dtype
+            )
         return arr
+
     if isinstance(out_grads, (list, tuple)):
         out_grads = [as_nd(a) for a in out_grads]
     elif isinstance(out_grads, dict):
@@ -332,54 +446,88 @@ def check_symbolic_backward(sym, location, out_grads, expected, rtol=None,
         names = (f'EXPECTED_{name}', f'BACKWARD_{name}')
         req = grad_req.get(name, 'write')
         if req == 'write':
-            tu.assert_almost_equal(expected[name], args_grad[name], rtol,
-                                   atol, names, equal_nan=equal_nan)
+            tu.assert_almost_equal(
+                expected[name],
+                args_grad[name],
+                rtol,
+                atol,
+                names,
+                equal_nan=equal_nan,
+            )
         elif req == 'add':
-            tu.assert_almost_equal(expected[name],
-                                   args_grad[name].asnumpy()
-                                   - args_grad_npy[name], rtol, atol, names,
-                                   equal_nan=equal_nan)
+            tu.assert_almost_equal(
+                expected[name],
+                args_grad[name].asnumpy() - args_grad_npy[name],
+                rtol,
+                atol,
+                names,
+                equal_nan=equal_nan,
+            )
         elif req == 'null':
-            tu.assert_almost_equal(args_grad_npy[name], args_grad[name],
-                                   rtol, atol, names, equal_nan=equal_nan)
+            tu.assert_almost_equal(
+                args_grad_npy[name],
+                args_grad[name],
+                rtol,
+                atol,
+                names,
+                equal_nan=equal_nan,
+            )
         else:
             raise ValueError(f'Invalid grad_req {req} for argument {name}')
     return args_grad
 
 
-def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
-                      arg_params=None, aux_params=None, rtol=None, atol=None,
-                      raise_on_err=True, ground_truth=None, equal_nan=False,
-                      use_uniform=False, rand_type=np.float64):
+def check_consistency(
+    sym,
+    ctx_list,
+    scale=1.0,
+    grad_req='write',
+    arg_params=None,
+    aux_params=None,
+    rtol=None,
+    atol=None,
+    raise_on_err=True,
+    ground_truth=None,
+    equal_nan=False,
+    use_uniform=False,
+    rand_type=np.float64,
+):
     """Run ``sym`` under each entry of ``ctx_list`` (``{'ctx': mx.cpu(0),
     '<arg>': shape, 'type_dict': {...}}``) on the same random inputs and
     compare outputs and gradients with the most precise run; returns that
     ground truth (``{name: NDArray}``)."""
     from . import ndarray as nd
     from .symbol.symbol import Symbol
+
     assert len(ctx_list) > 1
     syms = [sym] * len(ctx_list) if isinstance(sym, Symbol) else list(sym)
     assert len(syms) == len(ctx_list)
     output_names = syms[0].list_outputs()
     arg_names = syms[0].list_arguments()
-    exe_list = [s.simple_bind(grad_req=grad_req, **ctx)
-                for s, ctx in zip(syms, ctx_list)]
+    exe_list = [
+        s.simple_bind(grad_req=grad_req, **ctx)
+        for s, ctx in zip(syms, ctx_list)
+    ]
     arg_params = {} if arg_params is None else arg_params
     aux_params = {} if aux_params is None else aux_params
 
     def smaller_dtype(dt1, dt2):
-        return dt1 if dt2 is None or \
-            np.dtype(dt1).itemsize < np.dtype(dt2).itemsize else dt2
+        return (
+            dt1
+            if dt2 is None or np.dtype(dt1).itemsize < np.dtype(dt2).itemsize
+            else dt2
+        )
 
     for n, arr in sorted(exe_list[0].arg_dict.items()):
         if n not in arg_params:
             if use_uniform:
                 arg_params[n] = np.random.uniform(
-                    -0.92 * scale, 0.92 * scale,
-                    size=arr.shape).astype(rand_type)
+                    -0.92 * scale, 0.92 * scale, size=arr.shape
+                ).astype(rand_type)
             else:
                 arg_params[n] = np.random.normal(
-                    size=arr.shape, scale=scale).astype(rand_type)
+                    size=arr.shape, scale=scale
+                ).astype(rand_type)
     for n in exe_list[0].aux_dict:
         aux_params.setdefault(n, 0)
     for exe in exe_list:
@@ -398,13 +546,17 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
     dtypes = [np.dtype(exe.outputs[0].dtype) for exe in exe_list]
     gt_idx = int(np.argmax([d.itemsize for d in dtypes]))
     given = ground_truth
-    gt = dict(given) if given is not None else \
-        dict(exe_list[gt_idx].output_dict)
+    gt = (
+        dict(given)
+        if given is not None
+        else dict(exe_list[gt_idx].output_dict)
+    )
 
     def compare(arr, gtarr, what, i, rt=rtol, at=atol):
         try:
-            tu.assert_almost_equal(arr, gtarr, rtol=rt, atol=at,
-                                   equal_nan=equal_nan)
+            tu.assert_almost_equal(
+                arr, gtarr, rtol=rt, atol=at, equal_nan=equal_nan
+            )
         except AssertionError as e:
             print(f'{what} Err: ctx {i} vs ctx {gt_idx}')
             traceback.print_exc()
@@ -421,13 +573,20 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
             exe.forward(is_train=True)
         least = [out.dtype for out in exe_list[0].outputs]
         for exe in exe_list:
-            least = [smaller_dtype(o.dtype, d)
-                     for o, d in zip(exe.outputs, least)]
-        golden = [out.astype(d).asnumpy()
-                  for out, d in zip(exe_list[0].outputs, least)]
+            least = [
+                smaller_dtype(o.dtype, d) for o, d in zip(exe.outputs, least)
+            ]
+        golden = [
+            out.astype(d).asnumpy()
+            for out, d in zip(exe_list[0].outputs, least)
+        ]
         for exe in exe_list:
-            exe.backward([nd.array(g, ctx=exe._ctx, dtype=out.dtype)
-                          for g, out in zip(golden, exe.outputs)])
+            exe.backward(
+                [
+                    nd.array(g, ctx=exe._ctx, dtype=out.dtype)
+                    for g, out in zip(golden, exe.outputs)
+                ]
+            )
         if given is None:
             gt = dict(exe_list[gt_idx].output_dict)
             gt.update(exe_list[gt_idx].grad_dict)
@@ -435,8 +594,9 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
             if i == gt_idx:
                 continue
             grads = [exe.grad_dict.get(n) for n in arg_names]
-            for name, arr in zip(output_names + arg_names,
-                                 list(exe.outputs) + grads):
+            for name, arr in zip(
+                output_names + arg_names, list(exe.outputs) + grads
+            ):
                 if gt.get(name) is None:
                     assert arr is None
                     continue
@@ -444,8 +604,11 @@ def check_consistency(sym, ctx_list, scale=1.0, grad_req='write',
                 small_arr = smaller_dtype(arr.dtype, dtypes[i])
                 small_gt = smaller_dtype(gt[name].dtype, dtypes[gt_idx])
                 if small_arr != arr.dtype or small_gt != gt[name].dtype:
-                    rt, at = tu.get_tols(arr.astype(small_arr),
-                                         gt[name].astype(small_gt),
-                                         rtol, atol)
+                    rt, at = tu.get_tols(
+                        arr.astype(small_arr),
+                        gt[name].astype(small_gt),
+                        rtol,
+                        atol,
+                    )
                 compare(arr, gt[name], 'Train', i, rt, at)
     return gt

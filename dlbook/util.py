@@ -10,9 +10,18 @@ write the process environment (``os.environ``), where dlbook reads its
 
 import os
 
-from ._np_state import (use_np, use_np_shape, use_np_array,  # noqa: F401
-                        np_shape, np_array, is_np_shape, is_np_array,
-                        set_np_shape, set_np, reset_np)
+from ._np_state import (  # noqa: F401
+    is_np_array,
+    is_np_shape,
+    np_array,
+    np_shape,
+    reset_np,
+    set_np,
+    set_np_shape,
+    use_np,
+    use_np_array,
+    use_np_shape,
+)
 from .base import py_str  # noqa: F401
 
 

@@ -8,15 +8,21 @@ import pytest
 import dlbook as mx
 
 if 'DLBOOK_DATA' not in os.environ:
-    _shared = os.path.join(os.path.dirname(__file__), '..', '..', 'shared',
-                           'data')
+    _shared = os.path.join(
+        os.path.dirname(__file__), '..', '..', 'shared', 'data'
+    )
     if os.path.isdir(_shared):
         os.environ['DLBOOK_DATA'] = os.path.abspath(_shared)
 
 CONTEXTS = [
     pytest.param(mx.cpu(0), id='cpu0'),
-    pytest.param(mx.gpu(0), id='gpu0', marks=pytest.mark.skipif(
-        mx.context.num_gpus() == 0, reason='needs CuPy and a CUDA device')),
+    pytest.param(
+        mx.gpu(0),
+        id='gpu0',
+        marks=pytest.mark.skipif(
+            mx.context.num_gpus() == 0, reason='needs CuPy and a CUDA device'
+        ),
+    ),
 ]
 
 

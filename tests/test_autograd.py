@@ -36,7 +36,7 @@ def test_grad_req_write_add_null(ctx):
             y = x * x
         y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), 3 * 2 * x.asnumpy())
-    x.attach_grad()                                 # write
+    x.attach_grad()  # write
     for _ in range(2):
         with autograd.record():
             y = x * 3
@@ -97,7 +97,7 @@ def test_pause_and_detach_cut_the_tape(ctx):
     with autograd.record():
         y = x * x
         with autograd.pause():
-            c = x * 10                   # constant: not recorded
+            c = x * 10  # constant: not recorded
         z = y.detach() * x + c * x
     z.backward()
     # dz/dx = y (detached) + c = 4 + 20
@@ -116,8 +116,7 @@ def test_control_flow(ctx):
     with autograd.record():
         d = f(a)
     d.backward()
-    np.testing.assert_allclose(a.grad.asnumpy(), (d / a).asnumpy(),
-                               rtol=1e-5)
+    np.testing.assert_allclose(a.grad.asnumpy(), (d / a).asnumpy(), rtol=1e-5)
 
 
 def test_autograd_grad_does_not_touch_dot_grad(ctx):
@@ -231,5 +230,4 @@ def test_deep_graph_does_not_overflow_recursion(ctx):
         for _ in range(5000):
             y = y * 1.0001
     y.backward()
-    np.testing.assert_allclose(x.grad.asnumpy(), [1.0001 ** 5000],
-                               rtol=1e-3)
+    np.testing.assert_allclose(x.grad.asnumpy(), [1.0001**5000], rtol=1e-3)

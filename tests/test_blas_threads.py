@@ -22,8 +22,11 @@ def fresh(monkeypatch):
     """A clean policy state; the process's thread count restored after."""
     saved = dict(blas_threads._STATE)
     before = blas_threads_now()
-    monkeypatch.setattr(blas_threads, '_STATE', dict(
-        saved, current=None, default=None, single=False))
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(saved, current=None, default=None, single=False),
+    )
     yield
     blas_threads._STATE.clear()
     blas_threads._STATE.update(saved)
@@ -62,25 +65,34 @@ def test_worker_processes_use_one_thread(fresh, monkeypatch):
 def test_other_array_modules_untouched(fresh):
     class FakeCupy:
         __name__ = 'cupy'
+
     blas_threads.for_gemm(FakeCupy(), 4096, 4096, 4096)
     assert blas_threads._STATE['current'] is None
 
 
 def test_import_dlbook_does_not_load_threadpoolctl():
     code = 'import sys, dlbook; print("threadpoolctl" in sys.modules)'
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                         text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, '-c', code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == 'False'
 
 
-@pytest.mark.parametrize('op, shapes', [
-    ('dot', [(512, 512), (512, 512)]),
-    ('batch_dot', [(2, 512, 512), (2, 512, 512)]),
-])
+@pytest.mark.parametrize(
+    'op, shapes',
+    [
+        ('dot', [(512, 512), (512, 512)]),
+        ('batch_dot', [(2, 512, 512), (2, 512, 512)]),
+    ],
+)
 def test_dot_and_batch_dot_follow_the_policy(fresh, monkeypatch, op, shapes):
     """A large product gets DLBOOK_NUM_THREADS threads, a small one 1,
     forward and backward alike."""
     from dlbook import autograd, nd
+
     monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
     rng = np.random.RandomState(0)
     big = [nd.array(rng.rand(*s)) for s in shapes]
@@ -112,13 +124,13 @@ def test_run_split_covers_the_range_in_order():
     assert blas_threads.run_split(_ranges, 5, 1) == [(0, 5)]
 
 
-@pytest.mark.skipif(not hasattr(__import__('os'), 'fork'),
-                    reason='needs fork')
+@pytest.mark.skipif(not hasattr(__import__('os'), 'fork'), reason='needs fork')
 def test_run_split_in_a_forked_child():
     """A child process forked after the pool started gets its own pool
     (the inherited one has no threads: its work would never run)."""
     import multiprocessing
-    blas_threads.run_split(_ranges, 4, 2)            # the parent's pool
+
+    blas_threads.run_split(_ranges, 4, 2)  # the parent's pool
     with multiprocessing.get_context('fork').Pool(1) as pool:
         result = pool.apply_async(_split_in_child).get(timeout=60)
     assert result == [(0, 2), (2, 5)]

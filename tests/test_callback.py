@@ -35,8 +35,11 @@ def _metric(correct, total):
 
 def _run(speedometer, metric, batches, epoch=0):
     for nbatch in batches:
-        speedometer(BatchEndParam(epoch=epoch, nbatch=nbatch,
-                                  eval_metric=metric, locals=None))
+        speedometer(
+            BatchEndParam(
+                epoch=epoch, nbatch=nbatch, eval_metric=metric, locals=None
+            )
+        )
 
 
 @pytest.fixture
@@ -56,25 +59,29 @@ def test_batch_end_param_fields():
 def test_speedometer_auto_reset(caplog, clock):
     metric = _metric(3, 4)
     with caplog.at_level(logging.INFO):
-        _run(callback.Speedometer(batch_size=8, frequent=2), metric,
-             range(5))
+        _run(callback.Speedometer(batch_size=8, frequent=2), metric, range(5))
     # The fake clock makes every interval 0.5 s: 2 batches of 8 in
     # 0.5 s -> 32 samples/sec.
     assert caplog.messages == [
         'Epoch[0] Batch [0-2]\tSpeed: 32.00 samples/sec\taccuracy=0.750000',
-        'Epoch[0] Batch [2-4]\tSpeed: 32.00 samples/sec\taccuracy=nan']
+        'Epoch[0] Batch [2-4]\tSpeed: 32.00 samples/sec\taccuracy=nan',
+    ]
     assert all(r.name == 'root' for r in caplog.records)
-    assert metric.get_global()[1] == 0.75     # only the local part reset
+    assert metric.get_global()[1] == 0.75  # only the local part reset
 
 
 def test_speedometer_without_auto_reset(caplog, clock):
     metric = _metric(1, 4)
     with caplog.at_level(logging.INFO):
-        _run(callback.Speedometer(8, frequent=2, auto_reset=False), metric,
-             range(5))
+        _run(
+            callback.Speedometer(8, frequent=2, auto_reset=False),
+            metric,
+            range(5),
+        )
     assert caplog.messages == [
         'Epoch[0] Batch [0-2]\tSpeed: 32.00 samples/sec\taccuracy=0.250000',
-        'Epoch[0] Batch [0-4]\tSpeed: 32.00 samples/sec\taccuracy=0.250000']
+        'Epoch[0] Batch [0-4]\tSpeed: 32.00 samples/sec\taccuracy=0.250000',
+    ]
 
 
 def test_speedometer_several_metrics_and_no_metric(caplog, clock):
@@ -84,8 +91,10 @@ def test_speedometer_several_metrics_and_no_metric(caplog, clock):
         _run(callback.Speedometer(4, frequent=1), metric, range(2))
         _run(callback.Speedometer(4, frequent=1), None, range(2), epoch=3)
     first, second = caplog.messages
-    assert first.startswith('Epoch[0] Batch [0-1]\tSpeed: 8.00 '
-                            'samples/sec\taccuracy=1.000000\tmse=')
+    assert first.startswith(
+        'Epoch[0] Batch [0-1]\tSpeed: 8.00 '
+        'samples/sec\taccuracy=1.000000\tmse='
+    )
     assert second == 'Iter[3] Batch [1]\tSpeed: 8.00 samples/sec'
 
 
@@ -96,7 +105,9 @@ def test_speedometer_restarts_each_epoch(caplog, clock):
         _run(speedometer, metric, range(3), epoch=0)
         _run(speedometer, metric, range(3), epoch=1)
     assert [m.split('\t')[0] for m in caplog.messages] == [
-        'Epoch[0] Batch [0-2]', 'Epoch[1] Batch [0-2]']
+        'Epoch[0] Batch [0-2]',
+        'Epoch[1] Batch [0-2]',
+    ]
 
 
 def test_progress_bar(caplog):
@@ -112,14 +123,17 @@ def test_log_train_metric(caplog):
     with caplog.at_level(logging.INFO):
         for nbatch in range(3):
             log(BatchEndParam(1, nbatch, metric, None))
-    assert caplog.messages == ['Iter[1] Batch[0] Train-accuracy=0.500000',
-                               'Iter[1] Batch[2] Train-accuracy=nan']
+    assert caplog.messages == [
+        'Iter[1] Batch[0] Train-accuracy=0.500000',
+        'Iter[1] Batch[2] Train-accuracy=nan',
+    ]
 
 
 def test_log_validation_metrics_callback(caplog):
     with caplog.at_level(logging.INFO):
         callback.LogValidationMetricsCallback()(
-            BatchEndParam(2, 5, _metric(1, 4), None))
+            BatchEndParam(2, 5, _metric(1, 4), None)
+        )
     assert caplog.messages == ['Epoch[2] Validation-accuracy=0.250000']
 
 
@@ -127,8 +141,10 @@ def _tiny_module():
     rng = np.random.RandomState(0)
     x = rng.randn(20, 3).astype('float32')
     y = (x[:, 0] > 0).astype('float32')
-    net = sym.SoftmaxOutput(sym.FullyConnected(
-        sym.var('data'), num_hidden=2, name='fc'), name='softmax')
+    net = sym.SoftmaxOutput(
+        sym.FullyConnected(sym.var('data'), num_hidden=2, name='fc'),
+        name='softmax',
+    )
     return Module(net), NDArrayIter(x, y, batch_size=5)
 
 
@@ -136,29 +152,43 @@ def test_do_checkpoint_every_epoch(tmp_path, caplog):
     prefix = str(tmp_path / 'net')
     mod, it = _tiny_module()
     with caplog.at_level(logging.INFO):
-        mod.fit(it, num_epoch=3,
-                epoch_end_callback=callback.do_checkpoint(prefix))
+        mod.fit(
+            it, num_epoch=3, epoch_end_callback=callback.do_checkpoint(prefix)
+        )
     assert sorted(os.listdir(tmp_path)) == [
-        'net-0001.params', 'net-0002.params', 'net-0003.params',
-        'net-symbol.json']
+        'net-0001.params',
+        'net-0002.params',
+        'net-0003.params',
+        'net-symbol.json',
+    ]
     saved = [m for m in caplog.messages if m.startswith('Saved')]
-    assert saved == [f'Saved checkpoint to "{prefix}-000{i}.params"'
-                     for i in (1, 2, 3)]
+    assert saved == [
+        f'Saved checkpoint to "{prefix}-000{i}.params"' for i in (1, 2, 3)
+    ]
 
 
 def test_module_checkpoint_with_states(tmp_path):
     prefix = str(tmp_path / 'm')
     mod, it = _tiny_module()
-    mod.fit(it, num_epoch=4,
-            epoch_end_callback=callback.module_checkpoint(
-                mod, prefix, period=2, save_optimizer_states=True),
-            optimizer_params={'learning_rate': 0.1, 'momentum': 0.9})
+    mod.fit(
+        it,
+        num_epoch=4,
+        epoch_end_callback=callback.module_checkpoint(
+            mod, prefix, period=2, save_optimizer_states=True
+        ),
+        optimizer_params={'learning_rate': 0.1, 'momentum': 0.9},
+    )
     assert sorted(os.listdir(tmp_path)) == [
-        'm-0002.params', 'm-0002.states', 'm-0004.params', 'm-0004.states',
-        'm-symbol.json']
+        'm-0002.params',
+        'm-0002.states',
+        'm-0004.params',
+        'm-0004.states',
+        'm-symbol.json',
+    ]
     resumed = Module.load(prefix, 4, load_optimizer_states=True)
     resumed.bind(it.provide_data, it.provide_label)
-    resumed.init_optimizer(optimizer_params={'learning_rate': 0.1,
-                                             'momentum': 0.9})
+    resumed.init_optimizer(
+        optimizer_params={'learning_rate': 0.1, 'momentum': 0.9}
+    )
     state = resumed._updater.states[0]
     assert state is not None and state.shape == (2, 3)

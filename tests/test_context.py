@@ -46,15 +46,16 @@ def test_cpu_devices_are_distinct():
     b = a.copyto(mx.cpu(1))
     assert b.context == mx.cpu(1)
     b[:] = 7
-    assert a.asnumpy().tolist() == [1, 2, 3]       # a real copy
+    assert a.asnumpy().tolist() == [1, 2, 3]  # a real copy
     assert a.as_in_context(mx.cpu(0)) is a
     with pytest.raises(mx.MXNetError) as err:
         a + b
     assert 'cpu(0)' in str(err.value) and 'cpu(1)' in str(err.value)
 
 
-@pytest.mark.skipif(not os.environ.get('DLBOOK_FAKE_GPUS'),
-                    reason='fake-GPU mode is off')
+@pytest.mark.skipif(
+    not os.environ.get('DLBOOK_FAKE_GPUS'), reason='fake-GPU mode is off'
+)
 def test_fake_gpu_plumbing():
     assert mx.context.num_gpus() >= 1
     x = nd.array([1.0, 2.0], ctx=mx.gpu(0))
@@ -83,8 +84,11 @@ def test_host_contexts_of_one_id_meet_in_an_operator():
     pinned = nd.ones((2, 3)).as_in_context(mx.cpu_pinned(0))
     assert (a + pinned).context == mx.cpu(0)
     assert (pinned + a).context == mx.cpu_pinned(0)
-    with pytest.raises(mx.DLBookError, match=r'different contexts.*'
-                       r'cpu_pinned\(1\)'):
+    with pytest.raises(
+        mx.DLBookError,
+        match=r'different contexts.*'
+        r'cpu_pinned\(1\)',
+    ):
         a + nd.ones((2, 3)).as_in_context(mx.cpu_pinned(1))
     with pytest.raises(mx.DLBookError, match='different contexts'):
         a + nd.ones((2, 3), ctx=mx.cpu(1))

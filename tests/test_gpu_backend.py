@@ -14,8 +14,11 @@ from dlbook.backend import cupy_names, fake_cupy, gpu_probe, reset_gpu_backend
 from dlbook.gluon import nn
 
 PACKAGE = pathlib.Path(mx.__file__).parent
-SUBMODULES = {'random': cupy_names.RANDOM, 'linalg': cupy_names.LINALG,
-              'fft': cupy_names.FFT}
+SUBMODULES = {
+    'random': cupy_names.RANDOM,
+    'linalg': cupy_names.LINALG,
+    'fft': cupy_names.FFT,
+}
 
 
 @pytest.fixture
@@ -30,6 +33,7 @@ def fake_gpu(monkeypatch):
 
 
 # -- every xp.<name> dlbook uses exists in CuPy ---------------------------------
+
 
 def _xp_chains(path):
     """``('add', 'at')`` for each ``xp.add.at`` in a file."""
@@ -48,8 +52,10 @@ def _xp_chains(path):
 def _used_names():
     used = {}
     files = sorted((PACKAGE / 'ops').glob('*.py')) + sorted(
-        p for d in ('optimizer', 'gluon', 'ndarray', 'metric')
-        for p in (PACKAGE / d).rglob('*.py'))
+        p
+        for d in ('optimizer', 'gluon', 'ndarray', 'metric')
+        for p in (PACKAGE / d).rglob('*.py')
+    )
     for path in files:
         for chain, line in _xp_chains(path):
             used.setdefault(chain[:2], f'{path.relative_to(PACKAGE)}:{line}')
@@ -67,9 +73,12 @@ def _missing(chain, module_names, lookup):
 
 def test_every_xp_name_used_exists_in_cupy():
     used = _used_names()
-    assert ('add', 'at') in used                 # the scan sees chains
-    missing = {'.'.join(c): where for c, where in used.items()
-               if _missing(c, cupy_names.MODULE, SUBMODULES.get)}
+    assert ('add', 'at') in used  # the scan sees chains
+    missing = {
+        '.'.join(c): where
+        for c, where in used.items()
+        if _missing(c, cupy_names.MODULE, SUBMODULES.get)
+    }
     assert not missing, f'not in CuPy {cupy_names.VERSION}: {missing}'
 
 
@@ -83,15 +92,26 @@ def test_every_xp_name_used_exists_in_installed_cupy():
 
 
 def test_random_state_methods_exist_in_cupy():
-    src = (PACKAGE / 'ops' / 'random.py').read_text() + \
-        (PACKAGE / 'ndarray' / 'random.py').read_text()
-    for method in ('normal', 'uniform', 'randint', 'gamma', 'poisson',
-                   'exponential', 'choice', 'permutation', 'shuffle'):
+    src = (PACKAGE / 'ops' / 'random.py').read_text() + (
+        PACKAGE / 'ndarray' / 'random.py'
+    ).read_text()
+    for method in (
+        'normal',
+        'uniform',
+        'randint',
+        'gamma',
+        'poisson',
+        'exponential',
+        'choice',
+        'permutation',
+        'shuffle',
+    ):
         if f'.{method}(' in src:
             assert method in cupy_names.RANDOM_STATE
 
 
 # -- the strict fake CuPy behaves as CuPy --------------------------------------
+
 
 @pytest.fixture
 def cp():
@@ -101,8 +121,9 @@ def cp():
 def test_fake_refuses_implicit_host_conversion(cp):
     x = cp.arange(6, dtype='float32').reshape(2, 3)
     # CuPy 14 gives exactly this message
-    with pytest.raises(TypeError, match='Implicit conversion to a NumPy '
-                                        'array is not allowed'):
+    with pytest.raises(
+        TypeError, match='Implicit conversion to a NumPy array is not allowed'
+    ):
         numpy.asarray(x)
     with pytest.raises(TypeError, match='Unsupported type'):
         x + numpy.ones(3)
@@ -125,15 +146,21 @@ def test_fake_converts_what_cupy_converts(cp):
         host = x.get()
         assert cp.asnumpy(x).sum() == 15.0
     assert type(host) is numpy.ndarray
-    assert syncs == {'float': 1, 'int': 1, 'bool': 1, 'item': 1,
-                     'tolist': 1, 'get': 2}
-    assert not hasattr(x, '__index__')          # as in CuPy
+    assert syncs == {
+        'float': 1,
+        'int': 1,
+        'bool': 1,
+        'item': 1,
+        'tolist': 1,
+        'get': 2,
+    }
+    assert not hasattr(x, '__index__')  # as in CuPy
     with pytest.raises(TypeError):
         len(total)
 
 
 def test_fake_allows_explicit_transfers(cp):
-    x = cp.asarray(numpy.arange(4.0))          # host -> device
+    x = cp.asarray(numpy.arange(4.0))  # host -> device
     x[numpy.array([0, 2])] = numpy.array([9.0, 8.0])
     assert x.get().tolist() == [9.0, 1.0, 8.0, 3.0]
     cp.add.at(x, cp.asarray([1, 1]), 1.0)
@@ -156,22 +183,24 @@ def test_fake_has_only_cupy_names(cp):
     assert cp.float32 is numpy.float32 and cp.newaxis is None
     x = cp.ones(3)
     with pytest.raises(AttributeError, match='resize'):
-        x.resize((4,))                           # NumPy-only method
+        x.resize((4,))  # NumPy-only method
     rs = cp.random.RandomState(0)
     assert isinstance(rs.normal(size=3), cp.ndarray)
     with pytest.raises(AttributeError):
-        rs.integers                              # Generator-only name
+        rs.integers  # Generator-only name
 
 
 def test_fuse_is_identity_and_raw_kernels_refused(cp):
     def f(a):
         return a * 2
+
     assert cp.fuse(f) is f
     with pytest.raises(NotImplementedError, match='cannot compile CUDA C'):
         cp.ElementwiseKernel('T x', 'T y', 'y = x', 'copy')
 
 
 # -- why there is no GPU -------------------------------------------------------
+
 
 class _CudaError(RuntimeError):
     def __init__(self, status, msg):
@@ -182,29 +211,38 @@ class _CudaError(RuntimeError):
 def test_reason_without_cupy():
     err = ModuleNotFoundError("No module named 'cupy'")
     reason = gpu_probe.import_error_reason(err, packages=[])
-    assert reason.startswith("CuPy is not installed (No module named "
-                             "'cupy'); install the GPU extra: pip install "
-                             "'dlbook[gpu-cuda12]' or 'dlbook[gpu-cuda13]'")
+    assert reason.startswith(
+        "CuPy is not installed (No module named "
+        "'cupy'); install the GPU extra: pip install "
+        "'dlbook[gpu-cuda12]' or 'dlbook[gpu-cuda13]'"
+    )
 
 
 def test_reason_two_cupy_packages():
     reason = gpu_probe.import_error_reason(
-        ImportError('x'), packages=['cupy-cuda12x', 'cupy-cuda13x'])
-    assert 'several CuPy packages are installed (cupy-cuda12x, ' \
-           'cupy-cuda13x)' in reason
+        ImportError('x'), packages=['cupy-cuda12x', 'cupy-cuda13x']
+    )
+    assert (
+        'several CuPy packages are installed (cupy-cuda12x, '
+        'cupy-cuda13x)' in reason
+    )
 
 
 def test_reason_no_driver_old_driver_no_device():
     err = _CudaError(35, 'cudaErrorInsufficientDriver')
     assert 'no NVIDIA driver' in gpu_probe.cuda_error_reason(
-        err, 13020, 0, packages=['cupy-cuda13x'])
-    reason = gpu_probe.cuda_error_reason(err, 13020, 12040,
-                                         packages=['cupy-cuda13x'])
-    assert reason.startswith('the NVIDIA driver supports CUDA 12.4, but '
-                             'cupy-cuda13x needs CUDA 13')
+        err, 13020, 0, packages=['cupy-cuda13x']
+    )
+    reason = gpu_probe.cuda_error_reason(
+        err, 13020, 12040, packages=['cupy-cuda13x']
+    )
+    assert reason.startswith(
+        'the NVIDIA driver supports CUDA 12.4, but cupy-cuda13x needs CUDA 13'
+    )
     assert 'gpu-cuda12' in reason
     assert 'found no GPU' in gpu_probe.cuda_error_reason(
-        _CudaError(100, 'cudaErrorNoDevice'), 13020, 13020, packages=[])
+        _CudaError(100, 'cudaErrorNoDevice'), 13020, 13020, packages=[]
+    )
 
 
 def test_gpu_error_says_why(monkeypatch):
@@ -215,8 +253,10 @@ def test_gpu_error_says_why(monkeypatch):
         if mx.context.num_gpus():
             pytest.skip('a real GPU is present')
         reason = mx.backend.gpu_unavailable_reason()
-        with pytest.raises(mx.base.DLBookError, match='no GPU is available: '
-                           + reason.split('(')[0]):
+        with pytest.raises(
+            mx.base.DLBookError,
+            match='no GPU is available: ' + reason.split('(')[0],
+        ):
             nd.ones(2, ctx=mx.gpu(0))
     finally:
         monkeypatch.undo()
@@ -243,14 +283,18 @@ def test_fake_modes(monkeypatch):
 
 # -- host syncs in a training step ---------------------------------------------
 
+
 def _lenet():
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Dense(120, activation='sigmoid'),
-            nn.Dense(84, activation='sigmoid'), nn.Dense(10))
+    net.add(
+        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -262,19 +306,22 @@ def test_training_step_has_no_host_sync(fake_gpu, optimizer, hybridize):
     (``l.sum().asscalar()`` and ``accuracy``), MXNet's ``Accuracy.update``
     twice (it reads labels and predictions on the host, as in MXNet)."""
     from dlbook.book.training import accuracy
+
     ctx = mx.gpu(0)
     net = _lenet()
     net.initialize(ctx=ctx, init=mx.init.Xavier())
     if hybridize:
         net.hybridize()
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), optimizer,
-                            {'learning_rate': 0.1, 'wd': 1e-4,
-                             'clip_gradient': 1.0})
+    trainer = gluon.Trainer(
+        net.collect_params(),
+        optimizer,
+        {'learning_rate': 0.1, 'wd': 1e-4, 'clip_gradient': 1.0},
+    )
     X = nd.random.uniform(shape=(4, 1, 28, 28))
     y = nd.array([0, 1, 2, 3])
     metric = mx.metric.Accuracy()
-    for _ in range(2):                     # the first step allocates state
+    for _ in range(2):  # the first step allocates state
         with fake_cupy.count_syncs() as step_syncs:
             Xg, yg = X.as_in_context(ctx), y.as_in_context(ctx)
             with autograd.record():

@@ -12,8 +12,9 @@ import pytest
 
 from dlbook.backend.host_memory import _is_glibc
 
-pytestmark = pytest.mark.skipif(not _is_glibc(),
-                                reason='malloc tuning applies to glibc only')
+pytestmark = pytest.mark.skipif(
+    not _is_glibc(), reason='malloc tuning applies to glibc only'
+)
 
 # One LeNet-sized convolution step, repeated; reports whether tuning is on
 # and the minor page faults of the later steps (the first ones warm up).
@@ -41,11 +42,19 @@ print(json.dumps({'tuned': tune_malloc(), 'faults': (after - before) / 5}))
 
 
 def run_probe(**env):
-    full_env = {key: value for key, value in os.environ.items()
-                if key != 'DLBOOK_HOST_MALLOC'}
+    full_env = {
+        key: value
+        for key, value in os.environ.items()
+        if key != 'DLBOOK_HOST_MALLOC'
+    }
     full_env.update(env)
-    out = subprocess.run([sys.executable, '-c', PROBE], env=full_env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, '-c', PROBE],
+        env=full_env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

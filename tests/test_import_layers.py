@@ -20,10 +20,17 @@ PACKAGE = 'dlbook'
 #: From the bottom up.  A module belongs to the first entry that is its
 #: name or a prefix of it (``dlbook.gluon.nn`` belongs to ``dlbook.gluon``).
 LAYERS = [
-    ['dlbook.widgets'],          # imports nothing from dlbook: plain floats in
-    ['dlbook.base', 'dlbook._atomic', 'dlbook._write_clock',
-     'dlbook._profile_state', 'dlbook._np_state', 'dlbook.name',
-     'dlbook.attribute', 'dlbook.registry'],
+    ['dlbook.widgets'],  # imports nothing from dlbook: plain floats in
+    [
+        'dlbook.base',
+        'dlbook._atomic',
+        'dlbook._write_clock',
+        'dlbook._profile_state',
+        'dlbook._np_state',
+        'dlbook.name',
+        'dlbook.attribute',
+        'dlbook.registry',
+    ],
     ['dlbook.backend', 'dlbook.context'],
     ['dlbook.ops'],
     ['dlbook._tape'],
@@ -32,19 +39,43 @@ LAYERS = [
     ['dlbook.symbol'],
     ['dlbook.executor'],
     ['dlbook.numpy', 'dlbook.numpy_extension'],
-    ['dlbook.initializer', 'dlbook.optimizer', 'dlbook.lr_scheduler',
-     'dlbook.metric', 'dlbook.kvstore', 'dlbook._download',
-     'dlbook._datafiles', 'dlbook._imaging', 'dlbook.recordio'],
+    [
+        'dlbook.initializer',
+        'dlbook.optimizer',
+        'dlbook.lr_scheduler',
+        'dlbook.metric',
+        'dlbook.kvstore',
+        'dlbook._download',
+        'dlbook._datafiles',
+        'dlbook._imaging',
+        'dlbook.recordio',
+    ],
     ['dlbook.io', 'dlbook.image', 'dlbook.gluon'],
-    ['dlbook.module', 'dlbook.model', 'dlbook.callback', 'dlbook.rnn',
-     'dlbook.util',
-     'dlbook.contrib', 'dlbook.profiler', 'dlbook.runtime',
-     'dlbook.test_utils', 'dlbook.test_utils_compare',
-     'dlbook.test_utils_data',
-     'dlbook.test_utils_stats', 'dlbook.test_utils_symbolic',
-     'dlbook.test_utils_sparse'],
-    ['dlbook.viz', 'dlbook.book', 'dlbook.exercises',
-     'dlbook.launch', 'dlbook.as_mxnet', 'dlbook.mxnet_shim', 'dlbook'],
+    [
+        'dlbook.module',
+        'dlbook.model',
+        'dlbook.callback',
+        'dlbook.rnn',
+        'dlbook.util',
+        'dlbook.contrib',
+        'dlbook.profiler',
+        'dlbook.runtime',
+        'dlbook.test_utils',
+        'dlbook.test_utils_compare',
+        'dlbook.test_utils_data',
+        'dlbook.test_utils_stats',
+        'dlbook.test_utils_symbolic',
+        'dlbook.test_utils_sparse',
+    ],
+    [
+        'dlbook.viz',
+        'dlbook.book',
+        'dlbook.exercises',
+        'dlbook.launch',
+        'dlbook.as_mxnet',
+        'dlbook.mxnet_shim',
+        'dlbook',
+    ],
 ]
 
 #: Circles still to untangle, each as its sorted module names.
@@ -84,26 +115,35 @@ def _imports(name, path, modules):
                 base = name.split('.')
                 if not is_package:
                     base = base[:-1]
-                base = base[:len(base) - node.level + 1]
-                module = '.'.join(base + ([node.module] if node.module
-                                          else []))
+                base = base[: len(base) - node.level + 1]
+                module = '.'.join(
+                    base + ([node.module] if node.module else [])
+                )
             else:
                 module = node.module or ''
-            targets = [f'{module}.{a.name}' if f'{module}.{a.name}' in
-                       modules else module for a in node.names]
+            targets = [
+                f'{module}.{a.name}'
+                if f'{module}.{a.name}' in modules
+                else module
+                for a in node.names
+            ]
         for target in targets:
             while target not in modules and '.' in target:
                 target = target.rsplit('.', 1)[0]
-            if target in modules and target != name and \
-                    target.startswith(PACKAGE):
+            if (
+                target in modules
+                and target != name
+                and target.startswith(PACKAGE)
+            ):
                 out.add(target)
     return out
 
 
 def _graph():
     modules = _modules()
-    return {name: _imports(name, path, modules)
-            for name, path in modules.items()}
+    return {
+        name: _imports(name, path, modules) for name, path in modules.items()
+    }
 
 
 def _circles(graph):
@@ -154,16 +194,22 @@ def test_every_module_has_a_layer():
 def test_no_new_import_circles():
     circles = _circles(_graph())
     assert circles - KNOWN_CIRCLES == set(), 'new import circle'
-    assert KNOWN_CIRCLES - circles == set(), \
+    assert KNOWN_CIRCLES - circles == set(), (
         'untangled: remove it from KNOWN_CIRCLES'
+    )
 
 
 def test_no_new_upward_imports():
-    upward = {(m, t) for m, targets in _graph().items() for t in targets
-              if _layer(t) > _layer(m) and t != PACKAGE} - FACADES
+    upward = {
+        (m, t)
+        for m, targets in _graph().items()
+        for t in targets
+        if _layer(t) > _layer(m) and t != PACKAGE
+    } - FACADES
     assert upward - KNOWN_UPWARD == set(), 'new upward import'
-    assert KNOWN_UPWARD - upward == set(), \
+    assert KNOWN_UPWARD - upward == set(), (
         'removed: delete it from KNOWN_UPWARD'
+    )
 
 
 def test_each_facade_is_one_upward_import():
@@ -174,5 +220,6 @@ def test_each_facade_is_one_upward_import():
 
 
 def test_the_checker_finds_a_circle():
-    assert _circles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}) == \
-        {('a', 'b', 'c')}
+    assert _circles({'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}) == {
+        ('a', 'b', 'c')
+    }

@@ -40,12 +40,19 @@ def test_other_multi_machine_stores_are_refused(name):
         kvstore.create(name)
 
 
-@pytest.mark.parametrize('name', ['dist_sync', 'dist_device_sync',
-                                  'dist_async'])
+@pytest.mark.parametrize(
+    'name', ['dist_sync', 'dist_device_sync', 'dist_async']
+)
 def test_dist_stores_outside_a_launcher_have_one_worker(name, monkeypatch):
     from dlbook.kvstore import _mpi
-    for var in ('PMI_SIZE', 'PMI_RANK', 'OMPI_COMM_WORLD_SIZE', 'PMIX_RANK',
-                'SLURM_STEP_NUM_TASKS'):
+
+    for var in (
+        'PMI_SIZE',
+        'PMI_RANK',
+        'OMPI_COMM_WORLD_SIZE',
+        'PMIX_RANK',
+        'SLURM_STEP_NUM_TASKS',
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(_mpi, '_warned_single', False)
     with pytest.warns(UserWarning, match='1 worker'):
@@ -66,19 +73,21 @@ def test_init_pull(ctx, key):
     kv.init(key, nd.ones(SHAPE, ctx=ctx) * 2)
     out = nd.zeros(SHAPE, ctx=ctx)
     kv.pull(key, out=out)
-    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 2.))
+    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 2.0))
 
 
 def test_push_sums_values_from_all_devices(ctx):
     kv = kvstore.create('device')
     kv.init(3, nd.zeros(SHAPE, ctx=ctx))
-    kv.push(3, [nd.ones(SHAPE, ctx=c) * (i + 1)
-                for i, c in enumerate(devices(ctx))])
+    kv.push(
+        3,
+        [nd.ones(SHAPE, ctx=c) * (i + 1) for i, c in enumerate(devices(ctx))],
+    )
     outs = [nd.zeros(SHAPE, ctx=c) for c in devices(ctx)]
     kv.pull(3, out=outs)
     for out, c in zip(outs, devices(ctx)):
         assert out.context == c
-        np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 3.))
+        np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 3.0))
 
 
 def test_push_replaces_the_stored_value():
@@ -88,7 +97,7 @@ def test_push_replaces_the_stored_value():
     kv.push('a', nd.ones(SHAPE) * 4)
     out = nd.zeros(SHAPE)
     kv.pull('a', out=out)
-    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 4.))
+    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 4.0))
 
 
 def test_stored_value_is_a_copy():
@@ -101,7 +110,7 @@ def test_stored_value_is_a_copy():
     pushed[:] = 9
     out = nd.zeros(SHAPE)
     kv.pull(0, out=out)
-    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 5.))
+    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 5.0))
 
 
 def test_local_store_keeps_values_on_cpu0():
@@ -123,7 +132,7 @@ def test_lists_of_keys():
     kv.pull(keys, out=outs)
     for per_key in outs:
         for out in per_key:
-            np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 2.))
+            np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 2.0))
     with pytest.raises(DLBookError, match='3 keys but 2 values'):
         kv.push(keys, [nd.ones(SHAPE)] * 2)
 
@@ -134,7 +143,7 @@ def test_pushpull_writes_back_into_values_or_out():
     grads = [nd.ones(SHAPE, ctx=c) * (i + 1) for i, c in enumerate(CTXS)]
     kv.pushpull(1, grads)
     for g in grads:
-        np.testing.assert_array_equal(g.asnumpy(), np.full(SHAPE, 3.))
+        np.testing.assert_array_equal(g.asnumpy(), np.full(SHAPE, 3.0))
     out = nd.zeros(SHAPE, ctx=mx.cpu(1))
     kv.pushpull(1, [nd.ones(SHAPE)], out=out)
     np.testing.assert_array_equal(out.asnumpy(), np.ones(SHAPE))
@@ -145,7 +154,7 @@ def test_broadcast_initializes_and_pulls():
     outs = [nd.zeros(SHAPE, ctx=c) for c in CTXS]
     kv.broadcast('w', nd.ones(SHAPE) * 6, out=outs)
     for out in outs:
-        np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 6.))
+        np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 6.0))
 
 
 def test_values_with_gradients_are_not_recorded():
@@ -162,7 +171,7 @@ def test_values_with_gradients_are_not_recorded():
 
 def test_set_optimizer_updates_the_stored_weight(ctx):
     kv = kvstore.create('device')
-    weight = np.arange(6.).reshape(SHAPE)
+    weight = np.arange(6.0).reshape(SHAPE)
     kv.init(0, nd.array(weight, ctx=ctx))
     kv.set_optimizer(opt.create('test', rescale_grad=0.5))
     kv.push(0, [nd.ones(SHAPE, ctx=c) for c in devices(ctx)])
@@ -174,12 +183,12 @@ def test_set_optimizer_updates_the_stored_weight(ctx):
 
 def test_sgd_on_the_store_matches_the_rule():
     kv = kvstore.create('local')
-    weight = np.arange(6.).reshape(SHAPE)
+    weight = np.arange(6.0).reshape(SHAPE)
     kv.init(0, nd.array(weight))
     kv.set_optimizer(opt.SGD(learning_rate=0.1, momentum=0.9, wd=0.01))
     mom = np.zeros(SHAPE)
     for step in range(2):
-        grad = np.full(SHAPE, step + 1.)
+        grad = np.full(SHAPE, step + 1.0)
         kv.push(0, [nd.array(grad / 2, ctx=c) for c in CTXS])
         mom = 0.9 * mom - 0.1 * 0.01 * weight - 0.1 * grad
         weight = weight + mom
@@ -202,7 +211,7 @@ def test_custom_updater():
     out = nd.zeros(SHAPE)
     kv.pull(3, out=out)
     assert seen == [3]
-    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 3.))
+    np.testing.assert_array_equal(out.asnumpy(), np.full(SHAPE, 3.0))
 
 
 def test_save_and_load_optimizer_states(tmp_path):
@@ -244,7 +253,8 @@ def test_errors():
         kv.init(1.5, nd.zeros(SHAPE))
     with pytest.raises(DLBookError, match='compression is not supported'):
         kvstore.create('local').set_gradient_compression(
-            {'type': '2bit', 'threshold': 0.5})
+            {'type': '2bit', 'threshold': 0.5}
+        )
     with pytest.raises(DLBookError, match='no optimizer'):
         kv.save_optimizer_states('never-written.states')
     with pytest.raises(DLBookError, match='row_ids'):

@@ -18,14 +18,15 @@ def test_factor_scheduler_values():
 
 def test_factor_scheduler_is_stateful():
     sched = lrs.FactorScheduler(step=2, factor=0.1, base_lr=1.0)
-    assert sched(7) == pytest.approx(1e-3)   # catches up in one call
-    assert sched(1) == pytest.approx(1e-3)   # never goes back
+    assert sched(7) == pytest.approx(1e-3)  # catches up in one call
+    assert sched(1) == pytest.approx(1e-3)  # never goes back
     assert sched.count == 6 and sched.base_lr == pytest.approx(1e-3)
 
 
 def test_factor_scheduler_logs_changes(caplog):
-    sched = lrs.FactorScheduler(step=1, factor=0.5, base_lr=1.0,
-                                stop_factor_lr=0.2)
+    sched = lrs.FactorScheduler(
+        step=1, factor=0.5, base_lr=1.0, stop_factor_lr=0.2
+    )
     with caplog.at_level(logging.INFO):
         sched(2)
         sched(3)
@@ -33,19 +34,26 @@ def test_factor_scheduler_logs_changes(caplog):
     messages = [r.getMessage() for r in caplog.records]
     assert messages[0] == 'Update[2]: Change learning rate to 5.00000e-01'
     assert messages[1] == 'Update[3]: Change learning rate to 2.50000e-01'
-    assert messages[2] == ('Update[4]: now learning rate arrived at '
-                           '2.00000e-01, will not change in the future')
+    assert messages[2] == (
+        'Update[4]: now learning rate arrived at '
+        '2.00000e-01, will not change in the future'
+    )
     assert sched(10) == 0.2
 
 
 def test_factor_scheduler_warmup_linear_and_constant():
-    sched = lrs.FactorScheduler(step=10, base_lr=1.0, warmup_steps=4,
-                                warmup_begin_lr=0.2)
-    assert [sched(n) for n in range(4)] == pytest.approx(
-        [0.2, 0.4, 0.6, 0.8])
+    sched = lrs.FactorScheduler(
+        step=10, base_lr=1.0, warmup_steps=4, warmup_begin_lr=0.2
+    )
+    assert [sched(n) for n in range(4)] == pytest.approx([0.2, 0.4, 0.6, 0.8])
     assert sched(4) == 1.0
-    const = lrs.FactorScheduler(step=10, base_lr=1.0, warmup_steps=4,
-                                warmup_begin_lr=0.2, warmup_mode='constant')
+    const = lrs.FactorScheduler(
+        step=10,
+        base_lr=1.0,
+        warmup_steps=4,
+        warmup_begin_lr=0.2,
+        warmup_mode='constant',
+    )
     assert [const(n) for n in range(4)] == [0.2] * 4
 
 
@@ -66,10 +74,12 @@ def test_multifactor_scheduler(caplog):
     sched = lrs.MultiFactorScheduler(step=[2, 5], factor=0.1, base_lr=1.0)
     with caplog.at_level(logging.INFO):
         got = [sched(n) for n in range(1, 8)]
-    assert got == pytest.approx([1, 1, .1, .1, .1, .01, .01])
+    assert got == pytest.approx([1, 1, 0.1, 0.1, 0.1, 0.01, 0.01])
     assert len(caplog.records) == 2
-    assert caplog.records[0].getMessage() == \
-        'Update[3]: Change learning rate to 1.00000e-01'
+    assert (
+        caplog.records[0].getMessage()
+        == 'Update[3]: Change learning rate to 1.00000e-01'
+    )
     with pytest.raises(ValueError, match='increasing integer list'):
         lrs.MultiFactorScheduler(step=[3, 2])
     with pytest.raises(AssertionError):
@@ -77,11 +87,10 @@ def test_multifactor_scheduler(caplog):
 
 
 def test_poly_scheduler():
-    sched = lrs.PolyScheduler(max_update=10, base_lr=1.0, pwr=2,
-                              final_lr=0.1)
+    sched = lrs.PolyScheduler(max_update=10, base_lr=1.0, pwr=2, final_lr=0.1)
     for n in (0, 3, 10):
         assert sched(n) == pytest.approx(0.1 + 0.9 * (1 - n / 10) ** 2)
-    assert sched(20) == pytest.approx(0.1)       # keeps the last value
+    assert sched(20) == pytest.approx(0.1)  # keeps the last value
     warm = lrs.PolyScheduler(max_update=10, base_lr=1.0, warmup_steps=2)
     assert warm(1) == pytest.approx(0.5)
     assert warm(6) == pytest.approx((1 - 4 / 8) ** 2)
@@ -95,8 +104,9 @@ def test_cosine_scheduler():
         want = 0.01 + 0.49 * (1 + math.cos(math.pi * n / 100)) / 2
         assert sched(n) == pytest.approx(want)
     assert sched(500) == pytest.approx(0.01)
-    warm = lrs.CosineScheduler(max_update=20, base_lr=1.0, warmup_steps=5,
-                               warmup_begin_lr=0.0)
+    warm = lrs.CosineScheduler(
+        max_update=20, base_lr=1.0, warmup_steps=5, warmup_begin_lr=0.0
+    )
     assert warm(0) == 0.0 and warm(4) == pytest.approx(0.8)
     assert warm(5) == pytest.approx(1.0)
     assert warm(20) == pytest.approx(0.0)

@@ -5,14 +5,14 @@ import math
 import numpy as np
 import pytest
 
-from dlbook import nd
-from dlbook import metric
+from dlbook import metric, nd
 
-PRED = nd.array([[0.3, 0.7], [0, 1.], [0.4, 0.6]])
+PRED = nd.array([[0.3, 0.7], [0, 1.0], [0.4, 0.6]])
 LABEL = nd.array([0, 1, 1])
 
 
 # -- EvalMetric plumbing ------------------------------------------------------
+
 
 def test_accuracy_docstring_example_and_str():
     acc = metric.Accuracy()
@@ -25,9 +25,10 @@ def test_accuracy_docstring_example_and_str():
 def test_single_arrays_and_local_global_counters():
     acc = metric.Accuracy()
     assert math.isnan(acc.get()[1])
-    acc.update(LABEL, PRED)                     # single NDArrays
-    acc.update(labels=nd.array([1, 0]),
-               preds=nd.array([[0.9, 0.1], [0.8, 0.2]]))
+    acc.update(LABEL, PRED)  # single NDArrays
+    acc.update(
+        labels=nd.array([1, 0]), preds=nd.array([[0.9, 0.1], [0.8, 0.2]])
+    )
     assert (acc.num_inst, acc.sum_metric) == (5, 3)
     assert acc.get()[1] == pytest.approx(0.6)
     acc.reset_local()
@@ -46,8 +47,7 @@ def test_metrics_take_arrays_from_any_device(ctx):
     for m in (acc, ce):
         m.update([LABEL.as_in_context(ctx)], [PRED.as_in_context(ctx)])
     assert acc.get()[1] == pytest.approx(2 / 3)
-    assert ce.get()[1] == pytest.approx(
-        -(math.log(0.3) + math.log(0.6)) / 3)
+    assert ce.get()[1] == pytest.approx(-(math.log(0.3) + math.log(0.6)) / 3)
 
 
 def test_accuracy_class_index_predictions_and_axis():
@@ -60,27 +60,35 @@ def test_accuracy_class_index_predictions_and_axis():
 
 
 def test_label_count_mismatch_raises():
-    with pytest.raises(ValueError, match='Shape of labels 2 does not match '
-                                         'shape of predictions 1'):
+    with pytest.raises(
+        ValueError,
+        match='Shape of labels 2 does not match shape of predictions 1',
+    ):
         metric.Accuracy().update([LABEL, LABEL], [PRED])
 
 
 def test_get_config_and_update_dict():
     acc = metric.Accuracy(output_names=['out'], label_names=['lab'])
-    assert acc.get_config() == {'axis': 1, 'metric': 'Accuracy',
-                                'name': 'accuracy', 'output_names': ['out'],
-                                'label_names': ['lab']}
-    acc.update_dict({'lab': LABEL, 'other': nd.array([5, 5, 5])},
-                    {'out': PRED})
+    assert acc.get_config() == {
+        'axis': 1,
+        'metric': 'Accuracy',
+        'name': 'accuracy',
+        'output_names': ['out'],
+        'label_names': ['lab'],
+    }
+    acc.update_dict(
+        {'lab': LABEL, 'other': nd.array([5, 5, 5])}, {'out': PRED}
+    )
     assert acc.get()[1] == pytest.approx(2 / 3)
 
 
 # -- classification -----------------------------------------------------------
 
+
 def test_top_k_accuracy():
-    preds = nd.array([[0.1, 0.5, 0.4, 0.0],
-                      [0.3, 0.2, 0.4, 0.1],
-                      [0.5, 0.1, 0.25, 0.15]])
+    preds = nd.array(
+        [[0.1, 0.5, 0.4, 0.0], [0.3, 0.2, 0.4, 0.1], [0.5, 0.1, 0.25, 0.15]]
+    )
     top2 = metric.TopKAccuracy(top_k=2)
     top2.update([nd.array([2, 0, 1])], [preds])
     assert top2.get() == ('top_k_accuracy_2', pytest.approx(2 / 3))
@@ -92,20 +100,21 @@ def test_top_k_accuracy():
 
 
 F1_LABEL = nd.array([0, 1, 1, 0, 1])
-F1_PRED = nd.array([[0.4, 0.6], [0.2, 0.8], [0.9, 0.1], [0.7, 0.3],
-                    [0.1, 0.9]])      # argmax 1 1 0 0 1: TP 2 FP 1 FN 1 TN 1
+F1_PRED = nd.array(
+    [[0.4, 0.6], [0.2, 0.8], [0.9, 0.1], [0.7, 0.3], [0.1, 0.9]]
+)  # argmax 1 1 0 0 1: TP 2 FP 1 FN 1 TN 1
 
 
 def test_f1_macro_and_micro():
     f1 = metric.F1()
     f1.update([F1_LABEL], [F1_PRED])
     assert f1.get() == ('f1', pytest.approx(2 / 3))
-    f1.update([nd.array([1, 1])], [nd.array([[0, 1.], [0, 1.]])])
+    f1.update([nd.array([1, 1])], [nd.array([[0, 1.0], [0, 1.0]])])
     assert f1.get()[1] == pytest.approx((2 / 3 + 1) / 2)
     micro = metric.F1(average='micro')
     micro.update([F1_LABEL], [F1_PRED])
-    micro.update([nd.array([1, 1])], [nd.array([[0, 1.], [0, 1.]])])
-    assert micro.get()[1] == pytest.approx(0.8)    # TP 4 FP 1 FN 1
+    micro.update([nd.array([1, 1])], [nd.array([[0, 1.0], [0, 1.0]])])
+    assert micro.get()[1] == pytest.approx(0.8)  # TP 4 FP 1 FN 1
     with pytest.raises(ValueError, match='only supports binary'):
         metric.F1().update([nd.array([0, 1, 2])], [PRED])
 
@@ -132,7 +141,8 @@ def test_pcc_equals_mcc_for_two_classes_and_grows():
         cmat[p, t] += 1
     n, x, y = cmat.sum(), cmat.sum(axis=1), cmat.sum(axis=0)
     want = (np.trace(cmat) * n - x @ y) / math.sqrt(
-        (n * n - x @ x) * (n * n - y @ y))
+        (n * n - x @ x) * (n * n - y @ y)
+    )
     assert multi.k == 3
     assert multi.get()[1] == pytest.approx(want)
 
@@ -146,27 +156,34 @@ def test_perplexity():
     assert ignoring.get()[1] == pytest.approx(1 / 0.3)
     assert ignoring.get_global()[1] == pytest.approx(1 / 0.3)
     seq = metric.Perplexity(ignore_label=None)
-    seq.update([nd.array([[0, 1], [1, 1]])],
-               [nd.array([[[0.5, 0.5], [0.25, 0.75]],
-                          [[0.5, 0.5], [0.1, 0.9]]])])
-    want = math.exp(-(math.log(.5) + math.log(.75) + math.log(.5)
-                      + math.log(.9)) / 4)
+    seq.update(
+        [nd.array([[0, 1], [1, 1]])],
+        [nd.array([[[0.5, 0.5], [0.25, 0.75]], [[0.5, 0.5], [0.1, 0.9]]])],
+    )
+    want = math.exp(
+        -(math.log(0.5) + math.log(0.75) + math.log(0.5) + math.log(0.9)) / 4
+    )
     assert seq.get()[1] == pytest.approx(want)
 
 
 # -- regression and losses ----------------------------------------------------
 
+
 def test_mae_mse_rmse_average_per_batch():
-    batches = [(nd.array([1, 2, 3]), nd.array([1.5, 2, 2])),
-               (nd.array([0, 0]), nd.array([1, 3]))]
+    batches = [
+        (nd.array([1, 2, 3]), nd.array([1.5, 2, 2])),
+        (nd.array([0, 0]), nd.array([1, 3])),
+    ]
     mae, mse, rmse = metric.MAE(), metric.MSE(), metric.RMSE()
     for m in (mae, mse, rmse):
         for label, pred in batches:
             m.update([label], [pred])
     assert mae.get() == ('mae', pytest.approx((0.5 + 2) / 2))
     assert mse.get() == ('mse', pytest.approx((1.25 / 3 + 5) / 2))
-    assert rmse.get() == ('rmse', pytest.approx(
-        (math.sqrt(1.25 / 3) + math.sqrt(5)) / 2))
+    assert rmse.get() == (
+        'rmse',
+        pytest.approx((math.sqrt(1.25 / 3) + math.sqrt(5)) / 2),
+    )
 
 
 def test_cross_entropy_and_nll():
@@ -180,7 +197,7 @@ def test_cross_entropy_and_nll():
 
 
 def test_pearson_correlation():
-    label = np.array([[1., 0], [0, 1], [0, 1]])
+    label = np.array([[1.0, 0], [0, 1], [0, 1]])
     pred = PRED.asnumpy()
     want = np.corrcoef(pred.ravel(), label.ravel())[0, 1]
     pr = metric.create('pearsonr')
@@ -195,11 +212,12 @@ def test_loss_metric_ignores_labels():
     loss = metric.Loss()
     loss.update(None, [nd.array([1, 2, 3]), nd.array([[4]])])
     assert loss.get() == ('loss', pytest.approx(2.5))
-    loss.update(None, nd.array([10.]))
+    loss.update(None, nd.array([10.0]))
     assert loss.get()[1] == pytest.approx(4.0)
 
 
 # -- custom metrics, composite, create ----------------------------------------
+
 
 def test_custom_metric_and_np():
     m = metric.create(lambda label, pred: float(np.abs(label - pred).sum()))
@@ -240,8 +258,10 @@ def test_composite_metric():
     assert isinstance(comp.get_metric(5), ValueError)
     assert comp.get_metric(0).name == 'accuracy'
     config = comp.get_config()
-    assert [c['metric'] for c in config['metrics']] == ['Accuracy',
-                                                        'CrossEntropy']
+    assert [c['metric'] for c in config['metrics']] == [
+        'Accuracy',
+        'CrossEntropy',
+    ]
     other = metric.CompositeEvalMetric()
     other.add('mse')
     other.add(metric.MAE())

@@ -70,8 +70,12 @@ def numpy_grads(params, x, y):
     dz2 = prob.copy()
     dz2[np.arange(len(y)), y.astype(int)] -= 1
     dz1 = (dz2 @ params['fc2_weight']) * (z1 > 0)
-    return {'fc2_weight': dz2.T @ a1, 'fc2_bias': dz2.sum(0),
-            'fc1_weight': dz1.T @ x, 'fc1_bias': dz1.sum(0)}
+    return {
+        'fc2_weight': dz2.T @ a1,
+        'fc2_bias': dz2.sum(0),
+        'fc1_weight': dz1.T @ x,
+        'fc1_bias': dz1.sum(0),
+    }
 
 
 def as_numpy(params):
@@ -83,9 +87,12 @@ def trained_params(context, x, y, **kwargs):
     parameters, without shuffling."""
     it = NDArrayIter(x, y, batch_size=20)
     mod = Module(mlp(), context=context, **kwargs)
-    mod.fit(it, num_epoch=2, arg_params=fixed_params(),
-            optimizer_params={'learning_rate': 0.1, 'momentum': 0.9,
-                              'wd': 0.01})
+    mod.fit(
+        it,
+        num_epoch=2,
+        arg_params=fixed_params(),
+        optimizer_params={'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.01},
+    )
     return mod
 
 
@@ -95,10 +102,14 @@ def test_fit_learns_blobs_quickly():
     train = NDArrayIter(x[:300], y[:300], batch_size=20, shuffle=True)
     val = NDArrayIter(x[300:], y[300:], batch_size=20)
     mod = Module(mlp(16))
-    mod.fit(train, eval_data=val, num_epoch=8,
-            initializer=mx.init.Xavier(),
-            optimizer_params={'learning_rate': 0.1, 'momentum': 0.9})
-    (name, acc), = mod.score(val, 'acc')
+    mod.fit(
+        train,
+        eval_data=val,
+        num_epoch=8,
+        initializer=mx.init.Xavier(),
+        optimizer_params={'learning_rate': 0.1, 'momentum': 0.9},
+    )
+    ((name, acc),) = mod.score(val, 'acc')
     assert name == 'accuracy'
     assert acc > 0.85
 
@@ -119,7 +130,7 @@ def test_score_matches_manual_accuracy():
 
 def test_predict_strips_padding_and_concatenates():
     x, y = blobs(10)
-    it = NDArrayIter(x, y, batch_size=4)          # 3 batches, pad 2
+    it = NDArrayIter(x, y, batch_size=4)  # 3 batches, pad 2
     mod = Module(mlp())
     mod.bind(it.provide_data, it.provide_label, for_training=False)
     mod.init_params(arg_params=fixed_params())
@@ -141,7 +152,7 @@ def test_predict_an_array():
     mod = Module(mlp())
     mod.bind([('data', (4, 2))], for_training=False)
     mod.init_params(arg_params=fixed_params())
-    out = mod.predict(x)                          # a NumPy array
+    out = mod.predict(x)  # a NumPy array
     _, _, prob = numpy_mlp(as_numpy(fixed_params()), x.astype('float64'))
     np.testing.assert_allclose(out.asnumpy(), prob, rtol=1e-5, atol=1e-6)
 
@@ -150,15 +161,17 @@ def test_predict_an_array():
 def test_forward_reshapes_for_another_batch_size(context):
     x, y = blobs(7)
     mod = Module(mlp(), context=context)
-    mod.bind([('data', (10, 2))], [('softmax_label', (10,))],
-             for_training=False)
+    mod.bind(
+        [('data', (10, 2))], [('softmax_label', (10,))], for_training=False
+    )
     mod.init_params(arg_params=fixed_params())
     mod.forward(DataBatch([nd.array(x)], [nd.array(y)]))
     assert mod.data_shapes[0].shape == (7, 2)
     assert mod.label_shapes[0].shape == (7,)
     _, _, prob = numpy_mlp(as_numpy(fixed_params()), x.astype('float64'))
-    np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), prob,
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        mod.get_outputs()[0].asnumpy(), prob, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_names_and_shapes():
@@ -184,8 +197,14 @@ def test_manual_steps_match_numpy_sgd():
     mod.bind([('data', (6, 2))], [('softmax_label', (6,))])
     mod.init_params(arg_params=fixed_params())
     lr, momentum, wd = 0.1, 0.9, 0.01
-    mod.init_optimizer(optimizer='sgd', optimizer_params=(
-        ('learning_rate', lr), ('momentum', momentum), ('wd', wd)))
+    mod.init_optimizer(
+        optimizer='sgd',
+        optimizer_params=(
+            ('learning_rate', lr),
+            ('momentum', momentum),
+            ('wd', wd),
+        ),
+    )
     assert mod._optimizer.rescale_grad == pytest.approx(1 / 6)
 
     w = as_numpy(fixed_params())
@@ -193,8 +212,9 @@ def test_manual_steps_match_numpy_sgd():
     for _ in range(2):
         mod.forward(batch, is_train=True)
         _, _, prob = numpy_mlp(w, x.astype('float64'))
-        np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), prob,
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            mod.get_outputs()[0].asnumpy(), prob, rtol=1e-5, atol=1e-6
+        )
         mod.backward()
         mod.update()
         grads = numpy_grads(w, x.astype('float64'), y)
@@ -205,16 +225,18 @@ def test_manual_steps_match_numpy_sgd():
             w[k] = w[k] + mom[k]
         got, _ = mod.get_params()
         for k in w:
-            np.testing.assert_allclose(got[k].asnumpy(), w[k], rtol=1e-5,
-                                       atol=1e-6, err_msg=k)
+            np.testing.assert_allclose(
+                got[k].asnumpy(), w[k], rtol=1e-5, atol=1e-6, err_msg=k
+            )
 
 
 def test_input_grads_over_two_devices():
     x, y = blobs(6)
     batch = DataBatch([nd.array(x)], [nd.array(y)])
     mod = Module(mlp(), context=CTXS)
-    mod.bind([('data', (6, 2))], [('softmax_label', (6,))],
-             inputs_need_grad=True)
+    mod.bind(
+        [('data', (6, 2))], [('softmax_label', (6,))], inputs_need_grad=True
+    )
     mod.init_params(arg_params=fixed_params())
     mod.forward_backward(batch)
     w = as_numpy(fixed_params())
@@ -246,13 +268,17 @@ def test_two_devices_match_one(monkeypatch, on_kvstore):
     assert multi_mod._update_on_kvstore == (on_kvstore == '1')
     multi, _ = multi_mod.get_params()
     for k in single:
-        np.testing.assert_allclose(multi[k].asnumpy(), single[k].asnumpy(),
-                                   rtol=1e-5, atol=1e-6, err_msg=k)
+        np.testing.assert_allclose(
+            multi[k].asnumpy(),
+            single[k].asnumpy(),
+            rtol=1e-5,
+            atol=1e-6,
+            err_msg=k,
+        )
     # Every device holds exactly the same parameters.
     for block in multi_mod._exec_group.param_arrays:
         assert [a.context for a in block] == CTXS
-        np.testing.assert_array_equal(block[0].asnumpy(),
-                                      block[1].asnumpy())
+        np.testing.assert_array_equal(block[0].asnumpy(), block[1].asnumpy())
 
 
 def test_work_load_list_splits_unevenly_and_trains_the_same():
@@ -261,12 +287,16 @@ def test_work_load_list_splits_unevenly_and_trains_the_same():
     mod = trained_params(CTXS, x, y, work_load_list=[1, 3])
     group = mod._exec_group
     assert group.slices == [slice(0, 5), slice(5, 20)]
-    assert [e.arg_dict['data'].shape for e in group.execs] == [(5, 2),
-                                                               (15, 2)]
+    assert [e.arg_dict['data'].shape for e in group.execs] == [(5, 2), (15, 2)]
     multi, _ = mod.get_params()
     for k in single:
-        np.testing.assert_allclose(multi[k].asnumpy(), single[k].asnumpy(),
-                                   rtol=1e-5, atol=1e-6, err_msg=k)
+        np.testing.assert_allclose(
+            multi[k].asnumpy(),
+            single[k].asnumpy(),
+            rtol=1e-5,
+            atol=1e-6,
+            err_msg=k,
+        )
 
 
 def test_outputs_merge_over_devices():
@@ -280,25 +310,29 @@ def test_outputs_merge_over_devices():
     assert [p.shape for p in parts] == [(4, 4), (4, 4)]
     assert [p.context for p in parts] == CTXS
     _, _, prob = numpy_mlp(as_numpy(fixed_params()), x.astype('float64'))
-    np.testing.assert_allclose(merged.asnumpy(), prob, rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(merged.asnumpy(), prob, rtol=1e-5, atol=1e-6)
 
 
 # -- fixed parameters ---------------------------------------------------------
 def test_fixed_param_names_are_not_updated():
     x, y = blobs(60)
     it = NDArrayIter(x, y, batch_size=20)
-    mod = Module(mlp(), fixed_param_names=['fc1_weight', 'fc1_bias'],
-                 context=CTXS)
-    mod.fit(it, num_epoch=2, arg_params=fixed_params(),
-            optimizer_params={'learning_rate': 0.5, 'wd': 0.1})
+    mod = Module(
+        mlp(), fixed_param_names=['fc1_weight', 'fc1_bias'], context=CTXS
+    )
+    mod.fit(
+        it,
+        num_epoch=2,
+        arg_params=fixed_params(),
+        optimizer_params={'learning_rate': 0.5, 'wd': 0.1},
+    )
     args, _ = mod.get_params()
     start = fixed_params()
     for k in ('fc1_weight', 'fc1_bias'):
-        np.testing.assert_array_equal(args[k].asnumpy(),
-                                      start[k].asnumpy())
-    assert not np.allclose(args['fc2_weight'].asnumpy(),
-                           start['fc2_weight'].asnumpy())
+        np.testing.assert_array_equal(args[k].asnumpy(), start[k].asnumpy())
+    assert not np.allclose(
+        args['fc2_weight'].asnumpy(), start['fc2_weight'].asnumpy()
+    )
     exe = mod._exec_group.execs[0]
     assert 'fc1_weight' not in exe.grad_dict
     assert 'fc2_weight' in exe.grad_dict
@@ -316,8 +350,9 @@ def test_init_params_missing_and_extra():
     mod.init_params(mx.init.One(), arg_params=partial, allow_missing=True)
     args, _ = mod.get_params()
     np.testing.assert_array_equal(args['fc2_bias'].asnumpy(), 0)
-    np.testing.assert_array_equal(args['fc1_weight'].asnumpy(),
-                                  fixed_params()['fc1_weight'].asnumpy())
+    np.testing.assert_array_equal(
+        args['fc1_weight'].asnumpy(), fixed_params()['fc1_weight'].asnumpy()
+    )
     with pytest.warns(UserWarning, match='already initialized'):
         mod.init_params()
     extra = dict(fixed_params(), other=nd.ones((2,)))
@@ -332,10 +367,9 @@ def test_init_params_missing_and_extra():
 def test_default_initializer_by_name():
     mod = Module(mlp())
     mod.bind([('data', (4, 2))], [('softmax_label', (4,))])
-    mod.init_params()                              # Uniform(0.01)
+    mod.init_params()  # Uniform(0.01)
     args, aux = mod.get_params()
-    assert sorted(args) == ['fc1_bias', 'fc1_weight', 'fc2_bias',
-                            'fc2_weight']
+    assert sorted(args) == ['fc1_bias', 'fc1_weight', 'fc2_bias', 'fc2_weight']
     assert aux == {}
     w = args['fc1_weight'].asnumpy()
     assert np.abs(w).max() <= 0.01 and np.abs(w).max() > 0
@@ -361,15 +395,15 @@ def test_batchnorm_aux_states_train_and_checkpoint(tmp_path):
     assert not np.allclose(aux['bn1_moving_mean'].asnumpy(), 0)
     # After fit's epoch end the devices share the averaged statistics.
     for block in mod._exec_group.aux_arrays:
-        np.testing.assert_array_equal(block[0].asnumpy(),
-                                      block[1].asnumpy())
+        np.testing.assert_array_equal(block[0].asnumpy(), block[1].asnumpy())
     prefix = str(tmp_path / 'bn')
     mod.save_checkpoint(prefix, 1)
     saved = nd.load(prefix + '-0001.params')
     assert 'aux:bn1_moving_mean' in saved and 'arg:bn1_gamma' in saved
     _, args2, aux2 = load_checkpoint(prefix, 1)
-    np.testing.assert_array_equal(aux2['bn1_moving_var'].asnumpy(),
-                                  aux['bn1_moving_var'].asnumpy())
+    np.testing.assert_array_equal(
+        aux2['bn1_moving_var'].asnumpy(), aux['bn1_moving_var'].asnumpy()
+    )
 
 
 # -- checkpoints --------------------------------------------------------------
@@ -377,18 +411,28 @@ def test_checkpoint_round_trip_predicts_identically(tmp_path, caplog):
     x, y = blobs(50)
     it = NDArrayIter(x, y, batch_size=10)
     mod = Module(mlp())
-    mod.fit(it, num_epoch=2, initializer=mx.init.Xavier(),
-            optimizer_params={'learning_rate': 0.1})
+    mod.fit(
+        it,
+        num_epoch=2,
+        initializer=mx.init.Xavier(),
+        optimizer_params={'learning_rate': 0.1},
+    )
     expected = mod.predict(it).asnumpy()
     prefix = str(tmp_path / 'mlp')
     with caplog.at_level(logging.INFO):
         mod.save_checkpoint(prefix, 3)
-    assert sorted(os.listdir(tmp_path)) == ['mlp-0003.params',
-                                            'mlp-symbol.json']
+    assert sorted(os.listdir(tmp_path)) == [
+        'mlp-0003.params',
+        'mlp-symbol.json',
+    ]
     assert f'Saved checkpoint to "{prefix}-0003.params"' in caplog.messages
     saved = nd.load(prefix + '-0003.params')
-    assert sorted(saved) == ['arg:fc1_bias', 'arg:fc1_weight',
-                             'arg:fc2_bias', 'arg:fc2_weight']
+    assert sorted(saved) == [
+        'arg:fc1_bias',
+        'arg:fc1_weight',
+        'arg:fc2_bias',
+        'arg:fc2_weight',
+    ]
 
     loaded = Module.load(prefix, 3)
     loaded.bind(it.provide_data, for_training=False)
@@ -400,8 +444,9 @@ def test_checkpoint_round_trip_predicts_identically(tmp_path, caplog):
     other = Module(net, context=CTXS)
     other.bind(it.provide_data, it.provide_label, for_training=False)
     other.set_params(args, auxs)
-    np.testing.assert_allclose(other.predict(it).asnumpy(), expected,
-                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(
+        other.predict(it).asnumpy(), expected, rtol=1e-6, atol=1e-7
+    )
 
 
 def test_model_save_checkpoint_from_gpu_free_copies(tmp_path, caplog):
@@ -409,15 +454,16 @@ def test_model_save_checkpoint_from_gpu_free_copies(tmp_path, caplog):
     args = {'w': nd.ones((2, 2), ctx=mx.cpu(1))}
     with caplog.at_level(logging.INFO):
         save_checkpoint(prefix, 12, mlp(), args, {'s': nd.zeros((3,))})
-    assert caplog.records[-1].getMessage() == \
-        f'Saved checkpoint to "{prefix}-0012.params"'
+    assert (
+        caplog.records[-1].getMessage()
+        == f'Saved checkpoint to "{prefix}-0012.params"'
+    )
     saved = nd.load(prefix + '-0012.params')
     assert sorted(saved) == ['arg:w', 'aux:s']
     assert saved['arg:w'].context == mx.cpu(0)
     assert mx.model.load_params(prefix, 12)[1]['s'].shape == (3,)
     # No temporary files are left behind by the atomic writes.
-    assert sorted(os.listdir(tmp_path)) == ['m-0012.params',
-                                            'm-symbol.json']
+    assert sorted(os.listdir(tmp_path)) == ['m-0012.params', 'm-symbol.json']
 
 
 def test_do_checkpoint_numbers_epochs_from_one(tmp_path):
@@ -426,14 +472,15 @@ def test_do_checkpoint_numbers_epochs_from_one(tmp_path):
     prefix = str(tmp_path / 'run')
     mod = Module(mlp())
     mod.fit(it, num_epoch=4, epoch_end_callback=[do_checkpoint(prefix, 2)])
-    assert sorted(os.listdir(tmp_path)) == ['run-0002.params',
-                                            'run-0004.params',
-                                            'run-symbol.json']
+    assert sorted(os.listdir(tmp_path)) == [
+        'run-0002.params',
+        'run-0004.params',
+        'run-symbol.json',
+    ]
     _, args, _ = load_checkpoint(prefix, 4)
     final, _ = mod.get_params()
     for k in final:
-        np.testing.assert_array_equal(args[k].asnumpy(),
-                                      final[k].asnumpy())
+        np.testing.assert_array_equal(args[k].asnumpy(), final[k].asnumpy())
 
 
 @pytest.mark.parametrize('context', [mx.cpu(0), CTXS], ids=['one', 'two'])
@@ -442,22 +489,24 @@ def test_optimizer_states_resume_training(tmp_path, context):
     it = NDArrayIter(x, y, batch_size=20)
     opt_params = {'learning_rate': 0.1, 'momentum': 0.9}
     mod = Module(mlp(), context=context)
-    mod.fit(it, num_epoch=1, arg_params=fixed_params(),
-            optimizer_params=opt_params)
+    mod.fit(
+        it, num_epoch=1, arg_params=fixed_params(), optimizer_params=opt_params
+    )
     prefix = str(tmp_path / 'ck')
     mod.save_checkpoint(prefix, 1, save_optimizer_states=True)
     with open(prefix + '-0001.states', 'rb') as f:
-        assert f.read(2) == b'PK'       # dlbook's npz format, no pickle
-    resumed = Module.load(prefix, 1, load_optimizer_states=True,
-                          context=context)
-    resumed.fit(it, num_epoch=2, begin_epoch=1,
-                optimizer_params=opt_params)
+        assert f.read(2) == b'PK'  # dlbook's npz format, no pickle
+    resumed = Module.load(
+        prefix, 1, load_optimizer_states=True, context=context
+    )
+    resumed.fit(it, num_epoch=2, begin_epoch=1, optimizer_params=opt_params)
     mod.fit(it, num_epoch=2, begin_epoch=1, optimizer_params=opt_params)
     a, _ = mod.get_params()
     b, _ = resumed.get_params()
     for k in a:
-        np.testing.assert_allclose(a[k].asnumpy(), b[k].asnumpy(),
-                                   rtol=1e-6, atol=1e-7, err_msg=k)
+        np.testing.assert_allclose(
+            a[k].asnumpy(), b[k].asnumpy(), rtol=1e-6, atol=1e-7, err_msg=k
+        )
 
 
 # -- logging ------------------------------------------------------------------
@@ -467,15 +516,16 @@ def test_fit_log_lines(caplog):
     val = NDArrayIter(x, y, batch_size=10)
     mod = Module(mlp())
     with caplog.at_level(logging.INFO):
-        mod.fit(train, eval_data=val, num_epoch=2,
-                eval_metric=['acc', 'ce'])
+        mod.fit(train, eval_data=val, num_epoch=2, eval_metric=['acc', 'ce'])
     lines = [r.getMessage() for r in caplog.records]
-    patterns = [r'Epoch\[0\] Train-accuracy=\d\.\d{6}',
-                r'Epoch\[0\] Train-cross-entropy=\d+\.\d{6}',
-                r'Epoch\[0\] Time cost=\d+\.\d{3}',
-                r'Epoch\[0\] Validation-accuracy=\d\.\d{6}',
-                r'Epoch\[0\] Validation-cross-entropy=\d+\.\d{6}',
-                r'Epoch\[1\] Train-accuracy=\d\.\d{6}']
+    patterns = [
+        r'Epoch\[0\] Train-accuracy=\d\.\d{6}',
+        r'Epoch\[0\] Train-cross-entropy=\d+\.\d{6}',
+        r'Epoch\[0\] Time cost=\d+\.\d{3}',
+        r'Epoch\[0\] Validation-accuracy=\d\.\d{6}',
+        r'Epoch\[0\] Validation-cross-entropy=\d+\.\d{6}',
+        r'Epoch\[1\] Train-accuracy=\d\.\d{6}',
+    ]
     assert len(lines) == 10
     for pattern, line in zip(patterns, lines):
         assert re.fullmatch(pattern, line), (pattern, line)
@@ -486,8 +536,11 @@ def test_fit_batch_end_callbacks_see_batches():
     x, y = blobs(40)
     seen = []
     mod = Module(mlp())
-    mod.fit(NDArrayIter(x, y, batch_size=10), num_epoch=2,
-            batch_end_callback=lambda p: seen.append((p.epoch, p.nbatch)))
+    mod.fit(
+        NDArrayIter(x, y, batch_size=10),
+        num_epoch=2,
+        batch_end_callback=lambda p: seen.append((p.epoch, p.nbatch)),
+    )
     assert seen == [(e, b) for e in range(2) for b in range(4)]
 
 
@@ -503,13 +556,16 @@ class _BucketIter(DataIter):
             y = rng.randint(0, 4, size=batch_size)
             x, _ = blobs(batch_size, seed=int(rng.randint(1000)))
             centers = np.array([[2, 2], [-2, 2], [-2, -2], [2, -2]])
-            seq = centers[y][:, None, :] + \
-                0.5 * rng.randn(batch_size, length, 2)
-            self.batches.append((length, seq.astype('float32'),
-                                 y.astype('float32')))
+            seq = centers[y][:, None, :] + 0.5 * rng.randn(
+                batch_size, length, 2
+            )
+            self.batches.append(
+                (length, seq.astype('float32'), y.astype('float32'))
+            )
         self.default_bucket_key = max(lengths)
-        self.provide_data = [DataDesc('data', (batch_size,
-                                               self.default_bucket_key, 2))]
+        self.provide_data = [
+            DataDesc('data', (batch_size, self.default_bucket_key, 2))
+        ]
         self.provide_label = [DataDesc('softmax_label', (batch_size,))]
         self.cursor = 0
 
@@ -522,29 +578,37 @@ class _BucketIter(DataIter):
         length, x, y = self.batches[self.cursor]
         self.cursor += 1
         return DataBatch(
-            [nd.array(x)], [nd.array(y)], pad=0, bucket_key=length,
+            [nd.array(x)],
+            [nd.array(y)],
+            pad=0,
+            bucket_key=length,
             provide_data=[DataDesc('data', x.shape)],
-            provide_label=[DataDesc('softmax_label', y.shape)])
+            provide_label=[DataDesc('softmax_label', y.shape)],
+        )
 
 
 def _sym_gen(length):
     data = sym.var('data')
     pooled = sym.mean(data, axis=1)
     fc = sym.FullyConnected(pooled, num_hidden=4, name='fc')
-    return sym.SoftmaxOutput(fc, name='softmax'), ('data',), \
-        ('softmax_label',)
+    return sym.SoftmaxOutput(fc, name='softmax'), ('data',), ('softmax_label',)
 
 
 def test_bucketing_module_shares_parameters():
     it = _BucketIter([5, 3, 5, 3, 2] * 4)
     mod = BucketingModule(_sym_gen, default_bucket_key=5, context=CTXS)
-    mod.fit(it, num_epoch=4, initializer=mx.init.Xavier(),
-            optimizer_params={'learning_rate': 0.2})
+    mod.fit(
+        it,
+        num_epoch=4,
+        initializer=mx.init.Xavier(),
+        optimizer_params={'learning_rate': 0.2},
+    )
     assert sorted(mod._buckets) == [2, 3, 5]
-    weights = {k: m._exec_group.param_arrays[0][0]
-               for k, m in mod._buckets.items()}
+    weights = {
+        k: m._exec_group.param_arrays[0][0] for k, m in mod._buckets.items()
+    }
     assert weights[2] is weights[5] and weights[3] is weights[5]
-    (_, acc), = mod.score(it, 'acc')
+    ((_, acc),) = mod.score(it, 'acc')
     assert acc > 0.85
     args, _ = mod.get_params()
     assert sorted(args) == ['fc_bias', 'fc_weight']
@@ -554,8 +618,7 @@ def _bn_sym_gen(length):
     pooled = sym.mean(sym.var('data'), axis=1)
     bn = sym.BatchNorm(pooled, name='bn')
     fc = sym.FullyConnected(bn, num_hidden=4, name='fc')
-    return sym.SoftmaxOutput(fc, name='softmax'), ('data',), \
-        ('softmax_label',)
+    return sym.SoftmaxOutput(fc, name='softmax'), ('data',), ('softmax_label',)
 
 
 def test_bucketing_module_shares_auxiliary_states():

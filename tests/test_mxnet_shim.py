@@ -13,17 +13,36 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(code, target, timeout=240):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, str(target)]),
-               MPLBACKEND='Agg')
-    return subprocess.run([sys.executable, '-c', code], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([ROOT, str(target)]),
+        MPLBACKEND='Agg',
+    )
+    return subprocess.run(
+        [sys.executable, '-c', code],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def _install(target):
     return subprocess.run(
-        [sys.executable, '-m', 'dlbook.mxnet_shim', 'install', '--target',
-         str(target)], env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT,
-        capture_output=True, text=True)
+        [
+            sys.executable,
+            '-m',
+            'dlbook.mxnet_shim',
+            'install',
+            '--target',
+            str(target),
+        ],
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_install_aliases_mxnet_and_uninstall(tmp_path):
@@ -35,13 +54,25 @@ def test_install_aliases_mxnet_and_uninstall(tmp_path):
         'from mxnet.gluon.data.vision import transforms\n'
         'assert mx is dlbook and nn is dlbook.gluon.nn\n'
         'assert transforms is dlbook.gluon.data.vision.transforms\n'
-        'print(mx.nd.ones((2,)).sum().asscalar())\n', tmp_path)
+        'print(mx.nd.ones((2,)).sum().asscalar())\n',
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == '2.0'
     removed = subprocess.run(
-        [sys.executable, '-m', 'dlbook.mxnet_shim', 'uninstall', '--target',
-         str(tmp_path)], env=dict(os.environ, PYTHONPATH=ROOT), cwd=ROOT,
-        capture_output=True, text=True)
+        [
+            sys.executable,
+            '-m',
+            'dlbook.mxnet_shim',
+            'uninstall',
+            '--target',
+            str(tmp_path),
+        ],
+        env=dict(os.environ, PYTHONPATH=ROOT),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert removed.returncode == 0
     assert not (tmp_path / 'mxnet').exists()
 
@@ -51,8 +82,9 @@ def test_install_refuses_next_to_a_real_mxnet(tmp_path):
     (tmp_path / 'mxnet' / '__init__.py').write_text('"""real MXNet"""\n')
     result = _install(tmp_path)
     assert result.returncode != 0 and 'refusing' in result.stderr
-    assert (tmp_path / 'mxnet' / '__init__.py').read_text() == \
-        '"""real MXNet"""\n'
+    assert (
+        tmp_path / 'mxnet' / '__init__.py'
+    ).read_text() == '"""real MXNet"""\n'
 
 
 def test_as_mxnet_refuses_an_imported_real_mxnet(monkeypatch):
@@ -103,15 +135,17 @@ print('accuracy', d2l.accuracy(net(X), y) / len(y))
 '''
 
 
-@pytest.mark.skipif(importlib.util.find_spec('d2l') is None,
-                    reason='d2l is not installed (pip install --no-deps '
-                           'd2l==0.17.6)')
+@pytest.mark.skipif(
+    importlib.util.find_spec('d2l') is None,
+    reason='d2l is not installed (pip install --no-deps d2l==0.17.6)',
+)
 def test_d2l_package_runs_on_dlbook(tmp_path):
     assert _install(tmp_path).returncode == 0
     result = _run(D2L_SCRIPT, tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
-    lines = dict(line.split(' ', 1) for line in
-                 result.stdout.strip().splitlines())
+    lines = dict(
+        line.split(' ', 1) for line in result.stdout.strip().splitlines()
+    )
     err_w, err_b = map(float, lines['linreg'].split())
     assert err_w < 0.05 and err_b < 0.05
     train_loss, train_acc, eval_acc = map(float, lines['softmax'].split())

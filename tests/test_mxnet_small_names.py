@@ -18,6 +18,7 @@ def test_symbolblock_in_nn():
 
 # -- mx.util -------------------------------------------------------------------
 
+
 def test_util_reports_classic_semantics():
     # MXNet 1.9.1 (no set_np): is_np_array() False, is_np_shape() False,
     # set_np_shape(False) returns the previous state, False
@@ -41,12 +42,39 @@ def test_getenv_setenv():
 # -- mx.runtime ----------------------------------------------------------------
 
 MXNET_FEATURES = [
-    'CUDA', 'CUDNN', 'NCCL', 'CUDA_RTC', 'TENSORRT', 'CPU_SSE', 'CPU_SSE2',
-    'CPU_SSE3', 'CPU_SSE4_1', 'CPU_SSE4_2', 'CPU_SSE4A', 'CPU_AVX',
-    'CPU_AVX2', 'OPENMP', 'SSE', 'F16C', 'JEMALLOC', 'BLAS_OPEN',
-    'BLAS_ATLAS', 'BLAS_MKL', 'BLAS_APPLE', 'LAPACK', 'MKLDNN', 'OPENCV',
-    'CAFFE', 'PROFILER', 'DIST_KVSTORE', 'CXX14', 'INT64_TENSOR_SIZE',
-    'SIGNAL_HANDLER', 'DEBUG', 'TVM_OP']   # MXNet 1.9.1's list(Features())
+    'CUDA',
+    'CUDNN',
+    'NCCL',
+    'CUDA_RTC',
+    'TENSORRT',
+    'CPU_SSE',
+    'CPU_SSE2',
+    'CPU_SSE3',
+    'CPU_SSE4_1',
+    'CPU_SSE4_2',
+    'CPU_SSE4A',
+    'CPU_AVX',
+    'CPU_AVX2',
+    'OPENMP',
+    'SSE',
+    'F16C',
+    'JEMALLOC',
+    'BLAS_OPEN',
+    'BLAS_ATLAS',
+    'BLAS_MKL',
+    'BLAS_APPLE',
+    'LAPACK',
+    'MKLDNN',
+    'OPENCV',
+    'CAFFE',
+    'PROFILER',
+    'DIST_KVSTORE',
+    'CXX14',
+    'INT64_TENSOR_SIZE',
+    'SIGNAL_HANDLER',
+    'DEBUG',
+    'TVM_OP',
+]  # MXNet 1.9.1's list(Features())
 
 
 def test_features_names_and_truth():
@@ -54,14 +82,17 @@ def test_features_names_and_truth():
     assert list(features.keys()) == MXNET_FEATURES
     assert features.is_enabled('CUDA') == (
         mx.backend._load_gpu_backend() is not None
-        and mx.backend._load_gpu_backend().device_count() > 0)
+        and mx.backend._load_gpu_backend().device_count() > 0
+    )
     assert features.is_enabled('cudnn') is False
     assert features.is_enabled('MKLDNN') is False
     # the dist_* kvstores span processes when mpi4py is installed; NCCL
     # needs CUDA first
     import importlib.util
+
     assert features.is_enabled('DIST_KVSTORE') == (
-        importlib.util.find_spec('mpi4py') is not None)
+        importlib.util.find_spec('mpi4py') is not None
+    )
     if not features.is_enabled('CUDA'):
         assert features.is_enabled('NCCL') is False
     # MXNet 1.9.1: repr(feature) is '✖ CUDA' or '✔ CUDA'
@@ -74,18 +105,23 @@ def test_feature_list_and_unknown():
     assert [f.name for f in fl] == MXNET_FEATURES
     # MXNet 1.9.1: RuntimeError "Feature 'FOO' is unknown, known features
     # are: ['CUDA', ..."
-    with pytest.raises(RuntimeError, match="Feature 'FOO' is unknown, "
-                                           r"known features are: \['CUDA'"):
+    with pytest.raises(
+        RuntimeError,
+        match="Feature 'FOO' is unknown, "
+        r"known features are: \['CUDA'",
+    ):
         mx.runtime.Features().is_enabled('foo')
 
 
 def test_fake_gpus_are_not_cuda(monkeypatch):
     monkeypatch.setenv('DLBOOK_FAKE_GPUS', '2')
     assert mx.runtime.Features().is_enabled('CUDA') == (
-        mx.backend._load_gpu_backend() is not None)
+        mx.backend._load_gpu_backend() is not None
+    )
 
 
 # -- mx.base -------------------------------------------------------------------
+
 
 def test_base_helpers():
     # MXNet 1.9.1: py_str(b'abc') == 'abc'; NotImplementedForSymbol
@@ -93,13 +129,17 @@ def test_base_helpers():
     assert mx.base.py_str(b'abc') == 'abc'
     assert issubclass(mx.base.NotImplementedForSymbol, mx.base.MXNetError)
     assert mx.MXNetError is mx.base.MXNetError
+
     def var():
         pass
+
     e = mx.base.NotImplementedForSymbol(var, 'foo', 1, 2)
     # MXNet 1.9.1 (with its mx.sym.var) gives exactly this message
-    assert str(e) == ('Function var (namely operator "foo") with arguments '
-                      "(<class 'int'>, <class 'int'>) is not implemented "
-                      'for Symbol and only available in NDArray.')
+    assert str(e) == (
+        'Function var (namely operator "foo") with arguments '
+        "(<class 'int'>, <class 'int'>) is not implemented "
+        'for Symbol and only available in NDArray.'
+    )
 
 
 def test_bool_of_symbol():
@@ -110,10 +150,12 @@ def test_bool_of_symbol():
         bool(mx.sym.var('x'))
     assert str(info.value) == (
         'Function __bool__ (namely operator "bool") is not implemented '
-        'for Symbol and only available in NDArray.')
+        'for Symbol and only available in NDArray.'
+    )
 
 
 # -- legacy nd helpers -----------------------------------------------------------
+
 
 def test_from_numpy():
     # MXNet 1.9.1: from_numpy keeps float64; zero_copy makes the NumPy
@@ -136,8 +178,7 @@ def test_onehot_encode_writes_out():
     out = mx.nd.zeros((3, 4))
     r = mx.nd.onehot_encode(mx.nd.array([1, 0, 2]), out)
     assert r is out
-    assert out.asnumpy().tolist() == [[0, 1, 0, 0], [1, 0, 0, 0],
-                                      [0, 0, 1, 0]]
+    assert out.asnumpy().tolist() == [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0]]
 
 
 def test_choose_and_fill_element_0index():
@@ -149,8 +190,10 @@ def test_choose_and_fill_element_0index():
     assert r.asnumpy().tolist() == [[1, 2, 9], [8, 5, 6]]
     assert lhs.asnumpy().tolist() == [[1, 2, 3], [4, 5, 6]]
     out = mx.nd.zeros((2, 3))
-    assert mx.nd.fill_element_0index(lhs, mx.nd.array([9, 8]), rhs,
-                                     out=out) is out
+    assert (
+        mx.nd.fill_element_0index(lhs, mx.nd.array([9, 8]), rhs, out=out)
+        is out
+    )
 
 
 def test_rcbrt_value_and_gradient():
@@ -161,14 +204,18 @@ def test_rcbrt_value_and_gradient():
     with mx.autograd.record():
         y = mx.nd.rcbrt(x)
     y.backward()
-    np.testing.assert_allclose(y.asnumpy(), [1, 0.5, 0.33333334, -0.5],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        y.asnumpy(), [1, 0.5, 0.33333334, -0.5], rtol=1e-6
+    )
     np.testing.assert_allclose(
         x.grad.asnumpy(),
-        [-0.33333334, -0.02083333, -0.00411523, -0.02083333], rtol=1e-5)
+        [-0.33333334, -0.02083333, -0.00411523, -0.02083333],
+        rtol=1e-5,
+    )
 
 
 # -- sym.make_loss, infer_type_partial ------------------------------------------
+
 
 def test_make_loss_symbol():
     # MXNet 1.9.1: make_loss(d, name='l').list_outputs() == ['l_loss'];
@@ -192,8 +239,9 @@ def test_make_loss_gradient_is_ones():
     # MXNet 1.9.1: MakeLoss(grad_scale=2, normalization='batch') on a
     # (2, 3) input gives gradient 1.0 everywhere
     d = mx.sym.var('d')
-    ex = mx.sym.MakeLoss(d, grad_scale=2.0, normalization='batch') \
-        .simple_bind(mx.cpu(), d=(2, 3))
+    ex = mx.sym.MakeLoss(d, grad_scale=2.0, normalization='batch').simple_bind(
+        mx.cpu(), d=(2, 3)
+    )
     ex.forward(is_train=True, d=mx.nd.ones((2, 3)) * 3)
     ex.backward()
     assert ex.grad_dict['d'].asnumpy().tolist() == [[1, 1, 1]] * 2
@@ -205,7 +253,10 @@ def test_infer_type_partial():
     a, b, c = mx.sym.var('a'), mx.sym.var('b'), mx.sym.var('c')
     s = mx.sym.Group([a + b, c * 2])
     assert s.infer_type_partial(a='float64') == (
-        [np.float64, np.float64, None], [np.float64, None], [])
+        [np.float64, np.float64, None],
+        [np.float64, None],
+        [],
+    )
     assert s.infer_type_partial() == ([None] * 3, [None] * 2, [])
     with pytest.warns(UserWarning):
         assert s.infer_type(a='float64') == (None, None, None)

@@ -12,7 +12,7 @@ def test_default_dtype_is_float32(ctx):
     assert nd.array(np.arange(3, dtype=np.float64)).dtype == np.float32
     assert nd.array(np.arange(3)).dtype == np.float32
     src = nd.array([1, 2], dtype='int32')
-    assert nd.array(src).dtype == np.int32          # NDArray keeps dtype
+    assert nd.array(src).dtype == np.int32  # NDArray keeps dtype
     for make in (nd.zeros, nd.ones, nd.empty):
         assert make((2, 2)).dtype == np.float32
     assert nd.full((2,), 3).dtype == np.float32
@@ -21,8 +21,7 @@ def test_default_dtype_is_float32(ctx):
 
 def test_repr_matches_mxnet(ctx):
     x = nd.ones((2, 3))
-    assert repr(x) == ('\n[[1. 1. 1.]\n [1. 1. 1.]]\n'
-                       f'<NDArray 2x3 @{ctx}>')
+    assert repr(x) == (f'\n[[1. 1. 1.]\n [1. 1. 1.]]\n<NDArray 2x3 @{ctx}>')
     assert str(nd.array([2.5])) == f'\n[2.5]\n<NDArray 1 @{ctx}>'
 
 
@@ -59,10 +58,9 @@ def test_operators_broadcast_and_reflect(ctx):
     b = nd.array([10, 20, 30])
     np.testing.assert_allclose((a + b).asnumpy(), a.asnumpy() + b.asnumpy())
     np.testing.assert_allclose((2 - a).asnumpy(), 2 - a.asnumpy())
-    np.testing.assert_allclose((1 / a).asnumpy(), 1 / a.asnumpy(),
-                               rtol=1e-6)
-    np.testing.assert_allclose((2 ** a).asnumpy(), 2 ** a.asnumpy())
-    np.testing.assert_allclose((a ** 2).asnumpy(), a.asnumpy() ** 2)
+    np.testing.assert_allclose((1 / a).asnumpy(), 1 / a.asnumpy(), rtol=1e-6)
+    np.testing.assert_allclose((2**a).asnumpy(), 2 ** a.asnumpy())
+    np.testing.assert_allclose((a**2).asnumpy(), a.asnumpy() ** 2)
     np.testing.assert_allclose((-a).asnumpy(), -a.asnumpy())
     np.testing.assert_allclose((a % 4).asnumpy(), a.asnumpy() % 4)
     assert (a * 2.5).dtype == np.float32
@@ -76,7 +74,7 @@ def test_comparisons_return_0_1_in_input_dtype(ctx):
     assert (a == nd.array([1, 0, 3])).asnumpy().tolist() == [1, 0, 1]
     assert (a <= 2).asnumpy().tolist() == [1, 1, 0]
     assert (a != 2).asnumpy().tolist() == [1, 0, 1]
-    assert (a == None) is False                   # noqa: E711
+    assert (a == None) is False  # noqa: E711
 
 
 def test_inplace_keeps_identity(ctx):
@@ -101,7 +99,7 @@ def test_indexing_and_assignment(ctx):
     assert x[nd.array([0, 2])].shape == (2, 4)
     assert x[[2, 0]].asnumpy()[0].tolist() == [8, 9, 10, 11]
     view = x[1:2]
-    view[:] = 0                                  # basic slices are views
+    view[:] = 0  # basic slices are views
     assert x[1].sum().asscalar() == 0
     x[0, :] = nd.array([5, 5, 5, 5])
     x[2] = 1
@@ -142,15 +140,20 @@ def test_creation_functions(ctx):
     assert nd.ones_like(x).sum().asscalar() == 6
 
 
-@pytest.mark.parametrize('draw', [
-    lambda: nd.random.uniform(-2, 3, shape=(10, 100)),
-    lambda: nd.random.normal(1, 2, shape=(1001,)),
-    lambda: nd.random.randint(0, 7, shape=(999,)),
-    lambda: nd.random.exponential(2.0, shape=(1000,)),
-    lambda: nd.random.poisson(3.0, shape=(1000,)),
-    lambda: nd.random.gamma(2.0, 1.5, shape=(1000,))])
+@pytest.mark.parametrize(
+    'draw',
+    [
+        lambda: nd.random.uniform(-2, 3, shape=(10, 100)),
+        lambda: nd.random.normal(1, 2, shape=(1001,)),
+        lambda: nd.random.randint(0, 7, shape=(999,)),
+        lambda: nd.random.exponential(2.0, shape=(1000,)),
+        lambda: nd.random.poisson(3.0, shape=(1000,)),
+        lambda: nd.random.gamma(2.0, 1.5, shape=(1000,)),
+    ],
+)
 def test_large_draws_in_pieces_give_the_same_numbers(monkeypatch, draw):
     from dlbook.ops import random as random_ops
+
     mx.random.seed(11)
     whole = draw().asnumpy()
     monkeypatch.setattr(random_ops, 'CHUNK', 64)
@@ -253,14 +256,17 @@ def test_linalg_namespace(ctx):
     a = nd.random.normal(shape=(2, 3, 4))
     b = nd.random.normal(shape=(2, 4, 5))
     got = nd.linalg.gemm2(a, b, alpha=2.0)
-    np.testing.assert_allclose(got.asnumpy(),
-                               2 * a.asnumpy() @ b.asnumpy(), rtol=1e-5)
+    np.testing.assert_allclose(
+        got.asnumpy(), 2 * a.asnumpy() @ b.asnumpy(), rtol=1e-5
+    )
     assert nd.batch_dot(a, b).shape == (2, 3, 5)
 
 
 def test_save_load_round_trip_in_mxnet_format(ctx, tmp_path):
-    data = {'w': nd.arange(6).reshape((2, 3)),
-            'b': nd.array([1, 2], dtype='int32')}
+    data = {
+        'w': nd.arange(6).reshape((2, 3)),
+        'b': nd.array([1, 2], dtype='int32'),
+    }
     path = str(tmp_path / 'x.params')
     nd.save(path, data)
     with open(path, 'rb') as f:

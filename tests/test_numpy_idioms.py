@@ -26,8 +26,9 @@ def test_reduction_has_mxnet_shape(loss):
 
 
 def test_percent_format_of_asnumpy(loss):
-    assert 'epoch %d, loss %f' % (1, loss.asnumpy()) == \
-        'epoch 1, loss 2.500000'
+    assert (
+        'epoch %d, loss %f' % (1, loss.asnumpy()) == 'epoch 1, loss 2.500000'
+    )
     assert 'loss %.2f' % loss.asnumpy() == 'loss 2.50'
     assert '%d' % loss.asnumpy() == '2'
 
@@ -86,8 +87,9 @@ def test_counting_with_plus_equals(ctx):
     totals = nd.zeros(3, ctx=ctx)
     for k in rolls:
         totals[k] += 1
-    numpy.testing.assert_array_equal(totals.asnumpy(),
-                                     numpy.bincount(rolls, minlength=3))
+    numpy.testing.assert_array_equal(
+        totals.asnumpy(), numpy.bincount(rolls, minlength=3)
+    )
 
 
 def test_corr2d_scratch_loop(ctx):
@@ -98,17 +100,24 @@ def test_corr2d_scratch_loop(ctx):
     Y = nd.zeros((3, 3), ctx=ctx)
     for i in range(3):
         for j in range(3):
-            Y[i, j] = (X[i:i + 2, j:j + 2] * K).sum()
-    expected = numpy.array([[(xs[i:i + 2, j:j + 2] * ks).sum()
-                             for j in range(3)] for i in range(3)])
+            Y[i, j] = (X[i : i + 2, j : j + 2] * K).sum()
+    expected = numpy.array(
+        [
+            [(xs[i : i + 2, j : j + 2] * ks).sum() for j in range(3)]
+            for i in range(3)
+        ]
+    )
     numpy.testing.assert_array_equal(Y.asnumpy(), expected)
 
 
-@pytest.mark.parametrize('value', [
-    numpy.array([47.8], dtype='float32'),
-    numpy.array([[47.8]], dtype='float64'),
-    [47.8],
-])
+@pytest.mark.parametrize(
+    'value',
+    [
+        numpy.array([47.8], dtype='float32'),
+        numpy.array([[47.8]], dtype='float64'),
+        [47.8],
+    ],
+)
 def test_one_element_host_values_into_one_element(ctx, value):
     b = nd.zeros(2, ctx=ctx)
     b[0] = value
@@ -139,6 +148,7 @@ def test_reductions_of_host_arrays_are_numpy_scalars(ctx):
 
 def test_asnumpy_type_prints_as_numpy_ndarray(ctx):
     import pickle
+
     host = nd.array([1.0, 2.0], ctx=ctx).asnumpy()
     assert type(host).__name__ == 'ndarray'
     assert str(type(host)) == "<class 'numpy.ndarray'>"
@@ -160,7 +170,8 @@ def test_scalar_arithmetic_wraps_as_in_mxnet(ctx):
 
 def test_full_and_assignment_wrap_as_in_mxnet(ctx):
     numpy.testing.assert_array_equal(
-        nd.full((2,), 300, dtype='uint8', ctx=ctx).asnumpy(), [44, 44])
+        nd.full((2,), 300, dtype='uint8', ctx=ctx).asnumpy(), [44, 44]
+    )
     u = nd.array([250, 3], dtype='uint8', ctx=ctx)
     u[0] = 300
     numpy.testing.assert_array_equal(u.asnumpy(), [44, 3])

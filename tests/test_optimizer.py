@@ -30,7 +30,8 @@ def clip(x, c):
 
 # -- references (float64, plain NumPy) -------------------------------------
 
-def ref_sgd(lr, wd=0., momentum=0., rescale_grad=1., clip_gradient=None):
+
+def ref_sgd(lr, wd=0.0, momentum=0.0, rescale_grad=1.0, clip_gradient=None):
     w, mom = W0.copy(), np.zeros_like(W0)
     for g in GRADS:
         g = clip(rescale_grad * g, clip_gradient)
@@ -42,7 +43,7 @@ def ref_sgd(lr, wd=0., momentum=0., rescale_grad=1., clip_gradient=None):
     return w
 
 
-def ref_nag(lr, wd=0., momentum=0., rescale_grad=1., clip_gradient=None):
+def ref_nag(lr, wd=0.0, momentum=0.0, rescale_grad=1.0, clip_gradient=None):
     w, mom = W0.copy(), np.zeros_like(W0)
     for g in GRADS:
         g = clip(rescale_grad * g, clip_gradient)
@@ -57,24 +58,35 @@ def ref_nag(lr, wd=0., momentum=0., rescale_grad=1., clip_gradient=None):
     return w
 
 
-def ref_signum(lr, wd=0., momentum=0.9, wd_lh=0., rescale_grad=1.,
-               clip_gradient=None):
+def ref_signum(
+    lr, wd=0.0, momentum=0.9, wd_lh=0.0, rescale_grad=1.0, clip_gradient=None
+):
     w, mom = W0.copy(), np.zeros_like(W0)
     for g in GRADS:
         if momentum == 0:
             w = (1 - lr * wd) * w - lr * np.sign(g)
             continue
-        mom = momentum * mom - (1 - momentum) * wd * w \
+        mom = (
+            momentum * mom
+            - (1 - momentum) * wd * w
             - (1 - momentum) * clip(rescale_grad * g, clip_gradient)
+        )
         w = (1 - lr * wd_lh) * w + lr * np.sign(mom)
     return w
 
 
-def ref_adam(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-8,
-             rescale_grad=1., clip_gradient=None):
+def ref_adam(
+    lr,
+    wd=0.0,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-8,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for t, g in enumerate(GRADS, 1):
-        lr_t = lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+        lr_t = lr * math.sqrt(1 - beta2**t) / (1 - beta1**t)
         g = clip(rescale_grad * g + wd * w, clip_gradient)
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
@@ -82,13 +94,21 @@ def ref_adam(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-8,
     return w
 
 
-def ref_adamw(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-6,
-              correct_bias=True, rescale_grad=1., clip_gradient=None):
+def ref_adamw(
+    lr,
+    wd=0.0,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-6,
+    correct_bias=True,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for t, g in enumerate(GRADS, 1):
         eta = lr
         if correct_bias:
-            eta = lr * math.sqrt(1 - beta2 ** t) / (1 - beta1 ** t)
+            eta = lr * math.sqrt(1 - beta2**t) / (1 - beta1**t)
         g = clip(rescale_grad * g, clip_gradient)
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
@@ -97,18 +117,26 @@ def ref_adamw(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-6,
     return w
 
 
-def ref_adagrad(lr, wd=0., eps=1e-7, rescale_grad=1., clip_gradient=None):
+def ref_adagrad(lr, wd=0.0, eps=1e-7, rescale_grad=1.0, clip_gradient=None):
     w, h = W0.copy(), np.zeros_like(W0)
     for g in GRADS:
         g = clip(rescale_grad * g, clip_gradient)
-        h = h + g ** 2
+        h = h + g**2
         w = w + (g / np.sqrt(h + eps) + w * wd) * -lr
     return w
 
 
-def ref_rmsprop(lr, wd=0., gamma1=0.9, gamma2=0.9, epsilon=1e-8,
-                centered=False, clip_weights=None, rescale_grad=1.,
-                clip_gradient=None):
+def ref_rmsprop(
+    lr,
+    wd=0.0,
+    gamma1=0.9,
+    gamma2=0.9,
+    epsilon=1e-8,
+    centered=False,
+    clip_weights=None,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w = W0.copy()
     n, gm, delta = (np.zeros_like(W0) for _ in range(3))
     for g in GRADS:
@@ -124,8 +152,9 @@ def ref_rmsprop(lr, wd=0., gamma1=0.9, gamma2=0.9, epsilon=1e-8,
     return w
 
 
-def ref_adadelta(wd=0., rho=0.9, epsilon=1e-5, rescale_grad=1.,
-                 clip_gradient=None):
+def ref_adadelta(
+    wd=0.0, rho=0.9, epsilon=1e-5, rescale_grad=1.0, clip_gradient=None
+):
     w, acc_g, acc_d = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for g in GRADS:
         g = clip(g * rescale_grad, clip_gradient)
@@ -136,11 +165,12 @@ def ref_adadelta(wd=0., rho=0.9, epsilon=1e-5, rescale_grad=1.,
     return w
 
 
-def ref_adamax(lr, wd=0., beta1=0.9, beta2=0.999, rescale_grad=1.,
-               clip_gradient=None):
+def ref_adamax(
+    lr, wd=0.0, beta1=0.9, beta2=0.999, rescale_grad=1.0, clip_gradient=None
+):
     w, m, u = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for t, g in enumerate(GRADS, 1):
-        lr_t = lr / (1 - beta1 ** t)
+        lr_t = lr / (1 - beta1**t)
         g = clip(g * rescale_grad + wd * w, clip_gradient)
         m = beta1 * m + (1 - beta1) * g
         u = np.maximum(beta2 * u, np.abs(g))
@@ -148,64 +178,92 @@ def ref_adamax(lr, wd=0., beta1=0.9, beta2=0.999, rescale_grad=1.,
     return w
 
 
-def ref_nadam(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-8,
-              schedule_decay=0.004, rescale_grad=1., clip_gradient=None):
+def ref_nadam(
+    lr,
+    wd=0.0,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-8,
+    schedule_decay=0.004,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
-    m_schedule = 1.
+    m_schedule = 1.0
     for t, g in enumerate(GRADS, 1):
         g = clip(g * rescale_grad + wd * w, clip_gradient)
-        mu_t = beta1 * (1. - 0.5 * 0.96 ** (t * schedule_decay))
-        mu_t1 = beta1 * (1. - 0.5 * 0.96 ** ((t + 1) * schedule_decay))
+        mu_t = beta1 * (1.0 - 0.5 * 0.96 ** (t * schedule_decay))
+        mu_t1 = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * schedule_decay))
         m_schedule = m_schedule * mu_t
         m_schedule_next = m_schedule * mu_t1
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
         g_prime = g / (1 - m_schedule)
         m_prime = m / (1 - m_schedule_next)
-        v_prime = v / (1 - beta2 ** t)
+        v_prime = v / (1 - beta2**t)
         m_bar = (1 - mu_t) * g_prime + mu_t1 * m_prime
         w = w - lr * m_bar / (np.sqrt(v_prime) + epsilon)
     return w
 
 
-def ref_ftrl(lr, wd=0., lamda1=0.01, beta=1., rescale_grad=1.,
-             clip_gradient=None):
+def ref_ftrl(
+    lr, wd=0.0, lamda1=0.01, beta=1.0, rescale_grad=1.0, clip_gradient=None
+):
     w, z, n = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for g in GRADS:
         g = clip(g * rescale_grad, clip_gradient)
         z = z + g - (np.sqrt(n + g * g) - np.sqrt(n)) * w / lr
         n = n + g * g
-        w = (np.sign(z) * lamda1 - z) / ((beta + np.sqrt(n)) / lr + wd) \
+        w = (
+            (np.sign(z) * lamda1 - z)
+            / ((beta + np.sqrt(n)) / lr + wd)
             * (np.abs(z) > lamda1)
+        )
     return w
 
 
-def ref_ftml(lr, wd=0., beta1=0.6, beta2=0.999, epsilon=1e-8,
-             rescale_grad=1., clip_gradient=None):
+def ref_ftml(
+    lr,
+    wd=0.0,
+    beta1=0.6,
+    beta2=0.999,
+    epsilon=1e-8,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w = W0.copy()
     d, v, z = (np.zeros_like(W0) for _ in range(3))
     for t, g in enumerate(GRADS, 1):
         g = clip(rescale_grad * g + wd * w, clip_gradient)
         v = beta2 * v + (1 - beta2) * g * g
-        d_t = (1 - beta1 ** t) / lr * (np.sqrt(v / (1 - beta2 ** t))
-                                       + epsilon)
+        d_t = (1 - beta1**t) / lr * (np.sqrt(v / (1 - beta2**t)) + epsilon)
         z = beta1 * z + (1 - beta1) * g - (d_t - beta1 * d) * w
         d = d_t
         w = -z / d_t
     return w
 
 
-def ref_lamb(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-6,
-             lower_bound=None, upper_bound=None, bias_correction=True,
-             rescale_grad=1., clip_gradient=None):
+def ref_lamb(
+    lr,
+    wd=0.0,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-6,
+    lower_bound=None,
+    upper_bound=None,
+    bias_correction=True,
+    rescale_grad=1.0,
+    clip_gradient=None,
+):
     w, m, v = W0.copy(), np.zeros_like(W0), np.zeros_like(W0)
     for t, g in enumerate(GRADS, 1):
         g = clip(g * rescale_grad, clip_gradient)
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g * g
         if bias_correction:
-            r = (m / (1 - beta1 ** t)) / (np.sqrt(v / (1 - beta2 ** t))
-                                          + epsilon) + wd * w
+            r = (m / (1 - beta1**t)) / (
+                np.sqrt(v / (1 - beta2**t)) + epsilon
+            ) + wd * w
         else:
             r = m / (np.sqrt(v) + epsilon) + wd * w
         r1, r2 = np.linalg.norm(w), np.linalg.norm(r)
@@ -213,13 +271,14 @@ def ref_lamb(lr, wd=0., beta1=0.9, beta2=0.999, epsilon=1e-6,
             r1 = max(r1, lower_bound)
         if upper_bound:
             r1 = min(r1, upper_bound)
-        ratio = r1 / r2 if r1 != 0 and r2 != 0 else 1.
+        ratio = r1 / r2 if r1 != 0 and r2 != 0 else 1.0
         w = w - lr * ratio * r
     return w
 
 
-def ref_dcasgd(lr, wd=0., momentum=0., lamda=0.04, rescale_grad=1.,
-               clip_gradient=None):
+def ref_dcasgd(
+    lr, wd=0.0, momentum=0.0, lamda=0.04, rescale_grad=1.0, clip_gradient=None
+):
     w, mom, prev = W0.copy(), np.zeros_like(W0), W0.copy()
     for g in GRADS:
         g = clip(g * rescale_grad, clip_gradient)
@@ -232,18 +291,27 @@ def ref_dcasgd(lr, wd=0., momentum=0., lamda=0.04, rescale_grad=1.,
 
 # -- the table: (optimizer name, kwargs, reference) --------------------------
 
+
 def _case(name, ref, **kw):
     """One row; ``learning_rate`` is passed to the reference as ``lr``."""
     ref_kw = dict(kw)
     if 'learning_rate' in ref_kw:
         ref_kw['lr'] = ref_kw.pop('learning_rate')
-    return pytest.param(name, kw, ref, ref_kw,
-                        id=f'{name}-' + '-'.join(f'{k}={v}'
-                                                 for k, v in kw.items()))
+    return pytest.param(
+        name,
+        kw,
+        ref,
+        ref_kw,
+        id=f'{name}-' + '-'.join(f'{k}={v}' for k, v in kw.items()),
+    )
 
 
-COMMON = [dict(), dict(wd=0.1), dict(rescale_grad=0.5, clip_gradient=0.3),
-          dict(wd=0.05, rescale_grad=2.0)]
+COMMON = [
+    dict(),
+    dict(wd=0.1),
+    dict(rescale_grad=0.5, clip_gradient=0.3),
+    dict(wd=0.05, rescale_grad=2.0),
+]
 
 CASES = []
 for extra in COMMON:
@@ -257,8 +325,9 @@ for extra in COMMON:
         _case('adamw', ref_adamw, learning_rate=0.01, **extra),
         _case('adagrad', ref_adagrad, learning_rate=0.1, **extra),
         _case('rmsprop', ref_rmsprop, learning_rate=0.01, **extra),
-        _case('rmsprop', ref_rmsprop, learning_rate=0.01, centered=True,
-              **extra),
+        _case(
+            'rmsprop', ref_rmsprop, learning_rate=0.01, centered=True, **extra
+        ),
         _case('adadelta', ref_adadelta, **extra),
         _case('adamax', ref_adamax, learning_rate=0.01, **extra),
         _case('nadam', ref_nadam, learning_rate=0.01, **extra),
@@ -266,26 +335,39 @@ for extra in COMMON:
         _case('ftml', ref_ftml, learning_rate=0.01, **extra),
         _case('lamb', ref_lamb, learning_rate=0.01, **extra),
         _case('dcasgd', ref_dcasgd, learning_rate=0.1, **extra),
-        _case('dcasgd', ref_dcasgd, learning_rate=0.1, momentum=0.5,
-              **extra),
+        _case('dcasgd', ref_dcasgd, learning_rate=0.1, momentum=0.5, **extra),
     ]
 CASES += [
     _case('signum', ref_signum, learning_rate=0.05, wd_lh=0.1),
     _case('signum', ref_signum, learning_rate=0.05, momentum=0.0, wd=0.1),
     _case('rmsprop', ref_rmsprop, learning_rate=0.1, clip_weights=0.5),
-    _case('rmsprop', ref_rmsprop, learning_rate=0.1, centered=True,
-          clip_weights=0.5, gamma1=0.95, gamma2=0.8),
-    _case('adam', ref_adam, learning_rate=0.01, beta1=0.5, beta2=0.9,
-          epsilon=1e-3),
-    _case('adamw', ref_adamw, learning_rate=0.01, correct_bias=False,
-          wd=0.1),
+    _case(
+        'rmsprop',
+        ref_rmsprop,
+        learning_rate=0.1,
+        centered=True,
+        clip_weights=0.5,
+        gamma1=0.95,
+        gamma2=0.8,
+    ),
+    _case(
+        'adam',
+        ref_adam,
+        learning_rate=0.01,
+        beta1=0.5,
+        beta2=0.9,
+        epsilon=1e-3,
+    ),
+    _case('adamw', ref_adamw, learning_rate=0.01, correct_bias=False, wd=0.1),
     _case('adadelta', ref_adadelta, rho=0.5, epsilon=1e-3),
     _case('adagrad', ref_adagrad, learning_rate=0.1, eps=1e-3),
     _case('ftrl', ref_ftrl, learning_rate=0.5, lamda1=0.1, beta=0.5),
-    _case('lamb', ref_lamb, learning_rate=0.01, bias_correction=False,
-          wd=0.01),
-    _case('lamb', ref_lamb, learning_rate=0.01, lower_bound=0.5,
-          upper_bound=1.0),
+    _case(
+        'lamb', ref_lamb, learning_rate=0.01, bias_correction=False, wd=0.01
+    ),
+    _case(
+        'lamb', ref_lamb, learning_rate=0.01, lower_bound=0.5, upper_bound=1.0
+    ),
     _case('nadam', ref_nadam, learning_rate=0.01, schedule_decay=0.1),
 ]
 
@@ -303,27 +385,33 @@ def test_update_rule_matches_mxnet_formula(name, kwargs, ref, ref_kwargs):
     got = run_steps(opt.create(name, **kwargs)).asnumpy()
     # LAMB keeps float32 moments (as MXNet), the others float64 here.
     rtol = 1e-6 if name == 'lamb' else 1e-10
-    np.testing.assert_allclose(got, ref(**ref_kwargs), rtol=rtol,
-                               atol=1e-12)
+    np.testing.assert_allclose(got, ref(**ref_kwargs), rtol=rtol, atol=1e-12)
 
 
 @pytest.mark.parametrize('name, kwargs, ref, ref_kwargs', CASES)
-def test_update_rule_in_float32_on_each_device(ctx, name, kwargs, ref,
-                                                ref_kwargs):
+def test_update_rule_in_float32_on_each_device(
+    ctx, name, kwargs, ref, ref_kwargs
+):
     updater = opt.get_updater(opt.create(name, **kwargs))
     weight = nd.array(W0, ctx=ctx)
     for g in GRADS:
         updater(0, nd.array(g, ctx=ctx), weight)
     assert weight.context == ctx and weight.dtype == np.float32
-    np.testing.assert_allclose(weight.asnumpy(), ref(**ref_kwargs),
-                               rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(
+        weight.asnumpy(), ref(**ref_kwargs), rtol=1e-3, atol=1e-4
+    )
 
 
-@pytest.mark.parametrize('name', ['sgd', 'adam', 'rmsprop', 'adagrad',
-                                  'nag', 'adadelta', 'ftml', 'lamb'])
+@pytest.mark.parametrize(
+    'name',
+    ['sgd', 'adam', 'rmsprop', 'adagrad', 'nag', 'adadelta', 'ftml', 'lamb'],
+)
 def test_float32_weights_and_states_keep_their_dtype(name):
-    o = opt.create(name, momentum=0.9) if name in ('sgd', 'nag') \
+    o = (
+        opt.create(name, momentum=0.9)
+        if name in ('sgd', 'nag')
         else opt.create(name)
+    )
     weight = run_steps(o, dtype='float32')
     assert weight.dtype == np.float32
     updater = opt.get_updater(o)
@@ -332,7 +420,7 @@ def test_float32_weights_and_states_keep_their_dtype(name):
     states = updater.states[0]
     states = states if isinstance(states, tuple) else (states,)
     for s in states:
-        if name != 'lamb':        # LAMB keeps float32 states, like MXNet
+        if name != 'lamb':  # LAMB keeps float32 states, like MXNet
             assert s.dtype == np.float32
         assert s.context == w.context
 
@@ -340,8 +428,11 @@ def test_float32_weights_and_states_keep_their_dtype(name):
 def test_defaults_of_each_optimizer():
     assert opt.SGD().lr == 0.01 and opt.SGD().momentum == 0.0
     assert opt.Adam().lr == 0.001
-    assert (opt.Adam().beta1, opt.Adam().beta2, opt.Adam().epsilon) == \
-        (0.9, 0.999, 1e-8)
+    assert (opt.Adam().beta1, opt.Adam().beta2, opt.Adam().epsilon) == (
+        0.9,
+        0.999,
+        1e-8,
+    )
     assert opt.RMSProp().lr == 0.001 and opt.RMSProp().gamma1 == 0.9
     assert opt.AdaGrad().float_stable_eps == 1e-7
     assert (opt.AdaDelta().rho, opt.AdaDelta().epsilon) == (0.9, 1e-5)
@@ -368,29 +459,35 @@ def test_grad_is_not_modified():
         grad = nd.array(GRADS[0])
         updater = opt.get_updater(opt.create(name, rescale_grad=0.5))
         updater(0, grad, nd.array(W0))
-        np.testing.assert_array_equal(grad.asnumpy(),
-                                      GRADS[0].astype(np.float32))
+        np.testing.assert_array_equal(
+            grad.asnumpy(), GRADS[0].astype(np.float32)
+        )
 
 
 # -- clip_gradient semantics -----------------------------------------------
+
 
 def test_clip_zero_or_negative_means_no_clip_for_kernel_optimizers():
     # MXNet passes clip_gradient to its C++ kernels only when truthy, and
     # the kernels ignore negative values.
     for clip_value in (0, -1.0):
-        got = run_steps(opt.SGD(learning_rate=0.1,
-                                clip_gradient=clip_value)).asnumpy()
+        got = run_steps(
+            opt.SGD(learning_rate=0.1, clip_gradient=clip_value)
+        ).asnumpy()
         np.testing.assert_allclose(got, ref_sgd(0.1), rtol=1e-12)
 
 
 def test_clip_zero_clips_everything_for_python_rules():
-    got = run_steps(opt.AdaGrad(learning_rate=0.1, wd=0.1,
-                                clip_gradient=0)).asnumpy()
-    np.testing.assert_allclose(got, W0 * (1 - 0.1 * 0.1) ** len(GRADS),
-                               rtol=1e-12)
+    got = run_steps(
+        opt.AdaGrad(learning_rate=0.1, wd=0.1, clip_gradient=0)
+    ).asnumpy()
+    np.testing.assert_allclose(
+        got, W0 * (1 - 0.1 * 0.1) ** len(GRADS), rtol=1e-12
+    )
 
 
 # -- learning rate, multipliers, counters ------------------------------------
+
 
 class _Param:
     def __init__(self, lr_mult=1.0, wd_mult=1.0):
@@ -398,8 +495,11 @@ class _Param:
 
 
 def test_param_dict_lr_mult_and_wd_mult():
-    o = opt.SGD(learning_rate=0.1, wd=0.1,
-                param_dict={0: _Param(lr_mult=0.5, wd_mult=0.0)})
+    o = opt.SGD(
+        learning_rate=0.1,
+        wd=0.1,
+        param_dict={0: _Param(lr_mult=0.5, wd_mult=0.0)},
+    )
     got = run_steps(o).asnumpy()
     np.testing.assert_allclose(got, ref_sgd(0.05), rtol=1e-12)
     assert o._get_lr(0) == 0.05 and o._get_wd(0) == 0.0
@@ -409,15 +509,22 @@ def test_param_dict_lr_mult_and_wd_mult():
 
 
 def test_param_idx2name_turns_off_wd_for_non_weights():
-    o = opt.SGD(learning_rate=0.1, wd=0.1,
-                param_idx2name={0: 'fc_weight', 1: 'fc_bias',
-                                2: 'bn_gamma', 3: 'bn_beta'})
+    o = opt.SGD(
+        learning_rate=0.1,
+        wd=0.1,
+        param_idx2name={
+            0: 'fc_weight',
+            1: 'fc_bias',
+            2: 'bn_gamma',
+            3: 'bn_beta',
+        },
+    )
     assert [o._get_wd(i) for i in range(4)] == [0.1, 0.0, 0.1, 0.0]
     o.set_wd_mult({'fc_weight': 2.0})
     assert o._get_wd(0) == pytest.approx(0.2)
     o.set_lr_mult({'fc_bias': 3.0, 0: 0.5})
     assert o._get_lr(1) == pytest.approx(0.3)
-    assert o._get_lr(0) == pytest.approx(0.05)   # index beats name
+    assert o._get_lr(0) == pytest.approx(0.05)  # index beats name
 
 
 def test_sym_attributes_set_multipliers():
@@ -428,8 +535,9 @@ def test_sym_attributes_set_multipliers():
         def list_arguments(self):
             return ['data', 'w']
 
-    o = opt.SGD(learning_rate=0.1, wd=0.1, sym=FakeSym(),
-                param_idx2name={0: 'w'})
+    o = opt.SGD(
+        learning_rate=0.1, wd=0.1, sym=FakeSym(), param_idx2name={0: 'w'}
+    )
     assert o._get_lr(0) == pytest.approx(0.05)
     assert o._get_wd(0) == pytest.approx(0.2)
 
@@ -480,15 +588,17 @@ def test_adam_step_count_is_per_index():
     a, b = nd.array(W0), nd.array(W0)
     for g in GRADS:
         updater(0, nd.array(g), a)
-    updater(1, nd.array(GRADS[0]), b)     # t = 1 for index 1
+    updater(1, nd.array(GRADS[0]), b)  # t = 1 for index 1
     ref = ref_adam(0.01)
     np.testing.assert_allclose(a.asnumpy(), ref, rtol=1e-6)
-    one = W0 - 0.01 * math.sqrt(1 - 0.999) / (1 - 0.9) * (
-        0.1 * GRADS[0]) / (np.sqrt(0.001 * GRADS[0] ** 2) + 1e-8)
+    one = W0 - 0.01 * math.sqrt(1 - 0.999) / (1 - 0.9) * (0.1 * GRADS[0]) / (
+        np.sqrt(0.001 * GRADS[0] ** 2) + 1e-8
+    )
     np.testing.assert_allclose(b.asnumpy(), one, rtol=1e-5)
 
 
 # -- list updates, aggregation, multi precision -------------------------------
+
 
 def test_update_accepts_lists():
     o1, o2 = opt.Adam(), opt.Adam()
@@ -525,8 +635,9 @@ def test_multi_precision_updates_a_float32_master_copy():
     updater(0, nd.array(GRADS[0], dtype='float16'), w16)
     master, inner = updater.states[0]
     assert master.dtype == np.float32 and inner is None
-    ref = W0.astype(np.float16).astype(np.float32) - 0.1 * \
-        GRADS[0].astype(np.float16).astype(np.float32)
+    ref = W0.astype(np.float16).astype(np.float32) - 0.1 * GRADS[0].astype(
+        np.float16
+    ).astype(np.float32)
     np.testing.assert_allclose(master.asnumpy(), ref, rtol=1e-6)
     assert w16.dtype == np.float16
     np.testing.assert_allclose(w16.asnumpy(), ref.astype(np.float16))
@@ -535,19 +646,34 @@ def test_multi_precision_updates_a_float32_master_copy():
 def test_float16_without_multi_precision_warns():
     with pytest.warns(UserWarning, match='multi_precision'):
         opt.Adam().create_state_multi_precision(
-            0, nd.array(W0, dtype='float16'))
+            0, nd.array(W0, dtype='float16')
+        )
 
 
 # -- registry ---------------------------------------------------------------
+
 
 def test_create_is_case_insensitive():
     assert type(opt.create('SGD')) is opt.SGD
     assert type(opt.create('Adam', learning_rate=0.1)) is opt.Adam
     assert type(opt.Optimizer.create_optimizer('rmsProp')) is opt.RMSProp
     assert opt.create('adam', learning_rate=0.1).lr == 0.1
-    for name in ['nag', 'adagrad', 'adadelta', 'adamax', 'nadam', 'ftrl',
-                 'signum', 'lamb', 'adamw', 'dcasgd', 'sgld', 'ftml',
-                 'ccsgd', 'test']:
+    for name in [
+        'nag',
+        'adagrad',
+        'adadelta',
+        'adamax',
+        'nadam',
+        'ftrl',
+        'signum',
+        'lamb',
+        'adamw',
+        'dcasgd',
+        'sgld',
+        'ftml',
+        'ccsgd',
+        'test',
+    ]:
         assert isinstance(opt.create(name), opt.Optimizer)
     with pytest.raises(ValueError, match='Cannot find optimizer foo'):
         opt.create('foo')
@@ -578,10 +704,12 @@ def test_base_update_is_abstract():
 
 # -- SGLD, Test ---------------------------------------------------------------
 
+
 def test_sgld_noise_is_seeded():
     def run():
         mx.random.seed(7)
         return run_steps(opt.SGLD(learning_rate=0.01)).asnumpy()
+
     a, b = run(), run()
     np.testing.assert_array_equal(a, b)
     # Without noise the rule is w -= lr/2 * g; the noise has std sqrt(lr).
@@ -599,6 +727,7 @@ def test_test_optimizer():
 
 # -- state serialisation ------------------------------------------------------
 
+
 def test_get_states_round_trip_continues_training():
     def fresh():
         return opt.Adam(learning_rate=0.01, wd=0.01)
@@ -610,7 +739,7 @@ def test_get_states_round_trip_continues_training():
     for g in GRADS[:2]:
         updater(0, nd.array(g, dtype='float64'), w)
     blob = updater.get_states(dump_optimizer=True)
-    assert isinstance(blob, bytes) and blob[:2] == b'PK'   # a zip (.npz)
+    assert isinstance(blob, bytes) and blob[:2] == b'PK'  # a zip (.npz)
 
     other = opt.get_updater(opt.SGD())
     other.set_states(blob)
@@ -629,14 +758,16 @@ def test_get_states_without_optimizer_keeps_current_optimizer():
     other = opt.get_updater(opt.SGD(momentum=0.9))
     other.set_states(updater.get_states())
     assert set(other.states) == {0, 'name'}
-    np.testing.assert_array_equal(other.states[0].asnumpy(),
-                                  updater.states[0].asnumpy())
+    np.testing.assert_array_equal(
+        other.states[0].asnumpy(), updater.states[0].asnumpy()
+    )
     assert other.optimizer is not o
 
 
 def test_states_with_scheduler_and_nested_tuples_round_trip():
-    o = opt.RMSProp(centered=True,
-                    lr_scheduler=FactorScheduler(step=1, factor=0.9))
+    o = opt.RMSProp(
+        centered=True, lr_scheduler=FactorScheduler(step=1, factor=0.9)
+    )
     updater = opt.get_updater(o)
     w = nd.array(W0)
     updater(3, nd.array(GRADS[0]), w)
@@ -680,5 +811,6 @@ def test_sync_state_context_moves_loaded_states():
 
 def test_deepcopy_drops_param_dict():
     import copy
+
     o = opt.SGD(param_dict={0: _Param()})
     assert copy.deepcopy(o).param_dict == {}

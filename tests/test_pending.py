@@ -21,8 +21,9 @@ class _Slot(Pending):
 
 def test_partial_settles_only_known_shapes():
     a, b = _Slot('a', (3, 0)), _Slot('b', (0,))
-    settle_shapes('graph', [nd.ones((2,)), a, b], [(2,), (3, 4), (0,)],
-                  partial=True)
+    settle_shapes(
+        'graph', [nd.ones((2,)), a, b], [(2,), (3, 4), (0,)], partial=True
+    )
     assert (a.settled, b.settled) == ((3, 4), None)
 
 

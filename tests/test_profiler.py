@@ -43,18 +43,27 @@ def _run():
 
 
 def test_table_counts_forward_and_backward(tmp_path):
-    mx.profiler.set_config(profile_all=True, aggregate_stats=True,
-                           filename=str(tmp_path / 'p.json'))
+    mx.profiler.set_config(
+        profile_all=True,
+        aggregate_stats=True,
+        filename=str(tmp_path / 'p.json'),
+    )
     mx.profiler.set_state('run')
     assert mx.profiler.state() == 'run'
     _run()
     mx.profiler.set_state('stop')
     table = mx.profiler.dumps()
-    assert 'Name                          Total Count        Time (ms)    ' \
-           'Min Time (ms)    Max Time (ms)    Avg Time (ms)' in table
+    assert (
+        'Name                          Total Count        Time (ms)    '
+        'Min Time (ms)    Max Time (ms)    Avg Time (ms)' in table
+    )
     rows = _rows(table)
-    for name in ('tanh', '_mul_scalar', '_backward_tanh',
-                 '_backward_mul_scalar'):
+    for name in (
+        'tanh',
+        '_mul_scalar',
+        '_backward_tanh',
+        '_backward_mul_scalar',
+    ):
         count, (total, low, high, avg) = rows[name]
         assert count == 1 and low <= avg <= high and total >= 0
     # reset=False keeps, reset=True clears
@@ -80,12 +89,12 @@ def test_symbolic_and_hybridized_runs(tmp_path):
     net.initialize()
     net.hybridize()
     x = mx.nd.ones((2, 4))
-    net(x)                                   # builds the graph
+    net(x)  # builds the graph
     mx.profiler.set_state('run')
     with mx.autograd.record():
         y = net(x)
     y.backward()
-    mx.nd.ones(2)                             # imperative: not recorded
+    mx.nd.ones(2)  # imperative: not recorded
     mx.profiler.set_state('stop')
     rows = _rows(mx.profiler.dumps())
     assert 'FullyConnected' in rows and '_ones' not in rows

@@ -6,9 +6,19 @@ import pytest
 
 import dlbook as mx
 
-NAMES = ['uniform', 'normal', 'randn', 'randint', 'exponential', 'poisson',
-         'gamma', 'negative_binomial', 'generalized_negative_binomial',
-         'multinomial', 'shuffle']
+NAMES = [
+    'uniform',
+    'normal',
+    'randn',
+    'randint',
+    'exponential',
+    'poisson',
+    'gamma',
+    'negative_binomial',
+    'generalized_negative_binomial',
+    'multinomial',
+    'shuffle',
+]
 
 
 @pytest.mark.parametrize('name', NAMES)

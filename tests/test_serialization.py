@@ -14,7 +14,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import nd
-from dlbook.base import DLBookError, DTYPE_TO_FLAG
+from dlbook.base import DTYPE_TO_FLAG, DLBookError
 from dlbook.ndarray import serialization
 from dlbook.ndarray.ndarray import from_raw
 
@@ -24,10 +24,12 @@ V1, V2, V3 = 0xF993FAC8, 0xF993FAC9, 0xF993FACA
 def _array_v2(values, dev_type=1, dev_id=0, magic=V2):
     values = np.ascontiguousarray(values)
     flag = DTYPE_TO_FLAG[values.dtype.name]
-    return (struct.pack('<Iii', magic, 0, values.ndim) +
-            struct.pack(f'<{values.ndim}q', *values.shape) +
-            struct.pack('<iii', dev_type, dev_id, flag) +
-            values.astype(values.dtype.newbyteorder('<')).tobytes())
+    return (
+        struct.pack('<Iii', magic, 0, values.ndim)
+        + struct.pack(f'<{values.ndim}q', *values.shape)
+        + struct.pack('<iii', dev_type, dev_id, flag)
+        + values.astype(values.dtype.newbyteorder('<')).tobytes()
+    )
 
 
 def _names(*names):
@@ -38,20 +40,27 @@ def _names(*names):
 
 
 def _file(*arrays, names=()):
-    return (struct.pack('<QQQ', 0x112, 0, len(arrays)) + b''.join(arrays) +
-            _names(*names))
+    return (
+        struct.pack('<QQQ', 0x112, 0, len(arrays))
+        + b''.join(arrays)
+        + _names(*names)
+    )
 
 
 WEIGHT = np.arange(6, dtype=np.float32).reshape(2, 3) / 4
-BIAS = np.array([1, -2, 3, 2 ** 31 - 1], dtype=np.int32)
+BIAS = np.array([1, -2, 3, 2**31 - 1], dtype=np.int32)
 
 
 def _fixture_dict():
-    return _file(_array_v2(WEIGHT), _array_v2(BIAS, dev_type=2, dev_id=0),
-                 names=('arg:weight', 'arg:bias'))
+    return _file(
+        _array_v2(WEIGHT),
+        _array_v2(BIAS, dev_type=2, dev_id=0),
+        names=('arg:weight', 'arg:bias'),
+    )
 
 
 # ------------------------------------------------------------ fixture files
+
 
 def test_load_hand_written_dict_file(tmp_path):
     path = tmp_path / 'net.params'
@@ -73,10 +82,16 @@ def test_load_hand_written_dict_file(tmp_path):
 
 def test_save_writes_the_documented_bytes(tmp_path):
     path = tmp_path / 'net.params'
-    nd.save(str(path), {'arg:weight': nd.array(WEIGHT),
-                        'arg:bias': nd.array(BIAS, dtype='int32')})
-    expected = _file(_array_v2(WEIGHT), _array_v2(BIAS),
-                     names=('arg:weight', 'arg:bias'))
+    nd.save(
+        str(path),
+        {
+            'arg:weight': nd.array(WEIGHT),
+            'arg:bias': nd.array(BIAS, dtype='int32'),
+        },
+    )
+    expected = _file(
+        _array_v2(WEIGHT), _array_v2(BIAS), names=('arg:weight', 'arg:bias')
+    )
     assert path.read_bytes() == expected
 
 
@@ -98,8 +113,12 @@ def test_single_ndarray_is_saved_as_a_list(tmp_path):
 
 def test_load_v1_file(tmp_path):
     # V1: magic, int32 ndim + int64 dims, no storage type field.
-    body = (struct.pack('<Ii', V1, 2) + struct.pack('<2q', 2, 3) +
-            struct.pack('<iii', 1, 0, 0) + WEIGHT.tobytes())
+    body = (
+        struct.pack('<Ii', V1, 2)
+        + struct.pack('<2q', 2, 3)
+        + struct.pack('<iii', 1, 0, 0)
+        + WEIGHT.tobytes()
+    )
     path = tmp_path / 'v1.params'
     path.write_bytes(_file(body))
     (w,) = nd.load(str(path))
@@ -108,8 +127,12 @@ def test_load_v1_file(tmp_path):
 
 def test_load_legacy_file_without_magic(tmp_path):
     # Oldest files: the first word is ndim, then uint32 dimensions.
-    body = (struct.pack('<I', 2) + struct.pack('<2I', 2, 3) +
-            struct.pack('<iii', 1, 0, 0) + WEIGHT.tobytes())
+    body = (
+        struct.pack('<I', 2)
+        + struct.pack('<2I', 2, 3)
+        + struct.pack('<iii', 1, 0, 0)
+        + WEIGHT.tobytes()
+    )
     path = tmp_path / 'v0.params'
     path.write_bytes(_file(body, names=('w',)))
     loaded = nd.load(str(path))
@@ -117,13 +140,18 @@ def test_load_legacy_file_without_magic(tmp_path):
 
 
 def test_load_v3_scalar_and_none_arrays():
-    scalar = (struct.pack('<Iii', V3, 0, 0) + struct.pack('<iii', 1, 0, 1) +
-              struct.pack('<d', 2.5))
-    none_v2 = struct.pack('<Iii', V2, 0, 0)          # nothing follows
+    scalar = (
+        struct.pack('<Iii', V3, 0, 0)
+        + struct.pack('<iii', 1, 0, 1)
+        + struct.pack('<d', 2.5)
+    )
+    none_v2 = struct.pack('<Iii', V2, 0, 0)  # nothing follows
     none_v3 = struct.pack('<Iii', V3, 0, -1)
-    out = nd.load_frombuffer(_file(scalar, none_v2, none_v3)) \
-        if hasattr(nd, 'load_frombuffer') else \
-        serialization.load_frombuffer(_file(scalar, none_v2, none_v3))
+    out = (
+        nd.load_frombuffer(_file(scalar, none_v2, none_v3))
+        if hasattr(nd, 'load_frombuffer')
+        else serialization.load_frombuffer(_file(scalar, none_v2, none_v3))
+    )
     assert out[0].shape == () and out[0].dtype == np.float64
     assert float(out[0].asnumpy()) == 2.5
     assert out[1].size == 0 and out[2].size == 0
@@ -132,14 +160,19 @@ def test_load_v3_scalar_and_none_arrays():
 def test_load_bfloat16_widens_to_float32():
     values = np.array([1.0, -2.5, 3.140625], dtype=np.float32)
     bits = (values.view(np.uint32) >> 16).astype('<u2')
-    body = (struct.pack('<Iii', V2, 0, 1) + struct.pack('<q', 3) +
-            struct.pack('<iii', 1, 0, 12) + bits.tobytes())
+    body = (
+        struct.pack('<Iii', V2, 0, 1)
+        + struct.pack('<q', 3)
+        + struct.pack('<iii', 1, 0, 12)
+        + bits.tobytes()
+    )
     (x,) = serialization.load_frombuffer(_file(body))
     assert x.dtype == np.float32
     np.testing.assert_array_equal(x.asnumpy(), values)
 
 
 # ------------------------------------------------------------ round trips
+
 
 @pytest.mark.parametrize('dtype', sorted(DTYPE_TO_FLAG))
 def test_round_trip_every_dtype(tmp_path, dtype):
@@ -172,24 +205,25 @@ def test_round_trip_0d_array_uses_v3():
 
 def test_non_contiguous_and_dict_order(tmp_path):
     base = nd.array(np.arange(12).reshape(3, 4))
-    view = from_raw(base._data.T, mx.cpu(0))           # not C-contiguous
+    view = from_raw(base._data.T, mx.cpu(0))  # not C-contiguous
     path = tmp_path / 'x.params'
     nd.save(str(path), {'b': view, 'a': base})
     loaded = nd.load(str(path))
     assert list(loaded) == ['b', 'a']
-    np.testing.assert_array_equal(loaded['b'].asnumpy(),
-                                  np.arange(12).reshape(3, 4).T)
+    np.testing.assert_array_equal(
+        loaded['b'].asnumpy(), np.arange(12).reshape(3, 4).T
+    )
 
 
 def test_contexts_on_load(tmp_path):
     path = tmp_path / 'x.params'
     nd.save(str(path), [nd.ones((2,), ctx=mx.cpu(1))])
     (x,) = nd.load(str(path))
-    assert x.context == mx.cpu(0)          # MXNet loads CPU data on cpu(0)
+    assert x.context == mx.cpu(0)  # MXNet loads CPU data on cpu(0)
     (y,) = nd.load(str(path), ctx=mx.cpu(1))
     assert y.context == mx.cpu(1)
-    header = path.read_bytes()[24 + 12 + 8:24 + 12 + 8 + 8]
-    assert struct.unpack('<ii', header) == (1, 1)     # saved as cpu(1)
+    header = path.read_bytes()[24 + 12 + 8 : 24 + 12 + 8 + 8]
+    assert struct.unpack('<ii', header) == (1, 1)  # saved as cpu(1)
 
 
 def test_loaded_arrays_are_writable(tmp_path):
@@ -217,13 +251,17 @@ def test_save_rejects_bad_input(tmp_path):
 
 # ------------------------------------------------------------ damaged files
 
-@pytest.mark.parametrize('cut, where', [
-    (10, 'header'),
-    (24 + 6, 'array 0'),                       # inside the first header
-    (24 + 40, 'array 0'),                      # inside the first data
-    (24 + 64 + 40, 'array 1'),                 # inside the second data
-    (len(_fixture_dict()) - 5, 'name 1'),      # inside the last name
-])
+
+@pytest.mark.parametrize(
+    'cut, where',
+    [
+        (10, 'header'),
+        (24 + 6, 'array 0'),  # inside the first header
+        (24 + 40, 'array 0'),  # inside the first data
+        (24 + 64 + 40, 'array 1'),  # inside the second data
+        (len(_fixture_dict()) - 5, 'name 1'),  # inside the last name
+    ],
+)
 def test_truncated_file_errors_name_file_and_array(tmp_path, cut, where):
     path = tmp_path / 'cut.params'
     path.write_bytes(_fixture_dict()[:cut])
@@ -249,8 +287,8 @@ def test_corrupt_files(tmp_path):
     with pytest.raises(DLBookError, match='array 0: bad array magic'):
         nd.load(str(path))
     bad_flag = bytearray(good)
-    offset = 24 + 12 + 16 + 8                  # the type flag of array 0
-    bad_flag[offset:offset + 4] = struct.pack('<i', 99)
+    offset = 24 + 12 + 16 + 8  # the type flag of array 0
+    bad_flag[offset : offset + 4] = struct.pack('<i', 99)
     path.write_bytes(bytes(bad_flag))
     with pytest.raises(DLBookError, match='unknown dtype flag 99'):
         nd.load(str(path))
@@ -258,14 +296,18 @@ def test_corrupt_files(tmp_path):
     path.write_bytes(sparse)
     with pytest.raises(DLBookError, match='csr'):
         nd.load(str(path))
-    huge = _file(struct.pack('<Iii', V2, 0, 1) + struct.pack('<q', 10 ** 12)
-                 + struct.pack('<iii', 1, 0, 0))
+    huge = _file(
+        struct.pack('<Iii', V2, 0, 1)
+        + struct.pack('<q', 10**12)
+        + struct.pack('<iii', 1, 0, 0)
+    )
     path.write_bytes(huge)
     with pytest.raises(DLBookError, match='truncated'):
         nd.load(str(path))
 
 
 # ------------------------------------------------------------ atomic writes
+
 
 def test_failed_save_leaves_no_partial_file(tmp_path, monkeypatch):
     path = tmp_path / 'model.params'

@@ -27,13 +27,13 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-import dlbook as mx                                      # noqa: E402
-from dlbook import autograd, gluon, nd                   # noqa: E402
-from dlbook.gluon import nn, rnn                         # noqa: E402
+import dlbook as mx  # noqa: E402
+from dlbook import autograd, gluon, nd  # noqa: E402
+from dlbook.gluon import nn, rnn  # noqa: E402
 
 try:
     import torch
-except ImportError:                                      # dlbook rows only
+except ImportError:  # dlbook rows only
     torch = None
 
 CTX = mx.gpu(0)
@@ -87,37 +87,58 @@ def set_tf32(on):
     if torch is not None:
         torch.backends.cuda.matmul.allow_tf32 = on
         torch.backends.cudnn.allow_tf32 = on
-    if CTX.backend.name != 'cupy':               # the fake GPU: nothing to set
+    if CTX.backend.name != 'cupy':  # the fake GPU: nothing to set
         return
-    import numpy
     import cupy._core._routines_linalg as lin
-    lin.set_compute_type(numpy.float32, lin.COMPUTE_TYPE_TF32 if on
-                         else lin.COMPUTE_TYPE_DEFAULT)
+    import numpy
+
+    lin.set_compute_type(
+        numpy.float32,
+        lin.COMPUTE_TYPE_TF32 if on else lin.COMPUTE_TYPE_DEFAULT,
+    )
 
 
 # -- sections ------------------------------------------------------------------
+
 
 def bench_overhead(a):
     x = nd.random.uniform(shape=(16, 16), ctx=CTX)
     y = nd.random.uniform(shape=(16, 16), ctx=CTX)
     w, r = a.warmup, a.repeat * 20
-    record('overhead', 'a+b 16x16', 'dlbook', median_time(
-        lambda: x + y, dsync, w, r))
+    record(
+        'overhead',
+        'a+b 16x16',
+        'dlbook',
+        median_time(lambda: x + y, dsync, w, r),
+    )
     x.attach_grad()
 
     def recorded():
         with autograd.record():
             x + y
-    record('overhead', 'a+b 16x16 recorded', 'dlbook',
-           median_time(recorded, dsync, w, r))
+
+    record(
+        'overhead',
+        'a+b 16x16 recorded',
+        'dlbook',
+        median_time(recorded, dsync, w, r),
+    )
     xr, yr = x._data, y._data
-    record('overhead', 'a+b 16x16', 'raw xp', median_time(
-        lambda: xr + yr, dsync, w, r))
+    record(
+        'overhead',
+        'a+b 16x16',
+        'raw xp',
+        median_time(lambda: xr + yr, dsync, w, r),
+    )
     if torch is not None:
         tx = torch.rand(16, 16, device=tdev())
         ty = torch.rand(16, 16, device=tdev())
-        record('overhead', 'a+b 16x16', 'torch', median_time(
-            lambda: tx + ty, tsync, w, r))
+        record(
+            'overhead',
+            'a+b 16x16',
+            'torch',
+            median_time(lambda: tx + ty, tsync, w, r),
+        )
 
 
 def bench_gemm(a):
@@ -128,20 +149,26 @@ def bench_gemm(a):
         set_tf32(tf32)
         case = f'{n}^3 fp32 tf32={tf32}'
         t = median_time(lambda: nd.dot(x, y), dsync, a.warmup, a.repeat)
-        record('gemm', case, 'dlbook', t, tflops=2 * n ** 3 / t / 1e12)
+        record('gemm', case, 'dlbook', t, tflops=2 * n**3 / t / 1e12)
         if torch is not None:
             tx = torch.rand(n, n, device=tdev())
             ty = torch.rand(n, n, device=tdev())
             t = median_time(lambda: tx @ ty, tsync, a.warmup, a.repeat)
-            record('gemm', case, 'torch', t, tflops=2 * n ** 3 / t / 1e12)
+            record('gemm', case, 'torch', t, tflops=2 * n**3 / t / 1e12)
     set_tf32(False)
 
 
 # (in_channels, out_channels, size, kernel, stride) of ResNet-18 at 224x224
-RESNET18_CONVS = [(3, 64, 224, 7, 2), (64, 64, 56, 3, 1), (64, 128, 56, 3, 2),
-                  (128, 128, 28, 3, 1), (128, 256, 28, 3, 2),
-                  (256, 256, 14, 3, 1), (256, 512, 14, 3, 2),
-                  (512, 512, 7, 3, 1)]
+RESNET18_CONVS = [
+    (3, 64, 224, 7, 2),
+    (64, 64, 56, 3, 1),
+    (64, 128, 56, 3, 2),
+    (128, 128, 28, 3, 1),
+    (128, 256, 28, 3, 2),
+    (256, 256, 14, 3, 1),
+    (256, 512, 14, 3, 2),
+    (512, 512, 7, 3, 1),
+]
 
 
 def bench_conv(a):
@@ -157,25 +184,42 @@ def bench_conv(a):
 
         def step():
             with autograd.record():
-                y = nd.Convolution(x, w, kernel=(k, k), stride=(s, s),
-                                   pad=(k // 2, k // 2), num_filter=cout,
-                                   no_bias=True)
+                y = nd.Convolution(
+                    x,
+                    w,
+                    kernel=(k, k),
+                    stride=(s, s),
+                    pad=(k // 2, k // 2),
+                    num_filter=cout,
+                    no_bias=True,
+                )
             y.backward()
-        record('conv', case, 'dlbook', median_time(
-            step, dsync, a.warmup, a.repeat))
+
+        record(
+            'conv',
+            case,
+            'dlbook',
+            median_time(step, dsync, a.warmup, a.repeat),
+        )
         if torch is not None:
             torch.backends.cudnn.benchmark = True
-            tx = torch.rand(batch, cin, size, size, device=tdev(),
-                            requires_grad=True)
-            tw = torch.rand(cout, cin, k, k, device=tdev(),
-                            requires_grad=True)
+            tx = torch.rand(
+                batch, cin, size, size, device=tdev(), requires_grad=True
+            )
+            tw = torch.rand(cout, cin, k, k, device=tdev(), requires_grad=True)
 
             def tstep():
-                y = torch.nn.functional.conv2d(tx, tw, stride=s,
-                                               padding=k // 2)
+                y = torch.nn.functional.conv2d(
+                    tx, tw, stride=s, padding=k // 2
+                )
                 y.backward(torch.ones_like(y))
-            record('conv', case, 'torch', median_time(
-                tstep, tsync, a.warmup, a.repeat))
+
+            record(
+                'conv',
+                case,
+                'torch',
+                median_time(tstep, tsync, a.warmup, a.repeat),
+            )
 
 
 def _train_dlbook(net, shape, classes, batch, a, hybridize):
@@ -183,8 +227,9 @@ def _train_dlbook(net, shape, classes, batch, a, hybridize):
     if hybridize:
         net.hybridize(static_alloc=True, static_shape=True)
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.01, 'momentum': 0.9})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
+    )
     X = nd.random.uniform(shape=(batch,) + shape, ctx=CTX)
     y = nd.array([i % classes for i in range(batch)], ctx=CTX)
 
@@ -193,6 +238,7 @@ def _train_dlbook(net, shape, classes, batch, a, hybridize):
             l = loss(net(X), y)
         l.backward()
         trainer.step(batch)
+
     return median_time(step, dsync, a.warmup, a.repeat)
 
 
@@ -209,14 +255,19 @@ def _train_torch(model, shape, classes, batch, a):
         opt.zero_grad(set_to_none=True)
         lossf(model(X), y).backward()
         opt.step()
+
     t = median_time(step, tsync, a.warmup, a.repeat)
-    peak = torch.cuda.max_memory_allocated() \
-        if torch.cuda.is_available() else None
+    peak = (
+        torch.cuda.max_memory_allocated()
+        if torch.cuda.is_available()
+        else None
+    )
     return t, peak
 
 
 def bench_resnet18(a):
     from dlbook.gluon.model_zoo import vision
+
     rows = [(32, 128), (32, 256), (224, 64)]
     if a.smoke:
         rows = [(32, 4)]
@@ -226,51 +277,85 @@ def bench_resnet18(a):
             net = vision.resnet18_v1(classes=10)
             CTX.empty_cache()
             t = _train_dlbook(net, (3, size, size), 10, batch, a, hyb)
-            record('resnet18', case, 'dlbook hybridized' if hyb else
-                   'dlbook eager', t, img_s=batch / t,
-                   peak_bytes=pool_bytes())
+            record(
+                'resnet18',
+                case,
+                'dlbook hybridized' if hyb else 'dlbook eager',
+                t,
+                img_s=batch / t,
+                peak_bytes=pool_bytes(),
+            )
         if torch is not None:
             try:
                 import torchvision
+
                 model = torchvision.models.resnet18(num_classes=10)
             except ImportError:
                 continue
             t, peak = _train_torch(model, (3, size, size), 10, batch, a)
-            record('resnet18', case, 'torch eager', t, img_s=batch / t,
-                   peak_bytes=peak)
+            record(
+                'resnet18',
+                case,
+                'torch eager',
+                t,
+                img_s=batch / t,
+                peak_bytes=peak,
+            )
 
 
 def bench_small(a):
     batch = 8 if a.smoke else 256
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
-            nn.AvgPool2D(2, 2), nn.Conv2D(16, 5, activation='sigmoid'),
-            nn.AvgPool2D(2, 2), nn.Dense(120, activation='sigmoid'),
-            nn.Dense(84, activation='sigmoid'), nn.Dense(10))
+    net.add(
+        nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(2, 2),
+        nn.Conv2D(16, 5, activation='sigmoid'),
+        nn.AvgPool2D(2, 2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
     for hyb in (False, True):
         t = _train_dlbook(net, (1, 28, 28), 10, batch, a, hyb)
-        record('small', f'LeNet batch {batch}', 'dlbook hybridized' if hyb
-               else 'dlbook eager', t, img_s=batch / t)
+        record(
+            'small',
+            f'LeNet batch {batch}',
+            'dlbook hybridized' if hyb else 'dlbook eager',
+            t,
+            img_s=batch / t,
+        )
     if torch is not None:
         F = torch.nn
         model = F.Sequential(
-            F.Conv2d(1, 6, 5, padding=2), F.Sigmoid(), F.AvgPool2d(2, 2),
-            F.Conv2d(6, 16, 5), F.Sigmoid(), F.AvgPool2d(2, 2), F.Flatten(),
-            F.Linear(400, 120), F.Sigmoid(), F.Linear(120, 84), F.Sigmoid(),
-            F.Linear(84, 10))
+            F.Conv2d(1, 6, 5, padding=2),
+            F.Sigmoid(),
+            F.AvgPool2d(2, 2),
+            F.Conv2d(6, 16, 5),
+            F.Sigmoid(),
+            F.AvgPool2d(2, 2),
+            F.Flatten(),
+            F.Linear(400, 120),
+            F.Sigmoid(),
+            F.Linear(120, 84),
+            F.Sigmoid(),
+            F.Linear(84, 10),
+        )
         t, _ = _train_torch(model, (1, 28, 28), 10, batch, a)
-        record('small', f'LeNet batch {batch}', 'torch eager', t,
-               img_s=batch / t)
-    steps, hidden, vocab, bsz = (5, 16, 28, 4) if a.smoke else (35, 256,
-                                                                  28, 32)
+        record(
+            'small', f'LeNet batch {batch}', 'torch eager', t, img_s=batch / t
+        )
+    steps, hidden, vocab, bsz = (
+        (5, 16, 28, 4) if a.smoke else (35, 256, 28, 32)
+    )
     case = f'LSTM {hidden} x {steps} steps batch {bsz}'
     layer, dense = rnn.LSTM(hidden), nn.Dense(vocab, flatten=False)
     layer.initialize(ctx=CTX)
     dense.initialize(ctx=CTX)
     params = layer.collect_params()
     params.update(dense.collect_params())
-    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 1.0,
-                                            'clip_gradient': 1.0})
+    trainer = gluon.Trainer(
+        params, 'sgd', {'learning_rate': 1.0, 'clip_gradient': 1.0}
+    )
     X = nd.random.uniform(shape=(steps, bsz, vocab), ctx=CTX)
     y = nd.array([[i % vocab] * bsz for i in range(steps)], ctx=CTX)
     lossf = gluon.loss.SoftmaxCrossEntropyLoss()
@@ -280,44 +365,64 @@ def bench_small(a):
             l = lossf(dense(layer(X)), y)
         l.backward()
         trainer.step(bsz)
-    record('small', case, 'dlbook eager',
-           median_time(step, dsync, a.warmup, a.repeat))
+
+    record(
+        'small',
+        case,
+        'dlbook eager',
+        median_time(step, dsync, a.warmup, a.repeat),
+    )
     if torch is not None:
         lstm = torch.nn.LSTM(vocab, hidden).to(tdev())
         lin = torch.nn.Linear(hidden, vocab).to(tdev())
-        opt = torch.optim.SGD(list(lstm.parameters()) +
-                              list(lin.parameters()), lr=1.0)
+        opt = torch.optim.SGD(
+            list(lstm.parameters()) + list(lin.parameters()), lr=1.0
+        )
         tX = torch.rand(steps, bsz, vocab, device=tdev())
         ty = (torch.arange(steps, device=tdev()) % vocab).repeat_interleave(
-            bsz)
+            bsz
+        )
 
         def tstep():
             opt.zero_grad(set_to_none=True)
             out, _ = lstm(tX)
             l = torch.nn.functional.cross_entropy(
-                lin(out).reshape(-1, vocab), ty)
+                lin(out).reshape(-1, vocab), ty
+            )
             l.backward()
             torch.nn.utils.clip_grad_value_(lstm.parameters(), 1.0)
             opt.step()
-        record('small', case, 'torch eager',
-               median_time(tstep, tsync, a.warmup, a.repeat))
+
+        record(
+            'small',
+            case,
+            'torch eager',
+            median_time(tstep, tsync, a.warmup, a.repeat),
+        )
 
 
-SECTIONS = {'overhead': bench_overhead, 'gemm': bench_gemm,
-            'conv': bench_conv, 'small': bench_small,
-            'resnet18': bench_resnet18}
+SECTIONS = {
+    'overhead': bench_overhead,
+    'gemm': bench_gemm,
+    'conv': bench_conv,
+    'small': bench_small,
+    'resnet18': bench_resnet18,
+}
 
 
 def write_table():
-    lines = ['| section | case | who | ms | img/s | TFLOP/s | peak MiB |',
-             '| --- | --- | --- | --- | --- | --- | --- |']
+    lines = [
+        '| section | case | who | ms | img/s | TFLOP/s | peak MiB |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+    ]
     for r in RESULTS:
         img = f"{r['img_s']:.0f}" if r.get('img_s') else ''
         tfl = f"{r['tflops']:.1f}" if r.get('tflops') else ''
-        peak = f"{r['peak_bytes'] / 2**20:.0f}" \
-            if r.get('peak_bytes') else ''
-        lines.append(f"| {r['section']} | {r['case']} | {r['who']} | "
-                     f"{r['ms']:.3f} | {img} | {tfl} | {peak} |")
+        peak = f"{r['peak_bytes'] / 2**20:.0f}" if r.get('peak_bytes') else ''
+        lines.append(
+            f"| {r['section']} | {r['case']} | {r['who']} | "
+            f"{r['ms']:.3f} | {img} | {tfl} | {peak} |"
+        )
     with open(os.path.join(OUT, 'bench.md'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
 
@@ -335,11 +440,11 @@ def main():
         a.warmup, a.repeat = 1, 2
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)
-    CTX.backend                                  # fail early with the reason
+    CTX.backend  # fail early with the reason
     for name in a.sections.split(','):
         try:
             SECTIONS[name](a)
-        except Exception as exc:                 # keep the other sections
+        except Exception as exc:  # keep the other sections
             record(name, 'failed', f'{type(exc).__name__}: {exc}'[:200], 0.0)
         write_table()
     return 0

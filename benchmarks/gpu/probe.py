@@ -7,13 +7,16 @@ import sys
 
 sys.path.insert(0, os.getcwd())
 
-import dlbook as mx                                     # noqa: E402
+import dlbook as mx  # noqa: E402
 
 
 def main():
-    info = {'python': sys.version.split()[0], 'dlbook': mx.__version__,
-            'num_gpus': mx.context.num_gpus(),
-            'no_gpu_reason': mx.backend.gpu_unavailable_reason()}
+    info = {
+        'python': sys.version.split()[0],
+        'dlbook': mx.__version__,
+        'num_gpus': mx.context.num_gpus(),
+        'no_gpu_reason': mx.backend.gpu_unavailable_reason(),
+    }
     for name in ('numpy', 'cupy', 'torch'):
         try:
             info[name] = importlib.import_module(name).__version__
@@ -21,15 +24,23 @@ def main():
             info[name] = f'missing: {err}'
     try:
         import cupy
+
         rt = cupy.cuda.runtime
         info['cuda_runtime'] = rt.runtimeGetVersion()
         info['cuda_driver'] = rt.driverGetVersion()
-        info['devices'] = [rt.getDeviceProperties(i)['name'].decode()
-                           for i in range(rt.getDeviceCount())]
+        info['devices'] = [
+            rt.getDeviceProperties(i)['name'].decode()
+            for i in range(rt.getDeviceCount())
+        ]
     except Exception as err:
         info['cuda'] = f'{type(err).__name__}: {err}'
-    for lib in ('cupy.cuda.cudnn', 'cupyx.cudnn', 'cupy.cuda.nccl',
-                'cudnn', 'pytest'):
+    for lib in (
+        'cupy.cuda.cudnn',
+        'cupyx.cudnn',
+        'cupy.cuda.nccl',
+        'cudnn',
+        'pytest',
+    ):
         try:
             importlib.import_module(lib)
             info[lib] = 'ok'

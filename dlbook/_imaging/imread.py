@@ -27,8 +27,10 @@ def _to_flag(image, flag, path):
     if image.ndim == 2:
         image = image[:, :, None]
     if image.ndim != 3 or image.shape[2] not in (1, 3, 4):
-        raise DLBookError(f'{path}: expected an image of shape (H, W) or '
-                          f'(H, W, C), got {image.shape}')
+        raise DLBookError(
+            f'{path}: expected an image of shape (H, W) or '
+            f'(H, W, C), got {image.shape}'
+        )
     image = image[:, :, :3]
     if flag:
         if image.shape[2] == 1:
@@ -52,17 +54,22 @@ def _npy_data_size(path):
         width = 2 if version == (1, 0) else 4
         length = int.from_bytes(f.read(width), 'little')
         if length > os.fstat(f.fileno()).st_size:
-            raise ValueError(f'its header claims {length} bytes, more than '
-                             f'the whole file')
+            raise ValueError(
+                f'its header claims {length} bytes, more than the whole file'
+            )
         f.seek(start)
-        read_header = (fmt.read_array_header_1_0 if version == (1, 0)
-                       else fmt.read_array_header_2_0)
+        read_header = (
+            fmt.read_array_header_1_0
+            if version == (1, 0)
+            else fmt.read_array_header_2_0
+        )
         shape, _, dtype = read_header(f)
         start = f.tell()
         f.seek(0, os.SEEK_END)
         if dtype.hasobject:
-            raise ValueError('Object arrays cannot be loaded when '
-                             'allow_pickle=False')
+            raise ValueError(
+                'Object arrays cannot be loaded when allow_pickle=False'
+            )
         return math.prod(shape) * dtype.itemsize, f.tell() - start
 
 
@@ -70,23 +77,37 @@ def _read_npy(path):
     try:
         declared, held = _npy_data_size(path)
         if declared != held:
-            raise ValueError(f'its header declares {declared} bytes of '
-                             f'data, the file holds {held}')
+            raise ValueError(
+                f'its header declares {declared} bytes of '
+                f'data, the file holds {held}'
+            )
         image = numpy.load(path, allow_pickle=False)
-    except (ValueError, EOFError, OSError, SyntaxError,
-            tokenize.TokenError, RecursionError) as err:
+    except (
+        ValueError,
+        EOFError,
+        OSError,
+        SyntaxError,
+        tokenize.TokenError,
+        RecursionError,
+    ) as err:
         if isinstance(err, FileNotFoundError):
             raise
-        why = ('it holds Python objects (dlbook never unpickles files); '
-               'save a uint8 array' if 'allow_pickle' in str(err)
-               else f'the file is not a valid .npy array ({err})')
+        why = (
+            'it holds Python objects (dlbook never unpickles files); '
+            'save a uint8 array'
+            if 'allow_pickle' in str(err)
+            else f'the file is not a valid .npy array ({err})'
+        )
         raise DLBookError(f'cannot read image {path}: {why}') from None
     if not isinstance(image, numpy.ndarray):
-        raise DLBookError(f'cannot read image {path}: expected one array, '
-                          f'found {type(image).__name__}')
+        raise DLBookError(
+            f'cannot read image {path}: expected one array, '
+            f'found {type(image).__name__}'
+        )
     if image.dtype != numpy.uint8:
-        raise DLBookError(f'{path}: .npy images must be uint8, got '
-                          f'{image.dtype}')
+        raise DLBookError(
+            f'{path}: .npy images must be uint8, got {image.dtype}'
+        )
     return image
 
 
@@ -98,8 +119,10 @@ def pillow(what, hint=' (or store the images as uint8 .npy files)'):
     try:
         from PIL import Image
     except ImportError:
-        raise DLBookError(f'{what} needs Pillow, which is not installed: '
-                          f'pip install Pillow{hint}') from None
+        raise DLBookError(
+            f'{what} needs Pillow, which is not installed: '
+            f'pip install Pillow{hint}'
+        ) from None
     return Image
 
 
@@ -114,8 +137,13 @@ def _read_pillow(path, flag):
             return numpy.asarray(img.convert('RGB' if flag else 'L'))
     except FileNotFoundError:
         raise
-    except (OSError, ValueError, SyntaxError, EOFError,
-            Image.DecompressionBombError) as err:
+    except (
+        OSError,
+        ValueError,
+        SyntaxError,
+        EOFError,
+        Image.DecompressionBombError,
+    ) as err:
         raise DLBookError(f'cannot decode image {path}: {err}') from err
 
 
@@ -137,8 +165,14 @@ def imdecode(buf, flag=1, source='image bytes'):
     try:
         with Image.open(io.BytesIO(buf)) as img:
             image = numpy.asarray(img.convert('RGB' if flag else 'L'))
-    except (OSError, ValueError, SyntaxError, EOFError,
-            Image.DecompressionBombError) as err:
-        raise DLBookError(f'cannot decode {source} as an image: '
-                          f'{err}') from err
+    except (
+        OSError,
+        ValueError,
+        SyntaxError,
+        EOFError,
+        Image.DecompressionBombError,
+    ) as err:
+        raise DLBookError(
+            f'cannot decode {source} as an image: {err}'
+        ) from err
     return numpy.ascontiguousarray(_to_flag(image, flag, source))

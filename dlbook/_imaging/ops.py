@@ -47,8 +47,9 @@ def _compute_coords(in_size, out_size, nearest):
     scale = in_size / out_size
     dst = numpy.arange(out_size, dtype=numpy.float64)
     if nearest:
-        i0 = numpy.minimum(numpy.floor(dst * scale).astype(numpy.int64),
-                           in_size - 1)
+        i0 = numpy.minimum(
+            numpy.floor(dst * scale).astype(numpy.int64), in_size - 1
+        )
         return i0, i0, numpy.zeros(out_size)
     src = numpy.maximum((dst + 0.5) * scale - 0.5, 0.0)  # pixel centres
     i0 = numpy.floor(src).astype(numpy.int64)
@@ -72,10 +73,8 @@ def resize(xp, image, width, height, interp=1):
         return image.copy()
     nearest = interp == 0
     ctype = _compute_dtype(image.dtype)
-    y0, y1, fy = (xp.asarray(a) for a in
-                  _source_coords(in_h, height, nearest))
-    x0, x1, fx = (xp.asarray(a) for a in
-                  _source_coords(in_w, width, nearest))
+    y0, y1, fy = (xp.asarray(a) for a in _source_coords(in_h, height, nearest))
+    x0, x1, fx = (xp.asarray(a) for a in _source_coords(in_w, width, nearest))
     img = image.astype(ctype, copy=False)
     top = xp.take(img, y0, axis=-3)
     if nearest:
@@ -91,7 +90,7 @@ def resize(xp, image, width, height, interp=1):
 def crop(image, x0, y0, width, height):
     """The ``width x height`` window whose top-left corner is (x0, y0),
     as a new array (never a view of the source data set)."""
-    return image[..., y0:y0 + height, x0:x0 + width, :].copy()
+    return image[..., y0 : y0 + height, x0 : x0 + width, :].copy()
 
 
 def fixed_crop(xp, image, x0, y0, width, height, size=None, interp=1):
@@ -147,8 +146,9 @@ def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
     """A random window of ``area`` (fraction range) and aspect ``ratio``
     (range), resized to ``size``; 10 tries, then a centre crop
     (MXNet's ``image.random_size_crop``)."""
-    window = random_size_window(rng, image.shape[-2], image.shape[-3], area,
-                                ratio)
+    window = random_size_window(
+        rng, image.shape[-2], image.shape[-3], area, ratio
+    )
     if window is None:
         return center_crop(xp, image, size, interp)
     return fixed_crop(xp, image, *window, size, interp)
@@ -156,14 +156,15 @@ def random_size_crop(xp, rng, image, size, area, ratio, interp=1):
 
 def _need_rgb(name, img):
     if img.shape[-1] != 3:
-        raise DLBookError(f'{name} needs RGB images (3 channels), got shape '
-                          f'{img.shape}')
+        raise DLBookError(
+            f'{name} needs RGB images (3 channels), got shape {img.shape}'
+        )
 
 
 def gray(xp, img, keepdims):
     """Luma of an RGB image (a matrix product: far faster than summing
     over a length-3 axis)."""
-    if img.shape[-1] == 1:                   # already grey
+    if img.shape[-1] == 1:  # already grey
         return img if keepdims else img[..., 0]
     out = img @ xp.asarray(GRAY_COEF, dtype=img.dtype)
     return out[..., None] if keepdims else out
@@ -183,12 +184,12 @@ def adjust_saturation(xp, img, alpha):
 
 
 #: RGB -> YIQ and (approximately) back
-TYIQ = numpy.array([[0.299, 0.587, 0.114],
-                    [0.596, -0.274, -0.321],
-                    [0.211, -0.523, 0.311]])
-ITYIQ = numpy.array([[1.0, 0.956, 0.621],
-                     [1.0, -0.272, -0.647],
-                     [1.0, -1.107, 1.705]])
+TYIQ = numpy.array(
+    [[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]]
+)
+ITYIQ = numpy.array(
+    [[1.0, 0.956, 0.621], [1.0, -0.272, -0.647], [1.0, -1.107, 1.705]]
+)
 
 
 def hue_matrix(alpha):
@@ -203,7 +204,7 @@ def hue_matrix(alpha):
 def adjust_hue(xp, img, alpha):
     """Rotate the hue by ``alpha * 180`` degrees in YIQ space (as
     ``mx.image.HueJitterAug``)."""
-    if alpha == 0:       # the YIQ matrices are only approximate inverses
+    if alpha == 0:  # the YIQ matrices are only approximate inverses
         return img
     _need_rgb('RandomHue', img)
     return img @ xp.asarray(hue_matrix(alpha), dtype=img.dtype)
@@ -211,9 +212,13 @@ def adjust_hue(xp, img, alpha):
 
 # AlexNet's PCA of ImageNet RGB values (MXNet's AdjustLighting).
 _EIGVAL = numpy.array([55.46, 4.794, 1.148])
-_EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009],
-                       [-0.5808, -0.0045, -0.8140],
-                       [-0.5836, -0.6948, 0.4203]])
+_EIGVEC = numpy.array(
+    [
+        [-0.5675, 0.7192, 0.4009],
+        [-0.5808, -0.0045, -0.8140],
+        [-0.5836, -0.6948, 0.4203],
+    ]
+)
 
 
 def adjust_lighting(xp, img, alphas):

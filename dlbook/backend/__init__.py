@@ -16,8 +16,13 @@ import os
 
 from .numpy_backend import NumpyBackend
 
-__all__ = ['get_backend', 'gpu_count', 'gpu_unavailable_reason',
-           'fake_mode', 'reset_gpu_backend']
+__all__ = [
+    'get_backend',
+    'gpu_count',
+    'gpu_unavailable_reason',
+    'fake_mode',
+    'reset_gpu_backend',
+]
 
 _NUMPY = NumpyBackend()
 _GPU = None
@@ -52,20 +57,23 @@ def _load_gpu_backend():
         if strict:
             from . import fake_cupy
             from .cupy_backend import CupyBackend
+
             _GPU = CupyBackend(fake_cupy.make_module(n), name='cupy (fake)')
         else:
             _GPU = NumpyBackend(name='numpy (fake gpu)')
         return _GPU
     from . import gpu_probe
+
     try:
         import cupy
-    except Exception as err:                   # ImportError, or a broken build
+    except Exception as err:  # ImportError, or a broken build
         _GPU_REASON = gpu_probe.import_error_reason(err)
         return None
     from .cupy_backend import CupyBackend
+
     try:
         cupy.cuda.runtime.getDeviceCount()
-    except Exception as err:                   # no driver, old driver, ...
+    except Exception as err:  # no driver, old driver, ...
         runtime, driver = gpu_probe.versions(cupy)
         _GPU_REASON = gpu_probe.cuda_error_reason(err, runtime, driver)
         return None
@@ -112,8 +120,11 @@ def get_backend(device_type):
         backend = _load_gpu_backend()
         if backend is None:
             from ..base import DLBookError
-            raise DLBookError(f'no GPU is available: {_GPU_REASON}. Use '
-                              f'mx.cpu() instead, or mx.context.num_gpus() '
-                              f'to check first.')
+
+            raise DLBookError(
+                f'no GPU is available: {_GPU_REASON}. Use '
+                f'mx.cpu() instead, or mx.context.num_gpus() '
+                f'to check first.'
+            )
         return backend
     return _NUMPY

@@ -24,14 +24,26 @@ CuPy arrays are not affected.  :func:`info` says what was chosen.
 
 import os
 
-__all__ = ['for_gemm', 'use_single_thread', 'default_threads', 'info',
-           'split_threads', 'run_split', 'SMALL_GEMM']
+__all__ = [
+    'for_gemm',
+    'use_single_thread',
+    'default_threads',
+    'info',
+    'split_threads',
+    'run_split',
+    'SMALL_GEMM',
+]
 
 #: Matrix products with fewer multiply-adds (m * n * k) run on one thread.
-SMALL_GEMM = 1 << 24          # e.g. 256 x 256 x 256
+SMALL_GEMM = 1 << 24  # e.g. 256 x 256 x 256
 
-_STATE = {'controllers': None, 'current': None, 'default': None,
-          'reason': 'not configured yet', 'single': False}
+_STATE = {
+    'controllers': None,
+    'current': None,
+    'default': None,
+    'reason': 'not configured yet',
+    'single': False,
+}
 
 
 def default_threads():
@@ -55,8 +67,11 @@ def default_threads():
         except OSError:
             busy = 0
         threads = max(1, cores - busy)
-        why = (f'automatic: {cores} cores, load average {busy}'
-               if busy else f'automatic: {cores} cores')
+        why = (
+            f'automatic: {cores} cores, load average {busy}'
+            if busy
+            else f'automatic: {cores} cores'
+        )
     _STATE['default'] = threads
     _STATE['reason'] = why
     return threads
@@ -67,9 +82,10 @@ def _controllers():
     if _STATE['controllers'] is None:
         try:
             from threadpoolctl import ThreadpoolController
+
             found = ThreadpoolController().select(user_api='blas')
             _STATE['controllers'] = list(found.lib_controllers)
-        except Exception as err:               # not installed, or fails
+        except Exception as err:  # not installed, or fails
             _STATE['controllers'] = []
             _STATE['reason'] = f'threadpoolctl unavailable ({err})'
     return _STATE['controllers']
@@ -106,8 +122,11 @@ def split_threads(xp, work):
     :func:`default_threads`.  When it returns more than 1, BLAS is set to
     one thread, so the threads never oversubscribe the cores.
     """
-    if getattr(xp, '__name__', '') != 'numpy' or _STATE['single'] or \
-            work < SMALL_GEMM:
+    if (
+        getattr(xp, '__name__', '') != 'numpy'
+        or _STATE['single']
+        or work < SMALL_GEMM
+    ):
         return 1
     threads = default_threads()
     if threads > 1:
@@ -127,16 +146,24 @@ def run_split(fn, n, threads):
     if len(ranges) < 2:
         return [fn(a, b) for a, b in ranges]
     # a forked child inherits the pool but not its threads: make its own
-    if _POOL['pool'] is None or _POOL['size'] < len(ranges) - 1 or \
-            _POOL['pid'] != os.getpid():
+    if (
+        _POOL['pool'] is None
+        or _POOL['size'] < len(ranges) - 1
+        or _POOL['pid'] != os.getpid()
+    ):
         from concurrent.futures import ThreadPoolExecutor
+
         if _POOL['pool'] is not None and _POOL['pid'] == os.getpid():
             _POOL['pool'].shutdown(wait=False)
-        _POOL.update(pool=ThreadPoolExecutor(len(ranges) - 1,
-                                             thread_name_prefix='dlbook'),
-                     size=len(ranges) - 1, pid=os.getpid())
+        _POOL.update(
+            pool=ThreadPoolExecutor(
+                len(ranges) - 1, thread_name_prefix='dlbook'
+            ),
+            size=len(ranges) - 1,
+            pid=os.getpid(),
+        )
     futures = [_POOL['pool'].submit(fn, a, b) for a, b in ranges[1:]]
-    first = fn(*ranges[0])           # this thread takes the first range
+    first = fn(*ranges[0])  # this thread takes the first range
     return [first] + [f.result() for f in futures]
 
 
@@ -151,5 +178,9 @@ def use_single_thread():
 def info():
     """What was chosen: ``{'threads', 'current', 'reason', 'libraries'}``."""
     libs = [f'{lib.internal_api} {lib.version}' for lib in _controllers()]
-    return {'threads': default_threads(), 'current': _STATE['current'],
-            'reason': _STATE['reason'], 'libraries': libs}
+    return {
+        'threads': default_threads(),
+        'current': _STATE['current'],
+        'reason': _STATE['reason'],
+        'libraries': libs,
+    }

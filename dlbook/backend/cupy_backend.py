@@ -36,8 +36,11 @@ class CupyBackend:
 
     def to_numpy(self, array):
         cupy = self.xp
-        return cupy.asnumpy(array) if isinstance(array, cupy.ndarray) \
+        return (
+            cupy.asnumpy(array)
+            if isinstance(array, cupy.ndarray)
             else numpy.asarray(array)
+        )
 
     def scope(self, device_id):
         return self.xp.cuda.Device(device_id)
@@ -57,8 +60,9 @@ class CupyBackend:
         if state is None:
             seed = None if self._seed is None else self._seed + device_id
             with self.xp.cuda.Device(device_id):
-                state = self._rngs[device_id] = \
-                    self.xp.random.RandomState(seed)
+                state = self._rngs[device_id] = self.xp.random.RandomState(
+                    seed
+                )
         return state
 
     def seed(self, seed):
@@ -70,6 +74,7 @@ class CupyBackend:
         """``cupyx.scipy.sparse``: CSR matrices in GPU memory (imported on
         first use of sparse storage)."""
         import cupyx.scipy.sparse
+
         return cupyx.scipy.sparse
 
     def device_count(self):

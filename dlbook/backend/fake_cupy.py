@@ -53,8 +53,10 @@ from . import cupy_names
 
 __all__ = ['ndarray', 'SYNCS', 'count_syncs', 'make_module', 'is_fake']
 
-IMPLICIT_MSG = ('Implicit conversion to a NumPy array is not allowed. '
-                'Please use `.get()` to construct a NumPy array explicitly.')
+IMPLICIT_MSG = (
+    'Implicit conversion to a NumPy array is not allowed. '
+    'Please use `.get()` to construct a NumPy array explicitly.'
+)
 
 #: Device-to-host synchronisations so far, by kind (``'get'``, ``'float'``,
 #: ``'bool'``, ``'item'``, ``'mask'``, ``'synchronize'``, ...).
@@ -84,11 +86,13 @@ def _sync(kind):
 
 
 # creation functions that accept host data (a host-to-device copy)
-_FROM_HOST = frozenset({'array', 'asarray', 'asanyarray',
-                        'ascontiguousarray', 'asfortranarray'})
+_FROM_HOST = frozenset(
+    {'array', 'asarray', 'asanyarray', 'ascontiguousarray', 'asfortranarray'}
+)
 # functions whose result size CuPy reads back from the device
-_SYNCING = frozenset({'nonzero', 'argwhere', 'flatnonzero', 'unique',
-                      'compress', 'extract'})
+_SYNCING = frozenset(
+    {'nonzero', 'argwhere', 'flatnonzero', 'unique', 'compress', 'extract'}
+)
 
 
 def _unsupported(obj):
@@ -114,8 +118,8 @@ def _wrap(r):
         return ndarray._from(r)
     if isinstance(r, numpy.generic):
         return ndarray._from(numpy.asarray(r))
-    if isinstance(r, tuple):     # NumPy's named results (SVDResult,
-        return tuple(_wrap(x) for x in r)      # ...): CuPy gives tuples
+    if isinstance(r, tuple):  # NumPy's named results (SVDResult,
+        return tuple(_wrap(x) for x in r)  # ...): CuPy gives tuples
     if type(r) is list:
         return [_wrap(x) for x in r]
     return r
@@ -123,8 +127,10 @@ def _wrap(r):
 
 def _bind(fn, allow_host=False):
     """``fn`` taking and returning fake arrays."""
+
     def call(*args, **kwargs):
         return _call(fn, args, kwargs, allow_host)
+
     return call
 
 
@@ -145,8 +151,9 @@ class ndarray:
     __array_priority__ = 100
     __hash__ = None
 
-    def __init__(self, shape, dtype=float, memptr=None, strides=None,
-                 order='C'):
+    def __init__(
+        self, shape, dtype=float, memptr=None, strides=None, order='C'
+    ):
         self._a = numpy.empty(shape, dtype=dtype, order=order)
 
     @classmethod
@@ -180,8 +187,9 @@ class ndarray:
 
     def __getattr__(self, name):
         if name not in cupy_names.NDARRAY:
-            raise AttributeError(f"'cupy.ndarray' object has no attribute "
-                                 f"'{name}'")
+            raise AttributeError(
+                f"'cupy.ndarray' object has no attribute '{name}'"
+            )
         attr = getattr(self._a, name)
         if callable(attr):
             return _bind(attr)
@@ -203,8 +211,9 @@ class ndarray:
     def item(self):
         _sync('item')
         if self._a.size != 1:
-            raise ValueError('can only convert an array of size 1 to a '
-                             'Python scalar')
+            raise ValueError(
+                'can only convert an array of size 1 to a Python scalar'
+            )
         return self._a.item()
 
     def tolist(self):
@@ -296,36 +305,62 @@ def _binary(ufunc, reflected=False, inplace=False):
     def op(self, other):
         if isinstance(other, numpy.ndarray):
             raise _unsupported(other)
-        if type(other) not in (ndarray, int, float, bool, complex) and \
-                not isinstance(other, numpy.generic):
+        if type(other) not in (
+            ndarray,
+            int,
+            float,
+            bool,
+            complex,
+        ) and not isinstance(other, numpy.generic):
             return NotImplemented
         a, b = self._a, _unwrap(other)
         if inplace:
             ufunc(a, b, out=a)
             return self
         return _wrap(ufunc(b, a) if reflected else ufunc(a, b))
+
     return op
 
 
-for _name, _uf in [('add', numpy.add), ('sub', numpy.subtract),
-                   ('mul', numpy.multiply), ('truediv', numpy.true_divide),
-                   ('floordiv', numpy.floor_divide), ('mod', numpy.remainder),
-                   ('pow', numpy.power), ('matmul', numpy.matmul),
-                   ('and', numpy.bitwise_and), ('or', numpy.bitwise_or),
-                   ('xor', numpy.bitwise_xor), ('lshift', numpy.left_shift),
-                   ('rshift', numpy.right_shift)]:
+for _name, _uf in [
+    ('add', numpy.add),
+    ('sub', numpy.subtract),
+    ('mul', numpy.multiply),
+    ('truediv', numpy.true_divide),
+    ('floordiv', numpy.floor_divide),
+    ('mod', numpy.remainder),
+    ('pow', numpy.power),
+    ('matmul', numpy.matmul),
+    ('and', numpy.bitwise_and),
+    ('or', numpy.bitwise_or),
+    ('xor', numpy.bitwise_xor),
+    ('lshift', numpy.left_shift),
+    ('rshift', numpy.right_shift),
+]:
     setattr(ndarray, f'__{_name}__', _binary(_uf))
     setattr(ndarray, f'__r{_name}__', _binary(_uf, reflected=True))
-    if _name != 'matmul':                   # CuPy has no __imatmul__
+    if _name != 'matmul':  # CuPy has no __imatmul__
         setattr(ndarray, f'__i{_name}__', _binary(_uf, inplace=True))
-for _name, _uf in [('eq', numpy.equal), ('ne', numpy.not_equal),
-                   ('lt', numpy.less), ('le', numpy.less_equal),
-                   ('gt', numpy.greater), ('ge', numpy.greater_equal)]:
+for _name, _uf in [
+    ('eq', numpy.equal),
+    ('ne', numpy.not_equal),
+    ('lt', numpy.less),
+    ('le', numpy.less_equal),
+    ('gt', numpy.greater),
+    ('ge', numpy.greater_equal),
+]:
     setattr(ndarray, f'__{_name}__', _binary(_uf))
-for _name, _uf in [('neg', numpy.negative), ('pos', numpy.positive),
-                   ('abs', numpy.absolute), ('invert', numpy.invert)]:
-    setattr(ndarray, f'__{_name}__',
-            (lambda uf: lambda self: _wrap(uf(self._a)))(_uf))
+for _name, _uf in [
+    ('neg', numpy.negative),
+    ('pos', numpy.positive),
+    ('abs', numpy.absolute),
+    ('invert', numpy.invert),
+]:
+    setattr(
+        ndarray,
+        f'__{_name}__',
+        (lambda uf: lambda self: _wrap(uf(self._a)))(_uf),
+    )
 del _name, _uf
 
 
@@ -343,8 +378,9 @@ class _Ufunc:
 
     def __getattr__(self, name):
         if name not in cupy_names.UFUNC:
-            raise AttributeError(f"'cupy.ufunc' object has no attribute "
-                                 f"'{name}'")
+            raise AttributeError(
+                f"'cupy.ufunc' object has no attribute '{name}'"
+            )
         return _bind(getattr(self._uf, name))
 
     def __repr__(self):
@@ -355,9 +391,11 @@ def _function(name, fn):
     if isinstance(fn, numpy.ufunc):
         return _Ufunc(fn)
     if name in _SYNCING:
+
         def counted(*args, **kwargs):
             _sync(name)
             return _call(fn, args, kwargs)
+
         return counted
     return functools.wraps(fn)(_bind(fn, allow_host=name in _FROM_HOST))
 
@@ -373,22 +411,25 @@ class _Facade(types.ModuleType):
         if name in self._extra:
             value = self._extra[name]
         elif name.startswith('__') or name not in self._names:
-            raise AttributeError(f"module '{self.__name__}' has no "
-                                 f"attribute '{name}'")
+            raise AttributeError(
+                f"module '{self.__name__}' has no attribute '{name}'"
+            )
         else:
             value = getattr(self._np, name, _MISSING)
             if value is _MISSING:
                 raise AttributeError(
                     f"module '{self.__name__}' has no attribute '{name}' "
                     f"(it exists in CuPy but the fake CuPy does not "
-                    f"emulate it)")
+                    f"emulate it)"
+                )
             if isinstance(value, types.ModuleType):
                 raise AttributeError(
                     f"module '{self.__name__}.{name}' is not emulated by "
-                    f"the fake CuPy")
+                    f"the fake CuPy"
+                )
             if callable(value) and not isinstance(value, type):
                 value = _function(name, value)
-        setattr(self, name, value)          # cache
+        setattr(self, name, value)  # cache
         return value
 
     def __dir__(self):
@@ -396,7 +437,7 @@ class _Facade(types.ModuleType):
 
 
 # -- cupy.cuda, memory pools, random, kernels ---------------------------------
-_CURRENT_DEVICE = [0]        # a stack: the innermost ``with Device(i)``
+_CURRENT_DEVICE = [0]  # a stack: the innermost ``with Device(i)``
 
 
 class _Device:
@@ -437,6 +478,7 @@ class _Device:
 
 class _Stream:
     """A stream; ``ptr`` is 0 for the default (null) stream, as in CuPy."""
+
     null = None
     _made = [0]
 
@@ -483,8 +525,9 @@ class _RandomState:
 
     def __getattr__(self, name):
         if name not in cupy_names.RANDOM_STATE:
-            raise AttributeError(f"'RandomState' object has no attribute "
-                                 f"'{name}'")
+            raise AttributeError(
+                f"'RandomState' object has no attribute '{name}'"
+            )
         return _bind(getattr(self._rs, name))
 
 
@@ -499,7 +542,8 @@ class _NoCudaKernel:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(
             'the fake CuPy cannot compile CUDA C kernels: give each custom '
-            'kernel an xp reference path and run that one under the fake')
+            'kernel an xp reference path and run that one under the fake'
+        )
 
 
 def _asnumpy(a, stream=None, order='C', out=None, blocking=True):
@@ -517,7 +561,7 @@ _MISSING = object()
 
 
 # -- cupy.cuda.nccl: NCCL's calls, done through MPI on the host ----------------
-_POINTERS = {}          # address -> weakref to the NumPy array behind it
+_POINTERS = {}  # address -> weakref to the NumPy array behind it
 
 
 class _MemoryPointer:
@@ -530,6 +574,7 @@ class _MemoryPointer:
         def forget(ref):
             if _POINTERS.get(ptr) is ref:
                 del _POINTERS[ptr]
+
         _POINTERS[ptr] = weakref.ref(a, forget)
 
 
@@ -572,8 +617,9 @@ class FakeNccl(types.ModuleType):
 
     def __init__(self):
         super().__init__('cupy.cuda.nccl')
-        self.available = os.environ.get('DLBOOK_FAKE_NCCL', '1').strip() \
-            not in ('0', 'false', 'no')
+        self.available = os.environ.get(
+            'DLBOOK_FAKE_NCCL', '1'
+        ).strip() not in ('0', 'false', 'no')
         self.calls = []
         self.NcclCommunicator = functools.partial(_FakeCommunicator, self)
 
@@ -585,19 +631,31 @@ class FakeNccl(types.ModuleType):
         """128 signed bytes, as CuPy returns ``ncclUniqueId``."""
         self._check_available()
         self.calls.append(('get_unique_id',))
-        return tuple(int(b) for b in
-                     numpy.frombuffer(os.urandom(128), numpy.int8))
+        return tuple(
+            int(b) for b in numpy.frombuffer(os.urandom(128), numpy.int8)
+        )
 
     def _check_available(self):
         if not self.available:
-            raise NcclError('NCCL_ERROR_SYSTEM_ERROR', 'libnccl.so.2: '
-                            'cannot open shared object file (fake NCCL '
-                            'switched off by DLBOOK_FAKE_NCCL=0)')
+            raise NcclError(
+                'NCCL_ERROR_SYSTEM_ERROR',
+                'libnccl.so.2: '
+                'cannot open shared object file (fake NCCL '
+                'switched off by DLBOOK_FAKE_NCCL=0)',
+            )
 
 
-_NCCL_DTYPES = {0: numpy.int8, 1: numpy.uint8, 2: numpy.int32,
-                3: numpy.uint32, 4: numpy.int64, 5: numpy.uint64,
-                6: numpy.float16, 7: numpy.float32, 8: numpy.float64}
+_NCCL_DTYPES = {
+    0: numpy.int8,
+    1: numpy.uint8,
+    2: numpy.int32,
+    3: numpy.uint32,
+    4: numpy.int64,
+    5: numpy.uint64,
+    6: numpy.float16,
+    7: numpy.float32,
+    8: numpy.float64,
+}
 
 
 class _FakeCommunicator:
@@ -607,33 +665,43 @@ class _FakeCommunicator:
     def __init__(self, nccl, ndev, commId, rank):
         nccl._check_available()
         from mpi4py import MPI
+
         self._nccl, self._MPI = nccl, MPI
-        if not (isinstance(commId, tuple) and len(commId) == 128 and
-                all(isinstance(b, int) and -128 <= b < 128
-                    for b in commId)):
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            'commId must be the tuple of 128 signed bytes '
-                            'that get_unique_id returns')
+        if not (
+            isinstance(commId, tuple)
+            and len(commId) == 128
+            and all(isinstance(b, int) and -128 <= b < 128 for b in commId)
+        ):
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                'commId must be the tuple of 128 signed bytes '
+                'that get_unique_id returns',
+            )
         world = MPI.COMM_WORLD
         if not (0 <= rank < ndev <= world.size) or world.rank != rank:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'rank {rank} of {ndev}: the fake NCCL needs '
-                            f'rank == MPI rank < ndev (MPI rank '
-                            f'{world.rank} of {world.size})')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'rank {rank} of {ndev}: the fake NCCL needs '
+                f'rank == MPI rank < ndev (MPI rank '
+                f'{world.rank} of {world.size})',
+            )
         self.device = _CURRENT_DEVICE[-1]
         nccl.calls.append(('NcclCommunicator', ndev, rank, self.device))
         self._comm = world.Create_group(world.group.Incl(list(range(ndev))))
         ids = self._comm.allgather(commId)
         if any(i != commId for i in ids):
-            raise NcclError('NCCL_ERROR_INVALID_USAGE',
-                            'the ranks were given different unique ids')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_USAGE',
+                'the ranks were given different unique ids',
+            )
         where = self._comm.allgather((os.uname().nodename, self.device))
         for r, w in enumerate(where):
             if r != rank and w == where[rank]:
                 raise NcclError(
                     'NCCL_ERROR_INVALID_USAGE',
                     f'Duplicate GPU detected : rank {rank} and rank {r} '
-                    f'both on CUDA device {self.device}')
+                    f'both on CUDA device {self.device}',
+                )
         self._ndev, self._rank = ndev, rank
 
     def size(self):
@@ -655,59 +723,78 @@ class _FakeCommunicator:
     # -- argument checks ------------------------------------------------------
     def _buffer(self, ptr, count, datatype, what):
         if not isinstance(ptr, int) or isinstance(ptr, bool):
-            raise TypeError(f'{what}: a pointer must be an int (x.data.ptr), '
-                            f'got {type(ptr).__name__}')
+            raise TypeError(
+                f'{what}: a pointer must be an int (x.data.ptr), '
+                f'got {type(ptr).__name__}'
+            )
         ref = _POINTERS.get(ptr)
         a = ref() if ref is not None else None
         if a is None:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: {ptr:#x} is not the data.ptr of a '
-                            f'live device array')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what}: {ptr:#x} is not the data.ptr of a live device array',
+            )
         dtype = numpy.dtype(_NCCL_DTYPES[datatype])
         if not a.flags.c_contiguous:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: the array is not contiguous')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what}: the array is not contiguous',
+            )
         if count * dtype.itemsize > a.nbytes:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: {count} elements of {dtype} do not '
-                            f'fit in an array of {a.nbytes} bytes')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what}: {count} elements of {dtype} do not '
+                f'fit in an array of {a.nbytes} bytes',
+            )
         if a.dtype != dtype:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: datatype {datatype} ({dtype}) given '
-                            f'for an array of {a.dtype}')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what}: datatype {datatype} ({dtype}) given '
+                f'for an array of {a.dtype}',
+            )
         return a.reshape(-1)[:count]
 
     def _check(self, what, count, datatype, stream, op=None):
         if self._comm is None:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what} on a destroyed communicator')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what} on a destroyed communicator',
+            )
         if datatype not in _NCCL_DTYPES:
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: unknown datatype {datatype!r}')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT',
+                f'{what}: unknown datatype {datatype!r}',
+            )
         if op is not None and op not in (0, 1, 2, 3):
-            raise NcclError('NCCL_ERROR_INVALID_ARGUMENT',
-                            f'{what}: unknown op {op!r}')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_ARGUMENT', f'{what}: unknown op {op!r}'
+            )
         if not isinstance(count, int) or count < 0:
             raise TypeError(f'{what}: count must be an int >= 0')
         if not isinstance(stream, int) or isinstance(stream, bool):
-            raise TypeError(f'{what}: stream must be an int (stream.ptr), '
-                            f'got {type(stream).__name__}')
+            raise TypeError(
+                f'{what}: stream must be an int (stream.ptr), '
+                f'got {type(stream).__name__}'
+            )
         if _CURRENT_DEVICE[-1] != self.device:
-            raise NcclError('NCCL_ERROR_INVALID_USAGE',
-                            f'{what} called with device '
-                            f'{_CURRENT_DEVICE[-1]} current; the '
-                            f'communicator belongs to device {self.device}')
+            raise NcclError(
+                'NCCL_ERROR_INVALID_USAGE',
+                f'{what} called with device '
+                f'{_CURRENT_DEVICE[-1]} current; the '
+                f'communicator belongs to device {self.device}',
+            )
 
     # -- collectives ----------------------------------------------------------
     def allReduce(self, sendbuf, recvbuf, count, datatype, op, stream):
         self._check('allReduce', count, datatype, stream, op)
         send = self._buffer(sendbuf, count, datatype, 'allReduce sendbuf')
         recv = self._buffer(recvbuf, count, datatype, 'allReduce recvbuf')
-        self._nccl.calls.append(('allReduce', count, datatype, op, stream,
-                                 sendbuf == recvbuf))
+        self._nccl.calls.append(
+            ('allReduce', count, datatype, op, stream, sendbuf == recvbuf)
+        )
         MPI = self._MPI
         mpi_op = (MPI.SUM, MPI.PROD, MPI.MAX, MPI.MIN)[op]
-        if recv.dtype == numpy.float16:      # MPI has no half sum
+        if recv.dtype == numpy.float16:  # MPI has no half sum
             wide = send.astype(numpy.float32)
             self._comm.Allreduce(MPI.IN_PLACE, wide, mpi_op)
             recv[...] = wide
@@ -726,8 +813,9 @@ class _FakeCommunicator:
         self._check('broadcast', count, datatype, stream)
         recv = self._buffer(recvbuf, count, datatype, 'broadcast recvbuf')
         if self._rank == root and sendbuf != recvbuf:
-            recv[...] = self._buffer(sendbuf, count, datatype,
-                                     'broadcast sendbuf')
+            recv[...] = self._buffer(
+                sendbuf, count, datatype, 'broadcast sendbuf'
+            )
         self._nccl.calls.append(('broadcast', count, datatype, root, stream))
         self._comm.Bcast(recv, root=root)
 
@@ -745,23 +833,45 @@ def make_module(device_count=1):
         getDeviceCount=lambda: device_count,
         memGetInfo=lambda: (16 * 2**30, 16 * 2**30),
         CUDARuntimeError=CUDARuntimeError,
-        runtimeGetVersion=lambda: 13000, driverGetVersion=lambda: 13000)
+        runtimeGetVersion=lambda: 13000,
+        driverGetVersion=lambda: 13000,
+    )
     cuda = types.SimpleNamespace(
-        Device=_Device, runtime=runtime, is_available=lambda: True,
+        Device=_Device,
+        runtime=runtime,
+        is_available=lambda: True,
         get_current_stream=lambda device=None: stream,
-        Stream=_Stream, MemoryPool=_MemoryPool, nccl=FakeNccl())
-    random = _Facade('cupy.random', numpy.random, cupy_names.RANDOM,
-                     {'RandomState': _RandomState})
+        Stream=_Stream,
+        MemoryPool=_MemoryPool,
+        nccl=FakeNccl(),
+    )
+    random = _Facade(
+        'cupy.random',
+        numpy.random,
+        cupy_names.RANDOM,
+        {'RandomState': _RandomState},
+    )
     linalg = _Facade('cupy.linalg', numpy.linalg, cupy_names.LINALG, {})
     fft = _Facade('cupy.fft', numpy.fft, cupy_names.FFT, {})
-    stride_tricks = _Facade('cupy.lib.stride_tricks', numpy.lib.stride_tricks,
-                            cupy_names.STRIDE_TRICKS, {})
+    stride_tricks = _Facade(
+        'cupy.lib.stride_tricks',
+        numpy.lib.stride_tricks,
+        cupy_names.STRIDE_TRICKS,
+        {},
+    )
     lib = types.SimpleNamespace(stride_tricks=stride_tricks)
     extra = {
-        'ndarray': ndarray, 'cuda': cuda, 'random': random,
-        'linalg': linalg, 'fft': fft, 'lib': lib, 'asnumpy': _asnumpy,
-        'get_array_module': _get_array_module, 'fuse': _fuse,
-        'ElementwiseKernel': _NoCudaKernel, 'ReductionKernel': _NoCudaKernel,
+        'ndarray': ndarray,
+        'cuda': cuda,
+        'random': random,
+        'linalg': linalg,
+        'fft': fft,
+        'lib': lib,
+        'asnumpy': _asnumpy,
+        'get_array_module': _get_array_module,
+        'fuse': _fuse,
+        'ElementwiseKernel': _NoCudaKernel,
+        'ReductionKernel': _NoCudaKernel,
         'RawKernel': _NoCudaKernel,
         'get_default_memory_pool': lambda: pool,
         'get_default_pinned_memory_pool': lambda: pool,

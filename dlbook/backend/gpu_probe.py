@@ -15,11 +15,17 @@ they are checked:
 
 import importlib.metadata
 
-__all__ = ['cupy_packages', 'import_error_reason', 'cuda_error_reason',
-           'EXTRA_HINT']
+__all__ = [
+    'cupy_packages',
+    'import_error_reason',
+    'cuda_error_reason',
+    'EXTRA_HINT',
+]
 
-EXTRA_HINT = ("pip install 'dlbook[gpu-cuda12]' or 'dlbook[gpu-cuda13]' "
-              "(the CUDA version nvidia-smi prints picks one)")
+EXTRA_HINT = (
+    "pip install 'dlbook[gpu-cuda12]' or 'dlbook[gpu-cuda13]' "
+    "(the CUDA version nvidia-smi prints picks one)"
+)
 
 # cudaError_t values (CUDA runtime API)
 _NO_DEVICE = 100
@@ -31,8 +37,11 @@ def cupy_packages():
     names = set()
     for dist in importlib.metadata.distributions():
         name = (dist.metadata.get('Name') or '').lower()
-        if name == 'cupy' or name.startswith('cupy-cuda') or \
-                name.startswith('cupy-rocm'):
+        if (
+            name == 'cupy'
+            or name.startswith('cupy-cuda')
+            or name.startswith('cupy-rocm')
+        ):
             names.add(name)
     return sorted(names)
 
@@ -41,13 +50,17 @@ def import_error_reason(err, packages=None):
     """The reason for ``import cupy`` raising ``err``."""
     packages = cupy_packages() if packages is None else packages
     if len(packages) > 1:
-        return (f'several CuPy packages are installed '
-                f'({", ".join(packages)}); keep the one for your CUDA '
-                f'version: pip uninstall {" ".join(packages)}, then '
-                f'{EXTRA_HINT}')
+        return (
+            f'several CuPy packages are installed '
+            f'({", ".join(packages)}); keep the one for your CUDA '
+            f'version: pip uninstall {" ".join(packages)}, then '
+            f'{EXTRA_HINT}'
+        )
     if isinstance(err, ModuleNotFoundError) and not packages:
-        return f'CuPy is not installed ({err}); install the GPU extra: ' \
-               f'{EXTRA_HINT}'
+        return (
+            f'CuPy is not installed ({err}); install the GPU extra: '
+            f'{EXTRA_HINT}'
+        )
     return f'CuPy could not be imported: {type(err).__name__}: {err}'
 
 
@@ -56,8 +69,9 @@ def _major(version):
     return version // 1000
 
 
-def cuda_error_reason(err, runtime_version=None, driver_version=None,
-                      packages=None):
+def cuda_error_reason(
+    err, runtime_version=None, driver_version=None, packages=None
+):
     """The reason for CuPy's ``getDeviceCount()`` raising ``err``.
 
     ``runtime_version`` is the CUDA version CuPy was built for and
@@ -68,20 +82,31 @@ def cuda_error_reason(err, runtime_version=None, driver_version=None,
     packages = cupy_packages() if packages is None else packages
     pkg = packages[0] if packages else 'CuPy'
     if driver_version == 0:
-        return ('no NVIDIA driver was found (libcuda is missing): this '
-                'machine has no usable NVIDIA GPU')
+        return (
+            'no NVIDIA driver was found (libcuda is missing): this '
+            'machine has no usable NVIDIA GPU'
+        )
     if status == _INSUFFICIENT_DRIVER or (
-            runtime_version and driver_version and
-            _major(driver_version) < _major(runtime_version)):
-        have = (f'{_major(driver_version)}.{driver_version % 1000 // 10}'
-                if driver_version else 'an older CUDA')
+        runtime_version
+        and driver_version
+        and _major(driver_version) < _major(runtime_version)
+    ):
+        have = (
+            f'{_major(driver_version)}.{driver_version % 1000 // 10}'
+            if driver_version
+            else 'an older CUDA'
+        )
         need = _major(runtime_version) if runtime_version else '?'
-        return (f'the NVIDIA driver supports CUDA {have}, but {pkg} needs '
-                f'CUDA {need}: install the CuPy package for your driver '
-                f'(pip uninstall {pkg}; {EXTRA_HINT}) or update the driver')
+        return (
+            f'the NVIDIA driver supports CUDA {have}, but {pkg} needs '
+            f'CUDA {need}: install the CuPy package for your driver '
+            f'(pip uninstall {pkg}; {EXTRA_HINT}) or update the driver'
+        )
     if status == _NO_DEVICE:
-        return ('CuPy is installed but CUDA found no GPU '
-                '(is CUDA_VISIBLE_DEVICES empty?)')
+        return (
+            'CuPy is installed but CUDA found no GPU '
+            '(is CUDA_VISIBLE_DEVICES empty?)'
+        )
     return f'CuPy could not use CUDA: {type(err).__name__}: {err}'
 
 

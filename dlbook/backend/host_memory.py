@@ -45,7 +45,7 @@ _tuned = None
 def _is_glibc():
     try:
         return os.confstr('CS_GNU_LIBC_VERSION').startswith('glibc')
-    except (AttributeError, ValueError, OSError):     # not a GNU system
+    except (AttributeError, ValueError, OSError):  # not a GNU system
         return False
 
 
@@ -73,6 +73,7 @@ def tune_malloc():
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
     # mallopt returns 1 on success, 0 when a value is out of range.
-    _tuned = bool(mallopt(_M_MMAP_MAX, 0)
-                  and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    _tuned = bool(
+        mallopt(_M_MMAP_MAX, 0) and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)
+    )
     return _tuned

@@ -27,7 +27,7 @@ class NumpyBackend:
     def asarray(self, data, device_id=0, dtype=None):
         """A new array on this backend holding ``data`` (always a copy)."""
         if hasattr(data, 'get') and not isinstance(data, numpy.ndarray):
-            data = data.get()                  # a CuPy array
+            data = data.get()  # a CuPy array
         return numpy.array(data, dtype=dtype, copy=True)
 
     def to_numpy(self, array):
@@ -60,4 +60,5 @@ class NumpyBackend:
         """``scipy.sparse``, the home of CSR matrices on this backend
         (imported on first use of sparse storage)."""
         import scipy.sparse
+
         return scipy.sparse

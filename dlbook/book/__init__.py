@@ -32,30 +32,86 @@ imported when something is drawn.
 This file is only a list of re-exports: each chapter's helpers go in a
 module of their own, plus one import line below.
 """
-from ..widgets import (  # noqa: F401
-    Accumulator, Animator, Timer, plot, set_axes, set_figsize,
-    show_images, use_svg_display)
-from .devices import gpu_status, try_all_gpus, try_gpu  # noqa: F401
-from ._fast import fast_mode, scale  # noqa: F401
-from .data import (  # noqa: F401
-    get_dataloader_workers, get_fashion_mnist_labels, load_array,
-    load_data_fashion_mnist, show_fashion_mnist, synthetic_data)
-from .scratch import linreg, sgd, squared_loss  # noqa: F401
-from .training import (  # noqa: F401
-    TrainResult, accuracy, evaluate_accuracy, evaluate_accuracy_gpu,
-    evaluate_accuracy_gpus, evaluate_loss, predict_ch3, split_batch,
-    train_batch_ch13, train_ch13, train_ch3, train_ch6, train_epoch_ch3)
-from .optimization import (  # noqa: F401
-    get_data_ch11, show_trace, show_trace_2d, train_2d, train_ch11,
-    train_concise_ch11, train_with_scheduler)
-from .cnn import (  # noqa: F401
-    BatchNorm, Residual, batch_norm, comp_conv2d, conv_output_shape, corr2d,
-    corr2d_multi_in, corr2d_multi_in_out, corr2d_multi_in_out_1x1, nin_block,
-    pool2d, resnet18, resnet_block, vgg, vgg_block)
-from .text_data import (  # noqa: F401
-    SeqDataLoader, Vocab, count_corpus, load_corpus_time_machine,
-    load_data_time_machine, read_time_machine, seq_data_iter_random,
-    seq_data_iter_sequential, tokenize)
-from .rnn import (  # noqa: F401
-    PerplexityResult, RNNModel, RNNModelScratch, grad_clipping, predict_ch8,
-    train_ch8, train_epoch_ch8)
+
+from ..widgets import (
+    Accumulator,
+    Animator,
+    Timer,
+    plot,
+    set_axes,
+    set_figsize,
+    show_images,
+    use_svg_display,
+)
+from ._fast import fast_mode, scale
+from .cnn import (
+    BatchNorm,
+    Residual,
+    batch_norm,
+    comp_conv2d,
+    conv_output_shape,
+    corr2d,
+    corr2d_multi_in,
+    corr2d_multi_in_out,
+    corr2d_multi_in_out_1x1,
+    nin_block,
+    pool2d,
+    resnet18,
+    resnet_block,
+    vgg,
+    vgg_block,
+)
+from .data import (
+    get_dataloader_workers,
+    get_fashion_mnist_labels,
+    load_array,
+    load_data_fashion_mnist,
+    show_fashion_mnist,
+    synthetic_data,
+)
+from .devices import gpu_status, try_all_gpus, try_gpu
+from .optimization import (
+    get_data_ch11,
+    show_trace,
+    show_trace_2d,
+    train_2d,
+    train_ch11,
+    train_concise_ch11,
+    train_with_scheduler,
+)
+from .rnn import (
+    PerplexityResult,
+    RNNModel,
+    RNNModelScratch,
+    grad_clipping,
+    predict_ch8,
+    train_ch8,
+    train_epoch_ch8,
+)
+from .scratch import linreg, sgd, squared_loss
+from .text_data import (
+    SeqDataLoader,
+    Vocab,
+    count_corpus,
+    load_corpus_time_machine,
+    load_data_time_machine,
+    read_time_machine,
+    seq_data_iter_random,
+    seq_data_iter_sequential,
+    tokenize,
+)
+from .training import (
+    TrainResult,
+    accuracy,
+    evaluate_accuracy,
+    evaluate_accuracy_gpu,
+    evaluate_accuracy_gpus,
+    evaluate_loss,
+    predict_ch3,
+    split_batch,
+    train_batch_ch13,
+    train_ch3,
+    train_ch6,
+    train_ch13,
+    train_epoch_ch3,
+)

@@ -5,4 +5,4 @@ first Chinese d2l's ``d2lzh`` package does ``from mxnet.contrib import
 text``).
 """
 
-from . import text  # noqa: F401
+from . import text

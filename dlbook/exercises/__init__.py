@@ -20,10 +20,19 @@ Exercises are registered with ``@exercise('chNN.name', hint=...)`` in the
 module ``dlbook/exercises/chNN.py`` of their chapter, found on first use:
 a new chapter needs only its module.
 """
+
 from .checker import check, run_check
 from .grading import GradeReport, grade_notebook
 from .registry import exercise, list_exercises
 from .result import CheckResult, Failure
 
-__all__ = ['CheckResult', 'Failure', 'GradeReport', 'check', 'exercise',
-           'grade_notebook', 'list_exercises', 'run_check']
+__all__ = [
+    'CheckResult',
+    'Failure',
+    'GradeReport',
+    'check',
+    'exercise',
+    'grade_notebook',
+    'list_exercises',
+    'run_check',
+]

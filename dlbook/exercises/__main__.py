@@ -1,5 +1,6 @@
 """Command line: ``python -m dlbook.exercises grade NOTEBOOK...`` and
 ``python -m dlbook.exercises list``."""
+
 import argparse
 import sys
 
@@ -10,15 +11,22 @@ from .registry import describe, list_exercises
 def main(argv=None):
     parser = argparse.ArgumentParser(
         prog='python -m dlbook.exercises',
-        description='Grade notebooks that use dlbook.exercises.check.')
+        description='Grade notebooks that use dlbook.exercises.check.',
+    )
     commands = parser.add_subparsers(dest='command', required=True)
     grade = commands.add_parser(
-        'grade', help='run notebooks (fast mode) and tabulate their checks')
+        'grade', help='run notebooks (fast mode) and tabulate their checks'
+    )
     grade.add_argument('notebooks', nargs='+', metavar='NOTEBOOK')
-    grade.add_argument('--timeout', type=int, default=600,
-                       help='seconds per cell (default 600)')
-    grade.add_argument('--full', action='store_true',
-                       help='run without DLBOOK_FAST=1')
+    grade.add_argument(
+        '--timeout',
+        type=int,
+        default=600,
+        help='seconds per cell (default 600)',
+    )
+    grade.add_argument(
+        '--full', action='store_true', help='run without DLBOOK_FAST=1'
+    )
     listing = commands.add_parser('list', help='list the exercises')
     listing.add_argument('chapter', nargs='?', help="e.g. 'ch04'")
     args = parser.parse_args(argv)
@@ -31,10 +39,12 @@ def main(argv=None):
     for i, path in enumerate(args.notebooks):
         if i:
             print()
-        report = grade_notebook(path, timeout=args.timeout,
-                                fast=not args.full)
-        all_passed &= (report.passed == report.total and
-                       not report.errors and report.total > 0)
+        report = grade_notebook(path, timeout=args.timeout, fast=not args.full)
+        all_passed &= (
+            report.passed == report.total
+            and not report.errors
+            and report.total > 0
+        )
     return 0 if all_passed else 1
 
 

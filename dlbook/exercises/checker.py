@@ -6,6 +6,7 @@ The feedback is printed (a ✓ or ✗ line, then a hint for a failure) and a
 one JSON line: that is how ``grade_notebook`` collects the results of a
 notebook it runs, without changing what the student sees.
 """
+
 import json
 import os
 
@@ -21,7 +22,7 @@ def _unknown(exercise_id, close):
     if close:
         hint = 'did you mean ' + ' or '.join(repr(c) for c in close) + '?'
     else:
-        hint = ('dlbook.exercises.list_exercises() lists the exercise ids.')
+        hint = 'dlbook.exercises.list_exercises() lists the exercise ids.'
     return CheckResult(str(exercise_id), False, message, hint)
 
 
@@ -34,13 +35,16 @@ def run_check(exercise_id, student_obj, **kw):
     try:
         note = ex.checker(student_obj, **kw)
     except Failure as failure:
-        return CheckResult(ex.id, False, failure.message,
-                           failure.hint or ex.hint)
-    except Exception as err:        # a checker could not judge the answer
         return CheckResult(
-            ex.id, False,
-            f'the answer could not be checked ({type(err).__name__}: '
-            f'{err}).', ex.hint)
+            ex.id, False, failure.message, failure.hint or ex.hint
+        )
+    except Exception as err:  # a checker could not judge the answer
+        return CheckResult(
+            ex.id,
+            False,
+            f'the answer could not be checked ({type(err).__name__}: {err}).',
+            ex.hint,
+        )
     return CheckResult(ex.id, True, note or 'correct.')
 
 

@@ -4,6 +4,7 @@ inputs, and compare answers with messages a student can act on.
 Everything here raises ``Failure`` with a specific message; nothing lets
 an exception from the student's code escape as a bare traceback.
 """
+
 import linecache
 import os
 import traceback
@@ -56,8 +57,9 @@ def _student_line(tb):
     for frame in reversed(traceback.extract_tb(tb)):
         filename = os.path.abspath(frame.filename)
         if not filename.startswith(_LIBRARY_DIR):
-            line = frame.line or linecache.getline(frame.filename,
-                                                   frame.lineno)
+            line = frame.line or linecache.getline(
+                frame.filename, frame.lineno
+            )
             return (line or '').strip()
     return ''
 
@@ -80,19 +82,23 @@ def call(student, *args, inputs=None, hint=None):
         kind = type(student).__name__
         if isinstance(student, NDArray):
             kind += f' of shape {student.shape}'
-        raise Failure(f'expected a function, got {kind}.',
-                      hint='pass the function itself, without calling it: '
-                           'check(id, my_function), not my_function()')
+        raise Failure(
+            f'expected a function, got {kind}.',
+            hint='pass the function itself, without calling it: '
+            'check(id, my_function), not my_function()',
+        )
     try:
         # Overflow in a student's exp() is reported by the comparison
         # (inf, nan), not as NumPy warnings.
         with warnings.catch_warnings(), np.errstate(all='ignore'):
             warnings.simplefilter('ignore', RuntimeWarning)
             return student(*args)
-    except Exception as err:            # the student's mistake, explained
+    except Exception as err:  # the student's mistake, explained
         where = describe_inputs(**inputs) if inputs else 'the test inputs'
-        message = (f'your function raised {type(err).__name__} when called '
-                   f'with {where}:\n    {err}')
+        message = (
+            f'your function raised {type(err).__name__} when called '
+            f'with {where}:\n    {err}'
+        )
         line = _student_line(err.__traceback__)
         if line:
             message += f'\n    (in your line: {line})'
@@ -108,26 +114,38 @@ def to_numpy(got, what='your function', scalar=False):
     answer may also be a one-element array.
     """
     if got is None:
-        raise Failure(f'{what} returned None.',
-                      hint='did you forget the `return` statement?')
+        raise Failure(
+            f'{what} returned None.',
+            hint='did you forget the `return` statement?',
+        )
     if isinstance(got, NDArray):
         value = got.asnumpy()
     elif isinstance(got, (np.ndarray, np.generic, int, float)):
         value = np.asarray(got)
     else:
-        raise Failure(f'{what} returned a {type(got).__name__}, expected '
-                      f'an NDArray' + (' or a number' if scalar else '') +
-                      '.')
+        raise Failure(
+            f'{what} returned a {type(got).__name__}, expected '
+            f'an NDArray' + (' or a number' if scalar else '') + '.'
+        )
     if scalar:
         if value.size != 1:
-            raise Failure(f'{what} returned an array of shape '
-                          f'{value.shape}, expected one number.')
+            raise Failure(
+                f'{what} returned an array of shape '
+                f'{value.shape}, expected one number.'
+            )
         return float(value.reshape(()))
     return value
 
 
-def expect_close(got, expected, inputs, what='the result', rtol=1e-4,
-                 atol=1e-5, diagnose=None):
+def expect_close(
+    got,
+    expected,
+    inputs,
+    what='the result',
+    rtol=1e-4,
+    atol=1e-5,
+    diagnose=None,
+):
     """Compare an answer with the reference; ``Failure`` on a mismatch.
 
     Parameters
@@ -147,8 +165,9 @@ def expect_close(got, expected, inputs, what='the result', rtol=1e-4,
         mistakes from the wrong answer.
     """
     expected = np.asarray(expected, dtype=np.float64)
-    value = to_numpy(got, scalar=expected.ndim == 0 and
-                     not isinstance(got, NDArray))
+    value = to_numpy(
+        got, scalar=expected.ndim == 0 and not isinstance(got, NDArray)
+    )
     value = np.asarray(value, dtype=np.float64)
     where = describe_inputs(**inputs)
 
@@ -156,15 +175,21 @@ def expect_close(got, expected, inputs, what='the result', rtol=1e-4,
         return diagnose(value) if diagnose is not None else None
 
     if value.shape != expected.shape:
-        raise Failure(f'{what} has shape {value.shape}, expected '
-                      f'{expected.shape} (for {where}).', hint())
+        raise Failure(
+            f'{what} has shape {value.shape}, expected '
+            f'{expected.shape} (for {where}).',
+            hint(),
+        )
     finite = np.isfinite(expected)
     broken = finite & ~np.isfinite(value)
     if broken.any():
         index = tuple(int(i) for i in np.argwhere(broken)[0])
-        raise Failure(f'{what} contains {value[index]} at {list(index)} '
-                      f'where {expected[index]:.4g} was expected (for '
-                      f'{where}).', hint())
+        raise Failure(
+            f'{what} contains {value[index]} at {list(index)} '
+            f'where {expected[index]:.4g} was expected (for '
+            f'{where}).',
+            hint(),
+        )
     close = np.isclose(value, expected, rtol=rtol, atol=atol)
     if not close.all():
         diff = np.where(finite, np.abs(value - expected), 0)
@@ -174,7 +199,9 @@ def expect_close(got, expected, inputs, what='the result', rtol=1e-4,
             f'wrong values for {where}: largest difference '
             f'{diff[index]:.3g}{at} (expected {expected[index]:.4g}, got '
             f'{value[index]:.4g}); {int((~close).sum())} of {close.size} '
-            f'values differ.', hint())
+            f'values differ.',
+            hint(),
+        )
     return value
 
 
@@ -185,9 +212,9 @@ def matches(value, candidate, rtol=1e-4, atol=1e-5):
     would give.
     """
     candidate = np.asarray(candidate, dtype=np.float64)
-    return (np.shape(value) == candidate.shape and
-            bool(np.allclose(value, candidate, rtol=rtol, atol=atol,
-                             equal_nan=True)))
+    return np.shape(value) == candidate.shape and bool(
+        np.allclose(value, candidate, rtol=rtol, atol=atol, equal_nan=True)
+    )
 
 
 def shapes(cases):

@@ -6,6 +6,7 @@ in fast mode, every cell even after an error) and reads back each
 file named by ``DLBOOK_CHECK_LOG``, which is set for that kernel only.
 The student's notebook and its outputs are left unchanged.
 """
+
 import json
 import os
 import tempfile
@@ -49,20 +50,30 @@ class GradeReport:
 
     def __repr__(self):
         name = os.path.basename(self.path)
-        return (f'GradeReport({name!r}, passed={self.passed}, '
-                f'total={self.total}, errors={len(self.errors)})')
+        return (
+            f'GradeReport({name!r}, passed={self.passed}, '
+            f'total={self.total}, errors={len(self.errors)})'
+        )
 
     def table(self):
         """A plain-text table: one row per exercise, then cell errors."""
         name = os.path.basename(self.path)
-        head = (f'{name}: {self.passed} of {self.total} exercises passed'
-                f', {len(self.errors)} cell error'
-                f'{"" if len(self.errors) == 1 else "s"}')
-        rows = [(r.exercise_id, PASS_MARK if r.passed else FAIL_MARK,
-                 r.message.splitlines()[0])
-                for r in self.final().values()]
-        rows += [(f'cell {number}', 'error', text)
-                 for number, text in self.errors]
+        head = (
+            f'{name}: {self.passed} of {self.total} exercises passed'
+            f', {len(self.errors)} cell error'
+            f'{"" if len(self.errors) == 1 else "s"}'
+        )
+        rows = [
+            (
+                r.exercise_id,
+                PASS_MARK if r.passed else FAIL_MARK,
+                r.message.splitlines()[0],
+            )
+            for r in self.final().values()
+        ]
+        rows += [
+            (f'cell {number}', 'error', text) for number, text in self.errors
+        ]
         if not rows:
             return head + '\n  (no check(...) calls found)'
         width = max(len(row[0]) for row in rows)
@@ -110,13 +121,20 @@ def _read_log(path):
         for line in f:
             if line.strip():
                 data = json.loads(line)
-                results.append(CheckResult(data['id'], data['passed'],
-                                           data['message'], data['hint']))
+                results.append(
+                    CheckResult(
+                        data['id'],
+                        data['passed'],
+                        data['message'],
+                        data['hint'],
+                    )
+                )
     return results
 
 
-def grade_notebook(path, timeout=600, fast=True, kernel_name=None,
-                   verbose=True):
+def grade_notebook(
+    path, timeout=600, fast=True, kernel_name=None, verbose=True
+):
     """Execute a student's notebook and collect every ``check`` result.
 
     Parameters
@@ -158,10 +176,14 @@ def grade_notebook(path, timeout=600, fast=True, kernel_name=None,
     if fast:
         env['DLBOOK_FAST'] = '1'
     try:
-        client = NotebookClient(nb, timeout=timeout, kernel_name=kernel_name,
-                                allow_errors=True,
-                                resources={'metadata': {'path': folder}})
-        with _Environ(**env):       # inherited by the kernel process
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name=kernel_name,
+            allow_errors=True,
+            resources={'metadata': {'path': folder}},
+        )
+        with _Environ(**env):  # inherited by the kernel process
             client.execute()
         report = GradeReport(path, _read_log(log), _cell_errors(nb))
     finally:

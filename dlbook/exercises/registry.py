@@ -4,6 +4,7 @@ Exercise ids are ``'chNN.name'``; the checkers of chapter NN live in the
 module ``dlbook.exercises.chNN``, imported the first time one of its ids
 is asked for. A new chapter is one new module: nothing else to edit.
 """
+
 import difflib
 import importlib
 import pkgutil
@@ -53,13 +54,14 @@ def exercise(exercise_id, hint=None, title=None):
     ...     ...
     """
     if not _ID.match(exercise_id):
-        raise ValueError(f"exercise ids look like 'ch04.softmax', "
-                         f"got {exercise_id!r}")
+        raise ValueError(
+            f"exercise ids look like 'ch04.softmax', got {exercise_id!r}"
+        )
 
     def register(checker):
-        _EXERCISES[exercise_id] = Exercise(exercise_id, checker, hint,
-                                           title)
+        _EXERCISES[exercise_id] = Exercise(exercise_id, checker, hint, title)
         return checker
+
     return register
 
 
@@ -68,7 +70,7 @@ def _import_chapter(chapter):
         importlib.import_module(f'{__package__}.{chapter}')
     except ModuleNotFoundError as err:
         if err.name != f'{__package__}.{chapter}':
-            raise                   # a real import error inside the module
+            raise  # a real import error inside the module
 
 
 def _import_all():
@@ -86,8 +88,7 @@ def get(exercise_id):
     if exercise_id in _EXERCISES:
         return _EXERCISES[exercise_id]
     _import_all()
-    close = difflib.get_close_matches(str(exercise_id), list(_EXERCISES),
-                                      n=3)
+    close = difflib.get_close_matches(str(exercise_id), list(_EXERCISES), n=3)
     raise KeyError(exercise_id, close)
 
 
@@ -107,8 +108,11 @@ def list_exercises(chapter=None):
         _import_all()
     else:
         _import_chapter(chapter)
-    return sorted(ex_id for ex_id in _EXERCISES
-                  if chapter is None or ex_id.startswith(chapter + '.'))
+    return sorted(
+        ex_id
+        for ex_id in _EXERCISES
+        if chapter is None or ex_id.startswith(chapter + '.')
+    )
 
 
 def describe(exercise_id):

@@ -1,8 +1,8 @@
 """What a check finds: ``CheckResult`` (shown to the student) and
 ``Failure`` (raised inside a checker to say what is wrong)."""
 
-PASS_MARK = '\u2713'        # ✓
-FAIL_MARK = '\u2717'        # ✗
+PASS_MARK = '\u2713'  # ✓
+FAIL_MARK = '\u2717'  # ✗
 
 
 class Failure(Exception):
@@ -63,5 +63,9 @@ class CheckResult:
 
     def as_dict(self):
         """Plain data, as written to the grading log."""
-        return {'id': self.exercise_id, 'passed': self.passed,
-                'message': self.message, 'hint': self.hint}
+        return {
+            'id': self.exercise_id,
+            'passed': self.passed,
+            'message': self.message,
+            'hint': self.hint,
+        }

@@ -6,11 +6,21 @@
 ``gluon.contrib.nn`` (branch containers, pixel shuffling).
 """
 
-from .parameter import (Parameter, Constant, ParameterDict,  # noqa: F401
-                        DeferredInitializationError)
-from .block import Block, HybridBlock  # noqa: F401
-from .symbol_block import SymbolBlock  # noqa: F401
-from . import nn, rnn, loss, data, utils  # noqa: F401
-from .trainer import Trainer  # noqa: F401
-from . import model_zoo  # noqa: F401
-from . import contrib  # noqa: F401
+from . import (
+    contrib,
+    data,
+    loss,
+    model_zoo,
+    nn,
+    rnn,
+    utils,
+)
+from .block import Block, HybridBlock
+from .parameter import (
+    Constant,
+    DeferredInitializationError,
+    Parameter,
+    ParameterDict,
+)
+from .symbol_block import SymbolBlock
+from .trainer import Trainer

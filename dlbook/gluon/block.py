@@ -18,13 +18,17 @@ from collections import OrderedDict
 
 from .. import name as _name
 from .. import ndarray as nd
+from .._np_state import is_np_array
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
-from .._np_state import is_np_array
 from .cached_op import call_cached
 from .deferred import call_deferred
-from .parameter import (DeferredInitializationError, Parameter,
-                        ParameterDict, _brief_print_list)
+from .parameter import (
+    DeferredInitializationError,
+    Parameter,
+    ParameterDict,
+    _brief_print_list,
+)
 
 __all__ = ['Block', 'HybridBlock']
 
@@ -130,10 +134,12 @@ class Block:
 
     def __init__(self, prefix=None, params=None):
         self._empty_prefix = prefix == ''
-        self._prefix, self._params = _BlockScope.create(prefix, params,
-                                                        self._alias())
-        self._name = self._prefix[:-1] if self._prefix.endswith('_') \
-            else self._prefix
+        self._prefix, self._params = _BlockScope.create(
+            prefix, params, self._alias()
+        )
+        self._name = (
+            self._prefix[:-1] if self._prefix.endswith('_') else self._prefix
+        )
         self._scope = _BlockScope(self)
         self._children = OrderedDict()
         self._reg_params = OrderedDict()
@@ -148,27 +154,34 @@ class Block:
         body = '\n'.join(
             f'  ({key}): {_indent(repr(block), 2)}'
             for key, block in self.__dict__.items()
-            if isinstance(block, Block))
+            if isinstance(block, Block)
+        )
         return f'{type(self).__name__}(\n{body}\n)'
 
     def __setattr__(self, name, value):
         """Register child blocks and parameters assigned as attributes."""
         if name in self.__dict__:
             existing = self.__dict__[name]
-            if isinstance(existing, (Parameter, Block)) and \
-                    not isinstance(value, type(existing)):
-                raise TypeError(f'Changing attribute type for {name} from '
-                                f'{type(existing)} to {type(value)} is not '
-                                f'allowed.')
+            if isinstance(existing, (Parameter, Block)) and not isinstance(
+                value, type(existing)
+            ):
+                raise TypeError(
+                    f'Changing attribute type for {name} from '
+                    f'{type(existing)} to {type(value)} is not '
+                    f'allowed.'
+                )
         if isinstance(value, Block):
             self.register_child(value, name)
         elif isinstance(value, Parameter):
-            if name in self._reg_params and self._reg_params[name] is not \
-                    value:
+            if (
+                name in self._reg_params
+                and self._reg_params[name] is not value
+            ):
                 raise DLBookError(
                     f'Overriding Parameter attribute {name} is not allowed. '
                     f'If you want to share parameters between blocks, '
-                    f'please set \'params\' at Block construction instead.')
+                    f'please set \'params\' at Block construction instead.'
+                )
             self._reg_params[name] = value
         super().__setattr__(name, value)
 
@@ -210,8 +223,11 @@ class Block:
             result.update(self.params)
         else:
             pattern = re.compile(select)
-            result.update(OrderedDict(
-                (k, v) for k, v in self.params.items() if pattern.match(k)))
+            result.update(
+                OrderedDict(
+                    (k, v) for k, v in self.params.items() if pattern.match(k)
+                )
+            )
         for child in self._children.values():
             result.update(child.collect_params(select=select))
         return result
@@ -220,14 +236,16 @@ class Block:
         """Structural names: ``'0.weight'``, ``'hidden.bias'``."""
         if prefix:
             prefix += '.'
-        found = OrderedDict((prefix + k, v)
-                            for k, v in self._reg_params.items())
+        found = OrderedDict(
+            (prefix + k, v) for k, v in self._reg_params.items()
+        )
         for name, child in self._children.items():
             found.update(child._collect_params_with_prefix(prefix + name))
         return found
 
-    def initialize(self, init=None, ctx=None, verbose=False,
-                   force_reinit=False):
+    def initialize(
+        self, init=None, ctx=None, verbose=False, force_reinit=False
+    ):
         """Initialize all parameters (default initializer Uniform(0.07));
         a parameter's own ``init`` wins."""
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
@@ -259,68 +277,98 @@ class Block:
         if deduplicate:
             # a shared parameter is saved once, under its last name (MXNet)
             last = {id(param): key for key, param in params.items()}
-            params = OrderedDict((key, param) for key, param in
-                                 params.items() if last[id(param)] == key)
+            params = OrderedDict(
+                (key, param)
+                for key, param in params.items()
+                if last[id(param)] == key
+            )
         nd.save(filename, {k: v._reduce() for k, v in params.items()})
 
-    def load_parameters(self, filename, ctx=None, allow_missing=False,
-                        ignore_extra=False, cast_dtype=False,
-                        dtype_source='current'):
+    def load_parameters(
+        self,
+        filename,
+        ctx=None,
+        allow_missing=False,
+        ignore_extra=False,
+        cast_dtype=False,
+        dtype_source='current',
+    ):
         """Load parameters written by :meth:`save_parameters` (or by
         MXNet).  Missing or extra names raise with both lists."""
         loaded = nd.load(filename)
         if not isinstance(loaded, dict):
-            raise DLBookError(f"file '{filename}' holds a list of arrays, "
-                              f"not named parameters")
+            raise DLBookError(
+                f"file '{filename}' holds a list of arrays, "
+                f"not named parameters"
+            )
         params = self._collect_params_with_prefix()
         if not loaded and not params:
             return
         if not any('.' in key for key in loaded):
             # legacy file of full names, as written by save_params
-            self.collect_params().load(filename, ctx, allow_missing,
-                                       ignore_extra, self.prefix,
-                                       cast_dtype=cast_dtype,
-                                       dtype_source=dtype_source)
+            self.collect_params().load(
+                filename,
+                ctx,
+                allow_missing,
+                ignore_extra,
+                self.prefix,
+                cast_dtype=cast_dtype,
+                dtype_source=dtype_source,
+            )
             return
         if not allow_missing:
             # a shared parameter is present under any of its names
             # (save_parameters(deduplicate=True) keeps one)
             present = {id(params[k]) for k in loaded if k in params}
-            missing = [name for name, param in params.items()
-                       if name not in loaded and id(param) not in present]
+            missing = [
+                name
+                for name, param in params.items()
+                if name not in loaded and id(param) not in present
+            ]
             if missing:
                 raise DLBookError(
                     f"Parameter(s) {_brief_print_list(missing)} missing in "
                     f"file '{filename}', which contains parameters: "
                     f"{_brief_print_list(loaded)}. Set allow_missing=True "
-                    f"to ignore missing parameters.")
+                    f"to ignore missing parameters."
+                )
         extra = [name for name in loaded if name not in params]
         if extra and not ignore_extra:
             raise DLBookError(
                 f"Parameter(s) {_brief_print_list(extra)} loaded from file "
                 f"'{filename}' are not present in this Block, which "
                 f"contains parameters {_brief_print_list(params)}. Set "
-                f"ignore_extra=True to ignore.")
+                f"ignore_extra=True to ignore."
+            )
         # check every parameter first: a failure leaves the block unchanged
         for name, value in loaded.items():
             if name in params:
                 params[name]._check_loadable(value, cast_dtype, dtype_source)
         for name, value in loaded.items():
             if name in params:
-                params[name]._load_init(value, ctx, cast_dtype=cast_dtype,
-                                        dtype_source=dtype_source)
+                params[name]._load_init(
+                    value,
+                    ctx,
+                    cast_dtype=cast_dtype,
+                    dtype_source=dtype_source,
+                )
 
     def save_params(self, filename):
         """Deprecated MXNet name: saves full parameter names."""
-        warnings.warn('save_params is deprecated. Please use '
-                      'save_parameters.', stacklevel=2)
+        warnings.warn(
+            'save_params is deprecated. Please use save_parameters.',
+            stacklevel=2,
+        )
         self.collect_params().save(filename, strip_prefix=self.prefix)
 
-    def load_params(self, filename, ctx=None, allow_missing=False,
-                    ignore_extra=False):
+    def load_params(
+        self, filename, ctx=None, allow_missing=False, ignore_extra=False
+    ):
         """Deprecated MXNet name: loads full parameter names."""
-        warnings.warn('load_params is deprecated. Please use '
-                      'load_parameters.', stacklevel=2)
+        warnings.warn(
+            'load_params is deprecated. Please use load_parameters.',
+            stacklevel=2,
+        )
         self.load_parameters(filename, ctx, allow_missing, ignore_extra)
 
     # -- calling ---------------------------------------------------------------
@@ -346,13 +394,15 @@ class Block:
 
     def forward(self, *args):
         """Compute the output; subclasses override it."""
-        raise NotImplementedError(f'{type(self).__name__} must define '
-                                  f'forward(self, *args)')
+        raise NotImplementedError(
+            f'{type(self).__name__} must define forward(self, *args)'
+        )
 
     def summary(self, *inputs):
         """Print each layer's output shape and parameter count for one
         forward pass on ``inputs`` (MXNet's table)."""
         from .summary import print_summary
+
         print_summary(self, *inputs)
 
 
@@ -362,6 +412,7 @@ def _first_array(x, args):
     if not isinstance(x, (list, tuple)):
         return x
     from .cached_op import flatten
+
     flat, _ = flatten([x, *args], 'input')
     return next((a for a in flat if a is not None), x)
 
@@ -406,28 +457,39 @@ class HybridBlock(Block):
         if is_np_array():
             return True
         forward = type(self).forward
-        return forward is not HybridBlock.forward and \
-            not forward.__module__.startswith('dlbook.')
+        return (
+            forward is not HybridBlock.forward
+            and not forward.__module__.startswith('dlbook.')
+        )
 
     def register_child(self, block, name=None):
         if not isinstance(block, HybridBlock):
             raise DLBookError(
                 f'Children of HybridBlock must also be HybridBlock, but '
                 f'{block} has type {type(block)}. If you are using '
-                f'Sequential, please try HybridSequential instead.')
+                f'Sequential, please try HybridSequential instead.'
+            )
         super().register_child(block, name)
         self._cached_graph = None
 
-    def hybridize(self, active=True, static_alloc=False, static_shape=False,
-                  **kwargs):
+    def hybridize(
+        self, active=True, static_alloc=False, static_shape=False, **kwargs
+    ):
         """Trace ``hybrid_forward`` into a graph on the next call and reuse
         it (per input shape) afterwards."""
         self._active = active
-        self._flags = {'static_alloc': static_alloc,
-                       'static_shape': static_shape, **kwargs}
+        self._flags = {
+            'static_alloc': static_alloc,
+            'static_shape': static_shape,
+            **kwargs,
+        }
         self._cached_graph = None
-        super().hybridize(active, static_alloc=static_alloc,
-                          static_shape=static_shape, **kwargs)
+        super().hybridize(
+            active,
+            static_alloc=static_alloc,
+            static_shape=static_shape,
+            **kwargs,
+        )
 
     def forward(self, x, *args):
         """Dispatch on the input: NDArray (run, possibly through the cached
@@ -448,13 +510,18 @@ class HybridBlock(Block):
                     cached = self._call_cached_op(x, *args)
                     if cached is not NotImplemented:
                         return cached
-                params = {name: p._data_or_placeholder(ctx)
-                          for name, p in self._reg_params.items()}
+                params = {
+                    name: p._data_or_placeholder(ctx)
+                    for name, p in self._reg_params.items()
+                }
                 return self.hybrid_forward(nd, x, *args, **params)
         from .. import symbol
+
         if not isinstance(first, symbol.Symbol):
-            raise DLBookError(f'{type(self).__name__} expects NDArray or '
-                              f'Symbol input, got {type(x).__name__}')
+            raise DLBookError(
+                f'{type(self).__name__} expects NDArray or '
+                f'Symbol input, got {type(x).__name__}'
+            )
         params = {name: p.var() for name, p in self._reg_params.items()}
         with self.name_scope():
             return self.hybrid_forward(symbol, x, *args, **params)
@@ -465,8 +532,10 @@ class HybridBlock(Block):
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The computation, written with ``F`` (``nd`` or ``sym``)."""
-        raise NotImplementedError(f'{type(self).__name__} must define '
-                                  f'hybrid_forward(self, F, x, ...)')
+        raise NotImplementedError(
+            f'{type(self).__name__} must define '
+            f'hybrid_forward(self, F, x, ...)'
+        )
 
     def export(self, path, epoch=0, remove_amp_cast=True):
         """Write ``path-symbol.json`` and ``path-%04d.params`` (keys
@@ -478,16 +547,19 @@ class HybridBlock(Block):
         (symbol_file, params_file)
         """
         if self._cached_graph is None:
-            raise RuntimeError('Please first call block.hybridize() and then '
-                               'run forward with this block at least once '
-                               'before calling export.')
+            raise RuntimeError(
+                'Please first call block.hybridize() and then '
+                'run forward with this block at least once '
+                'before calling export.'
+            )
         constants = getattr(self._cached_graph, 'constants', None)
         if constants:
             raise DLBookError(
                 f'export: the traced forward of {self.name} reads arrays '
                 f'that are neither inputs nor parameters '
                 f'({", ".join(constants)}); make them Parameters (or '
-                f'constants via self.params.get_constant) to export')
+                f'constants via self.params.get_constant) to export'
+            )
         graph = self._cached_graph.symbol
         symbol_file = f'{path}-symbol.json'
         graph.save(symbol_file)
@@ -514,6 +586,7 @@ def settle_block_shapes(block, *args):
     (:func:`dlbook.ndarray.pending.settle_shapes`).  Used by
     ``HybridBlock.infer_shape`` and by ``mx.viz`` before tracing."""
     from .. import autograd
+
     with autograd.pause():
         block(*args)
 

@@ -15,10 +15,10 @@ only during the trace, as in MXNet.
 from .. import autograd
 from .. import symbol as sym
 from ..base import DLBookError
-from ..symbol.program import GraphProgram
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 from ..ndarray.pending import settle_shapes
+from ..symbol.program import GraphProgram
 from .parameter import DeferredParameter
 
 __all__ = ['call_cached', 'run_graph', 'trace', 'flatten', 'regroup']
@@ -74,8 +74,7 @@ class CachedGraph:
         # None stands for an optional input left out (a loss's
         # sample_weight): it stays None in the trace and gets no variable
         count = sum(a is not None for a in flat)
-        names = ['data'] if count == 1 else \
-            [f'data{i}' for i in range(count)]
+        names = ['data'] if count == 1 else [f'data{i}' for i in range(count)]
         variables = iter(sym.var(n) for n in names)
         inputs = [None if a is None else next(variables) for a in flat]
         grouped = regroup(inputs, in_format)[0]
@@ -93,7 +92,8 @@ class CachedGraph:
                 raise DLBookError(
                     f'hybridize: the traced graph of {block.name} uses '
                     f'variable {name!r}, which is neither an input nor a '
-                    f'parameter of the block')
+                    f'parameter of the block'
+                )
             params[name] = by_name[name]
         self.setup(symbol, names, params, in_format, out_format)
         self.block = block
@@ -119,8 +119,10 @@ class CachedGraph:
         if found is None:
             program = GraphProgram(self.symbol, ctx)
             position = {n: i for i, n in enumerate(self.input_names)}
-            sources = [position[n] if n in position else self.params[n]
-                       for n in program.var_names]
+            sources = [
+                position[n] if n in position else self.params[n]
+                for n in program.var_names
+            ]
             found = self.programs[ctx] = (program, sources)
         return found
 
@@ -132,15 +134,22 @@ class CachedGraph:
         if pending:
             shapes = {n: x.shape for n, x in zip(self.input_names, flat)}
             arg_shapes, _, aux_shapes = self.symbol.infer_shape_partial(
-                **shapes)
-            names = self.symbol.list_arguments() + \
-                self.symbol.list_auxiliary_states()
+                **shapes
+            )
+            names = (
+                self.symbol.list_arguments()
+                + self.symbol.list_auxiliary_states()
+            )
             found = dict(zip(names, list(arg_shapes) + list(aux_shapes)))
-            settle_shapes('the hybridized graph',
-                          [DeferredParameter(p, None) for p in pending],
-                          [found.get(p.name) for p in pending], partial=True)
+            settle_shapes(
+                'the hybridized graph',
+                [DeferredParameter(p, None) for p in pending],
+                [found.get(p.name) for p in pending],
+                partial=True,
+            )
             if self.block is not None and any(
-                    not (p._shape and all(p._shape)) for p in pending):
+                not (p._shape and all(p._shape)) for p in pending
+            ):
                 # some shapes only follow from running the layers (e.g. an
                 # LSTM's input width reaches its weight through reshape
                 # and concat): run one eager pass, where each operator
@@ -171,6 +180,7 @@ def eager_children(block):
 def _eager_pass(block, args):
     """Run ``block`` once eagerly (hybridization off, not recorded)."""
     from .. import autograd
+
     switched = eager_children(block)
     try:
         with autograd.pause():
@@ -201,7 +211,8 @@ class _GraphOp:
         needs_rng = program.__dict__.get('_needs_rng')
         if needs_rng is None:
             needs_rng = program._needs_rng = any(
-                step.needs_rng for step in program.steps)
+                step.needs_rng for step in program.steps
+            )
         self.needs_rng = needs_rng
 
     def out_context(self, ctx):
@@ -213,11 +224,15 @@ class _GraphOp:
         if program.can_run_local(ctx):
             # raw arrays straight through, no (array, context) pairs
             result, self.saved = program.run_local(
-                raws, self.is_train, rng=self.rng, keep=self.keep)
+                raws, self.is_train, rng=self.rng, keep=self.keep
+            )
         else:
             outs, self.saved = program.forward(
-                [(r, ctx) for r in raws], self.is_train, rng=self.rng,
-                keep=self.keep)
+                [(r, ctx) for r in raws],
+                self.is_train,
+                rng=self.rng,
+                keep=self.keep,
+            )
             result = [raw for raw, _ in outs]
         if not program.steps or len(result) > 1:
             # an output that is an input (``return x``) is a new array
@@ -226,8 +241,9 @@ class _GraphOp:
         return result[0] if len(result) == 1 else result
 
     def backward(self, xp, *dys):
-        return self.program.backward(self.saved, dys,
-                                     needed=self.needs_input_grad)
+        return self.program.backward(
+            self.saved, dys, needed=self.needs_input_grad
+        )
 
 
 def trace(block, args):
@@ -248,23 +264,29 @@ def run_graph(block, graph, args):
         flat = args
     else:
         flat, in_format = flatten(list(args), 'input')
-        if _without_trailing_none(in_format) != \
-                _without_trailing_none(graph.in_format):
+        if _without_trailing_none(in_format) != _without_trailing_none(
+            graph.in_format
+        ):
             raise DLBookError(
                 f'{block.name}: the argument structure does not match the '
                 f'traced graph (input format {in_format}, traced '
                 f'{graph.in_format}; 0 is an array, -1 None); call '
-                f'hybridize() again to trace a new one')
+                f'hybridize() again to trace a new one'
+            )
         flat = [x for x in flat if x is not None]
     if len(flat) != len(graph.input_names):
-        raise DLBookError(f'{block.name}: the hybridized graph takes '
-                          f'{len(graph.input_names)} input array(s), got '
-                          f'{len(flat)}; call hybridize() again to trace '
-                          f'a new one')
+        raise DLBookError(
+            f'{block.name}: the hybridized graph takes '
+            f'{len(graph.input_names)} input array(s), got '
+            f'{len(flat)}; call hybridize() again to trace '
+            f'a new one'
+        )
     for x in flat:
         if not isinstance(x, NDArray):
-            raise DLBookError('a hybridized block takes NDArray inputs '
-                              '(or Symbols, to build a graph)')
+            raise DLBookError(
+                'a hybridized block takes NDArray inputs '
+                '(or Symbols, to build a graph)'
+            )
     ctx = flat[0]._ctx
     if not graph._ready:
         graph.finish_deferred_init(flat)
@@ -274,7 +296,7 @@ def run_graph(block, graph, args):
     for s in sources:
         if type(s) is int:
             append(flat[s])
-        elif isinstance(s, NDArray):       # a constant of a traced forward
+        elif isinstance(s, NDArray):  # a constant of a traced forward
             append(s)
         else:
             # the parameter's current array on ctx (re-read every call:

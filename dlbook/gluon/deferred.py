@@ -33,9 +33,9 @@ import importlib
 from .._np_state import is_np_shape
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
-from ..symbol.symbol import Node, Symbol
 from ..symbol.np_names import NP_NAMES, SCALAR_OPS
-from .cached_op import (CachedGraph, eager_children, flatten, run_graph)
+from ..symbol.symbol import Node, Symbol
+from .cached_op import CachedGraph, eager_children, flatten, run_graph
 
 # the module (``dlbook.ndarray.invoke`` the name is also the function)
 _invoke_module = importlib.import_module('..ndarray.invoke', __package__)
@@ -52,8 +52,11 @@ def _given_attrs(op):
     for key, value in op.attrs.items():
         default = op.defaults.get(key, given)
         try:
-            same = default is not given and bool(default == value) and \
-                type(default) is type(value)
+            same = (
+                default is not given
+                and bool(default == value)
+                and type(default) is type(value)
+            )
         except (TypeError, ValueError):
             same = False
         if not same:
@@ -78,7 +81,7 @@ def _hint(op_name):
     hint = op_name.lstrip('_').lower()
     for stem in ('npi_', 'npx_', 'np_'):
         if hint.startswith(stem):
-            return hint[len(stem):]
+            return hint[len(stem) :]
     return hint
 
 
@@ -93,9 +96,9 @@ class Tracer:
 
     def __init__(self, prefix):
         self.prefix = prefix
-        self.entries = {}        # id(raw) -> (Node, output index)
-        self.alive = []          # raws kept alive so ids stay unique
-        self.pending = []        # (Node, [(raw id, producer, NDArray)])
+        self.entries = {}  # id(raw) -> (Node, output index)
+        self.alive = []  # raws kept alive so ids stay unique
+        self.pending = []  # (Node, [(raw id, producer, NDArray)])
         self.counts = {}
         self.np_shape = is_np_shape()
 
@@ -116,22 +119,32 @@ class Tracer:
         ins = [self._input(x) for x in inputs]
         op_name, hint, extra = op.name, _hint(op.name), {}
         attrs = _given_attrs(op)
-        np_scalar = op.name.startswith('_npi_') and \
-            op.name.endswith('_scalar')         # _npi_greater_scalar...
-        if outputs and type(outputs[0]) is not NDArray and \
-                (op.name in NP_NAMES or op.name in _NP_LEGACY_SCALAR or
-                 np_scalar):
+        np_scalar = op.name.startswith('_npi_') and op.name.endswith(
+            '_scalar'
+        )  # _npi_greater_scalar...
+        if (
+            outputs
+            and type(outputs[0]) is not NDArray
+            and (
+                op.name in NP_NAMES
+                or op.name in _NP_LEGACY_SCALAR
+                or np_scalar
+            )
+        ):
             op_name, hint = NP_NAMES.get(op.name, (op_name, hint))
-            if op_name in SCALAR_OPS or op_name in _NP_LEGACY_SCALAR or \
-                    np_scalar:
+            if (
+                op_name in SCALAR_OPS
+                or op_name in _NP_LEGACY_SCALAR
+                or np_scalar
+            ):
                 # MXNet writes the number as a float, and whether it was
                 # a Python int
                 scalar = op.attrs.get('scalar')
-                extra['is_int'] = str(isinstance(scalar, int) and
-                                      not isinstance(scalar, bool))
+                extra['is_int'] = str(
+                    isinstance(scalar, int) and not isinstance(scalar, bool)
+                )
                 attrs['scalar'] = float(scalar)
-        node = Node(op_name, self._node_name(hint), attrs=attrs,
-                    extra=extra)
+        node = Node(op_name, self._node_name(hint), attrs=attrs, extra=extra)
         self.pending.append((node, ins))
         for i, o in enumerate(outputs):
             self.entries[id(o._data)] = (node, i)
@@ -171,9 +184,11 @@ class Tracer:
         heads = []
         for o in outs:
             if not isinstance(o, NDArray):
-                raise DLBookError(f'hybridize: forward returned '
-                                  f'{type(o).__name__}; a hybridized block '
-                                  f'returns arrays (or lists of arrays)')
+                raise DLBookError(
+                    f'hybridize: forward returned '
+                    f'{type(o).__name__}; a hybridized block '
+                    f'returns arrays (or lists of arrays)'
+                )
             heads.append(resolve(*self._input(o)))
         symbol = Symbol(heads)
         symbol._np_shape = self.np_shape
@@ -185,8 +200,11 @@ def _trace(block, args):
     (outputs, CachedGraph)."""
     flat, in_format = flatten(list(args), 'input')
     arrays = [a for a in flat if a is not None]
-    names = ['data'] if len(arrays) == 1 else \
-        [f'data{i}' for i in range(len(arrays))]
+    names = (
+        ['data']
+        if len(arrays) == 1
+        else [f'data{i}' for i in range(len(arrays))]
+    )
     tracer = Tracer(block.prefix)
     for n, x in zip(names, arrays):
         tracer.source(n, x)
@@ -201,10 +219,10 @@ def _trace(block, args):
             b._active = True
     outs, out_format = flatten(out, 'output')
     symbol, params, constants = tracer.finish(
-        outs, block.collect_params().values(), block.prefix)
+        outs, block.collect_params().values(), block.prefix
+    )
     graph = CachedGraph.__new__(CachedGraph)
-    graph.setup(symbol, names, {**params, **constants}, in_format,
-                out_format)
+    graph.setup(symbol, names, {**params, **constants}, in_format, out_format)
     graph.constants = constants
     graph._ready = True
     return out, graph
@@ -228,7 +246,8 @@ def _signature(args):
     flat, fmt = flatten(list(args), 'input')
     return (repr(fmt),) + tuple(
         None if a is None else (a.shape, a.dtype.str, type(a).__name__)
-        for a in flat)
+        for a in flat
+    )
 
 
 def call_deferred(block, *args):
@@ -236,8 +255,10 @@ def call_deferred(block, *args):
     return the eager results), else run the recorded graph."""
     for a in flatten(list(args), 'input')[0]:
         if a is not None and not isinstance(a, NDArray):
-            raise DLBookError(f'{block.name}: a hybridized block takes '
-                              f'arrays, got {type(a).__name__}')
+            raise DLBookError(
+                f'{block.name}: a hybridized block takes '
+                f'arrays, got {type(a).__name__}'
+            )
     cache = block._cached_graph
     if not isinstance(cache, DeferredCache):
         cache = block._cached_graph = DeferredCache()
@@ -250,4 +271,3 @@ def call_deferred(block, *args):
         return out
     cache.latest, cache.symbol = graph, graph.symbol
     return run_graph(block, graph, args)
-

@@ -21,11 +21,24 @@ import math
 from ..base import UsageError, numeric_types
 from .block import HybridBlock
 
-__all__ = ['Loss', 'L2Loss', 'L1Loss', 'SigmoidBinaryCrossEntropyLoss',
-           'SigmoidBCELoss', 'SoftmaxCrossEntropyLoss', 'SoftmaxCELoss',
-           'KLDivLoss', 'CTCLoss', 'HuberLoss', 'HingeLoss',
-           'SquaredHingeLoss', 'LogisticLoss', 'TripletLoss',
-           'PoissonNLLLoss', 'CosineEmbeddingLoss']
+__all__ = [
+    'Loss',
+    'L2Loss',
+    'L1Loss',
+    'SigmoidBinaryCrossEntropyLoss',
+    'SigmoidBCELoss',
+    'SoftmaxCrossEntropyLoss',
+    'SoftmaxCELoss',
+    'KLDivLoss',
+    'CTCLoss',
+    'HuberLoss',
+    'HingeLoss',
+    'SquaredHingeLoss',
+    'LogisticLoss',
+    'TripletLoss',
+    'PoissonNLLLoss',
+    'CosineEmbeddingLoss',
+]
 
 
 def _apply_weighting(F, loss, weight=None, sample_weight=None):
@@ -45,10 +58,12 @@ def _apply_weighting(F, loss, weight=None, sample_weight=None):
         loss = F.broadcast_mul(loss, sample_weight)
     if weight is not None:
         if not isinstance(weight, numeric_types):
-            raise UsageError(f'weight must be a number, got '
-                             f'{type(weight).__name__} {weight!r}; per-sample '
-                             f'weights go in sample_weight when calling the '
-                             f'loss.')
+            raise UsageError(
+                f'weight must be a number, got '
+                f'{type(weight).__name__} {weight!r}; per-sample '
+                f'weights go in sample_weight when calling the '
+                f'loss.'
+            )
         loss = loss * weight
     return loss
 
@@ -85,8 +100,10 @@ class Loss(HybridBlock):
         self._batch_axis = batch_axis
 
     def __repr__(self):
-        return (f'{type(self).__name__}(batch_axis={self._batch_axis}, '
-                f'w={self._weight})')
+        return (
+            f'{type(self).__name__}(batch_axis={self._batch_axis}, '
+            f'w={self._weight})'
+        )
 
     def hybrid_forward(self, F, x, *args, **kwargs):
         """The loss of ``x`` against ``args``; subclasses define it."""
@@ -117,7 +134,7 @@ class L2Loss(Loss):
     ``sample_weight``.  Output: shape ``(batch_size,)``.
     """
 
-    def __init__(self, weight=1., batch_axis=0, **kwargs):
+    def __init__(self, weight=1.0, batch_axis=0, **kwargs):
         super().__init__(weight, batch_axis, **kwargs)
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
@@ -177,28 +194,32 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
     ``pos_weight`` (broadcastable to ``pred``, e.g. ``(1, classes)``).
     """
 
-    def __init__(self, from_sigmoid=False, weight=None, batch_axis=0,
-                 **kwargs):
+    def __init__(
+        self, from_sigmoid=False, weight=None, batch_axis=0, **kwargs
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._from_sigmoid = from_sigmoid
 
-    def hybrid_forward(self, F, pred, label, sample_weight=None,
-                       pos_weight=None):
+    def hybrid_forward(
+        self, F, pred, label, sample_weight=None, pos_weight=None
+    ):
         label = _reshape_like(F, label, pred)
         if not self._from_sigmoid:
             if pos_weight is None:
-                loss = F.relu(pred) - pred * label + \
-                    _softrelu(F, -F.abs(pred))
+                loss = F.relu(pred) - pred * label + _softrelu(F, -F.abs(pred))
             else:
                 log_weight = 1 + F.broadcast_mul(pos_weight - 1, label)
-                loss = pred - pred * label + log_weight * (
-                    _softrelu(F, -F.abs(pred)) + F.relu(-pred))
+                loss = (
+                    pred
+                    - pred * label
+                    + log_weight * (_softrelu(F, -F.abs(pred)) + F.relu(-pred))
+                )
         else:
             eps = 1e-12
             positive = F.log(pred + eps) * label
             if pos_weight is not None:
                 positive = F.broadcast_mul(positive, pos_weight)
-            loss = -(positive + F.log(1. - pred + eps) * (1. - label))
+            loss = -(positive + F.log(1.0 - pred + eps) * (1.0 - label))
         return self._weighted_batch_mean(F, loss, sample_weight)
 
 
@@ -229,8 +250,15 @@ class SoftmaxCrossEntropyLoss(Loss):
     batch_axis : int, default 0
     """
 
-    def __init__(self, axis=-1, sparse_label=True, from_logits=False,
-                 weight=None, batch_axis=0, **kwargs):
+    def __init__(
+        self,
+        axis=-1,
+        sparse_label=True,
+        from_logits=False,
+        weight=None,
+        batch_axis=0,
+        **kwargs,
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._axis = axis
         self._sparse_label = sparse_label
@@ -266,8 +294,9 @@ class KLDivLoss(Loss):
     batch_axis : int, default 0
     """
 
-    def __init__(self, from_logits=True, axis=-1, weight=None, batch_axis=0,
-                 **kwargs):
+    def __init__(
+        self, from_logits=True, axis=-1, weight=None, batch_axis=0, **kwargs
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._axis = axis
@@ -302,29 +331,44 @@ class CTCLoss(Loss):
     ``sample_weight``.  Output: shape ``(batch_size,)``.
     """
 
-    def __init__(self, layout='NTC', label_layout='NT', weight=None,
-                 **kwargs):
+    def __init__(self, layout='NTC', label_layout='NT', weight=None, **kwargs):
         if layout not in ['NTC', 'TNC']:
-            raise UsageError(f"Only 'NTC' and 'TNC' layouts for pred are "
-                             f'supported. Got: {layout}')
+            raise UsageError(
+                f"Only 'NTC' and 'TNC' layouts for pred are "
+                f'supported. Got: {layout}'
+            )
         if label_layout not in ['NT', 'TN']:
-            raise UsageError(f"Only 'NT' and 'TN' layouts for label are "
-                             f'supported. Got: {label_layout}')
+            raise UsageError(
+                f"Only 'NT' and 'TN' layouts for label are "
+                f'supported. Got: {label_layout}'
+            )
         self._layout = layout
         self._label_layout = label_layout
         batch_axis = label_layout.find('N')
         super().__init__(weight, batch_axis, **kwargs)
 
-    def hybrid_forward(self, F, pred, label, pred_lengths=None,
-                       label_lengths=None, sample_weight=None):
+    def hybrid_forward(
+        self,
+        F,
+        pred,
+        label,
+        pred_lengths=None,
+        label_lengths=None,
+        sample_weight=None,
+    ):
         if self._layout == 'NTC':
             pred = F.swapaxes(pred, dim1=0, dim2=1)
         if self._batch_axis == 1:
             label = F.swapaxes(label, dim1=0, dim2=1)
-        loss = F.CTCLoss(pred, label, pred_lengths, label_lengths,
-                         use_data_lengths=pred_lengths is not None,
-                         use_label_lengths=label_lengths is not None,
-                         blank_label='last')
+        loss = F.CTCLoss(
+            pred,
+            label,
+            pred_lengths,
+            label_lengths,
+            use_data_lengths=pred_lengths is not None,
+            use_label_lengths=label_lengths is not None,
+            blank_label='last',
+        )
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
@@ -353,8 +397,11 @@ class HuberLoss(Loss):
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         loss = F.abs(label - pred)
-        loss = F.where(loss > self._rho, loss - 0.5 * self._rho,
-                       (0.5 / self._rho) * F.square(loss))
+        loss = F.where(
+            loss > self._rho,
+            loss - 0.5 * self._rho,
+            (0.5 / self._rho) * F.square(loss),
+        )
         return self._weighted_batch_mean(F, loss, sample_weight)
 
 
@@ -418,18 +465,21 @@ class LogisticLoss(Loss):
     label_format : {'signed', 'binary'}, default 'signed'
     """
 
-    def __init__(self, weight=None, batch_axis=0, label_format='signed',
-                 **kwargs):
+    def __init__(
+        self, weight=None, batch_axis=0, label_format='signed', **kwargs
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._label_format = label_format
         if self._label_format not in ['signed', 'binary']:
-            raise ValueError(f'label_format can only be signed or binary, '
-                             f'recieved {label_format}.')
+            raise ValueError(
+                f'label_format can only be signed or binary, '
+                f'recieved {label_format}.'
+            )
 
     def hybrid_forward(self, F, pred, label, sample_weight=None):
         label = _reshape_like(F, label, pred)
         if self._label_format == 'signed':
-            label = (label + 1.0) / 2.0       # -1/1 -> 0/1
+            label = (label + 1.0) / 2.0  # -1/1 -> 0/1
         loss = F.relu(pred) - pred * label + _softrelu(F, -F.abs(pred))
         return self._weighted_batch_mean(F, loss, sample_weight)
 
@@ -454,12 +504,14 @@ class TripletLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
-    def hybrid_forward(self, F, pred, positive, negative,
-                       sample_weight=None):
+    def hybrid_forward(self, F, pred, positive, negative, sample_weight=None):
         positive = _reshape_like(F, positive, pred)
         negative = _reshape_like(F, negative, pred)
-        loss = F.sum(F.square(positive - pred) - F.square(negative - pred),
-                     axis=self._batch_axis, exclude=True)
+        loss = F.sum(
+            F.square(positive - pred) - F.square(negative - pred),
+            axis=self._batch_axis,
+            exclude=True,
+        )
         loss = F.relu(loss + self._margin)
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
@@ -488,14 +540,21 @@ class PoissonNLLLoss(Loss):
     ``epsilon`` (default 1e-08).
     """
 
-    def __init__(self, weight=None, from_logits=True, batch_axis=0,
-                 compute_full=False, **kwargs):
+    def __init__(
+        self,
+        weight=None,
+        from_logits=True,
+        batch_axis=0,
+        compute_full=False,
+        **kwargs,
+    ):
         super().__init__(weight, batch_axis, **kwargs)
         self._from_logits = from_logits
         self._compute_full = compute_full
 
-    def hybrid_forward(self, F, pred, target, sample_weight=None,
-                       epsilon=1e-08):
+    def hybrid_forward(
+        self, F, pred, target, sample_weight=None, epsilon=1e-08
+    ):
         target = _reshape_like(F, target, pred)
         if self._from_logits:
             loss = F.exp(pred) - target * pred
@@ -505,8 +564,9 @@ class PoissonNLLLoss(Loss):
             # where(), not a product with the mask: t log t is NaN at t = 0.
             big = target > 1
             safe = F.where(big, target, F.ones_like(target))
-            stirling = safe * F.log(safe) - safe + \
-                0.5 * F.log(2 * math.pi * safe)
+            stirling = (
+                safe * F.log(safe) - safe + 0.5 * F.log(2 * math.pi * safe)
+            )
             loss = loss + F.where(big, stirling, F.zeros_like(stirling))
         return self._weighted_batch_mean(F, loss, sample_weight)
 
@@ -541,8 +601,7 @@ class CosineEmbeddingLoss(Loss):
         input1 = _reshape_like(F, input1, input2)
         cos_sim = self._cosine_similarity(F, input1, input2)
         label = _reshape_like(F, label, cos_sim)
-        loss = F.where(label == 1, 1 - cos_sim,
-                       F.relu(cos_sim - self._margin))
+        loss = F.where(label == 1, 1 - cos_sim, F.relu(cos_sim - self._margin))
         return self._weighted_batch_mean(F, loss, sample_weight)
 
     def _cosine_similarity(self, F, x, y, axis=-1):

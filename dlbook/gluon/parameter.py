@@ -22,8 +22,13 @@ from ..base import DLBookError, dtype_name
 from ..context import HOST_TYPES, Context, cpu, current_context
 from ..ndarray.pending import Pending
 
-__all__ = ['Parameter', 'Constant', 'ParameterDict',
-           'DeferredInitializationError', 'tensor_types']
+__all__ = [
+    'Parameter',
+    'Constant',
+    'ParameterDict',
+    'DeferredInitializationError',
+    'tensor_types',
+]
 
 tensor_types = (nd.NDArray,)
 
@@ -36,8 +41,11 @@ def _brief_print_list(lst, limit=7):
     """``'a', 'b', ..., 'z'`` for long lists in error messages."""
     lst = list(lst)
     if len(lst) > limit:
-        return _brief_print_list(lst[:limit // 2], limit) + ', ..., ' + \
-            _brief_print_list(lst[-limit // 2:], limit)
+        return (
+            _brief_print_list(lst[: limit // 2], limit)
+            + ', ..., '
+            + _brief_print_list(lst[-limit // 2 :], limit)
+        )
     return ', '.join(f"'{s}'" for s in lst)
 
 
@@ -46,6 +54,7 @@ def _np_mode_arrays(arrays):
     arrays change type in place)."""
     if is_np_array():
         from ..numpy._core import to_np
+
         to_np(list(arrays))
 
 
@@ -90,37 +99,55 @@ class Parameter:
         False forces ``grad_req='null'``.
     """
 
-    def __init__(self, name, grad_req='write', shape=None, dtype=_np.float32,
-                 lr_mult=1.0, wd_mult=1.0, init=None,
-                 allow_deferred_init=False, differentiable=True,
-                 stype='default', grad_stype='default'):
+    def __init__(
+        self,
+        name,
+        grad_req='write',
+        shape=None,
+        dtype=_np.float32,
+        lr_mult=1.0,
+        wd_mult=1.0,
+        init=None,
+        allow_deferred_init=False,
+        differentiable=True,
+        stype='default',
+        grad_stype='default',
+    ):
         self.name = name
-        self._shape = None if shape is None else _unknown_as_zero(
-            (shape,) if isinstance(shape, int) else shape)
-        dtype_name(dtype)                 # checks it
-        self.dtype = dtype                # kept as given, as MXNet does
+        self._shape = (
+            None
+            if shape is None
+            else _unknown_as_zero(
+                (shape,) if isinstance(shape, int) else shape
+            )
+        )
+        dtype_name(dtype)  # checks it
+        self.dtype = dtype  # kept as given, as MXNet does
         self.lr_mult = lr_mult
         self.wd_mult = wd_mult
         self.init = init
         self.allow_deferred_init = allow_deferred_init
         self._differentiable = differentiable
         self._grad_req = None
-        self._data = None              # OrderedDict ctx -> NDArray
+        self._data = None  # OrderedDict ctx -> NDArray
         self._grad = None
         self._ctx_list = None
-        self._deferred_init = ()       # (init, ctx_list, default_init, data)
+        self._deferred_init = ()  # (init, ctx_list, default_init, data)
         self._var = None
         for kind, value in (('stype', stype), ('grad_stype', grad_stype)):
             if value not in ('default', 'row_sparse', 'csr'):
-                raise DLBookError(f"Parameter '{name}': {kind} must be "
-                                  f"'default', 'row_sparse' or 'csr', got "
-                                  f'{value!r}')
+                raise DLBookError(
+                    f"Parameter '{name}': {kind} must be "
+                    f"'default', 'row_sparse' or 'csr', got "
+                    f'{value!r}'
+                )
         self._stype, self._grad_stype = stype, grad_stype
         self.grad_req = grad_req if differentiable else 'null'
 
     def __repr__(self):
-        return (f'Parameter {self.name} (shape={self.shape}, '
-                f'dtype={self.dtype})')
+        return (
+            f'Parameter {self.name} (shape={self.shape}, dtype={self.dtype})'
+        )
 
     # -- properties -----------------------------------------------------------
     @property
@@ -139,11 +166,13 @@ class Parameter:
             self._shape = new_shape
             return
         compatible = len(self._shape) == len(new_shape) and all(
-            old in (0, new) for old, new in zip(self._shape, new_shape))
+            old in (0, new) for old, new in zip(self._shape, new_shape)
+        )
         if not compatible:
             raise DLBookError(
                 f"Expected shape {new_shape} is incompatible with given "
-                f"shape {self._shape} for Parameter '{self.name}'.")
+                f"shape {self._shape} for Parameter '{self.name}'."
+            )
         self._shape = new_shape
 
     @property
@@ -153,8 +182,10 @@ class Parameter:
     @grad_req.setter
     def grad_req(self, req):
         if req not in ('write', 'add', 'null'):
-            raise DLBookError(f"grad_req must be one of 'write', 'add', or "
-                              f"'null', but got '{req}'")
+            raise DLBookError(
+                f"grad_req must be one of 'write', 'add', or "
+                f"'null', but got '{req}'"
+            )
         if not self._differentiable:
             req = 'null'
         if self._grad_req == req:
@@ -172,8 +203,9 @@ class Parameter:
         return self._differentiable
 
     # -- initialization ---------------------------------------------------------
-    def initialize(self, init=None, ctx=None, default_init=None,
-                   force_reinit=False):
+    def initialize(
+        self, init=None, ctx=None, default_init=None, force_reinit=False
+    ):
         """Create the data on each context of ``ctx`` (default: the current
         context); with an unknown shape, wait for the first forward.
 
@@ -181,12 +213,16 @@ class Parameter:
         ``default_init`` (``Uniform(0.07)``).
         """
         from .. import initializer
+
         if default_init is None:
             default_init = initializer.Uniform()
         if self._data is not None and not force_reinit:
-            warnings.warn(f"Parameter '{self.name}' is already initialized, "
-                          f"ignoring. Set force_reinit=True to "
-                          f"re-initialize.", stacklevel=2)
+            warnings.warn(
+                f"Parameter '{self.name}' is already initialized, "
+                f"ignoring. Set force_reinit=True to "
+                f"re-initialize.",
+                stacklevel=2,
+            )
             return
         self._data = self._grad = None
         ctx_list = _as_ctx_list(ctx)
@@ -196,8 +232,10 @@ class Parameter:
             if self.allow_deferred_init:
                 self._deferred_init = (init, ctx_list, default_init, None)
                 return
-            raise DLBookError(f"Cannot initialize Parameter '{self.name}' "
-                              f"because it has invalid shape: {self.shape}.")
+            raise DLBookError(
+                f"Cannot initialize Parameter '{self.name}' "
+                f"because it has invalid shape: {self.shape}."
+            )
         self._deferred_init = (init, ctx_list, default_init, None)
         self._finish_deferred_init()
 
@@ -206,28 +244,31 @@ class Parameter:
         if not self._deferred_init:
             return
         from .. import initializer
+
         init, ctx_list, default_init, data = self._deferred_init
         self._deferred_init = ()
         if not _shape_known(self._shape):
             raise DLBookError(
                 f"Cannot initialize Parameter '{self.name}' because it has "
                 f"invalid shape: {self.shape}. Please specify in_units, "
-                f"in_channels, etc for `Block`s.")
+                f"in_channels, etc for `Block`s."
+            )
         with autograd.pause():
             if data is None:
                 # values are drawn once on the CPU and copied to every
                 # device, so all replicas start identical
                 data = nd.zeros(self._shape, ctx=cpu(), dtype=self.dtype)
                 initializer.create(default_init)(
-                    initializer.InitDesc(self.name, {'__init__': init}),
-                    data)
+                    initializer.InitDesc(self.name, {'__init__': init}), data
+                )
             self._init_impl(data, ctx_list)
 
     def _init_impl(self, data, ctx_list):
         self._ctx_list = list(ctx_list)
         self._data = OrderedDict(
             (ctx, data.copyto(ctx).astype(self.dtype, copy=False))
-            for ctx in self._ctx_list)
+            for ctx in self._ctx_list
+        )
         _np_mode_arrays(self._data.values())
         self._init_grad()
 
@@ -238,14 +279,15 @@ class Parameter:
         stype = getattr(self, '_grad_stype', 'default')
         self._grad = OrderedDict(
             (ctx, nd.zeros(arr.shape, ctx=ctx, dtype=arr.dtype, stype=stype))
-            for ctx, arr in self._data.items())
+            for ctx, arr in self._data.items()
+        )
         if stype == 'default':
             _np_mode_arrays(self._grad.values())
-        autograd.mark_variables(list(self._data.values()),
-                                list(self._grad.values()), self.grad_req)
+        autograd.mark_variables(
+            list(self._data.values()), list(self._grad.values()), self.grad_req
+        )
 
-    def _load_init(self, data, ctx, cast_dtype=False,
-                   dtype_source='current'):
+    def _load_init(self, data, ctx, cast_dtype=False, dtype_source='current'):
         """Set this parameter from loaded ``data`` (shape-checked)."""
         self._check_loadable(data, cast_dtype, dtype_source)
         self.shape = data.shape
@@ -262,24 +304,26 @@ class Parameter:
         else:
             self.set_data(data)
 
-    def _check_loadable(self, data, cast_dtype=False,
-                        dtype_source='current'):
+    def _check_loadable(self, data, cast_dtype=False, dtype_source='current'):
         """Raise if ``data`` cannot be loaded into this parameter (shape or
         dtype); changes nothing, so a file is checked whole first."""
         if self._shape:
-            unknown_ok = all(old in (0, new) for old, new in
-                             zip(self._shape, data.shape))
+            unknown_ok = all(
+                old in (0, new) for old, new in zip(self._shape, data.shape)
+            )
             if len(self._shape) != len(data.shape) or not unknown_ok:
                 raise DLBookError(
                     f"Failed loading Parameter '{self.name}' from saved "
                     f"params: shape incompatible expected {self.shape} vs "
-                    f"saved {data.shape}")
+                    f"saved {data.shape}"
+                )
         if not cast_dtype and data.dtype.name != dtype_name(self.dtype):
             raise DLBookError(
                 f"Failed loading Parameter '{self.name}' from saved params: "
                 f"dtype incompatible expected {dtype_name(self.dtype)} vs "
                 f"saved {data.dtype.name}. Set cast_dtype=True to cast the "
-                f"dtype of saved params.")
+                f"dtype of saved params."
+            )
 
     # -- access -------------------------------------------------------------------
     def _check_and_get(self, arr_dict, ctx):
@@ -298,7 +342,8 @@ class Parameter:
                 return found
             raise DLBookError(
                 f"Parameter '{self.name}' was not initialized on context "
-                f"{ctx}. It was only initialized on {self._ctx_list}.")
+                f"{ctx}. It was only initialized on {self._ctx_list}."
+            )
         if self._deferred_init:
             raise DeferredInitializationError(
                 f"Parameter '{self.name}' has not been initialized yet "
@@ -307,12 +352,14 @@ class Parameter:
                 f"Please pass one batch of data through the network before "
                 f"accessing Parameters. You can also avoid deferred "
                 f"initialization by specifying in_units, num_features, "
-                f"etc., for network layers.")
+                f"etc., for network layers."
+            )
         raise DLBookError(
             f"Parameter '{self.name}' has not been initialized. Note that "
             f"you should initialize parameters and create Trainer with "
             f"Block.collect_params() instead of Block.params because the "
-            f"later does not include Parameters of nested child Blocks")
+            f"later does not include Parameters of nested child Blocks"
+        )
 
     def data(self, ctx=None):
         """The data array on ``ctx`` (the only one if on one context)."""
@@ -320,7 +367,8 @@ class Parameter:
             raise DLBookError(
                 f"Cannot return a copy of Parameter '{self.name}' on ctx "
                 f"{ctx} via data() because its storage type is "
-                f"{self._stype}. Please use row_sparse_data() instead.")
+                f"{self._stype}. Please use row_sparse_data() instead."
+            )
         return self._check_and_get(self._data, ctx)
 
     def list_data(self):
@@ -332,7 +380,8 @@ class Parameter:
         if self._data is not None and self._grad is None:
             raise DLBookError(
                 f"Cannot get gradient array for Parameter '{self.name}' "
-                f"because grad_req='null'")
+                f"because grad_req='null'"
+            )
         return self._check_and_get(self._grad, ctx)
 
     def list_grad(self):
@@ -340,7 +389,8 @@ class Parameter:
         if self._data is not None and self._grad is None:
             raise DLBookError(
                 f"Cannot get gradient array for Parameter '{self.name}' "
-                f"because grad_req='null'")
+                f"because grad_req='null'"
+            )
         return self._check_and_get(self._grad, list)
 
     def list_ctx(self):
@@ -348,8 +398,9 @@ class Parameter:
         if self._data is None:
             if self._deferred_init:
                 return list(self._deferred_init[1])
-            raise DLBookError(f"Parameter '{self.name}' has not been "
-                              f"initialized")
+            raise DLBookError(
+                f"Parameter '{self.name}' has not been initialized"
+            )
         return list(self._ctx_list)
 
     def _data_or_placeholder(self, ctx):
@@ -364,8 +415,9 @@ class Parameter:
         self.shape = data.shape
         if self._data is None:
             if not self._deferred_init:
-                raise DLBookError(f"Parameter '{self.name}' has not been "
-                                  f"initialized")
+                raise DLBookError(
+                    f"Parameter '{self.name}' has not been initialized"
+                )
             init, ctx_list, default_init, _ = self._deferred_init
             self._deferred_init = (init, ctx_list, default_init, data)
             return
@@ -390,9 +442,11 @@ class Parameter:
             init, _, default_init, data = self._deferred_init
             self._deferred_init = (init, ctx_list, default_init, data)
         else:
-            raise DLBookError(f"Cannot reset context for Parameter "
-                              f"'{self.name}' because it has not been "
-                              f"initialized.")
+            raise DLBookError(
+                f"Cannot reset context for Parameter "
+                f"'{self.name}' because it has not been "
+                f"initialized."
+            )
 
     def _reduce(self):
         """The mean of the copies, on the CPU (what ``save`` writes)."""
@@ -411,17 +465,24 @@ class Parameter:
         if self._data is None:
             return
         with autograd.pause():
-            self._data = OrderedDict((c, a.astype(self.dtype))
-                                     for c, a in self._data.items())
+            self._data = OrderedDict(
+                (c, a.astype(self.dtype)) for c, a in self._data.items()
+            )
             self._init_grad()
 
     def var(self):
         """A symbol variable standing for this parameter."""
         if self._var is None:
             from .. import symbol
-            self._var = symbol.var(self.name, shape=self._shape,
-                                   dtype=self.dtype, lr_mult=self.lr_mult,
-                                   wd_mult=self.wd_mult, init=self.init)
+
+            self._var = symbol.var(
+                self.name,
+                shape=self._shape,
+                dtype=self.dtype,
+                lr_mult=self.lr_mult,
+                wd_mult=self.wd_mult,
+                init=self.init,
+            )
         return self._var
 
     def row_sparse_data(self, row_id):
@@ -432,9 +493,11 @@ class Parameter:
             raise DLBookError(
                 f'Cannot return a copy of Parameter {self.name} via '
                 f'row_sparse_data() because its storage type is '
-                f'{self._stype}. Please use data() instead.')
-        return self._pull_rows(self._check_and_get(self._data,
-                                                   row_id.context), row_id)
+                f'{self._stype}. Please use data() instead.'
+            )
+        return self._pull_rows(
+            self._check_and_get(self._data, row_id.context), row_id
+        )
 
     def list_row_sparse_data(self, row_id):
         """``row_sparse_data(row_id)`` on every context."""
@@ -442,12 +505,16 @@ class Parameter:
             raise DLBookError(
                 f'Cannot return copies of Parameter {self.name} via '
                 f'list_row_sparse_data() because its storage type is '
-                f'{self._stype}. Please use list_data() instead.')
-        return [self._pull_rows(arr, row_id.as_in_context(ctx))
-                for ctx, arr in self._data.items()]
+                f'{self._stype}. Please use list_data() instead.'
+            )
+        return [
+            self._pull_rows(arr, row_id.as_in_context(ctx))
+            for ctx, arr in self._data.items()
+        ]
 
     def _pull_rows(self, full, row_id):
         from ..ndarray.sparse_ndarray import pull_rows
+
         grad = None if self._grad is None else self._grad[full.context]
         return pull_rows(full, row_id, grad, self.grad_req)
 
@@ -503,12 +570,16 @@ class Constant(Parameter):
             def _init_weight(self, _, arr):
                 arr[:] = value
 
-        super().__init__(name, grad_req='null', shape=value.shape,
-                         dtype=value.dtype, init=_ConstantInit())
+        super().__init__(
+            name,
+            grad_req='null',
+            shape=value.shape,
+            dtype=value.dtype,
+            init=_ConstantInit(),
+        )
 
     def __repr__(self):
-        return (f'Constant {self.name} (shape={self.shape}, '
-                f'dtype={self.dtype})')
+        return f'Constant {self.name} (shape={self.shape}, dtype={self.dtype})'
 
     @property
     def grad_req(self):
@@ -517,9 +588,12 @@ class Constant(Parameter):
     @grad_req.setter
     def grad_req(self, req):
         if req != 'null':
-            warnings.warn(f'Constant parameter "{self.name}" does not '
-                          f'support grad_req other than "null", and new '
-                          f'value "{req}" is ignored.', stacklevel=2)
+            warnings.warn(
+                f'Constant parameter "{self.name}" does not '
+                f'support grad_req other than "null", and new '
+                f'value "{req}" is ignored.',
+                stacklevel=2,
+            )
         self._grad_req = 'null'
 
 
@@ -592,12 +666,17 @@ class ParameterDict:
             if key == 'dtype' and value is not None:
                 value = dtype_name(value)
                 existing = dtype_name(existing)
-            if value is not None and existing is not None and \
-                    existing != value and key != 'init':
+            if (
+                value is not None
+                and existing is not None
+                and existing != value
+                and key != 'init'
+            ):
                 raise DLBookError(
                     f"Cannot retrieve Parameter '{name}' because desired "
                     f"attribute does not match with stored for attribute "
-                    f"'{key}': desired '{value}' vs stored '{existing}'.")
+                    f"'{key}': desired '{value}' vs stored '{existing}'."
+                )
         return param
 
     def get_constant(self, name, value=None):
@@ -606,9 +685,11 @@ class ParameterDict:
         param = self._get_impl(name)
         if param is None:
             if value is None:
-                raise KeyError(f"No constant named '{name}'. Please specify "
-                               f"value if you want to create a new "
-                               f"constant.")
+                raise KeyError(
+                    f"No constant named '{name}'. Please specify "
+                    f"value if you want to create a new "
+                    f"constant."
+                )
             param = self._params[name] = Constant(name, value)
         return param
 
@@ -616,15 +697,19 @@ class ParameterDict:
         """Add the parameters of ``other`` (same objects, no copies)."""
         for name, value in other.items():
             if name in self._params and self._params[name] is not value:
-                raise DLBookError(f"Cannot update self with other because "
-                                  f"they have different Parameters with the "
-                                  f"same name '{name}'")
+                raise DLBookError(
+                    f"Cannot update self with other because "
+                    f"they have different Parameters with the "
+                    f"same name '{name}'"
+                )
             self._params[name] = value
 
-    def initialize(self, init=None, ctx=None, verbose=False,
-                   force_reinit=False):
+    def initialize(
+        self, init=None, ctx=None, verbose=False, force_reinit=False
+    ):
         """Initialize every parameter (see :meth:`Parameter.initialize`)."""
         from .. import initializer
+
         if init is None:
             init = initializer.Uniform()
         if verbose and hasattr(init, 'set_verbosity'):
@@ -666,46 +751,63 @@ class ParameterDict:
                 raise DLBookError(
                     f"Prefix '{strip_prefix}' is to be striped before "
                     f"saving, but Parameter's name '{param.name}' does not "
-                    f"start with '{strip_prefix}'.")
-            arg_dict[param.name[len(strip_prefix):]] = param._reduce()
+                    f"start with '{strip_prefix}'."
+                )
+            arg_dict[param.name[len(strip_prefix) :]] = param._reduce()
         nd.save(filename, arg_dict)
 
-    def load(self, filename, ctx=None, allow_missing=False,
-             ignore_extra=False, restore_prefix='', cast_dtype=False,
-             dtype_source='current'):
+    def load(
+        self,
+        filename,
+        ctx=None,
+        allow_missing=False,
+        ignore_extra=False,
+        restore_prefix='',
+        cast_dtype=False,
+        dtype_source='current',
+    ):
         """Load a file saved by :meth:`save` (names prefixed by
         ``restore_prefix``)."""
         loaded = nd.load(filename)
         if not isinstance(loaded, dict):
-            raise DLBookError(f"file '{filename}' holds a list of arrays, "
-                              f"not named parameters")
-        arg_dict = {restore_prefix + k.split(':', 1)[-1]: v
-                    for k, v in loaded.items()}
+            raise DLBookError(
+                f"file '{filename}' holds a list of arrays, "
+                f"not named parameters"
+            )
+        arg_dict = {
+            restore_prefix + k.split(':', 1)[-1]: v for k, v in loaded.items()
+        }
         if not allow_missing:
             for name in self.keys():
                 if name not in arg_dict:
                     raise DLBookError(
-                        f"Parameter '{name[len(restore_prefix):]}' is "
+                        f"Parameter '{name[len(restore_prefix) :]}' is "
                         f"missing in file '{filename}', which contains "
                         f"parameters: {_brief_print_list(arg_dict)}. Please "
                         f"make sure source and target networks have the "
                         f"same prefix. Set allow_missing=True to ignore "
-                        f"missing parameters.")
-        for name, value in arg_dict.items():     # check all, then assign
+                        f"missing parameters."
+                    )
+        for name, value in arg_dict.items():  # check all, then assign
             if name in self._params:
                 self[name]._check_loadable(value, cast_dtype, dtype_source)
             elif not ignore_extra:
                 raise DLBookError(
-                    f"Parameter '{name[len(restore_prefix):]}' loaded "
+                    f"Parameter '{name[len(restore_prefix) :]}' loaded "
                     f"from file '{filename}' is not present in "
                     f"ParameterDict, choices are: "
                     f"{_brief_print_list(self.keys())}. Set "
                     f"ignore_extra=True to ignore. Please make sure "
-                    f"source and target networks have the same prefix.")
+                    f"source and target networks have the same prefix."
+                )
         for name, value in arg_dict.items():
             if name in self._params:
-                self[name]._load_init(value, ctx, cast_dtype=cast_dtype,
-                                      dtype_source=dtype_source)
+                self[name]._load_init(
+                    value,
+                    ctx,
+                    cast_dtype=cast_dtype,
+                    dtype_source=dtype_source,
+                )
 
 
 def _select(params, select):

@@ -43,20 +43,22 @@ class SymbolBlock(HybridBlock):
         shapes).
     """
 
-    _may_trace_by_running = False      # its graph is given
+    _may_trace_by_running = False  # its graph is given
 
     def __init__(self, outputs, inputs, params=None):
         super().__init__(prefix='', params=None)
         if isinstance(inputs, sym.Symbol) and len(inputs) == 1:
             inputs = [inputs]
         if isinstance(outputs, (list, tuple)):
-            outputs = sym.Group(list(outputs)) if len(outputs) > 1 \
-                else outputs[0]
+            outputs = (
+                sym.Group(list(outputs)) if len(outputs) > 1 else outputs[0]
+            )
         input_names = []
         for s in inputs:
             if s.name is None or s.get_children() is not None:
-                raise DLBookError(f'SymbolBlock inputs must be variables, '
-                                  f'got {s}')
+                raise DLBookError(
+                    f'SymbolBlock inputs must be variables, got {s}'
+                )
             input_names.append(s.name)
         self._input_names = input_names
         self._graph_symbol = outputs
@@ -68,29 +70,39 @@ class SymbolBlock(HybridBlock):
             if name in shared:
                 self.params._params[name] = shared[name]
             else:
-                self.params.get(name, allow_deferred_init=True,
-                                grad_req='null' if name in aux else 'write')
+                self.params.get(
+                    name,
+                    allow_deferred_init=True,
+                    grad_req='null' if name in aux else 'write',
+                )
         # structural names for save_parameters: the full names without
         # their common prefix, as MXNet does
         names = list(self.params.keys())
         strip = len(_common_prefix(names))
-        self._reg_params.update((name[strip:], self.params[name])
-                                for name in names)
+        self._reg_params.update(
+            (name[strip:], self.params[name]) for name in names
+        )
         self._active = True
 
     def _trace_graph(self, args):
         graph = CachedGraph.__new__(CachedGraph)
         outputs = len(self._graph_symbol)
-        graph.setup(self._graph_symbol, self._input_names,
-                    {p.name: p for p in self.params.values()},
-                    [0] * len(args), [0] * outputs if outputs > 1 else 0)
+        graph.setup(
+            self._graph_symbol,
+            self._input_names,
+            {p.name: p for p in self.params.values()},
+            [0] * len(args),
+            [0] * outputs if outputs > 1 else 0,
+        )
         return graph
 
     def forward(self, x, *args):
         if len(args) + 1 != len(self._input_names):
-            raise DLBookError(f'SymbolBlock takes {len(self._input_names)} '
-                              f'input(s) {self._input_names}, got '
-                              f'{len(args) + 1}')
+            raise DLBookError(
+                f'SymbolBlock takes {len(self._input_names)} '
+                f'input(s) {self._input_names}, got '
+                f'{len(args) + 1}'
+            )
         if isinstance(x, sym.Symbol):
             given = dict(zip(self._input_names, (x,) + args))
             out = self._graph_symbol(**given)
@@ -107,8 +119,14 @@ class SymbolBlock(HybridBlock):
         """A SymbolBlock always runs its graph; this is a no-op."""
 
     @staticmethod
-    def imports(symbol_file, input_names, param_file=None, ctx=None,
-                allow_missing=False, ignore_extra=False):
+    def imports(
+        symbol_file,
+        input_names,
+        param_file=None,
+        ctx=None,
+        allow_missing=False,
+        ignore_extra=False,
+    ):
         """Load a block from files written by ``export`` (or by MXNet)."""
         graph = sym.load(symbol_file)
         if isinstance(input_names, str):
@@ -116,9 +134,12 @@ class SymbolBlock(HybridBlock):
         inputs = [sym.var(n) for n in input_names]
         block = SymbolBlock(graph, inputs)
         if param_file is not None:
-            block.collect_params().load(param_file, ctx=ctx,
-                                        allow_missing=allow_missing,
-                                        ignore_extra=ignore_extra,
-                                        cast_dtype=True,
-                                        dtype_source='saved')
+            block.collect_params().load(
+                param_file,
+                ctx=ctx,
+                allow_missing=allow_missing,
+                ignore_extra=ignore_extra,
+                cast_dtype=True,
+                dtype_source='saved',
+            )
         return block

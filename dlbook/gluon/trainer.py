@@ -27,13 +27,15 @@ from .parameter import Parameter, ParameterDict
 
 __all__ = ['Trainer']
 
-_STALE = ('Gradient of Parameter `{name}` on context {ctx} has not been '
-          'updated by backward since last `step`. This could mean a bug in '
-          'your model that made it only use a subset of the Parameters '
-          '(Blocks) for this iteration. If you are intentionally only '
-          'using a subset, call step with ignore_stale_grad=True to '
-          'suppress this warning and skip updating of Parameters with '
-          'stale gradient')
+_STALE = (
+    'Gradient of Parameter `{name}` on context {ctx} has not been '
+    'updated by backward since last `step`. This could mean a bug in '
+    'your model that made it only use a subset of the Parameters '
+    '(Blocks) for this iteration. If you are intentionally only '
+    'using a subset, call step with ignore_stale_grad=True to '
+    'suppress this warning and skip updating of Parameters with '
+    'stale gradient'
+)
 
 
 def _param_list(params):
@@ -41,8 +43,10 @@ def _param_list(params):
     if isinstance(params, (dict, ParameterDict)):
         return [params[key] for key in sorted(params.keys())]
     if not isinstance(params, (list, tuple)):
-        raise ValueError(f'First argument must be a list or dict of '
-                         f'Parameters, got {type(params)}.')
+        raise ValueError(
+            f'First argument must be a list or dict of '
+            f'Parameters, got {type(params)}.'
+        )
     return list(params)
 
 
@@ -78,17 +82,25 @@ class Trainer:
         The optimizer's current learning rate.
     """
 
-    def __init__(self, params, optimizer, optimizer_params=None,
-                 kvstore='device', compression_params=None,
-                 update_on_kvstore=None):
+    def __init__(
+        self,
+        params,
+        optimizer,
+        optimizer_params=None,
+        kvstore='device',
+        compression_params=None,
+        update_on_kvstore=None,
+    ):
         self._params = []
         self._param2idx = {}
         for param in _param_list(params):
             if not isinstance(param, Parameter):
-                raise ValueError(f'First argument must be a list or dict of '
-                                 f'Parameters, got list of {type(param)}.')
+                raise ValueError(
+                    f'First argument must be a list or dict of '
+                    f'Parameters, got list of {type(param)}.'
+                )
             if id(param) in self._param2idx:
-                continue        # a shared parameter is updated once
+                continue  # a shared parameter is updated once
             # The position is the parameter's index everywhere: optimizer
             # param_dict, updater states and KVStore keys.
             self._param2idx[id(param)] = len(self._params)
@@ -98,17 +110,24 @@ class Trainer:
         self._init_optimizer(optimizer, optimizer_params or {})
         self._scale = self._optimizer.rescale_grad
         if self._optimizer.aggregate_num > 1 and update_on_kvstore:
-            raise ValueError('Cannot set update_on_kvstore=True when '
-                             'optimizer.aggregate_num > 1.')
-        self._kvstore_params = {'kvstore': kvstore,
-                                'update_on_kvstore': update_on_kvstore}
+            raise ValueError(
+                'Cannot set update_on_kvstore=True when '
+                'optimizer.aggregate_num > 1.'
+            )
+        self._kvstore_params = {
+            'kvstore': kvstore,
+            'update_on_kvstore': update_on_kvstore,
+        }
         self._reset_kvstore()
         # MXNet creates the store at the first step; choosing it now
         # reports an unavailable store where the Trainer is made.  A
         # dist_async store sends the optimizer to its server when it is
         # set, so that waits for the first step and its rescale_grad.
-        kv_type = kvstore if isinstance(kvstore, str) else \
-            getattr(kvstore, 'type', '')
+        kv_type = (
+            kvstore
+            if isinstance(kvstore, str)
+            else getattr(kvstore, 'type', '')
+        )
         if 'async' not in kv_type:
             self._init_kvstore()
 
@@ -124,7 +143,8 @@ class Trainer:
                     f'All Parameters must be initialized on the same set of '
                     f'contexts, but Parameter {param.name} is initialized '
                     f'on {ctx} while previous Parameters are initialized on '
-                    f'{contexts}.')
+                    f'{contexts}.'
+                )
             contexts = ctx
         # Per parameter: (data dict, grad dict, data list, grad list), so a
         # step costs no lookups until the parameter changes its arrays.
@@ -142,14 +162,17 @@ class Trainer:
                     f'instance of Optimizer instead of str, got '
                     f'{optimizer_params!r}: set them on the Optimizer '
                     f'(mx.optimizer.SGD(learning_rate=0.1)) or pass '
-                    f"Trainer(params, 'sgd', {{'learning_rate': 0.1}}).")
+                    f"Trainer(params, 'sgd', {{'learning_rate': 0.1}})."
+                )
             self._optimizer = optimizer
             self._optimizer.param_dict = param_dict
         else:
-            self._optimizer = opt.create(optimizer, param_dict=param_dict,
-                                         **optimizer_params)
-        self._updaters = [opt.get_updater(self._optimizer)
-                          for _ in self._contexts]
+            self._optimizer = opt.create(
+                optimizer, param_dict=param_dict, **optimizer_params
+            )
+        self._updaters = [
+            opt.get_updater(self._optimizer) for _ in self._contexts
+        ]
 
     def _reset_kvstore(self):
         self._kv_initialized = False
@@ -169,7 +192,9 @@ class Trainer:
         ``update_on_kvstore=False``, which gives the same numbers.
         """
         import os
+
         from .. import kvstore as kvs
+
         config = self._kvstore_params
         kvstore = config['kvstore']
         if kvstore is None:
@@ -188,16 +213,21 @@ class Trainer:
             default = bool(int(os.getenv('MXNET_UPDATE_ON_KVSTORE', '1')))
             if 'async' in kv.type:
                 if update_on_kvstore is False:
-                    raise ValueError('Please set update_on_kvstore=True '
-                                     'when training in async mode.')
+                    raise ValueError(
+                        'Please set update_on_kvstore=True '
+                        'when training in async mode.'
+                    )
                 default = True
             if update_on_kvstore is None:
-                update_on_kvstore = default and \
-                    self._optimizer.aggregate_num <= 1
+                update_on_kvstore = (
+                    default and self._optimizer.aggregate_num <= 1
+                )
         update_on_kvstore = bool(update_on_kvstore) and kv is not None
         if update_on_kvstore and not kv.is_capable(kvs.KVStoreBase.OPTIMIZER):
-            raise ValueError(f'Please set update_on_kvstore=False when '
-                             f'training with {type(kv)}')
+            raise ValueError(
+                f'Please set update_on_kvstore=False when '
+                f'training with {type(kv)}'
+            )
         if kv is not None:
             if self._compression_params:
                 kv.set_gradient_compression(self._compression_params)
@@ -217,8 +247,9 @@ class Trainer:
                     waiting.append(param)
                     continue
                 arrays = param.list_data()
-                self._kvstore.broadcast(self._param2idx[id(param)],
-                                        arrays[0], arrays)
+                self._kvstore.broadcast(
+                    self._param2idx[id(param)], arrays[0], arrays
+                )
         self._params_to_init = waiting
 
     def _prepare(self):
@@ -239,18 +270,20 @@ class Trainer:
             cached = self._arrays_cache[i]
             if cached is not None and cached[0] is param._data:
                 continue
-            if param._data is not None and \
-                    param.list_ctx() != self._contexts:
+            if param._data is not None and param.list_ctx() != self._contexts:
                 break
         else:
             return
         self._contexts = self._check_contexts()
         old = self._updaters[0]
-        self._updaters = [opt.get_updater(self._optimizer)
-                          for _ in self._contexts]
+        self._updaters = [
+            opt.get_updater(self._optimizer) for _ in self._contexts
+        ]
         for updater, ctx in zip(self._updaters, self._contexts):
-            updater.states = {i: updater.sync_state_context(state, ctx)
-                              for i, state in old.states.items()}
+            updater.states = {
+                i: updater.sync_state_context(state, ctx)
+                for i, state in old.states.items()
+            }
             updater.states_synced = dict.fromkeys(old.states, True)
         self._reset_kvstore()
 
@@ -259,8 +292,10 @@ class Trainer:
     def learning_rate(self):
         """The current learning rate of the optimizer."""
         if not isinstance(self._optimizer, opt.Optimizer):
-            raise UserWarning('Optimizer has to be defined before its '
-                              'learning rate can be accessed.')
+            raise UserWarning(
+                'Optimizer has to be defined before its '
+                'learning rate can be accessed.'
+            )
         return self._optimizer.learning_rate
 
     @property
@@ -279,8 +314,10 @@ class Trainer:
             The new learning rate.
         """
         if not isinstance(self._optimizer, opt.Optimizer):
-            raise UserWarning('Optimizer has to be defined before its '
-                              'learning rate is mutated.')
+            raise UserWarning(
+                'Optimizer has to be defined before its '
+                'learning rate is mutated.'
+            )
         self._optimizer.set_learning_rate(lr)
 
     # -- one training step ---------------------------------------------------
@@ -318,7 +355,8 @@ class Trainer:
             raise UsageError(
                 'allreduce_grads() when parameters are updated on kvstore '
                 'is not supported. Try setting `update_on_kvstore` to False '
-                'when creating trainer.')
+                'when creating trainer.'
+            )
         self._allreduce_grads()
 
     def _allreduce_grads(self):
@@ -343,7 +381,8 @@ class Trainer:
             raise UsageError(
                 'update() when parameters are updated on kvstore is not '
                 'supported. Try setting `update_on_kvstore` to False when '
-                'creating trainer.')
+                'creating trainer.'
+            )
         self._check_and_rescale_grad(self._scale / batch_size)
         self._update(ignore_stale_grad)
 
@@ -358,7 +397,8 @@ class Trainer:
                     '`step` detected. Optimizer gradient normalizing factor '
                     'will not change w.r.t new batch_size when '
                     'update_on_kvstore=True and when distributed kvstore is '
-                    'used.')
+                    'used.'
+                )
             self._rescale_sent = scale
         self._optimizer.rescale_grad = scale
 
@@ -370,8 +410,11 @@ class Trainer:
         are checked again.
         """
         cached = self._arrays_cache[i]
-        if cached is not None and cached[0] is param._data and \
-                cached[1] is param._grad:
+        if (
+            cached is not None
+            and cached[0] is param._data
+            and cached[1] is param._grad
+        ):
             return cached[2], cached[3]
         # Raises MXNet's message for a parameter still uninitialized.
         datas, ctx = param.list_data(), param.list_ctx()
@@ -379,7 +422,8 @@ class Trainer:
             raise DLBookError(
                 f'Parameter {param.name} is initialized on {ctx} but the '
                 f'Trainer was created for {self._contexts}; create the '
-                f'Trainer after initializing (or moving) the parameters.')
+                f'Trainer after initializing (or moving) the parameters.'
+            )
         grads = param.list_grad()
         self._arrays_cache[i] = (param._data, param._grad, datas, grads)
         return datas, grads
@@ -390,7 +434,7 @@ class Trainer:
             return
         # Per device: indices, gradients and weights handed to its updater.
         batches = [([], [], []) for _ in self._updaters]
-        on_store = []           # (index, grads, weights) for the KVStore
+        on_store = []  # (index, grads, weights) for the KVStore
         fresh_flags = []
         for i, param in enumerate(self._params):
             if param._grad_req == 'null':
@@ -398,8 +442,9 @@ class Trainer:
             datas, grads = self._arrays(i, param)
             for data in datas:
                 if not data._fresh_grad and not ignore_stale_grad:
-                    raise UserWarning(_STALE.format(name=param.name,
-                                                    ctx=data.context))
+                    raise UserWarning(
+                        _STALE.format(name=param.name, ctx=data.context)
+                    )
             fresh_flags.extend(datas)
             if self._update_on_kvstore:
                 if all(d._fresh_grad for d in datas):
@@ -433,8 +478,9 @@ class Trainer:
                 grads.append(grad)
                 weights.append(weight)
             elif not ignore_stale_grad:
-                raise UserWarning(_STALE.format(name=param.name,
-                                                ctx=weight.context))
+                raise UserWarning(
+                    _STALE.format(name=param.name, ctx=weight.context)
+                )
         for weight in weights:
             weight._fresh_grad = False
         if indices:
@@ -458,7 +504,8 @@ class Trainer:
             if self._params_to_init:
                 raise UsageError(
                     'Cannot save trainer states when some parameters are '
-                    'not yet initialized in kvstore: run one step() first.')
+                    'not yet initialized in kvstore: run one step() first.'
+                )
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
         data = self._updaters[0].get_states(dump_optimizer=True)
@@ -484,8 +531,11 @@ class Trainer:
             source = f"optimizer states file '{fname}'"
             # checked whole before any updater changes
             opt.updater.check_states_fit(
-                opt.updater.loads_states(states, source)[0], shapes, source,
-                {i: p.name for i, p in enumerate(self._params)})
+                opt.updater.loads_states(states, source)[0],
+                shapes,
+                source,
+                {i: p.name for i, p in enumerate(self._params)},
+            )
             for updater in self._updaters:
                 updater.set_states(states, source)
                 updater.optimizer = self._updaters[0].optimizer

@@ -7,8 +7,13 @@ multi-GPU training, and testable on ``cpu(0)``/``cpu(1)``);
 (it lives in ``dlbook/_download.py``, below Gluon, for every data file).
 """
 
-__all__ = ['split_data', 'split_and_load', 'clip_global_norm', 'check_sha1',
-           'download']
+__all__ = [
+    'split_data',
+    'split_and_load',
+    'clip_global_norm',
+    'check_sha1',
+    'download',
+]
 
 import math
 import warnings
@@ -54,13 +59,20 @@ def split_data(data, num_slice, batch_axis=0, even_split=True):
             f'data with shape {data.shape} cannot be evenly split into '
             f'{num_slice} slices along axis {batch_axis}. Use a batch size '
             f"that's multiple of {num_slice} or set even_split=False to "
-            f'allow uneven partitioning of data.')
+            f'allow uneven partitioning of data.'
+        )
     step = size // num_slice
     if not even_split and size < num_slice:
         step, num_slice = 1, size
-    return [_slice_axis(data, batch_axis, i * step,
-                        (i + 1) * step if i < num_slice - 1 else size)
-            for i in range(num_slice)]
+    return [
+        _slice_axis(
+            data,
+            batch_axis,
+            i * step,
+            (i + 1) * step if i < num_slice - 1 else size,
+        )
+        for i in range(num_slice)
+    ]
 
 
 def split_and_load(data, ctx_list, batch_axis=0, even_split=True):
@@ -130,8 +142,12 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     total = math.sqrt(sum(_sum_of_squares(a) for a in arrays))
     total_norm = numpy.float32(total)
     if check_isfinite and not numpy.isfinite(total_norm):
-        warnings.warn(UserWarning('nan or inf is detected. Clipping results '
-                                  'will be undefined.'), stacklevel=2)
+        warnings.warn(
+            UserWarning(
+                'nan or inf is detected. Clipping results will be undefined.'
+            ),
+            stacklevel=2,
+        )
     scale = max_norm / (total + 1e-8)
     if scale < 1.0:
         for array in arrays:

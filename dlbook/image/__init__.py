@@ -33,16 +33,39 @@ Examples
 ...                                std=mx.nd.array([58.395, 57.12, 57.375]))
 """
 
-from .io import imread, imdecode  # noqa: F401
-from .transforms import (scale_down, imresize, resize_short,  # noqa: F401
-                         fixed_crop, random_crop, center_crop,
-                         random_size_crop, color_normalize, copyMakeBorder)
-from .augmenter import (Augmenter, SequentialAug,  # noqa: F401
-                        RandomOrderAug, ResizeAug, ForceResizeAug,
-                        RandomCropAug, RandomSizedCropAug, CenterCropAug,
-                        HorizontalFlipAug, CastAug)
-from .color import (BrightnessJitterAug, ContrastJitterAug,  # noqa: F401
-                    SaturationJitterAug, HueJitterAug, ColorJitterAug,
-                    LightingAug, ColorNormalizeAug, RandomGrayAug)
-from .create import CreateAugmenter  # noqa: F401
-from .iterator import ImageIter  # noqa: F401
+from .augmenter import (
+    Augmenter,
+    CastAug,
+    CenterCropAug,
+    ForceResizeAug,
+    HorizontalFlipAug,
+    RandomCropAug,
+    RandomOrderAug,
+    RandomSizedCropAug,
+    ResizeAug,
+    SequentialAug,
+)
+from .color import (
+    BrightnessJitterAug,
+    ColorJitterAug,
+    ColorNormalizeAug,
+    ContrastJitterAug,
+    HueJitterAug,
+    LightingAug,
+    RandomGrayAug,
+    SaturationJitterAug,
+)
+from .create import CreateAugmenter
+from .io import imdecode, imread
+from .iterator import ImageIter
+from .transforms import (
+    center_crop,
+    color_normalize,
+    copyMakeBorder,
+    fixed_crop,
+    imresize,
+    random_crop,
+    random_size_crop,
+    resize_short,
+    scale_down,
+)

@@ -16,9 +16,18 @@ Random choices come from ``dlbook.random.numpy_rng()``, so
 ``mx.random.seed(n)`` makes a pipeline reproducible.
 """
 
-__all__ = ['Augmenter', 'SequentialAug', 'RandomOrderAug', 'ResizeAug',
-           'ForceResizeAug', 'RandomCropAug', 'RandomSizedCropAug',
-           'CenterCropAug', 'HorizontalFlipAug', 'CastAug']
+__all__ = [
+    'Augmenter',
+    'SequentialAug',
+    'RandomOrderAug',
+    'ResizeAug',
+    'ForceResizeAug',
+    'RandomCropAug',
+    'RandomSizedCropAug',
+    'CenterCropAug',
+    'HorizontalFlipAug',
+    'CastAug',
+]
 
 import json
 import warnings
@@ -27,9 +36,16 @@ import numpy
 
 from .. import random as _random
 from ..ndarray.ndarray import NDArray
-from .transforms import (as_image, center_crop, imresize, random_crop,
-                         random_size_crop, resize_short, _get_interp_method,
-                         _wrap)
+from .transforms import (
+    _get_interp_method,
+    _wrap,
+    as_image,
+    center_crop,
+    imresize,
+    random_crop,
+    random_size_crop,
+    resize_short,
+)
 
 
 class Augmenter:
@@ -169,8 +185,9 @@ class ForceResizeAug(Augmenter):
     def __call__(self, src):
         src = as_image(src, 'ForceResizeAug')
         sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
-        return imresize(src, *self.size,
-                        interp=_get_interp_method(self.interp, sizes))
+        return imresize(
+            src, *self.size, interp=_get_interp_method(self.interp, sizes)
+        )
 
 
 class RandomCropAug(Augmenter):
@@ -213,20 +230,25 @@ class RandomSizedCropAug(Augmenter):
         super().__init__(size=size, area=area, ratio=ratio, interp=interp)
         self.size = size
         if 'min_area' in kwargs:
-            warnings.warn('`min_area` is deprecated. Please use `area` '
-                          'instead.', DeprecationWarning)
+            warnings.warn(
+                '`min_area` is deprecated. Please use `area` instead.',
+                DeprecationWarning,
+            )
             self.area = kwargs.pop('min_area')
         else:
             self.area = area
         self.ratio = ratio
         self.interp = interp
         if kwargs:
-            raise TypeError(f'unexpected keyword arguments for '
-                            f'`RandomSizedCropAug`: {sorted(kwargs)}')
+            raise TypeError(
+                f'unexpected keyword arguments for '
+                f'`RandomSizedCropAug`: {sorted(kwargs)}'
+            )
 
     def __call__(self, src):
-        return random_size_crop(src, self.size, self.area, self.ratio,
-                                self.interp)[0]
+        return random_size_crop(
+            src, self.size, self.area, self.ratio, self.interp
+        )[0]
 
 
 class CenterCropAug(Augmenter):

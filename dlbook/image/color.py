@@ -12,20 +12,27 @@ Each random factor is drawn from ``dlbook.random.numpy_rng()`` at every
 call, so ``mx.random.seed`` makes the results reproducible.
 """
 
-__all__ = ['BrightnessJitterAug', 'ContrastJitterAug', 'SaturationJitterAug',
-           'HueJitterAug', 'ColorJitterAug', 'LightingAug',
-           'ColorNormalizeAug', 'RandomGrayAug']
+__all__ = [
+    'BrightnessJitterAug',
+    'ContrastJitterAug',
+    'SaturationJitterAug',
+    'HueJitterAug',
+    'ColorJitterAug',
+    'LightingAug',
+    'ColorNormalizeAug',
+    'RandomGrayAug',
+]
 
 
 import numpy
 
 from .. import ndarray as nd
 from .. import random as _random
-from ..base import DLBookError
 from .._imaging import ops as _imageops
+from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from .augmenter import Augmenter, RandomOrderAug
-from .transforms import as_image, color_normalize, _wrap
+from .transforms import _wrap, as_image, color_normalize
 
 # ITU-R 601 luma weights, used for contrast and saturation.
 _LUMA = numpy.array([0.299, 0.587, 0.114])
@@ -37,8 +44,9 @@ def _update(src, name, fn, in_place, rgb=False):
     image must have 3 channels."""
     src = as_image(src, name)
     if rgb and src.shape[2] != 3:
-        raise DLBookError(f'{name} needs an RGB image (3 channels), got '
-                          f'shape {src.shape}')
+        raise DLBookError(
+            f'{name} needs an RGB image (3 channels), got shape {src.shape}'
+        )
     ctx = src.context
     xp = ctx.xp
     with ctx.backend.scope(ctx.device_id):
@@ -71,10 +79,15 @@ class BrightnessJitterAug(Augmenter):
         self.brightness = brightness
 
     def __call__(self, src):
-        alpha = 1.0 + _random.numpy_rng().uniform(-self.brightness,
-                                                  self.brightness)
-        return _update(src, 'BrightnessJitterAug',
-                       lambda xp, img: img * alpha, in_place=True)
+        alpha = 1.0 + _random.numpy_rng().uniform(
+            -self.brightness, self.brightness
+        )
+        return _update(
+            src,
+            'BrightnessJitterAug',
+            lambda xp, img: img * alpha,
+            in_place=True,
+        )
 
 
 class ContrastJitterAug(Augmenter):
@@ -93,8 +106,9 @@ class ContrastJitterAug(Augmenter):
         self.contrast = contrast
 
     def __call__(self, src):
-        alpha = 1.0 + _random.numpy_rng().uniform(-self.contrast,
-                                                  self.contrast)
+        alpha = 1.0 + _random.numpy_rng().uniform(
+            -self.contrast, self.contrast
+        )
 
         def adjust(xp, img):
             # 3 * sum(weighted) / weighted.size is the mean luma over all
@@ -102,6 +116,7 @@ class ContrastJitterAug(Augmenter):
             weighted = img * _matrix(xp, _LUMA, img)
             gray = 3.0 * (1.0 - alpha) / weighted.size * weighted.sum()
             return img * alpha + gray
+
         return _update(src, 'ContrastJitterAug', adjust, in_place=True)
 
 
@@ -121,12 +136,14 @@ class SaturationJitterAug(Augmenter):
         self.saturation = saturation
 
     def __call__(self, src):
-        alpha = 1.0 + _random.numpy_rng().uniform(-self.saturation,
-                                                  self.saturation)
+        alpha = 1.0 + _random.numpy_rng().uniform(
+            -self.saturation, self.saturation
+        )
 
         def adjust(xp, img):
             gray = (img * _matrix(xp, _LUMA, img)).sum(axis=2, keepdims=True)
             return img * alpha + gray * (1.0 - alpha)
+
         return _update(src, 'SaturationJitterAug', adjust, in_place=True)
 
 
@@ -153,9 +170,13 @@ class HueJitterAug(Augmenter):
     def __call__(self, src):
         alpha = _random.numpy_rng().uniform(-self.hue, self.hue)
         t = _imageops.hue_matrix(alpha)
-        return _update(src, 'HueJitterAug',
-                       lambda xp, img: img @ _matrix(xp, t, img),
-                       in_place=False, rgb=True)
+        return _update(
+            src,
+            'HueJitterAug',
+            lambda xp, img: img @ _matrix(xp, t, img),
+            in_place=False,
+            rgb=True,
+        )
 
 
 class ColorJitterAug(RandomOrderAug):
@@ -201,11 +222,16 @@ class LightingAug(Augmenter):
 
     def __call__(self, src):
         alpha = _random.numpy_rng().normal(0, self.alphastd, size=(3,))
-        rgb = numpy.dot(numpy.asarray(self.eigvec) * alpha,
-                        numpy.asarray(self.eigval))
-        return _update(src, 'LightingAug',
-                       lambda xp, img: img + _matrix(xp, rgb, img),
-                       in_place=True, rgb=True)
+        rgb = numpy.dot(
+            numpy.asarray(self.eigvec) * alpha, numpy.asarray(self.eigval)
+        )
+        return _update(
+            src,
+            'LightingAug',
+            lambda xp, img: img + _matrix(xp, rgb, img),
+            in_place=True,
+            rgb=True,
+        )
 
 
 class ColorNormalizeAug(Augmenter):
@@ -222,10 +248,14 @@ class ColorNormalizeAug(Augmenter):
 
     def __init__(self, mean, std):
         super().__init__(mean=mean, std=std)
-        self.mean = mean if mean is None or isinstance(mean, NDArray) \
+        self.mean = (
+            mean
+            if mean is None or isinstance(mean, NDArray)
             else nd.array(mean)
-        self.std = std if std is None or isinstance(std, NDArray) \
-            else nd.array(std)
+        )
+        self.std = (
+            std if std is None or isinstance(std, NDArray) else nd.array(std)
+        )
 
     def __call__(self, src):
         return color_normalize(src, self.mean, self.std)
@@ -245,14 +275,18 @@ class RandomGrayAug(Augmenter):
     def __init__(self, p):
         super().__init__(p=p)
         self.p = p
-        self.mat = nd.array([[0.21, 0.21, 0.21],
-                             [0.72, 0.72, 0.72],
-                             [0.07, 0.07, 0.07]])
+        self.mat = nd.array(
+            [[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]]
+        )
 
     def __call__(self, src):
         if _random.numpy_rng().random_sample() < self.p:
             mat = self.mat.asnumpy()
-            src = _update(src, 'RandomGrayAug',
-                          lambda xp, img: img @ _matrix(xp, mat, img),
-                          in_place=False, rgb=True)
+            src = _update(
+                src,
+                'RandomGrayAug',
+                lambda xp, img: img @ _matrix(xp, mat, img),
+                in_place=False,
+                rgb=True,
+            )
         return src

@@ -7,10 +7,21 @@ import numpy
 
 from .. import ndarray as nd
 from ..ndarray.ndarray import NDArray
-from .augmenter import (CastAug, CenterCropAug, HorizontalFlipAug,
-                        RandomCropAug, RandomSizedCropAug, ResizeAug)
-from .color import (ColorJitterAug, ColorNormalizeAug, HueJitterAug,
-                    LightingAug, RandomGrayAug)
+from .augmenter import (
+    CastAug,
+    CenterCropAug,
+    HorizontalFlipAug,
+    RandomCropAug,
+    RandomSizedCropAug,
+    ResizeAug,
+)
+from .color import (
+    ColorJitterAug,
+    ColorNormalizeAug,
+    HueJitterAug,
+    LightingAug,
+    RandomGrayAug,
+)
 
 # ImageNet statistics used by ``mean=True`` / ``std=True`` (RGB, 0-255).
 IMAGENET_MEAN = (123.68, 116.28, 103.53)
@@ -18,9 +29,13 @@ IMAGENET_STD = (58.395, 57.12, 57.375)
 
 # AlexNet's PCA of ImageNet RGB values, for ``pca_noise``.
 PCA_EIGVAL = numpy.array([55.46, 4.794, 1.148])
-PCA_EIGVEC = numpy.array([[-0.5675, 0.7192, 0.4009],
-                          [-0.5808, -0.0045, -0.8140],
-                          [-0.5836, -0.6948, 0.4203]])
+PCA_EIGVEC = numpy.array(
+    [
+        [-0.5675, 0.7192, 0.4009],
+        [-0.5808, -0.0045, -0.8140],
+        [-0.5836, -0.6948, 0.4203],
+    ]
+)
 
 
 def _statistic(value, default, name):
@@ -33,16 +48,30 @@ def _statistic(value, default, name):
     if not isinstance(value, (numpy.ndarray, NDArray)):
         value = numpy.asarray(value, dtype=numpy.float64)
     if value.ndim < 1 or value.shape[0] not in (1, 3):
-        raise ValueError(f'CreateAugmenter: {name} must be True, None or an '
-                         f'array of 1 or 3 values (one per RGB channel), '
-                         f'got shape {value.shape}')
+        raise ValueError(
+            f'CreateAugmenter: {name} must be True, None or an '
+            f'array of 1 or 3 values (one per RGB channel), '
+            f'got shape {value.shape}'
+        )
     return value
 
 
-def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,
-                    rand_mirror=False, mean=None, std=None, brightness=0,
-                    contrast=0, saturation=0, hue=0, pca_noise=0, rand_gray=0,
-                    inter_method=2):
+def CreateAugmenter(
+    data_shape,
+    resize=0,
+    rand_crop=False,
+    rand_resize=False,
+    rand_mirror=False,
+    mean=None,
+    std=None,
+    brightness=0,
+    contrast=0,
+    saturation=0,
+    hue=0,
+    pca_noise=0,
+    rand_gray=0,
+    inter_method=2,
+):
     """Build the usual list of augmenters for image classification.
 
     The list is applied in this order (each item only when asked for):
@@ -108,11 +137,14 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,
     crop_size = (data_shape[2], data_shape[1])
     if rand_resize:
         if not rand_crop:
-            raise ValueError('CreateAugmenter: rand_resize=True needs '
-                             'rand_crop=True')
-        auglist.append(RandomSizedCropAug(crop_size, 0.08,
-                                          (3.0 / 4.0, 4.0 / 3.0),
-                                          inter_method))
+            raise ValueError(
+                'CreateAugmenter: rand_resize=True needs rand_crop=True'
+            )
+        auglist.append(
+            RandomSizedCropAug(
+                crop_size, 0.08, (3.0 / 4.0, 4.0 / 3.0), inter_method
+            )
+        )
     elif rand_crop:
         auglist.append(RandomCropAug(crop_size, inter_method))
     else:
@@ -130,8 +162,9 @@ def CreateAugmenter(data_shape, resize=0, rand_crop=False, rand_resize=False,
         auglist.append(HueJitterAug(hue))
 
     if pca_noise > 0:
-        auglist.append(LightingAug(pca_noise, PCA_EIGVAL.copy(),
-                                   PCA_EIGVEC.copy()))
+        auglist.append(
+            LightingAug(pca_noise, PCA_EIGVAL.copy(), PCA_EIGVEC.copy())
+        )
 
     if rand_gray > 0:
         auglist.append(RandomGrayAug(rand_gray))

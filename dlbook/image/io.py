@@ -21,9 +21,9 @@ import os
 
 import numpy
 
+from .._imaging import imread as _imread
 from ..base import DLBookError
 from ..context import cpu
-from .._imaging import imread as _imread
 from ..ndarray.ndarray import NDArray, from_raw
 
 
@@ -32,19 +32,23 @@ def _check_flag(flag, name):
     if isinstance(flag, bool):
         flag = int(flag)
     if flag not in (0, 1):
-        raise DLBookError(f'{name}: flag must be 1 (colour, 3 channels) or '
-                          f'0 (greyscale, 1 channel), got {flag!r}')
+        raise DLBookError(
+            f'{name}: flag must be 1 (colour, 3 channels) or '
+            f'0 (greyscale, 1 channel), got {flag!r}'
+        )
     return flag
 
 
 def _finish(image, flag, to_rgb, out):
     """Order the channels, wrap as an NDArray on cpu(0), fill ``out``."""
     if flag and not to_rgb:
-        image = numpy.ascontiguousarray(image[:, :, ::-1])   # RGB -> BGR
+        image = numpy.ascontiguousarray(image[:, :, ::-1])  # RGB -> BGR
     if out is not None:
         if out.shape != image.shape:
-            raise DLBookError(f'out has shape {out.shape} but the image has '
-                              f'shape {image.shape}')
+            raise DLBookError(
+                f'out has shape {out.shape} but the image has '
+                f'shape {image.shape}'
+            )
         out[:] = from_raw(image, cpu(0))
         return out
     return from_raw(image, cpu(0))
@@ -88,8 +92,9 @@ def imread(filename, flag=1, to_rgb=True, out=None):
     flag = _check_flag(flag, 'imread')
     path = os.fspath(filename)
     if not os.path.isfile(path):
-        raise DLBookError(f"imread: '{path}' couldn't open file: "
-                          f'No such file or directory')
+        raise DLBookError(
+            f"imread: '{path}' couldn't open file: No such file or directory"
+        )
     image = _imread.imread(path, flag)
     return _finish(image, flag, to_rgb, out)
 
@@ -99,19 +104,25 @@ def _as_bytes(buf):
     a NumPy array or a uint8 NDArray, as MXNet accepts)."""
     if isinstance(buf, NDArray):
         if buf.dtype != numpy.uint8:
-            raise DLBookError(f'imdecode: an NDArray buffer must be uint8, '
-                              f'got {numpy.dtype(buf.dtype).name}')
+            raise DLBookError(
+                f'imdecode: an NDArray buffer must be uint8, '
+                f'got {numpy.dtype(buf.dtype).name}'
+            )
         return buf.asnumpy().tobytes()
     if isinstance(buf, str):
-        raise ValueError('buf must be of type bytes, bytearray or '
-                         'numpy.ndarray, if you would like to input type '
-                         'str, please convert to bytes')
+        raise ValueError(
+            'buf must be of type bytes, bytearray or '
+            'numpy.ndarray, if you would like to input type '
+            'str, please convert to bytes'
+        )
     if isinstance(buf, numpy.ndarray):
         return buf.tobytes()
     if isinstance(buf, (bytes, bytearray, memoryview)):
         return bytes(buf)
-    raise ValueError(f'buf must be of type bytes, bytearray or '
-                     f'numpy.ndarray, got {type(buf).__name__}')
+    raise ValueError(
+        f'buf must be of type bytes, bytearray or '
+        f'numpy.ndarray, got {type(buf).__name__}'
+    )
 
 
 def imdecode(buf, flag=1, to_rgb=True, out=None):
@@ -152,7 +163,9 @@ def imdecode(buf, flag=1, to_rgb=True, out=None):
     flag = _check_flag(flag, 'imdecode')
     data = _as_bytes(buf)
     if not data:
-        raise DLBookError('imdecode: the buffer is empty (0 bytes); there is '
-                          'no image to decode')
+        raise DLBookError(
+            'imdecode: the buffer is empty (0 bytes); there is '
+            'no image to decode'
+        )
     image = _imread.imdecode(data, flag, source='the imdecode buffer')
     return _finish(image, flag, to_rgb, out)

@@ -72,7 +72,7 @@ def _read_imglist_file(path, dtype):
         for number, line in enumerate(fin, start=1):
             fields = line.strip().split('\t')
             if fields == ['']:
-                continue                       # blank line
+                continue  # blank line
             try:
                 if len(fields) < 3:
                     raise ValueError('too few fields')
@@ -82,7 +82,8 @@ def _read_imglist_file(path, dtype):
                 raise DLBookError(
                     f'{path}, line {number}: expected '
                     f"'index<TAB>label[<TAB>label...]<TAB>path', got "
-                    f'{line.rstrip()!r} ({err})') from None
+                    f'{line.rstrip()!r} ({err})'
+                ) from None
             imglist[key] = (label, fields[-1])
             keys.append(key)
     return imglist, keys
@@ -94,9 +95,11 @@ def _read_imglist(items, dtype):
     imglist, keys = {}, []
     for index, item in enumerate(items, start=1):
         if len(item) < 2:
-            raise DLBookError(f'imglist item {index - 1} must be '
-                              f'[label, path] or [label1, ..., path], got '
-                              f'{item!r}')
+            raise DLBookError(
+                f'imglist item {index - 1} must be '
+                f'[label, path] or [label1, ..., path], got '
+                f'{item!r}'
+            )
         if len(item) > 2:
             label = _label_array(item[:-1], dtype)
         elif isinstance(item[0], numbers.Number):
@@ -172,31 +175,51 @@ class ImageIter(DataIter):
     ((4, 3, 224, 224), (4,))
     """
 
-    def __init__(self, batch_size, data_shape, label_width=1,
-                 path_imgrec=None, path_imglist=None, path_root=None,
-                 path_imgidx=None, shuffle=False, part_index=0, num_parts=1,
-                 aug_list=None, imglist=None, data_name='data',
-                 label_name='softmax_label', dtype='float32',
-                 last_batch_handle='pad', **kwargs):
+    def __init__(
+        self,
+        batch_size,
+        data_shape,
+        label_width=1,
+        path_imgrec=None,
+        path_imglist=None,
+        path_root=None,
+        path_imgidx=None,
+        shuffle=False,
+        part_index=0,
+        num_parts=1,
+        aug_list=None,
+        imglist=None,
+        data_name='data',
+        label_name='softmax_label',
+        dtype='float32',
+        last_batch_handle='pad',
+        **kwargs,
+    ):
         super().__init__()
         if not (path_imgrec or path_imglist or isinstance(imglist, list)):
-            raise ValueError('ImageIter needs images: give path_imgrec (a '
-                             '.rec file), path_imglist (a .lst file) or '
-                             'imglist (a list of [label, path])')
+            raise ValueError(
+                'ImageIter needs images: give path_imgrec (a '
+                '.rec file), path_imglist (a .lst file) or '
+                'imglist (a list of [label, path])'
+            )
         if dtype not in _LABEL_DTYPES:
-            raise ValueError(f'{dtype} label not supported; use one of '
-                             f'{", ".join(_LABEL_DTYPES)}')
+            raise ValueError(
+                f'{dtype} label not supported; use one of '
+                f'{", ".join(_LABEL_DTYPES)}'
+            )
         if last_batch_handle not in _LAST_BATCH:
-            raise ValueError(f'last_batch_handle must be one of '
-                             f'{", ".join(_LAST_BATCH)}; got '
-                             f'{last_batch_handle!r}')
+            raise ValueError(
+                f'last_batch_handle must be one of '
+                f'{", ".join(_LAST_BATCH)}; got '
+                f'{last_batch_handle!r}'
+            )
         class_name = type(self).__name__
         if path_imgrec:
-            logging.info('%s: loading recordio %s...', class_name,
-                         path_imgrec)
+            logging.info('%s: loading recordio %s...', class_name, path_imgrec)
             if path_imgidx:
-                self.imgrec = recordio.MXIndexedRecordIO(path_imgidx,
-                                                         path_imgrec, 'r')
+                self.imgrec = recordio.MXIndexedRecordIO(
+                    path_imgidx, path_imgrec, 'r'
+                )
                 self.imgidx = list(self.imgrec.keys)
             else:
                 self.imgrec = recordio.MXRecordIO(path_imgrec, 'r')
@@ -206,8 +229,9 @@ class ImageIter(DataIter):
 
         imgkeys = None
         if path_imglist:
-            logging.info('%s: loading image list %s...', class_name,
-                         path_imglist)
+            logging.info(
+                '%s: loading image list %s...', class_name, path_imglist
+            )
             self.imglist, imgkeys = _read_imglist_file(path_imglist, dtype)
         elif isinstance(imglist, list):
             logging.info('%s: loading image list...', class_name)
@@ -231,20 +255,24 @@ class ImageIter(DataIter):
             self.seq = imgkeys
         elif shuffle or num_parts > 1 or path_imgidx:
             if self.imgidx is None:
-                raise ValueError('shuffle=True and num_parts > 1 need '
-                                 'path_imgidx, the .idx file of the .rec '
-                                 'file, to find the records')
+                raise ValueError(
+                    'shuffle=True and num_parts > 1 need '
+                    'path_imgidx, the .idx file of the .rec '
+                    'file, to find the records'
+                )
             self.seq = self.imgidx
         else:
             self.seq = None
 
         if num_parts > 1:
             if not 0 <= part_index < num_parts:
-                raise ValueError(f'part_index must be in [0, num_parts), got '
-                                 f'part_index={part_index}, '
-                                 f'num_parts={num_parts}')
+                raise ValueError(
+                    f'part_index must be in [0, num_parts), got '
+                    f'part_index={part_index}, '
+                    f'num_parts={num_parts}'
+                )
             part = len(self.seq) // num_parts
-            self.seq = self.seq[part_index * part:(part_index + 1) * part]
+            self.seq = self.seq[part_index * part : (part_index + 1) * part]
         if aug_list is None:
             self.auglist = CreateAugmenter(data_shape, **kwargs)
         else:
@@ -266,8 +294,7 @@ class ImageIter(DataIter):
         stopped so they start the next batch."""
         if self.seq is not None and self.shuffle:
             _random.numpy_rng().shuffle(self.seq)
-        if self.last_batch_handle != 'roll_over' or \
-                self._cache_data is None:
+        if self.last_batch_handle != 'roll_over' or self._cache_data is None:
             if self.imgrec is not None:
                 self.imgrec.reset()
             self.cur = 0
@@ -326,7 +353,8 @@ class ImageIter(DataIter):
         except FileNotFoundError:
             raise FileNotFoundError(
                 f'ImageIter: image file {path!r} not found (path_root='
-                f'{self.path_root!r}, path in the list: {fname!r})') from None
+                f'{self.path_root!r}, path in the list: {fname!r})'
+            ) from None
 
     def imdecode(self, s):
         """Decode image bytes with :func:`~dlbook.image.imdecode`; a
@@ -339,11 +367,13 @@ class ImageIter(DataIter):
     def check_data_shape(self, data_shape):
         """``data_shape`` must be ``(3, height, width)``."""
         if not len(data_shape) == 3:
-            raise ValueError('data_shape should have length 3, with '
-                             'dimensions CxHxW')
+            raise ValueError(
+                'data_shape should have length 3, with dimensions CxHxW'
+            )
         if not data_shape[0] == 3:
-            raise ValueError('This iterator expects inputs to have 3 '
-                             'channels.')
+            raise ValueError(
+                'This iterator expects inputs to have 3 channels.'
+            )
 
     def check_valid_image(self, data):
         """Refuse empty images (they are skipped)."""
@@ -367,15 +397,18 @@ class ImageIter(DataIter):
                 f'ImageIter: the augmented image ({self._source}) has shape '
                 f'{datum.shape} after postprocess_data, but data_shape is '
                 f'{self.data_shape}; the augmenters must produce images of '
-                f'that size (CreateAugmenter crops to it)')
+                f'that size (CreateAugmenter crops to it)'
+            )
         batch_data[i] = datum
         if isinstance(label, NDArray):
             label = label.asnumpy()
         values = numpy.asarray(label, dtype=numpy.float32).reshape(-1)
         if values.size not in (1, self.label_width):
-            raise DLBookError(f'ImageIter: the label of {self._source} has '
-                              f'{values.size} values but label_width is '
-                              f'{self.label_width}')
+            raise DLBookError(
+                f'ImageIter: the label of {self._source} has '
+                f'{values.size} values but label_width is '
+                f'{self.label_width}'
+            )
         row = values[0] if self.label_width == 1 else values
         batch_label[i] = row
 
@@ -393,8 +426,13 @@ class ImageIter(DataIter):
                     logging.debug('Invalid image, skipping:  %s', str(err))
                     continue
                 data = self.augmentation_transform(data)
-                self._store(batch_data, batch_label, i,
-                            self.postprocess_data(data), label)
+                self._store(
+                    batch_data,
+                    batch_label,
+                    i,
+                    self.postprocess_data(data),
+                    label,
+                )
                 i += 1
         except StopIteration:
             if not i:
@@ -406,7 +444,7 @@ class ImageIter(DataIter):
         ``[(batch_size, 3, h, w) float32]``, ``label`` is
         ``[(batch_size,) float32]`` (or ``(batch_size, label_width)``)."""
         batch_size = self.batch_size
-        if self._cache_data is not None:      # images rolled over
+        if self._cache_data is not None:  # images rolled over
             batch_data = self._cache_data
             batch_label = self._cache_label
             i = self._cache_idx
@@ -418,8 +456,10 @@ class ImageIter(DataIter):
         if pad != 0:
             if self.last_batch_handle == 'discard':
                 raise StopIteration
-            if self.last_batch_handle == 'roll_over' and \
-                    self._cache_data is None:
+            if (
+                self.last_batch_handle == 'roll_over'
+                and self._cache_data is None
+            ):
                 self._cache_data = batch_data
                 self._cache_label = batch_label
                 self._cache_idx = i

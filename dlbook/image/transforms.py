@@ -40,9 +40,17 @@ reproducible.  (MXNet used Python's ``random`` module, which
 ``mx.random.seed`` does not seed.)
 """
 
-__all__ = ['scale_down', 'imresize', 'resize_short', 'fixed_crop',
-           'random_crop', 'center_crop', 'random_size_crop',
-           'color_normalize', 'copyMakeBorder']
+__all__ = [
+    'scale_down',
+    'imresize',
+    'resize_short',
+    'fixed_crop',
+    'random_crop',
+    'center_crop',
+    'random_size_crop',
+    'color_normalize',
+    'copyMakeBorder',
+]
 
 import numbers
 import warnings
@@ -50,13 +58,13 @@ import warnings
 import numpy
 
 from .. import random as _random
+from .._imaging import ops as _imageops
 from ..base import DLBookError
 from ..context import cpu
-from .._imaging import ops as _imageops
 from ..ndarray.ndarray import NDArray, from_raw
 
-
 # -- helpers ------------------------------------------------------------------
+
 
 def as_image(src, name):
     """``src`` as an ``HWC`` NDArray (a NumPy array is wrapped on cpu(0)
@@ -64,12 +72,16 @@ def as_image(src, name):
     if isinstance(src, numpy.ndarray):
         src = from_raw(src, cpu(0))
     if not isinstance(src, NDArray):
-        raise TypeError(f'{name} expects an image NDArray of shape '
-                        f'(height, width, channels), got '
-                        f'{type(src).__name__}')
+        raise TypeError(
+            f'{name} expects an image NDArray of shape '
+            f'(height, width, channels), got '
+            f'{type(src).__name__}'
+        )
     if src.ndim != 3:
-        raise DLBookError(f'{name} expects an image of shape (height, width, '
-                          f'channels), got shape {src.shape}')
+        raise DLBookError(
+            f'{name} expects an image of shape (height, width, '
+            f'channels), got shape {src.shape}'
+        )
     return src
 
 
@@ -82,8 +94,9 @@ def _size_pair(size, name):
     try:
         width, height = size
     except (TypeError, ValueError):
-        raise DLBookError(f'{name}: size must be (width, height), got '
-                          f'{size!r}') from None
+        raise DLBookError(
+            f'{name}: size must be (width, height), got {size!r}'
+        ) from None
     return int(width), int(height)
 
 
@@ -133,13 +146,16 @@ def _store(result, out):
     if out is None:
         return result
     if out.shape != result.shape:
-        raise DLBookError(f'out has shape {out.shape} but the result has '
-                          f'shape {result.shape}')
+        raise DLBookError(
+            f'out has shape {out.shape} but the result has '
+            f'shape {result.shape}'
+        )
     out[:] = result
     return out
 
 
 # -- resizing -----------------------------------------------------------------
+
 
 def scale_down(src_size, size):
     """Shrink a crop size, keeping its aspect ratio, until it fits inside
@@ -195,8 +211,9 @@ def imresize(src, w, h, interp=1, out=None):
     src = as_image(src, 'imresize')
     w, h = int(w), int(h)
     if w < 1 or h < 1:
-        raise DLBookError(f'imresize: the new size must be at least 1x1, '
-                          f'got w={w}, h={h}')
+        raise DLBookError(
+            f'imresize: the new size must be at least 1x1, got w={w}, h={h}'
+        )
     interp = _get_interp_method(interp, (src.shape[0], src.shape[1], h, w))
     return _store(_wrap(_resize_raw(src, w, h, interp), src), out)
 
@@ -233,11 +250,16 @@ def resize_short(src, size, interp=2):
         new_h, new_w = size * h // w, size
     else:
         new_h, new_w = size, size * w // h
-    return imresize(src, new_w, new_h,
-                    interp=_get_interp_method(interp, (h, w, new_h, new_w)))
+    return imresize(
+        src,
+        new_w,
+        new_h,
+        interp=_get_interp_method(interp, (h, w, new_h, new_w)),
+    )
 
 
 # -- cropping -----------------------------------------------------------------
+
 
 def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     """Crop the ``w x h`` window whose top-left corner is ``(x0, y0)``,
@@ -265,18 +287,20 @@ def fixed_crop(src, x0, y0, w, h, size=None, interp=2):
     src = as_image(src, 'fixed_crop')
     height, width = src.shape[0], src.shape[1]
     x0, y0, w, h = int(x0), int(y0), int(w), int(h)
-    if x0 < 0 or y0 < 0 or w < 1 or h < 1 or x0 + w > width or \
-            y0 + h > height:
-        raise DLBookError(f'fixed_crop: the window x0={x0}, y0={y0}, w={w}, '
-                          f'h={h} does not fit inside the {width}x{height} '
-                          f'(width x height) image')
+    if x0 < 0 or y0 < 0 or w < 1 or h < 1 or x0 + w > width or y0 + h > height:
+        raise DLBookError(
+            f'fixed_crop: the window x0={x0}, y0={y0}, w={w}, '
+            f'h={h} does not fit inside the {width}x{height} '
+            f'(width x height) image'
+        )
     out = _wrap(_imageops.crop(src._data, x0, y0, w, h), src)
     if size is not None:
         size = _size_pair(size, 'fixed_crop')
         if (w, h) != size:
             sizes = (h, w, size[1], size[0])
-            out = imresize(out, *size,
-                           interp=_get_interp_method(interp, sizes))
+            out = imresize(
+                out, *size, interp=_get_interp_method(interp, sizes)
+            )
     return out
 
 
@@ -390,22 +414,28 @@ def random_size_crop(src, size, area, ratio, interp=2, **kwargs):
     src = as_image(src, 'random_size_crop')
     h, w, _ = src.shape
     if 'min_area' in kwargs:
-        warnings.warn('`min_area` is deprecated. Please use `area` instead.',
-                      DeprecationWarning)
+        warnings.warn(
+            '`min_area` is deprecated. Please use `area` instead.',
+            DeprecationWarning,
+        )
         area = kwargs.pop('min_area')
     if kwargs:
-        raise TypeError(f'unexpected keyword arguments for '
-                        f'`random_size_crop`: {sorted(kwargs)}')
+        raise TypeError(
+            f'unexpected keyword arguments for '
+            f'`random_size_crop`: {sorted(kwargs)}'
+        )
     if isinstance(area, numbers.Number):
         area = (area, 1.0)
-    window = _imageops.random_size_window(_random.numpy_rng(), w, h, area,
-                                          ratio)
+    window = _imageops.random_size_window(
+        _random.numpy_rng(), w, h, area, ratio
+    )
     if window is None:
         return center_crop(src, size, interp)
     return fixed_crop(src, *window, size, interp), window
 
 
 # -- pixel values and borders -------------------------------------------------
+
 
 def _channel_values(value, src, name):
     """``value`` (number, sequence or NDArray) as a raw array in ``src``'s
@@ -414,18 +444,19 @@ def _channel_values(value, src, name):
         value = value.asnumpy()
     value = numpy.asarray(value, dtype=numpy.float64)
     if value.size in (1, src.shape[2]):
-        value = value.reshape(-1)            # broadcast along the channels
+        value = value.reshape(-1)  # broadcast along the channels
     else:
         try:
-            fits = numpy.broadcast_shapes(value.shape, src.shape) == \
-                src.shape
+            fits = numpy.broadcast_shapes(value.shape, src.shape) == src.shape
         except ValueError:
             fits = False
         if not fits:
-            raise DLBookError(f'color_normalize: {name} has shape '
-                              f'{value.shape}; it needs one value or one per '
-                              f'channel ({src.shape[2]}) for an image of '
-                              f'shape {src.shape}')
+            raise DLBookError(
+                f'color_normalize: {name} has shape '
+                f'{value.shape}; it needs one value or one per '
+                f'channel ({src.shape[2]}) for an image of '
+                f'shape {src.shape}'
+            )
     ctx = src.context
     return ctx.backend.asarray(value, ctx.device_id, dtype=src.dtype)
 
@@ -465,10 +496,12 @@ def color_normalize(src, mean, std=None):
     """
     src = as_image(src, 'color_normalize')
     if numpy.dtype(src.dtype).kind != 'f':
-        raise DLBookError(f'color_normalize changes the image in place and '
-                          f'needs a floating-point image, got '
-                          f'{numpy.dtype(src.dtype).name}; cast it first: '
-                          f"src.astype('float32')")
+        raise DLBookError(
+            f'color_normalize changes the image in place and '
+            f'needs a floating-point image, got '
+            f'{numpy.dtype(src.dtype).name}; cast it first: '
+            f"src.astype('float32')"
+        )
     src._check_writable()
     src._stamp_write()
     if mean is not None:
@@ -479,14 +512,17 @@ def color_normalize(src, mean, std=None):
 
 
 # OpenCV border types (cv2.BORDER_*) and the numpy.pad mode for each.
-_BORDER_MODES = {1: 'symmetric',   # BORDER_REFLECT      fedcba|abcdef|fedcba
-                 2: 'reflect',     # BORDER_REFLECT_101  fedcb|abcdef|edcba
-                 3: 'edge',        # BORDER_REPLICATE    aaaaa|abcdef|fffff
-                 4: 'wrap'}        # BORDER_WRAP         bcdef|abcdef|abcde
+_BORDER_MODES = {
+    1: 'symmetric',  # BORDER_REFLECT      fedcba|abcdef|fedcba
+    2: 'reflect',  # BORDER_REFLECT_101  fedcb|abcdef|edcba
+    3: 'edge',  # BORDER_REPLICATE    aaaaa|abcdef|fffff
+    4: 'wrap',
+}  # BORDER_WRAP         bcdef|abcdef|abcde
 
 
-def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(),
-                   out=None):
+def copyMakeBorder(
+    src, top, bot, left, right, type=0, value=0.0, values=(), out=None
+):
     """Pad an image with a border (OpenCV's ``copyMakeBorder``).
 
     Parameters
@@ -524,8 +560,10 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(),
     src = as_image(src, 'copyMakeBorder')
     margins = [int(m) for m in (top, bot, left, right)]
     if min(margins) < 0:
-        raise DLBookError(f'copyMakeBorder: margins must be >= 0, got '
-                          f'top={top}, bot={bot}, left={left}, right={right}')
+        raise DLBookError(
+            f'copyMakeBorder: margins must be >= 0, got '
+            f'top={top}, bot={bot}, left={left}, right={right}'
+        )
     top, bot, left, right = margins
     ctx, xp, raw = src.context, src.context.xp, src._data
     widths = ((top, bot), (left, right), (0, 0))
@@ -534,20 +572,30 @@ def copyMakeBorder(src, top, bot, left, right, type=0, value=0.0, values=(),
             fill = list(values) if len(values) else [value]
             channels = raw.shape[2]
             if len(fill) != 1 and len(fill) < channels:
-                raise DLBookError(f'copyMakeBorder: values has {len(fill)} '
-                                  f'entries for a {channels}-channel image')
-            fill = numpy.resize(numpy.asarray(fill[:channels], 'float64'),
-                                channels)
+                raise DLBookError(
+                    f'copyMakeBorder: values has {len(fill)} '
+                    f'entries for a {channels}-channel image'
+                )
+            fill = numpy.resize(
+                numpy.asarray(fill[:channels], 'float64'), channels
+            )
             fill = _imageops.saturate(numpy, fill, raw.dtype)
-            result = xp.empty((raw.shape[0] + top + bot,
-                               raw.shape[1] + left + right, channels),
-                              dtype=raw.dtype)
+            result = xp.empty(
+                (
+                    raw.shape[0] + top + bot,
+                    raw.shape[1] + left + right,
+                    channels,
+                ),
+                dtype=raw.dtype,
+            )
             result[...] = xp.asarray(fill)
-            result[top:top + raw.shape[0], left:left + raw.shape[1]] = raw
+            result[top : top + raw.shape[0], left : left + raw.shape[1]] = raw
         elif type in _BORDER_MODES:
             result = xp.pad(raw, widths, mode=_BORDER_MODES[type])
         else:
-            raise DLBookError(f'copyMakeBorder: unknown border type {type}; '
-                              f'use 0 (constant), 1 (reflect), '
-                              f'2 (reflect 101), 3 (replicate) or 4 (wrap)')
+            raise DLBookError(
+                f'copyMakeBorder: unknown border type {type}; '
+                f'use 0 (constant), 1 (reflect), '
+                f'2 (reflect 101), 3 (replicate) or 4 (wrap)'
+            )
     return _store(_wrap(result, src), out)

@@ -7,8 +7,13 @@ describe them as :class:`DataDesc` (name, shape, dtype, layout) so a
 Module can allocate memory before seeing data.
 """
 
-__all__ = ['DataDesc', 'DataBatch', 'DataIter', 'ResizeIter',
-           'PrefetchingIter']
+__all__ = [
+    'DataDesc',
+    'DataBatch',
+    'DataIter',
+    'ResizeIter',
+    'PrefetchingIter',
+]
 
 import collections
 import threading
@@ -45,8 +50,7 @@ class DataDesc(collections.namedtuple('DataDesc', ['name', 'shape'])):
         return ret
 
     def __repr__(self):
-        return (f'DataDesc[{self.name},{self.shape},{self.dtype},'
-                f'{self.layout}]')
+        return f'DataDesc[{self.name},{self.shape},{self.dtype},{self.layout}]'
 
     @staticmethod
     def get_batch_axis(layout):
@@ -80,18 +84,30 @@ class DataBatch:
         For bucketing modules.
     """
 
-    def __init__(self, data, label=None, pad=None, index=None,
-                 bucket_key=None, provide_data=None, provide_label=None):
+    def __init__(
+        self,
+        data,
+        label=None,
+        pad=None,
+        index=None,
+        bucket_key=None,
+        provide_data=None,
+        provide_label=None,
+    ):
         if data is not None:
             if not isinstance(data, (list, tuple)):
-                raise UsageError(f'Data must be list of NDArrays, got '
-                                 f'{type(data).__name__}: wrap one array '
-                                 f'as [data].')
+                raise UsageError(
+                    f'Data must be list of NDArrays, got '
+                    f'{type(data).__name__}: wrap one array '
+                    f'as [data].'
+                )
         if label is not None:
             if not isinstance(label, (list, tuple)):
-                raise UsageError(f'Label must be list of NDArrays, got '
-                                 f'{type(label).__name__}: wrap one array '
-                                 f'as [label].')
+                raise UsageError(
+                    f'Label must be list of NDArrays, got '
+                    f'{type(label).__name__}: wrap one array '
+                    f'as [label].'
+                )
         self.data = data
         self.label = label
         self.pad = pad
@@ -102,10 +118,11 @@ class DataBatch:
 
     def __str__(self):
         data_shapes = [d.shape for d in self.data]
-        label_shapes = ([x.shape for x in self.label] if self.label
-                        else None)
-        return (f'{type(self).__name__}: data shapes: {data_shapes} '
-                f'label shapes: {label_shapes}')
+        label_shapes = [x.shape for x in self.label] if self.label else None
+        return (
+            f'{type(self).__name__}: data shapes: {data_shapes} '
+            f'label shapes: {label_shapes}'
+        )
 
 
 class DataIter:
@@ -133,8 +150,12 @@ class DataIter:
     def next(self):
         """The next :class:`DataBatch`; ``StopIteration`` at the end."""
         if self.iter_next():
-            return DataBatch(data=self.getdata(), label=self.getlabel(),
-                             pad=self.getpad(), index=self.getindex())
+            return DataBatch(
+                data=self.getdata(),
+                label=self.getlabel(),
+                pad=self.getpad(),
+                index=self.getindex(),
+            )
         raise StopIteration
 
     def __next__(self):
@@ -220,17 +241,25 @@ class ResizeIter(_CurrentBatchIter):
 def _renamed(descs, renames):
     if renames is None:
         return list(descs)
-    return [DataDesc(renames.get(d.name, d.name), d.shape,
-                     getattr(d, 'dtype', numpy.float32))
-            if isinstance(d, DataDesc) else DataDesc(*d) for d in descs]
+    return [
+        DataDesc(
+            renames.get(d.name, d.name),
+            d.shape,
+            getattr(d, 'dtype', numpy.float32),
+        )
+        if isinstance(d, DataDesc)
+        else DataDesc(*d)
+        for d in descs
+    ]
 
 
 def _merged(desc_lists, renames):
     """The lists of descriptions concatenated, list ``i`` renamed by
     ``renames[i]`` (a dict) when ``renames`` is given."""
     renames = renames or [None] * len(desc_lists)
-    return sum((_renamed(descs, r) for descs, r in zip(desc_lists, renames)),
-               [])
+    return sum(
+        (_renamed(descs, r) for descs, r in zip(desc_lists, renames)), []
+    )
 
 
 class PrefetchingIter(_CurrentBatchIter):
@@ -258,9 +287,10 @@ class PrefetchingIter(_CurrentBatchIter):
     def _start(self):
         """Start one thread per iterator fetching its next batch."""
         self._results = [None] * len(self.iters)
-        self._threads = [threading.Thread(target=self._fetch, args=(i,),
-                                          daemon=True)
-                         for i in range(len(self.iters))]
+        self._threads = [
+            threading.Thread(target=self._fetch, args=(i,), daemon=True)
+            for i in range(len(self.iters))
+        ]
         for thread in self._threads:
             thread.start()
 
@@ -269,7 +299,7 @@ class PrefetchingIter(_CurrentBatchIter):
             self._results[i] = ('ok', self.iters[i].next())
         except StopIteration:
             self._results[i] = ('end', None)
-        except Exception as err:             # re-raised in the main thread
+        except Exception as err:  # re-raised in the main thread
             self._results[i] = ('error', err)
 
     def _wait(self):
@@ -282,13 +312,15 @@ class PrefetchingIter(_CurrentBatchIter):
 
     @property
     def provide_data(self):
-        return _merged([it.provide_data for it in self.iters],
-                       self.rename_data)
+        return _merged(
+            [it.provide_data for it in self.iters], self.rename_data
+        )
 
     @property
     def provide_label(self):
-        return _merged([it.provide_label for it in self.iters],
-                       self.rename_label)
+        return _merged(
+            [it.provide_label for it in self.iters], self.rename_label
+        )
 
     def reset(self):
         self._wait()
@@ -305,7 +337,8 @@ class PrefetchingIter(_CurrentBatchIter):
                     f'Number of entry mismatches between iterators: '
                     f'iterator(s) {[i for i, e in enumerate(ended) if e]} '
                     f'ended before the others; give PrefetchingIter '
-                    f'iterators with the same number of batches.')
+                    f'iterators with the same number of batches.'
+                )
             return False
         batches = [batch for _, batch in results]
         for batch in batches:
@@ -314,13 +347,16 @@ class PrefetchingIter(_CurrentBatchIter):
                     f'Number of entry mismatches between iterators: their '
                     f'batches are padded differently '
                     f'({[b.pad for b in batches]}); give PrefetchingIter '
-                    f'iterators with the same number of examples.')
+                    f'iterators with the same number of examples.'
+                )
         self.current_batch = DataBatch(
             sum((list(b.data) for b in batches), []),
             sum((list(b.label or []) for b in batches), []),
-            batches[0].pad, batches[0].index,
+            batches[0].pad,
+            batches[0].index,
             provide_data=self.provide_data,
-            provide_label=self.provide_label)
+            provide_label=self.provide_label,
+        )
         self._start()
         return True
 

@@ -36,19 +36,25 @@ def _parse(path, width, what):
                     index, value = item.split(':')
                     index, value = int(index), float(value)
                 except ValueError:
-                    raise DLBookError(f'LibSVMIter: {path}:{number}: bad '
-                                      f'feature {item!r} (expected '
-                                      f'index:value)') from None
+                    raise DLBookError(
+                        f'LibSVMIter: {path}:{number}: bad '
+                        f'feature {item!r} (expected '
+                        f'index:value)'
+                    ) from None
                 if not 0 <= index < width:
-                    raise DLBookError(f'LibSVMIter: {path}:{number}: '
-                                      f'feature index {index} is outside '
-                                      f'{what} (0..{width - 1})')
+                    raise DLBookError(
+                        f'LibSVMIter: {path}:{number}: '
+                        f'feature index {index} is outside '
+                        f'{what} (0..{width - 1})'
+                    )
                 indices.append(index)
                 data.append(value)
             indptr.append(len(indices))
-    parts = (numpy.asarray(data, numpy.float32),
-             numpy.asarray(indices, numpy.int64),
-             numpy.asarray(indptr, numpy.int64))
+    parts = (
+        numpy.asarray(data, numpy.float32),
+        numpy.asarray(indices, numpy.int64),
+        numpy.asarray(indptr, numpy.int64),
+    )
     return numpy.asarray(labels, numpy.float32), parts
 
 
@@ -75,22 +81,33 @@ class LibSVMIter(DataIter):
         Names in ``provide_data``/``provide_label``.
     """
 
-    def __init__(self, data_libsvm, data_shape, label_libsvm=None,
-                 label_shape=(1,), batch_size=1, round_batch=True,
-                 num_parts=1, part_index=0, data_name='data',
-                 label_name='softmax_label', **kwargs):
+    def __init__(
+        self,
+        data_libsvm,
+        data_shape,
+        label_libsvm=None,
+        label_shape=(1,),
+        batch_size=1,
+        round_batch=True,
+        num_parts=1,
+        part_index=0,
+        data_name='data',
+        label_name='softmax_label',
+        **kwargs,
+    ):
         super().__init__(batch_size)
         if not round_batch:
-            raise DLBookError("sparse batch loader doesn't support "
-                              'round_batch == false yet')
+            raise DLBookError(
+                "sparse batch loader doesn't support round_batch == false yet"
+            )
         self._width = int(tuple(data_shape)[0])
         labels, self._parts = _parse(data_libsvm, self._width, 'data_shape')
         self._label_parts = None
         self._label_shape = tuple(label_shape)
         if label_libsvm is not None:
-            _, self._label_parts = _parse(label_libsvm,
-                                          self._label_shape[0],
-                                          'label_shape')
+            _, self._label_parts = _parse(
+                label_libsvm, self._label_shape[0], 'label_shape'
+            )
         self._labels = labels
         rows = numpy.arange(len(labels))
         self._rows = numpy.array_split(rows, num_parts)[part_index]
@@ -106,8 +123,11 @@ class LibSVMIter(DataIter):
 
     @property
     def provide_label(self):
-        shape = (self.batch_size,) if self._label_parts is None else \
-            (self.batch_size,) + self._label_shape
+        shape = (
+            (self.batch_size,)
+            if self._label_parts is None
+            else (self.batch_size,) + self._label_shape
+        )
         return [DataDesc(self._names[1], shape)]
 
     def reset(self):
@@ -118,10 +138,10 @@ class LibSVMIter(DataIter):
         n = len(self._rows)
         if self._cursor >= n:
             return False
-        take = self._rows[self._cursor:self._cursor + self.batch_size]
+        take = self._rows[self._cursor : self._cursor + self.batch_size]
         self._pad = self.batch_size - len(take)
         if self._pad:
-            take = numpy.concatenate([take, self._rows[:self._pad]])
+            take = numpy.concatenate([take, self._rows[: self._pad]])
             self._skip = self._pad
         self._cursor += self.batch_size
         self._batch = take
@@ -130,18 +150,24 @@ class LibSVMIter(DataIter):
     def next(self):
         if not self.iter_next():
             raise StopIteration
-        return DataBatch(data=self.getdata(), label=self.getlabel(),
-                         pad=self._pad, index=None)
+        return DataBatch(
+            data=self.getdata(),
+            label=self.getlabel(),
+            pad=self._pad,
+            index=None,
+        )
 
     def getdata(self):
         return [_rows_csr(self._parts, self._batch, self._width)]
 
     def getlabel(self):
         from .. import ndarray as nd
+
         if self._label_parts is None:
             return [nd.array(self._labels[self._batch])]
-        return [_rows_csr(self._label_parts, self._batch,
-                          self._label_shape[0])]
+        return [
+            _rows_csr(self._label_parts, self._batch, self._label_shape[0])
+        ]
 
     def getpad(self):
         return self._pad
@@ -150,10 +176,14 @@ class LibSVMIter(DataIter):
 def _rows_csr(parts, rows, width):
     """The CSRNDArray of the examples ``rows``."""
     from .. import ndarray as nd
+
     data, indices, indptr = parts
     starts, ends = indptr[rows], indptr[rows + 1]
-    take = numpy.concatenate([numpy.arange(s, e) for s, e in
-                              zip(starts, ends)] or [numpy.zeros(0, int)])
+    take = numpy.concatenate(
+        [numpy.arange(s, e) for s, e in zip(starts, ends)]
+        or [numpy.zeros(0, int)]
+    )
     new_ptr = numpy.concatenate([[0], numpy.cumsum(ends - starts)])
-    return nd.sparse.csr_matrix((data[take], indices[take], new_ptr),
-                                shape=(len(rows), width))
+    return nd.sparse.csr_matrix(
+        (data[take], indices[take], new_ptr), shape=(len(rows), width)
+    )

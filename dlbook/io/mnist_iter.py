@@ -38,12 +38,14 @@ def _resolve(path):
             return candidate
     from .. import _datafiles as files
     from ..gluon.data.vision.datasets import MNIST
+
     base = os.path.basename(path)
     name = _ALIASES.get(base[:-3] if base.endswith('.gz') else base)
     if name is None:
         raise FileNotFoundError(f'MNISTIter: no such file {path!r}')
-    remote = files.RemoteFile(name, MNIST._files[name],
-                              tuple(m + name for m in MNIST._mirrors))
+    remote = files.RemoteFile(
+        name, MNIST._files[name], tuple(m + name for m in MNIST._mirrors)
+    )
     return files.find_or_download('mnist', [remote])[name]
 
 
@@ -67,12 +69,23 @@ class MNISTIter(NDArrayIter):
     data_name, label_name : str
     """
 
-    def __init__(self, image='./train-images-idx3-ubyte',
-                 label='./train-labels-idx1-ubyte', batch_size=128,
-                 shuffle=True, flat=False, seed=0, silent=False,
-                 num_parts=1, part_index=0, data_name='data',
-                 label_name='softmax_label', **kwargs):
+    def __init__(
+        self,
+        image='./train-images-idx3-ubyte',
+        label='./train-labels-idx1-ubyte',
+        batch_size=128,
+        shuffle=True,
+        flat=False,
+        seed=0,
+        silent=False,
+        num_parts=1,
+        part_index=0,
+        data_name='data',
+        label_name='softmax_label',
+        **kwargs,
+    ):
         from .._datafiles import read_idx
+
         images = read_idx(_resolve(image), 3)
         labels = read_idx(_resolve(label), 1)
         count = len(labels) // num_parts
@@ -81,9 +94,18 @@ class MNISTIter(NDArrayIter):
         if shuffle:
             order = numpy.random.RandomState(seed).permutation(len(labels))
             images, labels = images[order], labels[order]
-        shape = (-1, images.shape[1] * images.shape[2]) if flat else \
-            (-1, 1) + images.shape[1:]
+        shape = (
+            (-1, images.shape[1] * images.shape[2])
+            if flat
+            else (-1, 1) + images.shape[1:]
+        )
         data = images.reshape(shape).astype(numpy.float32) / 255
-        super().__init__(data, labels.astype(numpy.float32), batch_size,
-                         shuffle=False, last_batch_handle='discard',
-                         data_name=data_name, label_name=label_name)
+        super().__init__(
+            data,
+            labels.astype(numpy.float32),
+            batch_size,
+            shuffle=False,
+            last_batch_handle='discard',
+            data_name=data_name,
+            label_name=label_name,
+        )

@@ -9,7 +9,7 @@ gradients when parameters live on several devices.  ``dist_sync``,
 machines over MPI (:mod:`dlbook.kvstore.dist`).
 """
 
-from .kvstore import KVStoreBase, KVStore, create  # noqa: F401
 from . import dist  # noqa: F401  (installs the dist_* factory)
+from .kvstore import KVStore, KVStoreBase, create
 
 __all__ = ['KVStoreBase', 'KVStore', 'create']

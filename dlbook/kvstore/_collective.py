@@ -35,11 +35,11 @@ from ..base import DLBookError
 __all__ = ['Group', 'timeout_from_env', 'complete', 'Every']
 
 DEFAULT_TIMEOUT = 300.0
-_YIELD = 1.0                # seconds of polling that yields the CPU
-_POLLS_PER_YIELD = 20       # polls between two yields
-_MAX_PAUSE = 0.001          # then the longest sleep between two polls
+_YIELD = 1.0  # seconds of polling that yields the CPU
+_POLLS_PER_YIELD = 20  # polls between two yields
+_MAX_PAUSE = 0.001  # then the longest sleep between two polls
 _QUERY, _ANSWER = 21, 22
-_WIDTH = 512                # bytes of one query or answer
+_WIDTH = 512  # bytes of one query or answer
 
 
 _yield = getattr(os, 'sched_yield', lambda: time.sleep(0))
@@ -55,9 +55,11 @@ def timeout_from_env():
     try:
         value = float(text)
     except ValueError:
-        raise DLBookError(f'DLBOOK_DIST_TIMEOUT must be a number of '
-                          f'seconds (or 0 / none to wait forever), got '
-                          f'{text!r}') from None
+        raise DLBookError(
+            f'DLBOOK_DIST_TIMEOUT must be a number of '
+            f'seconds (or 0 / none to wait forever), got '
+            f'{text!r}'
+        ) from None
     return value if value > 0 else None
 
 
@@ -78,8 +80,8 @@ class Every:
 
     def Test(self):
         from mpi4py import MPI
-        return MPI.Request.Testall(self.requests)
 
+        return MPI.Request.Testall(self.requests)
 
 
 def complete(request, timeout, fail):
@@ -124,15 +126,16 @@ class Group:
 
     def __init__(self, comm, role='worker', timeout=None):
         from mpi4py import MPI
+
         self.MPI = MPI
         self.comm = comm
         self.rank, self.size = comm.rank, comm.size
         self.role = role
         self.timeout = timeout_from_env() if timeout is None else timeout
-        self.control = comm.Dup()   # queries never mix with the data
-        self.calls = 0              # collectives entered so far
+        self.control = comm.Dup()  # queries never mix with the data
+        self.calls = 0  # collectives entered so far
         self._doing = ''
-        self._sent = []             # answers being sent
+        self._sent = []  # answers being sent
 
     # -- the collectives -------------------------------------------------------
     def allreduce(self, buf, what, send=None, extra=None):
@@ -140,13 +143,15 @@ class Group:
         ``buf`` in place).  ``extra``, a small array, is summed in place
         alongside, by a second all-reduce that runs at the same time."""
         MPI = self.MPI
-        data = self.comm.Iallreduce(MPI.IN_PLACE if send is None else send,
-                                    buf)
+        data = self.comm.Iallreduce(
+            MPI.IN_PLACE if send is None else send, buf
+        )
         if extra is None:
             self.wait(data, what)
         else:
-            self.wait(Every(self.comm.Iallreduce(MPI.IN_PLACE, extra),
-                            data), what)
+            self.wait(
+                Every(self.comm.Iallreduce(MPI.IN_PLACE, extra), data), what
+            )
 
     def bcast(self, buf, what, root=0):
         """``buf`` of ``root`` to every worker, in place."""
@@ -188,14 +193,17 @@ class Group:
     def _answer_queries(self):
         MPI = self.MPI
         status = MPI.Status()
-        while self.control.Iprobe(source=MPI.ANY_SOURCE, tag=_QUERY,
-                                  status=status):
+        while self.control.Iprobe(
+            source=MPI.ANY_SOURCE, tag=_QUERY, status=status
+        ):
             source = status.Get_source()
-            self.control.Recv(numpy.empty(_WIDTH, numpy.uint8),
-                              source=source, tag=_QUERY)
+            self.control.Recv(
+                numpy.empty(_WIDTH, numpy.uint8), source=source, tag=_QUERY
+            )
             answer = _message({'call': self.calls, 'what': self._doing})
-            self._sent.append((answer, self.control.Isend(
-                answer, dest=source, tag=_ANSWER)))
+            self._sent.append(
+                (answer, self.control.Isend(answer, dest=source, tag=_ANSWER))
+            )
 
     def _give_up(self, what):
         """Ask the others what they are doing, then raise naming them."""
@@ -203,15 +211,17 @@ class Group:
         query = _message({'call': self.calls})
         for r in range(self.size):
             if r != self.rank:
-                self._sent.append((query, self.control.Isend(
-                    query, dest=r, tag=_QUERY)))
+                self._sent.append(
+                    (query, self.control.Isend(query, dest=r, tag=_QUERY))
+                )
         answers = {}
         grace = time.perf_counter() + min(5.0, max(1.0, self.timeout / 2))
         status = MPI.Status()
         while len(answers) < self.size - 1 and time.perf_counter() < grace:
             self._answer_queries()
-            if self.control.Iprobe(source=MPI.ANY_SOURCE, tag=_ANSWER,
-                                   status=status):
+            if self.control.Iprobe(
+                source=MPI.ANY_SOURCE, tag=_ANSWER, status=status
+            ):
                 buf = numpy.empty(_WIDTH, numpy.uint8)
                 source = status.Get_source()
                 self.control.Recv(buf, source=source, tag=_ANSWER)
@@ -221,30 +231,42 @@ class Group:
         raise DLBookError(self._report(what, answers))
 
     def _report(self, what, answers):
-        silent = [r for r in range(self.size)
-                  if r != self.rank and r not in answers]
-        elsewhere = {r: a for r, a in answers.items()
-                     if a['call'] != self.calls}
+        silent = [
+            r for r in range(self.size) if r != self.rank and r not in answers
+        ]
+        elsewhere = {
+            r: a for r, a in answers.items() if a['call'] != self.calls
+        }
         role = self.role
-        lines = [f'{role} {self.rank} waited {self.timeout:g} s '
-                 f'(DLBOOK_DIST_TIMEOUT) in {what} (call {self.calls})']
+        lines = [
+            f'{role} {self.rank} waited {self.timeout:g} s '
+            f'(DLBOOK_DIST_TIMEOUT) in {what} (call {self.calls})'
+        ]
         if silent:
             names = ', '.join(str(r) for r in silent)
             lines.append(
                 f'{role}{"s" if len(silent) > 1 else ""} {names} did not '
                 f'answer: {"they are" if len(silent) > 1 else "it is"} not '
                 f'in any collective, i.e. hanging (an endless loop, a '
-                f'deadlock, a stuck read) or much slower than the others')
+                f'deadlock, a stuck read) or much slower than the others'
+            )
         for r, a in sorted(elsewhere.items()):
-            lines.append(f'{role} {r} is waiting in another call: '
-                         f'{a["what"]} (call {a["call"]}); every worker '
-                         f'must make the same calls in the same order')
-        waiting = sorted(r for r, a in answers.items()
-                         if a['call'] == self.calls)
+            lines.append(
+                f'{role} {r} is waiting in another call: '
+                f'{a["what"]} (call {a["call"]}); every worker '
+                f'must make the same calls in the same order'
+            )
+        waiting = sorted(
+            r for r, a in answers.items() if a['call'] == self.calls
+        )
         if waiting:
-            lines.append(f'waiting here too: {role}'
-                         f'{"s" if len(waiting) > 1 else ""} '
-                         f'{", ".join(str(r) for r in waiting)}')
-        lines.append('set DLBOOK_DIST_TIMEOUT (seconds; 0 waits forever) '
-                     'if a step can legitimately take longer')
+            lines.append(
+                f'waiting here too: {role}'
+                f'{"s" if len(waiting) > 1 else ""} '
+                f'{", ".join(str(r) for r in waiting)}'
+            )
+        lines.append(
+            'set DLBOOK_DIST_TIMEOUT (seconds; 0 waits forever) '
+            'if a step can legitimately take longer'
+        )
         return 'KVStore: ' + '\n  '.join(lines)

@@ -26,8 +26,14 @@ import numpy
 
 from ..base import DLBookError
 
-__all__ = ['job_size', 'world', 'abort_on_error', 'agree', 'num_servers',
-           'check_every_call']
+__all__ = [
+    'job_size',
+    'world',
+    'abort_on_error',
+    'agree',
+    'num_servers',
+    'check_every_call',
+]
 
 _warned_single = False
 
@@ -45,9 +51,11 @@ def job_size():
         if os.environ.get(var, '').isdigit():
             return int(os.environ[var])
     if any(v in os.environ for v in ('PMIX_RANK', 'PMI_RANK')):
-        return 2        # launched, size unknown until MPI starts
-    if 'SLURM_PROCID' in os.environ and \
-            os.environ.get('SLURM_STEP_NUM_TASKS', '1') != '1':
+        return 2  # launched, size unknown until MPI starts
+    if (
+        'SLURM_PROCID' in os.environ
+        and os.environ.get('SLURM_STEP_NUM_TASKS', '1') != '1'
+    ):
         return int(os.environ['SLURM_STEP_NUM_TASKS'])
     return 1
 
@@ -64,7 +72,9 @@ def warn_single(name):
         f"worker (rank 0 of 1) and behaves like a local store. Start "
         f"several workers with: python -m dlbook.launch -n 2 python "
         f"{os.path.basename(sys.argv[0]) or 'train.py'}",
-        UserWarning, stacklevel=4)
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 def world():
@@ -76,7 +86,8 @@ def world():
             f'This process was started by an MPI launcher, and dist_* '
             f'kvstores need mpi4py, which cannot be imported ({e}). '
             f'Install it with: pip install "dlbook[dist]" (or pip install '
-            f'mpi4py mpich)') from None
+            f'mpi4py mpich)'
+        ) from None
     return MPI.COMM_WORLD
 
 
@@ -108,8 +119,12 @@ def check_every_call():
     """Whether ``DLBOOK_DIST_CHECK=1`` asks for a key/shape agreement
     check on every push (a debugging aid; the default checks at ``init``
     and folds a cheap key check into each all-reduce)."""
-    return os.environ.get('DLBOOK_DIST_CHECK', '0').strip() not in \
-        ('', '0', 'false', 'no')
+    return os.environ.get('DLBOOK_DIST_CHECK', '0').strip() not in (
+        '',
+        '0',
+        'false',
+        'no',
+    )
 
 
 def num_servers():
@@ -117,8 +132,9 @@ def num_servers():
     it; ``dlbook.launch -s`` sets it).  0 when unset."""
     value = os.environ.get('DMLC_NUM_SERVER', '0')
     if not value.isdigit():
-        raise DLBookError(f'DMLC_NUM_SERVER must be a whole number, got '
-                          f'{value!r}')
+        raise DLBookError(
+            f'DMLC_NUM_SERVER must be a whole number, got {value!r}'
+        )
     return int(value)
 
 
@@ -143,17 +159,19 @@ def abort_on_error(comm, role):
             f'\ndlbook.kvstore: {role} (process {rank} of {size}, pid '
             f'{os.getpid()}) raised {etype.__name__}: {value}\n'
             f'dlbook.kvstore: stopping all {size} processes of the job '
-            f'(MPI_Abort)\n')
+            f'(MPI_Abort)\n'
+        )
         sys.stderr.flush()
-        time.sleep(0.5)     # let mpiexec forward the message before Abort
+        time.sleep(0.5)  # let mpiexec forward the message before Abort
         comm.Abort(1)
 
     sys.excepthook = hook
 
 
 def _digest(text):
-    return numpy.frombuffer(hashlib.blake2b(text.encode(), digest_size=8)
-                            .digest(), numpy.int64)[0]
+    return numpy.frombuffer(
+        hashlib.blake2b(text.encode(), digest_size=8).digest(), numpy.int64
+    )[0]
 
 
 def agree(group, text, what):
@@ -176,7 +194,10 @@ def agree(group, text, what):
     group.allgather(numpy.frombuffer(raw, numpy.uint8), texts, what)
     lines = '\n'.join(
         f'  worker {r}: {bytes(t).decode(errors="replace").rstrip()}'
-        for r, t in enumerate(texts))
-    raise DLBookError(f'KVStore.{what}: the workers disagree on keys, '
-                      f'shapes or dtypes; every worker must make the same '
-                      f'calls in the same order:\n{lines}')
+        for r, t in enumerate(texts)
+    )
+    raise DLBookError(
+        f'KVStore.{what}: the workers disagree on keys, '
+        f'shapes or dtypes; every worker must make the same '
+        f'calls in the same order:\n{lines}'
+    )

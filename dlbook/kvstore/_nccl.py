@@ -41,8 +41,15 @@ import numpy
 
 from ..base import DLBookError
 
-__all__ = ['MODE_VAR', 'mode_from_env', 'nccl_module', 'nccl_dtype',
-           'local_code', 'decide', 'NcclChannel']
+__all__ = [
+    'MODE_VAR',
+    'mode_from_env',
+    'nccl_module',
+    'nccl_dtype',
+    'local_code',
+    'decide',
+    'NcclChannel',
+]
 
 MODE_VAR = 'DLBOOK_DIST_DEVICE_COMM'
 MODES = ('auto', 'nccl', 'host')
@@ -52,18 +59,27 @@ OK, CPU, NO_NCCL, DTYPE, OTHER_DEVICE, FORCED_HOST = range(6)
 REASONS = {
     CPU: 'its value is not on a CuPy GPU',
     NO_NCCL: 'CuPy reports no NCCL (cupy.cuda.nccl.available is False or '
-             'libnccl does not load; pip install nvidia-nccl-cu12)',
+    'libnccl does not load; pip install nvidia-nccl-cu12)',
     DTYPE: 'NCCL cannot sum its dtype',
     OTHER_DEVICE: "its value is on another GPU than the store's "
-                  "NCCL communicator",
+    "NCCL communicator",
     FORCED_HOST: f'{MODE_VAR}=host',
 }
 
 # dtype.char -> the name of CuPy's NCCL datatype code
-_DTYPES = {'b': 'NCCL_INT8', 'B': 'NCCL_UINT8', 'i': 'NCCL_INT32',
-           'I': 'NCCL_UINT32', 'l': 'NCCL_INT64', 'q': 'NCCL_INT64',
-           'L': 'NCCL_UINT64', 'Q': 'NCCL_UINT64', 'e': 'NCCL_FLOAT16',
-           'f': 'NCCL_FLOAT32', 'd': 'NCCL_FLOAT64'}
+_DTYPES = {
+    'b': 'NCCL_INT8',
+    'B': 'NCCL_UINT8',
+    'i': 'NCCL_INT32',
+    'I': 'NCCL_UINT32',
+    'l': 'NCCL_INT64',
+    'q': 'NCCL_INT64',
+    'L': 'NCCL_UINT64',
+    'Q': 'NCCL_UINT64',
+    'e': 'NCCL_FLOAT16',
+    'f': 'NCCL_FLOAT32',
+    'd': 'NCCL_FLOAT64',
+}
 
 
 def mode_from_env():
@@ -71,8 +87,9 @@ def mode_from_env():
     ``'host'``."""
     text = os.environ.get(MODE_VAR, '').strip().lower() or 'auto'
     if text not in MODES:
-        raise DLBookError(f'{MODE_VAR} must be auto, nccl or host, got '
-                          f'{text!r}')
+        raise DLBookError(
+            f'{MODE_VAR} must be auto, nccl or host, got {text!r}'
+        )
     return text
 
 
@@ -90,15 +107,15 @@ def nccl_module(xp):
     key = id(xp)
     if key not in _MODULES or _MODULES[key][0] is not xp:
         nccl = getattr(getattr(xp, 'cuda', None), 'nccl', None)
-        if nccl is None:            # real CuPy: a submodule to import
+        if nccl is None:  # real CuPy: a submodule to import
             try:
                 nccl = importlib.import_module(f'{xp.__name__}.cuda.nccl')
-            except Exception:       # noqa: BLE001 - any failure: no NCCL
+            except Exception:  # noqa: BLE001 - any failure: no NCCL
                 nccl = None
         if nccl is not None and getattr(nccl, 'available', False):
             try:
                 nccl.get_version()
-            except Exception:       # noqa: BLE001
+            except Exception:  # noqa: BLE001
                 nccl = None
         else:
             nccl = None
@@ -118,10 +135,10 @@ def _place(xp, device_id):
     (device numbers alone differ under ``CUDA_VISIBLE_DEVICES``)."""
     try:
         bus = xp.cuda.Device(device_id).pci_bus_id
-    except Exception:               # noqa: BLE001 - older CuPy
+    except Exception:  # noqa: BLE001 - older CuPy
         try:
             bus = xp.cuda.runtime.deviceGetPCIBusId(device_id)
-        except Exception:           # noqa: BLE001
+        except Exception:  # noqa: BLE001
             bus = f'device {device_id}'
     return f'{platform.node()} {bus}'
 
@@ -133,8 +150,7 @@ def local_code(stored, mode, channel):
         return FORCED_HOST, ''
     ctx = stored.context
     xp = ctx.xp
-    if ctx.device_type == 'cpu' or xp is numpy or \
-            not hasattr(xp, 'cuda'):
+    if ctx.device_type == 'cpu' or xp is numpy or not hasattr(xp, 'cuda'):
         return CPU, ''
     nccl = nccl_module(xp)
     if nccl is None:
@@ -150,8 +166,15 @@ def place_digest(place):
     """An int64 standing for ``place`` (0 for no GPU)."""
     if not place:
         return 0
-    return int(numpy.frombuffer(hashlib.blake2b(
-        place.encode(), digest_size=8).digest(), numpy.int64)[0]) or 1
+    return (
+        int(
+            numpy.frombuffer(
+                hashlib.blake2b(place.encode(), digest_size=8).digest(),
+                numpy.int64,
+            )[0]
+        )
+        or 1
+    )
 
 
 def decide(codes, digests, mode, key, dtype=None):
@@ -181,24 +204,33 @@ def decide(codes, digests, mode, key, dtype=None):
     problems = []
     for c in sorted(set(codes) - {OK}):
         who = [r for r, x in enumerate(codes) if x == c]
-        what = REASONS[c] if c != DTYPE else \
-            f'NCCL cannot sum {numpy.dtype(dtype).name if dtype else "it"}'
-        problems.append(f'worker{"s" if len(who) > 1 else ""} '
-                        f'{", ".join(map(str, who))}: {what}')
+        what = (
+            REASONS[c]
+            if c != DTYPE
+            else f'NCCL cannot sum {numpy.dtype(dtype).name if dtype else "it"}'
+        )
+        problems.append(
+            f'worker{"s" if len(who) > 1 else ""} '
+            f'{", ".join(map(str, who))}: {what}'
+        )
     sharing = {}
     for r, d in enumerate(digests):
         if d:
             sharing.setdefault(int(d), []).append(r)
     for who in sharing.values():
         if len(who) > 1:
-            problems.append(f'workers {", ".join(map(str, who))} share one '
-                            f'GPU, and NCCL needs one GPU per worker')
+            problems.append(
+                f'workers {", ".join(map(str, who))} share one '
+                f'GPU, and NCCL needs one GPU per worker'
+            )
     if not problems:
         return True, ''
     why = '; '.join(problems)
     if mode == 'nccl':
-        raise DLBookError(f"kv.create('dist_device_sync') with {MODE_VAR}="
-                          f"nccl: key {key!r} cannot go through NCCL: {why}")
+        raise DLBookError(
+            f"kv.create('dist_device_sync') with {MODE_VAR}="
+            f"nccl: key {key!r} cannot go through NCCL: {why}"
+        )
     return False, why
 
 
@@ -212,11 +244,14 @@ def note_host_path(key, why):
     if _warned:
         return
     _warned = True
-    warnings.warn(f"dist_device_sync: key {key!r} (and any later one for "
-                  f"the same reason) is exchanged through host memory with "
-                  f"MPI, not NCCL: {why}. Set {MODE_VAR}=host to silence "
-                  f"this, or {MODE_VAR}=nccl to make it an error",
-                  UserWarning, stacklevel=4)
+    warnings.warn(
+        f"dist_device_sync: key {key!r} (and any later one for "
+        f"the same reason) is exchanged through host memory with "
+        f"MPI, not NCCL: {why}. Set {MODE_VAR}=host to silence "
+        f"this, or {MODE_VAR}=nccl to make it an error",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 class NcclChannel:
@@ -243,7 +278,8 @@ class NcclChannel:
         # NCCL binds the communicator to the current device.
         with xp.cuda.Device(device_id):
             self.comm = nccl.NcclCommunicator(
-                group.size, tuple(int(b) for b in uid), group.rank)
+                group.size, tuple(int(b) for b in uid), group.rank
+            )
 
     def _call(self, name, array, *args):
         if not array.flags.c_contiguous:
@@ -255,8 +291,9 @@ class NcclChannel:
             stream = self.xp.cuda.get_current_stream().ptr
             ptr = array.data.ptr
             if name == 'allReduce':
-                self.comm.allReduce(ptr, ptr, array.size, dtype,
-                                    self.nccl.NCCL_SUM, stream)
+                self.comm.allReduce(
+                    ptr, ptr, array.size, dtype, self.nccl.NCCL_SUM, stream
+                )
             else:
                 self.comm.bcast(ptr, array.size, dtype, args[0], stream)
 

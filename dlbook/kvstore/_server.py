@@ -37,9 +37,9 @@ _REQUEST, _PAYLOAD, _REPLY = 11, 12, 13
 def _receive(world, status):
     """The next request, ``(source, header)``, waiting politely."""
     from mpi4py import MPI
+
     pause = 1e-5
-    while not world.Iprobe(source=MPI.ANY_SOURCE, tag=_REQUEST,
-                           status=status):
+    while not world.Iprobe(source=MPI.ANY_SOURCE, tag=_REQUEST, status=status):
         time.sleep(pause)
         pause = min(pause * 2, 2e-3)
     source, count = status.Get_source(), status.Get_count(MPI.BYTE)
@@ -51,7 +51,7 @@ def _receive(world, status):
 class _Server:
     def __init__(self, world):
         self.world = world
-        self.values = {}            # key -> numpy array
+        self.values = {}  # key -> numpy array
         self.updater = None
         self.compression = None
         self.timeout = timeout_from_env()
@@ -68,18 +68,26 @@ class _Server:
                 f'{self.world.size}) waited {self.timeout:g} s '
                 f'(DLBOOK_DIST_TIMEOUT) for worker {source} to {what} '
                 f'({self.doing}): the worker is hanging or much slower '
-                f'than expected')
+                f'than expected'
+            )
+
         complete(request, self.timeout, fail)
 
     def _payload(self, source, shape, dtype):
         buf = numpy.empty(shape, dtype)
-        self._complete(self.world.Irecv(buf, source=source, tag=_PAYLOAD),
-                       source, 'send the data of its request')
+        self._complete(
+            self.world.Irecv(buf, source=source, tag=_PAYLOAD),
+            source,
+            'send the data of its request',
+        )
         return buf
 
     def _send(self, source, value):
-        self._complete(self.world.Isend(value, dest=source, tag=_REPLY),
-                       source, 'receive the answer to its request')
+        self._complete(
+            self.world.Isend(value, dest=source, tag=_REPLY),
+            source,
+            'receive the answer to its request',
+        )
 
     def _ack(self, source):
         self._send(source, numpy.zeros(1, numpy.int64))
@@ -89,7 +97,8 @@ class _Server:
         self.doing = op + (f' of key {h["key"]!r}' if 'key' in h else '')
         if op == 'init':
             self.values[self._key(h)] = self._payload(
-                source, tuple(h['shape']), numpy.dtype(h['dtype']))
+                source, tuple(h['shape']), numpy.dtype(h['dtype'])
+            )
             self._ack(source)
         elif op in ('push', 'push2bit'):
             key = self._key(h)
@@ -97,21 +106,25 @@ class _Server:
             if op == 'push':
                 grad = self._payload(source, stored.shape, stored.dtype)
             else:
-                words = self._payload(source, -(-stored.size // 16),
-                                      numpy.uint32)
-                grad = self.compression.unpack(words, stored.shape,
-                                               stored.dtype)
+                words = self._payload(
+                    source, -(-stored.size // 16), numpy.uint32
+                )
+                grad = self.compression.unpack(
+                    words, stored.shape, stored.dtype
+                )
             self._apply(key, grad)
         elif op == 'pull':
             self._send(source, self.values[self._key(h)])
         elif op == 'optimizer':
             from ..optimizer.updater import get_updater, loads_states
+
             raw = self._payload(source, self._size(source), numpy.uint8)
             _, optimizer = loads_states(raw.tobytes())
             self.updater = get_updater(optimizer)
             self._ack(source)
         elif op == 'compression':
             from .compression import GradientCompression
+
             self.compression = GradientCompression(h['threshold'])
             self._ack(source)
         elif op == 'save':
@@ -126,18 +139,22 @@ class _Server:
     def _size(self, source):
         """The size in bytes of the payload ``source`` is sending."""
         from mpi4py import MPI
+
         status = MPI.Status()
 
-        class Probe:        # Iprobe as a request that can be polled
+        class Probe:  # Iprobe as a request that can be polled
             def Test(probe):
-                return self.world.Iprobe(source=source, tag=_PAYLOAD,
-                                         status=status)
+                return self.world.Iprobe(
+                    source=source, tag=_PAYLOAD, status=status
+                )
+
         self._complete(Probe(), source, 'send the data of its request')
         return status.Get_count(MPI.BYTE)
 
     def _apply(self, key, grad):
         from ..context import cpu
         from ..ndarray.ndarray import from_raw
+
         if self.updater is None:
             self.values[key] = grad
             return
@@ -149,6 +166,7 @@ class _Server:
 def serve(world, num_workers, is_async):
     """Answer the workers until each has said ``stop``; then exit."""
     from mpi4py import MPI
+
     status = MPI.Status()
     server = _Server(world)
     stopped = 0

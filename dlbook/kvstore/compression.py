@@ -46,19 +46,22 @@ def parse_compression_params(compression_params):
     keys are ignored, as in MXNet.
     """
     if not isinstance(compression_params, dict):
-        raise TypeError(f'compression_params must be a dict, got '
-                        f'{type(compression_params).__name__}')
+        raise TypeError(
+            f'compression_params must be a dict, got '
+            f'{type(compression_params).__name__}'
+        )
     if 'type' not in compression_params:
-        raise DLBookError('Required parameter type of string is not '
-                          'presented')
+        raise DLBookError('Required parameter type of string is not presented')
     ctype = str(compression_params['type'])
     if ctype not in _TYPES:
         raise DLBookError(f'Unknown type for gradient compression {ctype}')
     threshold = float(compression_params.get('threshold', 0.5))
     if not threshold > 0:
-        raise DLBookError(f'Check failed: params.threshold > 0 '
-                          f'({threshold:g} vs. 0) : threshold must be '
-                          f'greater than 0')
+        raise DLBookError(
+            f'Check failed: params.threshold > 0 '
+            f'({threshold:g} vs. 0) : threshold must be '
+            f'greater than 0'
+        )
     return ctype, threshold
 
 
@@ -91,9 +94,11 @@ class GradientCompression:
             self._residual[slot] = residual
         residual += grad
         t = residual.dtype.type(self.threshold)
-        sent = numpy.where(residual >= t, t,
-                           numpy.where(residual <= -t, -t,
-                                       residual.dtype.type(0)))
+        sent = numpy.where(
+            residual >= t,
+            t,
+            numpy.where(residual <= -t, -t, residual.dtype.type(0)),
+        )
         residual -= sent
         return sent
 
@@ -104,19 +109,24 @@ class GradientCompression:
         ``ceil(n / 16)`` of them, laid out as MXNet lays them out."""
         flat = numpy.ravel(sent)
         codes = numpy.zeros(-(-flat.size // 16) * 16, numpy.uint8)
-        codes[:flat.size][flat > 0] = 0b11
-        codes[:flat.size][flat < 0] = 0b10
+        codes[: flat.size][flat > 0] = 0b11
+        codes[: flat.size][flat < 0] = 0b10
         quads = codes.reshape(-1, 4)
-        packed = (quads[:, 0] << 6) | (quads[:, 1] << 4) | \
-            (quads[:, 2] << 2) | quads[:, 3]
+        packed = (
+            (quads[:, 0] << 6)
+            | (quads[:, 1] << 4)
+            | (quads[:, 2] << 2)
+            | quads[:, 3]
+        )
         return packed.astype(numpy.uint8).view(numpy.uint32)
 
     def unpack(self, words, shape, dtype):
         """The values (+t, -t or 0) coded in ``words``."""
         size = int(numpy.prod(shape, dtype=numpy.int64))
         packed = numpy.ascontiguousarray(words).view(numpy.uint8)
-        codes = numpy.stack([(packed >> s) & 0b11 for s in (6, 4, 2, 0)],
-                            axis=1).ravel()[:size]
+        codes = numpy.stack(
+            [(packed >> s) & 0b11 for s in (6, 4, 2, 0)], axis=1
+        ).ravel()[:size]
         t = numpy.dtype(dtype).type(self.threshold)
         out = numpy.zeros(size, dtype)
         out[codes == 0b11] = t

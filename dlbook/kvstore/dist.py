@@ -52,16 +52,28 @@ from ..base import DLBookError
 from ..context import cpu
 from ..ndarray.ndarray import NDArray, from_raw
 from . import _mpi, _nccl
-from ._collective import Every, complete
 from . import kvstore as _kvstore_module
-from .kvstore import KVStore, KVStoreBase, _as_list, _check_key, _pairs, \
-    _sum, _write, check_value
+from ._collective import Every, complete
+from .kvstore import (
+    KVStore,
+    KVStoreBase,
+    _as_list,
+    _check_key,
+    _pairs,
+    _sum,
+    _write,
+    check_value,
+)
 
 __all__ = ['DistSyncKVStore', 'DistAsyncKVStore', 'create_dist']
 
-_NAMES = {'dist_sync': 'sync', 'dist_device_sync': 'sync',
-          'dist_sync_device': 'sync', 'dist_async': 'async',
-          'dist': 'sync'}
+_NAMES = {
+    'dist_sync': 'sync',
+    'dist_device_sync': 'sync',
+    'dist_sync_device': 'sync',
+    'dist_async': 'async',
+    'dist': 'sync',
+}
 
 
 def _signature(pairs):
@@ -83,18 +95,24 @@ def _host(raw, ctx):
 
 
 def _device(host, ctx):
-    return ctx.backend.asarray(host, ctx.device_id, host.dtype) \
-        if ctx.device_type != 'cpu' else host
+    return (
+        ctx.backend.asarray(host, ctx.device_id, host.dtype)
+        if ctx.device_type != 'cpu'
+        else host
+    )
 
 
-_FAST_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64),
-                numpy.dtype(numpy.int32), numpy.dtype(numpy.int64))
+_FAST_DTYPES = (
+    numpy.dtype(numpy.float32),
+    numpy.dtype(numpy.float64),
+    numpy.dtype(numpy.int32),
+    numpy.dtype(numpy.int64),
+)
 
 
 def _wire(host):
     """MPI has no float16 sum: exchange such arrays as float32."""
-    return host.astype(numpy.float32) if host.dtype == numpy.float16 \
-        else host
+    return host.astype(numpy.float32) if host.dtype == numpy.float16 else host
 
 
 class DistSyncKVStore(KVStore):
@@ -124,19 +142,20 @@ class DistSyncKVStore(KVStore):
     def __init__(self, name, group=None):
         super().__init__('local' if 'device' not in name else 'device')
         self._type = name
-        self._group = group         # None: one worker, no MPI at all
-        self._slots = {}            # key -> (buffer, body, tag)
+        self._group = group  # None: one worker, no MPI at all
+        self._slots = {}  # key -> (buffer, body, tag)
         self._check_all = _mpi.check_every_call()
         # dist_device_sync: 'auto', 'nccl' or 'host'; the NCCL
         # communicator (made at the first GPU key) and the keys it serves
-        self._device_comm = _nccl.mode_from_env() if 'device' in name \
-            else None
+        self._device_comm = _nccl.mode_from_env() if 'device' in name else None
         self._nccl = None
         self._nccl_keys = set()
 
     def __repr__(self):
-        return (f'<KVStore {self._type}: worker {self.rank} of '
-                f'{self.num_workers}, {len(self._store)} keys>')
+        return (
+            f'<KVStore {self._type}: worker {self.rank} of '
+            f'{self.num_workers}, {len(self._store)} keys>'
+        )
 
     @property
     def rank(self):
@@ -163,9 +182,11 @@ class DistSyncKVStore(KVStore):
         for k, values in pairs:
             _check_key(k)
             if not isinstance(values[0], NDArray):
-                raise DLBookError(f'KVStore.init: values must be NDArrays, '
-                                  f'got {type(values[0]).__name__} for key '
-                                  f'{k!r}')
+                raise DLBookError(
+                    f'KVStore.init: values must be NDArrays, '
+                    f'got {type(values[0]).__name__} for key '
+                    f'{k!r}'
+                )
         self._agree(pairs, 'init')
         super().init(key, value)
         if self._group is None:
@@ -173,45 +194,53 @@ class DistSyncKVStore(KVStore):
         for k, _ in pairs:
             stored = self._store[k]
             if self._device_comm is not None and self._use_nccl(k, stored):
-                self._nccl.bcast(stored._data)      # rank 0's value wins
+                self._nccl.bcast(stored._data)  # rank 0's value wins
                 self._nccl_keys.add(k)
                 continue
             host = _wire(_host(stored._data, stored.context).copy())
             self._group.bcast(host, f'init of key {k!r}')
-            stored._data = _device(host.astype(stored.dtype, copy=False),
-                                   stored.context)
+            stored._data = _device(
+                host.astype(stored.dtype, copy=False), stored.context
+            )
             self._make_slot(k, stored)
 
     def _use_nccl(self, key, stored):
         """Whether every worker can sum ``key`` with NCCL (decided by all
         of them together; makes the store's communicator when needed)."""
-        code, place = _nccl.local_code(stored, self._device_comm,
-                                       self._nccl)
+        code, place = _nccl.local_code(stored, self._device_comm, self._nccl)
         mine = numpy.array([code, _nccl.place_digest(place)], numpy.int64)
         every = numpy.empty((self._group.size, 2), numpy.int64)
-        self._group.allgather(mine, every, f'init of key {key!r} (NCCL or '
-                                           f'host memory?)')
-        use, why = _nccl.decide(every[:, 0], every[:, 1],
-                                self._device_comm, key, stored.dtype)
+        self._group.allgather(
+            mine, every, f'init of key {key!r} (NCCL or host memory?)'
+        )
+        use, why = _nccl.decide(
+            every[:, 0], every[:, 1], self._device_comm, key, stored.dtype
+        )
         if not use:
-            if self._device_comm == 'auto' and \
-                    (every[:, 0] != _nccl.CPU).any():
+            if (
+                self._device_comm == 'auto'
+                and (every[:, 0] != _nccl.CPU).any()
+            ):
                 _nccl.note_host_path(key, why)
             return False
         if self._nccl is None:
             ctx = stored.context
-            self._nccl = _nccl.NcclChannel(self._group,
-                                           _nccl.nccl_module(ctx.xp),
-                                           ctx.xp, ctx.device_id)
+            self._nccl = _nccl.NcclChannel(
+                self._group, _nccl.nccl_module(ctx.xp), ctx.xp, ctx.device_id
+            )
         return True
 
     def _make_slot(self, key, stored):
         """The all-reduce buffer of ``key`` and its tag, when the key can
         take the fast path (a NumPy value of a dtype MPI can sum)."""
-        if isinstance(stored._data, numpy.ndarray) and \
-                stored.dtype in _FAST_DTYPES:
-            self._slots[key] = (numpy.empty(stored.shape, stored.dtype),
-                                len(self._slots) + 1)
+        if (
+            isinstance(stored._data, numpy.ndarray)
+            and stored.dtype in _FAST_DTYPES
+        ):
+            self._slots[key] = (
+                numpy.empty(stored.shape, stored.dtype),
+                len(self._slots) + 1,
+            )
 
     def push(self, key, value, priority=0):
         """Sum the values over each worker's devices, then over workers.
@@ -236,17 +265,17 @@ class DistSyncKVStore(KVStore):
         if key in self._nccl_keys and self._compression is None:
             if not self._check_all:
                 self._agree([(key, values)], what)
-            merged = _sum(values, stored, key)      # on this worker's GPU
-            self._nccl.allreduce(merged)            # then over the workers
+            merged = _sum(values, stored, key)  # on this worker's GPU
+            self._nccl.allreduce(merged)  # then over the workers
         elif slot is not None:
             merged = self._reduce_fast(key, values, stored, slot, what, into)
             if merged is not slot[0] and self._updater is None:
-                numpy.copyto(slot[0], merged)   # the stored copy
+                numpy.copyto(slot[0], merged)  # the stored copy
                 merged, done = slot[0], into
         else:
             if not self._check_all:
                 self._agree([(key, values)], what)
-            merged = _sum(values, stored, key)      # this worker's devices
+            merged = _sum(values, stored, key)  # this worker's devices
             merged = self._reduce(key, merged, stored.context)
         if self._updater is None:
             stored._data = merged
@@ -261,27 +290,37 @@ class DistSyncKVStore(KVStore):
         buf, tag = slot
         for i, v in enumerate(values):
             check_value(v, stored, key)
-            if v.stype != 'default':        # row_sparse: sum it dense
+            if v.stype != 'default':  # row_sparse: sum it dense
                 v = v.tostype('default')
-            raw = v._data if isinstance(v._data, numpy.ndarray) \
+            raw = (
+                v._data
+                if isinstance(v._data, numpy.ndarray)
                 else v.context.backend.to_numpy(v._data)
-            if into is not None and raw is into._data and \
-                    raw.dtype == buf.dtype and raw.flags.c_contiguous:
-                buf = raw       # no copy in: the result goes here anyway
+            )
+            if (
+                into is not None
+                and raw is into._data
+                and raw.dtype == buf.dtype
+                and raw.flags.c_contiguous
+            ):
+                buf = raw  # no copy in: the result goes here anyway
             elif i == 0:
                 numpy.copyto(buf, raw, casting='unsafe')
             else:
                 buf += raw
         tags = numpy.array([tag, tag * tag], numpy.int64)
         n = self._group.size
-        self._group.allreduce(buf, f'{what} of key {key!r} shape '
-                                   f'{stored.shape}', extra=tags)
+        self._group.allreduce(
+            buf, f'{what} of key {key!r} shape {stored.shape}', extra=tags
+        )
         if tags[0] != n * tag or tags[1] != n * tag * tag:
             # Every worker sees the same sums, so all of them get here.
             self._agree([(key, values)], what)
-            raise DLBookError(f'KVStore.{what}: the workers pushed '
-                              f'different keys in the same call (this '
-                              f'worker: {key!r})')
+            raise DLBookError(
+                f'KVStore.{what}: the workers pushed '
+                f'different keys in the same call (this '
+                f'worker: {key!r})'
+            )
         return buf
 
     def _reduce(self, key, merged, ctx):
@@ -305,7 +344,7 @@ class DistSyncKVStore(KVStore):
         every = numpy.empty((self._group.size, words.size), numpy.uint32)
         self._group.allgather(words, every, f'2-bit push of key {key!r}')
         total = numpy.zeros(host.shape, host.dtype)
-        for w in every:                 # the same order on every worker
+        for w in every:  # the same order on every worker
             total += gc.unpack(w, host.shape, host.dtype)
         return total
 
@@ -316,8 +355,11 @@ class DistSyncKVStore(KVStore):
         if self._check_all:
             self._agree(pairs, 'pushpull')
         for (k, values), (_, targets) in zip(pairs, _pairs(key, outs)):
-            into = targets[0] if len(values) == len(targets) == 1 and \
-                targets[0] is values[0] else None
+            into = (
+                targets[0]
+                if len(values) == len(targets) == 1 and targets[0] is values[0]
+                else None
+            )
             done = self._push_one(k, values, 'pushpull', into)
             stored = self._stored(k)
             for target in targets:
@@ -344,8 +386,10 @@ class DistSyncKVStore(KVStore):
         live on its servers); dlbook can, since every worker has them.
         """
         if self._updater is None:
-            raise DLBookError('KVStore.save_optimizer_states: no optimizer '
-                              'has been set with set_optimizer')
+            raise DLBookError(
+                'KVStore.save_optimizer_states: no optimizer '
+                'has been set with set_optimizer'
+            )
         if self.rank == 0:
             data = self._updater.get_states(dump_optimizer)
             with atomic_write(fname) as f:
@@ -379,21 +423,25 @@ class DistAsyncKVStore(KVStoreBase):
         self._type = name
         self._world = world
         self._group = group
-        self._server = server          # world rank of the server
-        self._meta = {}                # key -> (shape, dtype)
+        self._server = server  # world rank of the server
+        self._meta = {}  # key -> (shape, dtype)
         self._compression = None
-        self._has_optimizer = None        # the Optimizer once set
+        self._has_optimizer = None  # the Optimizer once set
 
     def __repr__(self):
-        return (f'<KVStore {self._type}: worker {self.rank} of '
-                f'{self.num_workers}, {len(self._meta)} keys>')
+        return (
+            f'<KVStore {self._type}: worker {self.rank} of '
+            f'{self.num_workers}, {len(self._meta)} keys>'
+        )
 
-    type = property(lambda self: self._type,
-                    doc='The store type given to ``create``.')
-    rank = property(lambda self: self._group.rank,
-                    doc="This worker's rank.")
-    num_workers = property(lambda self: self._group.size,
-                           doc='The number of workers (servers excluded).')
+    type = property(
+        lambda self: self._type, doc='The store type given to ``create``.'
+    )
+    rank = property(lambda self: self._group.rank, doc="This worker's rank.")
+    num_workers = property(
+        lambda self: self._group.size,
+        doc='The number of workers (servers excluded).',
+    )
 
     def _ask(self, header, payload=None, reply=None):
         """Send one request to the server; wait for the reply if asked.
@@ -409,16 +457,20 @@ class DistAsyncKVStore(KVStoreBase):
             requests.append(world.Isend(payload, dest=server, tag=_PAYLOAD))
         if reply is not None:
             requests.append(world.Irecv(reply, source=server, tag=_REPLY))
-        complete(Every(*requests), self._group.timeout,
-                 lambda: self._server_silent(header, reply is not None))
+        complete(
+            Every(*requests),
+            self._group.timeout,
+            lambda: self._server_silent(header, reply is not None),
+        )
         return reply
 
     def _ack(self, header):
         self._ask(header, reply=numpy.empty(1, numpy.int64))
 
     def _server_silent(self, header, answer):
-        what = header['op'] + (f' of key {header["key"]!r}'
-                               if 'key' in header else '')
+        what = header['op'] + (
+            f' of key {header["key"]!r}' if 'key' in header else ''
+        )
         raise DLBookError(
             f'KVStore: worker {self.rank} waited '
             f'{self._group.timeout:g} s (DLBOOK_DIST_TIMEOUT) for the '
@@ -427,7 +479,8 @@ class DistAsyncKVStore(KVStoreBase):
             f'hanging (an optimizer update or a file write that does not '
             f'return, a deadlock) or much slower than expected; set '
             f'DLBOOK_DIST_TIMEOUT (seconds; 0 waits forever) if it can '
-            f'legitimately take longer')
+            f'legitimately take longer'
+        )
 
     def init(self, key, value):
         """Initialize keys on the server with **rank 0's** values."""
@@ -440,19 +493,27 @@ class DistAsyncKVStore(KVStoreBase):
             v = values[0]
             self._meta[k] = (v.shape, v.dtype)
             if self.rank == 0:
-                self._ask({'op': 'init', 'key': k, 'shape': list(v.shape),
-                           'dtype': v.dtype.name},
-                          _host(v._data, v.context),
-                          numpy.empty(1, numpy.int64))
+                self._ask(
+                    {
+                        'op': 'init',
+                        'key': k,
+                        'shape': list(v.shape),
+                        'dtype': v.dtype.name,
+                    },
+                    _host(v._data, v.context),
+                    numpy.empty(1, numpy.int64),
+                )
         self.barrier()
 
     def _meta_of(self, key):
         try:
             return self._meta[key]
         except KeyError:
-            raise DLBookError(f'KVStore: key {key!r} has not been '
-                              f'initialized; call kv.init({key!r}, value) '
-                              f'first') from None
+            raise DLBookError(
+                f'KVStore: key {key!r} has not been '
+                f'initialized; call kv.init({key!r}, value) '
+                f'first'
+            ) from None
 
     def push(self, key, value, priority=0):
         """Send each key's sum over this worker's devices to the server,
@@ -463,8 +524,9 @@ class DistAsyncKVStore(KVStoreBase):
             merged = _host(_sum(values, stored, k), cpu())
             if self._compression is not None:
                 sent = self._compression.quantize(k, merged)
-                self._ask({'op': 'push2bit', 'key': k},
-                          self._compression.pack(sent))
+                self._ask(
+                    {'op': 'push2bit', 'key': k}, self._compression.pack(sent)
+                )
             else:
                 self._ask({'op': 'push', 'key': k}, merged)
 
@@ -474,8 +536,9 @@ class DistAsyncKVStore(KVStoreBase):
             raise DLBookError('KVStore.pull: out must be given')
         for k, outs in _pairs(key, out):
             shape, dtype = self._meta_of(k)
-            value = self._ask({'op': 'pull', 'key': k}, None,
-                              numpy.empty(shape, dtype))
+            value = self._ask(
+                {'op': 'pull', 'key': k}, None, numpy.empty(shape, dtype)
+            )
             with autograd.pause():
                 current = from_raw(value, cpu())
                 for target in _as_list(outs):
@@ -493,13 +556,16 @@ class DistAsyncKVStore(KVStoreBase):
 
     def row_sparse_pull(self, key, out=None, priority=0, row_ids=None):
         """Not available: dlbook has no row-sparse storage."""
-        raise DLBookError('KVStore.row_sparse_pull: row_sparse storage is '
-                          'not supported by dlbook; use pull')
+        raise DLBookError(
+            'KVStore.row_sparse_pull: row_sparse storage is '
+            'not supported by dlbook; use pull'
+        )
 
     def set_optimizer(self, optimizer):
         """Send ``optimizer`` to the server (by worker 0, in dlbook's
         pickle-free format); it then updates on every push."""
         from ..optimizer.updater import dumps_states
+
         if self.rank == 0:
             data = numpy.frombuffer(dumps_states({}, optimizer), numpy.uint8)
             self._ask({'op': 'optimizer'}, data, numpy.empty(1, numpy.int64))
@@ -509,8 +575,8 @@ class DistAsyncKVStore(KVStoreBase):
     def set_gradient_compression(self, compression_params):
         """2-bit compression of pushes (see :meth:`KVStore.
         set_gradient_compression`); the server decodes them."""
-        from .compression import GradientCompression, \
-            parse_compression_params
+        from .compression import GradientCompression, parse_compression_params
+
         _, threshold = parse_compression_params(compression_params)
         self._compression = GradientCompression(threshold)
         if self.rank == 0:
@@ -520,18 +586,27 @@ class DistAsyncKVStore(KVStoreBase):
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """The server writes its optimizer states to ``fname``."""
         if self._has_optimizer is None:
-            raise DLBookError('KVStore.save_optimizer_states: no optimizer '
-                              'has been set with set_optimizer')
+            raise DLBookError(
+                'KVStore.save_optimizer_states: no optimizer '
+                'has been set with set_optimizer'
+            )
         if self.rank == 0:
-            self._ack({'op': 'save', 'fname': str(fname),
-                       'dump': bool(dump_optimizer)})
+            self._ack(
+                {
+                    'op': 'save',
+                    'fname': str(fname),
+                    'dump': bool(dump_optimizer),
+                }
+            )
         self.barrier()
 
     def load_optimizer_states(self, fname):
         """The server reads optimizer states from ``fname``."""
         if self._has_optimizer is None:
-            raise DLBookError('KVStore.load_optimizer_states: no optimizer '
-                              'has been set with set_optimizer')
+            raise DLBookError(
+                'KVStore.load_optimizer_states: no optimizer '
+                'has been set with set_optimizer'
+            )
         self.barrier()
         if self.rank == 0:
             self._ack({'op': 'load', 'fname': str(fname)})
@@ -554,7 +629,7 @@ class _OptimizerRef:
         self.optimizer = optimizer
 
 
-_JOB = []      # (world, workers' Group, number of workers), made once
+_JOB = []  # (world, workers' Group, number of workers), made once
 
 
 def _job(name):
@@ -569,28 +644,36 @@ def _job(name):
             f'The launcher started {expected} processes but MPI sees only '
             f'this one: the processes do not form one MPI job. Under SLURM '
             f'use srun --mpi=pmix (or pmi2), or run mpiexec inside the '
-            f'allocation (python -m dlbook.launch --launcher mpi)')
+            f'allocation (python -m dlbook.launch --launcher mpi)'
+        )
     servers = _mpi.num_servers()
     workers = world.size - servers
     if workers < 1:
-        raise DLBookError(f'DMLC_NUM_SERVER={servers} leaves no worker in '
-                          f'a job of {world.size} processes')
-    _mpi.record_pid(world.rank, 'server' if world.rank >= workers
-                    else 'worker')
+        raise DLBookError(
+            f'DMLC_NUM_SERVER={servers} leaves no worker in '
+            f'a job of {world.size} processes'
+        )
+    _mpi.record_pid(
+        world.rank, 'server' if world.rank >= workers else 'worker'
+    )
     if _NAMES[name] == 'async' and servers != 1:
         raise DLBookError(
             f"kv.create('{name}') needs exactly one server process besides "
             f"the workers; this job has {servers}. Start it with "
             f"python -m dlbook.launch -n {workers} -s 1 python ... (or set "
-            f"DMLC_NUM_SERVER=1 and start one more process)")
+            f"DMLC_NUM_SERVER=1 and start one more process)"
+        )
     is_server = world.rank >= workers
     comm = world.Split(1 if is_server else 0, world.rank)
-    _mpi.abort_on_error(world, 'server' if is_server else
-                        f'worker {world.rank}')
+    _mpi.abort_on_error(
+        world, 'server' if is_server else f'worker {world.rank}'
+    )
     if is_server:
         from ._server import serve
-        serve(world, workers, _NAMES[name] == 'async')   # never returns
+
+        serve(world, workers, _NAMES[name] == 'async')  # never returns
     from ._collective import Group
+
     group = Group(comm)
     if servers:
         atexit.register(_stop_idle_servers, world, group, workers, servers)
@@ -601,9 +684,11 @@ def _job(name):
 def create_dist(name):
     """The store for ``mx.kv.create('dist_…')``."""
     if name not in _NAMES:
-        raise DLBookError(f"Unknown KVStore type '{name}'; the distributed "
-                          f"ones are dist_sync, dist_device_sync and "
-                          f"dist_async")
+        raise DLBookError(
+            f"Unknown KVStore type '{name}'; the distributed "
+            f"ones are dist_sync, dist_device_sync and "
+            f"dist_async"
+        )
     if _mpi.job_size() == 1:
         _mpi.warn_single(name)
         return DistSyncKVStore(name)
@@ -613,7 +698,8 @@ def create_dist(name):
             raise DLBookError(
                 f"kv.create('{name}') needs exactly one server process "
                 f"besides the workers; this job has "
-                f"{world.size - workers}")
+                f"{world.size - workers}"
+            )
         return DistAsyncKVStore(name, world, group, server=workers)
     return DistSyncKVStore(name, group)
 
@@ -627,19 +713,24 @@ def _stop_idle_servers(world, group, workers, servers):
     the servers waiting for it forever.
     """
     import sys
+
     try:
-        group.barrier('the end of the job (every worker waits for the '
-                      'others before stopping the servers)')
+        group.barrier(
+            'the end of the job (every worker waits for the '
+            'others before stopping the servers)'
+        )
     except DLBookError as e:
-        sys.stderr.write(f'\n{e}\ndlbook.kvstore: stopping all '
-                         f'{world.size} processes of the job (MPI_Abort)\n')
+        sys.stderr.write(
+            f'\n{e}\ndlbook.kvstore: stopping all '
+            f'{world.size} processes of the job (MPI_Abort)\n'
+        )
         sys.stderr.flush()
         world.Abort(1)
     header = numpy.frombuffer(b'{"op": "stop"}', numpy.uint8)
     for s in range(workers, workers + servers):
         try:
             world.Send(header, dest=s, tag=_REQUEST)
-        except Exception:       # noqa: BLE001
+        except Exception:  # noqa: BLE001
             pass
 
 

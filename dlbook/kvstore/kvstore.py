@@ -26,9 +26,14 @@ from ..ndarray.ndarray import NDArray, from_raw
 __all__ = ['KVStoreBase', 'KVStore', 'create']
 
 # Store types by the name given to ``create``, as MXNet spells them.
-_LOCAL_TYPES = {'local': 'local', 'local_update_cpu': 'local',
-                'local_allreduce_cpu': 'local', 'device': 'device',
-                'local_allreduce_device': 'device', 'nccl': 'device'}
+_LOCAL_TYPES = {
+    'local': 'local',
+    'local_update_cpu': 'local',
+    'local_allreduce_cpu': 'local',
+    'device': 'device',
+    'local_allreduce_device': 'device',
+    'nccl': 'device',
+}
 
 
 class KVStoreBase:
@@ -55,17 +60,21 @@ def _pairs(key, value):
     if isinstance(key, (list, tuple)):
         values = _as_list(value)
         if len(values) != len(key):
-            raise DLBookError(f'KVStore: got {len(key)} keys but '
-                              f'{len(values)} values; give one value (or '
-                              f'one list of values) per key')
+            raise DLBookError(
+                f'KVStore: got {len(key)} keys but '
+                f'{len(values)} values; give one value (or '
+                f'one list of values) per key'
+            )
         return [(k, _as_list(v)) for k, v in zip(key, values)]
     return [(key, _as_list(value))]
 
 
 def _check_key(key):
     if not isinstance(key, (int, str)):
-        raise DLBookError(f'KVStore keys must be int or str, got '
-                          f'{type(key).__name__} {key!r}')
+        raise DLBookError(
+            f'KVStore keys must be int or str, got '
+            f'{type(key).__name__} {key!r}'
+        )
     return key
 
 
@@ -116,9 +125,11 @@ class KVStore(KVStoreBase):
         try:
             return self._store[key]
         except KeyError:
-            raise DLBookError(f'KVStore: key {key!r} has not been '
-                              f'initialized; call kv.init({key!r}, value) '
-                              f'first') from None
+            raise DLBookError(
+                f'KVStore: key {key!r} has not been '
+                f'initialized; call kv.init({key!r}, value) '
+                f'first'
+            ) from None
 
     def init(self, key, value):
         """Initialize ``key`` (or each key of a list) with ``value``.
@@ -156,8 +167,9 @@ class KVStore(KVStoreBase):
         stored = self._stored(key)
         if self._compression is not None:
             values = [self._compress(key, i, v) for i, v in enumerate(values)]
-        if all(v.stype == 'row_sparse' for v in values if
-               isinstance(v, NDArray)):
+        if all(
+            v.stype == 'row_sparse' for v in values if isinstance(v, NDArray)
+        ):
             # row_sparse gradients stay row_sparse: a lazy update then
             # touches only their rows, as in MXNet
             merged = _sum_row_sparse(values, stored, key)
@@ -165,7 +177,7 @@ class KVStore(KVStoreBase):
             merged = from_raw(_sum(values, stored, key), stored.context)
         if self._updater is None:
             if stored.stype == 'default' and merged.stype == 'default':
-                stored._data = merged._data   # a fresh array: no copy
+                stored._data = merged._data  # a fresh array: no copy
             else:
                 with autograd.pause():
                     stored[:] = merged
@@ -199,8 +211,9 @@ class KVStore(KVStoreBase):
         """``push`` then ``pull``; without ``out`` the result is written
         back into ``value``.  The all-reduce of data-parallel training."""
         outs = value if out is None else out
-        for (k, values), (_, targets) in zip(_pairs(key, value),
-                                             _pairs(key, outs)):
+        for (k, values), (_, targets) in zip(
+            _pairs(key, value), _pairs(key, outs)
+        ):
             self._push_one(k, values)
             stored = self._stored(k)
             for target in targets:
@@ -223,11 +236,12 @@ class KVStore(KVStoreBase):
             all of them): the row numbers to pull.
         """
         if out is None or row_ids is None:
-            raise DLBookError('KVStore.row_sparse_pull: out and row_ids '
-                              'must be given')
+            raise DLBookError(
+                'KVStore.row_sparse_pull: out and row_ids must be given'
+            )
         from ..ndarray.sparse_ndarray import pull_rows
-        for (k, outs), (_, ids) in zip(_pairs(key, out),
-                                       _pairs(key, row_ids)):
+
+        for (k, outs), (_, ids) in zip(_pairs(key, out), _pairs(key, row_ids)):
             dense = self._stored(k).tostype('default')
             if len(ids) == 1:
                 ids = ids * len(outs)
@@ -247,6 +261,7 @@ class KVStore(KVStoreBase):
         optimizer : Optimizer
         """
         from .. import optimizer as opt
+
         self._optimizer = optimizer
         self._set_updater(opt.get_updater(optimizer))
 
@@ -265,10 +280,12 @@ class KVStore(KVStoreBase):
             defaults to 0.5.  See :mod:`dlbook.kvstore.compression`.
         """
         if 'device' not in self._type and 'dist' not in self._type:
-            raise DLBookError('Gradient compression is not supported for '
-                              'this type of kvstore')
-        from .compression import GradientCompression, \
-            parse_compression_params
+            raise DLBookError(
+                'Gradient compression is not supported for '
+                'this type of kvstore'
+            )
+        from .compression import GradientCompression, parse_compression_params
+
         _, threshold = parse_compression_params(compression_params)
         self._compression = GradientCompression(threshold)
 
@@ -276,19 +293,22 @@ class KVStore(KVStoreBase):
         """Device ``i``'s pushed ``value`` after 2-bit quantization (its
         own residual), on its own device."""
         if not isinstance(value, NDArray):
-            return value                # _sum reports the wrong type
+            return value  # _sum reports the wrong type
         host = value.context.backend.to_numpy(value._data)
         sent = self._compression.quantize((key, i), host)
         ctx = value.context
-        return from_raw(ctx.backend.asarray(sent, ctx.device_id, sent.dtype),
-                        ctx)
+        return from_raw(
+            ctx.backend.asarray(sent, ctx.device_id, sent.dtype), ctx
+        )
 
     def save_optimizer_states(self, fname, dump_optimizer=False):
         """Save the optimizer states of the store (dlbook's pickle-free
         format, see ``dlbook.optimizer.updater``)."""
         if self._updater is None:
-            raise DLBookError('KVStore.save_optimizer_states: no optimizer '
-                              'has been set with set_optimizer')
+            raise DLBookError(
+                'KVStore.save_optimizer_states: no optimizer '
+                'has been set with set_optimizer'
+            )
         data = self._updater.get_states(dump_optimizer)
         with atomic_write(fname) as f:
             f.write(data)
@@ -296,12 +316,16 @@ class KVStore(KVStoreBase):
     def load_optimizer_states(self, fname):
         """Load optimizer states written by :meth:`save_optimizer_states`."""
         if self._updater is None:
-            raise DLBookError('KVStore.load_optimizer_states: no optimizer '
-                              'has been set with set_optimizer')
+            raise DLBookError(
+                'KVStore.load_optimizer_states: no optimizer '
+                'has been set with set_optimizer'
+            )
         with open(fname, 'rb') as f:
             self._updater.set_states(
-                f.read(), f"optimizer states file '{fname}'",
-                shapes={k: v.shape for k, v in self._store.items()})
+                f.read(),
+                f"optimizer states file '{fname}'",
+                shapes={k: v.shape for k, v in self._store.items()},
+            )
         self._optimizer = self._updater.optimizer
 
     def barrier(self):
@@ -313,12 +337,15 @@ class KVStore(KVStoreBase):
 def check_value(value, stored, key):
     """Raise unless ``value`` is an NDArray of the shape ``key`` holds."""
     if not isinstance(value, NDArray):
-        raise DLBookError(f'KVStore: values must be NDArrays, got '
-                          f'{type(value).__name__} for key {key!r}')
+        raise DLBookError(
+            f'KVStore: values must be NDArrays, got '
+            f'{type(value).__name__} for key {key!r}'
+        )
     if value.shape != stored.shape:
         raise DLBookError(
             f'KVStore: value of shape {value.shape} pushed to key '
-            f'{key!r}, which holds shape {stored.shape}')
+            f'{key!r}, which holds shape {stored.shape}'
+        )
 
 
 def _sum(values, stored, key):
@@ -347,7 +374,8 @@ def _sum_row_sparse(values, stored, key):
             if v.shape != stored.shape:
                 raise DLBookError(
                     f'KVStore: value of shape {v.shape} pushed to key '
-                    f'{key!r}, which holds shape {stored.shape}')
+                    f'{key!r}, which holds shape {stored.shape}'
+                )
             v = v.as_in_context(ctx).astype(stored.dtype, copy=False)
             total = v.copy() if total is None else total + v
     return total
@@ -356,9 +384,11 @@ def _sum_row_sparse(values, stored, key):
 def _write(target, stored, key):
     """Copy ``stored`` into ``target`` on ``target``'s device."""
     if target.shape != stored.shape:
-        raise DLBookError(f'KVStore: cannot pull key {key!r} of shape '
-                          f'{stored.shape} into an array of shape '
-                          f'{target.shape}')
+        raise DLBookError(
+            f'KVStore: cannot pull key {key!r} of shape '
+            f'{stored.shape} into an array of shape '
+            f'{target.shape}'
+        )
     if target is stored:
         return
     if target.stype != 'default' or stored.stype != 'default':
@@ -397,10 +427,13 @@ def create(name='local'):
         raise DLBookError(
             f"KVStore type '{name}' is not provided by dlbook. Use "
             f"'dist_sync' (several processes or machines, over MPI), or "
-            f"'local' / 'device' (one process, any number of devices).")
+            f"'local' / 'device' (one process, any number of devices)."
+        )
     if name not in _LOCAL_TYPES:
-        raise DLBookError(f"Unknown KVStore type '{name}'; choose one of "
-                          f"{', '.join(sorted(_LOCAL_TYPES))}")
+        raise DLBookError(
+            f"Unknown KVStore type '{name}'; choose one of "
+            f"{', '.join(sorted(_LOCAL_TYPES))}"
+        )
     return KVStore(name)
 
 

@@ -20,8 +20,28 @@ from .custom import Caffe, CustomMetric, Loss, Torch, np
 from .probability import CrossEntropy, NegativeLogLikelihood, Perplexity
 from .regression import MAE, MSE, RMSE, PearsonCorrelation
 
-__all__ = ['EvalMetric', 'CompositeEvalMetric', 'Accuracy', 'TopKAccuracy',
-           'F1', 'MCC', 'Perplexity', 'MAE', 'MSE', 'RMSE', 'CrossEntropy',
-           'NegativeLogLikelihood', 'PearsonCorrelation', 'PCC', 'Loss',
-           'Torch', 'Caffe', 'CustomMetric', 'np', 'create', 'register',
-           'alias', 'check_label_shapes']
+__all__ = [
+    'EvalMetric',
+    'CompositeEvalMetric',
+    'Accuracy',
+    'TopKAccuracy',
+    'F1',
+    'MCC',
+    'Perplexity',
+    'MAE',
+    'MSE',
+    'RMSE',
+    'CrossEntropy',
+    'NegativeLogLikelihood',
+    'PearsonCorrelation',
+    'PCC',
+    'Loss',
+    'Torch',
+    'Caffe',
+    'CustomMetric',
+    'np',
+    'create',
+    'register',
+    'alias',
+    'check_label_shapes',
+]

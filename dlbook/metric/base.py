@@ -50,8 +50,10 @@ def check_label_shapes(labels, preds, wrap=False, shape=False):
     else:
         label_shape, pred_shape = labels.shape, preds.shape
     if label_shape != pred_shape:
-        raise ValueError(f'Shape of labels {label_shape} does not match '
-                         f'shape of predictions {pred_shape}')
+        raise ValueError(
+            f'Shape of labels {label_shape} does not match '
+            f'shape of predictions {pred_shape}'
+        )
     if wrap:
         labels, preds = _as_list(labels), _as_list(preds)
     return labels, preds
@@ -70,8 +72,7 @@ class EvalMetric:
         Names of the labels ``update_dict`` uses (default: all).
     """
 
-    def __init__(self, name, output_names=None, label_names=None,
-                 **kwargs):
+    def __init__(self, name, output_names=None, label_names=None, **kwargs):
         self.name = str(name)
         self.output_names = output_names
         self.label_names = label_names
@@ -85,10 +86,14 @@ class EvalMetric:
     def get_config(self):
         """The configuration; ``mx.metric.create(**config)`` rebuilds it."""
         config = self._kwargs.copy()
-        config.update({'metric': self.__class__.__name__,
-                       'name': self.name,
-                       'output_names': self.output_names,
-                       'label_names': self.label_names})
+        config.update(
+            {
+                'metric': self.__class__.__name__,
+                'name': self.name,
+                'output_names': self.output_names,
+                'label_names': self.label_names,
+            }
+        )
         return config
 
     def update_dict(self, label, pred):

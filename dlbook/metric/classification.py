@@ -37,10 +37,16 @@ class Accuracy(EvalMetric):
     ('accuracy', 0.6666666666666666)
     """
 
-    def __init__(self, axis=1, name='accuracy', output_names=None,
-                 label_names=None):
-        super().__init__(name, axis=axis, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+    def __init__(
+        self, axis=1, name='accuracy', output_names=None, label_names=None
+    ):
+        super().__init__(
+            name,
+            axis=axis,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         self.axis = axis
 
     def update(self, labels, preds):
@@ -72,14 +78,26 @@ class TopKAccuracy(EvalMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, top_k=1, name='top_k_accuracy', output_names=None,
-                 label_names=None):
-        super().__init__(name, top_k=top_k, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+    def __init__(
+        self,
+        top_k=1,
+        name='top_k_accuracy',
+        output_names=None,
+        label_names=None,
+    ):
+        super().__init__(
+            name,
+            top_k=top_k,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         self.top_k = top_k
         if not self.top_k > 1:
-            raise UsageError(f'Please use Accuracy if top_k is no more than '
-                             f'1 (got top_k={top_k!r}).')
+            raise UsageError(
+                f'Please use Accuracy if top_k is no more than '
+                f'1 (got top_k={top_k!r}).'
+            )
         self.name += f'_{self.top_k}'
 
     def update(self, labels, preds):
@@ -88,11 +106,13 @@ class TopKAccuracy(EvalMetric):
             if len(pred_label.shape) > 2:
                 raise UsageError(
                     f'Predictions should be no more than 2 dims (batch, '
-                    f'classes), got shape {tuple(pred_label.shape)}.')
+                    f'classes), got shape {tuple(pred_label.shape)}.'
+                )
             # argpartition is enough: the order inside the top k does not
             # matter, and it is faster than a full sort.
             pred_label = numpy.argpartition(
-                _host(pred_label).astype('float32'), -self.top_k)
+                _host(pred_label).astype('float32'), -self.top_k
+            )
             label = _host(label).astype('int32')
             check_label_shapes(label, pred_label)
             num_samples = pred_label.shape[0]
@@ -103,8 +123,7 @@ class TopKAccuracy(EvalMetric):
                 top_k = min(num_classes, self.top_k)
                 for j in range(top_k):
                     column = pred_label[:, num_classes - 1 - j]
-                    self._add(int((column.ravel() == label.ravel()).sum()),
-                              0)
+                    self._add(int((column.ravel() == label.ravel()).sum()), 0)
             self._add(0, num_samples)
 
 
@@ -124,77 +143,96 @@ class _BinaryClassificationMetrics:
         pred_label = numpy.argmax(pred, axis=1)
         check_label_shapes(label, pred)
         if len(numpy.unique(label)) > 2:
-            raise ValueError(f'{self.__class__.__name__} currently only '
-                             f'supports binary classification.')
+            raise ValueError(
+                f'{self.__class__.__name__} currently only '
+                f'supports binary classification.'
+            )
         pred_true = pred_label == 1
         pred_false = ~pred_true
         label_true = label == 1
         label_false = ~label_true
-        counts = {'true_positives': (pred_true & label_true).sum(),
-                  'false_positives': (pred_true & label_false).sum(),
-                  'false_negatives': (pred_false & label_true).sum(),
-                  'true_negatives': (pred_false & label_false).sum()}
+        counts = {
+            'true_positives': (pred_true & label_true).sum(),
+            'false_positives': (pred_true & label_false).sum(),
+            'false_negatives': (pred_false & label_true).sum(),
+            'true_negatives': (pred_false & label_false).sum(),
+        }
         for key, value in counts.items():
             setattr(self, key, getattr(self, key) + int(value))
-            setattr(self, 'global_' + key,
-                    getattr(self, 'global_' + key) + int(value))
+            setattr(
+                self,
+                'global_' + key,
+                getattr(self, 'global_' + key) + int(value),
+            )
 
     @staticmethod
     def _fscore(tp, fp, fn):
-        precision = tp / (tp + fp) if tp + fp > 0 else 0.
-        recall = tp / (tp + fn) if tp + fn > 0 else 0.
+        precision = tp / (tp + fp) if tp + fp > 0 else 0.0
+        recall = tp / (tp + fn) if tp + fn > 0 else 0.0
         if precision + recall > 0:
             return 2 * precision * recall / (precision + recall)
-        return 0.
+        return 0.0
 
     @property
     def precision(self):
         tp, fp = self.true_positives, self.false_positives
-        return float(tp) / (tp + fp) if tp + fp > 0 else 0.
+        return float(tp) / (tp + fp) if tp + fp > 0 else 0.0
 
     @property
     def recall(self):
         tp, fn = self.true_positives, self.false_negatives
-        return float(tp) / (tp + fn) if tp + fn > 0 else 0.
+        return float(tp) / (tp + fn) if tp + fn > 0 else 0.0
 
     @property
     def fscore(self):
-        return self._fscore(self.true_positives, self.false_positives,
-                            self.false_negatives)
+        return self._fscore(
+            self.true_positives, self.false_positives, self.false_negatives
+        )
 
     @property
     def global_fscore(self):
-        return self._fscore(self.global_true_positives,
-                            self.global_false_positives,
-                            self.global_false_negatives)
+        return self._fscore(
+            self.global_true_positives,
+            self.global_false_positives,
+            self.global_false_negatives,
+        )
 
     def matthewscc(self, use_global=False):
         """Matthews correlation coefficient of the counts."""
         prefix = 'global_' if use_global else ''
-        total = (self.global_total_examples if use_global
-                 else self.total_examples)
+        total = (
+            self.global_total_examples if use_global else self.total_examples
+        )
         if not total:
-            return 0.
+            return 0.0
         tp = float(getattr(self, prefix + 'true_positives'))
         fp = float(getattr(self, prefix + 'false_positives'))
         fn = float(getattr(self, prefix + 'false_negatives'))
         tn = float(getattr(self, prefix + 'true_negatives'))
         terms = [tp + fp, tp + fn, tn + fp, tn + fn]
-        denom = 1.
+        denom = 1.0
         for t in terms:
-            if t != 0.:
+            if t != 0.0:
                 denom *= t
         return (tp * tn - fp * fn) / math.sqrt(denom)
 
     @property
     def total_examples(self):
-        return self.false_negatives + self.false_positives + \
-            self.true_negatives + self.true_positives
+        return (
+            self.false_negatives
+            + self.false_positives
+            + self.true_negatives
+            + self.true_positives
+        )
 
     @property
     def global_total_examples(self):
-        return self.global_false_negatives + self.global_false_positives + \
-            self.global_true_negatives + self.global_true_positives
+        return (
+            self.global_false_negatives
+            + self.global_false_positives
+            + self.global_true_negatives
+            + self.global_true_positives
+        )
 
     def local_reset_stats(self):
         self.false_positives = 0
@@ -216,8 +254,12 @@ class _BinaryMetric(EvalMetric):
     def __init__(self, name, output_names, label_names, average):
         self.average = average
         self.metrics = _BinaryClassificationMetrics()
-        super().__init__(name=name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name=name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
 
     def _score(self, use_global):
         raise NotImplementedError()
@@ -235,10 +277,10 @@ class _BinaryMetric(EvalMetric):
             self.metrics.reset_stats()
         else:
             # One score over every example seen.
-            self.sum_metric = self._score(False) * \
-                self.metrics.total_examples
-            self.global_sum_metric = self._score(True) * \
-                self.metrics.global_total_examples
+            self.sum_metric = self._score(False) * self.metrics.total_examples
+            self.global_sum_metric = (
+                self._score(True) * self.metrics.global_total_examples
+            )
             self.num_inst = self.metrics.total_examples
             self.global_num_inst = self.metrics.global_total_examples
 
@@ -265,13 +307,15 @@ class F1(_BinaryMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, name='f1', output_names=None, label_names=None,
-                 average='macro'):
+    def __init__(
+        self, name='f1', output_names=None, label_names=None, average='macro'
+    ):
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
-        return (self.metrics.global_fscore if use_global
-                else self.metrics.fscore)
+        return (
+            self.metrics.global_fscore if use_global else self.metrics.fscore
+        )
 
 
 @register
@@ -288,8 +332,9 @@ class MCC(_BinaryMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, name='mcc', output_names=None, label_names=None,
-                 average='macro'):
+    def __init__(
+        self, name='mcc', output_names=None, label_names=None, average='macro'
+    ):
         super().__init__(name, output_names, label_names, average)
 
     def _score(self, use_global):
@@ -308,18 +353,28 @@ class PCC(EvalMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, name='pcc', output_names=None, label_names=None,
-                 has_global_stats=True):
+    def __init__(
+        self,
+        name='pcc',
+        output_names=None,
+        label_names=None,
+        has_global_stats=True,
+    ):
         self.k = 2
-        super().__init__(name=name, output_names=output_names,
-                         label_names=label_names,
-                         has_global_stats=has_global_stats)
+        super().__init__(
+            name=name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=has_global_stats,
+        )
 
     def _grow(self, inc):
-        self.lcm = numpy.pad(self.lcm, ((0, inc), (0, inc)), 'constant',
-                             constant_values=0)
-        self.gcm = numpy.pad(self.gcm, ((0, inc), (0, inc)), 'constant',
-                             constant_values=0)
+        self.lcm = numpy.pad(
+            self.lcm, ((0, inc), (0, inc)), 'constant', constant_values=0
+        )
+        self.gcm = numpy.pad(
+            self.gcm, ((0, inc), (0, inc)), 'constant', constant_values=0
+        )
         self.k += inc
 
     @staticmethod
@@ -364,10 +419,10 @@ class PCC(EvalMetric):
         return self._calc_mcc(self.gcm) * self.global_num_inst
 
     def reset(self):
-        self.global_num_inst = 0.
+        self.global_num_inst = 0.0
         self.gcm = numpy.zeros((self.k, self.k))
         self.reset_local()
 
     def reset_local(self):
-        self.num_inst = 0.
+        self.num_inst = 0.0
         self.lcm = numpy.zeros((self.k, self.k))

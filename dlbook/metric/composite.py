@@ -55,10 +55,19 @@ class CompositeEvalMetric(EvalMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, metrics=None, name='composite', output_names=None,
-                 label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+    def __init__(
+        self,
+        metrics=None,
+        name='composite',
+        output_names=None,
+        label_names=None,
+    ):
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         if metrics is None:
             metrics = []
         self.metrics = [create(i) for i in metrics]
@@ -73,16 +82,20 @@ class CompositeEvalMetric(EvalMetric):
         try:
             return self.metrics[index]
         except IndexError:
-            return ValueError(f'Metric index {index} is out of range 0 and '
-                              f'{len(self.metrics)}')
+            return ValueError(
+                f'Metric index {index} is out of range 0 and '
+                f'{len(self.metrics)}'
+            )
 
     def update_dict(self, labels, preds):
         if self.label_names is not None:
-            labels = OrderedDict([i for i in labels.items()
-                                  if i[0] in self.label_names])
+            labels = OrderedDict(
+                [i for i in labels.items() if i[0] in self.label_names]
+            )
         if self.output_names is not None:
-            preds = OrderedDict([i for i in preds.items()
-                                 if i[0] in self.output_names])
+            preds = OrderedDict(
+                [i for i in preds.items() if i[0] in self.output_names]
+            )
         for metric in self.metrics:
             metric.update_dict(labels, preds)
 

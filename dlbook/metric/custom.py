@@ -22,8 +22,12 @@ class Loss(EvalMetric):
     """
 
     def __init__(self, name='loss', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
 
     def update(self, _, preds):
         for pred in _as_list(preds):
@@ -36,8 +40,9 @@ class Torch(Loss):
     """Dummy metric for torch criterions."""
 
     def __init__(self, name='torch', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names)
+        super().__init__(
+            name, output_names=output_names, label_names=label_names
+        )
 
 
 @register
@@ -45,8 +50,9 @@ class Caffe(Loss):
     """Dummy metric for caffe criterions."""
 
     def __init__(self, name='caffe', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names)
+        super().__init__(
+            name, output_names=output_names, label_names=label_names
+        )
 
 
 @register
@@ -69,16 +75,26 @@ class CustomMetric(EvalMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, feval, name=None, allow_extra_outputs=False,
-                 output_names=None, label_names=None):
+    def __init__(
+        self,
+        feval,
+        name=None,
+        allow_extra_outputs=False,
+        output_names=None,
+        label_names=None,
+    ):
         if name is None:
             name = feval.__name__
             if name.find('<') != -1:
                 name = f'custom({name})'
-        super().__init__(name, feval=feval,
-                         allow_extra_outputs=allow_extra_outputs,
-                         output_names=output_names, label_names=label_names,
-                         has_global_stats=True)
+        super().__init__(
+            name,
+            feval=feval,
+            allow_extra_outputs=allow_extra_outputs,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         self._feval = feval
         self._allow_extra_outputs = allow_extra_outputs
 
@@ -112,8 +128,10 @@ def np(numpy_feval, name=None, allow_extra_outputs=False):
     allow_extra_outputs : bool, optional
         Allow more predictions than labels.
     """
+
     def feval(label, pred):
         """The wrapped NumPy function."""
         return numpy_feval(label, pred)
+
     feval.__name__ = numpy_feval.__name__
     return CustomMetric(feval, name, allow_extra_outputs)

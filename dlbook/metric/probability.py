@@ -35,17 +35,27 @@ class Perplexity(EvalMetric):
     ('Perplexity', 1.7710976285155853)
     """
 
-    def __init__(self, ignore_label, axis=-1, name='perplexity',
-                 output_names=None, label_names=None):
-        super().__init__(name, ignore_label=ignore_label,
-                         output_names=output_names, label_names=label_names,
-                         has_global_stats=True)
+    def __init__(
+        self,
+        ignore_label,
+        axis=-1,
+        name='perplexity',
+        output_names=None,
+        label_names=None,
+    ):
+        super().__init__(
+            name,
+            ignore_label=ignore_label,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         self.ignore_label = ignore_label
         self.axis = axis
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
-        loss = 0.
+        loss = 0.0
         num = 0
         for label, pred in zip(labels, preds):
             label, pred = _host(label), _host(pred)
@@ -54,13 +64,13 @@ class Perplexity(EvalMetric):
                     f'shape mismatch: {label.shape} vs. {pred.shape}: '
                     f'{self.name} needs one label per prediction row (label '
                     f'size {label.size}, prediction rows '
-                    f'{pred.size // max(pred.shape[-1], 1)}).')
+                    f'{pred.size // max(pred.shape[-1], 1)}).'
+                )
             label = label.reshape((label.size,))
             classes = numpy.moveaxis(pred, self.axis, -1)
             classes = classes.reshape(-1, classes.shape[-1])
             # nd.pick clips out-of-range indices; so does this.
-            index = numpy.clip(label.astype('int32'), 0,
-                               classes.shape[1] - 1)
+            index = numpy.clip(label.astype('int32'), 0, classes.shape[1] - 1)
             prob = classes[numpy.arange(len(index)), index]
             if self.ignore_label is not None:
                 ignore = (label == self.ignore_label).astype(prob.dtype)
@@ -83,8 +93,13 @@ class _LabelLogMetric(EvalMetric):
     """``-sum(log(p[label] + eps))`` over examples, averaged."""
 
     def __init__(self, eps, name, output_names, label_names):
-        super().__init__(name, eps=eps, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            eps=eps,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         self.eps = eps
 
     def update(self, labels, preds):
@@ -96,11 +111,13 @@ class _LabelLogMetric(EvalMetric):
                 raise UsageError(
                     f'{self.name}: {label.shape[0]} labels for '
                     f'{num_examples} predictions (shape {pred.shape}); give '
-                    f'one label per prediction row.')
-            prob = pred[numpy.arange(num_examples, dtype=numpy.int64),
-                        numpy.int64(label)]
-            self._add(float((-numpy.log(prob + self.eps)).sum()),
-                      num_examples)
+                    f'one label per prediction row.'
+                )
+            prob = pred[
+                numpy.arange(num_examples, dtype=numpy.int64),
+                numpy.int64(label),
+            ]
+            self._add(float((-numpy.log(prob + self.eps)).sum()), num_examples)
 
 
 @register
@@ -117,8 +134,13 @@ class CrossEntropy(_LabelLogMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, eps=1e-12, name='cross-entropy', output_names=None,
-                 label_names=None):
+    def __init__(
+        self,
+        eps=1e-12,
+        name='cross-entropy',
+        output_names=None,
+        label_names=None,
+    ):
         super().__init__(eps, name, output_names, label_names)
 
 
@@ -136,6 +158,7 @@ class NegativeLogLikelihood(_LabelLogMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, eps=1e-12, name='nll-loss', output_names=None,
-                 label_names=None):
+    def __init__(
+        self, eps=1e-12, name='nll-loss', output_names=None, label_names=None
+    ):
         super().__init__(eps, name, output_names, label_names)

@@ -37,8 +37,12 @@ class MAE(_BatchMeanMetric):
     over batches."""
 
     def __init__(self, name='mae', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
 
     def _error(self, label, pred):
         return numpy.abs(label - pred).mean()
@@ -50,8 +54,12 @@ class MSE(_BatchMeanMetric):
     over batches."""
 
     def __init__(self, name='mse', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
 
     def _error(self, label, pred):
         return ((label - pred) ** 2.0).mean()
@@ -63,8 +71,12 @@ class RMSE(_BatchMeanMetric):
     batch, averaged over batches."""
 
     def __init__(self, name='rmse', output_names=None, label_names=None):
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
 
     def _error(self, label, pred):
         return numpy.sqrt(((label - pred) ** 2.0).mean())
@@ -84,11 +96,20 @@ class PearsonCorrelation(EvalMetric):
         As in :class:`EvalMetric`.
     """
 
-    def __init__(self, name='pearsonr', output_names=None, label_names=None,
-                 average='macro'):
+    def __init__(
+        self,
+        name='pearsonr',
+        output_names=None,
+        label_names=None,
+        average='macro',
+    ):
         self.average = average
-        super().__init__(name, output_names=output_names,
-                         label_names=label_names, has_global_stats=True)
+        super().__init__(
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
         if self.average == 'micro':
             self.reset_micro()
 
@@ -120,8 +141,9 @@ class PearsonCorrelation(EvalMetric):
     def update_cov(self, label, pred):
         """Accumulate the co-moment.  As in MXNet it uses the label mean
         already updated with this batch and the previous prediction mean."""
-        self._conv = self._conv + numpy.sum((label - self._mean_l)
-                                            * (pred - self._mean_p))
+        self._conv = self._conv + numpy.sum(
+            (label - self._mean_l) * (pred - self._mean_p)
+        )
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
@@ -134,13 +156,17 @@ class PearsonCorrelation(EvalMetric):
             else:
                 self.num_inst += 1
                 self.global_num_inst += 1
-                self._label_nums, self._mean_l, self._sse_l = \
-                    self.update_variance(label, self._label_nums,
-                                         self._mean_l, self._sse_l)
+                self._label_nums, self._mean_l, self._sse_l = (
+                    self.update_variance(
+                        label, self._label_nums, self._mean_l, self._sse_l
+                    )
+                )
                 self.update_cov(label, pred)
-                self._pred_nums, self._mean_p, self._sse_p = \
-                    self.update_variance(pred, self._pred_nums,
-                                         self._mean_p, self._sse_p)
+                self._pred_nums, self._mean_p, self._sse_p = (
+                    self.update_variance(
+                        pred, self._pred_nums, self._mean_p, self._sse_p
+                    )
+                )
 
     def get(self):
         if self.num_inst == 0:
@@ -148,8 +174,11 @@ class PearsonCorrelation(EvalMetric):
         if self.average == 'macro':
             return (self.name, self.sum_metric / self.num_inst)
         n = self._label_nums
-        pearsonr = self._conv / ((n - 1) * numpy.sqrt(self._sse_p / (n - 1))
-                                 * numpy.sqrt(self._sse_l / (n - 1)))
+        pearsonr = self._conv / (
+            (n - 1)
+            * numpy.sqrt(self._sse_p / (n - 1))
+            * numpy.sqrt(self._sse_l / (n - 1))
+        )
         return (self.name, float(pearsonr))
 
     def get_global(self):

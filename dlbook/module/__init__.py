@@ -5,10 +5,14 @@ with ``fit``; :class:`BucketingModule` keeps one Module per input length
 (bucket), all sharing one set of parameters.
 """
 
-from .base_module import BaseModule  # noqa: F401
-from .module import Module  # noqa: F401
-from .bucketing_module import BucketingModule  # noqa: F401
-from .executor_group import DataParallelExecutorGroup  # noqa: F401
+from .base_module import BaseModule
+from .bucketing_module import BucketingModule
+from .executor_group import DataParallelExecutorGroup
+from .module import Module
 
-__all__ = ['BaseModule', 'Module', 'BucketingModule',
-           'DataParallelExecutorGroup']
+__all__ = [
+    'BaseModule',
+    'Module',
+    'BucketingModule',
+    'DataParallelExecutorGroup',
+]

@@ -48,28 +48,35 @@ def _check_input_names(symbol, names, typename, throw):
     for name in names:
         if name in args:
             continue
-        candidates = [arg for arg in args if not arg.endswith(
-            ('_weight', '_bias', '_gamma', '_beta'))]
-        msg = (f"\033[91mYou created Module with Module(..., "
-               f"{typename}_names={names}) but input with name '{name}' is "
-               f"not found in symbol.list_arguments(). Did you mean one "
-               f"of:\n\t" + '\n\t'.join(candidates) + '\033[0m')
+        candidates = [
+            arg
+            for arg in args
+            if not arg.endswith(('_weight', '_bias', '_gamma', '_beta'))
+        ]
+        msg = (
+            f"\033[91mYou created Module with Module(..., "
+            f"{typename}_names={names}) but input with name '{name}' is "
+            f"not found in symbol.list_arguments(). Did you mean one "
+            f"of:\n\t" + '\n\t'.join(candidates) + '\033[0m'
+        )
         if throw:
             raise ValueError(msg)
         # At the Module(...) call, through _input_names and __init__.
         warnings.warn(msg, stacklevel=4)
 
 
-def _input_names(symbol, data_names, label_names, state_names,
-                 fixed_param_names):
+def _input_names(
+    symbol, data_names, label_names, state_names, fixed_param_names
+):
     """The input names given to a module, as lists (None: empty), checked
     against ``symbol``'s arguments (only a wrong label name is a
     warning)."""
     data_names = list(data_names) if data_names is not None else []
     label_names = list(label_names) if label_names is not None else []
     state_names = list(state_names) if state_names is not None else []
-    fixed_param_names = (list(fixed_param_names)
-                         if fixed_param_names is not None else [])
+    fixed_param_names = (
+        list(fixed_param_names) if fixed_param_names is not None else []
+    )
     _check_input_names(symbol, data_names, 'data', True)
     _check_input_names(symbol, label_names, 'label', False)
     _check_input_names(symbol, state_names, 'state', True)
@@ -81,8 +88,10 @@ def _check_names_match(data_names, data_shapes, name, throw):
     """Check that the shapes given are for exactly the expected names."""
     actual = [x[0] for x in data_shapes]
     if sorted(data_names) != sorted(actual):
-        msg = (f"Data provided by {name}_shapes don't match names specified "
-               f"by {name}_names ({data_shapes} vs. {data_names})")
+        msg = (
+            f"Data provided by {name}_shapes don't match names specified "
+            f"by {name}_names ({data_shapes} vs. {data_names})"
+        )
         if throw:
             raise ValueError(msg)
         warnings.warn(msg, stacklevel=3)
@@ -91,12 +100,15 @@ def _check_names_match(data_names, data_shapes, name, throw):
 def _parse_data_desc(data_names, label_names, data_shapes, label_shapes):
     """``(name, shape)`` pairs or DataDescs -> lists of DataDesc, checked
     against the module's input names."""
-    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x)
-                   for x in data_shapes]
+    data_shapes = [
+        x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes
+    ]
     _check_names_match(data_names, data_shapes, 'data', True)
     if label_shapes is not None:
-        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x)
-                        for x in label_shapes]
+        label_shapes = [
+            x if isinstance(x, DataDesc) else DataDesc(*x)
+            for x in label_shapes
+        ]
         _check_names_match(label_names, label_shapes, 'label', False)
     else:
         _check_names_match(label_names, [], 'label', False)
@@ -143,9 +155,17 @@ class BaseModule:
         self.forward(data_batch, is_train=True)
         self.backward()
 
-    def score(self, eval_data, eval_metric, num_batch=None,
-              batch_end_callback=None, score_end_callback=None,
-              reset=True, epoch=0, sparse_row_id_fn=None):
+    def score(
+        self,
+        eval_data,
+        eval_metric,
+        num_batch=None,
+        batch_end_callback=None,
+        score_end_callback=None,
+        reset=True,
+        epoch=0,
+        sparse_row_id_fn=None,
+    ):
         """Run prediction on ``eval_data`` and evaluate ``eval_metric``.
 
         Parameters
@@ -186,15 +206,22 @@ class BaseModule:
             self.forward(eval_batch, is_train=False)
             self._update_metric_of(eval_metric, eval_batch)
             if batch_end_callback is not None:
-                params = BatchEndParam(epoch=epoch, nbatch=nbatch,
-                                       eval_metric=eval_metric,
-                                       locals=locals())
+                params = BatchEndParam(
+                    epoch=epoch,
+                    nbatch=nbatch,
+                    eval_metric=eval_metric,
+                    locals=locals(),
+                )
                 for callback in _as_list(batch_end_callback):
                     callback(params)
             actual_num_batch += 1
         if score_end_callback:
-            params = BatchEndParam(epoch=epoch, nbatch=actual_num_batch,
-                                   eval_metric=eval_metric, locals=locals())
+            params = BatchEndParam(
+                epoch=epoch,
+                nbatch=actual_num_batch,
+                eval_metric=eval_metric,
+                locals=locals(),
+            )
             for callback in _as_list(score_end_callback):
                 callback(params)
         return eval_metric.get_name_value()
@@ -203,13 +230,15 @@ class BaseModule:
         """Update with a batch's labels (a list of batches: pre-sliced,
         one per device)."""
         if isinstance(batch, list):
-            self.update_metric(eval_metric, [b.label for b in batch],
-                               pre_sliced=True)
+            self.update_metric(
+                eval_metric, [b.label for b in batch], pre_sliced=True
+            )
         else:
             self.update_metric(eval_metric, batch.label)
 
-    def iter_predict(self, eval_data, num_batch=None, reset=True,
-                     sparse_row_id_fn=None):
+    def iter_predict(
+        self, eval_data, num_batch=None, reset=True, sparse_row_id_fn=None
+    ):
         """Yield ``(outputs, nbatch, batch)`` for each batch, outputs
         without the padding of the last batch.
 
@@ -227,13 +256,20 @@ class BaseModule:
             self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
             self.forward(eval_batch, is_train=False)
             pad = eval_batch.pad or 0
-            outputs = [out[0:out.shape[0] - pad]
-                       for out in self.get_outputs()]
+            outputs = [
+                out[0 : out.shape[0] - pad] for out in self.get_outputs()
+            ]
             yield outputs, nbatch, eval_batch
 
-    def predict(self, eval_data, num_batch=None, merge_batches=True,
-                reset=True, always_output_list=False,
-                sparse_row_id_fn=None):
+    def predict(
+        self,
+        eval_data,
+        num_batch=None,
+        merge_batches=True,
+        reset=True,
+        always_output_list=False,
+        sparse_row_id_fn=None,
+    ):
         """Run prediction and collect the outputs.
 
         Parameters
@@ -273,8 +309,12 @@ class BaseModule:
         output_list = [
             [out.copy() for out in outputs]
             for outputs, _, _ in self.iter_predict(
-                eval_data, num_batch=num_batch, reset=reset,
-                sparse_row_id_fn=sparse_row_id_fn)]
+                eval_data,
+                num_batch=num_batch,
+                reset=reset,
+                sparse_row_id_fn=sparse_row_id_fn,
+            )
+        ]
         if not output_list:
             return output_list
         if not merge_batches:
@@ -285,22 +325,40 @@ class BaseModule:
                 raise ModuleUsageError(
                     f'Cannot merge batches, as num of outputs is not the '
                     f'same in mini-batches ({num_outputs} and {len(out)}). '
-                    f'Maybe bucketing is used?')
-        merged = [nd.concatenate([out[i] for out in output_list])
-                  for i in range(num_outputs)]
+                    f'Maybe bucketing is used?'
+                )
+        merged = [
+            nd.concatenate([out[i] for out in output_list])
+            for i in range(num_outputs)
+        ]
         if num_outputs == 1 and not always_output_list:
             return merged[0]
         return merged
 
-    def fit(self, train_data, eval_data=None, eval_metric='acc',
-            epoch_end_callback=None, batch_end_callback=None,
-            kvstore='local', optimizer='sgd',
-            optimizer_params=(('learning_rate', 0.01),),
-            eval_end_callback=None, eval_batch_end_callback=None,
-            initializer=Uniform(0.01), arg_params=None, aux_params=None,
-            allow_missing=False, force_rebind=False, force_init=False,
-            begin_epoch=0, num_epoch=None, validation_metric=None,
-            monitor=None, sparse_row_id_fn=None):
+    def fit(
+        self,
+        train_data,
+        eval_data=None,
+        eval_metric='acc',
+        epoch_end_callback=None,
+        batch_end_callback=None,
+        kvstore='local',
+        optimizer='sgd',
+        optimizer_params=(('learning_rate', 0.01),),
+        eval_end_callback=None,
+        eval_batch_end_callback=None,
+        initializer=Uniform(0.01),
+        arg_params=None,
+        aux_params=None,
+        allow_missing=False,
+        force_rebind=False,
+        force_init=False,
+        begin_epoch=0,
+        num_epoch=None,
+        validation_metric=None,
+        monitor=None,
+        sparse_row_id_fn=None,
+    ):
         """Train the module's parameters.
 
         Binds, initializes the parameters and the optimizer (each step
@@ -345,18 +403,29 @@ class BaseModule:
         monitor : Monitor, optional
         """
         if num_epoch is None:
-            raise ModuleUsageError('fit(): please specify number of epochs '
-                                   '(num_epoch=...)')
-        self.bind(data_shapes=train_data.provide_data,
-                  label_shapes=train_data.provide_label, for_training=True,
-                  force_rebind=force_rebind)
+            raise ModuleUsageError(
+                'fit(): please specify number of epochs (num_epoch=...)'
+            )
+        self.bind(
+            data_shapes=train_data.provide_data,
+            label_shapes=train_data.provide_label,
+            for_training=True,
+            force_rebind=force_rebind,
+        )
         if monitor is not None:
             self.install_monitor(monitor)
-        self.init_params(initializer=initializer, arg_params=arg_params,
-                         aux_params=aux_params, allow_missing=allow_missing,
-                         force_init=force_init)
-        self.init_optimizer(kvstore=kvstore, optimizer=optimizer,
-                            optimizer_params=optimizer_params)
+        self.init_params(
+            initializer=initializer,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+        )
+        self.init_optimizer(
+            kvstore=kvstore,
+            optimizer=optimizer,
+            optimizer_params=optimizer_params,
+        )
         if validation_metric is None:
             validation_metric = eval_metric
         if not isinstance(eval_metric, metric.EvalMetric):
@@ -366,8 +435,13 @@ class BaseModule:
             tic = time.time()
             eval_metric.reset()
             name_values = self._fit_epoch(
-                train_data, epoch, eval_metric, batch_end_callback, monitor,
-                sparse_row_id_fn)
+                train_data,
+                epoch,
+                eval_metric,
+                batch_end_callback,
+                monitor,
+                sparse_row_id_fn,
+            )
             for name, val in name_values:
                 self.logger.info('Epoch[%d] Train-%s=%f', epoch, name, val)
             toc = time.time()
@@ -382,17 +456,28 @@ class BaseModule:
                     callback(epoch, self.symbol, arg_params, aux_params)
 
             if eval_data:
-                res = self.score(eval_data, validation_metric,
-                                 score_end_callback=eval_end_callback,
-                                 batch_end_callback=eval_batch_end_callback,
-                                 epoch=epoch)
+                res = self.score(
+                    eval_data,
+                    validation_metric,
+                    score_end_callback=eval_end_callback,
+                    batch_end_callback=eval_batch_end_callback,
+                    epoch=epoch,
+                )
                 for name, val in res:
-                    self.logger.info('Epoch[%d] Validation-%s=%f', epoch,
-                                     name, val)
+                    self.logger.info(
+                        'Epoch[%d] Validation-%s=%f', epoch, name, val
+                    )
             train_data.reset()
 
-    def _fit_epoch(self, train_data, epoch, eval_metric, batch_end_callback,
-                   monitor, sparse_row_id_fn):
+    def _fit_epoch(
+        self,
+        train_data,
+        epoch,
+        eval_metric,
+        batch_end_callback,
+        monitor,
+        sparse_row_id_fn,
+    ):
         """One pass over ``train_data``; returns the epoch's metric
         values, read after the last batch and before the batch-end
         callbacks (a ``Speedometer`` may reset the local metric)."""
@@ -409,8 +494,9 @@ class BaseModule:
             try:
                 # Fetch the next batch now, to know if this is the last.
                 next_data_batch = next(data_iter)
-                self.prepare(next_data_batch,
-                             sparse_row_id_fn=sparse_row_id_fn)
+                self.prepare(
+                    next_data_batch, sparse_row_id_fn=sparse_row_id_fn
+                )
             except StopIteration:
                 end_of_batch = True
             if monitor is not None:
@@ -418,9 +504,12 @@ class BaseModule:
             if end_of_batch:
                 name_values = eval_metric.get_global_name_value()
             if batch_end_callback is not None:
-                params = BatchEndParam(epoch=epoch, nbatch=nbatch,
-                                       eval_metric=eval_metric,
-                                       locals=locals())
+                params = BatchEndParam(
+                    epoch=epoch,
+                    nbatch=nbatch,
+                    eval_metric=eval_metric,
+                    locals=locals(),
+                )
                 for callback in _as_list(batch_end_callback):
                     callback(params)
             nbatch += 1
@@ -437,21 +526,35 @@ class BaseModule:
         """Prepare for a batch before ``forward`` (nothing to do: dlbook
         has no row-sparse parameters to pull)."""
         if sparse_row_id_fn is not None:
-            warnings.warn(UserWarning('sparse_row_id_fn is not invoked for '
-                                      'BaseModule.'), stacklevel=2)
+            warnings.warn(
+                UserWarning('sparse_row_id_fn is not invoked for BaseModule.'),
+                stacklevel=2,
+            )
 
     def get_params(self):
         """``(arg_params, aux_params)``: dicts of CPU copies."""
         raise NotImplementedError()
 
-    def init_params(self, initializer=Uniform(0.01), arg_params=None,
-                    aux_params=None, allow_missing=False, force_init=False,
-                    allow_extra=False):
+    def init_params(
+        self,
+        initializer=Uniform(0.01),
+        arg_params=None,
+        aux_params=None,
+        allow_missing=False,
+        force_init=False,
+        allow_extra=False,
+    ):
         """Initialize the parameters and auxiliary states."""
         raise NotImplementedError()
 
-    def set_params(self, arg_params, aux_params, allow_missing=False,
-                   force_init=True, allow_extra=False):
+    def set_params(
+        self,
+        arg_params,
+        aux_params,
+        allow_missing=False,
+        force_init=True,
+        allow_extra=False,
+    ):
         """Assign parameter and auxiliary-state values.
 
         Parameters
@@ -464,12 +567,18 @@ class BaseModule:
         allow_extra : bool, default False
             Ignore names the module does not have (else raise).
         """
-        self.init_params(initializer=None, arg_params=arg_params,
-                         aux_params=aux_params, allow_missing=allow_missing,
-                         force_init=force_init, allow_extra=allow_extra)
+        self.init_params(
+            initializer=None,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+            allow_extra=allow_extra,
+        )
 
-    def _set_params_done(self, arg_params, aux_params, allow_missing,
-                         force_init, allow_extra):
+    def _set_params_done(
+        self, arg_params, aux_params, allow_missing, force_init, allow_extra
+    ):
         """The start of ``set_params`` in Module and BucketingModule.
 
         Without ``allow_missing``, ``init_params`` assigns (and checks)
@@ -478,21 +587,28 @@ class BaseModule:
         done; if not, the caller assigns the values to its devices.
         """
         if not allow_missing:
-            self.init_params(initializer=None, arg_params=arg_params,
-                             aux_params=aux_params,
-                             allow_missing=allow_missing,
-                             force_init=force_init, allow_extra=allow_extra)
+            self.init_params(
+                initializer=None,
+                arg_params=arg_params,
+                aux_params=aux_params,
+                allow_missing=allow_missing,
+                force_init=force_init,
+                allow_extra=allow_extra,
+            )
             return True
         if self.params_initialized and not force_init:
             # At the set_params(...) call.
-            warnings.warn('Parameters already initialized and '
-                          'force_init=False. set_params call ignored.',
-                          stacklevel=3)
+            warnings.warn(
+                'Parameters already initialized and '
+                'force_init=False. set_params call ignored.',
+                stacklevel=3,
+            )
             return True
         return False
 
-    def _require(self, method, params=False, optimizer=False,
-                 input_grads=False):
+    def _require(
+        self, method, params=False, optimizer=False, input_grads=False
+    ):
         """Raise :class:`ModuleUsageError` naming the missing set-up steps
         (in the order to call them) unless the module is ready."""
         steps = []
@@ -503,12 +619,12 @@ class BaseModule:
         if optimizer and not self.optimizer_initialized:
             steps.append('init_optimizer()')
         if input_grads and self.binded and not self.inputs_need_grad:
-            steps.append('bind(..., inputs_need_grad=True, '
-                         'force_rebind=True)')
+            steps.append('bind(..., inputs_need_grad=True, force_rebind=True)')
         if steps:
             raise ModuleUsageError(
                 f'{type(self).__name__}.{method} was called too early: '
-                f'call {", then ".join(steps)} first')
+                f'call {", then ".join(steps)} first'
+            )
 
     def save_params(self, fname):
         """Save the parameters to ``fname`` (``arg:``/``aux:`` keys, the
@@ -525,31 +641,45 @@ class BaseModule:
         """The states (``state_names``) of the last forward."""
         self._require('get_states()', params=True)
         if merge_multi_context:
-            raise ModuleUsageError('get_states(merge_multi_context=True) '
-                                   'is not supported; pass False')
+            raise ModuleUsageError(
+                'get_states(merge_multi_context=True) '
+                'is not supported; pass False'
+            )
         return []
 
     def set_states(self, states=None, value=None):
         """Set the states from arrays or to a scalar ``value``."""
         self._require('set_states()', params=True)
         if states or value:
-            raise ModuleUsageError(f'{type(self).__name__} has no states '
-                                   f'(state_names) to set')
+            raise ModuleUsageError(
+                f'{type(self).__name__} has no states (state_names) to set'
+            )
 
     def install_monitor(self, mon):
         """Install a monitor on all executors."""
         raise NotImplementedError()
 
     # -- what subclasses implement --------------------------------------------
-    def bind(self, data_shapes, label_shapes=None, for_training=True,
-             inputs_need_grad=False, force_rebind=False, shared_module=None,
-             grad_req='write'):
+    def bind(
+        self,
+        data_shapes,
+        label_shapes=None,
+        for_training=True,
+        inputs_need_grad=False,
+        force_rebind=False,
+        shared_module=None,
+        grad_req='write',
+    ):
         """Allocate memory for the given input shapes."""
         raise NotImplementedError()
 
-    def init_optimizer(self, kvstore='local', optimizer='sgd',
-                       optimizer_params=(('learning_rate', 0.01),),
-                       force_init=False):
+    def init_optimizer(
+        self,
+        kvstore='local',
+        optimizer='sgd',
+        optimizer_params=(('learning_rate', 0.01),),
+        force_init=False,
+    ):
         """Install an optimizer."""
         raise NotImplementedError()
 

@@ -50,21 +50,31 @@ class BucketingModule(BaseModule):
     ... # doctest: +SKIP
     """
 
-    def __init__(self, sym_gen, default_bucket_key=None, logger=logging,
-                 context=cpu(), work_load_list=None, fixed_param_names=None,
-                 state_names=None, group2ctxs=None,
-                 compression_params=None):
+    def __init__(
+        self,
+        sym_gen,
+        default_bucket_key=None,
+        logger=logging,
+        context=cpu(),
+        work_load_list=None,
+        fixed_param_names=None,
+        state_names=None,
+        group2ctxs=None,
+        compression_params=None,
+    ):
         super().__init__(logger=logger)
         if default_bucket_key is None:
-            raise ModuleUsageError('BucketingModule needs a '
-                                   'default_bucket_key')
+            raise ModuleUsageError(
+                'BucketingModule needs a default_bucket_key'
+            )
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(
-            default_bucket_key)
-        data_names, label_names, state_names, fixed_param_names = \
-            _input_names(symbol, data_names, label_names, state_names,
-                         fixed_param_names)
+            default_bucket_key
+        )
+        data_names, label_names, state_names, fixed_param_names = _input_names(
+            symbol, data_names, label_names, state_names, fixed_param_names
+        )
         self._compression_params = compression_params
         self._fixed_param_names = fixed_param_names
         self._state_names = state_names
@@ -83,13 +93,18 @@ class BucketingModule(BaseModule):
 
     def _new_module(self, bucket_key):
         symbol, data_names, label_names = self._call_sym_gen(bucket_key)
-        return Module(symbol, data_names, label_names, logger=self.logger,
-                      context=self._context,
-                      work_load_list=self._work_load_list,
-                      fixed_param_names=self._fixed_param_names,
-                      state_names=self._state_names,
-                      group2ctxs=self._group2ctxs,
-                      compression_params=self._compression_params)
+        return Module(
+            symbol,
+            data_names,
+            label_names,
+            logger=self.logger,
+            context=self._context,
+            work_load_list=self._work_load_list,
+            fixed_param_names=self._fixed_param_names,
+            state_names=self._state_names,
+            group2ctxs=self._group2ctxs,
+            compression_params=self._compression_params,
+        )
 
     def _reset_bind(self):
         self.binded = False
@@ -110,8 +125,7 @@ class BucketingModule(BaseModule):
         """Output names of the current (or default) bucket."""
         if self.binded:
             return self._curr_module.output_names
-        return self._call_sym_gen(self._default_bucket_key)[0] \
-            .list_outputs()
+        return self._call_sym_gen(self._default_bucket_key)[0].list_outputs()
 
     @property
     def data_shapes(self):
@@ -143,47 +157,75 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         return params
 
-    def set_params(self, arg_params, aux_params, allow_missing=False,
-                   force_init=True, allow_extra=False):
+    def set_params(
+        self,
+        arg_params,
+        aux_params,
+        allow_missing=False,
+        force_init=True,
+        allow_extra=False,
+    ):
         """Assign parameter values (see ``BaseModule.set_params``)."""
-        if self._set_params_done(arg_params, aux_params, allow_missing,
-                                 force_init, allow_extra):
+        if self._set_params_done(
+            arg_params, aux_params, allow_missing, force_init, allow_extra
+        ):
             return
-        self._curr_module.set_params(arg_params, aux_params,
-                                     allow_missing=allow_missing,
-                                     force_init=force_init,
-                                     allow_extra=allow_extra)
+        self._curr_module.set_params(
+            arg_params,
+            aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+            allow_extra=allow_extra,
+        )
         self._params_dirty = True
         self.params_initialized = True
 
-    def init_params(self, initializer=Uniform(0.01), arg_params=None,
-                    aux_params=None, allow_missing=False, force_init=False,
-                    allow_extra=False):
+    def init_params(
+        self,
+        initializer=Uniform(0.01),
+        arg_params=None,
+        aux_params=None,
+        allow_missing=False,
+        force_init=False,
+        allow_extra=False,
+    ):
         """Initialize the shared parameters (through the current bucket's
         module)."""
         if self.params_initialized and not force_init:
             return
         self._require('init_params()')
         self._curr_module.init_params(
-            initializer=initializer, arg_params=arg_params,
-            aux_params=aux_params, allow_missing=allow_missing,
-            force_init=force_init, allow_extra=allow_extra)
+            initializer=initializer,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+            allow_extra=allow_extra,
+        )
         self._params_dirty = False
         self.params_initialized = True
 
     def get_states(self, merge_multi_context=True):
         self._require('get_states()', params=True)
         return self._curr_module.get_states(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def set_states(self, states=None, value=None):
         self._require('set_states()', params=True)
         self._curr_module.set_states(states, value)
 
     # -- binding and buckets --------------------------------------------------
-    def bind(self, data_shapes, label_shapes=None, for_training=True,
-             inputs_need_grad=False, force_rebind=False, shared_module=None,
-             grad_req='write'):
+    def bind(
+        self,
+        data_shapes,
+        label_shapes=None,
+        for_training=True,
+        inputs_need_grad=False,
+        force_rebind=False,
+        shared_module=None,
+        grad_req='write',
+    ):
         """Bind the default bucket (other buckets bind on first use)."""
         if self.params_initialized:
             arg_params, aux_params = self.get_params()
@@ -193,16 +235,23 @@ class BucketingModule(BaseModule):
             self.logger.warning('Already bound, ignoring bind()')
             return
         if shared_module is not None:
-            raise ModuleUsageError('shared_module for BucketingModule is '
-                                   'not supported')
+            raise ModuleUsageError(
+                'shared_module for BucketingModule is not supported'
+            )
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self.binded = True
         self._grad_req = grad_req
         module = self._new_module(self._default_bucket_key)
-        module.bind(data_shapes, label_shapes, for_training,
-                    inputs_need_grad, force_rebind=False,
-                    shared_module=None, grad_req=self._grad_req)
+        module.bind(
+            data_shapes,
+            label_shapes,
+            for_training,
+            inputs_need_grad,
+            force_rebind=False,
+            shared_module=None,
+            grad_req=self._grad_req,
+        )
         self._curr_module = module
         self._curr_bucket_key = self._default_bucket_key
         self._buckets[self._default_bucket_key] = module
@@ -221,13 +270,15 @@ class BucketingModule(BaseModule):
         self._require('switch_bucket()')
         if bucket_key not in self._buckets:
             module = self._new_module(bucket_key)
-            module.bind(data_shapes, label_shapes,
-                        self._curr_module.for_training,
-                        self._curr_module.inputs_need_grad,
-                        force_rebind=False,
-                        shared_module=self._buckets[
-                            self._default_bucket_key],
-                        grad_req=self._grad_req)
+            module.bind(
+                data_shapes,
+                label_shapes,
+                self._curr_module.for_training,
+                self._curr_module.inputs_need_grad,
+                force_rebind=False,
+                shared_module=self._buckets[self._default_bucket_key],
+                grad_req=self._grad_req,
+            )
             if self._monitor is not None:
                 module.install_monitor(self._monitor)
             self._buckets[bucket_key] = module
@@ -235,18 +286,21 @@ class BucketingModule(BaseModule):
         self._curr_bucket_key = bucket_key
 
     # -- optimizer and computation -------------------------------------------
-    def init_optimizer(self, kvstore='local', optimizer='sgd',
-                       optimizer_params=(('learning_rate', 0.01),),
-                       force_init=False):
+    def init_optimizer(
+        self,
+        kvstore='local',
+        optimizer='sgd',
+        optimizer_params=(('learning_rate', 0.01),),
+        force_init=False,
+    ):
         """Install one optimizer, shared by every bucket."""
         self._require('init_optimizer()', params=True)
         if self.optimizer_initialized and not force_init:
-            self.logger.warning('optimizer already initialized, '
-                                'ignoring.')
+            self.logger.warning('optimizer already initialized, ignoring.')
             return
-        self._curr_module.init_optimizer(kvstore, optimizer,
-                                         optimizer_params,
-                                         force_init=force_init)
+        self._curr_module.init_optimizer(
+            kvstore, optimizer, optimizer_params, force_init=force_init
+        )
         for mod in self._buckets.values():
             if mod is not self._curr_module:
                 mod.borrow_optimizer(self._curr_module)
@@ -256,17 +310,24 @@ class BucketingModule(BaseModule):
         """Bind the batch's bucket if needed (current bucket unchanged)."""
         self._require('prepare()', params=True)
         original = self._curr_bucket_key
-        self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
-                           data_batch.provide_label)
-        self._curr_module.prepare(data_batch,
-                                  sparse_row_id_fn=sparse_row_id_fn)
+        self.switch_bucket(
+            data_batch.bucket_key,
+            data_batch.provide_data,
+            data_batch.provide_label,
+        )
+        self._curr_module.prepare(
+            data_batch, sparse_row_id_fn=sparse_row_id_fn
+        )
         self.switch_bucket(original, None, None)
 
     def forward(self, data_batch, is_train=None):
         """Switch to ``data_batch.bucket_key`` and run forward."""
         self._require('forward()', params=True)
-        self.switch_bucket(data_batch.bucket_key, data_batch.provide_data,
-                           data_batch.provide_label)
+        self.switch_bucket(
+            data_batch.bucket_key,
+            data_batch.provide_data,
+            data_batch.provide_label,
+        )
         self._curr_module.forward(data_batch, is_train=is_train)
 
     def backward(self, out_grads=None):
@@ -283,12 +344,14 @@ class BucketingModule(BaseModule):
     def get_outputs(self, merge_multi_context=True):
         self._require('get_outputs()', params=True)
         return self._curr_module.get_outputs(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def get_input_grads(self, merge_multi_context=True):
         self._require('get_input_grads()', params=True, input_grads=True)
         return self._curr_module.get_input_grads(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def update_metric(self, eval_metric, labels, pre_sliced=False):
         self._require('update_metric()', params=True)

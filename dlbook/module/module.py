@@ -23,11 +23,20 @@ from .._atomic import atomic_write
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from ..io import DataDesc
-from ..model import (_create_kvstore, _initialize_kvstore, _params_file,
-                     _update_params, _update_params_on_kvstore,
-                     load_checkpoint)
-from .base_module import (BaseModule, ModuleUsageError, _input_names,
-                          _parse_data_desc)
+from ..model import (
+    _create_kvstore,
+    _initialize_kvstore,
+    _params_file,
+    _update_params,
+    _update_params_on_kvstore,
+    load_checkpoint,
+)
+from .base_module import (
+    BaseModule,
+    ModuleUsageError,
+    _input_names,
+    _parse_data_desc,
+)
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ['Module']
@@ -72,11 +81,19 @@ class Module(BaseModule):
     ...     mod.update()
     """
 
-    def __init__(self, symbol, data_names=('data',),
-                 label_names=('softmax_label',), logger=logging,
-                 context=cpu(), work_load_list=None, fixed_param_names=None,
-                 state_names=None, group2ctxs=None,
-                 compression_params=None):
+    def __init__(
+        self,
+        symbol,
+        data_names=('data',),
+        label_names=('softmax_label',),
+        logger=logging,
+        context=cpu(),
+        work_load_list=None,
+        fixed_param_names=None,
+        state_names=None,
+        group2ctxs=None,
+        compression_params=None,
+    ):
         super().__init__(logger=logger)
         if isinstance(context, Context):
             context = [context]
@@ -86,18 +103,20 @@ class Module(BaseModule):
         if len(work_load_list) != len(self._context):
             raise ModuleUsageError(
                 f'work_load_list must have one entry per context: '
-                f'{len(work_load_list)} entries for {self._context}')
+                f'{len(work_load_list)} entries for {self._context}'
+            )
         self._work_load_list = work_load_list
         self._group2ctxs = group2ctxs
         self._symbol = symbol
 
-        data_names, label_names, state_names, fixed_param_names = \
-            _input_names(symbol, data_names, label_names, state_names,
-                         fixed_param_names)
+        data_names, label_names, state_names, fixed_param_names = _input_names(
+            symbol, data_names, label_names, state_names, fixed_param_names
+        )
 
         input_names = data_names + label_names + state_names
-        self._param_names = [x for x in symbol.list_arguments()
-                             if x not in input_names]
+        self._param_names = [
+            x for x in symbol.list_arguments() if x not in input_names
+        ]
         self._fixed_param_names = fixed_param_names
         self._aux_names = symbol.list_auxiliary_states()
         self._data_names = data_names
@@ -150,8 +169,9 @@ class Module(BaseModule):
             mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
         return mod
 
-    def save_checkpoint(self, prefix, epoch, save_optimizer_states=False,
-                        remove_amp_cast=True):
+    def save_checkpoint(
+        self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True
+    ):
         """Save ``prefix-symbol.json`` and ``prefix-%04d.params`` (and
         ``prefix-%04d.states`` with ``save_optimizer_states``).
 
@@ -163,8 +183,9 @@ class Module(BaseModule):
         remove_amp_cast : bool, default True
             Accepted for compatibility.
         """
-        self._symbol.save('%s-symbol.json' % prefix,
-                          remove_amp_cast=remove_amp_cast)
+        self._symbol.save(
+            '%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast
+        )
         param_name = _params_file(prefix, epoch)
         self.save_params(param_name)
         logging.info('Saved checkpoint to "%s"', param_name)
@@ -222,9 +243,15 @@ class Module(BaseModule):
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
 
-    def init_params(self, initializer=Uniform(0.01), arg_params=None,
-                    aux_params=None, allow_missing=False, force_init=False,
-                    allow_extra=False):
+    def init_params(
+        self,
+        initializer=Uniform(0.01),
+        arg_params=None,
+        aux_params=None,
+        allow_missing=False,
+        force_init=False,
+        allow_extra=False,
+    ):
         """Initialize the parameters and auxiliary states.
 
         Parameters
@@ -244,9 +271,11 @@ class Module(BaseModule):
             Accepted for compatibility with ``set_params``.
         """
         if self.params_initialized and not force_init:
-            warnings.warn('Parameters already initialized and '
-                          'force_init=False. init_params call ignored.',
-                          stacklevel=2)
+            warnings.warn(
+                'Parameters already initialized and '
+                'force_init=False. init_params call ignored.',
+                stacklevel=2,
+            )
             return
         self._require('init_params()')
 
@@ -266,18 +295,22 @@ class Module(BaseModule):
                     initializer(desc, arr)
 
         # Check every given value first: a bad checkpoint changes nothing.
-        for own, given in ((self._arg_params, arg_params),
-                           (self._aux_params, aux_params)):
+        for own, given in (
+            (self._arg_params, arg_params),
+            (self._aux_params, aux_params),
+        ):
             if given is None:
                 continue
             for name, arr in sorted(own.items()):
                 if name in given:
                     _check_given_shape(name, arr, given[name])
                 elif not allow_missing:
-                    raise RuntimeError(f'{name} is not presented: the given '
-                                       f'parameters have no value for it '
-                                       f'(pass allow_missing=True to '
-                                       f'initialize it instead)')
+                    raise RuntimeError(
+                        f'{name} is not presented: the given '
+                        f'parameters have no value for it '
+                        f'(pass allow_missing=True to '
+                        f'initialize it instead)'
+                    )
         attrs = self._symbol.attr_dict()
         # Sorted, so that random draws do not depend on the graph order.
         for name, arr in sorted(self._arg_params.items()):
@@ -286,11 +319,18 @@ class Module(BaseModule):
             _impl(InitDesc(name, attrs.get(name)), arr, aux_params)
         self.params_initialized = True
         self._params_dirty = False
-        self._exec_group.set_params(self._arg_params, self._aux_params,
-                                    allow_extra=allow_extra)
+        self._exec_group.set_params(
+            self._arg_params, self._aux_params, allow_extra=allow_extra
+        )
 
-    def set_params(self, arg_params, aux_params, allow_missing=False,
-                   force_init=True, allow_extra=False):
+    def set_params(
+        self,
+        arg_params,
+        aux_params,
+        allow_missing=False,
+        force_init=True,
+        allow_extra=False,
+    ):
         """Assign parameter values (see ``BaseModule.set_params``).
 
         Examples
@@ -299,11 +339,13 @@ class Module(BaseModule):
         ... # doctest: +SKIP
         >>> mod.set_params(arg_params, aux_params)
         """
-        if self._set_params_done(arg_params, aux_params, allow_missing,
-                                 force_init, allow_extra):
+        if self._set_params_done(
+            arg_params, aux_params, allow_missing, force_init, allow_extra
+        ):
             return
-        self._exec_group.set_params(arg_params, aux_params,
-                                    allow_extra=allow_extra)
+        self._exec_group.set_params(
+            arg_params, aux_params, allow_extra=allow_extra
+        )
         # Only the devices got the new values: read them back on demand.
         self._params_dirty = True
         self.params_initialized = True
@@ -315,9 +357,16 @@ class Module(BaseModule):
         self._params_dirty = False
 
     # -- binding --------------------------------------------------------------
-    def bind(self, data_shapes, label_shapes=None, for_training=True,
-             inputs_need_grad=False, force_rebind=False, shared_module=None,
-             grad_req='write'):
+    def bind(
+        self,
+        data_shapes,
+        label_shapes=None,
+        for_training=True,
+        inputs_need_grad=False,
+        force_rebind=False,
+        shared_module=None,
+        grad_req='write',
+    ):
         """Allocate the executors for the given input shapes.
 
         Parameters
@@ -345,34 +394,49 @@ class Module(BaseModule):
         self.inputs_need_grad = inputs_need_grad
         self._grad_req = grad_req
         if not for_training and inputs_need_grad:
-            raise ModuleUsageError('bind(): inputs_need_grad=True needs '
-                                   'for_training=True')
+            raise ModuleUsageError(
+                'bind(): inputs_need_grad=True needs for_training=True'
+            )
         self._data_shapes, self._label_shapes = _parse_data_desc(
-            self.data_names, self.label_names, data_shapes, label_shapes)
+            self.data_names, self.label_names, data_shapes, label_shapes
+        )
 
         if shared_module is not None:
             if not isinstance(shared_module, Module):
                 raise ModuleUsageError(
                     f'bind(): shared_module must be a Module, got '
-                    f'{type(shared_module).__name__}')
-            shared_module._require('bind(shared_module=...) of another '
-                                   'module with it', params=True)
+                    f'{type(shared_module).__name__}'
+                )
+            shared_module._require(
+                'bind(shared_module=...) of another module with it',
+                params=True,
+            )
             shared_group = shared_module._exec_group
             if len(shared_group.execs) < len(self._context):
                 raise ModuleUsageError(
                     f'bind(): shared_module runs on '
                     f'{len(shared_group.execs)} device(s), fewer than this '
-                    f"module's {len(self._context)}")
+                    f"module's {len(self._context)}"
+                )
         else:
             shared_group = None
 
         self._exec_group = DataParallelExecutorGroup(
-            self._symbol, self._context, self._work_load_list,
-            self._data_shapes, self._label_shapes, self._param_names,
-            for_training, inputs_need_grad, shared_group,
-            logger=self.logger, fixed_param_names=self._fixed_param_names,
-            grad_req=grad_req, group2ctxs=self._group2ctxs,
-            state_names=self._state_names)
+            self._symbol,
+            self._context,
+            self._work_load_list,
+            self._data_shapes,
+            self._label_shapes,
+            self._param_names,
+            for_training,
+            inputs_need_grad,
+            shared_group,
+            logger=self.logger,
+            fixed_param_names=self._fixed_param_names,
+            grad_req=grad_req,
+            group2ctxs=self._group2ctxs,
+            state_names=self._state_names,
+        )
         self.binded = True
 
         if shared_module is not None:
@@ -385,14 +449,19 @@ class Module(BaseModule):
         else:
             assert self._arg_params is None and self._aux_params is None
             self._arg_params = {
-                name: nd.zeros(block[0].shape, dtype=block[0].dtype,
-                               stype=block[0].stype)
-                for name, block in zip(self._exec_group.param_names,
-                                       self._exec_group.param_arrays)}
+                name: nd.zeros(
+                    block[0].shape, dtype=block[0].dtype, stype=block[0].stype
+                )
+                for name, block in zip(
+                    self._exec_group.param_names, self._exec_group.param_arrays
+                )
+            }
             self._aux_params = {
                 name: nd.zeros(block[0].shape, dtype=block[0].dtype)
-                for name, block in zip(self._aux_names,
-                                       self._exec_group.aux_arrays)}
+                for name, block in zip(
+                    self._aux_names, self._exec_group.aux_arrays
+                )
+            }
         if shared_module is not None and shared_module.optimizer_initialized:
             self.borrow_optimizer(shared_module)
 
@@ -407,13 +476,18 @@ class Module(BaseModule):
         """
         self._require('reshape()')
         self._data_shapes, self._label_shapes = _parse_data_desc(
-            self.data_names, self.label_names, data_shapes, label_shapes)
+            self.data_names, self.label_names, data_shapes, label_shapes
+        )
         self._exec_group.reshape(self._data_shapes, self._label_shapes)
 
     # -- optimizer ------------------------------------------------------------
-    def init_optimizer(self, kvstore='local', optimizer='sgd',
-                       optimizer_params=(('learning_rate', 0.01),),
-                       force_init=False):
+    def init_optimizer(
+        self,
+        kvstore='local',
+        optimizer='sgd',
+        optimizer_params=(('learning_rate', 0.01),),
+        force_init=False,
+    ):
         """Install an optimizer.
 
         With an optimizer name, ``rescale_grad`` defaults to
@@ -434,14 +508,14 @@ class Module(BaseModule):
         """
         self._require('init_optimizer()', params=True)
         if self.optimizer_initialized and not force_init:
-            self.logger.warning('optimizer already initialized, '
-                                'ignoring...')
+            self.logger.warning('optimizer already initialized, ignoring...')
             return
         if self._params_dirty:
             self._sync_params_from_devices()
 
         kvstore, update_on_kvstore = _create_kvstore(
-            kvstore, len(self._context), self._arg_params)
+            kvstore, len(self._context), self._arg_params
+        )
         batch_size = self._exec_group.batch_size
         if kvstore and 'dist' in kvstore.type and '_sync' in kvstore.type:
             batch_size *= kvstore.num_workers
@@ -456,27 +530,33 @@ class Module(BaseModule):
             # index i * num_device + k.
             n = len(self._context)
             for k in range(n):
-                idx2name.update({i * n + k: name
-                                 for i, name in enumerate(param_names)})
+                idx2name.update(
+                    {i * n + k: name for i, name in enumerate(param_names)}
+                )
         if isinstance(optimizer, str):
             optimizer_params = dict(optimizer_params)
             if 'rescale_grad' not in optimizer_params:
                 optimizer_params['rescale_grad'] = rescale_grad
-            optimizer = opt.create(optimizer, sym=self.symbol,
-                                   param_idx2name=idx2name,
-                                   **optimizer_params)
+            optimizer = opt.create(
+                optimizer,
+                sym=self.symbol,
+                param_idx2name=idx2name,
+                **optimizer_params,
+            )
         else:
             if not isinstance(optimizer, opt.Optimizer):
                 raise ModuleUsageError(
                     f'init_optimizer(): optimizer must be a name or an '
-                    f'Optimizer, got {type(optimizer).__name__}')
+                    f'Optimizer, got {type(optimizer).__name__}'
+                )
             if optimizer.rescale_grad != rescale_grad:
                 warnings.warn(
                     'Optimizer created manually outside Module but '
                     'rescale_grad is not normalized to '
                     '1.0/batch_size/num_workers (%s vs. %s). Is this '
                     'intended?' % (optimizer.rescale_grad, rescale_grad),
-                    stacklevel=2)
+                    stacklevel=2,
+                )
             if not optimizer.idx2name:
                 optimizer.idx2name = idx2name.copy()
 
@@ -489,11 +569,13 @@ class Module(BaseModule):
                 kvstore.set_gradient_compression(self._compression_params)
             if update_on_kvstore:
                 kvstore.set_optimizer(self._optimizer)
-            _initialize_kvstore(kvstore=kvstore,
-                                param_arrays=self._exec_group.param_arrays,
-                                arg_params=self._arg_params,
-                                param_names=self._param_names,
-                                update_on_kvstore=update_on_kvstore)
+            _initialize_kvstore(
+                kvstore=kvstore,
+                param_arrays=self._exec_group.param_arrays,
+                arg_params=self._arg_params,
+                param_names=self._param_names,
+                update_on_kvstore=update_on_kvstore,
+            )
         if not update_on_kvstore:
             self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
@@ -503,8 +585,7 @@ class Module(BaseModule):
 
     def borrow_optimizer(self, shared_module):
         """Use ``shared_module``'s optimizer, store and updater."""
-        shared_module._require('borrow_optimizer() from it',
-                               optimizer=True)
+        shared_module._require('borrow_optimizer() from it', optimizer=True)
         self._optimizer = shared_module._optimizer
         self._kvstore = shared_module._kvstore
         self._update_on_kvstore = shared_module._update_on_kvstore
@@ -532,12 +613,15 @@ class Module(BaseModule):
             self._kvstore.load_optimizer_states(fname)
         else:
             group = self._exec_group
-            shapes = {i * len(self._context) + k: w.shape
-                      for i, ws in enumerate(group.param_arrays)
-                      for k, w in enumerate(ws)}
+            shapes = {
+                i * len(self._context) + k: w.shape
+                for i, ws in enumerate(group.param_arrays)
+                for k, w in enumerate(ws)
+            }
             with open(fname, 'rb') as fin:
                 self._updater.set_states(
-                    fin.read(), f"optimizer states file '{fname}'", shapes)
+                    fin.read(), f"optimizer states file '{fname}'", shapes
+                )
 
     # -- computation ----------------------------------------------------------
     def forward(self, data_batch, is_train=None):
@@ -563,7 +647,8 @@ class Module(BaseModule):
                         raise ModuleUsageError(
                             f'All data batches in a list need to have the '
                             f'same shape: data {i} has shapes {shape} and '
-                            f'{db.data[i].shape}')
+                            f'{db.data[i].shape}'
+                        )
                 new_shapes.append((len(data_batch) * shape[0],) + shape[1:])
             new_shapes = tuple(new_shapes)
         else:
@@ -577,15 +662,17 @@ class Module(BaseModule):
         if getattr(data_batch, 'provide_data', None):
             new_dshape = data_batch.provide_data
         else:
-            new_dshape = [DataDesc(d.name, shape, d.dtype, d.layout)
-                          for d, shape in zip(self._data_shapes,
-                                              new_shapes)]
+            new_dshape = [
+                DataDesc(d.name, shape, d.dtype, d.layout)
+                for d, shape in zip(self._data_shapes, new_shapes)
+            ]
         if getattr(data_batch, 'provide_label', None):
             new_lshape = data_batch.provide_label
         elif getattr(data_batch, 'label', None) and self._label_shapes:
-            new_lshape = [DataDesc(d.name, label.shape, d.dtype, d.layout)
-                          for d, label in zip(self._label_shapes,
-                                              data_batch.label)]
+            new_lshape = [
+                DataDesc(d.name, label.shape, d.dtype, d.layout)
+                for d, label in zip(self._label_shapes, data_batch.label)
+            ]
         else:
             new_lshape = None
         return new_dshape, new_lshape
@@ -607,17 +694,21 @@ class Module(BaseModule):
         self._require('update()', params=True, optimizer=True)
         self._params_dirty = True
         if self._update_on_kvstore:
-            _update_params_on_kvstore(self._exec_group.param_arrays,
-                                      self._exec_group.grad_arrays,
-                                      self._kvstore,
-                                      self._exec_group.param_names)
+            _update_params_on_kvstore(
+                self._exec_group.param_arrays,
+                self._exec_group.grad_arrays,
+                self._kvstore,
+                self._exec_group.param_names,
+            )
         else:
-            _update_params(self._exec_group.param_arrays,
-                           self._exec_group.grad_arrays,
-                           updater=self._updater,
-                           num_device=len(self._context),
-                           kvstore=self._kvstore,
-                           param_names=self._exec_group.param_names)
+            _update_params(
+                self._exec_group.param_arrays,
+                self._exec_group.grad_arrays,
+                updater=self._updater,
+                num_device=len(self._context),
+                kvstore=self._kvstore,
+                param_names=self._exec_group.param_names,
+            )
 
     def get_outputs(self, merge_multi_context=True):
         """Outputs of the last forward.
@@ -633,20 +724,23 @@ class Module(BaseModule):
         """
         self._require('get_outputs()', params=True)
         return self._exec_group.get_outputs(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def get_input_grads(self, merge_multi_context=True):
         """Gradients of the data inputs (bind with
         ``inputs_need_grad=True``)."""
         self._require('get_input_grads()', params=True, input_grads=True)
         return self._exec_group.get_input_grads(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def get_states(self, merge_multi_context=True):
         """The state arrays (``state_names``), one list per state."""
         self._require('get_states()', params=True)
         return self._exec_group.get_states(
-            merge_multi_context=merge_multi_context)
+            merge_multi_context=merge_multi_context
+        )
 
     def set_states(self, states=None, value=None):
         """Set the states from per-device arrays, or all to ``value``."""
@@ -678,4 +772,5 @@ def _check_given_shape(name, arr, given):
         raise ValueError(
             f'init_params: {name} has shape {arr.shape} in the bound module '
             f'but {tuple(given.shape)} in the given parameters; was the '
-            f'checkpoint saved from another network?')
+            f'checkpoint saved from another network?'
+        )

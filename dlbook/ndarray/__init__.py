@@ -7,8 +7,8 @@ Python-level conveniences (``nd.array``, ``nd.maximum(x, 0)``,
 """
 
 from ..ops import REGISTRY
-from .ndarray import NDArray, from_raw  # noqa: F401
-from .invoke import invoke  # noqa: F401
+from .invoke import invoke
+from .ndarray import NDArray, from_raw
 from .register import function_for
 
 
@@ -27,15 +27,29 @@ def _generate():
 
 globals().update(_generate())
 
-from .creation import (array, ones, full, empty, arange,  # noqa
-                       linspace, eye, zeros_like, ones_like)
+# nd's Python-level functions, over the generated ones of the same name
+from . import contrib, linalg, random
+from .arithmetic import *  # noqa: F403
+from .creation import (
+    arange,
+    array,
+    empty,
+    eye,
+    full,
+    linspace,
+    ones,
+    ones_like,
+    zeros_like,
+)
 from .creation import zeros as _dense_zeros
-from .arithmetic import *  # noqa
-from . import random, linalg, contrib  # noqa
-from .serialization import save, load, load_frombuffer  # noqa
-from .legacy import (from_numpy, onehot_encode,  # noqa
-                     choose_element_0index, fill_element_0index)
-from .methods import attach_methods as _attach_methods  # noqa
+from .legacy import (
+    choose_element_0index,
+    fill_element_0index,
+    from_numpy,
+    onehot_encode,
+)
+from .methods import attach_methods as _attach_methods
+from .serialization import load, load_frombuffer, save
 
 _attach_methods(NDArray, globals())
 
@@ -43,18 +57,30 @@ _attach_methods(NDArray, globals())
 # operands as in MXNet.
 _dense_dot = globals()['dot']
 from . import sparse  # noqa: E402
-from .sparse import (CSRNDArray, RowSparseNDArray,  # noqa: E402,F401
-                     cast_storage)
+from .sparse import CSRNDArray, RowSparseNDArray, cast_storage  # noqa: E402,F401
 from .sparse_ndarray import BaseSparseNDArray as _Sparse  # noqa: E402
 
 
-def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None,
-        out=None, **kwargs):
+def dot(
+    lhs,
+    rhs,
+    transpose_a=False,
+    transpose_b=False,
+    forward_stype=None,
+    out=None,
+    **kwargs,
+):
     """Matrix product; sparse operands use ``nd.sparse.dot``'s rules."""
     if isinstance(lhs, _Sparse) or isinstance(rhs, _Sparse):
         return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype)
-    return _dense_dot(lhs, rhs, transpose_a=transpose_a,
-                      transpose_b=transpose_b, out=out, **kwargs)
+    return _dense_dot(
+        lhs,
+        rhs,
+        transpose_a=transpose_a,
+        transpose_b=transpose_b,
+        out=out,
+        **kwargs,
+    )
 
 
 dot.__doc__ = _dense_dot.__doc__
@@ -73,6 +99,7 @@ def waitall():
     """Wait until all pending device work has finished (CuPy); a no-op on
     NumPy, which computes synchronously."""
     from .. import backend
+
     if backend.gpu_count():
         backend.get_backend('gpu').synchronize()
 
@@ -91,17 +118,23 @@ def moveaxis(tensor, source, destination):
 
 def _moveaxis_order(ndim, source, destination):
     """The ``transpose`` axes that move ``source`` to ``destination``."""
+
     def normalize(axes):
         axes = [axes] if isinstance(axes, int) else list(axes)
         for a in axes:
             if not -ndim <= a < ndim:
-                raise ValueError(f'moveaxis: axis {a} is out of bounds for '
-                                 f'an array of {ndim} dimensions')
+                raise ValueError(
+                    f'moveaxis: axis {a} is out of bounds for '
+                    f'an array of {ndim} dimensions'
+                )
         return [a % ndim for a in axes]
+
     source, destination = normalize(source), normalize(destination)
     if len(source) != len(destination):
-        raise ValueError('`source` and `destination` arguments must have '
-                         'the same number of elements')
+        raise ValueError(
+            '`source` and `destination` arguments must have '
+            'the same number of elements'
+        )
     order = [n for n in range(ndim) if n not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)

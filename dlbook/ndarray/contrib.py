@@ -5,13 +5,17 @@ generated from the operator registry like the rest of ``nd``."""
 
 def _generate(make):
     from ..ops import REGISTRY
-    return {name[len('_contrib_'):]: make(cls, name[len('_contrib_'):])
-            for name, cls in REGISTRY.items()
-            if name.startswith('_contrib_')}
+
+    return {
+        name[len('_contrib_') :]: make(cls, name[len('_contrib_') :])
+        for name, cls in REGISTRY.items()
+        if name.startswith('_contrib_')
+    }
 
 
 def _install():
     from .register import make_function
+
     globals().update(_generate(make_function))
 
 

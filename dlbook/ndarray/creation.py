@@ -14,8 +14,18 @@ from ..ops import creation as ops
 from .invoke import invoke
 from .ndarray import NDArray, from_raw
 
-__all__ = ['array', 'zeros', 'ones', 'full', 'empty', 'arange', 'linspace',
-           'eye', 'zeros_like', 'ones_like']
+__all__ = [
+    'array',
+    'zeros',
+    'ones',
+    'full',
+    'empty',
+    'arange',
+    'linspace',
+    'eye',
+    'zeros_like',
+    'ones_like',
+]
 
 
 def _shape(shape):
@@ -52,41 +62,77 @@ def zeros(shape, ctx=None, dtype=None, out=None, **kwargs):
     """A dense array of zeros (``nd.zeros`` also makes sparse ones).
     Extra keywords (``name=``, ``__layout__=``) are accepted and ignored,
     as in MXNet."""
-    return invoke(ops.Zeros(shape=_shape(shape), dtype=_dtype(dtype)), [],
-                  ctx=ctx, out=out)
+    return invoke(
+        ops.Zeros(shape=_shape(shape), dtype=_dtype(dtype)),
+        [],
+        ctx=ctx,
+        out=out,
+    )
 
 
 def ones(shape, ctx=None, dtype=None, out=None, **kwargs):
     """An array of ones.  Extra keywords are accepted and ignored."""
-    return invoke(ops.Ones(shape=_shape(shape), dtype=_dtype(dtype)), [],
-                  ctx=ctx, out=out)
+    return invoke(
+        ops.Ones(shape=_shape(shape), dtype=_dtype(dtype)),
+        [],
+        ctx=ctx,
+        out=out,
+    )
 
 
 def full(shape, val, ctx=None, dtype=None, out=None):
     """An array filled with ``val``."""
-    return invoke(ops.Full(shape=_shape(shape), value=val,
-                           dtype=_dtype(dtype)), [], ctx=ctx, out=out)
+    return invoke(
+        ops.Full(shape=_shape(shape), value=val, dtype=_dtype(dtype)),
+        [],
+        ctx=ctx,
+        out=out,
+    )
 
 
 def empty(shape, ctx=None, dtype=None):
     """An array whose values are not meant to be read (zeros here)."""
-    return invoke(ops.Empty(shape=_shape(shape), dtype=_dtype(dtype)), [],
-                  ctx=ctx)
+    return invoke(
+        ops.Empty(shape=_shape(shape), dtype=_dtype(dtype)), [], ctx=ctx
+    )
 
 
-def arange(start, stop=None, step=1.0, repeat=1, infer_range=False,
-           ctx=None, dtype=None):
+def arange(
+    start,
+    stop=None,
+    step=1.0,
+    repeat=1,
+    infer_range=False,
+    ctx=None,
+    dtype=None,
+):
     """Evenly spaced values in ``[start, stop)``, as MXNet's ``arange``."""
-    return invoke(ops.Arange(start=start, stop=stop, step=step,
-                             repeat=repeat, dtype=_dtype(dtype)), [],
-                  ctx=ctx)
+    return invoke(
+        ops.Arange(
+            start=start,
+            stop=stop,
+            step=step,
+            repeat=repeat,
+            dtype=_dtype(dtype),
+        ),
+        [],
+        ctx=ctx,
+    )
 
 
 def linspace(start, stop, num, endpoint=True, ctx=None, dtype=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
-    return invoke(ops.Linspace(start=start, stop=stop, num=num,
-                               endpoint=endpoint, dtype=_dtype(dtype)), [],
-                  ctx=ctx)
+    return invoke(
+        ops.Linspace(
+            start=start,
+            stop=stop,
+            num=num,
+            endpoint=endpoint,
+            dtype=_dtype(dtype),
+        ),
+        [],
+        ctx=ctx,
+    )
 
 
 def eye(N, M=0, k=0, ctx=None, dtype=None):

@@ -29,9 +29,11 @@ class HostArray(numpy.ndarray):
 
     def _only_element(self):
         if self.size != 1:
-            raise TypeError(f'only arrays with one element can be converted '
-                            f'to Python scalars (this one has shape '
-                            f'{self.shape})')
+            raise TypeError(
+                f'only arrays with one element can be converted '
+                f'to Python scalars (this one has shape '
+                f'{self.shape})'
+            )
         return self.view(numpy.ndarray).reshape(())[()]
 
     def __float__(self):

@@ -14,8 +14,7 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
 import weakref
 
 from .. import _profile_state as _profile
-from .. import _write_clock
-from .. import _tape
+from .. import _tape, _write_clock
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
 from .ndarray import NDArray, from_raw
@@ -50,12 +49,16 @@ def _check_inputs(op, inputs):
             break
     ctx = inputs[0]._ctx
     for x in inputs:
-        if x._ctx is not ctx and x._ctx != ctx and \
-                not _same_host_memory(x._ctx, ctx):
+        if (
+            x._ctx is not ctx
+            and x._ctx != ctx
+            and not _same_host_memory(x._ctx, ctx)
+        ):
             raise DLBookError(
                 f'{op.name}: inputs are on different contexts '
                 f'({describe_inputs(inputs)}); move them to one context '
-                f'first with x.as_in_context(ctx)')
+                f'first with x.as_in_context(ctx)'
+            )
     if op.same_dtype:
         _check_same_dtype(op, inputs)
     return ctx, inputs
@@ -66,8 +69,11 @@ def _same_host_memory(a, b):
     seen through different allocators: MXNet lets them meet in one
     operator (the result takes the first input's context), so batches
     from ``DataLoader(pin_memory=True)`` feed a network on ``cpu(i)``."""
-    return (a.device_type in HOST_TYPES and b.device_type in HOST_TYPES
-            and a.device_id == b.device_id)
+    return (
+        a.device_type in HOST_TYPES
+        and b.device_type in HOST_TYPES
+        and a.device_id == b.device_id
+    )
 
 
 def _check_same_dtype(op, inputs):
@@ -76,15 +82,19 @@ def _check_same_dtype(op, inputs):
         if x._data.dtype != dtype:
             raise DLBookError(
                 f'{op.name}: inputs must have the same dtype, got '
-                f'{describe_inputs(inputs)}; convert one with .astype(...)')
+                f'{describe_inputs(inputs)}; convert one with .astype(...)'
+            )
 
 
 def _output_class(inputs):
     """NDArray, or the NDArray subclass of an input (``mx.np.ndarray``):
     an operation with a NumPy-mode operand gives NumPy-mode results."""
     for x in inputs:
-        if type(x) is not NDArray and isinstance(x, NDArray) and \
-                x.stype == 'default':      # sparse inputs give dense results
+        if (
+            type(x) is not NDArray
+            and isinstance(x, NDArray)
+            and x.stype == 'default'
+        ):  # sparse inputs give dense results
             return type(x)
     return NDArray
 
@@ -146,10 +156,17 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         op.rng = ctx.backend.rng(ctx.device_id)
     xp = ctx._xp or ctx.xp
     try:
-        if _profile.ON:                 # mx.profiler running
-            result = _profile.run(op.name, 'imperative', ctx, op.forward, xp,
-                                  [x._data for x in inputs], ctx._switch)
-        elif ctx._switch is None:       # no device switch needed (CPU)
+        if _profile.ON:  # mx.profiler running
+            result = _profile.run(
+                op.name,
+                'imperative',
+                ctx,
+                op.forward,
+                xp,
+                [x._data for x in inputs],
+                ctx._switch,
+            )
+        elif ctx._switch is None:  # no device switch needed (CPU)
             if n_in == 2:
                 result = op.forward(xp, first._data, inputs[1]._data)
             elif n_in == 1:
@@ -160,10 +177,11 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
             with ctx._switch:
                 result = op.forward(xp, *[x._data for x in inputs])
     except DLBookError:
-        raise                 # already says what is wrong (and its class)
+        raise  # already says what is wrong (and its class)
     except (ValueError, TypeError, IndexError) as err:
-        raise DLBookError(f'{op.name}: {err} (inputs: '
-                          f'{describe_inputs(inputs) or "none"})') from err
+        raise DLBookError(
+            f'{op.name}: {err} (inputs: {describe_inputs(inputs) or "none"})'
+        ) from err
 
     out_ctx = op.out_context(ctx)
     if isinstance(result, (tuple, list)):
@@ -185,13 +203,13 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
                 if type(inputs) is not tuple:
                     inputs = tuple(inputs)
                 node = _Node(op, inputs, ctx, meta, _write_clock.NOW[0])
-                if single is not None:     # _out_index: 0 by default
+                if single is not None:  # _out_index: 0 by default
                     single._node = node
                 else:
                     for i, o in enumerate(outputs):
                         o._node = node
                         o._out_index = i
-                used_by = _weakref(node)    # for autograd.check_write
+                used_by = _weakref(node)  # for autograd.check_write
                 for x in inputs:
                     x._used_by = used_by
                 break

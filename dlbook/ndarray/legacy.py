@@ -13,8 +13,12 @@ from ..context import cpu
 from .ndarray import NDArray, from_raw
 from .register import function_for as _nd
 
-__all__ = ['from_numpy', 'onehot_encode', 'choose_element_0index',
-           'fill_element_0index']
+__all__ = [
+    'from_numpy',
+    'onehot_encode',
+    'choose_element_0index',
+    'fill_element_0index',
+]
 
 
 def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
@@ -32,13 +36,15 @@ def from_numpy(ndarray, zero_copy=True, array_cls=NDArray):
     >>> x = nd.from_numpy(a)          # float64, same memory, a now read-only
     """
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f'from_numpy expects a numpy.ndarray, got '
-                        f'{type(ndarray).__name__}')
+        raise TypeError(
+            f'from_numpy expects a numpy.ndarray, got {type(ndarray).__name__}'
+        )
     if not zero_copy:
         return from_raw(np.array(ndarray, copy=True, order='C'), cpu(0))
     if not ndarray.flags['C_CONTIGUOUS']:
-        raise ValueError('Only c-contiguous arrays are supported for '
-                         'zero-copy')
+        raise ValueError(
+            'Only c-contiguous arrays are supported for zero-copy'
+        )
     view = ndarray.view()
     ndarray.flags['WRITEABLE'] = False
     return from_raw(view, cpu(0))
@@ -48,8 +54,9 @@ def onehot_encode(indices, out):
     """Write the one-hot rows of ``indices`` into ``out`` (shape
     ``(len(indices), depth)``) and return ``out``.  Prefer
     ``nd.one_hot(indices, depth)``."""
-    return _nd('one_hot')(indices, depth=out.shape[1], dtype=out.dtype,
-                          out=out)
+    return _nd('one_hot')(
+        indices, depth=out.shape[1], dtype=out.dtype, out=out
+    )
 
 
 def choose_element_0index(lhs, rhs, out=None):

@@ -9,7 +9,7 @@ def _generate():
     for name, cls in REGISTRY.items():
         for prefix in ('_linalg_', 'linalg_'):
             if name.startswith(prefix):
-                short = name[len(prefix):]
+                short = name[len(prefix) :]
                 made.setdefault(short, make_function(cls, short))
     return made
 

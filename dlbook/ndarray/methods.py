@@ -16,34 +16,98 @@ everything that computes is written here, above the operator front end
 import numbers
 import types
 
+from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import Context
-from .. import _tape
 from ..ops import REGISTRY
 from .creation import array
 from .invoke import invoke
-from .ndarray import NDArray, from_raw, _raw_key
+from .ndarray import NDArray, _raw_key, from_raw
 from .register import function_for as _nd
-from .sparse import cast_storage, zeros as sparse_zeros
+from .sparse import cast_storage
+from .sparse import zeros as sparse_zeros
 
 METHOD_NAMES = (
     # reductions
-    'sum', 'nansum', 'prod', 'nanprod', 'mean', 'max', 'min', 'norm',
-    'argmax', 'argmin', 'argmax_channel',
+    'sum',
+    'nansum',
+    'prod',
+    'nanprod',
+    'mean',
+    'max',
+    'min',
+    'norm',
+    'argmax',
+    'argmin',
+    'argmax_channel',
     # element-wise math
-    'abs', 'sign', 'round', 'rint', 'fix', 'floor', 'ceil', 'trunc',
-    'sqrt', 'rsqrt', 'cbrt', 'square', 'reciprocal', 'exp', 'expm1', 'log',
-    'log10', 'log2', 'log1p', 'sin', 'cos', 'tan', 'arcsin', 'arccos',
-    'arctan', 'sinh', 'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh',
-    'degrees', 'radians', 'relu', 'sigmoid', 'softsign', 'clip',
+    'abs',
+    'sign',
+    'round',
+    'rint',
+    'fix',
+    'floor',
+    'ceil',
+    'trunc',
+    'sqrt',
+    'rsqrt',
+    'cbrt',
+    'square',
+    'reciprocal',
+    'exp',
+    'expm1',
+    'log',
+    'log10',
+    'log2',
+    'log1p',
+    'sin',
+    'cos',
+    'tan',
+    'arcsin',
+    'arccos',
+    'arctan',
+    'sinh',
+    'cosh',
+    'tanh',
+    'arcsinh',
+    'arccosh',
+    'arctanh',
+    'degrees',
+    'radians',
+    'relu',
+    'sigmoid',
+    'softsign',
+    'clip',
     # nn
-    'softmax', 'log_softmax',
+    'softmax',
+    'log_softmax',
     # shape
-    'flatten', 'expand_dims', 'squeeze', 'swapaxes', 'flip', 'tile',
-    'repeat', 'pad', 'split', 'slice', 'slice_axis', 'slice_like', 'take',
-    'pick', 'one_hot', 'topk', 'sort', 'argsort', 'broadcast_like',
-    'broadcast_axes', 'reshape_like', 'zeros_like', 'ones_like',
-    'shape_array', 'size_array', 'diag',
+    'flatten',
+    'expand_dims',
+    'squeeze',
+    'swapaxes',
+    'flip',
+    'tile',
+    'repeat',
+    'pad',
+    'split',
+    'slice',
+    'slice_axis',
+    'slice_like',
+    'take',
+    'pick',
+    'one_hot',
+    'topk',
+    'sort',
+    'argsort',
+    'broadcast_like',
+    'broadcast_axes',
+    'reshape_like',
+    'zeros_like',
+    'ones_like',
+    'shape_array',
+    'size_array',
+    'diag',
 )
 
 
@@ -57,6 +121,7 @@ def _method(function):
         if function.__name__ in _INPLACE:
             kwargs.pop('inplace', None)
         return function(self, *args, **kwargs)
+
     method.__name__ = function.__name__
     method.__doc__ = function.__doc__
     return method
@@ -96,10 +161,13 @@ class _Methods:
             if other is self:
                 return other
             if other.shape != self.shape:
-                raise DLBookError(f'copyto: shape mismatch, source '
-                                  f'{self.shape} vs target {other.shape}')
-            other._assign(self if other._ctx == self._ctx
-                          else self.copyto(other._ctx))
+                raise DLBookError(
+                    f'copyto: shape mismatch, source '
+                    f'{self.shape} vs target {other.shape}'
+                )
+            other._assign(
+                self if other._ctx == self._ctx else self.copyto(other._ctx)
+            )
             return other
         raise TypeError(f'copyto does not support type {type(other)}')
 
@@ -108,8 +176,9 @@ class _Methods:
         whose gradient ``backward`` computes; ``stype='row_sparse'``
         keeps the gradient row-sparse."""
         if stype not in (None, 'default'):
-            buf = sparse_zeros(stype, self.shape, ctx=self._ctx,
-                               dtype=self.dtype)
+            buf = sparse_zeros(
+                stype, self.shape, ctx=self._ctx, dtype=self.dtype
+            )
         else:
             buf = from_raw(self._ctx.xp.zeros_like(self._data), self._ctx)
         _tape.mark_variables([self], [buf], grad_req)
@@ -166,22 +235,25 @@ class _Methods:
         return _compare(self, other, 'broadcast_equal', '_equal_scalar')
 
     def __ne__(self, other):
-        return _compare(self, other, 'broadcast_not_equal',
-                        '_not_equal_scalar')
+        return _compare(
+            self, other, 'broadcast_not_equal', '_not_equal_scalar'
+        )
 
     def __gt__(self, other):
         return _compare(self, other, 'broadcast_greater', '_greater_scalar')
 
     def __ge__(self, other):
-        return _compare(self, other, 'broadcast_greater_equal',
-                        '_greater_equal_scalar')
+        return _compare(
+            self, other, 'broadcast_greater_equal', '_greater_equal_scalar'
+        )
 
     def __lt__(self, other):
         return _compare(self, other, 'broadcast_lesser', '_lesser_scalar')
 
     def __le__(self, other):
-        return _compare(self, other, 'broadcast_lesser_equal',
-                        '_lesser_equal_scalar')
+        return _compare(
+            self, other, 'broadcast_lesser_equal', '_lesser_equal_scalar'
+        )
 
     def __iadd__(self, other):
         return self._inplace(self.__add__(other))
@@ -235,8 +307,10 @@ def _binary(x, other, array_op, scalar_op):
         return invoke(REGISTRY[array_op](), [x, other])
     if isinstance(other, numbers.Number):
         return invoke(REGISTRY[scalar_op](scalar=other), [x])
-    raise TypeError(f'type {type(other).__name__} not supported for NDArray '
-                    f'arithmetic; use nd.array(...) to convert it first')
+    raise TypeError(
+        f'type {type(other).__name__} not supported for NDArray '
+        f'arithmetic; use nd.array(...) to convert it first'
+    )
 
 
 def _compare(x, other, array_op, scalar_op):

@@ -15,8 +15,8 @@ attaches them to the class, and nothing here imports the modules above.
 
 import numbers
 
-from ..base import DLBookError, DLBookIndexError
 from .. import _tape, _write_clock
+from ..base import DLBookError, DLBookIndexError
 from ..ops import cast_scalar
 from .host_array import to_host_array
 
@@ -46,9 +46,9 @@ class NDArray:
     _node = None
     _out_index = 0
     _fresh_grad = False
-    _written_at = 0     # write-clock time of the last in-place write
-    _used_by = None     # weak reference to the last recorded op it fed
-    __array_priority__ = 1000.0       # numpy defers to our reflected ops
+    _written_at = 0  # write-clock time of the last in-place write
+    _used_by = None  # weak reference to the last recorded op it fed
+    __array_priority__ = 1000.0  # numpy defers to our reflected ops
 
     # -- basic properties ----------------------------------------------------
     @property
@@ -158,14 +158,18 @@ class NDArray:
         ``out_grad`` is the head gradient; by default all ones, so a
         non-scalar ``y.backward()`` differentiates ``y.sum()``.
         """
-        _tape.backward([self], None if out_grad is None else [out_grad],
-                       retain_graph=retain_graph, train_mode=train_mode)
+        _tape.backward(
+            [self],
+            None if out_grad is None else [out_grad],
+            retain_graph=retain_graph,
+            train_mode=train_mode,
+        )
 
     def _store_grad(self, g, req):
         """Write the raw gradient ``g`` into this gradient buffer
         (``req`` 'write' or 'add'); the tape calls it after backward."""
-        if getattr(g, 'is_row_sparse', False):   # into a dense buffer:
-            if req != 'add':                     # only its rows change
+        if getattr(g, 'is_row_sparse', False):  # into a dense buffer:
+            if req != 'add':  # only its rows change
                 self._data[...] = 0
             self._data[g.indices] += g.data
         elif req == 'add':
@@ -176,8 +180,9 @@ class NDArray:
     # -- printing ------------------------------------------------------------
     def __repr__(self):
         shape = 'x'.join(str(n) for n in self.shape)
-        return (f'\n{self.asnumpy()}\n'
-                f'<{type(self).__name__} {shape} @{self._ctx}>')
+        return (
+            f'\n{self.asnumpy()}\n<{type(self).__name__} {shape} @{self._ctx}>'
+        )
 
     # -- container protocol --------------------------------------------------
     def __len__(self):
@@ -194,8 +199,10 @@ class NDArray:
             return False
         if self.size == 1:
             return bool(self.asscalar())
-        raise ValueError('The truth value of an NDArray with multiple '
-                         'elements is ambiguous.')
+        raise ValueError(
+            'The truth value of an NDArray with multiple '
+            'elements is ambiguous.'
+        )
 
     def __float__(self):
         return float(self.asscalar())
@@ -214,11 +221,16 @@ class NDArray:
             self._data[key] = _raw_value(value, self._ctx, self.dtype)
         except (ValueError, IndexError, TypeError) as err:
             vshape = getattr(value, 'shape', type(value).__name__)
-            error = DLBookIndexError if isinstance(err, IndexError) \
+            error = (
+                DLBookIndexError
+                if isinstance(err, IndexError)
                 else DLBookError
-            raise error(f'cannot assign a value of shape {vshape} to '
-                              f'index {key!r} of an array of shape '
-                              f'{self.shape}: {err}') from err
+            )
+            raise error(
+                f'cannot assign a value of shape {vshape} to '
+                f'index {key!r} of an array of shape '
+                f'{self.shape}: {err}'
+            ) from err
 
     def _check_writable(self):
         if _tape._state.recording:
@@ -240,14 +252,17 @@ class NDArray:
     def _inplace(self, result):
         self._check_writable()
         if result.shape != self.shape:
-            raise DLBookError(f'in-place operation would change the shape '
-                              f'from {self.shape} to {result.shape}')
+            raise DLBookError(
+                f'in-place operation would change the shape '
+                f'from {self.shape} to {result.shape}'
+            )
         self._stamp_write()
         self._data[...] = result._data
         return self
 
 
 # -- helpers -------------------------------------------------------------------
+
 
 def _raw_key(key, ctx):
     """Turn NDArrays inside an index into raw integer arrays."""

@@ -69,9 +69,11 @@ def settle_shapes(where, inputs, shapes, partial=False):
             if shape and all(shape):
                 x.settle(tuple(shape))
         elif shape is None or not all(shape):
-            raise DLBookError(f'Deferred initialization failed because '
-                              f'shape cannot be inferred for {names} '
-                              f'in operator {where!r}')
+            raise DLBookError(
+                f'Deferred initialization failed because '
+                f'shape cannot be inferred for {names} '
+                f'in operator {where!r}'
+            )
         else:
             x.settle(tuple(shape))
 
@@ -87,21 +89,26 @@ def settle_inputs(op, inputs):
     pending = [x for x in inputs if isinstance(x, Pending)]
     if not pending:
         bad = next(x for x in inputs if not isinstance(x, NDArray))
-        raise DLBookError(f'{op.name}: expected NDArray inputs, got '
-                          f'{type(bad).__name__}')
+        raise DLBookError(
+            f'{op.name}: expected NDArray inputs, got {type(bad).__name__}'
+        )
     names = ', '.join(repr(x.name) for x in pending)
     rule = getattr(op, 'infer_shape', None)
     if rule is None:
-        raise DLBookError(f'Deferred initialization failed because shape '
-                          f'cannot be inferred: operator {op.name!r} has no '
-                          f'shape rule for parameter(s) {names}')
-    known = [x.shape if isinstance(x, NDArray) else
-             (tuple(x.shape) if x.shape and all(x.shape) else None)
-             for x in inputs]
+        raise DLBookError(
+            f'Deferred initialization failed because shape '
+            f'cannot be inferred: operator {op.name!r} has no '
+            f'shape rule for parameter(s) {names}'
+        )
+    known = [
+        x.shape
+        if isinstance(x, NDArray)
+        else (tuple(x.shape) if x.shape and all(x.shape) else None)
+        for x in inputs
+    ]
     arg_shapes, _, aux_shapes = rule(*known)
     shapes = list(arg_shapes)
     if len(shapes) < len(inputs):
         shapes += list(aux_shapes)
     settle_shapes(op.name, inputs, shapes)
-    return [x.materialize() if isinstance(x, Pending) else x
-            for x in inputs]
+    return [x.materialize() if isinstance(x, Pending) else x for x in inputs]

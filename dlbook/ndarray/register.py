@@ -22,7 +22,7 @@ def _is_input(value):
     """Arrays, missing optional inputs (None) and inputs still waiting for
     their shape (:class:`~dlbook.ndarray.pending.Pending`: Gluon
     parameters under deferred initialization) are inputs."""
-    return (isinstance(value, (NDArray, Pending)) or value is None)
+    return isinstance(value, (NDArray, Pending)) or value is None
 
 
 def split_arguments(cls, args, kwargs, input_type=NDArray):
@@ -41,22 +41,28 @@ def split_arguments(cls, args, kwargs, input_type=NDArray):
             positional.append(args[i])
             i += 1
     else:
-        while (i < len(args) and i < len(input_names) and
-               (isinstance(args[i], input_type) or _is_input(args[i]))):
+        while (
+            i < len(args)
+            and i < len(input_names)
+            and (isinstance(args[i], input_type) or _is_input(args[i]))
+        ):
             named[input_names[i]] = args[i]
             i += 1
     rest = args[i:]
     if len(rest) > len(attr_names):
-        raise DLBookError(f'{cls.name}: too many positional arguments '
-                          f'({len(args)}); attributes are '
-                          f'{", ".join(attr_names) or "none"}')
+        raise DLBookError(
+            f'{cls.name}: too many positional arguments '
+            f'({len(args)}); attributes are '
+            f'{", ".join(attr_names) or "none"}'
+        )
     attrs.update(zip(attr_names, rest))
     for key, value in kwargs.items():
         if key in input_names:
             named[key] = value
         elif key in attrs:
-            raise DLBookError(f'{cls.name}: got multiple values for '
-                              f'argument {key!r}')
+            raise DLBookError(
+                f'{cls.name}: got multiple values for argument {key!r}'
+            )
         else:
             attrs[key] = value
     return named, positional, attrs
@@ -77,7 +83,8 @@ def make_function(cls, name):
                 if x is None:
                     raise DLBookError(
                         f'{cls.name}: missing input {input_name!r} (inputs: '
-                        f'{", ".join(op.list_inputs())})')
+                        f'{", ".join(op.list_inputs())})'
+                    )
                 inputs.append(x)
         return invoke(op, inputs, out=out, ctx=ctx)
 

@@ -42,7 +42,7 @@ import numpy
 
 from .._atomic import atomic_write
 from .._np_state import is_np_shape
-from ..base import DLBookError, DTYPE_TO_FLAG, FLAG_TO_DTYPE
+from ..base import DTYPE_TO_FLAG, FLAG_TO_DTYPE, DLBookError
 from ..context import Context, cpu, num_gpus
 from .ndarray import NDArray, from_raw
 
@@ -51,39 +51,46 @@ _V1_MAGIC = 0xF993FAC8
 _V2_MAGIC = 0xF993FAC9
 _V3_MAGIC = 0xF993FACA
 _BFLOAT16_FLAG = 12
-_MAX_NDIM = 32                 # no real array has more; guards corrupt files
+_MAX_NDIM = 32  # no real array has more; guards corrupt files
 
 
 # --------------------------------------------------------------- writing
+
 
 def _check_data(data):
     """Return ``(arrays, names)`` from what ``save`` accepts, like MXNet."""
     if isinstance(data, NDArray):
         return [data], []
     if isinstance(data, dict):
-        if any(not isinstance(k, str) for k in data) or \
-                any(not isinstance(v, NDArray) for v in data.values()):
-            raise TypeError('save only accept dict str->NDArray or list of '
-                            'NDArray')
+        if any(not isinstance(k, str) for k in data) or any(
+            not isinstance(v, NDArray) for v in data.values()
+        ):
+            raise TypeError(
+                'save only accept dict str->NDArray or list of NDArray'
+            )
         return list(data.values()), list(data.keys())
     if isinstance(data, (list, tuple)):
         if any(not isinstance(v, NDArray) for v in data):
-            raise TypeError('save only accept dict str->NDArray or list of '
-                            'NDArray')
+            raise TypeError(
+                'save only accept dict str->NDArray or list of NDArray'
+            )
         return list(data), []
-    raise ValueError('data needs to either be a NDArray, dict of str, '
-                     'NDArray pairs or a list of NDarrays.')
+    raise ValueError(
+        'data needs to either be a NDArray, dict of str, '
+        'NDArray pairs or a list of NDarrays.'
+    )
 
 
 def _host_copy(x):
     """The array's data as a C-contiguous little-endian NumPy array."""
     raw = x._data
     if not isinstance(raw, numpy.ndarray):
-        raw = x.asnumpy()                       # device memory: copy to host
-    if not raw.flags.c_contiguous:     # (ascontiguousarray makes 0-d 1-d)
+        raw = x.asnumpy()  # device memory: copy to host
+    if not raw.flags.c_contiguous:  # (ascontiguousarray makes 0-d 1-d)
         raw = raw.copy(order='C')
-    if raw.dtype.byteorder == '>' or (raw.dtype.byteorder == '='
-                                      and sys.byteorder == 'big'):
+    if raw.dtype.byteorder == '>' or (
+        raw.dtype.byteorder == '=' and sys.byteorder == 'big'
+    ):
         raw = raw.astype(raw.dtype.newbyteorder('<'))
     return raw
 
@@ -91,14 +98,17 @@ def _host_copy(x):
 def _write_array(f, x, index):
     if x.stype != 'default':
         from .sparse_serialization import write_sparse
+
         return write_sparse(f, x, _V2_MAGIC, index)
     raw = _host_copy(x)
     flag = DTYPE_TO_FLAG.get(raw.dtype.name)
     if flag is None:
-        raise DLBookError(f'nd.save: array {index} has dtype '
-                          f'{raw.dtype.name}, which the MXNet file format '
-                          f'cannot store; use one of '
-                          f'{sorted(DTYPE_TO_FLAG)}')
+        raise DLBookError(
+            f'nd.save: array {index} has dtype '
+            f'{raw.dtype.name}, which the MXNet file format '
+            f'cannot store; use one of '
+            f'{sorted(DTYPE_TO_FLAG)}'
+        )
     # V2 would read ndim == 0 as "no array", so scalars use V3; in
     # NumPy-shape mode (npx.set_np) MXNet writes V3 for every array.
     magic = _V3_MAGIC if raw.ndim == 0 or is_np_shape() else _V2_MAGIC
@@ -157,12 +167,13 @@ def save_to_bytes(data):
 
 # --------------------------------------------------------------- reading
 
+
 class _Reader:
     """Reads a stream, turning short reads into errors that say where."""
 
     def __init__(self, f, source, size):
         self.f, self.source, self.size = f, source, size
-        self.index = None                  # the array being read, if any
+        self.index = None  # the array being read, if any
 
     def fail(self, what):
         where = '' if self.index is None else f'array {self.index}: '
@@ -175,17 +186,21 @@ class _Reader:
         n = struct.calcsize(fmt)
         data = self.f.read(n)
         if len(data) != n:
-            self.fail(f'file is truncated while reading {what} (needs {n} '
-                      f'bytes at offset {self.f.tell() - len(data)}, only '
-                      f'{len(data)} left)')
+            self.fail(
+                f'file is truncated while reading {what} (needs {n} '
+                f'bytes at offset {self.f.tell() - len(data)}, only '
+                f'{len(data)} left)'
+            )
         return struct.unpack(fmt, data)
 
     def read_into(self, array, what):
         view = memoryview(array.reshape(-1).view(numpy.uint8))
         n = self.f.readinto(view) if view.nbytes else 0
         if n != view.nbytes:
-            self.fail(f'file is truncated while reading {what} (needs '
-                      f'{view.nbytes} bytes, only {n} left)')
+            self.fail(
+                f'file is truncated while reading {what} (needs '
+                f'{view.nbytes} bytes, only {n} left)'
+            )
 
 
 def _read_shape(r, magic):
@@ -199,7 +214,7 @@ def _read_shape(r, magic):
         if not 0 <= ndim <= _MAX_NDIM:
             r.fail(f'corrupt shape: ndim = {ndim}')
         shape = r.unpack(f'<{ndim}q', 'the shape')
-    else:                               # no magic: it was ndim, uint32 dims
+    else:  # no magic: it was ndim, uint32 dims
         ndim = magic
         if ndim == 0:
             return None
@@ -230,14 +245,22 @@ def _read_array(r, ctx):
         (stype,) = r.unpack('<i', 'the storage type')
         if stype != 0:
             from .sparse_serialization import read_sparse
-            return read_sparse(r, stype, lambda dev_type, dev_id:
-                               _target_context(dev_type, dev_id, ctx))
+
+            return read_sparse(
+                r,
+                stype,
+                lambda dev_type, dev_id: _target_context(
+                    dev_type, dev_id, ctx
+                ),
+            )
     elif magic != _V1_MAGIC and magic > _MAX_NDIM:
-        r.fail(f'bad array magic number 0x{magic:08x} (expected '
-               f'0x{_V2_MAGIC:08x}); the file is corrupt or not an MXNet '
-               f'NDArray file')
+        r.fail(
+            f'bad array magic number 0x{magic:08x} (expected '
+            f'0x{_V2_MAGIC:08x}); the file is corrupt or not an MXNet '
+            f'NDArray file'
+        )
     shape = _read_shape(r, magic)
-    if shape is None:                   # MXNet's uninitialised array
+    if shape is None:  # MXNet's uninitialised array
         return from_raw(numpy.zeros((0,), numpy.float32), ctx or cpu(0))
     dev_type, dev_id, flag = r.unpack('<iii', 'the context and dtype')
     if flag == _BFLOAT16_FLAG:
@@ -246,17 +269,19 @@ def _read_array(r, ctx):
         dtype = numpy.dtype(FLAG_TO_DTYPE[flag]).newbyteorder('<')
     else:
         r.fail(f'unknown dtype flag {flag}')
-    count = math.prod(shape)        # exact: int64 would wrap around
+    count = math.prod(shape)  # exact: int64 would wrap around
     if count * dtype.itemsize > r.remaining():
-        r.fail(f'file is truncated: shape {shape} of {dtype.name} needs '
-               f'{count * dtype.itemsize} bytes of data, only '
-               f'{max(r.remaining(), 0)} left')
+        r.fail(
+            f'file is truncated: shape {shape} of {dtype.name} needs '
+            f'{count * dtype.itemsize} bytes of data, only '
+            f'{max(r.remaining(), 0)} left'
+        )
     try:
         raw = numpy.empty(shape, dtype)
     except (ValueError, MemoryError):
         r.fail(f'corrupt shape {shape}: too large for an array')
     r.read_into(raw, 'the data')
-    if flag == _BFLOAT16_FLAG:          # NumPy has no bfloat16: widen
+    if flag == _BFLOAT16_FLAG:  # NumPy has no bfloat16: widen
         raw = (raw.astype(numpy.uint32) << 16).view(numpy.float32)
     raw = raw.astype(raw.dtype.newbyteorder('='), copy=False)
     return _wrap(raw, _target_context(dev_type, dev_id, ctx))
@@ -265,14 +290,17 @@ def _read_array(r, ctx):
 def _read_all(f, source, size, ctx):
     r = _Reader(f, source, size)
     if size < 24:
-        r.fail(f'file is truncated or not an MXNet NDArray file '
-               f'({size} bytes)')
+        r.fail(
+            f'file is truncated or not an MXNet NDArray file ({size} bytes)'
+        )
     header, _reserved = r.unpack('<QQ', 'the header')
     if header != _FILE_MAGIC:
-        r.fail(f'not an MXNet NDArray file (header 0x{header:x}, '
-               f'expected 0x{_FILE_MAGIC:x})')
+        r.fail(
+            f'not an MXNet NDArray file (header 0x{header:x}, '
+            f'expected 0x{_FILE_MAGIC:x})'
+        )
     (count,) = r.unpack('<Q', 'the number of arrays')
-    if count > size:                    # each array takes bytes
+    if count > size:  # each array takes bytes
         r.fail(f'corrupt array count {count}')
     arrays = []
     for index in range(count):

@@ -29,18 +29,41 @@ from ..base import DLBookError, dtype_name
 from ..ops import sparse as ops
 from .ndarray import NDArray
 from .register import function_for
-from .sparse_ndarray import (BaseSparseNDArray, CSRNDArray,  # noqa: F401
-                             RowSparseNDArray, wrap_raw, raw_of,
-                             invoke_sparse, zeros, cast_storage, retain,
-                             elemwise_add, _ctx)
+from .sparse_ndarray import (  # noqa: F401
+    BaseSparseNDArray,
+    CSRNDArray,
+    RowSparseNDArray,
+    _ctx,
+    cast_storage,
+    elemwise_add,
+    invoke_sparse,
+    raw_of,
+    retain,
+    wrap_raw,
+    zeros,
+)
 
-__all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
-           'csr_matrix', 'row_sparse_array', 'zeros', 'empty', 'array',
-           'cast_storage', 'retain', 'dot', 'add', 'elemwise_add', 'slice',
-           'invoke_sparse']
+__all__ = [
+    'BaseSparseNDArray',
+    'CSRNDArray',
+    'RowSparseNDArray',
+    'csr_matrix',
+    'row_sparse_array',
+    'zeros',
+    'empty',
+    'array',
+    'cast_storage',
+    'retain',
+    'dot',
+    'add',
+    'elemwise_add',
+    'slice',
+    'invoke_sparse',
+]
 
 
 # --------------------------------------------------------------- creation
+
 
 def _default_dtype(src, dtype):
     """MXNet's rule: the source's dtype for NDArray/NumPy/SciPy sources,
@@ -53,8 +76,11 @@ def _default_dtype(src, dtype):
 
 
 def _is_scipy(x):
-    return hasattr(x, 'tocsr') and hasattr(x, 'nnz') and \
-        not isinstance(x, NDArray)
+    return (
+        hasattr(x, 'tocsr')
+        and hasattr(x, 'nnz')
+        and not isinstance(x, NDArray)
+    )
 
 
 def _host(x, dtype=None):
@@ -66,9 +92,10 @@ def _host(x, dtype=None):
 def _device_csr(ctx, data, indices, indptr, shape):
     backend = ctx.backend
     with backend.scope(ctx.device_id):
-        move = (lambda a: backend.asarray(a, ctx.device_id))
+        move = lambda a: backend.asarray(a, ctx.device_id)
         return backend.sparse.csr_matrix(
-            (move(data), move(indices), move(indptr)), shape=shape)
+            (move(data), move(indices), move(indptr)), shape=shape
+        )
 
 
 def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
@@ -107,29 +134,41 @@ def csr_matrix(arg1, shape=None, ctx=None, dtype=None):
         if shape is None:
             cols = int(indices.max()) + 1 if len(indices) else 0
             shape = (len(indptr) - 1, cols)
-        return wrap_raw(_device_csr(ctx, data, indices, indptr,
-                                    tuple(shape)), ctx)
-    if isinstance(arg1, tuple) and len(arg1) == 2 and all(
-            isinstance(n, numbers.Integral) for n in arg1):
+        return wrap_raw(
+            _device_csr(ctx, data, indices, indptr, tuple(shape)), ctx
+        )
+    if (
+        isinstance(arg1, tuple)
+        and len(arg1) == 2
+        and all(isinstance(n, numbers.Integral) for n in arg1)
+    ):
         return zeros('csr', arg1, ctx=ctx, dtype=dtype)
     if _is_scipy(arg1):
         m = arg1.tocsr()
         m.sort_indices()
         dtype = _default_dtype(m, dtype)
-        return wrap_raw(_device_csr(ctx, m.data.astype(dtype), m.indices,
-                                    m.indptr, m.shape), ctx)
+        return wrap_raw(
+            _device_csr(
+                ctx, m.data.astype(dtype), m.indices, m.indptr, m.shape
+            ),
+            ctx,
+        )
     if isinstance(arg1, CSRNDArray):
         return arg1.as_in_context(ctx).astype(_default_dtype(arg1, dtype))
     if isinstance(arg1, (NDArray, numpy.ndarray, list)):
         from .creation import array as dense_array
+
         dense = dense_array(arg1, ctx=ctx, dtype=_default_dtype(arg1, dtype))
         if dense.ndim != 2:
-            raise DLBookError(f'csr_matrix: expected a 2-D array, got shape '
-                              f'{dense.shape}')
+            raise DLBookError(
+                f'csr_matrix: expected a 2-D array, got shape {dense.shape}'
+            )
         return cast_storage(dense, 'csr')
-    raise DLBookError(f'csr_matrix: unexpected argument of type '
-                      f'{type(arg1).__name__}; pass (data, indices, indptr),'
-                      f' a shape (M, N), a dense array or a SciPy matrix')
+    raise DLBookError(
+        f'csr_matrix: unexpected argument of type '
+        f'{type(arg1).__name__}; pass (data, indices, indptr),'
+        f' a shape (M, N), a dense array or a SciPy matrix'
+    )
 
 
 def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
@@ -155,8 +194,11 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
            [3., 4.]], dtype=float32)
     """
     ctx = _ctx(ctx)
-    if isinstance(arg1, tuple) and len(arg1) == 2 and not all(
-            isinstance(n, numbers.Integral) for n in arg1):
+    if (
+        isinstance(arg1, tuple)
+        and len(arg1) == 2
+        and not all(isinstance(n, numbers.Integral) for n in arg1)
+    ):
         data, indices = arg1
         dtype = _default_dtype(data, dtype)
         data = _host(data, dtype)
@@ -168,23 +210,29 @@ def row_sparse_array(arg1, shape=None, ctx=None, dtype=None):
             shape = (rows,) + data.shape[1:]
         backend = ctx.backend
         with backend.scope(ctx.device_id):
-            raw = ops.RowSparse(backend.xp,
-                                backend.asarray(data, ctx.device_id),
-                                backend.asarray(indices, ctx.device_id),
-                                tuple(shape))
+            raw = ops.RowSparse(
+                backend.xp,
+                backend.asarray(data, ctx.device_id),
+                backend.asarray(indices, ctx.device_id),
+                tuple(shape),
+            )
         return wrap_raw(raw, ctx)
-    if isinstance(arg1, tuple) and all(isinstance(n, numbers.Integral)
-                                       for n in arg1):
+    if isinstance(arg1, tuple) and all(
+        isinstance(n, numbers.Integral) for n in arg1
+    ):
         return zeros('row_sparse', arg1, ctx=ctx, dtype=dtype)
     if isinstance(arg1, RowSparseNDArray):
         return arg1.as_in_context(ctx).astype(_default_dtype(arg1, dtype))
     if isinstance(arg1, (NDArray, numpy.ndarray, list)):
         from .creation import array as dense_array
+
         dense = dense_array(arg1, ctx=ctx, dtype=_default_dtype(arg1, dtype))
         return cast_storage(dense, 'row_sparse')
-    raise DLBookError(f'row_sparse_array: unexpected argument of type '
-                      f'{type(arg1).__name__}; pass (data, indices), a '
-                      f'shape or a dense array')
+    raise DLBookError(
+        f'row_sparse_array: unexpected argument of type '
+        f'{type(arg1).__name__}; pass (data, indices), a '
+        f'shape or a dense array'
+    )
 
 
 def empty(stype, shape, ctx=None, dtype=None):
@@ -197,18 +245,24 @@ def array(source_array, ctx=None, dtype=None):
     matrix (which becomes CSR)."""
     if isinstance(source_array, BaseSparseNDArray):
         ctx = _ctx(ctx)
-        return source_array.as_in_context(ctx).astype(
-            _default_dtype(source_array, dtype), copy=True) \
-            if source_array._ctx != ctx else \
-            source_array.astype(_default_dtype(source_array, dtype))
+        return (
+            source_array.as_in_context(ctx).astype(
+                _default_dtype(source_array, dtype), copy=True
+            )
+            if source_array._ctx != ctx
+            else source_array.astype(_default_dtype(source_array, dtype))
+        )
     if _is_scipy(source_array):
         return csr_matrix(source_array, ctx=ctx, dtype=dtype)
-    raise DLBookError(f'nd.sparse.array: unexpected source of type '
-                      f'{type(source_array).__name__}; use nd.array for '
-                      f'dense data')
+    raise DLBookError(
+        f'nd.sparse.array: unexpected source of type '
+        f'{type(source_array).__name__}; use nd.array for '
+        f'dense data'
+    )
 
 
 # --------------------------------------------------------------- operators
+
 
 def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     """Matrix product with sparse operands.
@@ -220,21 +274,29 @@ def dot(lhs, rhs, transpose_a=False, transpose_b=False, forward_stype=None):
     gradient of a dense ``rhs`` in ``dot(csr, rhs)`` is row_sparse.
     """
     if lhs.stype == 'default' and rhs.stype == 'default':
-        return function_for('dot')(lhs, rhs, transpose_a=transpose_a,
-                          transpose_b=transpose_b)
-    return invoke_sparse(ops.SparseDot(transpose_a=transpose_a,
-                                       transpose_b=transpose_b,
-                                       forward_stype=forward_stype),
-                         [lhs, rhs])
+        return function_for('dot')(
+            lhs, rhs, transpose_a=transpose_a, transpose_b=transpose_b
+        )
+    return invoke_sparse(
+        ops.SparseDot(
+            transpose_a=transpose_a,
+            transpose_b=transpose_b,
+            forward_stype=forward_stype,
+        ),
+        [lhs, rhs],
+    )
 
 
 add = elemwise_add
 
 
-def slice(data, begin, end, step=None):        # noqa: A001 (MXNet's name)
+def slice(data, begin, end, step=None):  # noqa: A001 (MXNet's name)
     """Rows ``begin[0]:end[0]`` (and columns ``begin[1]:end[1]``) of a
     CSRNDArray, as a CSRNDArray."""
     if data.stype != 'csr':
-        return function_for('slice')(data, begin=begin, end=end, step=step or ())
-    return invoke_sparse(ops.SparseSlice(begin=tuple(begin),
-                                         end=tuple(end)), [data])
+        return function_for('slice')(
+            data, begin=begin, end=end, step=step or ()
+        )
+    return invoke_sparse(
+        ops.SparseSlice(begin=tuple(begin), end=tuple(end)), [data]
+    )

@@ -18,12 +18,22 @@ from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import Context, current_context
 from ..ops import sparse as ops
-from .creation import array, zeros as dense_zeros
+from .creation import array
+from .creation import zeros as dense_zeros
 from .ndarray import NDArray, from_raw
 
-__all__ = ['BaseSparseNDArray', 'CSRNDArray', 'RowSparseNDArray',
-           'wrap_raw', 'raw_of', 'invoke_sparse', 'zeros', 'cast_storage',
-           'retain', 'elemwise_add']
+__all__ = [
+    'BaseSparseNDArray',
+    'CSRNDArray',
+    'RowSparseNDArray',
+    'wrap_raw',
+    'raw_of',
+    'invoke_sparse',
+    'zeros',
+    'cast_storage',
+    'retain',
+    'elemwise_add',
+]
 
 _STYPES = ('default', 'csr', 'row_sparse')
 
@@ -32,9 +42,9 @@ class BaseSparseNDArray(NDArray):
     """Common behaviour of the sparse NDArrays (not created directly)."""
 
     def _store_grad(self, g, req):
-        store_grad(self, g, req)             # in this array's storage
+        store_grad(self, g, req)  # in this array's storage
 
-    _raw = None                         # the raw sparse storage
+    _raw = None  # the raw sparse storage
 
     @property
     def _data(self):
@@ -70,16 +80,20 @@ class BaseSparseNDArray(NDArray):
         return self.shape[0]
 
     def __iter__(self):
-        raise DLBookError(f'{type(self).__name__} is not iterable; convert '
-                          f"it with .tostype('default') first")
+        raise DLBookError(
+            f'{type(self).__name__} is not iterable; convert '
+            f"it with .tostype('default') first"
+        )
 
     def __setitem__(self, key, value):
         if key != slice(None) and key is not Ellipsis:
-            raise DLBookError(f'{type(self).__name__} only supports '
-                              f'x[:] = value')
-        if isinstance(value, (int, float)) and value == 0:   # zero_grad
-            self._raw = zeros(self.stype, self.shape, ctx=self._ctx,
-                              dtype=self.dtype)._raw
+            raise DLBookError(
+                f'{type(self).__name__} only supports x[:] = value'
+            )
+        if isinstance(value, (int, float)) and value == 0:  # zero_grad
+            self._raw = zeros(
+                self.stype, self.shape, ctx=self._ctx, dtype=self.dtype
+            )._raw
             return
         self._assign(value)
 
@@ -88,8 +102,10 @@ class BaseSparseNDArray(NDArray):
         if not isinstance(other, NDArray):
             other = array(other, ctx=self._ctx, dtype=self.dtype)
         if tuple(other.shape) != self.shape:
-            raise DLBookError(f'cannot assign shape {other.shape} to a '
-                              f'{type(self).__name__} of shape {self.shape}')
+            raise DLBookError(
+                f'cannot assign shape {other.shape} to a '
+                f'{type(self).__name__} of shape {self.shape}'
+            )
         other = other.as_in_context(self._ctx)
         self._raw = _cast(other, self.stype).astype(self.dtype)._raw
         return self
@@ -118,11 +134,12 @@ class BaseSparseNDArray(NDArray):
             if other is self:
                 return other
             if tuple(other.shape) != self.shape:
-                raise DLBookError(f'copyto: shape mismatch, source '
-                                  f'{self.shape} vs target {other.shape}')
+                raise DLBookError(
+                    f'copyto: shape mismatch, source '
+                    f'{self.shape} vs target {other.shape}'
+                )
             if other.stype == 'default':
-                other[...] = self.tostype('default').as_in_context(
-                    other._ctx)
+                other[...] = self.tostype('default').as_in_context(other._ctx)
             else:
                 other._assign(self)
             return other
@@ -134,8 +151,9 @@ class BaseSparseNDArray(NDArray):
             return self
         raw = self._raw
         if ops.is_row_sparse(raw):
-            new = ops.RowSparse(raw.xp, raw.data.astype(name), raw.indices,
-                                raw.shape)
+            new = ops.RowSparse(
+                raw.xp, raw.data.astype(name), raw.indices, raw.shape
+            )
         else:
             new = raw.astype(name)
         return wrap_raw(new, self._ctx)
@@ -214,7 +232,7 @@ class CSRNDArray(BaseSparseNDArray):
     def asscipy(self):
         """A ``scipy.sparse.csr_matrix`` copy (on the host)."""
         raw = self._raw
-        if hasattr(raw, 'get'):                      # cupyx matrix
+        if hasattr(raw, 'get'):  # cupyx matrix
             return raw.get()
         return raw.copy()
 
@@ -223,10 +241,12 @@ class CSRNDArray(BaseSparseNDArray):
             key = slice(key, key + 1 if key != -1 else None)
         if isinstance(key, slice) and key.step in (None, 1):
             start, stop, _ = key.indices(self.shape[0])
-            return invoke_sparse(ops.SparseSlice(begin=(start,),
-                                                 end=(stop,)), [self])
-        raise DLBookError(f'CSRNDArray only supports row slices x[a:b], '
-                          f'got {key!r}')
+            return invoke_sparse(
+                ops.SparseSlice(begin=(start,), end=(stop,)), [self]
+            )
+        raise DLBookError(
+            f'CSRNDArray only supports row slices x[a:b], got {key!r}'
+        )
 
 
 class RowSparseNDArray(BaseSparseNDArray):
@@ -282,8 +302,9 @@ def _cast(x, stype):
 
 def _copy_raw(ctx, raw):
     if ops.is_row_sparse(raw):
-        return ops.RowSparse(raw.xp, raw.data.copy(), raw.indices.copy(),
-                             raw.shape)
+        return ops.RowSparse(
+            raw.xp, raw.data.copy(), raw.indices.copy(), raw.shape
+        )
     return raw.copy()
 
 
@@ -295,36 +316,49 @@ def _move_raw(raw, ctx):
         return backend.asarray(a, ctx.device_id)
 
     if ops.is_row_sparse(raw):
-        return ops.RowSparse(backend.xp, move(raw.data), move(raw.indices),
-                             raw.shape)
+        return ops.RowSparse(
+            backend.xp, move(raw.data), move(raw.indices), raw.shape
+        )
     return backend.sparse.csr_matrix(
-        (move(raw.data), move(raw.indices), move(raw.indptr)),
-        shape=raw.shape)
+        (move(raw.data), move(raw.indices), move(raw.indptr)), shape=raw.shape
+    )
 
 
 def check_format(raw, xp):
     """MXNet's ``check_format``: indices sorted and in range."""
     if ops.is_csr(raw):
         indptr, indices = raw.indptr, raw.indices
-        if len(indptr) != raw.shape[0] + 1 or int(indptr[0]) != 0 or \
-                bool(xp.any(xp.diff(indptr) < 0)) or \
-                int(indptr[-1]) != len(indices):
-            raise DLBookError('CSRNDArray: indptr is not a valid '
-                              'non-decreasing array from 0 to nnz')
-        if len(indices) and (int(indices.min()) < 0 or
-                             int(indices.max()) >= raw.shape[1]):
+        if (
+            len(indptr) != raw.shape[0] + 1
+            or int(indptr[0]) != 0
+            or bool(xp.any(xp.diff(indptr) < 0))
+            or int(indptr[-1]) != len(indices)
+        ):
+            raise DLBookError(
+                'CSRNDArray: indptr is not a valid '
+                'non-decreasing array from 0 to nnz'
+            )
+        if len(indices) and (
+            int(indices.min()) < 0 or int(indices.max()) >= raw.shape[1]
+        ):
             raise DLBookError('CSRNDArray: column index out of range')
         for i in range(raw.shape[0]):
-            row = indices[int(indptr[i]):int(indptr[i + 1])]
+            row = indices[int(indptr[i]) : int(indptr[i + 1])]
             if len(row) > 1 and bool(xp.any(xp.diff(row) <= 0)):
-                raise DLBookError(f'CSRNDArray: column indices of row {i} '
-                                  f'are not sorted and unique')
+                raise DLBookError(
+                    f'CSRNDArray: column indices of row {i} '
+                    f'are not sorted and unique'
+                )
     else:
         idx = raw.indices
-        if len(idx) and (bool(xp.any(xp.diff(idx) <= 0)) or
-                         int(idx[0]) < 0 or int(idx[-1]) >= raw.shape[0]):
-            raise DLBookError('RowSparseNDArray: indices are not sorted, '
-                              'unique and in range')
+        if len(idx) and (
+            bool(xp.any(xp.diff(idx) <= 0))
+            or int(idx[0]) < 0
+            or int(idx[-1]) >= raw.shape[0]
+        ):
+            raise DLBookError(
+                'RowSparseNDArray: indices are not sorted, unique and in range'
+            )
 
 
 def store_grad(buf, g, req):
@@ -334,8 +368,9 @@ def store_grad(buf, g, req):
     if buf.stype == 'row_sparse':
         if not ops.is_row_sparse(g):
             g = ops.RowSparse.from_dense(xp, g)
-        g = ops.RowSparse(xp, g.data.astype(buf.dtype, copy=False),
-                          g.indices, g.shape)
+        g = ops.RowSparse(
+            xp, g.data.astype(buf.dtype, copy=False), g.indices, g.shape
+        )
         buf._raw = buf._raw + g if req == 'add' else g
         return
     if buf.stype != 'default':
@@ -354,8 +389,9 @@ def pull_rows(full, row_id, grad=None, grad_req='write'):
     as a RowSparseNDArray; when ``grad`` is given the result is a tape
     variable whose gradient goes into ``grad``."""
     xp = full._ctx.xp
-    rows = xp.unique(row_id.as_in_context(full._ctx)._data.astype('int64')
-                     .reshape(-1))
+    rows = xp.unique(
+        row_id.as_in_context(full._ctx)._data.astype('int64').reshape(-1)
+    )
     x = _PulledRows.__new__(_PulledRows)
     x._raw = ops.RowSparse(xp, full._data[rows], rows, full.shape)
     x._ctx, x._owner = full._ctx, full
@@ -384,6 +420,7 @@ _CLASS_NAMES = {'csr': 'CSRNDArray', 'row_sparse': 'RowSparseNDArray'}
 
 # -- operators that keep sparse storage ------------------------------------
 
+
 def invoke_sparse(op, inputs):
     """Run a sparse operator now (the sparse twin of ``nd.invoke``):
     one context for all inputs, raw storage in, NDArray of the matching
@@ -391,26 +428,33 @@ def invoke_sparse(op, inputs):
     ctx = inputs[0]._ctx
     for x in inputs:
         if not isinstance(x, NDArray):
-            raise DLBookError(f'{op.name}: expected NDArray inputs, got '
-                              f'{type(x).__name__}')
+            raise DLBookError(
+                f'{op.name}: expected NDArray inputs, got {type(x).__name__}'
+            )
         if x._ctx != ctx:
             raise DLBookError(
                 f'{op.name}: inputs are on different contexts '
                 f'({", ".join(f"{x.stype} {x.shape} @{x._ctx}" for x in inputs)}'
                 f'); move them to one context first with '
-                f'x.as_in_context(ctx)')
+                f'x.as_in_context(ctx)'
+            )
     op.sp = ctx.backend.sparse
     op.is_train = _tape._state.training
     with ctx.backend.scope(ctx.device_id):
         try:
             result = op.forward(ctx.xp, *[raw_of(x) for x in inputs])
         except (ValueError, TypeError, IndexError) as err:
-            raise DLBookError(f'{op.name}: {err} (inputs: '
-                              + ', '.join(f'{x.stype} {x.shape}'
-                                          for x in inputs) + ')') from err
+            raise DLBookError(
+                f'{op.name}: {err} (inputs: '
+                + ', '.join(f'{x.stype} {x.shape}' for x in inputs)
+                + ')'
+            ) from err
     out = wrap_raw(result, ctx)
-    if _tape._state.recording and op.differentiable and any(
-            x._node is not None or x._grad_req is not None for x in inputs):
+    if (
+        _tape._state.recording
+        and op.differentiable
+        and any(x._node is not None or x._grad_req is not None for x in inputs)
+    ):
         node = _tape.Node(op, tuple(inputs), ctx, None)
         out._node, out._out_index = node, 0
     return out
@@ -432,14 +476,16 @@ def zeros(stype, shape, ctx=None, dtype=None, **kwargs):
     with backend.scope(ctx.device_id):
         if stype == 'csr':
             if len(shape) != 2:
-                raise DLBookError(f'csr storage needs a 2-D shape, got '
-                                  f'{shape}')
+                raise DLBookError(
+                    f'csr storage needs a 2-D shape, got {shape}'
+                )
             raw = backend.sparse.csr_matrix(shape, dtype=dtype)
         elif stype == 'row_sparse':
             raw = ops.RowSparse.zeros(backend.xp, shape, dtype)
         else:
-            raise DLBookError(f'unknown storage type {stype!r}; expected '
-                              f'one of {_STYPES}')
+            raise DLBookError(
+                f'unknown storage type {stype!r}; expected one of {_STYPES}'
+            )
     return wrap_raw(raw, ctx)
 
 

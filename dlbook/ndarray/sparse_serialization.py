@@ -42,13 +42,16 @@ def write_sparse(f, x, magic, index):
     """Write the sparse NDArray ``x`` (after ``magic``)."""
     stype = x.stype
     values = _le(x.data.asnumpy())
-    aux = [_le(getattr(x, name).asnumpy().astype('int64'))
-           for name in _AUX[stype]]
+    aux = [
+        _le(getattr(x, name).asnumpy().astype('int64')) for name in _AUX[stype]
+    ]
     flag = DTYPE_TO_FLAG.get(values.dtype.name)
     if flag is None:
-        raise DLBookError(f'nd.save: array {index} has dtype '
-                          f'{values.dtype.name}, which the MXNet file format '
-                          f'cannot store')
+        raise DLBookError(
+            f'nd.save: array {index} has dtype '
+            f'{values.dtype.name}, which the MXNet file format '
+            f'cannot store'
+        )
     f.write(struct.pack('<Ii', magic, STYPE_CODES[stype]))
     _write_shape(f, values.shape)
     _write_shape(f, x.shape)
@@ -97,21 +100,33 @@ def read_sparse(r, code, target_context):
     aux = {name: _read_raw(r, f_, s, name) for name, f_, s in aux_meta}
     ctx = target_context(dev_type, dev_id)
     from . import sparse
+
     try:
         if stype == 'csr':
-            if len(shape) != 2 or aux['indptr'].shape != (shape[0] + 1,) \
-                    or aux['indices'].shape != values.shape:
-                raise ValueError(f'shape {shape}, {values.size} values, '
-                                 f'indptr of shape {aux["indptr"].shape}')
-            x = sparse.csr_matrix((values, aux['indices'], aux['indptr']),
-                                  shape=shape, ctx=ctx)
+            if (
+                len(shape) != 2
+                or aux['indptr'].shape != (shape[0] + 1,)
+                or aux['indices'].shape != values.shape
+            ):
+                raise ValueError(
+                    f'shape {shape}, {values.size} values, '
+                    f'indptr of shape {aux["indptr"].shape}'
+                )
+            x = sparse.csr_matrix(
+                (values, aux['indices'], aux['indptr']), shape=shape, ctx=ctx
+            )
         else:
-            if not shape or values.shape[1:] != shape[1:] or \
-                    aux['indices'].shape != values.shape[:1]:
-                raise ValueError(f'shape {shape}, rows of shape '
-                                 f'{values.shape}')
-            x = sparse.row_sparse_array((values, aux['indices']),
-                                        shape=shape, ctx=ctx)
+            if (
+                not shape
+                or values.shape[1:] != shape[1:]
+                or aux['indices'].shape != values.shape[:1]
+            ):
+                raise ValueError(
+                    f'shape {shape}, rows of shape {values.shape}'
+                )
+            x = sparse.row_sparse_array(
+                (values, aux['indices']), shape=shape, ctx=ctx
+            )
         x.check_format()
     except (ValueError, DLBookError) as err:
         r.fail(f'corrupt {stype} array: {err}')

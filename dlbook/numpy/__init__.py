@@ -12,11 +12,11 @@ import math as _math
 
 import numpy as _onp
 
-from .multiarray import ndarray  # noqa: F401
+from ..ndarray.ndarray import NDArray as _NDArray
+from . import linalg, random
 from .creation import *  # noqa: F401,F403
 from .functions import *  # noqa: F401,F403
-from . import random, linalg  # noqa: F401
-from ..ndarray.ndarray import NDArray as _NDArray
+from .multiarray import ndarray
 
 # dtypes and constants, as NumPy's
 float16, float32, float64 = _onp.float16, _onp.float32, _onp.float64
@@ -30,6 +30,7 @@ PZERO, NZERO = 0.0, -0.0
 def _as_np_ndarray(self):
     """This legacy array as an ``mx.np.ndarray`` (shares the data)."""
     from ._core import wrap
+
     out = wrap(self._data, self._ctx)
     out._node, out._out_index = self._node, self._out_index
     return out

@@ -17,12 +17,19 @@ import numpy
 
 from ..base import DLBookError, dtype_name
 from ..context import current_context
-from ..ops import REGISTRY
-from ..ndarray.ndarray import NDArray
 from ..ndarray.invoke import invoke
+from ..ndarray.ndarray import NDArray
+from ..ops import REGISTRY
 
-__all__ = ['ndarray_class', 'to_np', 'wrap', 'call', 'shaped',
-           'result_dtype', 'reduced_shape']
+__all__ = [
+    'ndarray_class',
+    'to_np',
+    'wrap',
+    'call',
+    'shaped',
+    'result_dtype',
+    'reduced_shape',
+]
 
 _CLASS = []
 _new = object.__new__
@@ -65,8 +72,12 @@ def wrap(raw, ctx):
 def call(name, *inputs, ctx=None, **attrs):
     """Run the registered operator ``name`` on ``inputs``; np results
     (created as ``mx.np.ndarray``, whatever the inputs' class)."""
-    return invoke(REGISTRY[name](**attrs), inputs, ctx=ctx,
-                  out_cls=_CLASS[0] if _CLASS else ndarray_class())
+    return invoke(
+        REGISTRY[name](**attrs),
+        inputs,
+        ctx=ctx,
+        out_cls=_CLASS[0] if _CLASS else ndarray_class(),
+    )
 
 
 def run(op, *inputs):
@@ -109,8 +120,10 @@ def reduced_shape(shape, axis, keepdims):
     if axis is None:
         axes = set(range(ndim))
     else:
-        axes = {a % max(ndim, 1) for a in
-                ((axis,) if isinstance(axis, int) else axis)}
+        axes = {
+            a % max(ndim, 1)
+            for a in ((axis,) if isinstance(axis, int) else axis)
+        }
     if keepdims:
         return tuple(1 if i in axes else n for i, n in enumerate(shape))
     return tuple(n for i, n in enumerate(shape) if i not in axes)
@@ -118,7 +131,7 @@ def reduced_shape(shape, axis, keepdims):
 
 def cast(x, dtype):
     """``x`` as ``dtype`` (the same array when it already is)."""
-    if x.dtype == dtype:        # dtype objects compare fast; names are slow
+    if x.dtype == dtype:  # dtype objects compare fast; names are slow
         return x
     return call('Cast', x, dtype=dtype_name(dtype))
 
@@ -129,6 +142,7 @@ def default_ctx(ctx):
 
 def check_number(value, what):
     if not isinstance(value, numbers.Number):
-        raise DLBookError(f'{what} must be a number, got '
-                          f'{type(value).__name__}')
+        raise DLBookError(
+            f'{what} must be a number, got {type(value).__name__}'
+        )
     return value

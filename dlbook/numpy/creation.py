@@ -11,13 +11,26 @@ import numpy
 from ..base import dtype_name
 from ..context import current_context
 from ..ndarray.invoke import invoke
-from ..ops import creation as ops
 from ..ndarray.ndarray import NDArray
+from ..ops import creation as ops
 from ._core import ndarray_class, wrap
 
-__all__ = ['array', 'asarray', 'zeros', 'ones', 'full', 'empty', 'arange',
-           'linspace', 'eye', 'identity', 'zeros_like', 'ones_like',
-           'full_like', 'empty_like']
+__all__ = [
+    'array',
+    'asarray',
+    'zeros',
+    'ones',
+    'full',
+    'empty',
+    'arange',
+    'linspace',
+    'eye',
+    'identity',
+    'zeros_like',
+    'ones_like',
+    'full_like',
+    'empty_like',
+]
 
 
 def _shape(shape):
@@ -67,16 +80,20 @@ def array(object, dtype=None, ctx=None):  # noqa: A002 (NumPy's name)
         data = numpy.asarray(object)
         if dtype is None:
             dtype = 'float32'
-    raw = ctx.backend.asarray(numpy.asarray(data), ctx.device_id,
-                              dtype=dtype_name(dtype))
+    raw = ctx.backend.asarray(
+        numpy.asarray(data), ctx.device_id, dtype=dtype_name(dtype)
+    )
     return wrap(raw, ctx)
 
 
 def asarray(a, dtype=None, ctx=None):
     """``a`` itself when it already is an ``mx.np.ndarray`` of ``dtype``
     on ``ctx``; otherwise :func:`array`."""
-    if isinstance(a, ndarray_class()) and (dtype is None or a.dtype == dtype) \
-            and (ctx is None or a.context == ctx):
+    if (
+        isinstance(a, ndarray_class())
+        and (dtype is None or a.dtype == dtype)
+        and (ctx is None or a.context == ctx)
+    ):
         return a
     return array(a, dtype=dtype, ctx=ctx)
 
@@ -93,8 +110,10 @@ def ones(shape, dtype=None, order='C', ctx=None):
 
 def full(shape, fill_value, dtype=None, order='C', ctx=None, out=None):
     """An array filled with ``fill_value`` (float32 unless ``dtype``)."""
-    return _create(ops.Full(shape=_shape(shape), value=fill_value,
-                            dtype=_dtype(dtype)), ctx)
+    return _create(
+        ops.Full(shape=_shape(shape), value=fill_value, dtype=_dtype(dtype)),
+        ctx,
+    )
 
 
 def empty(shape, dtype=None, order='C', ctx=None):
@@ -105,15 +124,35 @@ def empty(shape, dtype=None, order='C', ctx=None):
 def arange(start, stop=None, step=1, dtype=None, ctx=None):
     """Evenly spaced values in ``[start, stop)``; float32 unless ``dtype``
     (``np.arange(4)`` is ``array([0., 1., 2., 3.])``)."""
-    return _create(ops.Arange(start=start, stop=stop, step=step, repeat=1,
-                              dtype=_dtype(dtype)), ctx)
+    return _create(
+        ops.Arange(
+            start=start, stop=stop, step=step, repeat=1, dtype=_dtype(dtype)
+        ),
+        ctx,
+    )
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None,
-             axis=0, ctx=None):
+def linspace(
+    start,
+    stop,
+    num=50,
+    endpoint=True,
+    retstep=False,
+    dtype=None,
+    axis=0,
+    ctx=None,
+):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
-    y = _create(ops.Linspace(start=start, stop=stop, num=num,
-                             endpoint=endpoint, dtype=_dtype(dtype)), ctx)
+    y = _create(
+        ops.Linspace(
+            start=start,
+            stop=stop,
+            num=num,
+            endpoint=endpoint,
+            dtype=_dtype(dtype),
+        ),
+        ctx,
+    )
     if retstep:
         step = (stop - start) / max(num - 1 if endpoint else num, 1)
         return y, step

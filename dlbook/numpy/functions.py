@@ -15,7 +15,7 @@ import numpy
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
 from ..ops import REGISTRY
-from ._core import call, run, shaped, result_dtype, cast
+from ._core import call, cast, result_dtype, run, shaped
 from .creation import as_array
 
 #: ``mx.np.ndarray`` (set by multiarray.py, which imports this module)
@@ -23,34 +23,112 @@ _NP = None
 
 __all__ = [
     # arithmetic
-    'add', 'subtract', 'multiply', 'divide', 'true_divide', 'mod',
-    'remainder', 'power', 'maximum', 'minimum', 'negative',
+    'add',
+    'subtract',
+    'multiply',
+    'divide',
+    'true_divide',
+    'mod',
+    'remainder',
+    'power',
+    'maximum',
+    'minimum',
+    'negative',
     # comparisons
-    'equal', 'not_equal', 'greater', 'greater_equal', 'less', 'less_equal',
+    'equal',
+    'not_equal',
+    'greater',
+    'greater_equal',
+    'less',
+    'less_equal',
     'logical_not',
     # element-wise math
-    'exp', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt', 'cbrt',
-    'square', 'abs', 'absolute', 'sign', 'floor', 'ceil', 'trunc', 'rint',
-    'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh', 'cosh',
-    'tanh', 'arcsinh', 'arccosh', 'arctanh', 'reciprocal', 'clip',
-    'degrees', 'radians',
+    'exp',
+    'expm1',
+    'log',
+    'log2',
+    'log10',
+    'log1p',
+    'sqrt',
+    'cbrt',
+    'square',
+    'abs',
+    'absolute',
+    'sign',
+    'floor',
+    'ceil',
+    'trunc',
+    'rint',
+    'sin',
+    'cos',
+    'tan',
+    'arcsin',
+    'arccos',
+    'arctan',
+    'sinh',
+    'cosh',
+    'tanh',
+    'arcsinh',
+    'arccosh',
+    'arctanh',
+    'reciprocal',
+    'clip',
+    'degrees',
+    'radians',
     # reductions
-    'sum', 'mean', 'prod', 'max', 'min', 'amax', 'amin', 'argmax', 'argmin',
-    'std', 'var', 'cumsum', 'all', 'any',
+    'sum',
+    'mean',
+    'prod',
+    'max',
+    'min',
+    'amax',
+    'amin',
+    'argmax',
+    'argmin',
+    'std',
+    'var',
+    'cumsum',
+    'all',
+    'any',
     # linear algebra
-    'dot', 'matmul', 'tensordot', 'outer',
+    'dot',
+    'matmul',
+    'tensordot',
+    'outer',
     # shapes and joining
-    'reshape', 'ravel', 'transpose', 'swapaxes', 'moveaxis', 'expand_dims',
-    'squeeze', 'broadcast_to', 'tile', 'repeat', 'concatenate', 'stack',
-    'vstack', 'hstack', 'split', 'flip', 'meshgrid', 'where',
+    'reshape',
+    'ravel',
+    'transpose',
+    'swapaxes',
+    'moveaxis',
+    'expand_dims',
+    'squeeze',
+    'broadcast_to',
+    'tile',
+    'repeat',
+    'concatenate',
+    'stack',
+    'vstack',
+    'hstack',
+    'split',
+    'flip',
+    'meshgrid',
+    'where',
     # selection and sorting
-    'sort', 'argsort', 'nonzero', 'unique', 'take',
+    'sort',
+    'argsort',
+    'nonzero',
+    'unique',
+    'take',
     # host helpers
-    'genfromtxt', 'set_printoptions', 'may_share_memory',
+    'genfromtxt',
+    'set_printoptions',
+    'may_share_memory',
 ]
 
 
 # -- operands -----------------------------------------------------------------
+
 
 def _is_number(x):
     return isinstance(x, numbers.Number) and not isinstance(x, NDArray)
@@ -62,8 +140,12 @@ def _unary(name, x, **attrs):
 
 def _pair(a, b, dtype=None):
     """Two arrays of one promoted dtype (or ``dtype`` if given)."""
-    if dtype is None and isinstance(a, NDArray) and \
-            isinstance(b, NDArray) and a._data.dtype == b._data.dtype:
+    if (
+        dtype is None
+        and isinstance(a, NDArray)
+        and isinstance(b, NDArray)
+        and a._data.dtype == b._data.dtype
+    ):
         return a, b
     a = as_array(a, like=b)
     b = as_array(b, like=a)
@@ -90,7 +172,7 @@ def _arith(a, b, array_op, scalar_op, rscalar_op=None):
         b = as_array(b)
         target = _scalar_dtype(b, a)
         b = cast(b, target) if target else b
-        if rscalar_op is None:      # commutative
+        if rscalar_op is None:  # commutative
             return call(scalar_op, b, scalar=a)
         return call(rscalar_op, b, scalar=a)
     if _is_number(a) and _is_number(b):
@@ -107,8 +189,9 @@ def add(x1, x2, out=None):
 
 def subtract(x1, x2, out=None):
     """Element-wise ``x1 - x2``."""
-    return _out(_arith(x1, x2, 'broadcast_sub', '_minus_scalar',
-                       '_rminus_scalar'), out)
+    return _out(
+        _arith(x1, x2, 'broadcast_sub', '_minus_scalar', '_rminus_scalar'), out
+    )
 
 
 def multiply(x1, x2, out=None):
@@ -127,8 +210,9 @@ def true_divide(x1, x2, out=None):
         x1 = _float_for_division(x1)
     if not _is_number(x2):
         x2 = _float_for_division(x2)
-    return _out(_arith(x1, x2, 'broadcast_div', '_div_scalar',
-                       '_rdiv_scalar'), out)
+    return _out(
+        _arith(x1, x2, 'broadcast_div', '_div_scalar', '_rdiv_scalar'), out
+    )
 
 
 divide = true_divide
@@ -136,8 +220,9 @@ divide = true_divide
 
 def mod(x1, x2, out=None):
     """Element-wise remainder with the sign of ``x2``."""
-    return _out(_arith(x1, x2, 'broadcast_mod', '_mod_scalar',
-                       '_rmod_scalar'), out)
+    return _out(
+        _arith(x1, x2, 'broadcast_mod', '_mod_scalar', '_rmod_scalar'), out
+    )
 
 
 remainder = mod
@@ -145,8 +230,10 @@ remainder = mod
 
 def power(x1, x2, out=None):
     """Element-wise ``x1 ** x2``."""
-    return _out(_arith(x1, x2, 'broadcast_power', '_power_scalar',
-                       '_rpower_scalar'), out)
+    return _out(
+        _arith(x1, x2, 'broadcast_power', '_power_scalar', '_rpower_scalar'),
+        out,
+    )
 
 
 def maximum(x1, x2, out=None):
@@ -173,6 +260,7 @@ def _out(result, out):
 
 # -- comparisons: bool results --------------------------------------------------
 
+
 def _compare(a, b, array_op, scalar_op, rscalar_op):
     """``a <op> b`` as bool, through the bool-result operators
     (``_npi_greater``...; ``rscalar_op`` is the mirrored scalar form)."""
@@ -186,38 +274,56 @@ def _compare(a, b, array_op, scalar_op, rscalar_op):
 
 def equal(x1, x2):
     """``x1 == x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_equal', '_npi_equal_scalar',
-                    '_npi_equal_scalar')
+    return _compare(
+        x1, x2, '_npi_equal', '_npi_equal_scalar', '_npi_equal_scalar'
+    )
 
 
 def not_equal(x1, x2):
     """``x1 != x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_not_equal', '_npi_not_equal_scalar',
-                    '_npi_not_equal_scalar')
+    return _compare(
+        x1,
+        x2,
+        '_npi_not_equal',
+        '_npi_not_equal_scalar',
+        '_npi_not_equal_scalar',
+    )
 
 
 def greater(x1, x2):
     """``x1 > x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_greater', '_npi_greater_scalar',
-                    '_npi_less_scalar')
+    return _compare(
+        x1, x2, '_npi_greater', '_npi_greater_scalar', '_npi_less_scalar'
+    )
 
 
 def greater_equal(x1, x2):
     """``x1 >= x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_greater_equal',
-                    '_npi_greater_equal_scalar', '_npi_less_equal_scalar')
+    return _compare(
+        x1,
+        x2,
+        '_npi_greater_equal',
+        '_npi_greater_equal_scalar',
+        '_npi_less_equal_scalar',
+    )
 
 
 def less(x1, x2):
     """``x1 < x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_less', '_npi_less_scalar',
-                    '_npi_greater_scalar')
+    return _compare(
+        x1, x2, '_npi_less', '_npi_less_scalar', '_npi_greater_scalar'
+    )
 
 
 def less_equal(x1, x2):
     """``x1 <= x2`` as a bool array."""
-    return _compare(x1, x2, '_npi_less_equal', '_npi_less_equal_scalar',
-                    '_npi_greater_equal_scalar')
+    return _compare(
+        x1,
+        x2,
+        '_npi_less_equal',
+        '_npi_less_equal_scalar',
+        '_npi_greater_equal_scalar',
+    )
 
 
 def logical_not(x):
@@ -227,27 +333,52 @@ def logical_not(x):
 
 # -- element-wise math ---------------------------------------------------------
 
+
 def _make_unary(op_name, np_name):
     def function(x, out=None, **kwargs):
         return _out(_unary(op_name, x), out)
+
     function.__name__ = function.__qualname__ = np_name
-    function.__doc__ = (f'Element-wise ``{np_name}`` (operator '
-                        f'``{op_name}``; the input dtype is kept).')
+    function.__doc__ = (
+        f'Element-wise ``{np_name}`` (operator '
+        f'``{op_name}``; the input dtype is kept).'
+    )
     return function
 
 
 for _np_name, _op_name in [
-        ('exp', 'exp'), ('expm1', 'expm1'), ('log', 'log'),
-        ('log2', 'log2'), ('log10', 'log10'), ('log1p', 'log1p'),
-        ('sqrt', 'sqrt'), ('cbrt', 'cbrt'), ('square', 'square'),
-        ('abs', 'abs'), ('absolute', 'abs'), ('sign', 'sign'),
-        ('floor', 'floor'), ('ceil', 'ceil'), ('trunc', 'trunc'),
-        ('rint', 'rint'), ('sin', 'sin'), ('cos', 'cos'), ('tan', 'tan'),
-        ('arcsin', 'arcsin'), ('arccos', 'arccos'), ('arctan', 'arctan'),
-        ('sinh', 'sinh'), ('cosh', 'cosh'), ('tanh', 'tanh'),
-        ('arcsinh', 'arcsinh'), ('arccosh', 'arccosh'),
-        ('arctanh', 'arctanh'), ('reciprocal', 'reciprocal'),
-        ('degrees', 'degrees'), ('radians', 'radians')]:
+    ('exp', 'exp'),
+    ('expm1', 'expm1'),
+    ('log', 'log'),
+    ('log2', 'log2'),
+    ('log10', 'log10'),
+    ('log1p', 'log1p'),
+    ('sqrt', 'sqrt'),
+    ('cbrt', 'cbrt'),
+    ('square', 'square'),
+    ('abs', 'abs'),
+    ('absolute', 'abs'),
+    ('sign', 'sign'),
+    ('floor', 'floor'),
+    ('ceil', 'ceil'),
+    ('trunc', 'trunc'),
+    ('rint', 'rint'),
+    ('sin', 'sin'),
+    ('cos', 'cos'),
+    ('tan', 'tan'),
+    ('arcsin', 'arcsin'),
+    ('arccos', 'arccos'),
+    ('arctan', 'arctan'),
+    ('sinh', 'sinh'),
+    ('cosh', 'cosh'),
+    ('tanh', 'tanh'),
+    ('arcsinh', 'arcsinh'),
+    ('arccosh', 'arccosh'),
+    ('arctanh', 'arctanh'),
+    ('reciprocal', 'reciprocal'),
+    ('degrees', 'degrees'),
+    ('radians', 'radians'),
+]:
     globals()[_np_name] = _make_unary(_op_name, _np_name)
 del _np_name, _op_name
 
@@ -261,14 +392,19 @@ def clip(a, a_min, a_max, out=None):
 
 # -- reductions ----------------------------------------------------------------
 
+
 def _axis_attr(axis):
     return tuple(axis) if isinstance(axis, (list, tuple)) else axis
 
 
 #: legacy reduction -> its NumPy-mode twin (0-d results; MXNet's names)
-_NP_REDUCE = {'sum': REGISTRY['_np_sum'], 'mean': REGISTRY['_npi_mean'],
-              'prod': REGISTRY['_np_prod'], 'max': REGISTRY['_np_max'],
-              'min': REGISTRY['_np_min']}
+_NP_REDUCE = {
+    'sum': REGISTRY['_np_sum'],
+    'mean': REGISTRY['_npi_mean'],
+    'prod': REGISTRY['_np_prod'],
+    'max': REGISTRY['_np_max'],
+    'min': REGISTRY['_np_min'],
+}
 
 
 def _reduce(op_name, a, axis, keepdims, dtype=None):
@@ -281,8 +417,14 @@ def _reduce(op_name, a, axis, keepdims, dtype=None):
     return run(cls(axis=_axis_attr(axis), keepdims=bool(keepdims)), a)
 
 
-def sum(a, axis=None, dtype=None, out=None, keepdims=False,  # noqa: A001
-        initial=None):
+def sum(
+    a,
+    axis=None,
+    dtype=None,
+    out=None,
+    keepdims=False,  # noqa: A001
+    initial=None,
+):
     """Sum over ``axis`` (all axes by default); a full sum is 0-d.  Bool
     inputs are counted as int64, as in MXNet."""
     a = as_array(a)
@@ -348,39 +490,61 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
 def _spread(op_name, a, axis, dtype, ddof, keepdims):
     a = as_array(a)
     work = cast(a, 'float32') if a.dtype.kind in 'biu' else a
-    y = call(op_name, work, axis=_axis_attr(axis), ddof=ddof,
-             keepdims=bool(keepdims))
+    y = call(
+        op_name,
+        work,
+        axis=_axis_attr(axis),
+        ddof=ddof,
+        keepdims=bool(keepdims),
+    )
     return cast(y, dtype or a.dtype)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):
     """Running sums along ``axis`` (of the flattened array if None)."""
     from ..base import dtype_name
-    return _out(call('_np_cumsum', as_array(a), axis=axis,
-                     dtype=dtype_name(dtype)), out)
+
+    return _out(
+        call('_np_cumsum', as_array(a), axis=axis, dtype=dtype_name(dtype)),
+        out,
+    )
 
 
 def all(a, axis=None, out=None, keepdims=False):  # noqa: A001
     """True where every value over ``axis`` is non-zero."""
-    return _out(call('_np_all', as_array(a), axis=_axis_attr(axis),
-                     keepdims=bool(keepdims)), out)
+    return _out(
+        call(
+            '_np_all',
+            as_array(a),
+            axis=_axis_attr(axis),
+            keepdims=bool(keepdims),
+        ),
+        out,
+    )
 
 
 def any(a, axis=None, out=None, keepdims=False):  # noqa: A001
     """True where some value over ``axis`` is non-zero."""
-    return _out(call('_np_any', as_array(a), axis=_axis_attr(axis),
-                     keepdims=bool(keepdims)), out)
+    return _out(
+        call(
+            '_np_any',
+            as_array(a),
+            axis=_axis_attr(axis),
+            keepdims=bool(keepdims),
+        ),
+        out,
+    )
 
 
 # -- linear algebra ------------------------------------------------------------
+
 
 def dot(a, b, out=None):
     """NumPy's ``dot``: scalars multiply, 1-d . 1-d is a 0-d inner
     product, N-d . M-d sums over the last axis of ``a`` and the
     second-to-last of ``b`` (the operator ``_np_dot``)."""
-    if type(a) is _NP and type(b) is _NP and \
-            a._data.dtype == b._data.dtype:
-        return _out(run(_DOT(), a, b), out)     # the common case, fast
+    if type(a) is _NP and type(b) is _NP and a._data.dtype == b._data.dtype:
+        return _out(run(_DOT(), a, b), out)  # the common case, fast
     if _is_number(a) or _is_number(b):
         return _out(multiply(a, b), out)
     a, b = _pair(a, b)
@@ -403,9 +567,9 @@ def tensordot(a, b, axes=2):
     a, b = _pair(a, b)
     if not isinstance(axes, int):
         raise DLBookError('tensordot: only an int axes is supported')
-    left = a.shape[:a.ndim - axes]
+    left = a.shape[: a.ndim - axes]
     right = b.shape[axes:]
-    k = int(numpy.prod(a.shape[a.ndim - axes:]))
+    k = int(numpy.prod(a.shape[a.ndim - axes :]))
     y = dot(reshape(a, (-1, k)), reshape(b, (k, -1)))
     return reshape(y, left + right)
 
@@ -416,6 +580,7 @@ def outer(a, b):
 
 
 # -- shapes --------------------------------------------------------------------
+
 
 def reshape(a, newshape, order='C'):
     """The same data in a new shape (one ``-1`` is inferred); ``()``
@@ -434,8 +599,9 @@ def ravel(x, order='C'):
 
 def transpose(a, axes=None):
     """Permute the axes (reverse them by default)."""
-    return _unary('_np_transpose', a,
-                  axes=tuple(axes) if axes is not None else None)
+    return _unary(
+        '_np_transpose', a, axes=tuple(axes) if axes is not None else None
+    )
 
 
 def swapaxes(a, axis1, axis2):
@@ -489,7 +655,7 @@ def _arrays(seq):
         if x._data.dtype != dtype:
             break
     else:
-        return arrays                   # the common case: nothing to cast
+        return arrays  # the common case: nothing to cast
     target = arrays[0].dtype
     for x in arrays[1:]:
         target = result_dtype(target, x.dtype)
@@ -502,21 +668,24 @@ def concatenate(seq, axis=0, out=None):
     arrays = _arrays(seq)
     if axis is None:
         arrays, axis = [reshape(x, (-1,)) for x in arrays], 0
-    return _out(call('_npi_concatenate', *arrays, axis=axis,
-                     num_args=len(arrays)), out)
+    return _out(
+        call('_npi_concatenate', *arrays, axis=axis, num_args=len(arrays)), out
+    )
 
 
 def stack(arrays, axis=0, out=None):
     """Join arrays along a new axis."""
     arrays = _arrays(arrays)
-    return _out(call('_npi_stack', *arrays, axis=axis,
-                     num_args=len(arrays)), out)
+    return _out(
+        call('_npi_stack', *arrays, axis=axis, num_args=len(arrays)), out
+    )
 
 
 def vstack(arrays, out=None):
     """Stack along the first axis (1-d arrays become rows)."""
-    arrays = [x if x.ndim >= 2 else reshape(x, (1, -1))
-              for x in _arrays(arrays)]
+    arrays = [
+        x if x.ndim >= 2 else reshape(x, (1, -1)) for x in _arrays(arrays)
+    ]
     return concatenate(arrays, axis=0, out=out)
 
 
@@ -533,8 +702,12 @@ def split(ary, indices_or_sections, axis=0):
     if isinstance(indices_or_sections, int):
         parts = call('_split_v2', a, sections=indices_or_sections, axis=axis)
     else:
-        parts = call('_split_v2', a, axis=axis,
-                     indices=(0,) + tuple(indices_or_sections))
+        parts = call(
+            '_split_v2',
+            a,
+            axis=axis,
+            indices=(0,) + tuple(indices_or_sections),
+        )
     return parts if isinstance(parts, list) else [parts]
 
 
@@ -550,8 +723,9 @@ def meshgrid(*xi, indexing='xy', sparse=False, copy=True):
     ``indexing='xy'`` the first two output axes are swapped (built from
     the ``reshape`` and ``broadcast_to`` operators)."""
     if indexing not in ('xy', 'ij'):
-        raise DLBookError(f"meshgrid: indexing must be 'xy' or 'ij', got "
-                          f"{indexing!r}")
+        raise DLBookError(
+            f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}"
+        )
     vectors = [reshape(as_array(x), (-1,)) for x in xi]
     shape = [v.shape[0] for v in vectors]
     if indexing == 'xy' and len(shape) > 1:
@@ -574,12 +748,15 @@ def where(condition, x=None, y=None):
     if x is None and y is None:
         return nonzero(condition)
     c = as_array(condition)
-    x, y = _pair(x if not _is_number(x) else as_array(x, like=c),
-                 y if not _is_number(y) else as_array(y, like=c))
+    x, y = _pair(
+        x if not _is_number(x) else as_array(x, like=c),
+        y if not _is_number(y) else as_array(y, like=c),
+    )
     return call('_npi_where', c, x, y)
 
 
 # -- selection and sorting -------------------------------------------------------
+
 
 def sort(a, axis=-1, kind=None, order=None):
     """A sorted copy along ``axis`` (the flattened array if None)."""
@@ -602,17 +779,29 @@ def nonzero(a):
     elements."""
     a = as_array(a)
     rows = call('_npi_nonzero', a)
-    return tuple(call('slice_axis', rows, axis=1, begin=i, end=i + 1)
-                 .reshape(-1) for i in range(a.ndim))
+    return tuple(
+        call('slice_axis', rows, axis=1, begin=i, end=i + 1).reshape(-1)
+        for i in range(a.ndim)
+    )
 
 
-def unique(ar, return_index=False, return_inverse=False,
-           return_counts=False, axis=None):
+def unique(
+    ar,
+    return_index=False,
+    return_inverse=False,
+    return_counts=False,
+    axis=None,
+):
     """The sorted unique values (of the flattened array), optionally with
     first indices, inverse indices and counts (int64)."""
-    out = call('_npi_unique', as_array(ar), return_index=return_index,
-               return_inverse=return_inverse, return_counts=return_counts,
-               axis=axis)
+    out = call(
+        '_npi_unique',
+        as_array(ar),
+        return_index=return_index,
+        return_inverse=return_inverse,
+        return_counts=return_counts,
+        axis=axis,
+    )
     return tuple(out) if isinstance(out, list) else out
 
 
@@ -623,30 +812,32 @@ def take(a, indices, axis=None, mode='raise', out=None):
     if axis is None:
         a, axis = reshape(a, (-1,)), 0
     idx = as_array(indices, like=a, dtype='int64')
-    mode = 'clip' if mode == 'clip' else ('wrap' if mode == 'wrap'
-                                          else 'raise')
+    mode = (
+        'clip' if mode == 'clip' else ('wrap' if mode == 'wrap' else 'raise')
+    )
     y = call('take', a, idx, axis=axis, mode=mode)
-    return _out(shaped(y, a.shape[:axis] + idx.shape + a.shape[axis + 1:]),
-                out)
+    return _out(
+        shaped(y, a.shape[:axis] + idx.shape + a.shape[axis + 1 :]), out
+    )
 
 
 # -- host helpers ----------------------------------------------------------------
+
 
 def genfromtxt(*args, ctx=None, dtype=None, **kwargs):
     """Read a text file with NumPy's ``genfromtxt`` into an array
     (float32 unless ``dtype``)."""
     from .creation import array
+
     data = numpy.genfromtxt(*args, **kwargs)
     return array(data, dtype=dtype or 'float32', ctx=ctx)
 
 
 def set_printoptions(precision=None, threshold=None, **kwargs):
     """Set NumPy's print options, which ``repr`` of an array uses."""
-    numpy.set_printoptions(precision=precision, threshold=threshold,
-                           **kwargs)
+    numpy.set_printoptions(precision=precision, threshold=threshold, **kwargs)
 
 
 def may_share_memory(a, b, max_work=None):
     """True if the two arrays may share memory."""
     return numpy.may_share_memory(a._data, b._data)
-

@@ -11,19 +11,34 @@ and ``qr`` have none (``dlbook/ops/np_linalg.py``).
 import math
 
 from ..base import DLBookError
-from ._core import call, shaped, reduced_shape
+from ._core import call, reduced_shape, shaped
 from .creation import as_array
 
-__all__ = ['norm', 'det', 'slogdet', 'inv', 'solve', 'eig', 'eigvals',
-           'eigh', 'eigvalsh', 'svd', 'cholesky', 'qr', 'pinv']
+__all__ = [
+    'norm',
+    'det',
+    'slogdet',
+    'inv',
+    'solve',
+    'eig',
+    'eigvals',
+    'eigh',
+    'eigvalsh',
+    'svd',
+    'cholesky',
+    'qr',
+    'pinv',
+]
 
 
 def _square(a, name):
     a = as_array(a)
     if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
-        raise DLBookError(f'np.linalg.{name}: expected a square matrix (or '
-                          f'a stack of them) in the last two axes, got '
-                          f'shape {a.shape}')
+        raise DLBookError(
+            f'np.linalg.{name}: expected a square matrix (or '
+            f'a stack of them) in the last two axes, got '
+            f'shape {a.shape}'
+        )
     return a
 
 
@@ -76,8 +91,10 @@ def svd(a):
     signs may differ from MXNet's."""
     a = as_array(a)
     if a.ndim < 2 or a.shape[-2] > a.shape[-1]:
-        raise DLBookError(f'np.linalg.svd: expected (..., M, N) with M <= '
-                          f'N (MXNet), got shape {a.shape}')
+        raise DLBookError(
+            f'np.linalg.svd: expected (..., M, N) with M <= '
+            f'N (MXNet), got shape {a.shape}'
+        )
     return tuple(call('_npi_svd', a))
 
 
@@ -90,12 +107,14 @@ def cholesky(a):
 def qr(a, mode='reduced'):
     """``(q, r)`` with ``a = q @ r`` (reduced mode; no gradient)."""
     if mode != 'reduced':
-        raise DLBookError(f"np.linalg.qr: only mode='reduced' is "
-                          f"supported, got {mode!r}")
+        raise DLBookError(
+            f"np.linalg.qr: only mode='reduced' is supported, got {mode!r}"
+        )
     a = as_array(a)
     if a.ndim < 2:
-        raise DLBookError(f'np.linalg.qr: expected a matrix, got shape '
-                          f'{a.shape}')
+        raise DLBookError(
+            f'np.linalg.qr: expected a matrix, got shape {a.shape}'
+        )
     return tuple(call('_npi_qr', a))
 
 
@@ -107,13 +126,15 @@ def pinv(a, rcond=1e-15, hermitian=False):
         raise NotImplementedError('hermitian is not supported yet...')
     a = as_array(a)
     if a.ndim < 2:
-        raise DLBookError(f'np.linalg.pinv: expected a matrix, got shape '
-                          f'{a.shape}')
+        raise DLBookError(
+            f'np.linalg.pinv: expected a matrix, got shape {a.shape}'
+        )
     return call('_npi_pinv_scalar_rcond', a, rcond=float(rcond))
 
 
 def _np():
     from . import functions
+
     return functions
 
 
@@ -125,18 +146,22 @@ def _vector_norm(x, ord, axis, keepdims):  # noqa: A002
     if ord == -math.inf:
         return F.min(F.abs(x), axis=ax, keepdims=keepdims)
     if ord == 0:
-        return F.sum(F.not_equal(x, 0).astype(x.dtype), axis=ax,
-                     keepdims=keepdims)
+        return F.sum(
+            F.not_equal(x, 0).astype(x.dtype), axis=ax, keepdims=keepdims
+        )
     if ord == 1:
         return F.sum(F.abs(x), axis=ax, keepdims=keepdims)
     if ord in (None, 2):
         y = call('norm', x, ord=2, axis=ax, keepdims=bool(keepdims))
         return shaped(y, reduced_shape(x.shape, ax, keepdims))
     if isinstance(ord, str):
-        raise DLBookError(f'np.linalg.norm: ord={ord!r} is a matrix norm; '
-                          f'give two axes (or a 2-d array)')
-    return F.power(F.sum(F.power(F.abs(x), ord), axis=ax,
-                         keepdims=keepdims), 1.0 / ord)
+        raise DLBookError(
+            f'np.linalg.norm: ord={ord!r} is a matrix norm; '
+            f'give two axes (or a 2-d array)'
+        )
+    return F.power(
+        F.sum(F.power(F.abs(x), ord), axis=ax, keepdims=keepdims), 1.0 / ord
+    )
 
 
 def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
@@ -152,16 +177,20 @@ def _matrix_norm(x, ord, axes, keepdims):  # noqa: A002
         pick = F.max if ord in (1, math.inf) else F.min
         y = pick(sums, axis=pick_axis, keepdims=True)
     elif ord in (2, -2, 'nuc'):
-        moved = F.moveaxis(F.moveaxis(x, r, -2), c if c > r else c + 1, -1) \
-            if (r, c) != (x.ndim - 2, x.ndim - 1) else x
+        moved = (
+            F.moveaxis(F.moveaxis(x, r, -2), c if c > r else c + 1, -1)
+            if (r, c) != (x.ndim - 2, x.ndim - 1)
+            else x
+        )
         s = call('_np_singular_values', moved)
         y = {2: F.max, -2: F.min, 'nuc': F.sum}[ord](s, axis=-1)
         if keepdims:
             y = F.expand_dims(F.expand_dims(y, min(r, c)), max(r, c))
         return y
     else:
-        raise DLBookError(f'np.linalg.norm: invalid norm order {ord!r} for '
-                          f'matrices')
+        raise DLBookError(
+            f'np.linalg.norm: invalid norm order {ord!r} for matrices'
+        )
     if keepdims:
         return y
     return F.squeeze(y, axis=(r, c))
@@ -188,11 +217,13 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
             return _vector_norm(x, ord, 0, keepdims)
         if x.ndim == 2:
             return _matrix_norm(x, ord, (0, 1), keepdims)
-        raise DLBookError(f'np.linalg.norm: give axis for ord={ord!r} on '
-                          f'a {x.ndim}-d array')
+        raise DLBookError(
+            f'np.linalg.norm: give axis for ord={ord!r} on a {x.ndim}-d array'
+        )
     if isinstance(axis, int):
         return _vector_norm(x, ord, axis, keepdims)
     if len(axis) == 2:
         return _matrix_norm(x, ord, tuple(axis), keepdims)
-    raise DLBookError(f'np.linalg.norm: axis must be an int or a pair, got '
-                      f'{axis!r}')
+    raise DLBookError(
+        f'np.linalg.norm: axis must be an int or a pair, got {axis!r}'
+    )

@@ -24,12 +24,13 @@ import numbers
 import numpy
 
 from ..base import dtype_name
+from ..ndarray.invoke import DENSE_CLASSES
+from ..ndarray.invoke import invoke as _invoke
 from ..ndarray.ndarray import NDArray, from_raw
-from ..ndarray.invoke import invoke as _invoke, DENSE_CLASSES
 from ..ops import REGISTRY
 from . import _core
 from . import functions as F
-from ._core import call, shaped, to_np, cast
+from ._core import call, cast, shaped, to_np
 
 __all__ = ['ndarray']
 
@@ -61,11 +62,15 @@ def _raw_key(key, ctx):
 def _result_shape(shape, key):
     """The shape NumPy gives ``x[key]`` for an array of ``shape``."""
     dummy = numpy.lib.stride_tricks.as_strided(
-        numpy.zeros(1, dtype='int8'), shape=shape, strides=(0,) * len(shape))
+        numpy.zeros(1, dtype='int8'), shape=shape, strides=(0,) * len(shape)
+    )
     parts = key if isinstance(key, tuple) else (key,)
-    host = tuple(p if not hasattr(p, 'dtype') or isinstance(p, numpy.ndarray)
-                 else numpy.asarray(p.get() if hasattr(p, 'get') else p)
-                 for p in parts)
+    host = tuple(
+        p
+        if not hasattr(p, 'dtype') or isinstance(p, numpy.ndarray)
+        else numpy.asarray(p.get() if hasattr(p, 'get') else p)
+        for p in parts
+    )
     return dummy[host if isinstance(key, tuple) else host[0]].shape
 
 
@@ -91,6 +96,7 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
     # the front end gives the class of its (all np) inputs.
 
     if reflected:
+
         def method(self, other):
             t = type(other)
             if t is float or t is int:
@@ -99,19 +105,22 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
                     return _invoke(scalar_cls(scalar=other), (self,))
             return _binary(function, other, self)
     else:
+
         def method(self, other):
             t = type(other)
             if t is ndarray:
                 dtype = self._data.dtype
                 other_dtype = other._data.dtype
-                if (other_dtype is dtype or other_dtype == dtype) and \
-                        (dtype is _FLOAT32 or dtype.kind in kinds):
+                if (other_dtype is dtype or other_dtype == dtype) and (
+                    dtype is _FLOAT32 or dtype.kind in kinds
+                ):
                     return _invoke(array_cls(), (self, other))
             elif t is float or t is int:
                 dtype = self._data.dtype
                 if dtype is _FLOAT32 or dtype.kind in kinds:
                     return _invoke(scalar_cls(scalar=other), (self,))
             return _binary(function, self, other)
+
     method.__name__ = function.__name__
     method.__doc__ = f'``{function.__name__}`` with the other operand.'
     return method
@@ -132,7 +141,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         dtype = self.dtype
         if 'dtype=' in text:
             if dtype == numpy.float32:
-                text = text[:text.rindex(',')] + ')'
+                text = text[: text.rindex(',')] + ')'
         elif dtype not in (numpy.float32, numpy.bool_):
             text = text[:-1] + f', dtype={dtype})'
         if self._ctx.device_type == 'cpu':
@@ -168,8 +177,9 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     def __index__(self):
         if self.ndim == 0 and self.dtype.kind in 'iu':
             return int(self.item())
-        raise TypeError('only integer scalar arrays can be converted to a '
-                        'scalar index')
+        raise TypeError(
+            'only integer scalar arrays can be converted to a scalar index'
+        )
 
     def as_nd_ndarray(self):
         """This array as a legacy ``mx.nd.NDArray`` (shares the data)."""
@@ -223,10 +233,12 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     __rsub__ = _fast(None, '_rminus_scalar', F.subtract, reflected=True)
     __mul__ = _fast('broadcast_mul', '_mul_scalar', F.multiply)
     __rmul__ = _fast(None, '_mul_scalar', F.multiply, reflected=True)
-    __truediv__ = _fast('broadcast_div', '_div_scalar', F.true_divide,
-                        kinds='f')
-    __rtruediv__ = _fast(None, '_rdiv_scalar', F.true_divide,
-                         reflected=True, kinds='f')
+    __truediv__ = _fast(
+        'broadcast_div', '_div_scalar', F.true_divide, kinds='f'
+    )
+    __rtruediv__ = _fast(
+        None, '_rdiv_scalar', F.true_divide, reflected=True, kinds='f'
+    )
 
     def __mod__(self, other):
         return _binary(F.mod, self, other)
@@ -252,17 +264,23 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     def __abs__(self):
         return F.abs(self)
 
-    __eq__ = _fast('_npi_equal', '_npi_equal_scalar', F.equal,
-                   kinds='fiub')
-    __ne__ = _fast('_npi_not_equal', '_npi_not_equal_scalar', F.not_equal,
-                   kinds='fiub')
-    __gt__ = _fast('_npi_greater', '_npi_greater_scalar', F.greater,
-                   kinds='fiub')
-    __ge__ = _fast('_npi_greater_equal', '_npi_greater_equal_scalar',
-                   F.greater_equal, kinds='fiub')
+    __eq__ = _fast('_npi_equal', '_npi_equal_scalar', F.equal, kinds='fiub')
+    __ne__ = _fast(
+        '_npi_not_equal', '_npi_not_equal_scalar', F.not_equal, kinds='fiub'
+    )
+    __gt__ = _fast(
+        '_npi_greater', '_npi_greater_scalar', F.greater, kinds='fiub'
+    )
+    __ge__ = _fast(
+        '_npi_greater_equal',
+        '_npi_greater_equal_scalar',
+        F.greater_equal,
+        kinds='fiub',
+    )
     __lt__ = _fast('_npi_less', '_npi_less_scalar', F.less, kinds='fiub')
-    __le__ = _fast('_npi_less_equal', '_npi_less_equal_scalar',
-                   F.less_equal, kinds='fiub')
+    __le__ = _fast(
+        '_npi_less_equal', '_npi_less_equal_scalar', F.less_equal, kinds='fiub'
+    )
 
     def _inplace(self, result):
         return super()._inplace(cast(result, self.dtype))
@@ -323,8 +341,9 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
             if axis is None and not keepdims:
                 return _invoke(_NP_SUM(), (self,))
             if type(axis) is int:
-                return _invoke(_NP_SUM(axis=axis, keepdims=bool(keepdims)),
-                               (self,))
+                return _invoke(
+                    _NP_SUM(axis=axis, keepdims=bool(keepdims)), (self,)
+                )
         return F.sum(self, axis, dtype, out, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -333,8 +352,9 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
             if axis is None and not keepdims:
                 return _invoke(_NP_MEAN(), (self,))
             if type(axis) is int:
-                return _invoke(_NP_MEAN(axis=axis, keepdims=bool(keepdims)),
-                               (self,))
+                return _invoke(
+                    _NP_MEAN(axis=axis, keepdims=bool(keepdims)), (self,)
+                )
         return F.mean(self, axis, dtype, out, keepdims)
 
     def prod(self, axis=None, dtype=None, out=None, keepdims=False):
@@ -406,8 +426,9 @@ def _binary(function, a, b):
     """Apply ``function`` unless ``b`` is something arrays do not take
     (then Python tries the other operand)."""
     for x in (a, b):
-        if not isinstance(x, (NDArray, numbers.Number, numpy.ndarray,
-                              list, tuple)):
+        if not isinstance(
+            x, (NDArray, numbers.Number, numpy.ndarray, list, tuple)
+        ):
             return NotImplemented
     return function(a, b)
 

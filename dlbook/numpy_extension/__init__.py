@@ -10,27 +10,75 @@
   runs the registered legacy operator and returns an ``mx.np.ndarray``.
 """
 
-from .._np_state import (set_np, reset_np, is_np_array,  # noqa: F401
-                         is_np_shape, set_np_shape)
-from ..context import cpu, gpu, num_gpus, current_context  # noqa: F401
-from ..context import cpu_pinned  # noqa: F401
 from .. import ndarray as _nd
-from ..numpy._core import call as _call, shaped as _shaped, to_np as _to_np
-from ..numpy._core import cast as _cast
-from ..numpy.creation import as_array as _as_array
+from .._np_state import (
+    is_np_array,
+    is_np_shape,
+    reset_np,
+    set_np,
+    set_np_shape,
+)
+from ..context import (
+    cpu,
+    cpu_pinned,
+    current_context,
+    gpu,
+    num_gpus,
+)
 from ..numpy import functions as _F
-from .reshape import reshape  # noqa: F401
+from ..numpy._core import call as _call
+from ..numpy._core import cast as _cast
+from ..numpy._core import shaped as _shaped
+from ..numpy._core import to_np as _to_np
+from ..numpy.creation import as_array as _as_array
 from .detection import *  # noqa: F401,F403
+from .reshape import reshape
 
-__all__ = ['set_np', 'reset_np', 'is_np_array', 'is_np_shape', 'cpu', 'gpu',
-           'num_gpus', 'current_context', 'waitall', 'save', 'load',
-           'relu', 'sigmoid', 'softmax', 'log_softmax', 'masked_softmax',
-           'pick', 'one_hot', 'batch_flatten', 'batch_dot', 'sequence_mask',
-           'topk', 'reshape', 'activation', 'fully_connected',
-           'convolution', 'pooling', 'batch_norm', 'dropout', 'embedding',
-           'layer_norm', 'leaky_relu', 'smooth_l1', 'rnn', 'gamma',
-           'erf', 'arange_like', 'multibox_prior', 'roi_pooling',
-           'box_iou', 'box_nms', 'multibox_target', 'multibox_detection']
+__all__ = [
+    'set_np',
+    'reset_np',
+    'is_np_array',
+    'is_np_shape',
+    'cpu',
+    'gpu',
+    'num_gpus',
+    'current_context',
+    'waitall',
+    'save',
+    'load',
+    'relu',
+    'sigmoid',
+    'softmax',
+    'log_softmax',
+    'masked_softmax',
+    'pick',
+    'one_hot',
+    'batch_flatten',
+    'batch_dot',
+    'sequence_mask',
+    'topk',
+    'reshape',
+    'activation',
+    'fully_connected',
+    'convolution',
+    'pooling',
+    'batch_norm',
+    'dropout',
+    'embedding',
+    'layer_norm',
+    'leaky_relu',
+    'smooth_l1',
+    'rnn',
+    'gamma',
+    'erf',
+    'arange_like',
+    'multibox_prior',
+    'roi_pooling',
+    'box_iou',
+    'box_nms',
+    'multibox_target',
+    'multibox_detection',
+]
 
 
 def waitall():
@@ -42,6 +90,7 @@ def save(file, arr):
     """Save an array, a list or a dict of arrays in MXNet's format
     (np-shape files, magic ``0xF993faca``, as MXNet under ``set_np``)."""
     from .._np_state import np_shape
+
     with np_shape(True):
         _nd.save(file, arr)
 
@@ -57,6 +106,7 @@ def load(file, ctx=None):
 
 
 # -- operators --------------------------------------------------------------
+
 
 def relu(data):
     """max(data, 0)."""
@@ -76,25 +126,40 @@ def activation(data, act_type='relu'):
 def leaky_relu(data, gamma=None, act_type='leaky', slope=0.25, **kwargs):
     """MXNet's LeakyReLU family (``leaky``, ``elu``, ``selu``, ``gelu``)."""
     inputs = [_as_array(data)] + ([gamma] if gamma is not None else [])
-    return _call('LeakyReLU', *inputs, act_type=act_type, slope=slope,
-                 **kwargs)
+    return _call(
+        'LeakyReLU', *inputs, act_type=act_type, slope=slope, **kwargs
+    )
 
 
-def softmax(data, axis=-1, length=None, temperature=None, use_length=False,
-            dtype=None):
+def softmax(
+    data, axis=-1, length=None, temperature=None, use_length=False, dtype=None
+):
     """exp(data) / sum(exp(data)) along ``axis``; with ``use_length``,
     only the first ``length`` entries of each row count."""
     inputs = [_as_array(data)] + ([length] if use_length else [])
-    return _call('softmax', *inputs, axis=axis, temperature=temperature,
-                 use_length=use_length, dtype=dtype)
+    return _call(
+        'softmax',
+        *inputs,
+        axis=axis,
+        temperature=temperature,
+        use_length=use_length,
+        dtype=dtype,
+    )
 
 
-def log_softmax(data, axis=-1, length=None, temperature=None,
-                use_length=False, dtype=None):
+def log_softmax(
+    data, axis=-1, length=None, temperature=None, use_length=False, dtype=None
+):
     """log(softmax(data)) along ``axis``, computed stably."""
     inputs = [_as_array(data)] + ([length] if use_length else [])
-    return _call('log_softmax', *inputs, axis=axis, temperature=temperature,
-                 use_length=use_length, dtype=dtype)
+    return _call(
+        'log_softmax',
+        *inputs,
+        axis=axis,
+        temperature=temperature,
+        use_length=use_length,
+        dtype=dtype,
+    )
 
 
 def masked_softmax(data, mask, axis=-1, temperature=1.0, dtype=None):
@@ -102,9 +167,11 @@ def masked_softmax(data, mask, axis=-1, temperature=1.0, dtype=None):
     0 (MXNet 2.0's ``npx.masked_softmax``; built from ``where``,
     ``softmax`` and a product)."""
     data = _as_array(data)
-    mask = _F.broadcast_to(_cast(_as_array(mask, like=data), data.dtype),
-                           data.shape)
+    mask = _F.broadcast_to(
+        _cast(_as_array(mask, like=data), data.dtype), data.shape
+    )
     from ..numpy.creation import full_like
+
     low = full_like(data, -1e30 if data.dtype.itemsize > 2 else -6e4)
     masked = _F.where(mask, data, low)
     if temperature not in (None, 1, 1.0):
@@ -118,15 +185,20 @@ def pick(data, index, axis=-1, mode='clip', keepdims=False):
     index = _as_array(index, like=data)
     y = _call('pick', data, index, axis=axis, mode=mode, keepdims=keepdims)
     ax = axis % data.ndim
-    shape = data.shape[:ax] + ((1,) if keepdims else ()) + \
-        data.shape[ax + 1:]
+    shape = data.shape[:ax] + ((1,) if keepdims else ()) + data.shape[ax + 1 :]
     return _shaped(y, shape)
 
 
 def one_hot(data, depth=None, on_value=1.0, off_value=0.0, dtype='float32'):
     """One-hot rows of length ``depth`` for the integer labels ``data``."""
-    return _call('one_hot', _as_array(data), depth=depth, on_value=on_value,
-                 off_value=off_value, dtype=dtype)
+    return _call(
+        'one_hot',
+        _as_array(data),
+        depth=depth,
+        on_value=on_value,
+        off_value=off_value,
+        dtype=dtype,
+    )
 
 
 def batch_flatten(data):
@@ -134,68 +206,143 @@ def batch_flatten(data):
     return _call('Flatten', _as_array(data))
 
 
-def batch_dot(a, b, transpose_a=False, transpose_b=False,
-              forward_stype=None):
+def batch_dot(a, b, transpose_a=False, transpose_b=False, forward_stype=None):
     """Matrix products of two stacks of matrices, (B, n, m) x (B, m, k)."""
     a, b = _as_array(a), _as_array(b, like=a)
-    return _call('batch_dot', a, b, transpose_a=transpose_a,
-                 transpose_b=transpose_b)
+    return _call(
+        'batch_dot', a, b, transpose_a=transpose_a, transpose_b=transpose_b
+    )
 
 
-def sequence_mask(data, sequence_length=None, use_sequence_length=False,
-                  value=0.0, axis=0):
+def sequence_mask(
+    data, sequence_length=None, use_sequence_length=False, value=0.0, axis=0
+):
     """Set the entries past each sequence's length to ``value`` (time on
     ``axis``, 0 or 1)."""
     inputs = [_as_array(data)]
     if use_sequence_length:
         inputs.append(_as_array(sequence_length, like=inputs[0]))
-    return _call('SequenceMask', *inputs,
-                 use_sequence_length=use_sequence_length, value=value,
-                 axis=axis)
+    return _call(
+        'SequenceMask',
+        *inputs,
+        use_sequence_length=use_sequence_length,
+        value=value,
+        axis=axis,
+    )
 
 
-def topk(data, axis=-1, k=1, ret_typ='indices', is_ascend=False,
-         dtype='float32'):
+def topk(
+    data, axis=-1, k=1, ret_typ='indices', is_ascend=False, dtype='float32'
+):
     """The ``k`` largest (or smallest) entries along ``axis``: their
     indices (``ret_typ='indices'``), values, both, or a mask."""
-    return _call('topk', _as_array(data), axis=axis, k=k, ret_typ=ret_typ,
-                 is_ascend=is_ascend, dtype=dtype)
+    return _call(
+        'topk',
+        _as_array(data),
+        axis=axis,
+        k=k,
+        ret_typ=ret_typ,
+        is_ascend=is_ascend,
+        dtype=dtype,
+    )
 
 
-def fully_connected(x, weight, bias=None, num_hidden=None, no_bias=True,
-                    flatten=True):
+def fully_connected(
+    x, weight, bias=None, num_hidden=None, no_bias=True, flatten=True
+):
     """x . weight.T + bias (MXNet's FullyConnected)."""
     inputs = [x, weight] + ([] if no_bias else [bias])
-    return _call('FullyConnected', *inputs, num_hidden=num_hidden,
-                 no_bias=no_bias, flatten=flatten)
+    return _call(
+        'FullyConnected',
+        *inputs,
+        num_hidden=num_hidden,
+        no_bias=no_bias,
+        flatten=flatten,
+    )
 
 
-def convolution(data, weight, bias=None, kernel=(), stride=(), dilate=(),
-                pad=(), num_filter=1, num_group=1, no_bias=False, layout=None,
-                **kwargs):
+def convolution(
+    data,
+    weight,
+    bias=None,
+    kernel=(),
+    stride=(),
+    dilate=(),
+    pad=(),
+    num_filter=1,
+    num_group=1,
+    no_bias=False,
+    layout=None,
+    **kwargs,
+):
     """N-d convolution (MXNet's Convolution)."""
     inputs = [data, weight] + ([] if no_bias else [bias])
-    return _call('Convolution', *inputs, kernel=kernel, stride=stride,
-                 dilate=dilate, pad=pad, num_filter=num_filter,
-                 num_group=num_group, no_bias=no_bias, layout=layout)
+    return _call(
+        'Convolution',
+        *inputs,
+        kernel=kernel,
+        stride=stride,
+        dilate=dilate,
+        pad=pad,
+        num_filter=num_filter,
+        num_group=num_group,
+        no_bias=no_bias,
+        layout=layout,
+    )
 
 
-def pooling(data, kernel=(), stride=(), pad=(), pool_type='max',
-            pooling_convention='valid', global_pool=False, layout=None,
-            **kwargs):
+def pooling(
+    data,
+    kernel=(),
+    stride=(),
+    pad=(),
+    pool_type='max',
+    pooling_convention='valid',
+    global_pool=False,
+    layout=None,
+    **kwargs,
+):
     """Max, average or sum pooling (MXNet's Pooling)."""
-    return _call('Pooling', data, kernel=kernel, stride=stride, pad=pad,
-                 pool_type=pool_type, pooling_convention=pooling_convention,
-                 global_pool=global_pool, layout=layout)
+    return _call(
+        'Pooling',
+        data,
+        kernel=kernel,
+        stride=stride,
+        pad=pad,
+        pool_type=pool_type,
+        pooling_convention=pooling_convention,
+        global_pool=global_pool,
+        layout=layout,
+    )
 
 
-def batch_norm(x, gamma, beta, running_mean, running_var, eps=1e-3,
-               momentum=0.9, fix_gamma=True, use_global_stats=False,
-               axis=1, **kwargs):
+def batch_norm(
+    x,
+    gamma,
+    beta,
+    running_mean,
+    running_var,
+    eps=1e-3,
+    momentum=0.9,
+    fix_gamma=True,
+    use_global_stats=False,
+    axis=1,
+    **kwargs,
+):
     """Batch normalization (MXNet's BatchNorm)."""
-    return _call('BatchNorm', x, gamma, beta, running_mean, running_var,
-                 eps=eps, momentum=momentum, fix_gamma=fix_gamma,
-                 use_global_stats=use_global_stats, axis=axis)
+    return _call(
+        'BatchNorm',
+        x,
+        gamma,
+        beta,
+        running_mean,
+        running_var,
+        eps=eps,
+        momentum=momentum,
+        fix_gamma=fix_gamma,
+        use_global_stats=use_global_stats,
+        axis=axis,
+    )
 
 
 def layer_norm(data, gamma, beta, axis=-1, eps=1e-5):
@@ -208,11 +355,23 @@ def dropout(data, p=0.5, mode='training', axes=()):
     return _call('Dropout', data, p=p, mode=mode, axes=tuple(axes))
 
 
-def embedding(data, weight, input_dim=None, output_dim=None,
-              dtype='float32', sparse_grad=False):
+def embedding(
+    data,
+    weight,
+    input_dim=None,
+    output_dim=None,
+    dtype='float32',
+    sparse_grad=False,
+):
     """Rows of ``weight`` for the integer ids ``data``."""
-    return _call('Embedding', data, weight, input_dim=input_dim,
-                 output_dim=output_dim, dtype=dtype)
+    return _call(
+        'Embedding',
+        data,
+        weight,
+        input_dim=input_dim,
+        output_dim=output_dim,
+        dtype=dtype,
+    )
 
 
 def smooth_l1(data, scalar=1.0):
@@ -245,6 +404,7 @@ def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):
 
 def _nd_arange(n, like):
     from ..numpy.creation import arange
+
     return arange(n, dtype=like.dtype, ctx=like.context)
 
 
@@ -252,7 +412,9 @@ def _install_f_namespaces():
     """``F.np``/``F.npx`` inside ``hybrid_forward(self, F, x)``: with
     ``F = mx.nd`` they are ``mx.np``/``mx.npx``."""
     import sys
+
     from .. import numpy as np_module
+
     _nd.np = np_module
     _nd.npx = sys.modules[__name__]
 

@@ -32,5 +32,6 @@ def reshape(a, newshape, reverse=False, order='C'):
     (1, 2, 3, 4)
     """
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return call('_npx_reshape', as_array(a), newshape=newshape,
-                reverse=bool(reverse))
+    return call(
+        '_npx_reshape', as_array(a), newshape=newshape, reverse=bool(reverse)
+    )

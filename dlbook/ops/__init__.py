@@ -27,14 +27,47 @@ A minimal operator::
             return dy * (1 - y * y)
 """
 
-from .op import (REGISTRY, Op, cast_scalar, keep_dtype,  # noqa: F401
-                 normalize_axes, normalize_axis, reduced_shape, register,
-                 unbroadcast)
-from .op import __all__  # noqa: F401
-
 # Importing the families fills REGISTRY.
-from . import (creation, device, unary, binary, scalar, compare,  # noqa
-               identity, special, reduce, shape, join, tile, pad, index,
-               linalg, nn, activation, norm, conv, pool, upsampling,
-               random, loss_output, ctc, rnn, numpy_ops,
-               numpy_graph, np_linalg, detection)
+from . import (
+    activation,
+    binary,
+    compare,
+    conv,
+    creation,
+    ctc,
+    detection,
+    device,
+    identity,
+    index,
+    join,
+    linalg,
+    loss_output,
+    nn,
+    norm,
+    np_linalg,
+    numpy_graph,
+    numpy_ops,
+    pad,
+    pool,
+    random,
+    reduce,
+    rnn,
+    scalar,
+    shape,
+    special,
+    tile,
+    unary,
+    upsampling,
+)
+from .op import (
+    REGISTRY,
+    Op,
+    __all__,
+    cast_scalar,
+    keep_dtype,
+    normalize_axes,
+    normalize_axis,
+    reduced_shape,
+    register,
+    unbroadcast,
+)

@@ -16,10 +16,19 @@ defines it (``sigmoid`` and ``softrelu`` live there too); GELU takes
 import math
 
 from ..base import DLBookError
-from .op import Op, register, normalize_axis
+from .op import Op, normalize_axis, register
 from .special import erf
-from .unary import (LogSigmoid, Mish, Relu, Sigmoid, Softsign,  # noqa: F401
-                    SoftReLU, Tanh, sigmoid, softrelu)
+from .unary import (  # noqa: F401
+    LogSigmoid,
+    Mish,
+    Relu,
+    Sigmoid,
+    SoftReLU,
+    Softsign,
+    Tanh,
+    sigmoid,
+    softrelu,
+)
 
 # -- numerically stable building blocks -------------------------------------
 
@@ -47,12 +56,17 @@ def _length_mask(xp, data, length, axis):
 
 # -- softmax family ---------------------------------------------------------
 
+
 class _SoftmaxBase(Op):
     """Shared attribute handling of ``softmax`` and ``log_softmax``."""
 
     arguments = ('data', 'length')
-    defaults = {'axis': -1, 'temperature': None, 'dtype': None,
-                'use_length': False}
+    defaults = {
+        'axis': -1,
+        'temperature': None,
+        'dtype': None,
+        'use_length': False,
+    }
 
     def list_arguments(self):
         return self.arguments if self.attrs['use_length'] else ('data',)
@@ -70,8 +84,9 @@ class _SoftmaxBase(Op):
         mask = None
         if attrs['use_length']:
             if length is None:
-                raise DLBookError(f'{self.name}: use_length=True needs the '
-                                  f'length input')
+                raise DLBookError(
+                    f'{self.name}: use_length=True needs the length input'
+                )
             mask = _length_mask(xp, x, length, axis)
         return x, axis, mask
 
@@ -91,7 +106,7 @@ class Softmax(_SoftmaxBase):
             y = stable_softmax(xp, x, axis)
         else:
             top = xp.where(mask, x, -xp.inf).max(axis=axis, keepdims=True)
-            top = xp.where(xp.isfinite(top), top, 0)   # length 0: all masked
+            top = xp.where(xp.isfinite(top), top, 0)  # length 0: all masked
             e = xp.where(mask, xp.exp(x - top), 0)
             total = e.sum(axis=axis, keepdims=True)
             y = e / xp.where(total == 0, 1, total)
@@ -121,8 +136,9 @@ class LogSoftmax(_SoftmaxBase):
             top = xp.where(mask, x, -xp.inf).max(axis=axis, keepdims=True)
             top = xp.where(xp.isfinite(top), top, 0)
             shifted = x - top
-            total = xp.where(mask, xp.exp(shifted), 0).sum(axis=axis,
-                                                          keepdims=True)
+            total = xp.where(mask, xp.exp(shifted), 0).sum(
+                axis=axis, keepdims=True
+            )
             y = xp.where(mask, shifted - xp.log(total), 0)
         self.saved = (y, axis, mask)
         return y
@@ -157,13 +173,17 @@ class SoftmaxActivation(Op):
             axes = tuple(range(1, x.ndim))
         elif mode == 'channel':
             if x.ndim < 2:
-                raise DLBookError(f'SoftmaxActivation: mode=\'channel\' needs '
-                                  f'at least 2 dimensions, got {x.shape}')
+                raise DLBookError(
+                    f'SoftmaxActivation: mode=\'channel\' needs '
+                    f'at least 2 dimensions, got {x.shape}'
+                )
             axes = 1
             y = stable_softmax(xp, x, axes)
         else:
-            raise DLBookError(f'SoftmaxActivation: mode must be \'instance\' '
-                              f'or \'channel\', got {mode!r}')
+            raise DLBookError(
+                f'SoftmaxActivation: mode must be \'instance\' '
+                f'or \'channel\', got {mode!r}'
+            )
         self.saved = (y, axes)
         return y
 
@@ -177,13 +197,13 @@ class SoftmaxActivation(Op):
 #: act_type -> the element-wise operator class that computes it (each
 #: activation is defined once, in ``unary.py``)
 ACT_TYPES = {
-    'relu': Relu,               # y = max(x, 0);          dx = dy * (x > 0)
-    'sigmoid': Sigmoid,         # y = 1 / (1 + e^-x);     dx = dy * y * (1 - y)
-    'tanh': Tanh,               # y = tanh(x);            dx = dy * (1 - y^2)
-    'softrelu': SoftReLU,       # y = log(1 + e^x);       dx = dy * sigmoid(x)
-    'softsign': Softsign,       # y = x / (1 + |x|);      dx = dy / (1 + |x|)^2
+    'relu': Relu,  # y = max(x, 0);          dx = dy * (x > 0)
+    'sigmoid': Sigmoid,  # y = 1 / (1 + e^-x);     dx = dy * y * (1 - y)
+    'tanh': Tanh,  # y = tanh(x);            dx = dy * (1 - y^2)
+    'softrelu': SoftReLU,  # y = log(1 + e^x);       dx = dy * sigmoid(x)
+    'softsign': Softsign,  # y = x / (1 + |x|);      dx = dy / (1 + |x|)^2
     'log_sigmoid': LogSigmoid,  # y = log(sigmoid(x));    dx = dy * sigmoid(-x)
-    'mish': Mish,               # y = x * tanh(softrelu(x))
+    'mish': Mish,  # y = x * tanh(softrelu(x))
 }
 
 
@@ -202,8 +222,10 @@ class Activation(Op):
     def forward(self, xp, x):
         act_type = self.attrs['act_type']
         if act_type not in ACT_TYPES:
-            raise DLBookError(f'Activation: act_type must be one of '
-                              f'{sorted(ACT_TYPES)}, got {act_type!r}')
+            raise DLBookError(
+                f'Activation: act_type must be one of '
+                f'{sorted(ACT_TYPES)}, got {act_type!r}'
+            )
         # delegate to the one operator of this activation
         self.inner = ACT_TYPES[act_type]()
         return self.inner.forward(xp, x)
@@ -237,8 +259,12 @@ class LeakyReLU(Op):
 
     arguments = ('data', 'gamma')
     learned_inputs = ('gamma',)
-    defaults = {'act_type': 'leaky', 'slope': 0.25, 'lower_bound': 0.125,
-                'upper_bound': 0.334}
+    defaults = {
+        'act_type': 'leaky',
+        'slope': 0.25,
+        'lower_bound': 0.125,
+        'upper_bound': 0.334,
+    }
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
@@ -271,14 +297,17 @@ class LeakyReLU(Op):
             return xp.where(positive, x, slope * x)
         if act_type == 'prelu':
             if gamma is None:
-                raise DLBookError('LeakyReLU: act_type=\'prelu\' needs the '
-                                  'gamma input')
+                raise DLBookError(
+                    'LeakyReLU: act_type=\'prelu\' needs the gamma input'
+                )
             g = self._broadcast_gamma(x, gamma)
             self.saved = (x, positive, gamma, g)
             return xp.where(positive, x, g * x)
         if act_type == 'rrelu':
-            lower, upper = float(attrs['lower_bound']), float(
-                attrs['upper_bound'])
+            lower, upper = (
+                float(attrs['lower_bound']),
+                float(attrs['upper_bound']),
+            )
             if self.is_train:
                 a = self.rng.uniform(lower, upper, size=x.shape)
                 a = xp.asarray(a).astype(x.dtype, copy=False)
@@ -299,8 +328,10 @@ class LeakyReLU(Op):
             cdf = 0.5 * (1 + erf(xp, x * (1 / math.sqrt(2))))
             self.saved = (x, cdf)
             return x * cdf
-        raise DLBookError(f'LeakyReLU: act_type must be one of '
-                          f'{list(_LEAKY_TYPES)}, got {act_type!r}')
+        raise DLBookError(
+            f'LeakyReLU: act_type must be one of '
+            f'{list(_LEAKY_TYPES)}, got {act_type!r}'
+        )
 
     @staticmethod
     def _broadcast_gamma(x, gamma):
@@ -308,10 +339,12 @@ class LeakyReLU(Op):
         if x.ndim < 2:
             return gamma
         if gamma.size not in (1, x.shape[1]):
-            raise DLBookError(f'LeakyReLU(prelu): gamma of shape '
-                              f'{gamma.shape} cannot broadcast over axis 1 of '
-                              f'data with shape {x.shape}; expected '
-                              f'({x.shape[1]},) or (1,)')
+            raise DLBookError(
+                f'LeakyReLU(prelu): gamma of shape '
+                f'{gamma.shape} cannot broadcast over axis 1 of '
+                f'data with shape {x.shape}; expected '
+                f'({x.shape[1]},) or (1,)'
+            )
         return gamma.reshape((1, -1) + (1,) * (x.ndim - 2))
 
     def backward(self, xp, dy):
@@ -347,5 +380,6 @@ class LeakyReLU(Op):
 
 def is_known_shape(shape):
     """A shape is known when it is given and has no 0 (unknown) dimension."""
-    return shape is not None and len(shape) > 0 and all(
-        int(n) > 0 for n in shape)
+    return (
+        shape is not None and len(shape) > 0 and all(int(n) > 0 for n in shape)
+    )

@@ -18,12 +18,14 @@ with broadcasting live in ``compare.py``.
 """
 
 from ..base import DLBookError
-from .op import Op, register, unbroadcast, keep_dtype
+from .op import Op, keep_dtype, register, unbroadcast
 
 
 def _broadcastable(shape_a, shape_b):
-    return all(m == n or m == 1 or n == 1
-               for m, n in zip(shape_a[::-1], shape_b[::-1]))
+    return all(
+        m == n or m == 1 or n == 1
+        for m, n in zip(shape_a[::-1], shape_b[::-1])
+    )
 
 
 class _Binary(Op):
@@ -32,12 +34,12 @@ class _Binary(Op):
     ``grads`` returns the gradients at the broadcast shape; ``backward``
     sums them back to each input's shape (``unbroadcast``).
     """
+
     arguments = ('lhs', 'rhs')
     same_dtype = True
 
     def f(self, xp, a, b):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define f()')
+        raise NotImplementedError(f'{type(self).__name__} must define f()')
 
     def grads(self, xp, dz, a, b, z):
         raise DLBookError(f'operator {self.name!r} has no gradient rule')
@@ -111,7 +113,8 @@ def check_int_divisor(xp, x, divisor, op_name):
         raise IntegerDivisionByZero(
             f'{op_name}: integer division by zero ({x.dtype} values); '
             f'an integer result cannot hold inf. Cast to float first '
-            f"(x.astype('float32')) or make sure the divisor has no zero")
+            f"(x.astype('float32')) or make sure the divisor has no zero"
+        )
 
 
 @register('broadcast_div')
@@ -191,6 +194,7 @@ class BroadcastHypot(_Binary):
 # ``elemwise_add`` (recorded as ``_plus0``), ``sym.maximum(a, b)`` is
 # ``_maximum``.  Only the NDArray operators broadcast.
 
+
 class EqualShapes:
     """Mixin for the equal-shape form of a ``broadcast_*`` operator.
 
@@ -209,7 +213,8 @@ class EqualShapes:
                 f'{self.name}: lhs shape {tuple(lhs)} and rhs shape '
                 f'{tuple(rhs)} differ; {self.name} needs equal shapes '
                 f'(Symbol arithmetic does not broadcast, as in MXNet): use '
-                f'{self.broadcast_form} to broadcast')
+                f'{self.broadcast_form} to broadcast'
+            )
 
     def infer_shape(self, lhs=None, rhs=None):
         if lhs is not None and rhs is not None:
@@ -227,17 +232,24 @@ def equal_shape_form(broadcast_class, *names):
     """Register the equal-shape twin of ``broadcast_class`` under
     ``names`` (the first is the one written into symbol JSON)."""
     doc = broadcast_class.__doc__.replace(';', ', equal shapes;', 1)
-    cls = type(broadcast_class.__name__.replace('Broadcast', 'Elemwise'),
-               (EqualShapes, broadcast_class),
-               {'__doc__': doc, '__module__': __name__,
-                'broadcast_form': broadcast_class.name})
+    cls = type(
+        broadcast_class.__name__.replace('Broadcast', 'Elemwise'),
+        (EqualShapes, broadcast_class),
+        {
+            '__doc__': doc,
+            '__module__': __name__,
+            'broadcast_form': broadcast_class.name,
+        },
+    )
     return register(*names)(cls)
 
 
-ElemwiseAdd = equal_shape_form(BroadcastAdd, 'elemwise_add', '_plus', '_add',
-                               '_Plus')
-ElemwiseSub = equal_shape_form(BroadcastSub, 'elemwise_sub', '_minus',
-                               '_sub', '_Minus')
+ElemwiseAdd = equal_shape_form(
+    BroadcastAdd, 'elemwise_add', '_plus', '_add', '_Plus'
+)
+ElemwiseSub = equal_shape_form(
+    BroadcastSub, 'elemwise_sub', '_minus', '_sub', '_Minus'
+)
 ElemwiseMul = equal_shape_form(BroadcastMul, 'elemwise_mul', '_mul', '_Mul')
 ElemwiseDiv = equal_shape_form(BroadcastDiv, 'elemwise_div', '_div', '_Div')
 ElemwiseMod = equal_shape_form(BroadcastMod, '_mod', '_Mod')
@@ -251,6 +263,7 @@ ElemwiseHypot = equal_shape_form(BroadcastHypot, '_hypot', '_Hypot')
 @register('add_n', 'ElementWiseSum')
 class AddN(Op):
     """y = x0 + x1 + ... (equal shapes);   dxi = dy for every i"""
+
     variadic = True
     defaults = {'num_args': None}
 
@@ -259,8 +272,10 @@ class AddN(Op):
             raise DLBookError('add_n: needs at least one array')
         shapes = [a.shape for a in arrays]
         if any(s != shapes[0] for s in shapes):
-            raise DLBookError(f'add_n: all inputs need the same shape, got '
-                              f'{", ".join(map(str, shapes))}')
+            raise DLBookError(
+                f'add_n: all inputs need the same shape, got '
+                f'{", ".join(map(str, shapes))}'
+            )
         y = arrays[0].copy()
         for a in arrays[1:]:
             y += a

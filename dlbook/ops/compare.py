@@ -13,16 +13,17 @@ comparisons record, as in MXNet), ``_*_scalar`` against a number
 """
 
 from ..base import DLBookError
-from .op import register, cast_scalar
 from .binary import _Binary, equal_shape_form
+from .op import cast_scalar, register
 from .scalar import _Scalar
 from .unary import _Unary
 
-
 # -- two arrays, with broadcasting --------------------------------------------
+
 
 class _Compare(_Binary):
     """Base of comparisons and logic: 0/1 in the input dtype, no gradient."""
+
     differentiable = False
 
     def forward(self, xp, a, b):
@@ -106,8 +107,9 @@ class BroadcastLogicalXor(_Compare):
 ElemwiseEqual = equal_shape_form(BroadcastEqual, '_equal')
 ElemwiseNotEqual = equal_shape_form(BroadcastNotEqual, '_not_equal')
 ElemwiseGreater = equal_shape_form(BroadcastGreater, '_greater')
-ElemwiseGreaterEqual = equal_shape_form(BroadcastGreaterEqual,
-                                        '_greater_equal')
+ElemwiseGreaterEqual = equal_shape_form(
+    BroadcastGreaterEqual, '_greater_equal'
+)
 ElemwiseLesser = equal_shape_form(BroadcastLesser, '_lesser')
 ElemwiseLesserEqual = equal_shape_form(BroadcastLesserEqual, '_lesser_equal')
 ElemwiseLogicalAnd = equal_shape_form(BroadcastLogicalAnd, '_logical_and')
@@ -117,8 +119,10 @@ ElemwiseLogicalXor = equal_shape_form(BroadcastLogicalXor, '_logical_xor')
 
 # -- an array and a scalar ----------------------------------------------------
 
+
 class _CompareScalar(_Scalar):
     """Base of comparisons with a scalar: 0/1 in the input dtype."""
+
     differentiable = False
 
     def backward(self, xp, dy):
@@ -199,9 +203,11 @@ class LogicalXorScalar(_CompareScalar):
 
 # -- one array ----------------------------------------------------------------
 
+
 @register('logical_not')
 class LogicalNot(_Unary):
     """y = 1 where x == 0, else 0 (input dtype);   no gradient"""
+
     differentiable = False
 
     def f(self, xp, x):
@@ -210,20 +216,30 @@ class LogicalNot(_Unary):
 
 # -- NumPy mode: the same comparisons with bool results ---------------------
 
+
 def _bool_twin(cls, name):
     """Register a twin of the comparison ``cls`` under MXNet's NumPy-mode
     name, giving ``bool`` results (``x > y`` under ``set_np``)."""
     if issubclass(cls, _Scalar):
+
         def forward(self, xp, x):
             s = cast_scalar(xp, self.attrs['scalar'], x.dtype)
             return xp.asarray(self.f(xp, x, s))
     else:
+
         def forward(self, xp, a, b):
             return xp.asarray(_Binary.forward(self, xp, a, b))
-    twin = type(f'Np{cls.__name__}', (cls,), {
-        'forward': forward,
-        '__doc__': cls.__doc__.replace('1 if', 'True if')
-        .replace('else 0', 'else False')})
+
+    twin = type(
+        f'Np{cls.__name__}',
+        (cls,),
+        {
+            'forward': forward,
+            '__doc__': cls.__doc__.replace('1 if', 'True if').replace(
+                'else 0', 'else False'
+            ),
+        },
+    )
     twin.__module__ = cls.__module__
     return register(name)(twin)
 
@@ -237,7 +253,8 @@ NpLessEqual = _bool_twin(BroadcastLesserEqual, '_npi_less_equal')
 NpEqualScalar = _bool_twin(EqualScalar, '_npi_equal_scalar')
 NpNotEqualScalar = _bool_twin(NotEqualScalar, '_npi_not_equal_scalar')
 NpGreaterScalar = _bool_twin(GreaterScalar, '_npi_greater_scalar')
-NpGreaterEqualScalar = _bool_twin(GreaterEqualScalar,
-                                  '_npi_greater_equal_scalar')
+NpGreaterEqualScalar = _bool_twin(
+    GreaterEqualScalar, '_npi_greater_equal_scalar'
+)
 NpLessScalar = _bool_twin(LesserScalar, '_npi_less_scalar')
 NpLessEqualScalar = _bool_twin(LesserEqualScalar, '_npi_less_equal_scalar')

@@ -26,16 +26,30 @@ one large product per group instead of one small product per image.
 
 from math import prod
 
-from . import conv_fast, fastpath
-from .op import Op, register
 from ..base import DLBookError
+from . import conv_fast, fastpath
 from .layouts import channels_last_aware
-from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
-                      check_layout, conv_out_size, pad_spatial,
-                      sliding_windows, window_slices, kernel_offsets)
+from .op import Op, register
+from .windows import (
+    check_layout,
+    conv_out_size,
+    kernel_offsets,
+    pad_spatial,
+    parse_bool,
+    parse_int,
+    parse_tuple,
+    sliding_windows,
+    spatial_tuple,
+    window_slices,
+)
 
-__all__ = ['Convolution', 'Deconvolution', 'im2col', 'conv_data_grad',
-           'conv_weight_grad']
+__all__ = [
+    'Convolution',
+    'Deconvolution',
+    'im2col',
+    'conv_data_grad',
+    'conv_weight_grad',
+]
 
 
 #: Convolution keeps its window matrix from forward to backward when it is
@@ -44,6 +58,7 @@ KEEP_COLS_BYTES = 32 * 2**20
 
 
 # -- the shared array routines -------------------------------------------
+
 
 def channel_rows(xp, a, groups):
     """``(N, C, *S)`` -> ``(G, C/G, N*prod(S))``: channels become rows.
@@ -79,8 +94,9 @@ def im2col(xp, x_pad, kernel, stride, dilate, out_size, groups):
     spatial_out = tuple(range(2, 2 + nd))
     kernel_axes = tuple(range(2 + nd, 2 + 2 * nd))
     windows = windows.transpose((1,) + kernel_axes + (0,) + spatial_out)
-    return windows.reshape(groups, (c // groups) * prod(kernel),
-                           n * prod(out_size))
+    return windows.reshape(
+        groups, (c // groups) * prod(kernel), n * prod(out_size)
+    )
 
 
 def conv_data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups):
@@ -108,9 +124,10 @@ def conv_data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups):
     spatial = tuple(data_shape[2:])
     # (N, F, *O) -> (G, Fg, P*N): rows f, columns (o, n).
     dy_rows = xp.moveaxis(dy, 0, -1).reshape(groups, f // groups, -1)
-    w_t = xp.ascontiguousarray(w.reshape(groups, f // groups, -1)
-                               .transpose(0, 2, 1))     # (G, Cg*K, Fg)
-    dcols = xp.matmul(w_t, dy_rows)                     # (G, Cg*K, P*N)
+    w_t = xp.ascontiguousarray(
+        w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
+    )  # (G, Cg*K, Fg)
+    dcols = xp.matmul(w_t, dy_rows)  # (G, Cg*K, P*N)
     dcols = dcols.reshape((c,) + kernel + out_size + (n,))
     padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
     dx_pad = xp.zeros((c,) + padded + (n,), dtype=dcols.dtype)
@@ -118,15 +135,17 @@ def conv_data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups):
         where = window_slices(offset, stride, dilate, out_size, lead=1)
         dx_pad[where] += dcols[(slice(None),) + offset]
     # crop the padding, then (C, *S, N) -> (N, C, *S)
-    dx = dx_pad[(slice(None),) + tuple(
-        slice(p, p + size) for p, size in zip(pad, spatial))]
+    dx = dx_pad[
+        (slice(None),)
+        + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
+    ]
     return xp.ascontiguousarray(xp.moveaxis(dx, -1, 0))
 
 
 def conv_weight_grad(xp, cols, dy_rows, w_shape):
     """Weight gradient: ``dw[f, c, k] = sum_{n, o} dy[n, f, o] *
     x_pad[n, c, o*s + k*d]``, i.e. ``dy_rows @ cols.T`` per group."""
-    dw = xp.matmul(dy_rows, cols.transpose(0, 2, 1))    # (G, Fg, Cg*K)
+    dw = xp.matmul(dy_rows, cols.transpose(0, 2, 1))  # (G, Fg, Cg*K)
     return dw.reshape(w_shape)
 
 
@@ -141,6 +160,7 @@ def _known(shape):
 
 
 # -- shared attribute handling ----------------------------------------------
+
 
 class _ConvBase(Op):
     """Attribute parsing, argument lists and checks shared by both ops."""
@@ -160,30 +180,39 @@ class _ConvBase(Op):
         name = self.name
         kernel = parse_tuple(self.attrs['kernel'], 'kernel', name)
         if not kernel:
-            raise DLBookError(f'{name}: the attribute kernel is required, '
-                              f'e.g. kernel=(3, 3)')
+            raise DLBookError(
+                f'{name}: the attribute kernel is required, e.g. kernel=(3, 3)'
+            )
         nd = len(kernel)
         if nd not in (1, 2, 3):
-            raise DLBookError(f'{name}: kernel={kernel} must have 1, 2 or '
-                              f'3 entries (1-D, 2-D or 3-D convolution)')
+            raise DLBookError(
+                f'{name}: kernel={kernel} must have 1, 2 or '
+                f'3 entries (1-D, 2-D or 3-D convolution)'
+            )
         stride = spatial_tuple(self.attrs['stride'], nd, 1, 'stride', name)
         dilate = spatial_tuple(self.attrs['dilate'], nd, 1, 'dilate', name)
         pad = spatial_tuple(self.attrs['pad'], nd, 0, 'pad', name)
         if self.attrs['num_filter'] is None:
-            raise DLBookError(f'{name}: the attribute num_filter is '
-                              f'required (number of output channels)')
+            raise DLBookError(
+                f'{name}: the attribute num_filter is '
+                f'required (number of output channels)'
+            )
         num_filter = parse_int(self.attrs['num_filter'], 'num_filter', name)
         groups = parse_int(self.attrs['num_group'], 'num_group', name)
-        for label, values in (('kernel', kernel), ('stride', stride),
-                              ('dilate', dilate)):
+        for label, values in (
+            ('kernel', kernel),
+            ('stride', stride),
+            ('dilate', dilate),
+        ):
             if min(values) < 1:
-                raise DLBookError(f'{name}: {label}={values} must be '
-                                  f'positive')
+                raise DLBookError(f'{name}: {label}={values} must be positive')
         if min(pad) < 0:
             raise DLBookError(f'{name}: pad={pad} must be non-negative')
         if num_filter < 1 or groups < 1 or num_filter % groups:
-            raise DLBookError(f'{name}: num_filter={num_filter} must be a '
-                              f'positive multiple of num_group={groups}')
+            raise DLBookError(
+                f'{name}: num_filter={num_filter} must be a '
+                f'positive multiple of num_group={groups}'
+            )
         check_layout(self.attrs['layout'], nd, name)
         return kernel, stride, dilate, pad, num_filter, groups
 
@@ -194,26 +223,29 @@ class _ConvBase(Op):
             axes = {1: '(N, C, W)', 2: '(N, C, H, W)', 3: '(N, C, D, H, W)'}
             raise DLBookError(
                 f'{self.name}: data must be {nd + 2}-D {axes[nd]} for the '
-                f'{nd}-D kernel={kernel}; got data shape {tuple(shape)}')
+                f'{nd}-D kernel={kernel}; got data shape {tuple(shape)}'
+            )
         if shape[1] and shape[1] % groups:
             raise DLBookError(
                 f'{self.name}: data shape {tuple(shape)} has {shape[1]} '
-                f'channels, not divisible by num_group={groups}')
+                f'channels, not divisible by num_group={groups}'
+            )
 
     def _check_param(self, label, got, want, data_shape):
         if got is not None and tuple(got) != tuple(want):
             raise DLBookError(
                 f'{self.name}: {label} shape {tuple(got)} does not match '
                 f'data shape {tuple(data_shape)} and the attributes '
-                f'{self._attr_text()}; expected {tuple(want)}')
+                f'{self._attr_text()}; expected {tuple(want)}'
+            )
 
     def _attr_text(self):
-        keys = ('kernel', 'stride', 'dilate', 'pad', 'num_filter',
-                'num_group')
+        keys = ('kernel', 'stride', 'dilate', 'pad', 'num_filter', 'num_group')
         return ', '.join(f'{k}={self.attrs[k]}' for k in keys)
 
 
 # -- Convolution ----------------------------------------------------------
+
 
 @channels_last_aware(moved=(0, 1))
 @register('Convolution')
@@ -232,10 +264,19 @@ class Convolution(_ConvBase):
 
     arguments = ('data', 'weight', 'bias')
     learned_inputs = ('weight', 'bias')
-    defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
-                'num_filter': None, 'num_group': 1, 'workspace': 1024,
-                'no_bias': False, 'cudnn_tune': None, 'cudnn_off': False,
-                'layout': None}
+    defaults = {
+        'kernel': (),
+        'stride': (),
+        'dilate': (),
+        'pad': (),
+        'num_filter': None,
+        'num_group': 1,
+        'workspace': 1024,
+        'no_bias': False,
+        'cudnn_tune': None,
+        'cudnn_off': False,
+        'layout': None,
+    }
 
     def _shapes(self, data_shape):
         """Weight, bias and output shapes for ``data_shape`` (checked)."""
@@ -244,8 +285,9 @@ class Convolution(_ConvBase):
         n, c, *spatial = data_shape
         out = []
         for axis, (size, k, s, d, p) in enumerate(
-                zip(spatial, kernel, stride, dilate, pad)):
-            if not size:                      # unknown (shape inference)
+            zip(spatial, kernel, stride, dilate, pad)
+        ):
+            if not size:  # unknown (shape inference)
                 out.append(0)
                 continue
             span = d * (k - 1) + 1
@@ -255,7 +297,8 @@ class Convolution(_ConvBase):
                     f'spans {span} elements along axis {axis + 2}, more '
                     f'than the padded input {size} + 2*{p}; data shape '
                     f'{tuple(data_shape)}.  Use a smaller kernel or more '
-                    f'padding')
+                    f'padding'
+                )
             out.append(conv_out_size(size, k, s, d, p))
         weight = (num_filter, c // groups if c else 0) + kernel
         return weight, (num_filter,), (n, num_filter) + tuple(out)
@@ -264,19 +307,25 @@ class Convolution(_ConvBase):
         """Fill ``weight`` and ``bias`` shapes and the output shape from the
         data shape (Gluon deferred initialisation, ``sym.infer_shape``)."""
         shapes = list(in_shapes) + [None] * (
-            len(self.list_inputs()) - len(in_shapes))
+            len(self.list_inputs()) - len(in_shapes)
+        )
         data = shapes[0]
         if data is None:
             return shapes, [None], []
         data = shapes[0] = tuple(data)
         weight, bias, out = self._shapes(data)
         if data[1]:
-            self._check_param('weight', shapes[1] if _known(shapes[1])
-                              else None, weight, data)
+            self._check_param(
+                'weight',
+                shapes[1] if _known(shapes[1]) else None,
+                weight,
+                data,
+            )
             shapes[1] = weight
         if len(shapes) > 2:
-            self._check_param('bias', shapes[2] if _known(shapes[2])
-                              else None, bias, data)
+            self._check_param(
+                'bias', shapes[2] if _known(shapes[2]) else None, bias, data
+            )
             shapes[2] = bias
         return shapes, [out], []
 
@@ -291,11 +340,11 @@ class Convolution(_ConvBase):
         x_pad = pad_spatial(xp, data, pad)
         fast = fastpath.enabled()
         if fast:
-            y, cols = conv_fast.conv_forward(xp, x_pad, weight, stride,
-                                             dilate, out_size, groups)
+            y, cols = conv_fast.conv_forward(
+                xp, x_pad, weight, stride, dilate, out_size, groups
+            )
         else:
-            cols = im2col(xp, x_pad, kernel, stride, dilate, out_size,
-                          groups)
+            cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
             w_mat = weight.reshape(groups, num_filter // groups, -1)
             y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
         if bias is not None:
@@ -306,55 +355,73 @@ class Convolution(_ConvBase):
         # small, else keep the padded input and rebuild it.
         if not (self.is_train and cols.nbytes <= KEEP_COLS_BYTES):
             cols = None
-        self.saved = (x_pad, cols, weight, data.shape, bias is not None,
-                      fast)
+        self.saved = (x_pad, cols, weight, data.shape, bias is not None, fast)
         return y
 
     def backward(self, xp, dy):
         x_pad, cols, weight, data_shape, has_bias, fast = self.saved
         need_dx, need_dw = _needed(self)
         grads = self._fast_grads if fast else self._reference_grads
-        dx, dw = grads(xp, dy, x_pad, cols, weight, data_shape, need_dx,
-                       need_dw)
+        dx, dw = grads(
+            xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+        )
         if not has_bias:
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
 
-    def _reference_grads(self, xp, dy, x_pad, cols, weight, data_shape,
-                         need_dx, need_dw):
+    def _reference_grads(
+        self, xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+    ):
         kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
         if need_dw:
-            dy_rows = channel_rows(xp, dy, groups)      # (G, Fg, N*P)
+            dy_rows = channel_rows(xp, dy, groups)  # (G, Fg, N*P)
             if cols is None:
-                cols = im2col(xp, x_pad, kernel, stride, dilate,
-                              dy.shape[2:], groups)
+                cols = im2col(
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups
+                )
             dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
-            del cols, dy_rows                             # free them early
+            del cols, dy_rows  # free them early
         if need_dx:
-            dx = conv_data_grad(xp, dy, weight, stride, dilate, pad,
-                                data_shape, groups)
+            dx = conv_data_grad(
+                xp, dy, weight, stride, dilate, pad, data_shape, groups
+            )
         return dx, dw
 
-    def _fast_grads(self, xp, dy, x_pad, cols, weight, data_shape,
-                    need_dx, need_dw):
+    def _fast_grads(
+        self, xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+    ):
         kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
         positions = prod(dy.shape[2:])
-        if need_dw and groups == 1 and positions < \
-                conv_fast.MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD:
+        if (
+            need_dw
+            and groups == 1
+            and positions < conv_fast.MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD
+        ):
             dw = conv_fast.weight_grad_channels_last(
-                xp, x_pad, dy, weight.shape, stride, dilate)
+                xp, x_pad, dy, weight.shape, stride, dilate
+            )
         elif need_dw:
             if cols is None:
                 cols = conv_fast.im2col_batched(
-                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups)
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups
+                )
             dw = conv_fast.weight_grad(xp, cols, dy, weight.shape, groups)
             del cols
         if need_dx:
-            dx = conv_fast.data_grad(xp, dy, weight, stride, dilate, pad,
-                                     data_shape, groups, conv_data_grad)
+            dx = conv_fast.data_grad(
+                xp,
+                dy,
+                weight,
+                stride,
+                dilate,
+                pad,
+                data_shape,
+                groups,
+                conv_data_grad,
+            )
         return dx, dw
 
 
@@ -372,6 +439,7 @@ def _needed(op):
 
 
 # -- Deconvolution ---------------------------------------------------------
+
 
 @channels_last_aware(moved=(0, 1))
 @register('Deconvolution')
@@ -391,10 +459,21 @@ class Deconvolution(_ConvBase):
 
     arguments = ('data', 'weight', 'bias')
     learned_inputs = ('weight', 'bias')
-    defaults = {'kernel': (), 'stride': (), 'dilate': (), 'pad': (),
-                'adj': (), 'target_shape': (), 'num_filter': None,
-                'num_group': 1, 'workspace': 512, 'no_bias': True,
-                'cudnn_tune': None, 'cudnn_off': False, 'layout': None}
+    defaults = {
+        'kernel': (),
+        'stride': (),
+        'dilate': (),
+        'pad': (),
+        'adj': (),
+        'target_shape': (),
+        'num_filter': None,
+        'num_group': 1,
+        'workspace': 512,
+        'no_bias': True,
+        'cudnn_tune': None,
+        'cudnn_off': False,
+        'layout': None,
+    }
 
     def _pad_adj(self, spatial, kernel, stride, dilate, pad):
         """``pad`` and ``adj`` per axis, derived from ``target_shape`` when
@@ -403,23 +482,28 @@ class Deconvolution(_ConvBase):
         below ``stride``: it only adds the rows a strided convolution
         would have dropped."""
         nd = len(kernel)
-        target = parse_tuple(self.attrs['target_shape'], 'target_shape',
-                             self.name)
+        target = parse_tuple(
+            self.attrs['target_shape'], 'target_shape', self.name
+        )
         if not any(target):
             adj = spatial_tuple(self.attrs['adj'], nd, 0, 'adj', self.name)
         elif len(target) != nd:
-            raise DLBookError(f'{self.name}: target_shape={target} needs '
-                              f'one entry per kernel axis ({nd})')
+            raise DLBookError(
+                f'{self.name}: target_shape={target} needs '
+                f'one entry per kernel axis ({nd})'
+            )
         else:
             pads, adjs = [], []
-            for size, k, s, d, t in zip(spatial, kernel, stride, dilate,
-                                        target):
+            for size, k, s, d, t in zip(
+                spatial, kernel, stride, dilate, target
+            ):
                 full = s * (size - 1) + d * (k - 1) + 1
                 if size and full < t:
                     raise DLBookError(
                         f'{self.name}: target_shape={target} is too big; '
                         f'the largest output for input size {size} is '
-                        f'{full}')
+                        f'{full}'
+                    )
                 excess = max(full - t, 0)
                 pads.append((excess + 1) // 2)
                 adjs.append(excess % 2)
@@ -428,7 +512,8 @@ class Deconvolution(_ConvBase):
             if not 0 <= a < s:
                 raise DLBookError(
                     f'{self.name}: adj={adj} must be smaller than '
-                    f'stride={stride} (target_shape={target})')
+                    f'stride={stride} (target_shape={target})'
+                )
         return pad, adj
 
     def _shapes(self, data_shape):
@@ -437,13 +522,15 @@ class Deconvolution(_ConvBase):
         n, c, *spatial = data_shape
         pad, adj = self._pad_adj(spatial, kernel, stride, dilate, pad)
         out = []
-        for size, k, s, d, p, a in zip(spatial, kernel, stride, dilate,
-                                       pad, adj):
+        for size, k, s, d, p, a in zip(
+            spatial, kernel, stride, dilate, pad, adj
+        ):
             o = s * (size - 1) - 2 * p + d * (k - 1) + 1 + a
             if size and o < 1:
                 raise DLBookError(
                     f'{self.name}: pad={pad} is too large; the output '
-                    f'size would be {o} for data shape {tuple(data_shape)}')
+                    f'size would be {o} for data shape {tuple(data_shape)}'
+                )
             out.append(o if size else 0)
         weight = (c, num_filter // groups) + kernel
         return weight, (num_filter,), (n, num_filter) + tuple(out), pad
@@ -452,19 +539,25 @@ class Deconvolution(_ConvBase):
         """Fill ``weight`` ``(C, num_filter/num_group, *kernel)``, ``bias``
         and the output shape from the data shape."""
         shapes = list(in_shapes) + [None] * (
-            len(self.list_inputs()) - len(in_shapes))
+            len(self.list_inputs()) - len(in_shapes)
+        )
         data = shapes[0]
         if data is None:
             return shapes, [None], []
         data = shapes[0] = tuple(data)
         weight, bias, out, _ = self._shapes(data)
         if data[1]:
-            self._check_param('weight', shapes[1] if _known(shapes[1])
-                              else None, weight, data)
+            self._check_param(
+                'weight',
+                shapes[1] if _known(shapes[1]) else None,
+                weight,
+                data,
+            )
             shapes[1] = weight
         if len(shapes) > 2:
-            self._check_param('bias', shapes[2] if _known(shapes[2])
-                              else None, bias, data)
+            self._check_param(
+                'bias', shapes[2] if _known(shapes[2]) else None, bias, data
+            )
             shapes[2] = bias
         return shapes, [out], []
 
@@ -478,11 +571,21 @@ class Deconvolution(_ConvBase):
         # The data plays the role of a convolution's output gradient.
         fast = fastpath.enabled()
         if fast:
-            y = conv_fast.data_grad(xp, data, weight, stride, dilate, pad,
-                                    out_shape, groups, conv_data_grad)
+            y = conv_fast.data_grad(
+                xp,
+                data,
+                weight,
+                stride,
+                dilate,
+                pad,
+                out_shape,
+                groups,
+                conv_data_grad,
+            )
         else:
-            y = conv_data_grad(xp, data, weight, stride, dilate, pad,
-                               out_shape, groups)
+            y = conv_data_grad(
+                xp, data, weight, stride, dilate, pad, out_shape, groups
+            )
         if bias is not None:
             y += bias.reshape(_bias_shape(len(kernel)))
         self.saved = (data, weight, pad, bias is not None, fast)
@@ -498,14 +601,19 @@ class Deconvolution(_ConvBase):
         # A convolution of dy with the same weight maps back to data's grid.
         dy_pad = pad_spatial(xp, dy, pad)
         if fast:
-            dx, cols = conv_fast.conv_forward(xp, dy_pad, weight, stride,
-                                              dilate, spatial, groups)
-            dw = (conv_fast.weight_grad(xp, cols, data, weight.shape,
-                                        groups) if need_dw else None)
+            dx, cols = conv_fast.conv_forward(
+                xp, dy_pad, weight, stride, dilate, spatial, groups
+            )
+            dw = (
+                conv_fast.weight_grad(xp, cols, data, weight.shape, groups)
+                if need_dw
+                else None
+            )
             dx = dx if need_dx else None
         else:
-            dx, dw = self._reference_grads(xp, dy_pad, data, weight,
-                                           need_dx, need_dw)
+            dx, dw = self._reference_grads(
+                xp, dy_pad, data, weight, need_dx, need_dw
+            )
         if not has_bias:
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
@@ -520,6 +628,6 @@ class Deconvolution(_ConvBase):
             w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
             dx = from_channel_rows(xp, xp.matmul(w_mat, cols), n, spatial)
         if need_dw:
-            x_rows = channel_rows(xp, data, groups)     # (G, Cg, N*H)
+            x_rows = channel_rows(xp, data, groups)  # (G, Cg, N*H)
             dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
         return dx, dw

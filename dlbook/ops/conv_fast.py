@@ -30,11 +30,16 @@ Every routine takes the array module ``xp`` (NumPy or CuPy).
 
 from math import prod
 
-from ..backend.blas_threads import for_gemm, split_threads, run_split
-from .windows import sliding_windows, window_slices, kernel_offsets
+from ..backend.blas_threads import for_gemm, run_split, split_threads
+from .windows import kernel_offsets, sliding_windows, window_slices
 
-__all__ = ['im2col_batched', 'conv_forward', 'weight_grad',
-           'weight_grad_channels_last', 'data_grad']
+__all__ = [
+    'im2col_batched',
+    'conv_forward',
+    'weight_grad',
+    'weight_grad_channels_last',
+    'data_grad',
+]
 
 #: Output rows at least this long use the per-image col2im; shorter ones
 #: the reference (batch-last) col2im, whose slice-adds move longer runs.
@@ -56,7 +61,8 @@ def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
     """
     n, c = x_pad.shape[:2]
     return _window_rows(xp, x_pad, kernel, stride, dilate, out_size).reshape(
-        n, groups, (c // groups) * prod(kernel), prod(out_size))
+        n, groups, (c // groups) * prod(kernel), prod(out_size)
+    )
 
 
 def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
@@ -65,8 +71,9 @@ def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
     nd = len(kernel)
     windows = sliding_windows(xp, x_pad, kernel, stride, dilate, out_size)
     # (N, C, *O, *K) -> (N, C, *K, *O)
-    return windows.transpose((0, 1) + tuple(range(2 + nd, 2 + 2 * nd))
-                             + tuple(range(2, 2 + nd)))
+    return windows.transpose(
+        (0, 1) + tuple(range(2 + nd, 2 + 2 * nd)) + tuple(range(2, 2 + nd))
+    )
 
 
 def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
@@ -80,21 +87,26 @@ def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
     if threads > 1:
         # each thread copies its images' windows, then multiplies them
         rows = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
-        cols = xp.empty((n, groups, w_mat.shape[2], positions),
-                        dtype=x_pad.dtype)
-        cols_nd = cols.reshape(rows.shape)                # a view
-        y = xp.empty((n,) + w_mat.shape[:2] + (positions,),
-                     dtype=xp.result_type(w_mat, cols))
+        cols = xp.empty(
+            (n, groups, w_mat.shape[2], positions), dtype=x_pad.dtype
+        )
+        cols_nd = cols.reshape(rows.shape)  # a view
+        y = xp.empty(
+            (n,) + w_mat.shape[:2] + (positions,),
+            dtype=xp.result_type(w_mat, cols),
+        )
 
         def part(start, stop):
             cols_nd[start:stop] = rows[start:stop]
             xp.matmul(w_mat, cols[start:stop], out=y[start:stop])
+
         run_split(part, n, threads)
     else:
-        cols = im2col_batched(xp, x_pad, kernel, stride, dilate, out_size,
-                              groups)
+        cols = im2col_batched(
+            xp, x_pad, kernel, stride, dilate, out_size, groups
+        )
         for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
-        y = xp.matmul(w_mat, cols)                # (N, G, Fg, P)
+        y = xp.matmul(w_mat, cols)  # (N, G, Fg, P)
     return y.reshape((n, weight.shape[0]) + tuple(out_size)), cols
 
 
@@ -114,16 +126,19 @@ def weight_grad_channels_last(xp, x_pad, dy, w_shape, stride, dilate):
     x_last = xp.ascontiguousarray(xp.moveaxis(x_pad, 1, -1))
     strides_n, *strides_sp, strides_c = x_last.strides
     shape = (n,) + out_size + kernel + (c,)
-    strides = ((strides_n,)
-               + tuple(st * s for st, s in zip(strides_sp, stride))
-               + tuple(st * d for st, d in zip(strides_sp, dilate))
-               + (strides_c,))
-    rows = xp.lib.stride_tricks.as_strided(x_last, shape=shape,
-                                           strides=strides)
+    strides = (
+        (strides_n,)
+        + tuple(st * s for st, s in zip(strides_sp, stride))
+        + tuple(st * d for st, d in zip(strides_sp, dilate))
+        + (strides_c,)
+    )
+    rows = xp.lib.stride_tricks.as_strided(
+        x_last, shape=shape, strides=strides
+    )
     rows = rows.reshape(n * prod(out_size), prod(kernel) * c)
     dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 1, -1)).reshape(-1, f)
     for_gemm(xp, f, rows.shape[1], rows.shape[0])
-    dw = xp.matmul(dy_rows.T, rows)                  # (F, K*C)
+    dw = xp.matmul(dy_rows.T, rows)  # (F, K*C)
     dw = dw.reshape((f,) + kernel + (c,))
     return xp.ascontiguousarray(xp.moveaxis(dw, -1, 1))
 
@@ -137,8 +152,8 @@ def weight_grad(xp, cols, dy, w_shape, groups):
     """
     n = dy.shape[0]
     f = w_shape[0]
-    dy_rows = dy.reshape(n, groups, f // groups, -1)     # (N, G, Fg, P)
-    cols_t = cols.transpose(0, 1, 3, 2)                  # (N, G, P, CgK)
+    dy_rows = dy.reshape(n, groups, f // groups, -1)  # (N, G, Fg, P)
+    cols_t = cols.transpose(0, 1, 3, 2)  # (N, G, P, CgK)
     per_image = f * cols.shape[2] * dy.itemsize
     chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
     threads = split_threads(xp, f * cols.shape[2] * cols.shape[3] * n)
@@ -150,8 +165,9 @@ def weight_grad(xp, cols, dy, w_shape, groups):
         dw = None
         for start in range(begin, end, chunk):
             stop = min(start + chunk, end)
-            part = xp.matmul(dy_rows[start:stop],
-                             cols_t[start:stop]).sum(axis=0)
+            part = xp.matmul(dy_rows[start:stop], cols_t[start:stop]).sum(
+                axis=0
+            )
             if dw is None:
                 dw = part
             else:
@@ -165,8 +181,7 @@ def weight_grad(xp, cols, dy, w_shape, groups):
     return dw.reshape(w_shape)
 
 
-def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
-              reference):
+def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     """Input gradient of a convolution (Deconvolution's forward).
 
     ``reference`` is the reference routine (``conv.conv_data_grad``),
@@ -176,13 +191,16 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
     """
     out_size = tuple(dy.shape[2:])
     if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
-        threads = 1 if groups > 1 else split_threads(
-            xp, w.size * prod(out_size) * dy.shape[0])
+        threads = (
+            1
+            if groups > 1
+            else split_threads(xp, w.size * prod(out_size) * dy.shape[0])
+        )
         if threads > 1:
-            return _data_grad_by_channels(xp, dy, w, stride, dilate, pad,
-                                          data_shape, threads)
-        return reference(xp, dy, w, stride, dilate, pad, data_shape,
-                         groups)
+            return _data_grad_by_channels(
+                xp, dy, w, stride, dilate, pad, data_shape, threads
+            )
+        return reference(xp, dy, w, stride, dilate, pad, data_shape, groups)
     n, f = dy.shape[:2]
     kernel = tuple(w.shape[2:])
     c = data_shape[1]
@@ -191,8 +209,10 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
     dy_rows = dy.reshape(n, groups, f // groups, -1)
     padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
     dx_pad = xp.zeros((n, c) + padded, dtype=xp.result_type(w_t, dy_rows))
-    offsets = [(offset, window_slices(offset, stride, dilate, out_size))
-               for offset in kernel_offsets(kernel)]
+    offsets = [
+        (offset, window_slices(offset, stride, dilate, out_size))
+        for offset in kernel_offsets(kernel)
+    ]
     threads = split_threads(xp, w.size * prod(out_size) * n)
     if threads == 1:
         for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
@@ -201,19 +221,24 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups,
         """col2im of images start..stop-1 into their part of dx_pad."""
         dcols = xp.matmul(w_t, dy_rows[start:stop])
         dcols = dcols.reshape((stop - start, c) + kernel + out_size)
-        target = dx_pad[start:stop]                  # (n, C, *padded)
+        target = dx_pad[start:stop]  # (n, C, *padded)
         for offset, where in offsets:
             target[where] += dcols[(slice(None), slice(None)) + offset]
 
     run_split(images, n, threads)
     if not any(pad):
         return dx_pad
-    return xp.ascontiguousarray(dx_pad[(slice(None), slice(None)) + tuple(
-        slice(p, p + size) for p, size in zip(pad, spatial))])
+    return xp.ascontiguousarray(
+        dx_pad[
+            (slice(None), slice(None))
+            + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
+        ]
+    )
 
 
-def _data_grad_by_channels(xp, dy, w, stride, dilate, pad, data_shape,
-                           threads):
+def _data_grad_by_channels(
+    xp, dy, w, stride, dilate, pad, data_shape, threads
+):
     """The reference col2im (batch axis last, long runs for short output
     rows; one group) with the input channels split into ``threads``
     ranges: each range's rows of ``dcols`` and its slice-adds are
@@ -226,15 +251,16 @@ def _data_grad_by_channels(xp, dy, w, stride, dilate, pad, data_shape,
     spatial = tuple(data_shape[2:])
     # (N, F, *O) -> (F, P*N): rows f, columns (o, n)
     dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 0, -1)).reshape(f, -1)
-    w_t = xp.ascontiguousarray(w.reshape(f, -1).T)       # rows (c, k)
+    w_t = xp.ascontiguousarray(w.reshape(f, -1).T)  # rows (c, k)
     padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
     dx_pad = xp.zeros((c,) + padded + (n,), dtype=xp.result_type(w_t, dy))
-    offsets = [(offset, window_slices(offset, stride, dilate, out_size,
-                                      lead=1))
-               for offset in kernel_offsets(kernel)]
+    offsets = [
+        (offset, window_slices(offset, stride, dilate, out_size, lead=1))
+        for offset in kernel_offsets(kernel)
+    ]
 
     def channels(start, stop):
-        dcols = xp.matmul(w_t[start * taps:stop * taps], dy_rows)
+        dcols = xp.matmul(w_t[start * taps : stop * taps], dy_rows)
         dcols = dcols.reshape((stop - start,) + kernel + out_size + (n,))
         target = dx_pad[start:stop]
         for offset, where in offsets:
@@ -242,6 +268,8 @@ def _data_grad_by_channels(xp, dy, w, stride, dilate, pad, data_shape,
 
     run_split(channels, c, threads)
     # crop the padding, then (C, *S, N) -> (N, C, *S)
-    dx = dx_pad[(slice(None),) + tuple(
-        slice(p, p + size) for p, size in zip(pad, spatial))]
+    dx = dx_pad[
+        (slice(None),)
+        + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
+    ]
     return xp.ascontiguousarray(xp.moveaxis(dx, -1, 0))

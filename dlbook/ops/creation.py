@@ -34,20 +34,31 @@ class Ones(_Creation):
 @register('_full', 'full')
 class Full(_Creation):
     """y = value everywhere, of the given shape and dtype."""
+
     defaults = {'shape': (), 'value': 0.0, 'dtype': 'float32'}
 
     def forward(self, xp):
         dtype = xp.dtype(self.attrs['dtype'])
-        return xp.full(self.attrs['shape'],
-                       cast_scalar(xp, self.attrs['value'], dtype), dtype=dtype)
+        return xp.full(
+            self.attrs['shape'],
+            cast_scalar(xp, self.attrs['value'], dtype),
+            dtype=dtype,
+        )
 
 
 @register('_arange', 'arange')
 class Arange(_Creation):
     """y = start, start + step, ... < stop, each value repeated ``repeat``
     times (MXNet's ``arange(start, stop=None, step=1.0, repeat=1)``)."""
-    defaults = {'start': 0.0, 'stop': None, 'step': 1.0, 'repeat': 1,
-                'infer_range': False, 'dtype': 'float32'}
+
+    defaults = {
+        'start': 0.0,
+        'stop': None,
+        'step': 1.0,
+        'repeat': 1,
+        'infer_range': False,
+        'dtype': 'float32',
+    }
 
     def forward(self, xp):
         a = self.attrs
@@ -63,24 +74,33 @@ class Arange(_Creation):
 @register('_linspace', 'linspace')
 class Linspace(_Creation):
     """``num`` evenly spaced values from start to stop."""
-    defaults = {'start': 0.0, 'stop': 1.0, 'num': 50, 'endpoint': True,
-                'dtype': 'float32'}
+
+    defaults = {
+        'start': 0.0,
+        'stop': 1.0,
+        'num': 50,
+        'endpoint': True,
+        'dtype': 'float32',
+    }
 
     def forward(self, xp):
         a = self.attrs
-        return xp.linspace(a['start'], a['stop'], int(a['num']),
-                           endpoint=a['endpoint']).astype(a['dtype'])
+        return xp.linspace(
+            a['start'], a['stop'], int(a['num']), endpoint=a['endpoint']
+        ).astype(a['dtype'])
 
 
 @register('_eye', 'eye')
 class Eye(_Creation):
     """Ones on the k-th diagonal of an N x M matrix, zeros elsewhere."""
+
     defaults = {'N': 1, 'M': 0, 'k': 0, 'dtype': 'float32'}
 
     def forward(self, xp):
         a = self.attrs
-        return xp.eye(int(a['N']), int(a['M']) or None, int(a['k']),
-                      dtype=a['dtype'])
+        return xp.eye(
+            int(a['N']), int(a['M']) or None, int(a['k']), dtype=a['dtype']
+        )
 
 
 @register('_empty', 'empty')

@@ -21,8 +21,8 @@ padding value.
 import math
 
 from ..base import DLBookError
-from .op import Op, register
 from .activation import stable_log_softmax
+from .op import Op, register
 
 
 def _label_lengths(xp, label, pad):
@@ -69,9 +69,13 @@ class CTCLoss(Op):
     ddata[t, n, k] = dloss[n] * (softmax(data)[t, n, k]
     - sum_{s: l'_s = k} exp(alpha[t, s] + beta[t, s] - e[t, s] + loss[n]))
     for t < T_n (0 after the sequence ends)."""
+
     arguments = ('data', 'label', 'data_lengths', 'label_lengths')
-    defaults = {'use_data_lengths': False, 'use_label_lengths': False,
-                'blank_label': 'first'}
+    defaults = {
+        'use_data_lengths': False,
+        'use_label_lengths': False,
+        'blank_label': 'first',
+    }
 
     def list_arguments(self):
         names = ['data', 'label']
@@ -97,15 +101,21 @@ class CTCLoss(Op):
         return data_len, label_len
 
     def forward(self, xp, data, label, *extra):
-        if data.ndim != 3 or label.ndim != 2 or \
-                label.shape[0] != data.shape[1]:
+        if (
+            data.ndim != 3
+            or label.ndim != 2
+            or label.shape[0] != data.shape[1]
+        ):
             raise DLBookError(
                 f'{self.name}: expected data (T, N, C) and label (N, L), '
-                f'got data {data.shape} and label {label.shape}')
+                f'got data {data.shape} and label {label.shape}'
+            )
         blank_label = self.attrs['blank_label']
         if blank_label not in ('first', 'last'):
-            raise DLBookError(f"{self.name}: blank_label must be 'first' "
-                              f"or 'last', got {blank_label!r}")
+            raise DLBookError(
+                f"{self.name}: blank_label must be 'first' "
+                f"or 'last', got {blank_label!r}"
+            )
         steps, batch, classes = data.shape
         blank = 0 if blank_label == 'first' else classes - 1
         label = label.astype('int64')
@@ -114,8 +124,11 @@ class CTCLoss(Op):
 
         logp = stable_log_softmax(xp, data, 2)
         # e[t, n, s] = log p_t(l'_s): the emission of each extended label.
-        emit = logp[xp.arange(steps)[:, None, None],
-                    xp.arange(batch)[None, :, None], ext[None]]
+        emit = logp[
+            xp.arange(steps)[:, None, None],
+            xp.arange(batch)[None, :, None],
+            ext[None],
+        ]
         # 0-d arrays of the data's dtype keep where() from promoting.
         neg_inf = xp.asarray(-math.inf, dtype=data.dtype)
         zero = xp.zeros((), dtype=data.dtype)
@@ -123,7 +136,7 @@ class CTCLoss(Op):
         # A path may skip a blank between two different labels only.
         skip = xp.zeros(ext.shape, dtype=bool)
         skip[:, 2:] = (ext[:, 2:] != ext[:, :-2]) & (ext[:, 2:] != blank)
-        skip_back = _shift(xp, skip, -2, False)   # skip into s from s + 2
+        skip_back = _shift(xp, skip, -2, False)  # skip into s from s + 2
 
         alpha = xp.full(emit.shape, -math.inf, dtype=data.dtype)
         start = xp.full(ext.shape, -math.inf, dtype=data.dtype)
@@ -132,8 +145,10 @@ class CTCLoss(Op):
         for t in range(1, steps):
             prev = alpha[t - 1]
             two = xp.where(skip, _shift(xp, prev, 2, -math.inf), neg_inf)
-            alpha[t] = _logsumexp3(xp, prev, _shift(xp, prev, 1, -math.inf),
-                                   two) + emit[t]
+            alpha[t] = (
+                _logsumexp3(xp, prev, _shift(xp, prev, 1, -math.inf), two)
+                + emit[t]
+            )
 
         # beta starts at each sequence's own last step T_n - 1.
         ends = xp.arange(ext.shape[1])[None, :]
@@ -152,11 +167,13 @@ class CTCLoss(Op):
         # p(l|x) = alpha at the last step, ending on the last label or on
         # the blank after it.
         rows = xp.arange(batch)
-        final = alpha[data_len - 1, rows]                   # (N, S)
+        final = alpha[data_len - 1, rows]  # (N, S)
         on_blank = final[rows, 2 * label_len]
-        on_label = xp.where(label_len > 0,
-                            final[rows, xp.maximum(2 * label_len - 1, 0)],
-                            neg_inf)
+        on_label = xp.where(
+            label_len > 0,
+            final[rows, xp.maximum(2 * label_len - 1, 0)],
+            neg_inf,
+        )
         log_like = xp.logaddexp(on_blank, on_label)
         self.saved = (logp, alpha, beta, emit, ext, data_len, log_like)
         return -log_like
@@ -167,8 +184,12 @@ class CTCLoss(Op):
         feasible = xp.isfinite(log_like)
         safe_like = xp.where(feasible, log_like, 0)
         # Occupancy of extended position s at step t, then summed per class.
-        occ = xp.exp(alpha + beta - xp.where(xp.isfinite(emit), emit, 0)
-                     - safe_like[None, :, None])
+        occ = xp.exp(
+            alpha
+            + beta
+            - xp.where(xp.isfinite(emit), emit, 0)
+            - safe_like[None, :, None]
+        )
         occ = xp.where(xp.isfinite(emit), occ, 0)
         onehot = (ext[..., None] == xp.arange(classes)).astype(logp.dtype)
         posterior = xp.einsum('tns,nsc->tnc', occ, onehot)
@@ -177,5 +198,6 @@ class CTCLoss(Op):
         # An impossible alignment has an infinite loss and no gradient.
         keep = alive & feasible[None, :]
         grad = xp.where(keep[..., None], grad, 0) * dy[None, :, None]
-        return (grad.astype(logp.dtype, copy=False),) + \
-            (None,) * (len(self.list_arguments()) - 1)
+        return (grad.astype(logp.dtype, copy=False),) + (None,) * (
+            len(self.list_arguments()) - 1
+        )

@@ -12,6 +12,7 @@ from .op import Op, register
 @register('_copyto')
 class CopyTo(Op):
     """y = x on another device;   dx = dy copied back to x's device."""
+
     defaults = {'ctx': None, 'src_ctx': None}
 
     def out_context(self, ctx):

@@ -13,13 +13,16 @@ from .op import Op, register
 @register('Cast', 'cast')
 class Cast(Op):
     """y = x converted to dtype;   dx = dy converted back to x's dtype"""
+
     defaults = {'dtype': None}
 
     def forward(self, xp, x):
         dtype = self.attrs['dtype']
         if dtype is None:
-            raise DLBookError("Cast: the dtype attribute is required, e.g. "
-                              "nd.cast(x, dtype='float64')")
+            raise DLBookError(
+                "Cast: the dtype attribute is required, e.g. "
+                "nd.cast(x, dtype='float64')"
+            )
         self.saved = (x.dtype,)
         return x.astype(dtype)
 

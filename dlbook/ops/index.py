@@ -20,6 +20,7 @@ __all__ = ['take_along', 'scatter_along']
 
 # -- helpers ----------------------------------------------------------------
 
+
 def _as_int(xp, indices):
     """Integer copy of an index array (floats are truncated, as in MXNet)."""
     if indices.dtype.kind in 'iu':
@@ -36,7 +37,8 @@ def take_along(xp, x, idx, axis):
         lanes = x.size // n
         rows = xp.arange(lanes).reshape(lanes, 1)
         return x.reshape(lanes, n)[rows, idx.reshape(lanes, k)].reshape(
-            idx.shape)
+            idx.shape
+        )
     return xp.take_along_axis(x, idx, axis=axis)
 
 
@@ -58,7 +60,7 @@ def scatter_along(xp, shape, dtype, idx, values, axis):
     rows = xp.arange(lanes).reshape(lanes, 1)
     out[rows, idx.reshape(lanes, k)] = values.reshape(lanes, k)
     out = out.reshape(lane_shape + (n,))
-    if last:                  # already in place and contiguous
+    if last:  # already in place and contiguous
         return out
     return xp.ascontiguousarray(xp.moveaxis(out, -1, axis))
 
@@ -75,21 +77,27 @@ def _fix_indices(xp, idx, size, mode, op_name, shape):
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= size):
             raise DLBookError(
                 f'{op_name}: index out of range [0, {size}) for input of '
-                f'shape {shape} (mode=\'raise\')')
+                f'shape {shape} (mode=\'raise\')'
+            )
         return idx
-    raise DLBookError(f"{op_name}: mode={mode!r} must be 'clip', 'wrap' "
-                      f"or 'raise'")
+    raise DLBookError(
+        f"{op_name}: mode={mode!r} must be 'clip', 'wrap' or 'raise'"
+    )
 
 
 def _slice_key(op_name, shape, begin, end, step):
     """Tuple of Python slices for MXNet's ``slice(begin, end, step)``."""
     begin, end, step = as_shape(begin), as_shape(end), as_shape(step)
-    if len(begin) != len(end) or len(begin) > len(shape) or (
-            step and len(step) != len(begin)):
+    if (
+        len(begin) != len(end)
+        or len(begin) > len(shape)
+        or (step and len(step) != len(begin))
+    ):
         raise DLBookError(
             f'{op_name}: begin={begin}, end={end}, step={step} must have '
             f'equal lengths, at most the {len(shape)} dims of the input of '
-            f'shape {tuple(shape)}')
+            f'shape {tuple(shape)}'
+        )
     step = step or (None,) * len(begin)
     if any(s == 0 for s in step):
         raise DLBookError(f'{op_name}: step={step} cannot contain 0')
@@ -103,15 +111,22 @@ def _one_d(y):
 
 # -- slicing ----------------------------------------------------------------
 
+
 @register('slice', 'crop')
 class Slice(Op):
     """y = x[b0:e0:s0, b1:e1:s1, ...] (None entries mean the default);
     dx = zeros with dy written into the sliced region."""
+
     defaults = {'begin': None, 'end': None, 'step': ()}
 
     def forward(self, xp, x):
-        key = _slice_key(self.name, x.shape, self.attrs['begin'],
-                         self.attrs['end'], self.attrs['step'])
+        key = _slice_key(
+            self.name,
+            x.shape,
+            self.attrs['begin'],
+            self.attrs['end'],
+            self.attrs['step'],
+        )
         self.saved = (x.shape, x.dtype, key)
         return x[key]
 
@@ -126,12 +141,14 @@ class Slice(Op):
 class SliceAxis(Op):
     """y = x[..., begin:end, ...] on ``axis`` (end=None: to the end);
     dx = zeros with dy written into that range."""
+
     defaults = {'axis': None, 'begin': None, 'end': None}
 
     def forward(self, xp, x):
         axis = check_axis(self.attrs['axis'], x.shape, self.name)
         key = (slice(None),) * axis + (
-            slice(self.attrs['begin'], self.attrs['end']),)
+            slice(self.attrs['begin'], self.attrs['end']),
+        )
         self.saved = (x.shape, x.dtype, key)
         return x[key]
 
@@ -143,6 +160,7 @@ class SliceLike(Op):
     """y = data[:s0, :s1, ...] with s = shape_like.shape on ``axes`` (all
     axes if empty);  ddata = zeros with dy in that corner;  dshape_like:
     none."""
+
     arguments = ('data', 'shape_like')
     defaults = {'axes': ()}
 
@@ -153,7 +171,8 @@ class SliceLike(Op):
                 raise DLBookError(
                     f'{self.name}: data of shape {data.shape} and '
                     f'shape_like of shape {shape_like.shape} need the same '
-                    f'number of dims when axes=()')
+                    f'number of dims when axes=()'
+                )
             axes = range(data.ndim)
         key = [slice(None)] * data.ndim
         for a in axes:
@@ -161,7 +180,8 @@ class SliceLike(Op):
             if a >= shape_like.ndim or shape_like.shape[a] > data.shape[a]:
                 raise DLBookError(
                     f'{self.name}: cannot slice data of shape {data.shape} '
-                    f'like shape {shape_like.shape} on axis {a}')
+                    f'like shape {shape_like.shape} on axis {a}'
+                )
             key[a] = slice(0, shape_like.shape[a])
         key = tuple(key)
         self.saved = (data.shape, data.dtype, key)
@@ -173,29 +193,38 @@ class SliceLike(Op):
 
 # -- gathering --------------------------------------------------------------
 
+
 @register('take')
 class Take(Op):
     """y[i.., j.., k..] = a[i.., indices[j..], k..] on ``axis``, out-of-range
     indices clipped/wrapped (``mode``);  da = dy added back at indices
     (repeats add up);  dindices: none."""
+
     arguments = ('a', 'indices')
     defaults = {'axis': 0, 'mode': 'clip'}
 
     def forward(self, xp, a, indices):
         axis = check_axis(self.attrs['axis'], a.shape, self.name)
-        idx = _fix_indices(xp, _as_int(xp, indices), a.shape[axis],
-                           self.attrs['mode'], self.name, a.shape)
+        idx = _fix_indices(
+            xp,
+            _as_int(xp, indices),
+            a.shape[axis],
+            self.attrs['mode'],
+            self.name,
+            a.shape,
+        )
         self.saved = (a.shape, a.dtype, axis, idx)
         return _one_d(xp.take(a, idx, axis=axis))
 
     def backward(self, xp, dy):
         shape, dtype, axis, idx = self.saved
-        moved = (shape[axis],) + shape[:axis] + shape[axis + 1:]
+        moved = (shape[axis],) + shape[:axis] + shape[axis + 1 :]
         dx = xp.zeros(moved, dtype=dtype)
         # dy has axes (before, idx..., after): bring idx axes to the front
-        dy = dy.reshape(shape[:axis] + idx.shape + shape[axis + 1:])
-        dy = xp.moveaxis(dy, tuple(range(axis, axis + idx.ndim)),
-                         tuple(range(idx.ndim)))
+        dy = dy.reshape(shape[:axis] + idx.shape + shape[axis + 1 :])
+        dy = xp.moveaxis(
+            dy, tuple(range(axis, axis + idx.ndim)), tuple(range(idx.ndim))
+        )
         dy = dy.reshape((idx.size,) + moved[1:])
         xp.add.at(dx, idx.reshape(-1), dy)
         return xp.ascontiguousarray(xp.moveaxis(dx, 0, axis)), None
@@ -205,29 +234,38 @@ class Take(Op):
 class Pick(Op):
     """y[i.., k..] = data[i.., index[i.., k..], k..] on ``axis``;
     ddata = zeros with dy at the picked positions;  dindex: none."""
+
     arguments = ('data', 'index')
     defaults = {'axis': -1, 'keepdims': False, 'mode': 'clip'}
 
     def forward(self, xp, data, index):
         axis = check_axis(self.attrs['axis'], data.shape, self.name)
-        lane = data.shape[:axis] + (1,) + data.shape[axis + 1:]
+        lane = data.shape[:axis] + (1,) + data.shape[axis + 1 :]
         if index.size != math.prod(lane):
             raise DLBookError(
                 f'{self.name}: index of shape {index.shape} does not match '
-                f'data of shape {data.shape} without axis {axis}')
-        idx = _fix_indices(xp, _as_int(xp, index).reshape(lane),
-                           data.shape[axis], self.attrs['mode'], self.name,
-                           data.shape)
+                f'data of shape {data.shape} without axis {axis}'
+            )
+        idx = _fix_indices(
+            xp,
+            _as_int(xp, index).reshape(lane),
+            data.shape[axis],
+            self.attrs['mode'],
+            self.name,
+            data.shape,
+        )
         self.saved = (data.shape, data.dtype, axis, idx)
         y = take_along(xp, data, idx, axis)
         if self.attrs['keepdims']:
             return y
-        return _one_d(y.reshape(lane[:axis] + lane[axis + 1:]))
+        return _one_d(y.reshape(lane[:axis] + lane[axis + 1 :]))
 
     def backward(self, xp, dy):
         shape, dtype, axis, idx = self.saved
-        return (scatter_along(xp, shape, dtype, idx, dy.reshape(idx.shape),
-                              axis), None)
+        return (
+            scatter_along(xp, shape, dtype, idx, dy.reshape(idx.shape), axis),
+            None,
+        )
 
 
 @register('gather_nd')
@@ -235,13 +273,15 @@ class GatherND(Op):
     """y[j..] = data[indices[0, j..], ..., indices[M-1, j..], ...] for
     indices of shape (M, j..);  ddata = dy added back at those places;
     dindices: none."""
+
     arguments = ('data', 'indices')
 
     def forward(self, xp, data, indices):
         if indices.ndim == 0 or indices.shape[0] > data.ndim:
             raise DLBookError(
                 f'{self.name}: indices of shape {indices.shape} must have '
-                f'a first dim M <= data.ndim for data of shape {data.shape}')
+                f'a first dim M <= data.ndim for data of shape {data.shape}'
+            )
         key = tuple(_as_int(xp, indices))
         self.saved = (data.shape, data.dtype, key)
         return _one_d(data[key])
@@ -249,7 +289,7 @@ class GatherND(Op):
     def backward(self, xp, dy):
         shape, dtype, key = self.saved
         dx = xp.zeros(shape, dtype=dtype)
-        out_shape = key[0].shape + shape[len(key):]
+        out_shape = key[0].shape + shape[len(key) :]
         xp.add.at(dx, key, dy.reshape(out_shape))
         return dx, None
 
@@ -258,6 +298,7 @@ class GatherND(Op):
 class ScatterND(Op):
     """y = zeros(shape) with y[indices[:, j..]] = data[j..] (the inverse of
     gather_nd);  ddata = gather_nd(dy, indices);  dindices: none."""
+
     arguments = ('data', 'indices')
     defaults = {'shape': None}
 
@@ -266,10 +307,11 @@ class ScatterND(Op):
         if indices.ndim == 0 or indices.shape[0] > len(shape):
             raise DLBookError(
                 f'{self.name}: indices of shape {indices.shape} must have '
-                f'a first dim M <= len(shape) for shape={shape}')
+                f'a first dim M <= len(shape) for shape={shape}'
+            )
         key = tuple(_as_int(xp, indices))
         out = xp.zeros(shape, dtype=data.dtype)
-        out[key] = data.reshape(key[0].shape + shape[len(key):])
+        out[key] = data.reshape(key[0].shape + shape[len(key) :])
         self.saved = (data.shape, key)
         return out
 
@@ -282,17 +324,24 @@ class ScatterND(Op):
 class OneHot(Op):
     """y[i.., j] = on_value if indices[i..] == j else off_value, shape
     indices.shape + (depth,);  no gradient."""
+
     arguments = ('indices',)
-    defaults = {'depth': None, 'on_value': 1.0, 'off_value': 0.0,
-                'dtype': 'float32'}
+    defaults = {
+        'depth': None,
+        'on_value': 1.0,
+        'off_value': 0.0,
+        'dtype': 'float32',
+    }
     differentiable = False
 
     def forward(self, xp, indices):
         depth = self.attrs['depth']
         if depth is None or int(depth) < 0:
-            raise DLBookError(f'{self.name}: depth={depth!r} must be a '
-                              f'non-negative int (indices of shape '
-                              f'{indices.shape})')
+            raise DLBookError(
+                f'{self.name}: depth={depth!r} must be a '
+                f'non-negative int (indices of shape '
+                f'{indices.shape})'
+            )
         hot = _as_int(xp, indices)[..., None] == xp.arange(int(depth))
         dtype = self.attrs['dtype']
         on = xp.asarray(self.attrs['on_value'], dtype=dtype)
@@ -305,22 +354,30 @@ class Where(Op):
     """y = x where condition != 0 else y (condition same shape as x, or
     1-d selecting whole rows);  dx = dy where condition else 0,
     dy_ = dy elsewhere;  dcondition: none."""
+
     arguments = ('condition', 'x', 'y')
 
     def forward(self, xp, condition, x, y):
         if x.shape != y.shape:
-            raise DLBookError(f'{self.name}: x of shape {x.shape} and y of '
-                              f'shape {y.shape} must have the same shape')
+            raise DLBookError(
+                f'{self.name}: x of shape {x.shape} and y of '
+                f'shape {y.shape} must have the same shape'
+            )
         if condition.shape != x.shape:
-            if condition.ndim == 1 and x.ndim >= 1 and (
-                    condition.shape[0] == x.shape[0]):
+            if (
+                condition.ndim == 1
+                and x.ndim >= 1
+                and (condition.shape[0] == x.shape[0])
+            ):
                 condition = condition.reshape(
-                    condition.shape + (1,) * (x.ndim - 1))
+                    condition.shape + (1,) * (x.ndim - 1)
+                )
             else:
                 raise DLBookError(
                     f'{self.name}: condition of shape {condition.shape} '
                     f'must have the shape of x {x.shape} or be 1-d of '
-                    f'length {x.shape[0] if x.ndim else 1}')
+                    f'length {x.shape[0] if x.ndim else 1}'
+                )
         mask = condition != 0
         self.saved = mask
         return xp.where(mask, x, y)
@@ -332,6 +389,7 @@ class Where(Op):
 
 
 # -- sorting ----------------------------------------------------------------
+
 
 def _argsort(xp, x, axis, ascend):
     """Indices that sort ``x`` along ``axis`` (descending if not ascend)."""
@@ -357,15 +415,23 @@ class TopK(Op):
     dx = dvalue scattered back to the positions it came from (0 for
     indices and mask).
     """
-    defaults = {'axis': -1, 'k': 1, 'ret_typ': 'indices',
-                'is_ascend': False, 'dtype': 'float32'}
+
+    defaults = {
+        'axis': -1,
+        'k': 1,
+        'ret_typ': 'indices',
+        'is_ascend': False,
+        'dtype': 'float32',
+    }
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
         kind = self.attrs['ret_typ']
         if kind not in ('value', 'indices', 'both', 'mask'):
-            raise DLBookError(f"{self.name}: ret_typ={kind!r} must be "
-                              f"'value', 'indices', 'both' or 'mask'")
+            raise DLBookError(
+                f"{self.name}: ret_typ={kind!r} must be "
+                f"'value', 'indices', 'both' or 'mask'"
+            )
         self.num_outputs = 2 if kind == 'both' else 1
         self.differentiable = kind in ('value', 'both')
 
@@ -375,9 +441,11 @@ class TopK(Op):
         k = int(self.attrs['k'])
         k = n if k < 1 else k
         if k > n:
-            raise DLBookError(f'{self.name}: k={k} is larger than the '
-                              f'{n} elements along axis {axis} of input of '
-                              f'shape {data.shape}')
+            raise DLBookError(
+                f'{self.name}: k={k} is larger than the '
+                f'{n} elements along axis {axis} of input of '
+                f'shape {data.shape}'
+            )
         order = _argsort(xp, x, axis, bool(self.attrs['is_ascend']))
         idx = order[(slice(None),) * axis + (slice(0, k),)]
         self.saved = (data.shape, x.shape, data.dtype, axis, idx)
@@ -406,6 +474,7 @@ class Sort(Op):
     """y = x sorted along ``axis`` (ascending unless is_ascend=False), i.e.
     y = take_along(x, p) for the sorting permutation p;
     dx = dy scattered back through p."""
+
     defaults = {'axis': -1, 'is_ascend': True}
 
     def forward(self, xp, data):
@@ -416,14 +485,16 @@ class Sort(Op):
 
     def backward(self, xp, dy):
         shape, flat_shape, dtype, axis, order = self.saved
-        return scatter_along(xp, flat_shape, dtype, order, dy,
-                             axis).reshape(shape)
+        return scatter_along(xp, flat_shape, dtype, order, dy, axis).reshape(
+            shape
+        )
 
 
 @register('argsort')
 class Argsort(Op):
     """y = the positions that sort x along ``axis``, as ``dtype`` (float32
     by default, like MXNet);  no gradient."""
+
     defaults = {'axis': -1, 'is_ascend': True, 'dtype': 'float32'}
     differentiable = False
 
@@ -434,6 +505,7 @@ class Argsort(Op):
 
 
 # -- Python indexing --------------------------------------------------------
+
 
 def _index_part(xp, part):
     """One entry of an indexing key, ready for ``xp`` arrays."""
@@ -460,6 +532,7 @@ class GetItem(Op):
     """y = x[key] for any NumPy basic or advanced key (a scalar result has
     shape (1,));  dx = zeros with dy added at x[key] (np.add.at when
     integer index arrays may repeat an element)."""
+
     defaults = {'key': None}
 
     def forward(self, xp, x):
@@ -471,11 +544,16 @@ class GetItem(Op):
         try:
             y = x[key]
         except (IndexError, TypeError, ValueError) as err:
-            error = DLBookIndexError if isinstance(err, IndexError) \
+            error = (
+                DLBookIndexError
+                if isinstance(err, IndexError)
                 else DLBookError
-            raise error(f'{self.name}: cannot index array of shape '
-                              f'{x.shape} with key {self.attrs["key"]!r}: '
-                              f'{err}') from None
+            )
+            raise error(
+                f'{self.name}: cannot index array of shape '
+                f'{x.shape} with key {self.attrs["key"]!r}: '
+                f'{err}'
+            ) from None
         self.saved = (x.shape, x.dtype, key, y.shape)
         return _one_d(y)
 
@@ -492,6 +570,7 @@ class GetItem(Op):
 
 # -- sequences (time-major by default) --------------------------------------
 
+
 def _sequence_lengths(xp, op, data, lengths, axis):
     """Integer lengths per batch element, or the full length when unused."""
     batch, steps = data.shape[1 - axis], data.shape[axis]
@@ -499,15 +578,18 @@ def _sequence_lengths(xp, op, data, lengths, axis):
         return xp.full((batch,), steps, dtype='int64')
     if lengths is None or lengths.shape != (batch,):
         got = None if lengths is None else lengths.shape
-        raise DLBookError(f'{op.name}: sequence_length must have shape '
-                          f'({batch},) for data of shape {data.shape}, '
-                          f'got {got}')
+        raise DLBookError(
+            f'{op.name}: sequence_length must have shape '
+            f'({batch},) for data of shape {data.shape}, '
+            f'got {got}'
+        )
     return xp.clip(_as_int(xp, lengths), 1, steps)
 
 
 class _SequenceOp(Op):
     """Shared interface: ``sequence_length`` is an input only when
     ``use_sequence_length`` is true; ``axis`` is the time axis (0 or 1)."""
+
     arguments = ('data', 'sequence_length')
     defaults = {'use_sequence_length': False, 'axis': 0}
 
@@ -519,8 +601,10 @@ class _SequenceOp(Op):
     def _axis(self, data):
         axis = check_axis(self.attrs['axis'], data.shape, self.name)
         if axis not in (0, 1) or data.ndim < 2:
-            raise DLBookError(f'{self.name}: axis={self.attrs["axis"]} must '
-                              f'be 0 or 1 for data of shape {data.shape}')
+            raise DLBookError(
+                f'{self.name}: axis={self.attrs["axis"]} must '
+                f'be 0 or 1 for data of shape {data.shape}'
+            )
         return axis
 
     def _grads(self, dx):
@@ -539,9 +623,10 @@ class SequenceLast(_SequenceOp):
         lengths = _sequence_lengths(xp, self, data, sequence_length, axis)
         lane = [1] * data.ndim
         lane[1 - axis] = data.shape[1 - axis]
-        idx = xp.broadcast_to((lengths - 1).reshape(lane),
-                              data.shape[:axis] + (1,) +
-                              data.shape[axis + 1:])
+        idx = xp.broadcast_to(
+            (lengths - 1).reshape(lane),
+            data.shape[:axis] + (1,) + data.shape[axis + 1 :],
+        )
         self.saved = (data.shape, data.dtype, axis, idx)
         return take_along(xp, data, idx, axis).squeeze(axis)
 
@@ -559,10 +644,10 @@ class SequenceReverse(_SequenceOp):
     def forward(self, xp, data, sequence_length=None):
         axis = self._axis(data)
         lengths = _sequence_lengths(xp, self, data, sequence_length, axis)
-        steps = xp.arange(data.shape[axis]).reshape(-1, 1)     # (T, 1)
+        steps = xp.arange(data.shape[axis]).reshape(-1, 1)  # (T, 1)
         perm = xp.where(steps < lengths, lengths - 1 - steps, steps)
         if axis == 1:
-            perm = perm.T                                       # (B, T)
+            perm = perm.T  # (B, T)
         perm = perm.reshape(perm.shape + (1,) * (data.ndim - 2))
         self.saved = xp.broadcast_to(perm, data.shape)
         return take_along(xp, data, self.saved, axis)

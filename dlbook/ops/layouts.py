@@ -39,6 +39,7 @@ def channels_last_aware(moved):
     through the channels-first rules when ``attrs['layout']`` is
     channels-last.  ``moved`` are the input positions stored
     channels-last (data, and the weight of a convolution)."""
+
     def wrap(cls):
         forward, backward = cls.forward, cls.backward
         infer_shape = cls.infer_shape
@@ -46,8 +47,10 @@ def channels_last_aware(moved):
         def forward_any(self, xp, *inputs):
             if not is_channels_last(self.attrs.get('layout')):
                 return forward(self, xp, *inputs)
-            inputs = [xp.moveaxis(x, -1, 1) if i in moved and x is not None
-                      else x for i, x in enumerate(inputs)]
+            inputs = [
+                xp.moveaxis(x, -1, 1) if i in moved and x is not None else x
+                for i, x in enumerate(inputs)
+            ]
             return xp.moveaxis(forward(self, xp, *inputs), 1, -1)
 
         def backward_any(self, xp, dy):
@@ -56,26 +59,35 @@ def channels_last_aware(moved):
             grads = backward(self, xp, xp.moveaxis(dy, -1, 1))
             single = not isinstance(grads, (tuple, list))
             grads = [grads] if single else list(grads)
-            grads = [xp.moveaxis(g, 1, -1) if i in moved and g is not None
-                     else g for i, g in enumerate(grads)]
+            grads = [
+                xp.moveaxis(g, 1, -1) if i in moved and g is not None else g
+                for i, g in enumerate(grads)
+            ]
             return grads[0] if single else tuple(grads)
 
         def infer_shape_any(self, *shapes):
             if not is_channels_last(self.attrs.get('layout')):
                 return infer_shape(self, *shapes)
-            shapes = [_first(s) if i in moved and s is not None else s
-                      for i, s in enumerate(shapes)]
+            shapes = [
+                _first(s) if i in moved and s is not None else s
+                for i, s in enumerate(shapes)
+            ]
             args, outs, aux = infer_shape(self, *shapes)
-            args = [_last(s) if i in moved and s is not None else s
-                    for i, s in enumerate(args)]
+            args = [
+                _last(s) if i in moved and s is not None else s
+                for i, s in enumerate(args)
+            ]
             outs = [None if s is None else _last(s) for s in outs]
             return args, outs, aux
 
-        for name, function in (('forward', forward_any),
-                               ('backward', backward_any),
-                               ('infer_shape', infer_shape_any)):
+        for name, function in (
+            ('forward', forward_any),
+            ('backward', backward_any),
+            ('infer_shape', infer_shape_any),
+        ):
             function.__name__ = name
             function.__doc__ = getattr(cls, name).__doc__
             setattr(cls, name, function)
         return cls
+
     return wrap

@@ -9,7 +9,7 @@ opposite (src/operator/tensor/diag_op-inl.h).
 
 from ..backend.blas_threads import for_gemm
 from ..base import DLBookError
-from .op import Op, register, normalize_axis
+from .op import Op, normalize_axis, register
 
 
 def _mT(x):
@@ -21,9 +21,13 @@ def _mT(x):
 class Dot(Op):
     """y = A . B, contracting A's last axis with B's first (A = lhs or lhs.T,
     B = rhs or rhs.T);   dA = dy . B^T,   dB = A^T . dy"""
+
     arguments = ('lhs', 'rhs')
-    defaults = {'transpose_a': False, 'transpose_b': False,
-                'forward_stype': None}
+    defaults = {
+        'transpose_a': False,
+        'transpose_b': False,
+        'forward_stype': None,
+    }
     same_dtype = True
 
     def forward(self, xp, a, b):
@@ -35,7 +39,8 @@ class Dot(Op):
                 f'dot: shape mismatch between lhs {a.shape} and rhs '
                 f'{b.shape} (transpose_a={self.attrs["transpose_a"]}, '
                 f'transpose_b={self.attrs["transpose_b"]}): the last axis '
-                f'of lhs must equal the first axis of rhs')
+                f'of lhs must equal the first axis of rhs'
+            )
         self.saved = (A, B)
         k = B.shape[0]
         # BLAS threads by product size (DLBOOK_NUM_THREADS): one thread
@@ -52,22 +57,29 @@ class Dot(Op):
         k = B.shape[0]
         A2, B2 = A.reshape(-1, k), B.reshape(k, -1)
         dy2 = dy.reshape(A2.shape[0], B2.shape[1])
-        for_gemm(xp, A2.shape[0], B2.shape[1], k)     # all three products
+        for_gemm(xp, A2.shape[0], B2.shape[1], k)  # all three products
         dA = xp.dot(dy2, B2.T).reshape(A.shape)
         dB = xp.dot(A2.T, dy2).reshape(B.shape)
-        return (dA.T if self.attrs['transpose_a'] else dA,
-                dB.T if self.attrs['transpose_b'] else dB)
+        return (
+            dA.T if self.attrs['transpose_a'] else dA,
+            dB.T if self.attrs['transpose_b'] else dB,
+        )
 
 
 def _check_batched(name, a, b, A, B, min_ndim):
     """Raise unless A @ B is a valid batched product of equal batch axes."""
-    if (A.ndim < min_ndim or A.ndim != B.ndim
-            or A.shape[:-2] != B.shape[:-2] or A.shape[-1] != B.shape[-2]):
+    if (
+        A.ndim < min_ndim
+        or A.ndim != B.ndim
+        or A.shape[:-2] != B.shape[:-2]
+        or A.shape[-1] != B.shape[-2]
+    ):
         raise DLBookError(
             f'{name}: shape mismatch between lhs {a.shape} and rhs '
             f'{b.shape} (after transposes {A.shape} and {B.shape}): need '
             f'equal batch axes, at least {min_ndim} dimensions, and lhs '
-            f'columns equal to rhs rows')
+            f'columns equal to rhs rows'
+        )
 
 
 def _matmul_grads(xp, dy, A, B, transpose_a, transpose_b):
@@ -81,9 +93,13 @@ def _matmul_grads(xp, dy, A, B, transpose_a, transpose_b):
 class BatchDot(Op):
     """y[i] = A[i] @ B[i] for each batch index i (A = lhs or its matrix
     transpose);   dA[i] = dy[i] @ B[i]^T,   dB[i] = A[i]^T @ dy[i]"""
+
     arguments = ('lhs', 'rhs')
-    defaults = {'transpose_a': False, 'transpose_b': False,
-                'forward_stype': None}
+    defaults = {
+        'transpose_a': False,
+        'transpose_b': False,
+        'forward_stype': None,
+    }
     same_dtype = True
 
     def forward(self, xp, a, b):
@@ -99,13 +115,15 @@ class BatchDot(Op):
     def backward(self, xp, dy):
         A, B = self.saved
         for_gemm(xp, A.shape[-2], B.shape[-1], A.shape[-1])
-        return _matmul_grads(xp, dy, A, B, self.attrs['transpose_a'],
-                             self.attrs['transpose_b'])
+        return _matmul_grads(
+            xp, dy, A, B, self.attrs['transpose_a'], self.attrs['transpose_b']
+        )
 
 
 class _Gemm(Op):
     """Shared part of gemm2/gemm: alpha * op(A) @ op(B) over the last two
     axes (rows along ``axis``), batched over the others."""
+
     same_dtype = True
 
     def _rows_last(self, xp, x):
@@ -134,8 +152,9 @@ class _Gemm(Op):
         alpha = float(self.attrs['alpha'])
         if alpha != 1.0:
             dy = dy * alpha
-        da, db = _matmul_grads(xp, dy, A, B, self.attrs['transpose_a'],
-                               self.attrs['transpose_b'])
+        da, db = _matmul_grads(
+            xp, dy, A, B, self.attrs['transpose_a'], self.attrs['transpose_b']
+        )
         return self._rows_back(xp, da), self._rows_back(xp, db)
 
 
@@ -143,9 +162,14 @@ class _Gemm(Op):
 class LinalgGemm2(_Gemm):
     """y = alpha * op(A) @ op(B), batched over leading axes;
     dA = alpha * dy @ op(B)^T,   dB = alpha * op(A)^T @ dy (then un-op)"""
+
     arguments = ('A', 'B')
-    defaults = {'transpose_a': False, 'transpose_b': False, 'alpha': 1.0,
-                'axis': -2}
+    defaults = {
+        'transpose_a': False,
+        'transpose_b': False,
+        'alpha': 1.0,
+        'axis': -2,
+    }
 
     def forward(self, xp, a, b):
         return self._rows_back(xp, self.product(xp, a, b))
@@ -158,9 +182,15 @@ class LinalgGemm2(_Gemm):
 class LinalgGemm(_Gemm):
     """y = alpha * op(A) @ op(B) + beta * C;
     dA = alpha * dy @ op(B)^T,   dB = alpha * op(A)^T @ dy,   dC = beta * dy"""
+
     arguments = ('A', 'B', 'C')
-    defaults = {'transpose_a': False, 'transpose_b': False, 'alpha': 1.0,
-                'beta': 1.0, 'axis': -2}
+    defaults = {
+        'transpose_a': False,
+        'transpose_b': False,
+        'alpha': 1.0,
+        'beta': 1.0,
+        'axis': -2,
+    }
 
     def forward(self, xp, a, b, c):
         y = self.product(xp, a, b)
@@ -168,7 +198,8 @@ class LinalgGemm(_Gemm):
         if c.shape != y.shape:
             raise DLBookError(
                 f'{self.name}: C has shape {self._rows_back(xp, c).shape} '
-                f'but op(A) @ op(B) has shape {self._rows_back(xp, y).shape}')
+                f'but op(A) @ op(B) has shape {self._rows_back(xp, y).shape}'
+            )
         beta = float(self.attrs['beta'])
         y += c if beta == 1.0 else beta * c
         return self._rows_back(xp, y)
@@ -182,6 +213,7 @@ class LinalgGemm(_Gemm):
 
 
 # -- diagonals ----------------------------------------------------------------
+
 
 def _diagonal_index(xp, rows, cols, k):
     """Row and column indices of diagonal ``k`` of a ``rows x cols``
@@ -210,8 +242,9 @@ class Diag(Op):
         a1 = normalize_axis(int(self.attrs['axis1']), ndim, 'diag')
         a2 = normalize_axis(int(self.attrs['axis2']), ndim, 'diag')
         if a1 == a2:
-            raise DLBookError(f'diag: axis1 and axis2 cannot refer to the '
-                              f'same axis {a1}')
+            raise DLBookError(
+                f'diag: axis1 and axis2 cannot refer to the same axis {a1}'
+            )
         return a1, a2
 
     def forward(self, xp, x):
@@ -230,7 +263,8 @@ class Diag(Op):
         if k > w or -k > h:
             raise DLBookError(
                 f'diag: diagonal k={k} does not exist for axes {a1} and '
-                f'{a2} of sizes {h} and {w} (input shape {x.shape})')
+                f'{a2} of sizes {h} and {w} (input shape {x.shape})'
+            )
         rows, cols = _diagonal_index(xp, h, w, k)
         # the two axes last, then pick the (row, col) pairs
         matrices = xp.moveaxis(x, (a1, a2), (-2, -1))
@@ -243,7 +277,6 @@ class Diag(Op):
             return dy[rows, cols]
         a1, a2 = axes
         others = [n for i, n in enumerate(shape) if i not in axes]
-        dx = xp.zeros(tuple(others) + (shape[a1], shape[a2]),
-                      dtype=dy.dtype)
+        dx = xp.zeros(tuple(others) + (shape[a1], shape[a2]), dtype=dy.dtype)
         dx[..., rows, cols] = dy
         return xp.moveaxis(dx, (-2, -1), (a1, a2))

@@ -14,16 +14,18 @@ src/operator/regression_output-inl.h, src/operator/make_loss-inl.h.
 """
 
 from ..base import DLBookError
+from .activation import is_known_shape, sigmoid, stable_softmax
 from .op import Op, register
-from .activation import stable_softmax, sigmoid, is_known_shape
 
 _NORMALIZATIONS = ('null', 'batch', 'valid')
 
 
 def _check_normalization(op, normalization):
     if normalization not in _NORMALIZATIONS:
-        raise DLBookError(f'{op}: normalization must be one of '
-                          f'{list(_NORMALIZATIONS)}, got {normalization!r}')
+        raise DLBookError(
+            f'{op}: normalization must be one of '
+            f'{list(_NORMALIZATIONS)}, got {normalization!r}'
+        )
 
 
 @register('SoftmaxOutput', 'Softmax')
@@ -40,10 +42,16 @@ class SoftmaxOutput(Op):
     """
 
     arguments = ('data', 'label')
-    defaults = {'grad_scale': 1.0, 'ignore_label': -1.0,
-                'multi_output': False, 'use_ignore': False,
-                'preserve_shape': False, 'normalization': 'null',
-                'out_grad': False, 'smooth_alpha': 0.0}
+    defaults = {
+        'grad_scale': 1.0,
+        'ignore_label': -1.0,
+        'multi_output': False,
+        'use_ignore': False,
+        'preserve_shape': False,
+        'normalization': 'null',
+        'out_grad': False,
+        'smooth_alpha': 0.0,
+    }
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
@@ -65,8 +73,10 @@ class SoftmaxOutput(Op):
         _check_normalization('SoftmaxOutput', self.attrs['normalization'])
         if self.attrs['multi_output']:
             if x.ndim < 2:
-                raise DLBookError(f'SoftmaxOutput: multi_output needs data '
-                                  f'(N, C, ...), got {x.shape}')
+                raise DLBookError(
+                    f'SoftmaxOutput: multi_output needs data '
+                    f'(N, C, ...), got {x.shape}'
+                )
             y = stable_softmax(xp, x, 1)
         elif self.attrs['preserve_shape']:
             y = stable_softmax(xp, x, -1)
@@ -80,7 +90,7 @@ class SoftmaxOutput(Op):
         y, label = self.saved
         attrs = self.attrs
         grad_scale = float(attrs['grad_scale'])
-        if label.shape == y.shape:                 # probability labels
+        if label.shape == y.shape:  # probability labels
             dx = grad_scale * (y - label)
         elif attrs['multi_output']:
             dx = self._multi_output_grad(xp, y, label, grad_scale)
@@ -100,14 +110,19 @@ class SoftmaxOutput(Op):
 
     def _flat_grad(self, xp, y, label, grad_scale):
         # rows of a 2-D (rows, classes) view, one label per row
-        classes = y.shape[-1] if self.attrs['preserve_shape'] else \
-            y.size // y.shape[0]
+        classes = (
+            y.shape[-1]
+            if self.attrs['preserve_shape']
+            else y.size // y.shape[0]
+        )
         p = y.reshape(-1, classes)
         lab = label.reshape(-1).astype('int64')
         if lab.shape[0] != p.shape[0]:
-            raise DLBookError(f'SoftmaxOutput: label of shape {label.shape} '
-                              f'does not match output {y.shape}; expected '
-                              f'{p.shape[0]} labels')
+            raise DLBookError(
+                f'SoftmaxOutput: label of shape {label.shape} '
+                f'does not match output {y.shape}; expected '
+                f'{p.shape[0]} labels'
+            )
         one_hot = xp.arange(classes) == lab[:, None]
         alpha = float(self.attrs['smooth_alpha'])
         if alpha:
@@ -128,12 +143,14 @@ class SoftmaxOutput(Op):
 
     def _multi_output_grad(self, xp, y, label, grad_scale):
         n, classes = y.shape[0], y.shape[1]
-        p = y.reshape(n, classes, -1)               # (N, C, S)
+        p = y.reshape(n, classes, -1)  # (N, C, S)
         spatial = p.shape[2]
         if label.size != n * spatial:
-            raise DLBookError(f'SoftmaxOutput: multi_output label of shape '
-                              f'{label.shape} does not match output '
-                              f'{y.shape}; expected ({n}, {spatial})')
+            raise DLBookError(
+                f'SoftmaxOutput: multi_output label of shape '
+                f'{label.shape} does not match output '
+                f'{y.shape}; expected ({n}, {spatial})'
+            )
         lab = label.reshape(n, spatial).astype('int64')
         one_hot = xp.arange(classes)[None, :, None] == lab[:, None, :]
         grad = p - one_hot
@@ -169,10 +186,13 @@ class _RegressionOutput(Op):
         return [data, tuple(label)], [data], []
 
     def forward(self, xp, x, label):
-        if label.size != x.size or (label.ndim and label.shape[0] !=
-                                    x.shape[0]):
-            raise DLBookError(f'{self.name}: label of shape {label.shape} '
-                              f'does not match data of shape {x.shape}')
+        if label.size != x.size or (
+            label.ndim and label.shape[0] != x.shape[0]
+        ):
+            raise DLBookError(
+                f'{self.name}: label of shape {label.shape} '
+                f'does not match data of shape {x.shape}'
+            )
         y = self.predict(xp, x)
         self.saved = (y, label)
         return y
@@ -232,8 +252,11 @@ class MakeLoss(Op):
     a loss for the symbolic API.
     """
 
-    defaults = {'grad_scale': 1.0, 'valid_thresh': 0.0,
-                'normalization': 'null'}
+    defaults = {
+        'grad_scale': 1.0,
+        'valid_thresh': 0.0,
+        'normalization': 'null',
+    }
 
     def forward(self, xp, x):
         _check_normalization('MakeLoss', self.attrs['normalization'])

@@ -8,10 +8,10 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 ``activation.py``, normalization layers in ``norm.py``.
 """
 
-from ..base import DLBookError
 from ..backend.blas_threads import for_gemm
+from ..base import DLBookError
+from .activation import is_known_shape, stable_log_softmax
 from .op import Op, register
-from .activation import stable_log_softmax, is_known_shape
 from .sparse import RowSparse
 
 
@@ -56,8 +56,11 @@ class FullyConnected(Op):
         if not is_known_shape(data):
             # as MXNet, nothing is inferred before the data shape
             given = list(in_shapes[1:3]) + [None, None]
-            return [data, given[0]] + ([] if no_bias else [given[1]]), \
-                [None], []
+            return (
+                [data, given[0]] + ([] if no_bias else [given[1]]),
+                [None],
+                [],
+            )
         data = tuple(int(n) for n in data)
         weight = (num_hidden, self._in_units(data))
         if self.attrs['flatten']:
@@ -73,21 +76,26 @@ class FullyConnected(Op):
             raise DLBookError(
                 f'FullyConnected: weight has shape {weight.shape} but data '
                 f'of shape {x.shape} (flatten={self.attrs["flatten"]}) with '
-                f'num_hidden={num_hidden} needs ({num_hidden}, {in_units})')
+                f'num_hidden={num_hidden} needs ({num_hidden}, {in_units})'
+            )
         no_bias = self.attrs['no_bias']
         if not no_bias:
             if bias is None:
-                raise DLBookError('FullyConnected: bias is missing; pass it '
-                                  'or set no_bias=True')
+                raise DLBookError(
+                    'FullyConnected: bias is missing; pass it '
+                    'or set no_bias=True'
+                )
             if bias.shape != (num_hidden,):
-                raise DLBookError(f'FullyConnected: bias has shape '
-                                  f'{bias.shape}, expected ({num_hidden},)')
+                raise DLBookError(
+                    f'FullyConnected: bias has shape '
+                    f'{bias.shape}, expected ({num_hidden},)'
+                )
         # A 2-D view (batch, in_units); reshape of a contiguous array is free.
         x2 = x if x.ndim == 2 else x.reshape(-1, in_units)
         for_gemm(xp, x2.shape[0], num_hidden, in_units)
-        y = x2 @ weight.T                 # BLAS reads weight transposed
+        y = x2 @ weight.T  # BLAS reads weight transposed
         if not no_bias:
-            y += bias                     # in place: no extra copy
+            y += bias  # in place: no extra copy
         self.saved = (x2, weight, x.shape)
         if self.attrs['flatten']:
             return y
@@ -132,8 +140,10 @@ class Dropout(Op):
         p = float(self.attrs['p'])
         mode = self.attrs['mode']
         if mode not in ('training', 'always'):
-            raise DLBookError(f'Dropout: mode must be \'training\' or '
-                              f'\'always\', got {mode!r}')
+            raise DLBookError(
+                f'Dropout: mode must be \'training\' or '
+                f'\'always\', got {mode!r}'
+            )
         if not 0 <= p <= 1:
             raise DLBookError(f'Dropout: p must be in [0, 1], got {p}')
         active = self.is_train or mode == 'always'
@@ -146,8 +156,10 @@ class Dropout(Op):
         if p == 1:
             mask = xp.zeros(mask_shape, dtype=x.dtype)
         else:
-            keep = xp.asarray(self.rng.uniform(0.0, 1.0,
-                                               size=tuple(mask_shape))) >= p
+            keep = (
+                xp.asarray(self.rng.uniform(0.0, 1.0, size=tuple(mask_shape)))
+                >= p
+            )
             mask = keep.astype(x.dtype) * (1 / (1 - p))
         self.saved = (mask,)
         return x * mask
@@ -165,8 +177,12 @@ class Embedding(Op):
 
     arguments = ('data', 'weight')
     learned_inputs = ('weight',)
-    defaults = {'input_dim': None, 'output_dim': None, 'dtype': 'float32',
-                'sparse_grad': False}
+    defaults = {
+        'input_dim': None,
+        'output_dim': None,
+        'dtype': 'float32',
+        'sparse_grad': False,
+    }
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
@@ -179,13 +195,18 @@ class Embedding(Op):
     def forward(self, xp, data, weight):
         input_dim = self.attrs['input_dim']
         output_dim = self.attrs['output_dim']
-        expected = (int(input_dim) if input_dim is not None else None,
-                    int(output_dim) if output_dim is not None else None)
+        expected = (
+            int(input_dim) if input_dim is not None else None,
+            int(output_dim) if output_dim is not None else None,
+        )
         if weight.ndim != 2 or any(
-                want is not None and got != want
-                for got, want in zip(weight.shape, expected)):
-            raise DLBookError(f'Embedding: weight has shape {weight.shape}, '
-                              f'expected (input_dim, output_dim) = {expected}')
+            want is not None and got != want
+            for got, want in zip(weight.shape, expected)
+        ):
+            raise DLBookError(
+                f'Embedding: weight has shape {weight.shape}, '
+                f'expected (input_dim, output_dim) = {expected}'
+            )
         # MXNet truncates float indices to int, then clips (take, mode=clip)
         index = xp.clip(data.astype('int64'), 0, weight.shape[0] - 1)
         self.saved = (index, weight.shape, weight.dtype)
@@ -193,8 +214,9 @@ class Embedding(Op):
 
     def backward(self, xp, dy):
         index, shape, dtype = self.saved
-        if self.attrs['sparse_grad'] and getattr(self, 'row_sparse_grad',
-                                                 False):
+        if self.attrs['sparse_grad'] and getattr(
+            self, 'row_sparse_grad', False
+        ):
             # row-sparse dweight: one row per distinct index (autograd tape)
             rows, inverse = xp.unique(index.reshape(-1), return_inverse=True)
             data = xp.zeros((len(rows), shape[1]), dtype=dtype)
@@ -230,21 +252,25 @@ class SequenceMask(Op):
             return x.copy()
         axis = self.attrs['axis']
         if axis not in (0, 1) or x.ndim < 2:
-            raise DLBookError(f'SequenceMask: axis must be 0 (TNC) or 1 '
-                              f'(NTC) on data with at least 2 dimensions; '
-                              f'got axis={axis}, data {x.shape}')
+            raise DLBookError(
+                f'SequenceMask: axis must be 0 (TNC) or 1 '
+                f'(NTC) on data with at least 2 dimensions; '
+                f'got axis={axis}, data {x.shape}'
+            )
         batch = x.shape[1 - axis]
         if sequence_length is None or sequence_length.shape != (batch,):
             got = None if sequence_length is None else sequence_length.shape
-            raise DLBookError(f'SequenceMask: sequence_length must have '
-                              f'shape ({batch},) for data {x.shape} with '
-                              f'axis={axis}, got {got}')
+            raise DLBookError(
+                f'SequenceMask: sequence_length must have '
+                f'shape ({batch},) for data {x.shape} with '
+                f'axis={axis}, got {got}'
+            )
         steps = xp.arange(x.shape[axis])
         length = sequence_length.astype('int64')
         if axis == 0:
-            keep = steps[:, None] < length[None, :]       # (T, N)
+            keep = steps[:, None] < length[None, :]  # (T, N)
         else:
-            keep = steps[None, :] < length[:, None]       # (N, T)
+            keep = steps[None, :] < length[:, None]  # (N, T)
         keep = keep.reshape(keep.shape + (1,) * (x.ndim - 2))
         self.saved = (keep,)
         fill = xp.asarray(self.attrs['value'], dtype=x.dtype)
@@ -273,9 +299,11 @@ class SoftmaxCrossEntropy(Op):
 
     def forward(self, xp, x, label):
         if x.ndim != 2 or label.shape != (x.shape[0],):
-            raise DLBookError(f'softmax_cross_entropy: expects data (N, C) '
-                              f'and label (N,), got {x.shape} and '
-                              f'{label.shape}')
+            raise DLBookError(
+                f'softmax_cross_entropy: expects data (N, C) '
+                f'and label (N,), got {x.shape} and '
+                f'{label.shape}'
+            )
         logp = stable_log_softmax(xp, x, 1)
         one_hot = xp.arange(x.shape[1]) == label.astype('int64')[:, None]
         self.saved = (logp, one_hot)

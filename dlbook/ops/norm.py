@@ -17,8 +17,8 @@ squares over neighbouring channels, with no learnt parameters.
 """
 
 from ..base import DLBookError
-from .op import Op, register, normalize_axis
 from .activation import is_known_shape
+from .op import Op, normalize_axis, register
 
 
 def _normalize_backward(xp, g, xhat, invstd, axes, count):
@@ -34,8 +34,10 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
 
 def _check_param(op, name, array, channels, data_shape):
     if array.shape != (channels,):
-        raise DLBookError(f'{op}: {name} has shape {array.shape} but data of '
-                          f'shape {data_shape} needs ({channels},)')
+        raise DLBookError(
+            f'{op}: {name} has shape {array.shape} but data of '
+            f'shape {data_shape} needs ({channels},)'
+        )
 
 
 @register('BatchNorm')
@@ -67,10 +69,17 @@ class BatchNorm(Op):
     arguments = ('data', 'gamma', 'beta')
     learned_inputs = ('gamma', 'beta')
     aux_states = ('moving_mean', 'moving_var')
-    defaults = {'eps': 1e-3, 'momentum': 0.9, 'fix_gamma': True,
-                'use_global_stats': False, 'output_mean_var': False,
-                'axis': 1, 'cudnn_off': False, 'min_calib_range': None,
-                'max_calib_range': None}
+    defaults = {
+        'eps': 1e-3,
+        'momentum': 0.9,
+        'fix_gamma': True,
+        'use_global_stats': False,
+        'output_mean_var': False,
+        'axis': 1,
+        'cudnn_off': False,
+        'min_calib_range': None,
+        'max_calib_range': None,
+    }
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
@@ -85,8 +94,11 @@ class BatchNorm(Op):
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]
         if not is_known_shape(data):
-            return list(in_shapes[:3]), [None] * self.num_outputs, \
-                list(in_shapes[3:5])
+            return (
+                list(in_shapes[:3]),
+                [None] * self.num_outputs,
+                list(in_shapes[3:5]),
+            )
         axis = normalize_axis(self.attrs['axis'], len(data), 'BatchNorm')
         channels = (int(data[axis]),)
         outs = [tuple(data)]
@@ -98,13 +110,16 @@ class BatchNorm(Op):
         attrs = self.attrs
         axis = normalize_axis(attrs['axis'], x.ndim, 'BatchNorm')
         channels = x.shape[axis]
-        for name, array in (('gamma', gamma), ('beta', beta),
-                            ('moving_mean', moving_mean),
-                            ('moving_var', moving_var)):
+        for name, array in (
+            ('gamma', gamma),
+            ('beta', beta),
+            ('moving_mean', moving_mean),
+            ('moving_var', moving_var),
+        ):
             _check_param('BatchNorm', name, array, channels, x.shape)
         axes = tuple(i for i in range(x.ndim) if i != axis)
         shape = [1] * x.ndim
-        shape[axis] = channels               # (1, C, 1, 1) for NCHW
+        shape[axis] = channels  # (1, C, 1, 1) for NCHW
         eps, momentum = float(attrs['eps']), float(attrs['momentum'])
 
         batch_stats = self.is_train and not attrs['use_global_stats']
@@ -123,8 +138,14 @@ class BatchNorm(Op):
         xhat = centered * invstd.reshape(shape)
         scale = xp.ones_like(invstd) if attrs['fix_gamma'] else gamma
         y = xhat * scale.reshape(shape) + beta.reshape(shape)
-        self.saved = (xhat, invstd.reshape(shape), scale.reshape(shape),
-                      axes, batch_stats, gamma)
+        self.saved = (
+            xhat,
+            invstd.reshape(shape),
+            scale.reshape(shape),
+            axes,
+            batch_stats,
+            gamma,
+        )
         if attrs['output_mean_var']:
             return y, mean, invstd
         return y
@@ -137,9 +158,8 @@ class BatchNorm(Op):
         else:
             dgamma = (dy * xhat).sum(axis=axes)
         if batch_stats:
-            count = xhat.size // invstd.size    # elements per channel
-            dx = _normalize_backward(xp, dy * scale, xhat, invstd, axes,
-                                     count)
+            count = xhat.size // invstd.size  # elements per channel
+            dx = _normalize_backward(xp, dy * scale, xhat, invstd, axes, count)
         else:
             dx = dy * (scale * invstd)
         return dx, dgamma, dbeta, None, None
@@ -209,8 +229,9 @@ class LayerNorm(Op):
         others = tuple(i for i in range(dy.ndim) if i != axis)
         dgamma = (dy * xhat).sum(axis=others)
         dbeta = dy.sum(axis=others)
-        dx = _normalize_backward(xp, dy * g, xhat, invstd, axis,
-                                 dy.shape[axis])
+        dx = _normalize_backward(
+            xp, dy * g, xhat, invstd, axis, dy.shape[axis]
+        )
         return dx, dgamma, dbeta
 
 
@@ -236,8 +257,10 @@ class InstanceNorm(Op):
 
     def forward(self, xp, x, gamma, beta):
         if x.ndim < 3:
-            raise DLBookError(f'InstanceNorm: data must have at least 3 '
-                              f'dimensions (N, C, spatial...), got {x.shape}')
+            raise DLBookError(
+                f'InstanceNorm: data must have at least 3 '
+                f'dimensions (N, C, spatial...), got {x.shape}'
+            )
         channels = x.shape[1]
         _check_param('InstanceNorm', 'gamma', gamma, channels, x.shape)
         _check_param('InstanceNorm', 'beta', beta, channels, x.shape)
@@ -279,13 +302,18 @@ class L2Normalization(Op):
         elif mode == 'spatial':
             axes = tuple(range(2, x.ndim))
         else:
-            raise DLBookError(f'L2Normalization: mode must be \'instance\', '
-                              f'\'channel\' or \'spatial\', got {mode!r}')
+            raise DLBookError(
+                f'L2Normalization: mode must be \'instance\', '
+                f'\'channel\' or \'spatial\', got {mode!r}'
+            )
         if max(axes, default=0) >= x.ndim or not axes:
-            raise DLBookError(f'L2Normalization: mode={mode!r} does not fit '
-                              f'data of shape {x.shape}')
-        norm = xp.sqrt((x * x).sum(axis=axes, keepdims=True)
-                       + float(self.attrs['eps']))
+            raise DLBookError(
+                f'L2Normalization: mode={mode!r} does not fit '
+                f'data of shape {x.shape}'
+            )
+        norm = xp.sqrt(
+            (x * x).sum(axis=axes, keepdims=True) + float(self.attrs['eps'])
+        )
         y = x / norm
         self.saved = (y, norm, axes)
         return y
@@ -297,6 +325,7 @@ class L2Normalization(Op):
 
 # -- local response normalization ---------------------------------------------
 
+
 def _channel_window_sum(xp, a, nsize):
     """``s[:, c] = sum of a[:, j] for |j - c| <= nsize // 2``, channels
     beyond the edges counting as zero (MXNet's ``chpool<sum>``).
@@ -305,12 +334,13 @@ def _channel_window_sum(xp, a, nsize):
     ``nsize`` whole-array additions, not a loop over pixels.
     """
     half, channels = nsize // 2, a.shape[1]
-    padded = xp.zeros((a.shape[0], channels + 2 * half) + a.shape[2:],
-                      dtype=a.dtype)
-    padded[:, half:half + channels] = a
+    padded = xp.zeros(
+        (a.shape[0], channels + 2 * half) + a.shape[2:], dtype=a.dtype
+    )
+    padded[:, half : half + channels] = a
     total = padded[:, :channels].copy()
     for offset in range(1, nsize):
-        total += padded[:, offset:offset + channels]
+        total += padded[:, offset : offset + channels]
     return total
 
 
@@ -336,26 +366,32 @@ class LRN(Op):
     def forward(self, xp, x):
         nsize = self.attrs['nsize']
         if nsize is None:
-            raise DLBookError('LRN: the window width nsize is required, '
-                              'e.g. nd.LRN(x, nsize=5)')
+            raise DLBookError(
+                'LRN: the window width nsize is required, '
+                'e.g. nd.LRN(x, nsize=5)'
+            )
         nsize = int(nsize)
         if nsize < 1 or nsize % 2 == 0:
-            raise DLBookError(f'LRN only supports odd values for '
-                              f'local_size (nsize), got {nsize}')
+            raise DLBookError(
+                f'LRN only supports odd values for '
+                f'local_size (nsize), got {nsize}'
+            )
         if x.ndim != 4:
-            raise DLBookError(f'LRN: data must be 4-D (batch, channel, '
-                              f'height, width), got shape {x.shape}')
+            raise DLBookError(
+                f'LRN: data must be 4-D (batch, channel, '
+                f'height, width), got shape {x.shape}'
+            )
         scale = float(self.attrs['alpha']) / nsize
         beta = float(self.attrs['beta'])
-        norm = float(self.attrs['knorm']) \
-            + scale * _channel_window_sum(xp, x * x, nsize)
-        factor = norm ** -beta
+        norm = float(self.attrs['knorm']) + scale * _channel_window_sum(
+            xp, x * x, nsize
+        )
+        factor = norm**-beta
         self.saved = (x, norm, factor, nsize, scale, beta)
         return x * factor
 
     def backward(self, xp, dy):
         x, norm, factor, nsize, scale, beta = self.saved
         # the window is symmetric: c is in W(j) exactly when j is in W(c)
-        through_norm = _channel_window_sum(xp, dy * x * factor / norm,
-                                           nsize)
+        through_norm = _channel_window_sum(xp, dy * x * factor / norm, nsize)
         return dy * factor - (2 * beta * scale) * x * through_norm

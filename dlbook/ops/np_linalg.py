@@ -25,11 +25,13 @@ def _t(xp, a):
 class _LinalgOp(Op):
     """Shapes follow from the input's shape (a graph's shape inference
     must not factor a matrix of zeros)."""
+
     arguments = ('A',)
 
     def out_shapes(self, a, *rest):
         raise NotImplementedError(
-            f'{type(self).__name__} must define out_shapes()')
+            f'{type(self).__name__} must define out_shapes()'
+        )
 
     def infer_shape(self, *in_shapes):
         if any(s is None for s in in_shapes):
@@ -51,13 +53,15 @@ class NpDet(_LinalgOp):
 
     def backward(self, xp, dy):
         a, y = self.saved
-        return ((dy * y)[..., None, None] * _t(xp, xp.linalg.inv(a))
-                ).astype(a.dtype)
+        return ((dy * y)[..., None, None] * _t(xp, xp.linalg.inv(a))).astype(
+            a.dtype
+        )
 
 
 @register('_npi_slogdet')
 class NpSlogdet(_LinalgOp):
     """(sign, log|det A|);  dA = dlogdet * inv(A).T"""
+
     num_outputs = 2
 
     def out_shapes(self, a):
@@ -72,8 +76,9 @@ class NpSlogdet(_LinalgOp):
         (a,) = self.saved
         if dlogdet is None:
             return xp.zeros_like(a)
-        return (dlogdet[..., None, None] * _t(xp, xp.linalg.inv(a))
-                ).astype(a.dtype)
+        return (dlogdet[..., None, None] * _t(xp, xp.linalg.inv(a))).astype(
+            a.dtype
+        )
 
 
 @register('_npi_inv')
@@ -98,6 +103,7 @@ class NpInv(_LinalgOp):
 class NpSolve(_LinalgOp):
     """X = solve(A, B), A X = B (B a vector or matrix per A);
     dB = solve(A.T, dX), dA = -dB @ X.T"""
+
     arguments = ('a', 'b')
 
     def out_shapes(self, a, b):
@@ -128,6 +134,7 @@ class _NoGrad(Op):
 class NpEig(_NoGrad):
     """(w, v): eigenvalues and right eigenvectors (real inputs with real
     eigenvalues, as MXNet);  no gradient"""
+
     num_outputs = 2
 
     def forward(self, xp, a):
@@ -146,6 +153,7 @@ class NpEigvals(_NoGrad):
 @register('_npi_eigh')
 class NpEigh(_NoGrad):
     """(w, v) of a symmetric matrix, w ascending;  no gradient"""
+
     defaults = {'UPLO': 'L'}
     num_outputs = 2
 
@@ -157,6 +165,7 @@ class NpEigh(_NoGrad):
 @register('_npi_eigvalsh')
 class NpEigvalsh(_NoGrad):
     """w of a symmetric matrix, ascending;  no gradient"""
+
     defaults = {'UPLO': 'L'}
 
     def forward(self, xp, a):
@@ -174,12 +183,14 @@ class NpSingularValues(_NoGrad):
 
 # -- factorizations: svd, cholesky, qr, pinv ----------------------------------
 
+
 def _tril_half(xp, m):
     """The lower triangle of ``m`` with its diagonal halved (Phi)."""
     low = xp.tril(m)
     diag = xp.diagonal(low, axis1=-2, axis2=-1)
-    return low - 0.5 * xp.einsum('...i,ij->...ij', diag,
-                                 xp.eye(m.shape[-1], dtype=m.dtype))
+    return low - 0.5 * xp.einsum(
+        '...i,ij->...ij', diag, xp.eye(m.shape[-1], dtype=m.dtype)
+    )
 
 
 @register('_npi_svd')
@@ -192,17 +203,23 @@ class NpSvd(_LinalgOp):
     + UT L^-1 dV (I - V' V).  The singular vectors' signs are LAPACK's
     and may differ from MXNet's (each pair (UT column, V row) is unique
     up to a common sign)."""
+
     num_outputs = 3
 
     def out_shapes(self, a):
         m, n = a[-2], a[-1]
-        return [tuple(a[:-2]) + (m, m), tuple(a[:-2]) + (m,),
-                tuple(a[:-2]) + (m, n)]
+        return [
+            tuple(a[:-2]) + (m, m),
+            tuple(a[:-2]) + (m,),
+            tuple(a[:-2]) + (m, n),
+        ]
 
     def forward(self, xp, a):
         if a.ndim < 2 or a.shape[-2] > a.shape[-1]:
-            raise ValueError(f'svd needs (..., M, N) with M <= N (MXNet), '
-                             f'got shape {a.shape}; transpose the input')
+            raise ValueError(
+                f'svd needs (..., M, N) with M <= N (MXNet), '
+                f'got shape {a.shape}; transpose the input'
+            )
         ut, s, v = xp.linalg.svd(a, full_matrices=False)
         ut, s, v = ut.astype(a.dtype), s.astype(a.dtype), v.astype(a.dtype)
         self.saved = (ut, s, v)
@@ -211,13 +228,14 @@ class NpSvd(_LinalgOp):
     def backward(self, xp, dut, ds, dv):
         ut, s, v = self.saved
         m = s.shape[-1]
-        s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2     # s_j^2 - s_i^2
+        s2 = s[..., None, :] ** 2 - s[..., :, None] ** 2  # s_j^2 - s_i^2
         eye = xp.eye(m, dtype=s.dtype)
         f = xp.where(eye > 0, 0, 1 / xp.where(eye > 0, 1, s2))
         j = f * (_t(xp, ut) @ dut - _t(xp, dut) @ ut)
         k = f * (v @ _t(xp, dv) - dv @ _t(xp, v))
-        inner = j * s[..., None, :] + eye * ds[..., None, :] + \
-            s[..., :, None] * k
+        inner = (
+            j * s[..., None, :] + eye * ds[..., None, :] + s[..., :, None] * k
+        )
         da = ut @ inner @ v
         n = v.shape[-1]
         if n > m:
@@ -252,6 +270,7 @@ class NpCholesky(_LinalgOp):
 class NpQr(_NoGrad):
     """(Q, R), A = Q @ R, reduced mode (Q (..., M, K), R (..., K, N),
     K = min(M, N));  no gradient (MXNet 1.9.1's qr backward fails)"""
+
     num_outputs = 2
 
     def forward(self, xp, a):
@@ -264,6 +283,7 @@ class NpPinv(_LinalgOp):
     """The Moore-Penrose pseudo-inverse (..., N, M) of A (..., M, N):
     singular values below ``rcond`` times the largest are dropped;
     gradient zero, as MXNet 1.9.1 gives"""
+
     defaults = {'rcond': 1e-15, 'hermitian': False}
 
     def out_shapes(self, a):
@@ -271,8 +291,9 @@ class NpPinv(_LinalgOp):
 
     def forward(self, xp, a):
         if self.attrs['hermitian']:
-            raise ValueError('pinv: hermitian=True is not supported (as '
-                             'in MXNet 1.9.1)')
+            raise ValueError(
+                'pinv: hermitian=True is not supported (as in MXNet 1.9.1)'
+            )
         self.saved = a.shape
         return xp.linalg.pinv(a, rcond=self.attrs['rcond']).astype(a.dtype)
 

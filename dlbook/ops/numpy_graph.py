@@ -17,8 +17,9 @@ translates the attributes and runs the legacy formula
 """
 
 from ..base import DLBookError
-from .op import Op, register, unbroadcast, normalize_axes
-from . import creation, join, random, shape as shape_ops
+from . import creation, join, random
+from . import shape as shape_ops
+from .op import Op, normalize_axes, register, unbroadcast
 
 __all__ = ['resolve_shape']
 
@@ -34,7 +35,7 @@ def _renamed_twin(cls, name, defaults, translate, doc):
     """
 
     def __init__(self, **attrs):
-        Op.__init__(self, **attrs)          # checks names against defaults
+        Op.__init__(self, **attrs)  # checks names against defaults
         self.legacy_attrs = translate(dict(self.attrs))
 
     def _legacy(method):
@@ -44,12 +45,21 @@ def _renamed_twin(cls, name, defaults, translate, doc):
                 return method(self, xp, *arrays)
             finally:
                 self.attrs = np_attrs
+
         run.__name__ = method.__name__
         return run
 
-    twin = type(f'Np{cls.__name__}', (cls,), {
-        'defaults': defaults, '__init__': __init__, '__doc__': doc,
-        'forward': _legacy(cls.forward), 'backward': _legacy(cls.backward)})
+    twin = type(
+        f'Np{cls.__name__}',
+        (cls,),
+        {
+            'defaults': defaults,
+            '__init__': __init__,
+            '__doc__': doc,
+            'forward': _legacy(cls.forward),
+            'backward': _legacy(cls.backward),
+        },
+    )
     twin.__module__ = __name__
     return register(name)(twin)
 
@@ -63,17 +73,21 @@ def _axes(axis, ndim, name):
 
 # -- reductions ------------------------------------------------------------------
 
+
 class _ArgReduce(Op):
     """Index of the extreme value along ``axis`` (of the flattened array
     when None), int64, 0-d for a full reduction;  no gradient."""
+
     defaults = {'axis': None, 'keepdims': False}
     differentiable = False
 
     def forward(self, xp, x):
         axis, keepdims = self.attrs['axis'], bool(self.attrs['keepdims'])
         if x.size == 0:
-            raise DLBookError(f'{self.name}: attempt to get {self.kind} of '
-                              f'an empty sequence (input shape {x.shape})')
+            raise DLBookError(
+                f'{self.name}: attempt to get {self.kind} of '
+                f'an empty sequence (input shape {x.shape})'
+            )
         if axis is None:
             y = self.pick(xp, x.reshape(-1), 0)
             if keepdims:
@@ -108,6 +122,7 @@ class NpArgmin(_ArgReduce):
 class NpVar(Op):
     """y = sum((x - mean(x))**2) / (n - ddof) over ``axis``;
     dx = 2 (x - mean(x)) / (n - ddof) * dy"""
+
     defaults = {'axis': None, 'dtype': None, 'ddof': 0, 'keepdims': False}
 
     def forward(self, xp, x):
@@ -117,7 +132,7 @@ class NpVar(Op):
             n *= x.shape[a]
         centred = x - x.mean(axis=axes, keepdims=True)
         dof = n - int(self.attrs['ddof'])
-        scale = 1.0 / dof if dof > 0 else float('nan')   # NumPy's answer
+        scale = 1.0 / dof if dof > 0 else float('nan')  # NumPy's answer
         y = (centred * centred).sum(axis=axes, keepdims=True) * scale
         self.saved = (centred, scale, axes, y)
         return self._finish(xp, y, x)
@@ -125,14 +140,16 @@ class NpVar(Op):
     def _finish(self, xp, y, x):
         axes = self.saved[2]
         if not self.attrs['keepdims']:
-            y = y.reshape(tuple(n for i, n in enumerate(y.shape)
-                                if i not in axes))
+            y = y.reshape(
+                tuple(n for i, n in enumerate(y.shape) if i not in axes)
+            )
         return y.astype(self.attrs['dtype'] or x.dtype, copy=False)
 
     def _dy(self, dy):
         centred, _, axes, _ = self.saved
-        kept = tuple(1 if i in axes else n
-                     for i, n in enumerate(centred.shape))
+        kept = tuple(
+            1 if i in axes else n for i, n in enumerate(centred.shape)
+        )
         return dy.reshape(kept)
 
     def backward(self, xp, dy):
@@ -162,14 +179,16 @@ class NpStd(NpVar):
 class _Logical(Op):
     """Whether all/any elements along ``axis`` are non-zero, bool;
     no gradient"""
+
     defaults = {'axis': None, 'keepdims': False}
     differentiable = False
 
     def forward(self, xp, x):
         axis = self.attrs['axis']
         axes = None if axis is None else _axes(axis, x.ndim, self.name)
-        return xp.asarray(self.reduce(xp, x != 0, axes,
-                                      bool(self.attrs['keepdims'])))
+        return xp.asarray(
+            self.reduce(xp, x != 0, axes, bool(self.attrs['keepdims']))
+        )
 
 
 @register('_np_all')
@@ -190,6 +209,7 @@ class NpAny(_Logical):
 
 # -- products -----------------------------------------------------------------------
 
+
 @register('_np_dot')
 class NpDot(Op):
     """NumPy's dot: y = a * b if either is 0-d; else the sum over the last
@@ -197,6 +217,7 @@ class NpDot(Op):
     two vectors give a 0-d inner product;
     da = sum over b's other axes of dy * b, db = sum over a's other axes
     of a * dy."""
+
     arguments = ('a', 'b')
     same_dtype = True
 
@@ -209,7 +230,8 @@ class NpDot(Op):
             raise DLBookError(
                 f'{self.name}: shapes {a.shape} and {b.shape} not aligned: '
                 f'{a.shape[-1]} (dim {a.ndim - 1}) != {k} (dim '
-                f'{max(b.ndim - 2, 0)})')
+                f'{max(b.ndim - 2, 0)})'
+            )
         return xp.asarray(xp.dot(a, b))
 
     def backward(self, xp, dy):
@@ -218,18 +240,22 @@ class NpDot(Op):
             da = unbroadcast(xp, dy * b, a.shape)
             db = unbroadcast(xp, dy * a, b.shape)
             return da, db
-        la = a.ndim - 1                     # a's axes kept in y
+        la = a.ndim - 1  # a's axes kept in y
         if b.ndim == 1:
             da = dy[..., None] * b
-            db = xp.tensordot(a, dy, axes=(list(range(la)),
-                                           list(range(la))))
+            db = xp.tensordot(a, dy, axes=(list(range(la)), list(range(la))))
             return da, db
-        lb = b.ndim - 2                     # b's leading axes kept in y
-        da = xp.tensordot(dy, b, axes=(
-            list(range(la, la + lb)) + [dy.ndim - 1],
-            list(range(lb)) + [b.ndim - 1]))
+        lb = b.ndim - 2  # b's leading axes kept in y
+        da = xp.tensordot(
+            dy,
+            b,
+            axes=(
+                list(range(la, la + lb)) + [dy.ndim - 1],
+                list(range(lb)) + [b.ndim - 1],
+            ),
+        )
         db = xp.tensordot(a, dy, axes=(list(range(la)), list(range(la))))
-        db = xp.moveaxis(db, 0, lb)         # (k, *lead, n) -> (*lead, k, n)
+        db = xp.moveaxis(db, 0, lb)  # (k, *lead, n) -> (*lead, k, n)
         return da, xp.ascontiguousarray(db)
 
 
@@ -239,18 +265,23 @@ class NpMatmul(Op):
     the leading axes broadcast; a 1-d operand is a row (a) or a column
     (b) vector, dropped from the result;
     da = dy @ b^T, db = a^T @ dy, summed over broadcast axes."""
+
     arguments = ('a', 'b')
     same_dtype = True
 
     def forward(self, xp, a, b):
         if a.ndim == 0 or b.ndim == 0:
-            raise DLBookError(f'{self.name}: operands must not be 0-d, got '
-                              f'shapes {a.shape} and {b.shape}')
+            raise DLBookError(
+                f'{self.name}: operands must not be 0-d, got '
+                f'shapes {a.shape} and {b.shape}'
+            )
         try:
             y = xp.matmul(a, b)
         except ValueError as err:
-            raise DLBookError(f'{self.name}: shapes {a.shape} and '
-                              f'{b.shape} do not fit: {err}') from None
+            raise DLBookError(
+                f'{self.name}: shapes {a.shape} and '
+                f'{b.shape} do not fit: {err}'
+            ) from None
         self.saved = (a, b)
         return y
 
@@ -271,10 +302,12 @@ class NpMatmul(Op):
 
 # -- shapes ---------------------------------------------------------------------------
 
+
 @register('_np_transpose')
 class NpTranspose(shape_ops.Transpose):
     """y = x.transpose(axes) (axes=None reverses them);  dx = dy
     transposed back (``transpose`` with NumPy's default ``axes=None``)"""
+
     defaults = {'axes': None}
 
 
@@ -282,6 +315,7 @@ class NpTranspose(shape_ops.Transpose):
 class NpSqueeze(Op):
     """y = x without the axes of length 1 (all of them, or those in
     ``axis``);  dx = dy reshaped back to x's shape"""
+
     defaults = {'axis': None}
 
     def forward(self, xp, x):
@@ -295,10 +329,12 @@ class NpSqueeze(Op):
                     raise DLBookError(
                         f'{self.name}: cannot select an axis to squeeze '
                         f'out which has size not equal to one (axis {a} '
-                        f'of shape {x.shape})')
+                        f'of shape {x.shape})'
+                    )
         self.saved = x.shape
-        return x.reshape(tuple(n for i, n in enumerate(x.shape)
-                               if i not in axes))
+        return x.reshape(
+            tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        )
 
     def backward(self, xp, dy):
         return dy.reshape(self.saved)
@@ -308,6 +344,7 @@ class NpSqueeze(Op):
 class NpBroadcastTo(Op):
     """y = x broadcast to ``shape`` by NumPy's rules (leading axes may be
     added);  dx = dy summed over the broadcast axes"""
+
     defaults = {'shape': ()}
 
     def forward(self, xp, x):
@@ -316,8 +353,10 @@ class NpBroadcastTo(Op):
         try:
             y = xp.broadcast_to(x, target)
         except ValueError:
-            raise DLBookError(f'{self.name}: cannot broadcast an array of '
-                              f'shape {x.shape} to {target}') from None
+            raise DLBookError(
+                f'{self.name}: cannot broadcast an array of '
+                f'shape {x.shape} to {target}'
+            ) from None
         self.saved = x.shape
         return xp.ascontiguousarray(y)
 
@@ -329,13 +368,14 @@ class NpBroadcastTo(Op):
 class NpConcatenate(join.Concat):
     """y = concatenate(x_0, x_1, ..., axis);  dx_i = the slice of dy that
     came from x_i (``Concat`` with NumPy's attribute name)"""
+
     defaults = {'axis': 0, 'num_args': 0}
     axis_attr = 'axis'
 
 
 @register('_npi_stack')
 class NpStack(join.Stack):
-    __doc__ = join.Stack.__doc__        # the same attributes as ``stack``
+    __doc__ = join.Stack.__doc__  # the same attributes as ``stack``
 
 
 @register('_split_v2')
@@ -344,8 +384,8 @@ class SplitV2(Op):
     ``indices`` (MXNet's form: they start with 0), or ``sections`` equal
     parts;  dx = concatenate(dy_0, ..., dy_{n-1}) (zeros for parts
     without a gradient)"""
-    defaults = {'indices': (), 'axis': 0, 'squeeze_axis': False,
-                'sections': 0}
+
+    defaults = {'indices': (), 'axis': 0, 'squeeze_axis': False, 'sections': 0}
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
@@ -361,7 +401,8 @@ class SplitV2(Op):
                 raise DLBookError(
                     f'{self.name}: array split does not result in an equal '
                     f'division ({size} along axis {axis} of shape '
-                    f'{x.shape} into {sections})')
+                    f'{x.shape} into {sections})'
+                )
             bounds = list(range(0, size + 1, size // sections))
         else:
             bounds = [int(i) for i in self.attrs['indices']] + [size]
@@ -370,7 +411,7 @@ class SplitV2(Op):
             index = (slice(None),) * axis + (slice(begin, end),)
             part = x[index]
             if self.attrs['squeeze_axis']:
-                part = part.reshape(part.shape[:axis] + part.shape[axis + 1:])
+                part = part.reshape(part.shape[:axis] + part.shape[axis + 1 :])
             parts.append(xp.ascontiguousarray(part))
         self.saved = (x.shape, x.dtype, axis, bounds)
         return tuple(parts) if len(parts) > 1 else parts[0]
@@ -379,19 +420,22 @@ class SplitV2(Op):
         shape, dtype, axis, bounds = self.saved
         pieces = []
         for d, begin, end in zip(dys, bounds[:-1], bounds[1:]):
-            part = shape[:axis] + (end - begin,) + shape[axis + 1:]
-            pieces.append(xp.zeros(part, dtype) if d is None
-                          else d.reshape(part))
+            part = shape[:axis] + (end - begin,) + shape[axis + 1 :]
+            pieces.append(
+                xp.zeros(part, dtype) if d is None else d.reshape(part)
+            )
         return xp.concatenate(pieces, axis=axis)
 
 
 # -- selection ---------------------------------------------------------------------
+
 
 @register('_npi_where')
 class NpWhere(Op):
     """y = x where condition else y, broadcasting all three;
     dx = dy where condition (summed to x's shape), dy_y the rest, no
     gradient for the condition"""
+
     arguments = ('condition', 'x', 'y')
 
     def forward(self, xp, c, x, y):
@@ -399,20 +443,25 @@ class NpWhere(Op):
         try:
             return xp.where(c != 0, x, y)
         except ValueError:
-            raise DLBookError(f'{self.name}: shapes {c.shape}, {x.shape} and '
-                              f'{y.shape} do not broadcast') from None
+            raise DLBookError(
+                f'{self.name}: shapes {c.shape}, {x.shape} and '
+                f'{y.shape} do not broadcast'
+            ) from None
 
     def backward(self, xp, dy):
         c, x_shape, y_shape = self.saved
         mask = c != 0
         zero = xp.zeros((), dy.dtype)
-        return (xp.zeros(c.shape, c.dtype),
-                unbroadcast(xp, xp.where(mask, dy, zero), x_shape),
-                unbroadcast(xp, xp.where(mask, zero, dy), y_shape))
+        return (
+            xp.zeros(c.shape, c.dtype),
+            unbroadcast(xp, xp.where(mask, dy, zero), x_shape),
+            unbroadcast(xp, xp.where(mask, zero, dy), y_shape),
+        )
 
 
 class _WhereScalar(Op):
     """``where`` with one branch a number (``scalar``)"""
+
     arguments = ('condition', 'x')
     defaults = {'scalar': 0.0}
 
@@ -420,8 +469,9 @@ class _WhereScalar(Op):
         self.saved = (c, x.shape)
         s = xp.asarray(self.attrs['scalar'], dtype=x.dtype)
         mask = c != 0
-        return xp.where(mask, x, s) if self.array_first else \
-            xp.where(mask, s, x)
+        return (
+            xp.where(mask, x, s) if self.array_first else xp.where(mask, s, x)
+        )
 
     def backward(self, xp, dy):
         c, x_shape = self.saved
@@ -433,16 +483,19 @@ class _WhereScalar(Op):
 @register('_npi_where_rscalar')
 class NpWhereRScalar(_WhereScalar):
     """y = x where condition else scalar;  dx = dy where condition"""
+
     array_first = True
 
 
 @register('_npi_where_lscalar')
 class NpWhereLScalar(_WhereScalar):
     """y = scalar where condition else x;  dx = dy where not condition"""
+
     array_first = False
 
 
 # -- creation -------------------------------------------------------------------------
+
 
 def _creation_attrs(attrs):
     """MXNet's NumPy-mode creation attributes as the legacy ones: ``ctx``
@@ -457,10 +510,16 @@ def _creation_attrs(attrs):
 
 
 _SHAPED = {'shape': (), 'ctx': None, 'dtype': 'float32'}
-NpZeros = _renamed_twin(creation.Zeros, '_npi_zeros', _SHAPED,
-                        _creation_attrs, creation.Zeros.__doc__)
-NpOnes = _renamed_twin(creation.Ones, '_npi_ones', _SHAPED,
-                       _creation_attrs, creation.Ones.__doc__)
+NpZeros = _renamed_twin(
+    creation.Zeros,
+    '_npi_zeros',
+    _SHAPED,
+    _creation_attrs,
+    creation.Zeros.__doc__,
+)
+NpOnes = _renamed_twin(
+    creation.Ones, '_npi_ones', _SHAPED, _creation_attrs, creation.Ones.__doc__
+)
 
 
 def _arange_attrs(attrs):
@@ -470,9 +529,12 @@ def _arange_attrs(attrs):
 
 
 NpArange = _renamed_twin(
-    creation.Arange, '_npi_arange',
-    {'start': 0.0, 'stop': None, 'step': 1.0, 'ctx': None,
-     'dtype': 'float32'}, _arange_attrs, creation.Arange.__doc__)
+    creation.Arange,
+    '_npi_arange',
+    {'start': 0.0, 'stop': None, 'step': 1.0, 'ctx': None, 'dtype': 'float32'},
+    _arange_attrs,
+    creation.Arange.__doc__,
+)
 
 
 def _eye_attrs(attrs):
@@ -482,43 +544,60 @@ def _eye_attrs(attrs):
 
 
 NpEye = _renamed_twin(
-    creation.Eye, '_npi_eye',
+    creation.Eye,
+    '_npi_eye',
     {'N': 1, 'M': None, 'k': 0, 'ctx': None, 'dtype': 'float32'},
-    _eye_attrs, creation.Eye.__doc__)
+    _eye_attrs,
+    creation.Eye.__doc__,
+)
 
 
 @register('_npi_full_like')
 class NpFullLike(Op):
     """y = an array shaped like a, filled with ``fill_value`` (a's dtype
     unless ``dtype``);  no gradient"""
+
     arguments = ('a',)
     defaults = {'fill_value': 0.0, 'ctx': None, 'dtype': None}
     differentiable = False
 
     def forward(self, xp, a):
-        return xp.full(a.shape, self.attrs['fill_value'],
-                       dtype=self.attrs['dtype'] or a.dtype)
+        return xp.full(
+            a.shape,
+            self.attrs['fill_value'],
+            dtype=self.attrs['dtype'] or a.dtype,
+        )
 
 
 def _sampler_attrs(attrs):
     attrs = _creation_attrs(attrs)
     size = attrs.pop('size')
-    attrs['shape'] = () if size is None else (
-        (size,) if isinstance(size, int) else tuple(size))
+    attrs['shape'] = (
+        ()
+        if size is None
+        else ((size,) if isinstance(size, int) else tuple(size))
+    )
     return attrs
 
 
 NpNormal = _renamed_twin(
-    random.RandomNormal, '_npi_normal',
-    {'loc': 0.0, 'scale': 1.0, 'size': None, 'ctx': None,
-     'dtype': 'float32'}, _sampler_attrs, random.RandomNormal.__doc__)
+    random.RandomNormal,
+    '_npi_normal',
+    {'loc': 0.0, 'scale': 1.0, 'size': None, 'ctx': None, 'dtype': 'float32'},
+    _sampler_attrs,
+    random.RandomNormal.__doc__,
+)
 NpUniform = _renamed_twin(
-    random.RandomUniform, '_npi_uniform',
-    {'low': 0.0, 'high': 1.0, 'size': None, 'ctx': None,
-     'dtype': 'float32'}, _sampler_attrs, random.RandomUniform.__doc__)
+    random.RandomUniform,
+    '_npi_uniform',
+    {'low': 0.0, 'high': 1.0, 'size': None, 'ctx': None, 'dtype': 'float32'},
+    _sampler_attrs,
+    random.RandomUniform.__doc__,
+)
 
 
 # -- npx.reshape's codes -------------------------------------------------------------
+
 
 def resolve_shape(src, newshape, reverse=False):
     """The plain shape that ``newshape`` (with codes) means for ``src``."""
@@ -528,8 +607,10 @@ def resolve_shape(src, newshape, reverse=False):
     out, i, j, infer = [], 0, 0, None
 
     def fail(why):
-        raise DLBookError(f'npx.reshape: cannot reshape {tuple(src)} with '
-                          f'{tuple(newshape)}: {why}')
+        raise DLBookError(
+            f'npx.reshape: cannot reshape {tuple(src)} with '
+            f'{tuple(newshape)}: {why}'
+        )
 
     while j < len(spec):
         code = spec[j]
@@ -597,14 +678,16 @@ class NpxReshape(Op):
     codes (-1 infer, -2 copy, -3 skip a 1, -4 copy the rest, -5 merge two,
     -6 split one; ``reverse`` reads both from the right);
     dx = dy reshaped back"""
+
     defaults = {'newshape': (), 'reverse': False, 'order': 'C'}
 
     def forward(self, xp, x):
         spec = self.attrs['newshape']
         spec = (spec,) if isinstance(spec, int) else tuple(spec)
         self.saved = x.shape
-        return x.reshape(resolve_shape(x.shape, spec,
-                                       bool(self.attrs['reverse'])))
+        return x.reshape(
+            resolve_shape(x.shape, spec, bool(self.attrs['reverse']))
+        )
 
     def backward(self, xp, dy):
         return dy.reshape(self.saved)

@@ -15,13 +15,14 @@ These few have no legacy twin:
 from math import prod
 
 from ..base import DLBookError
-from .op import Op, register, normalize_axis
+from .op import Op, normalize_axis, register
 
 
 @register('_np_reshape')
 class NpReshape(Op):
     """y = x with a new shape (NumPy rules: one -1 inferred, () allowed);
     dx = dy reshaped back to x's shape"""
+
     defaults = {'newshape': None, 'order': 'C'}
 
     def forward(self, xp, x):
@@ -30,9 +31,11 @@ class NpReshape(Op):
         try:
             y = x.reshape(shape)
         except ValueError:
-            raise DLBookError(f'{self.name}: cannot reshape array of size '
-                              f'{x.size} and shape {x.shape} into shape '
-                              f'{shape}') from None
+            raise DLBookError(
+                f'{self.name}: cannot reshape array of size '
+                f'{x.size} and shape {x.shape} into shape '
+                f'{shape}'
+            ) from None
         self.saved = x.shape
         return y
 
@@ -44,6 +47,7 @@ class NpReshape(Op):
 class NpCumsum(Op):
     """y[..., i, ...] = sum of x[..., :i+1, ...] along ``axis`` (the
     flattened x when axis is None);  dx = reversed running sum of dy"""
+
     defaults = {'axis': None, 'dtype': None}
 
     def forward(self, xp, x):
@@ -51,8 +55,7 @@ class NpCumsum(Op):
         flat = x.reshape(-1) if axis is None else x
         axis = 0 if axis is None else normalize_axis(axis, x.ndim, self.name)
         self.saved = (x.shape, axis)
-        return xp.cumsum(flat, axis=axis,
-                         dtype=self.attrs['dtype'] or x.dtype)
+        return xp.cumsum(flat, axis=axis, dtype=self.attrs['dtype'] or x.dtype)
 
     def backward(self, xp, dy):
         shape, axis = self.saved
@@ -64,8 +67,9 @@ class NpCumsum(Op):
 class NpNonzero(Op):
     """y = the indices of the non-zero elements of x, one row per element,
     shape (count, x.ndim), int64;  no gradient"""
+
     differentiable = False
-    dynamic_shape = True            # the shape depends on the values
+    dynamic_shape = True  # the shape depends on the values
 
     def forward(self, xp, x):
         return xp.argwhere(x).astype('int64')
@@ -76,22 +80,32 @@ class NpUnique(Op):
     """y = the sorted unique values of x (flattened), and optionally the
     indices of their first occurrences, the inverse indices and the counts
     (as ``numpy.unique``);  no gradient"""
-    defaults = {'return_index': False, 'return_inverse': False,
-                'return_counts': False, 'axis': None}
+
+    defaults = {
+        'return_index': False,
+        'return_inverse': False,
+        'return_counts': False,
+        'axis': None,
+    }
     differentiable = False
-    dynamic_shape = True            # the shape depends on the values
+    dynamic_shape = True  # the shape depends on the values
 
     def __init__(self, **attrs):
         super().__init__(**attrs)
-        self.num_outputs = 1 + sum(bool(self.attrs[k]) for k in (
-            'return_index', 'return_inverse', 'return_counts'))
+        self.num_outputs = 1 + sum(
+            bool(self.attrs[k])
+            for k in ('return_index', 'return_inverse', 'return_counts')
+        )
 
     def forward(self, xp, x):
         a = self.attrs
-        result = xp.unique(x, return_index=bool(a['return_index']),
-                           return_inverse=bool(a['return_inverse']),
-                           return_counts=bool(a['return_counts']),
-                           axis=a['axis'])
+        result = xp.unique(
+            x,
+            return_index=bool(a['return_index']),
+            return_inverse=bool(a['return_inverse']),
+            return_counts=bool(a['return_counts']),
+            axis=a['axis'],
+        )
         if self.num_outputs == 1:
             return result
         values, *rest = result
@@ -103,6 +117,7 @@ class NpMultinomial(Op):
     """counts[..., k] = how many of ``n`` draws from the probabilities
     ``pvals`` fell in category k, for each of ``size`` experiments (NumPy's
     ``random.multinomial``);  no gradient"""
+
     arguments = ()
     defaults = {'n': 1, 'pvals': (), 'size': None, 'dtype': 'int64'}
     differentiable = False
@@ -112,11 +127,16 @@ class NpMultinomial(Op):
         a = self.attrs
         p = xp.asarray(a['pvals'], dtype='float64')
         if p.ndim != 1 or p.size == 0:
-            raise DLBookError(f'{self.name}: pvals must be a non-empty 1-d '
-                              f'sequence of probabilities, got {a["pvals"]!r}')
+            raise DLBookError(
+                f'{self.name}: pvals must be a non-empty 1-d '
+                f'sequence of probabilities, got {a["pvals"]!r}'
+            )
         size = a['size']
-        size = () if size is None else (
-            (size,) if isinstance(size, int) else tuple(size))
+        size = (
+            ()
+            if size is None
+            else ((size,) if isinstance(size, int) else tuple(size))
+        )
         runs, n, k = prod(size), int(a['n']), p.size
         cdf = xp.cumsum(p)
         u = self.rng.uniform(0.0, 1.0, (runs, n))

@@ -5,8 +5,16 @@ Families import from here, and ``ops/__init__.py`` imports the families,
 so the registry fills without an import circle.
 """
 
-__all__ = ['Op', 'register', 'REGISTRY', 'unbroadcast', 'keep_dtype',
-           'normalize_axis', 'normalize_axes', 'reduced_shape']
+__all__ = [
+    'Op',
+    'register',
+    'REGISTRY',
+    'unbroadcast',
+    'keep_dtype',
+    'normalize_axis',
+    'normalize_axes',
+    'reduced_shape',
+]
 
 from ..base import DLBookError
 
@@ -21,16 +29,20 @@ def register(*names):
     The first name is the canonical one (``cls.name``), the one written into
     saved symbol JSON; the others are aliases.
     """
+
     def wrap(cls):
         cls.name = names[0]
         cls.aliases = names
         for name in names:
             if name in REGISTRY and REGISTRY[name] is not cls:
-                raise DLBookError(f'operator name {name!r} registered twice '
-                                  f'({REGISTRY[name].__name__} and '
-                                  f'{cls.__name__})')
+                raise DLBookError(
+                    f'operator name {name!r} registered twice '
+                    f'({REGISTRY[name].__name__} and '
+                    f'{cls.__name__})'
+                )
             REGISTRY[name] = cls
         return cls
+
     return wrap
 
 
@@ -105,7 +117,8 @@ class Op:
                 accepted = ', '.join(defaults) or 'no attributes'
                 raise DLBookError(
                     f'operator {self.name!r} got unexpected argument(s) '
-                    f'{unknown}; it accepts: {accepted}')
+                    f'{unknown}; it accepts: {accepted}'
+                )
             self.attrs = {**defaults, **attrs}
         else:
             # attrs are read-only, so the class defaults can be shared
@@ -152,6 +165,7 @@ class Op:
 
 # -- helpers shared by operator families -----------------------------------
 
+
 def unbroadcast(xp, grad, shape):
     """Sum ``grad`` back down to ``shape``, undoing NumPy broadcasting.
 
@@ -164,8 +178,9 @@ def unbroadcast(xp, grad, shape):
     extra = grad.ndim - len(shape)
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
-    axes = tuple(i for i, size in enumerate(shape)
-                 if size == 1 and grad.shape[i] != 1)
+    axes = tuple(
+        i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1
+    )
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
     return grad.reshape(shape)
@@ -197,8 +212,10 @@ def cast_scalar(xp, value, dtype):
 def normalize_axis(axis, ndim, op_name='operator'):
     """Map a possibly negative ``axis`` into ``range(ndim)`` or raise."""
     if not -ndim <= axis < max(ndim, 1):
-        raise DLBookError(f'{op_name}: axis {axis} is out of range for an '
-                          f'array with {ndim} dimension(s)')
+        raise DLBookError(
+            f'{op_name}: axis {axis} is out of range for an '
+            f'array with {ndim} dimension(s)'
+        )
     return axis % max(ndim, 1)
 
 

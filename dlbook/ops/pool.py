@@ -11,13 +11,21 @@ the spatial axes directly.
 
 from math import prod
 
-from . import fastpath, pool_fast
-from .op import Op, register
 from ..base import DLBookError
+from . import fastpath, pool_fast
 from .layouts import channels_last_aware
-from .windows import (parse_tuple, parse_int, parse_bool, spatial_tuple,
-                      check_layout, pad_spatial, crop_spatial,
-                      window_slices, kernel_offsets)
+from .op import Op, register
+from .windows import (
+    check_layout,
+    crop_spatial,
+    kernel_offsets,
+    pad_spatial,
+    parse_bool,
+    parse_int,
+    parse_tuple,
+    spatial_tuple,
+    window_slices,
+)
 
 __all__ = ['Pooling']
 
@@ -42,10 +50,18 @@ class Pooling(Op):
     lp: dx += dy * (x / y)^(p-1).
     """
 
-    defaults = {'kernel': (), 'pool_type': 'max', 'global_pool': False,
-                'cudnn_off': False, 'pooling_convention': 'valid',
-                'stride': (), 'pad': (), 'p_value': None,
-                'count_include_pad': None, 'layout': None}
+    defaults = {
+        'kernel': (),
+        'pool_type': 'max',
+        'global_pool': False,
+        'cudnn_off': False,
+        'pooling_convention': 'valid',
+        'stride': (),
+        'pad': (),
+        'p_value': None,
+        'count_include_pad': None,
+        'layout': None,
+    }
 
     # -- attributes and shapes -------------------------------------------
     def _options(self):
@@ -53,25 +69,35 @@ class Pooling(Op):
         name = self.name
         pool_type = str(self.attrs['pool_type'])
         if pool_type not in POOL_TYPES:
-            raise DLBookError(f'{name}: pool_type={pool_type!r} is not one '
-                              f'of {POOL_TYPES}')
+            raise DLBookError(
+                f'{name}: pool_type={pool_type!r} is not one of {POOL_TYPES}'
+            )
         convention = str(self.attrs['pooling_convention'])
         if convention not in CONVENTIONS:
-            raise DLBookError(f'{name}: pooling_convention={convention!r} '
-                              f'is not one of {CONVENTIONS}')
+            raise DLBookError(
+                f'{name}: pooling_convention={convention!r} '
+                f'is not one of {CONVENTIONS}'
+            )
         p = None
         if pool_type == 'lp':
             if self.attrs['p_value'] in (None, 'None'):
-                raise DLBookError(f'{name}: pool_type=\'lp\' needs p_value '
-                                  f'(1, 2 or 3)')
+                raise DLBookError(
+                    f'{name}: pool_type=\'lp\' needs p_value (1, 2 or 3)'
+                )
             p = parse_int(self.attrs['p_value'], 'p_value', name)
             if p not in (1, 2, 3):
-                raise DLBookError(f'{name}: p_value={p} is not supported; '
-                                  f'use 1, 2 or 3')
+                raise DLBookError(
+                    f'{name}: p_value={p} is not supported; use 1, 2 or 3'
+                )
         include = self.attrs['count_include_pad']
         include = True if include in (None, 'None') else parse_bool(include)
-        return (pool_type, parse_bool(self.attrs['global_pool']), p,
-                include, convention)
+        return (
+            pool_type,
+            parse_bool(self.attrs['global_pool']),
+            p,
+            include,
+            convention,
+        )
 
     def _geometry(self, shape):
         """kernel, stride, pad before/after and output size for ``shape``.
@@ -82,9 +108,11 @@ class Pooling(Op):
         name = self.name
         pool_type, global_pool, _, _, convention = self._options()
         if not 3 <= len(shape) <= 5:
-            raise DLBookError(f'{name}: data must be 3-D (N, C, W), 4-D '
-                              f'(N, C, H, W) or 5-D (N, C, D, H, W); got '
-                              f'data shape {tuple(shape)}')
+            raise DLBookError(
+                f'{name}: data must be 3-D (N, C, W), 4-D '
+                f'(N, C, H, W) or 5-D (N, C, D, H, W); got '
+                f'data shape {tuple(shape)}'
+            )
         spatial = tuple(shape[2:])
         nd = len(spatial)
         check_layout(self.attrs['layout'], nd, name)
@@ -93,20 +121,27 @@ class Pooling(Op):
             return spatial, ones, (0,) * nd, (0,) * nd, ones
         kernel = parse_tuple(self.attrs['kernel'], 'kernel', name)
         if len(kernel) != nd:
-            raise DLBookError(f'{name}: kernel={kernel} needs {nd} entries '
-                              f'for data shape {tuple(shape)} (or set '
-                              f'global_pool=True)')
+            raise DLBookError(
+                f'{name}: kernel={kernel} needs {nd} entries '
+                f'for data shape {tuple(shape)} (or set '
+                f'global_pool=True)'
+            )
         stride = spatial_tuple(self.attrs['stride'], nd, 1, 'stride', name)
         pad = spatial_tuple(self.attrs['pad'], nd, 0, 'pad', name)
         if min(kernel) < 1 or min(stride) < 1 or min(pad) < 0:
-            raise DLBookError(f'{name}: kernel={kernel} and stride={stride} '
-                              f'must be positive, pad={pad} non-negative')
+            raise DLBookError(
+                f'{name}: kernel={kernel} and stride={stride} '
+                f'must be positive, pad={pad} non-negative'
+            )
         if convention == 'same' and (nd != 1 or any(pad)):
-            raise DLBookError(f'{name}: pooling_convention=\'same\' supports '
-                              f'only 1-D pooling without pad')
+            raise DLBookError(
+                f'{name}: pooling_convention=\'same\' supports '
+                f'only 1-D pooling without pad'
+            )
         before, after, out = [], [], []
-        for axis, (size, k, s, p) in enumerate(zip(spatial, kernel, stride,
-                                                   pad)):
+        for axis, (size, k, s, p) in enumerate(
+            zip(spatial, kernel, stride, pad)
+        ):
             if convention == 'same':
                 o = -(-size // s)
                 total = max((o - 1) * s + k - size, 0)
@@ -118,7 +153,8 @@ class Pooling(Op):
                 raise DLBookError(
                     f'{name}: kernel={kernel} is larger than the padded '
                     f'input along axis {axis + 2} ({size} + 2*{p}); data '
-                    f'shape {tuple(shape)}')
+                    f'shape {tuple(shape)}'
+                )
             span = size + 2 * p - k
             o = span // s + 1 if convention == 'valid' else -(-span // s) + 1
             before.append(p)
@@ -134,8 +170,9 @@ class Pooling(Op):
         out = self._geometry(tuple(data_shape))[4]
         return [tuple(data_shape)], [tuple(data_shape[:2]) + out], []
 
-    def _counts(self, xp, spatial, kernel, stride, before, out, include,
-                dtype):
+    def _counts(
+        self, xp, spatial, kernel, stride, before, out, include, dtype
+    ):
         """Divisor of average pooling per output position, shape ``out``.
 
         Along one axis window ``o`` covers padded positions
@@ -146,10 +183,11 @@ class Pooling(Op):
         """
         total = None
         for axis, (size, k, s, p, o) in enumerate(
-                zip(spatial, kernel, stride, before, out)):
+            zip(spatial, kernel, stride, before, out)
+        ):
             lo, hi = (0, size + 2 * p) if include else (p, p + size)
             start = xp.arange(o) * s
-            count = (xp.minimum(start + k, hi) - xp.maximum(start, lo))
+            count = xp.minimum(start + k, hi) - xp.maximum(start, lo)
             count = xp.maximum(count, 1).astype(dtype)  # never divide by 0
             count = count.reshape((-1,) + (1,) * (len(out) - axis - 1))
             total = count if total is None else total * count
@@ -169,13 +207,17 @@ class Pooling(Op):
         fill = _lowest(xp, data.dtype) if pool_type == 'max' else 0
         x_pad = pad_spatial(xp, data, before, after, value=fill)
 
-        fast = (fastpath.enabled() and pool_type != 'lp'
-                and pool_fast.non_overlapping(kernel, stride))
+        fast = (
+            fastpath.enabled()
+            and pool_type != 'lp'
+            and pool_fast.non_overlapping(kernel, stride)
+        )
         y = self._loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
         divisor = None
         if pool_type == 'avg':
-            divisor = self._counts(xp, spatial, kernel, stride, before, out,
-                                   include, data.dtype)
+            divisor = self._counts(
+                xp, spatial, kernel, stride, before, out, include, data.dtype
+            )
             y /= divisor
         elif pool_type == 'lp':
             y = _root(xp, y, p)
@@ -192,7 +234,7 @@ class Pooling(Op):
         for offset in kernel_offsets(kernel):
             piece = x_pad[window_slices(offset, stride, ones, out)]
             if pool_type == 'lp' and p > 1:
-                piece = piece ** p
+                piece = piece**p
             if y is None:
                 y = piece.copy()
             elif pool_type == 'max':
@@ -205,21 +247,20 @@ class Pooling(Op):
         pool_type, global_pool, p, _, _ = self._options()
         if global_pool:
             data, shape, y = self.saved
-            return self._global_backward(xp, data, shape, y, dy, pool_type,
-                                         p)
+            return self._global_backward(xp, data, shape, y, dy, pool_type, p)
         x_pad, padded_shape, y, divisor, data_shape, fast = self.saved
         kernel, stride, before, _, out = self._geometry(data_shape)
         ones = (1,) * len(kernel)
 
         if pool_type == 'avg':
             dy = dy / divisor
-        if fast:                       # non-overlapping max, avg or sum
+        if fast:  # non-overlapping max, avg or sum
             if pool_type == 'max':
-                dx_pad = pool_fast.max_backward(xp, x_pad, y, dy, kernel,
-                                                out)
+                dx_pad = pool_fast.max_backward(xp, x_pad, y, dy, kernel, out)
             else:
-                dx_pad = pool_fast.spread_backward(xp, dy, padded_shape,
-                                                   kernel, out)
+                dx_pad = pool_fast.spread_backward(
+                    xp, dy, padded_shape, kernel, out
+                )
             return crop_spatial(dx_pad, before, data_shape[2:])
         dx_pad = xp.zeros(padded_shape, dtype=dy.dtype)
         if pool_type == 'max':
@@ -232,7 +273,7 @@ class Pooling(Op):
                 hit = x_pad[where] == y
                 hit &= unclaimed
                 dx_pad[where] += dy * hit
-                unclaimed ^= hit          # hit is a subset of unclaimed
+                unclaimed ^= hit  # hit is a subset of unclaimed
             elif pool_type == 'lp' and p > 1:
                 dx_pad[where] += dy * (x_pad[where] / y) ** (p - 1)
             else:
@@ -249,7 +290,7 @@ class Pooling(Op):
             return x.mean(axis=axes, keepdims=True)
         if pool_type == 'sum':
             return x.sum(axis=axes, keepdims=True)
-        return _root(xp, (x ** p).sum(axis=axes, keepdims=True), p)
+        return _root(xp, (x**p).sum(axis=axes, keepdims=True), p)
 
     @staticmethod
     def _global_backward(xp, x, shape, y, dy, pool_type, p):

@@ -16,7 +16,7 @@ Overlapping windows use the reference code in ``pool.py``.
 Everything runs through ``xp`` (NumPy or CuPy).
 """
 
-from .windows import window_slices, kernel_offsets
+from .windows import kernel_offsets, window_slices
 
 __all__ = ['non_overlapping', 'max_backward', 'spread_backward']
 
@@ -28,8 +28,9 @@ def non_overlapping(kernel, stride):
 
 def _grid(xp, padded_shape, kernel, out, dtype):
     """Gradient buffer: uninitialised where the windows cover it all."""
-    covered = all(o * k == size for o, k, size in
-                  zip(out, kernel, padded_shape[2:]))
+    covered = all(
+        o * k == size for o, k, size in zip(out, kernel, padded_shape[2:])
+    )
     return (xp.empty if covered else xp.zeros)(padded_shape, dtype=dtype)
 
 
@@ -47,7 +48,7 @@ def max_backward(xp, x_pad, y, dy, kernel, out):
         xp.equal(x_pad[where], y, out=hit)
         hit &= unclaimed
         xp.multiply(dy, hit, out=dx_pad[where])
-        unclaimed ^= hit                  # hit is a subset of unclaimed
+        unclaimed ^= hit  # hit is a subset of unclaimed
     return dx_pad
 
 

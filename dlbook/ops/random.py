@@ -9,7 +9,6 @@ from math import prod
 
 from .op import Op, register
 
-
 #: Samples drawn per call of the generator.  NumPy's generator returns
 #: float64 (or int64); drawing a large array in pieces keeps that
 #: temporary small.  A VGG-16 initialisation draws 138 million numbers:
@@ -47,50 +46,60 @@ class _Sampler(Op):
 @register('_random_uniform', 'random_uniform', 'uniform')
 class RandomUniform(_Sampler):
     """x ~ U[low, high)."""
+
     defaults = {'low': 0.0, 'high': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
         a = self.attrs
-        return self._draw(xp, lambda size: self.rng.uniform(
-            a['low'], a['high'], size))
+        return self._draw(
+            xp, lambda size: self.rng.uniform(a['low'], a['high'], size)
+        )
 
 
 @register('_random_normal', 'random_normal', 'normal')
 class RandomNormal(_Sampler):
     """x ~ N(loc, scale^2)."""
+
     defaults = {'loc': 0.0, 'scale': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
         a = self.attrs
-        return self._draw(xp, lambda size: self.rng.normal(
-            a['loc'], a['scale'], size))
+        return self._draw(
+            xp, lambda size: self.rng.normal(a['loc'], a['scale'], size)
+        )
 
 
 @register('_random_randint', 'random_randint')
 class RandomRandint(_Sampler):
     """x ~ uniform integers in [low, high)."""
+
     defaults = {'low': 0, 'high': 1, 'shape': (), 'dtype': 'int32'}
 
     def forward(self, xp):
         a = self.attrs
-        return self._draw(xp, lambda size: self.rng.randint(
-            int(a['low']), int(a['high']), size))
+        return self._draw(
+            xp,
+            lambda size: self.rng.randint(int(a['low']), int(a['high']), size),
+        )
 
 
 @register('_random_exponential', 'random_exponential')
 class RandomExponential(_Sampler):
     """x ~ Exp(lam), density lam * exp(-lam * x)."""
+
     defaults = {'lam': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
         a = self.attrs
-        return self._draw(xp, lambda size: self.rng.exponential(
-            1.0 / a['lam'], size))
+        return self._draw(
+            xp, lambda size: self.rng.exponential(1.0 / a['lam'], size)
+        )
 
 
 @register('_random_poisson', 'random_poisson')
 class RandomPoisson(_Sampler):
     """x ~ Poisson(lam)."""
+
     defaults = {'lam': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
@@ -101,12 +110,14 @@ class RandomPoisson(_Sampler):
 @register('_random_gamma', 'random_gamma')
 class RandomGamma(_Sampler):
     """x ~ Gamma(alpha, beta) with shape alpha and scale beta."""
+
     defaults = {'alpha': 1.0, 'beta': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
         a = self.attrs
-        return self._draw(xp, lambda size: self.rng.gamma(
-            a['alpha'], a['beta'], size))
+        return self._draw(
+            xp, lambda size: self.rng.gamma(a['alpha'], a['beta'], size)
+        )
 
 
 @register('_random_negative_binomial', 'random_negative_binomial')
@@ -114,6 +125,7 @@ class RandomNegativeBinomial(_Sampler):
     """x ~ NB(k, p): failures before the k-th success when each trial
     succeeds with probability p (mean k(1-p)/p).  Drawn as MXNet does, a
     Poisson whose rate is Gamma(k, (1-p)/p); float samples."""
+
     defaults = {'k': 1, 'p': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
@@ -121,16 +133,23 @@ class RandomNegativeBinomial(_Sampler):
         k, p = float(a['k']), float(a['p'])
         if p >= 1.0:
             return self._draw(xp, lambda size: xp.zeros(size))
-        return self._draw(xp, lambda size: self.rng.poisson(
-            self.rng.gamma(k, (1.0 - p) / p, size)))
+        return self._draw(
+            xp,
+            lambda size: self.rng.poisson(
+                self.rng.gamma(k, (1.0 - p) / p, size)
+            ),
+        )
 
 
-@register('_random_generalized_negative_binomial',
-          'random_generalized_negative_binomial')
+@register(
+    '_random_generalized_negative_binomial',
+    'random_generalized_negative_binomial',
+)
 class RandomGeneralizedNegativeBinomial(_Sampler):
     """x ~ GNB(mu, alpha): a Poisson whose rate is Gamma(1/alpha,
     mu*alpha), so mean mu and variance mu + alpha*mu^2 (alpha = 0 is
     Poisson(mu)); float samples."""
+
     defaults = {'mu': 1.0, 'alpha': 1.0, 'shape': (), 'dtype': 'float32'}
 
     def forward(self, xp):
@@ -138,8 +157,12 @@ class RandomGeneralizedNegativeBinomial(_Sampler):
         mu, alpha = float(a['mu']), float(a['alpha'])
         if alpha == 0.0:
             return self._draw(xp, lambda size: self.rng.poisson(mu, size))
-        return self._draw(xp, lambda size: self.rng.poisson(
-            self.rng.gamma(1.0 / alpha, mu * alpha, size)))
+        return self._draw(
+            xp,
+            lambda size: self.rng.poisson(
+                self.rng.gamma(1.0 / alpha, mu * alpha, size)
+            ),
+        )
 
 
 @register('_sample_multinomial', 'sample_multinomial')
@@ -147,6 +170,7 @@ class SampleMultinomial(Op):
     """Draw category indices from the distributions in the last axis of
     ``data`` (each row sums to 1); ``shape`` draws per distribution.
     With ``get_prob=True`` also return log p of each draw."""
+
     arguments = ('data',)
     defaults = {'shape': (), 'get_prob': False, 'dtype': 'int32'}
     differentiable = False
@@ -180,6 +204,7 @@ class SampleMultinomial(Op):
 @register('_shuffle', 'shuffle')
 class Shuffle(Op):
     """A random permutation of ``data`` along its first axis."""
+
     differentiable = False
     needs_rng = True
 

@@ -13,7 +13,7 @@ end, so the backward pass can broadcast ``dy`` straight back over ``x``.
 """
 
 from ..base import DLBookError
-from .op import Op, register, normalize_axes, normalize_axis, keep_dtype
+from .op import Op, keep_dtype, normalize_axes, normalize_axis, register
 
 
 def _squeeze(y, axes, keepdims, np_shape=False):
@@ -41,21 +41,23 @@ class _Reduce(Op):
     ``grad(xp, dy, x, y)`` where ``dy`` and ``y`` keep the reduced axes as
     size 1, so they broadcast against ``x``.
     """
+
     defaults = {'axis': None, 'keepdims': False, 'exclude': False}
     #: NumPy-mode twin (``_np_sum``): a full reduction is 0-d, not (1,)
     np_shape = False
 
     def reduce(self, xp, x, axes):
         raise NotImplementedError(
-            f'{type(self).__name__} must define reduce()')
+            f'{type(self).__name__} must define reduce()'
+        )
 
     def grad(self, xp, dy, x, y):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define grad()')
+        raise NotImplementedError(f'{type(self).__name__} must define grad()')
 
     def forward(self, xp, x):
-        axes = normalize_axes(self.attrs['axis'], x.ndim,
-                              self.attrs['exclude'], self.name)
+        axes = normalize_axes(
+            self.attrs['axis'], x.ndim, self.attrs['exclude'], self.name
+        )
         y = keep_dtype(self.reduce(xp, x, axes), x.dtype)
         self.saved = (x, y)
         return _squeeze(y, axes, self.attrs['keepdims'], self.np_shape)
@@ -135,8 +137,11 @@ def _np_twin(cls, name):
     """Register ``cls`` again under MXNet's NumPy-mode name, giving 0-d
     results (``_np_sum`` is what MXNet 1.9.1 records for ``x.sum()`` under
     ``set_np``; its attributes are ``axis`` and ``keepdims``)."""
-    twin = type(f'Np{cls.__name__}', (cls,), {
-        'np_shape': True, '__doc__': cls.__doc__ + ' (0-d results)'})
+    twin = type(
+        f'Np{cls.__name__}',
+        (cls,),
+        {'np_shape': True, '__doc__': cls.__doc__ + ' (0-d results)'},
+    )
     twin.__module__ = cls.__module__
     return register(name)(twin)
 
@@ -176,6 +181,7 @@ class NanProd(_Reduce):
 class Norm(Op):
     """y = (sum |x|**ord)**(1/ord) over axes, ord 1 or 2;
     dx = dy * x / y (ord 2),   dx = dy * sign(x) (ord 1)"""
+
     defaults = {'ord': 2, 'axis': None, 'out_dtype': None, 'keepdims': False}
 
     def forward(self, xp, x):
@@ -186,8 +192,9 @@ class Norm(Op):
         elif order == 1:
             y = xp.abs(x).sum(axis=axes, keepdims=True)
         else:
-            raise DLBookError(f'norm: ord={order} is not supported; '
-                              f'use ord=1 or ord=2')
+            raise DLBookError(
+                f'norm: ord={order} is not supported; use ord=1 or ord=2'
+            )
         y = keep_dtype(y, x.dtype)
         self.saved = (x, y, order)
         out = _squeeze(y, axes, self.attrs['keepdims'])
@@ -209,12 +216,12 @@ class _ArgReduce(Op):
 
     With ``axis=None`` the index is into the flattened array, shape ``(1,)``.
     """
+
     defaults = {'axis': None, 'keepdims': False}
     differentiable = False
 
     def find(self, xp, x, axis):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define find()')
+        raise NotImplementedError(f'{type(self).__name__} must define find()')
 
     def forward(self, xp, x):
         axis, keepdims = self.attrs['axis'], self.attrs['keepdims']
@@ -249,6 +256,7 @@ class Argmin(_ArgReduce):
 class ArgmaxChannel(Op):
     """y = index of the largest x along the last axis (as x's dtype);
     no gradient"""
+
     differentiable = False
 
     def forward(self, xp, x):

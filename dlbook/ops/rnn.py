@@ -76,8 +76,7 @@ __all__ = ['RNN', 'rnn_param_size']
 _GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 
 
-def rnn_param_size(mode, num_layers, input_size, state_size,
-                   directions=1):
+def rnn_param_size(mode, num_layers, input_size, state_size, directions=1):
     """Length of the flat ``parameters`` vector (MXNet's
     ``GetRnnParamSize``): per layer and direction ``G*H`` rows of
     ``W_x``, ``W_h``, ``b_x`` and ``b_h``."""
@@ -97,16 +96,16 @@ def _unpack(flat, mode, num_layers, input_size, hidden, directions):
     weights, width, offset = [], input_size, 0
     for _ in range(num_layers):
         for _ in range(directions):
-            wx = flat[offset:offset + rows * width].reshape(rows, width)
+            wx = flat[offset : offset + rows * width].reshape(rows, width)
             offset += rows * width
-            wh = flat[offset:offset + rows * hidden].reshape(rows, hidden)
+            wh = flat[offset : offset + rows * hidden].reshape(rows, hidden)
             offset += rows * hidden
             weights.append((wx, wh))
         width = directions * hidden
     biases = []
     for _ in range(num_layers * directions):
-        bx = flat[offset:offset + rows]
-        bh = flat[offset + rows:offset + 2 * rows]
+        bx = flat[offset : offset + rows]
+        bh = flat[offset + rows : offset + 2 * rows]
         offset += 2 * rows
         biases.append((bx, bh))
     return [w + b for w, b in zip(weights, biases)]
@@ -121,11 +120,12 @@ def _unpack(flat, mode, num_layers, input_size, hidden, directions):
 # gradients of the new states and returns those of xw and hw, plus any
 # direct gradient of the previous states.
 
+
 class _ElmanCell:
     """h_t = act(a_t);   da = dh * act'(a_t), read off h_t."""
 
     has_cell = False
-    fold_h2h_bias = True      # b_h may join b_x in the input projection
+    fold_h2h_bias = True  # b_h may join b_x in the input projection
 
     def __init__(self, relu):
         self.relu = relu
@@ -149,11 +149,11 @@ class _LSTMCell:
     def __init__(self, xp, steps, batch, hidden, dtype, clip):
         self.hidden = hidden
         self.gate_values = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
-        self.clip = clip            # None or (low, high, stop_nan)
+        self.clip = clip  # None or (low, high, stop_nan)
 
     def _clip(self, xp, c):
         low, high, stop_nan = self.clip
-        if stop_nan:                # fmax/fmin turn NaN into the bound
+        if stop_nan:  # fmax/fmin turn NaN into the bound
             return xp.fmin(xp.fmax(c, low), high)
         return xp.minimum(xp.maximum(c, low), high)
 
@@ -161,10 +161,10 @@ class _LSTMCell:
         H = self.hidden
         a = xw + hw
         gates = self.gate_values[t]
-        gates[:, :2 * H] = sigmoid(xp, a[:, :2 * H])         # i, f
-        gates[:, 2 * H:3 * H] = xp.tanh(a[:, 2 * H:3 * H])     # g
-        gates[:, 3 * H:] = sigmoid(xp, a[:, 3 * H:])          # o
-        i, f, g, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
+        gates[:, : 2 * H] = sigmoid(xp, a[:, : 2 * H])  # i, f
+        gates[:, 2 * H : 3 * H] = xp.tanh(a[:, 2 * H : 3 * H])  # g
+        gates[:, 3 * H :] = sigmoid(xp, a[:, 3 * H :])  # o
+        i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
         c = f * c_prev + i * g
         if self.clip is not None:
             c = self._clip(xp, c)
@@ -173,7 +173,7 @@ class _LSTMCell:
     def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
         H = self.hidden
         gates = self.gate_values[t]
-        i, f, g, o = (gates[:, k * H:(k + 1) * H] for k in range(4))
+        i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
         tanh_c = xp.tanh(c)
         do = dh * tanh_c
         dc = dc + dh * o * (1 - tanh_c * tanh_c)
@@ -181,10 +181,15 @@ class _LSTMCell:
             # no gradient flows through a clipped cell state
             raw = f * c_prev + i * g
             dc = dc * (self._clip(xp, raw) == raw)
-        da = xp.concatenate([dc * g * i * (1 - i),           # d a_i
-                             dc * c_prev * f * (1 - f),      # d a_f
-                             dc * i * (1 - g * g),           # d a_g
-                             do * o * (1 - o)], axis=1)      # d a_o
+        da = xp.concatenate(
+            [
+                dc * g * i * (1 - i),  # d a_i
+                dc * c_prev * f * (1 - f),  # d a_f
+                dc * i * (1 - g * g),  # d a_g
+                do * o * (1 - o),
+            ],
+            axis=1,
+        )  # d a_o
         return da, da, None, dc * f
 
 
@@ -193,7 +198,7 @@ class _GRUCell:
     Saves the gates and ``h_n`` of every step."""
 
     has_cell = False
-    fold_h2h_bias = False     # b_hn sits inside r * (...)
+    fold_h2h_bias = False  # b_hn sits inside r * (...)
 
     def __init__(self, xp, steps, batch, hidden, dtype):
         self.hidden = hidden
@@ -203,18 +208,18 @@ class _GRUCell:
     def forward(self, xp, t, xw, hw, h_prev, c_prev):
         H = self.hidden
         gates = self.gate_values[t]
-        gates[:, :2 * H] = sigmoid(xp, xw[:, :2 * H] + hw[:, :2 * H])
-        r, z = gates[:, :H], gates[:, H:2 * H]
-        self.h2h_n[t] = hw[:, 2 * H:]
-        gates[:, 2 * H:] = xp.tanh(xw[:, 2 * H:] + r * hw[:, 2 * H:])
-        n = gates[:, 2 * H:]
+        gates[:, : 2 * H] = sigmoid(xp, xw[:, : 2 * H] + hw[:, : 2 * H])
+        r, z = gates[:, :H], gates[:, H : 2 * H]
+        self.h2h_n[t] = hw[:, 2 * H :]
+        gates[:, 2 * H :] = xp.tanh(xw[:, 2 * H :] + r * hw[:, 2 * H :])
+        n = gates[:, 2 * H :]
         # (1 - z) * n + z * h_prev, with one operation fewer
         return n + z * (h_prev - n), None
 
     def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
         H = self.hidden
         gates = self.gate_values[t]
-        r, z, n = (gates[:, k * H:(k + 1) * H] for k in range(3))
+        r, z, n = (gates[:, k * H : (k + 1) * H] for k in range(3))
         da_n = dh * (1 - z) * (1 - n * n)
         da_r = da_n * self.h2h_n[t] * r * (1 - r)
         da_z = dh * (h_prev - n) * z * (1 - z)
@@ -224,6 +229,7 @@ class _GRUCell:
 
 
 # -- one layer in one direction ---------------------------------------------
+
 
 def _make_cell(xp, mode, steps, batch, hidden, dtype, clip):
     if mode == 'lstm':
@@ -286,8 +292,9 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
     return hs, cs
 
 
-def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
-                        keep, need_dx):
+def _direction_backward(
+    xp, cell, x, weights, hs, cs, dy, dh, dc, reverse, keep, need_dx
+):
     """Backpropagation through time for one layer in one direction.
 
     ``dy (T, N, H)`` is the gradient of this direction's outputs, ``dh``
@@ -314,7 +321,8 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
                 dc_new = xp.where(keep[t], dc, 0)
                 dc_skip = xp.where(keep[t], 0, dc)
         dxw_t, dhw_t, dh_direct, dc = cell.backward(
-            xp, t, dh_new, dc_new, h_prev, h, c_prev, c)
+            xp, t, dh_new, dc_new, h_prev, h, c_prev, c
+        )
         dxw[t] = dxw_t
         if dhw is not dxw:
             dhw[t] = dhw_t
@@ -328,7 +336,7 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
     # weight gradients: one product over all steps each
     flat_dxw = dxw.reshape(steps * batch, rows)
     flat_dhw = dhw.reshape(steps * batch, rows)
-    h_prevs = hs[read:read + steps]          # h_{t-1} of every step t
+    h_prevs = hs[read : read + steps]  # h_{t-1} of every step t
     dwx = flat_dxw.T @ x.reshape(steps * batch, -1)
     dwh = flat_dhw.T @ h_prevs.reshape(steps * batch, -1)
     dbx = flat_dxw.sum(axis=0)
@@ -340,6 +348,7 @@ def _direction_backward(xp, cell, x, weights, hs, cs, dy, dh, dc, reverse,
 
 
 # -- the operator ----------------------------------------------------------
+
 
 @register('RNN')
 class RNN(Op):
@@ -354,14 +363,27 @@ class RNN(Op):
               dx = da W_x
     """
 
-    arguments = ('data', 'parameters', 'state', 'state_cell',
-                 'sequence_length')
+    arguments = (
+        'data',
+        'parameters',
+        'state',
+        'state_cell',
+        'sequence_length',
+    )
     learned_inputs = ('parameters',)
-    defaults = {'state_size': None, 'num_layers': None,
-                'bidirectional': False, 'mode': None, 'p': 0.0,
-                'state_outputs': False, 'projection_size': None,
-                'lstm_state_clip_min': None, 'lstm_state_clip_max': None,
-                'lstm_state_clip_nan': False, 'use_sequence_length': False}
+    defaults = {
+        'state_size': None,
+        'num_layers': None,
+        'bidirectional': False,
+        'mode': None,
+        'p': 0.0,
+        'state_outputs': False,
+        'projection_size': None,
+        'lstm_state_clip_min': None,
+        'lstm_state_clip_max': None,
+        'lstm_state_clip_nan': False,
+        'use_sequence_length': False,
+    }
     needs_rng = True
 
     def __init__(self, **attrs):
@@ -369,25 +391,30 @@ class RNN(Op):
         a = self.attrs
         mode = a['mode']
         if mode not in _GATES:
-            raise DLBookError(f'RNN: mode must be one of {list(_GATES)}, '
-                              f'got {mode!r}')
+            raise DLBookError(
+                f'RNN: mode must be one of {list(_GATES)}, got {mode!r}'
+            )
         if a['state_size'] is None or a['num_layers'] is None:
             raise DLBookError('RNN: state_size and num_layers are required')
         if a['projection_size'] is not None:
-            raise DLBookError('RNN: projection_size (LSTMP) is not '
-                              'supported by dlbook')
+            raise DLBookError(
+                'RNN: projection_size (LSTMP) is not supported by dlbook'
+            )
         clip = (a['lstm_state_clip_min'], a['lstm_state_clip_max'])
         if clip != (None, None):
             if mode != 'lstm':
-                raise DLBookError('RNN: state clipping is only supported '
-                                  'for LSTM')
+                raise DLBookError(
+                    'RNN: state clipping is only supported for LSTM'
+                )
             if None in clip or float(clip[0]) > float(clip[1]):
                 raise DLBookError(
                     f'RNN: lstm_state_clip_min and lstm_state_clip_max '
-                    f'must be given together with min <= max, got {clip}')
+                    f'must be given together with min <= max, got {clip}'
+                )
         if not 0 <= float(a['p']) < 1:
-            raise DLBookError(f'RNN: dropout p must be in [0, 1), got '
-                              f'{a["p"]}')
+            raise DLBookError(
+                f'RNN: dropout p must be in [0, 1), got {a["p"]}'
+            )
         self.mode = mode
         self.hidden = int(a['state_size'])
         self.layers = int(a['num_layers'])
@@ -442,29 +469,35 @@ class RNN(Op):
     def _check_inputs(self, inputs):
         x = inputs[0]
         if x.ndim != 3:
-            raise DLBookError(f'RNN: data must be (T, N, C), got shape '
-                              f'{x.shape}')
+            raise DLBookError(
+                f'RNN: data must be (T, N, C), got shape {x.shape}'
+            )
         expected, _, _ = self.infer_shape(x.shape)
-        for name, array, shape in zip(self.list_arguments(), inputs,
-                                      expected):
+        for name, array, shape in zip(self.list_arguments(), inputs, expected):
             if array.shape != shape:
                 raise DLBookError(
                     f'RNN: {name} has shape {array.shape}, expected '
                     f'{shape} for data {x.shape} with mode={self.mode!r}, '
                     f'state_size={self.hidden}, num_layers={self.layers}, '
-                    f'bidirectional={self.directions == 2}')
+                    f'bidirectional={self.directions == 2}'
+                )
             if name != 'sequence_length' and array.dtype != x.dtype:
-                raise DLBookError(f'RNN: {name} has dtype {array.dtype} '
-                                  f'but data has {x.dtype}; the inputs '
-                                  f'must share one dtype')
+                raise DLBookError(
+                    f'RNN: {name} has dtype {array.dtype} '
+                    f'but data has {x.dtype}; the inputs '
+                    f'must share one dtype'
+                )
 
     def _clip(self):
         """``(low, high, stop_nan)`` for LSTM state clipping, or None."""
         low = self.attrs['lstm_state_clip_min']
         if low is None:
             return None
-        return (float(low), float(self.attrs['lstm_state_clip_max']),
-                bool(self.attrs['lstm_state_clip_nan']))
+        return (
+            float(low),
+            float(self.attrs['lstm_state_clip_max']),
+            bool(self.attrs['lstm_state_clip_nan']),
+        )
 
     def _dropout_mask(self, xp, shape, dtype):
         p = float(self.attrs['p'])
@@ -475,7 +508,8 @@ class RNN(Op):
         if len(inputs) != len(self.list_arguments()):
             raise DLBookError(
                 f'RNN: expected inputs {self.list_arguments()} for '
-                f'mode={self.mode!r}, got {len(inputs)} array(s)')
+                f'mode={self.mode!r}, got {len(inputs)} array(s)'
+            )
         self._check_inputs(inputs)
         x, params, h0, c0, length = self._split_inputs(inputs)
         steps, batch, width = x.shape
@@ -496,11 +530,19 @@ class RNN(Op):
             for d in range(D):
                 k = layer * D + d
                 reverse = d == 1
-                cell = _make_cell(xp, self.mode, steps, batch, H, x.dtype,
-                                  self._clip())
+                cell = _make_cell(
+                    xp, self.mode, steps, batch, H, x.dtype, self._clip()
+                )
                 hs, cs = _direction_forward(
-                    xp, cell, layer_in, weights[k], h0[k],
-                    None if c0 is None else c0[k], reverse, keep)
+                    xp,
+                    cell,
+                    layer_in,
+                    weights[k],
+                    h0[k],
+                    None if c0 is None else c0[k],
+                    reverse,
+                    keep,
+                )
                 runs.append((cell, hs, cs))
                 # the last state: row 0 going backward, row T going forward
                 last = 0 if reverse else steps
@@ -509,9 +551,12 @@ class RNN(Op):
                     cy[k] = cs[last]
                 outputs.append(hs[:-1] if reverse else hs[1:])
             # a fresh array: the saved states must not share the output
-            out = outputs[0].copy() if D == 1 else \
-                xp.concatenate(outputs, axis=2)
-            if keep is not None:          # zeros after each sequence's end
+            out = (
+                outputs[0].copy()
+                if D == 1
+                else xp.concatenate(outputs, axis=2)
+            )
+            if keep is not None:  # zeros after each sequence's end
                 out = xp.where(keep, out, 0)
             layer_inputs.append(layer_in)
             mask = None
@@ -520,8 +565,16 @@ class RNN(Op):
                 out = out * mask
             masks.append(mask)
             layer_in = out
-        self.saved = (weights, layer_inputs, runs, masks, keep, params.shape,
-                      h0.shape, c0 is not None)
+        self.saved = (
+            weights,
+            layer_inputs,
+            runs,
+            masks,
+            keep,
+            params.shape,
+            h0.shape,
+            c0 is not None,
+        )
         if not self.state_outputs:
             return out
         if cy is not None:
@@ -530,8 +583,16 @@ class RNN(Op):
 
     # -- backward ----------------------------------------------------------
     def backward(self, xp, dy, dhy=None, dcy=None):
-        (weights, layer_inputs, runs, masks, keep, params_shape,
-         state_shape, has_cell) = self.saved
+        (
+            weights,
+            layer_inputs,
+            runs,
+            masks,
+            keep,
+            params_shape,
+            state_shape,
+            has_cell,
+        ) = self.saved
         D, H, L = self.directions, self.hidden, self.layers
         dtype = dy.dtype
         if dhy is None:
@@ -539,8 +600,9 @@ class RNN(Op):
         if has_cell and dcy is None:
             dcy = xp.zeros(state_shape, dtype=dtype)
         dparams = xp.zeros(params_shape, dtype=dtype)
-        dweights = _unpack(dparams, self.mode, L, layer_inputs[0].shape[2],
-                           H, D)
+        dweights = _unpack(
+            dparams, self.mode, L, layer_inputs[0].shape[2], H, D
+        )
         dh0 = xp.empty(state_shape, dtype=dtype)
         dc0 = xp.empty(state_shape, dtype=dtype) if has_cell else None
         # the data gradient of the first layer only when someone wants it
@@ -554,10 +616,19 @@ class RNN(Op):
                 k = layer * D + d
                 cell, hs, cs = runs[k]
                 dx, grads, dh, dc = _direction_backward(
-                    xp, cell, x, weights[k], hs, cs,
-                    d_out[:, :, d * H:(d + 1) * H], dhy[k],
-                    dcy[k] if has_cell else None, d == 1, keep,
-                    layer > 0 or want_data)
+                    xp,
+                    cell,
+                    x,
+                    weights[k],
+                    hs,
+                    cs,
+                    d_out[:, :, d * H : (d + 1) * H],
+                    dhy[k],
+                    dcy[k] if has_cell else None,
+                    d == 1,
+                    keep,
+                    layer > 0 or want_data,
+                )
                 dh0[k] = dh
                 if has_cell:
                     dc0[k] = dc

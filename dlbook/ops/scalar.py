@@ -10,8 +10,8 @@ as in MXNet.  Comparisons with a scalar live in ``compare.py``.
 
 import math
 
-from .op import Op, cast_scalar, register
 from .binary import check_int_divisor
+from .op import Op, cast_scalar, register
 
 
 class _Scalar(Op):
@@ -20,18 +20,17 @@ class _Scalar(Op):
     ``s`` is cast to ``x.dtype`` first, so a Python float never upcasts a
     float32 array.  ``is_int`` is accepted for MXNet 1.9 symbol files.
     """
+
     defaults = {'scalar': 1.0, 'is_int': True}
     #: whether the gradient reads x or y (False: only the scalar), so that
     #: autograd's check for in-place writes knows what the op kept
     needs_values = True
 
     def f(self, xp, x, s):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define f()')
+        raise NotImplementedError(f'{type(self).__name__} must define f()')
 
     def df(self, xp, x, s, y):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define df()')
+        raise NotImplementedError(f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
         s = cast_scalar(xp, self.attrs['scalar'], x.dtype)

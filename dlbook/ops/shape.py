@@ -24,6 +24,7 @@ __all__ = ['infer_reshape', 'as_shape', 'check_axis']
 
 # -- small helpers ----------------------------------------------------------
 
+
 def as_shape(value):
     """Turn an attribute given as int, list, tuple or None into a tuple."""
     if value is None:
@@ -43,18 +44,20 @@ def check_axis(axis, shape, op_name, arg='axis', extra=0):
     if axis is None or not -ndim <= int(axis) < ndim:
         raise DLBookError(
             f'{op_name}: {arg}={axis} is out of range for input of shape '
-            f'{tuple(shape)} (valid: {-ndim} .. {ndim - 1})')
+            f'{tuple(shape)} (valid: {-ndim} .. {ndim - 1})'
+        )
     return int(axis) % ndim
 
 
 # -- Reshape and friends ----------------------------------------------------
+
 
 def _reshape_tokens(target):
     """Split a target shape into tokens; ``(-4, d1, d2)`` is one token."""
     tokens, i = [], 0
     while i < len(target):
         if target[i] == -4:
-            tokens.append(tuple(target[i:i + 3]))
+            tokens.append(tuple(target[i : i + 3]))
             i += 3
         else:
             tokens.append((target[i],))
@@ -92,7 +95,8 @@ def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
     def fail(why):
         raise DLBookError(
             f'{op_name}: cannot reshape input of shape {src} with '
-            f'shape={target}{", reverse=True" if reverse else ""}: {why}')
+            f'shape={target}{", reverse=True" if reverse else ""}: {why}'
+        )
 
     tokens = _reshape_tokens(target)
     dims = list(src)
@@ -134,8 +138,10 @@ def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
             if d2 == -1:
                 d2 = whole // d1 if d1 else 0
             if d1 <= 0 or d2 <= 0 or d1 * d2 != whole:
-                fail(f'split sizes ({token[1]}, {token[2]}) do not divide '
-                     f'dimension {whole}')
+                fail(
+                    f'split sizes ({token[1]}, {token[2]}) do not divide '
+                    f'dimension {whole}'
+                )
             out.extend([d2, d1] if reverse else [d1, d2])
         else:
             out.append(code)
@@ -143,14 +149,18 @@ def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
     if infer_at is not None:
         known = math.prod(out)
         if known == 0 or total % known:
-            fail(f'the size {total} is not divisible by the known '
-                 f'dimensions (product {known}) to infer -1')
+            fail(
+                f'the size {total} is not divisible by the known '
+                f'dimensions (product {known}) to infer -1'
+            )
         out[infer_at] = total // known
     if reverse:
         out.reverse()
     if math.prod(out) != total:
-        fail(f'the result {tuple(out)} has {math.prod(out)} elements, '
-             f'the input has {total}')
+        fail(
+            f'the result {tuple(out)} has {math.prod(out)} elements, '
+            f'the input has {total}'
+        )
     return tuple(out)
 
 
@@ -161,8 +171,10 @@ def _legacy_target_shape(src, target_shape, keep_highest, op_name):
     if keep_highest:
         target = [src[0]] + target
     if target.count(0) > 1:
-        raise DLBookError(f'{op_name}: target_shape={tuple(target_shape)} '
-                          f'may contain at most one 0 (inferred)')
+        raise DLBookError(
+            f'{op_name}: target_shape={tuple(target_shape)} '
+            f'may contain at most one 0 (inferred)'
+        )
     target = [-1 if d == 0 else d for d in target]
     return infer_reshape(src, target, op_name=op_name)
 
@@ -175,17 +187,26 @@ class Reshape(Op):
     Special codes in ``shape``: 0 copy, -1 infer, -2 copy the rest,
     -3 merge two, -4 split one (see :func:`infer_reshape`).
     """
-    defaults = {'shape': (), 'reverse': False, 'target_shape': (),
-                'keep_highest': False}
+
+    defaults = {
+        'shape': (),
+        'reverse': False,
+        'target_shape': (),
+        'keep_highest': False,
+    }
 
     def out_shape(self, src):
         shape = as_shape(self.attrs['shape'])
         if not shape and as_shape(self.attrs['target_shape']):
             return _legacy_target_shape(
-                src, as_shape(self.attrs['target_shape']),
-                self.attrs['keep_highest'], self.name)
-        return infer_reshape(src, shape, bool(self.attrs['reverse']),
-                             self.name)
+                src,
+                as_shape(self.attrs['target_shape']),
+                self.attrs['keep_highest'],
+                self.name,
+            )
+        return infer_reshape(
+            src, shape, bool(self.attrs['reverse']), self.name
+        )
 
     def forward(self, xp, x):
         self.saved = x.shape
@@ -201,22 +222,29 @@ class ReshapeLike(Op):
     lhs.shape[lhs_begin:lhs_end] replaced by rhs.shape[rhs_begin:rhs_end]);
     dlhs = dy reshaped to lhs.shape;  drhs: none (only its shape is used).
     """
+
     arguments = ('lhs', 'rhs')
-    defaults = {'lhs_begin': None, 'lhs_end': None, 'rhs_begin': None,
-                'rhs_end': None}
+    defaults = {
+        'lhs_begin': None,
+        'lhs_end': None,
+        'rhs_begin': None,
+        'rhs_end': None,
+    }
 
     def forward(self, xp, lhs, rhs):
         a = self.attrs
         lb, le = a['lhs_begin'], a['lhs_end']
         rb, re_ = a['rhs_begin'], a['rhs_end']
         ls, rs = lhs.shape, rhs.shape
-        shape = ls[:lb or 0] + rs[rb:re_] + (ls[le:] if le is not None
-                                             else ())
+        shape = (
+            ls[: lb or 0] + rs[rb:re_] + (ls[le:] if le is not None else ())
+        )
         if math.prod(shape) != lhs.size:
             raise DLBookError(
                 f'{self.name}: cannot reshape lhs of shape {ls} like rhs of '
                 f'shape {rs}: target {shape} has {math.prod(shape)} '
-                f'elements, lhs has {lhs.size}')
+                f'elements, lhs has {lhs.size}'
+            )
         self.saved = ls
         return lhs.reshape(shape)
 
@@ -226,8 +254,7 @@ class ReshapeLike(Op):
 
 @register('Flatten', 'flatten')
 class Flatten(Op):
-    """y = x.reshape(N, -1) for x of shape (N, ...);  dx = dy.reshape(x.shape)
-    """
+    """y = x.reshape(N, -1) for x of shape (N, ...);  dx = dy.reshape(x.shape)"""
 
     def forward(self, xp, x):
         if x.ndim == 0:
@@ -244,18 +271,21 @@ class Transpose(Op):
     """y = x.transpose(axes) (axes=() reverses them);
     dx = dy.transpose(argsort(axes)).
     """
+
     defaults = {'axes': ()}
 
     def forward(self, xp, x):
         axes = as_shape(self.attrs['axes'])
         if not axes:
             axes = tuple(reversed(range(x.ndim)))
-        norm = tuple(int(a) % x.ndim if -x.ndim <= a < x.ndim else -1
-                     for a in axes)
+        norm = tuple(
+            int(a) % x.ndim if -x.ndim <= a < x.ndim else -1 for a in axes
+        )
         if sorted(norm) != list(range(x.ndim)):
             raise DLBookError(
                 f'{self.name}: axes={axes} is not a permutation of the '
-                f'{x.ndim} axes of the input of shape {x.shape}')
+                f'{x.ndim} axes of the input of shape {x.shape}'
+            )
         self.saved = norm
         return x.transpose(norm)
 
@@ -270,6 +300,7 @@ class Transpose(Op):
 class SwapAxes(Op):
     """y = x with axes dim1 and dim2 exchanged;  dx = dy with them swapped
     back."""
+
     defaults = {'dim1': 0, 'dim2': 0}
 
     def forward(self, xp, x):
@@ -286,6 +317,7 @@ class SwapAxes(Op):
 @register('expand_dims')
 class ExpandDims(Op):
     """y = x with a new axis of size 1 at ``axis``;  dx = dy without it."""
+
     defaults = {'axis': None}
 
     def forward(self, xp, x):
@@ -302,6 +334,7 @@ class Squeeze(Op):
     """y = x without its size-1 axes (only ``axis`` if given; never 0-d:
     a fully squeezed array has shape (1,));  dx = dy.reshape(x.shape).
     """
+
     defaults = {'axis': None}
 
     def forward(self, xp, x):
@@ -309,13 +342,15 @@ class Squeeze(Op):
         if axis is None:
             axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
         else:
-            axes = tuple(check_axis(a, x.shape, self.name)
-                         for a in as_shape(axis))
+            axes = tuple(
+                check_axis(a, x.shape, self.name) for a in as_shape(axis)
+            )
             bad = [a for a in axes if x.shape[a] != 1]
             if bad:
                 raise DLBookError(
                     f'{self.name}: cannot squeeze axis {bad[0]} of input '
-                    f'of shape {x.shape}: its size is not 1')
+                    f'of shape {x.shape}: its size is not 1'
+                )
         shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
         self.saved = x.shape
         return x.reshape(shape or (1,))
@@ -328,14 +363,19 @@ class Squeeze(Op):
 class Reverse(Op):
     """y = x with the order of elements reversed along ``axis``;
     dx = dy reversed along the same axes."""
+
     defaults = {'axis': None}
 
     def forward(self, xp, x):
-        axes = tuple(check_axis(a, x.shape, self.name)
-                     for a in as_shape(self.attrs['axis']))
+        axes = tuple(
+            check_axis(a, x.shape, self.name)
+            for a in as_shape(self.attrs['axis'])
+        )
         if not axes:
-            raise DLBookError(f'{self.name}: give the axis to reverse for '
-                              f'input of shape {x.shape}')
+            raise DLBookError(
+                f'{self.name}: give the axis to reverse for '
+                f'input of shape {x.shape}'
+            )
         self.saved = axes
         return xp.flip(x, axis=axes)
 
@@ -345,9 +385,11 @@ class Reverse(Op):
 
 # -- creation from an input, shape queries (no gradient) -------------------
 
+
 @register('zeros_like')
 class ZerosLike(Op):
     """y = zeros with x's shape and dtype;  no gradient."""
+
     differentiable = False
 
     def forward(self, xp, x):
@@ -357,6 +399,7 @@ class ZerosLike(Op):
 @register('ones_like')
 class OnesLike(Op):
     """y = ones with x's shape and dtype;  no gradient."""
+
     differentiable = False
 
     def forward(self, xp, x):
@@ -366,6 +409,7 @@ class OnesLike(Op):
 @register('shape_array')
 class ShapeArray(Op):
     """y = x.shape as a 1-d int64 array;  no gradient."""
+
     differentiable = False
 
     def forward(self, xp, x):
@@ -375,6 +419,7 @@ class ShapeArray(Op):
 @register('size_array')
 class SizeArray(Op):
     """y = [x.size] as an int64 array of shape (1,);  no gradient."""
+
     differentiable = False
 
     def forward(self, xp, x):

@@ -27,9 +27,22 @@ cast_storage-inl.h, sparse_retain-inl.h, elemwise_binary_op-inl.h.
 from ..base import DLBookError
 from .op import Op, register
 
-__all__ = ['RowSparse', 'STYPE_IDS', 'stype_id', 'stype_of_attr', 'is_csr', 'is_row_sparse', 'todense', 'csr_from',
-           'SparseDot', 'CastStorage', 'SparseRetain', 'SparseAdd',
-           'SparseSlice', 'SparseScalarMul']
+__all__ = [
+    'RowSparse',
+    'STYPE_IDS',
+    'stype_id',
+    'stype_of_attr',
+    'is_csr',
+    'is_row_sparse',
+    'todense',
+    'csr_from',
+    'SparseDot',
+    'CastStorage',
+    'SparseRetain',
+    'SparseAdd',
+    'SparseSlice',
+    'SparseScalarMul',
+]
 
 
 class RowSparse:
@@ -37,7 +50,7 @@ class RowSparse:
     every other row is zero.  ``data[k]`` is row ``indices[k]``."""
 
     is_row_sparse = True
-    __array_ufunc__ = None          # NumPy must not treat it as an array
+    __array_ufunc__ = None  # NumPy must not treat it as an array
 
     def __init__(self, xp, data, indices, shape):
         self.xp, self.data, self.indices = xp, data, indices
@@ -49,8 +62,12 @@ class RowSparse:
 
     @classmethod
     def zeros(cls, xp, shape, dtype):
-        return cls(xp, xp.zeros((0,) + tuple(shape[1:]), dtype),
-                   xp.zeros((0,), 'int64'), shape)
+        return cls(
+            xp,
+            xp.zeros((0,) + tuple(shape[1:]), dtype),
+            xp.zeros((0,), 'int64'),
+            shape,
+        )
 
     @classmethod
     def from_dense(cls, xp, dense):
@@ -86,8 +103,10 @@ STYPE_IDS = {'default': 0, 'row_sparse': 1, 'csr': 2}
 def stype_id(stype):
     """MXNet's id of the storage type ``stype`` (``'csr'`` -> 2)."""
     if stype not in STYPE_IDS:
-        raise DLBookError(f"unknown storage type {stype!r}; expected one of "
-                          f"'default', 'row_sparse', 'csr'")
+        raise DLBookError(
+            f"unknown storage type {stype!r}; expected one of "
+            f"'default', 'row_sparse', 'csr'"
+        )
     return STYPE_IDS[stype]
 
 
@@ -99,8 +118,10 @@ def stype_of_attr(value):
     for name, number in STYPE_IDS.items():
         if value in (name, str(number)):
             return name
-    raise DLBookError(f'unknown __storage_type__ {value!r}; expected '
-                      f"0 (default), 1 (row_sparse) or 2 (csr)")
+    raise DLBookError(
+        f'unknown __storage_type__ {value!r}; expected '
+        f"0 (default), 1 (row_sparse) or 2 (csr)"
+    )
 
 
 def is_csr(raw):
@@ -124,8 +145,9 @@ def todense(xp, raw):
 def csr_from(sp, dense):
     """A CSR matrix holding the non-zeros of a 2-D dense array."""
     if dense.ndim != 2:
-        raise DLBookError(f'csr storage needs a 2-D array, got shape '
-                          f'{dense.shape}')
+        raise DLBookError(
+            f'csr storage needs a 2-D array, got shape {dense.shape}'
+        )
     return sp.csr_matrix(dense)
 
 
@@ -134,13 +156,15 @@ def _compact_columns(xp, sp, csr):
     matrix with its columns renumbered 0..len(rows)-1, so that
     ``c.T @ x`` gives exactly the rows ``rows`` of ``csr.T @ x``."""
     rows, inverse = xp.unique(csr.indices, return_inverse=True)
-    compact = sp.csr_matrix((csr.data, inverse.reshape(-1), csr.indptr),
-                            shape=(csr.shape[0], len(rows)))
+    compact = sp.csr_matrix(
+        (csr.data, inverse.reshape(-1), csr.indptr),
+        shape=(csr.shape[0], len(rows)),
+    )
     return rows.astype('int64'), compact
 
 
 class _SparseOp(Op):
-    sp = None                          # the backend's sparse module
+    sp = None  # the backend's sparse module
 
 
 class SparseDot(_SparseOp):
@@ -158,8 +182,11 @@ class SparseDot(_SparseOp):
 
     name = 'dot'
     arguments = ('lhs', 'rhs')
-    defaults = {'transpose_a': False, 'transpose_b': False,
-                'forward_stype': None}
+    defaults = {
+        'transpose_a': False,
+        'transpose_b': False,
+        'forward_stype': None,
+    }
 
     def forward(self, xp, a, b):
         ta, tb = self.attrs['transpose_a'], self.attrs['transpose_b']
@@ -174,11 +201,15 @@ class SparseDot(_SparseOp):
             if self.attrs['forward_stype'] == 'default':
                 return a.T @ b
             rows, compact = _compact_columns(xp, self.sp, a)
-            return RowSparse(xp, xp.ascontiguousarray(compact.T @ b), rows,
-                             (a.shape[1],) + b.shape[1:])
+            return RowSparse(
+                xp,
+                xp.ascontiguousarray(compact.T @ b),
+                rows,
+                (a.shape[1],) + b.shape[1:],
+            )
         if is_csr(b) and not is_csr(a):
             a = a.T if ta else a
-            bt = b if tb else b.T                     # (op(b)).T, sparse
+            bt = b if tb else b.T  # (op(b)).T, sparse
             dense = xp.ascontiguousarray((bt @ a.T).T)
             if self.attrs['forward_stype'] == 'default':
                 return dense
@@ -200,8 +231,10 @@ class SparseDot(_SparseOp):
             grad = xp.ascontiguousarray(compact.T @ dy)
             return None, RowSparse(xp, grad, rows, b.shape)
         if is_csr(a) or is_csr(b):
-            raise DLBookError('dot: the gradient is implemented for '
-                              'dot(csr, dense) and dot(csr.T, dense) only')
+            raise DLBookError(
+                'dot: the gradient is implemented for '
+                'dot(csr, dense) and dot(csr.T, dense) only'
+            )
         a_, b_ = todense(xp, a), todense(xp, b)
         opa = a_.T if ta else a_
         opb = b_.T if tb else b_
@@ -221,20 +254,24 @@ class CastStorage(_SparseOp):
     def forward(self, xp, x):
         stype = self.attrs['stype']
         if stype not in ('default', 'csr', 'row_sparse'):
-            raise DLBookError(f"unknown storage type {stype!r}; expected "
-                              f"'default', 'csr' or 'row_sparse'")
+            raise DLBookError(
+                f"unknown storage type {stype!r}; expected "
+                f"'default', 'csr' or 'row_sparse'"
+            )
         if stype == 'default' or self.sp is None:
             # (a dense front end, e.g. shape inference: the values only)
             return xp.array(todense(xp, x), copy=True)
         if stype == 'csr':
             if is_row_sparse(x):
-                raise DLBookError('cast_storage from row_sparse to csr is '
-                                  'not supported')
+                raise DLBookError(
+                    'cast_storage from row_sparse to csr is not supported'
+                )
             return x.copy() if is_csr(x) else csr_from(self.sp, x)
         if stype == 'row_sparse':
             if is_csr(x):
-                raise DLBookError('cast_storage from csr to row_sparse is '
-                                  'not supported')
+                raise DLBookError(
+                    'cast_storage from csr to row_sparse is not supported'
+                )
             if is_row_sparse(x):
                 return RowSparse(xp, x.data.copy(), x.indices.copy(), x.shape)
             return RowSparse.from_dense(xp, x)
@@ -271,8 +308,9 @@ class SparseAdd(_SparseOp):
 
     def forward(self, xp, a, b):
         if a.shape != b.shape:
-            raise DLBookError(f'elemwise_add: shapes {a.shape} and '
-                              f'{b.shape} differ')
+            raise DLBookError(
+                f'elemwise_add: shapes {a.shape} and {b.shape} differ'
+            )
         if is_csr(a) and is_csr(b):
             out = a + b
             out.sort_indices()
@@ -295,8 +333,9 @@ class SparseScalarMul(_SparseOp):
     def forward(self, xp, x):
         s = self.attrs['scalar']
         if is_row_sparse(x):
-            return RowSparse(xp, x.data * x.data.dtype.type(s), x.indices,
-                             x.shape)
+            return RowSparse(
+                xp, x.data * x.data.dtype.type(s), x.indices, x.shape
+            )
         out = x.copy()
         out.data *= out.data.dtype.type(s)
         return out

@@ -26,8 +26,8 @@ import math
 from .op import register
 from .unary import _Unary
 
-TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)      # erf'(x) = this * exp(-x^2)
-SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2      # erfinv'(y) = this * exp(x^2)
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)  # erf'(x) = this * exp(-x^2)
+SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2  # erfinv'(y) = this * exp(x^2)
 
 # -- erf ----------------------------------------------------------------------
 # The rational approximations of the Cephes library (S. Moshier, ndtr.c;
@@ -40,27 +40,60 @@ SQRT_PI_OVER_TWO = math.sqrt(math.pi) / 2      # erfinv'(y) = this * exp(x^2)
 # accurate, the exact derivative 2/sqrt(pi) * exp(-x^2) is also the
 # derivative of our forward (to ~1e-10), which is what the gradient checks
 # need.
-_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1,
-          2.23200534594684319226E3, 7.00332514112805075473E3,
-          5.55923013010394962768E4)
-_ERF_U = (1.0, 3.35617141647503099647E1, 5.21357949780152679795E2,
-          4.59432382970980127987E3, 2.26290000613890934246E4,
-          4.92673942608635921086E4)
-_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1,
-           7.46321056442269912687E0, 4.86371970985681366614E1,
-           1.96520832956077098242E2, 5.26445194995477358631E2,
-           9.34528527171957607540E2, 1.02755188689515710272E3,
-           5.57535335369399327526E2)
-_ERFC_Q = (1.0, 1.32281951154744992508E1, 8.67072140885989742329E1,
-           3.54937778887819891062E2, 9.75708501743205489753E2,
-           1.82390916687909736289E3, 2.24633760818710981792E3,
-           1.65666309194161350182E3, 5.57535340817727675546E2)
-_ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0,
-           5.01905042251180477414E0, 6.16021097993053585195E0,
-           7.40974269950448939160E0, 2.97886665372100240670E0)
-_ERFC_S = (1.0, 2.26052863220117276590E0, 9.39603524938001434673E0,
-           1.20489539808096656605E1, 1.70814450747565897222E1,
-           9.60896809063285878198E0, 3.36907645100081516050E0)
+_ERF_T = (
+    9.60497373987051638749e0,
+    9.00260197203842689217e1,
+    2.23200534594684319226e3,
+    7.00332514112805075473e3,
+    5.55923013010394962768e4,
+)
+_ERF_U = (
+    1.0,
+    3.35617141647503099647e1,
+    5.21357949780152679795e2,
+    4.59432382970980127987e3,
+    2.26290000613890934246e4,
+    4.92673942608635921086e4,
+)
+_ERFC_P = (
+    2.46196981473530512524e-10,
+    5.64189564831068821977e-1,
+    7.46321056442269912687e0,
+    4.86371970985681366614e1,
+    1.96520832956077098242e2,
+    5.26445194995477358631e2,
+    9.34528527171957607540e2,
+    1.02755188689515710272e3,
+    5.57535335369399327526e2,
+)
+_ERFC_Q = (
+    1.0,
+    1.32281951154744992508e1,
+    8.67072140885989742329e1,
+    3.54937778887819891062e2,
+    9.75708501743205489753e2,
+    1.82390916687909736289e3,
+    2.24633760818710981792e3,
+    1.65666309194161350182e3,
+    5.57535340817727675546e2,
+)
+_ERFC_R = (
+    5.64189583547755073984e-1,
+    1.27536670759978104416e0,
+    5.01905042251180477414e0,
+    6.16021097993053585195e0,
+    7.40974269950448939160e0,
+    2.97886665372100240670e0,
+)
+_ERFC_S = (
+    1.0,
+    2.26052863220117276590e0,
+    9.39603524938001434673e0,
+    1.20489539808096656605e1,
+    1.70814450747565897222e1,
+    9.60896809063285878198e0,
+    3.36907645100081516050e0,
+)
 
 
 def _polyval(coefs, x):
@@ -85,11 +118,13 @@ def _erfc_large(xp, ax):
     picks the right one.
     """
     mid = xp.clip(ax, 1.0, 8.0)
-    big = xp.clip(ax, 8.0, 30.0)          # erfc(30) underflows to 0 anyway
-    erfc_mid = xp.exp(-mid * mid) * _polyval(_ERFC_P, mid) \
-        / _polyval(_ERFC_Q, mid)
-    erfc_big = xp.exp(-big * big) * _polyval(_ERFC_R, big) \
-        / _polyval(_ERFC_S, big)
+    big = xp.clip(ax, 8.0, 30.0)  # erfc(30) underflows to 0 anyway
+    erfc_mid = (
+        xp.exp(-mid * mid) * _polyval(_ERFC_P, mid) / _polyval(_ERFC_Q, mid)
+    )
+    erfc_big = (
+        xp.exp(-big * big) * _polyval(_ERFC_R, big) / _polyval(_ERFC_S, big)
+    )
     return xp.where(ax < 8.0, erfc_mid, erfc_big)
 
 
@@ -111,12 +146,28 @@ def erf(xp, x):
 #   w < 5:   erfinv(y) ~ y * C(w - 2.5)
 #   w >= 5:  erfinv(y) ~ y * D(sqrt(w) - 3)
 # (coefficients from the highest power down).
-_ERFINV_C = (2.81022636e-08, 3.43273939e-07, -3.5233877e-06,
-             -4.39150654e-06, 0.00021858087, -0.00125372503,
-             -0.00417768164, 0.246640727, 1.50140941)
-_ERFINV_D = (-0.000200214257, 0.000100950558, 0.00134934322,
-             -0.00367342844, 0.00573950773, -0.0076224613,
-             0.00943887047, 1.00167406, 2.83297682)
+_ERFINV_C = (
+    2.81022636e-08,
+    3.43273939e-07,
+    -3.5233877e-06,
+    -4.39150654e-06,
+    0.00021858087,
+    -0.00125372503,
+    -0.00417768164,
+    0.246640727,
+    1.50140941,
+)
+_ERFINV_D = (
+    -0.000200214257,
+    0.000100950558,
+    0.00134934322,
+    -0.00367342844,
+    0.00573950773,
+    -0.0076224613,
+    0.00943887047,
+    1.00167406,
+    2.83297682,
+)
 _NEWTON_STEPS = 4
 
 
@@ -139,27 +190,30 @@ def erfinv(xp, y):
     """
     a_in = xp.abs(y)
     inside = a_in < 1
-    a = xp.where(inside, a_in, 0.0)         # the ends are set at the end
+    a = xp.where(inside, a_in, 0.0)  # the ends are set at the end
     w = -xp.log((1 - a) * (1 + a))
     central = _polyval(_ERFINV_C, w - 2.5)
     tail = _polyval(_ERFINV_D, xp.sqrt(xp.maximum(w, 5.0)) - 3)
     x = xp.where(w < 5, central, tail) * a
     near_one = a > 0.5
-    log_q = xp.log1p(-a)                    # log(1 - a), exact near a = 0
+    log_q = xp.log1p(-a)  # log(1 - a), exact near a = 0
     for _ in range(_NEWTON_STEPS):
         small, large = _erf_small(xp, x), _erfc_large(xp, x)
         erf_x = xp.where(x <= 1, small, 1 - large)
         erfc_x = xp.where(x <= 1, 1 - small, large)
         slope = TWO_OVER_SQRT_PI * xp.exp(-x * x)
-        x = xp.where(near_one,
-                     x + (xp.log(erfc_x) - log_q) * erfc_x / slope,
-                     x - (erf_x - a) / slope)
+        x = xp.where(
+            near_one,
+            x + (xp.log(erfc_x) - log_q) * erfc_x / slope,
+            x - (erf_x - a) / slope,
+        )
     x = xp.where(y < 0, -x, x)
     ends = xp.where(a_in == 1, xp.copysign(math.inf, y), math.nan)
     return xp.where(inside, x, ends)
 
 
 # -- operators ----------------------------------------------------------------
+
 
 @register('erf')
 class Erf(_Unary):

@@ -29,14 +29,17 @@ def _materialize(view):
 class Tile(Op):
     """y = tile(x, reps) (as numpy.tile);
     dx = dy summed over the reps copies of each element."""
+
     defaults = {'reps': None}
 
     def forward(self, xp, x):
         reps = as_shape(self.attrs['reps'])
         if not reps or any(int(r) < 0 for r in reps):
-            raise DLBookError(f'{self.name}: reps={self.attrs["reps"]} must '
-                              f'be a tuple of non-negative ints (input '
-                              f'shape {x.shape})')
+            raise DLBookError(
+                f'{self.name}: reps={self.attrs["reps"]} must '
+                f'be a tuple of non-negative ints (input '
+                f'shape {x.shape})'
+            )
         self.saved = (x.shape, tuple(int(r) for r in reps))
         return xp.tile(x, reps)
 
@@ -55,13 +58,16 @@ class Tile(Op):
 class Repeat(Op):
     """y = repeat(x, repeats, axis) (axis=None repeats the flattened x);
     dx = dy summed over the ``repeats`` consecutive copies."""
+
     defaults = {'repeats': None, 'axis': None}
 
     def forward(self, xp, x):
         repeats = self.attrs['repeats']
         if repeats is None or int(repeats) < 0:
-            raise DLBookError(f'{self.name}: repeats={repeats!r} must be a '
-                              f'non-negative int (input shape {x.shape})')
+            raise DLBookError(
+                f'{self.name}: repeats={repeats!r} must be a '
+                f'non-negative int (input shape {x.shape})'
+            )
         axis = self.attrs['axis']
         if axis is not None:
             axis = check_axis(axis, x.shape, self.name)
@@ -72,22 +78,26 @@ class Repeat(Op):
         shape, repeats, axis = self.saved
         if axis is None:
             return dy.reshape(-1, repeats).sum(axis=1).reshape(shape)
-        split = shape[:axis] + (shape[axis], repeats) + shape[axis + 1:]
+        split = shape[:axis] + (shape[axis], repeats) + shape[axis + 1 :]
         return dy.reshape(split).sum(axis=axis + 1)
 
 
 def _broadcast_check(op_name, src, target):
     """Raise unless ``src`` broadcasts to ``target`` (same ndim)."""
     if len(src) != len(target) or any(
-            s != t and s != 1 for s, t in zip(src, target)):
-        raise DLBookError(f'{op_name}: cannot broadcast input of shape '
-                          f'{tuple(src)} to shape {tuple(target)}')
+        s != t and s != 1 for s, t in zip(src, target)
+    ):
+        raise DLBookError(
+            f'{op_name}: cannot broadcast input of shape '
+            f'{tuple(src)} to shape {tuple(target)}'
+        )
 
 
 @register('broadcast_to')
 class BroadcastTo(Op):
     """y = x broadcast to ``shape`` (0 keeps that input dimension);
     dx = dy summed over the broadcast axes."""
+
     defaults = {'shape': ()}
 
     def forward(self, xp, x):
@@ -95,9 +105,9 @@ class BroadcastTo(Op):
         if len(shape) != x.ndim:
             raise DLBookError(
                 f'{self.name}: cannot broadcast input of shape {x.shape} '
-                f'to shape={shape}: the number of dimensions must match')
-        target = tuple(n if t == 0 else int(t)
-                       for n, t in zip(x.shape, shape))
+                f'to shape={shape}: the number of dimensions must match'
+            )
+        target = tuple(n if t == 0 else int(t) for n, t in zip(x.shape, shape))
         _broadcast_check(self.name, x.shape, target)
         self.saved = x.shape
         return _materialize(xp.broadcast_to(x, target))
@@ -110,6 +120,7 @@ class BroadcastTo(Op):
 class BroadcastLike(Op):
     """y = lhs broadcast to rhs.shape (or only lhs_axes to the sizes of
     rhs_axes);  dlhs = dy summed over the broadcast axes;  drhs: none."""
+
     arguments = ('lhs', 'rhs')
     defaults = {'lhs_axes': None, 'rhs_axes': None}
 
@@ -122,7 +133,8 @@ class BroadcastLike(Op):
             if len(lhs_axes) != len(rhs_axes):
                 raise DLBookError(
                     f'{self.name}: lhs_axes={lhs_axes} and rhs_axes='
-                    f'{rhs_axes} must have the same length')
+                    f'{rhs_axes} must have the same length'
+                )
             target = list(lhs.shape)
             for la, ra in zip(lhs_axes, rhs_axes):
                 la = check_axis(la, lhs.shape, self.name, 'lhs_axes')
@@ -141,21 +153,27 @@ class BroadcastLike(Op):
 class BroadcastAxis(Op):
     """y = x with each size-1 axis ``axis[i]`` broadcast to ``size[i]``;
     dx = dy summed over those axes."""
+
     defaults = {'axis': (), 'size': ()}
 
     def forward(self, xp, x):
-        axes, sizes = as_shape(self.attrs['axis']), as_shape(
-            self.attrs['size'])
+        axes, sizes = (
+            as_shape(self.attrs['axis']),
+            as_shape(self.attrs['size']),
+        )
         if len(axes) != len(sizes):
-            raise DLBookError(f'{self.name}: axis={axes} and size={sizes} '
-                              f'must have the same length')
+            raise DLBookError(
+                f'{self.name}: axis={axes} and size={sizes} '
+                f'must have the same length'
+            )
         target = list(x.shape)
         for a, s in zip(axes, sizes):
             a = check_axis(a, x.shape, self.name)
             if x.shape[a] != 1:
                 raise DLBookError(
                     f'{self.name}: axis {a} of input of shape {x.shape} '
-                    f'has size {x.shape[a]}; only size-1 axes broadcast')
+                    f'has size {x.shape[a]}; only size-1 axes broadcast'
+                )
             target[a] = int(s)
         self.saved = x.shape
         return _materialize(xp.broadcast_to(x, tuple(target)))

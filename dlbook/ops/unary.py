@@ -23,13 +23,11 @@ class _Unary(Op):
     """Base of element-wise ``y = f(x)``;   ``dx = dy * df(x, y)``."""
 
     def f(self, xp, x):
-        raise NotImplementedError(
-            f'{type(self).__name__} must define f()')
+        raise NotImplementedError(f'{type(self).__name__} must define f()')
 
     def df(self, xp, x, y):
         """Derivative dy/dx, from the input ``x`` and/or the output ``y``."""
-        raise NotImplementedError(
-            f'{type(self).__name__} must define df()')
+        raise NotImplementedError(f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
         y = self.f(xp, x)
@@ -476,6 +474,7 @@ class Softsign(_Unary):
 # Activations that MXNet offers only through ``Activation(act_type=...)``:
 # element-wise ops like the ones above, but not registered under a name.
 
+
 class SoftReLU(_Unary):
     """y = log(1 + exp(x)) (:func:`softrelu`);   dx = dy * sigmoid(x)"""
 
@@ -512,12 +511,14 @@ class Mish(_Unary):
 class SmoothL1(_Unary):
     """y = 0.5 (s x)**2 if |x| < 1/s**2 else |x| - 0.5/s**2;
     dx = dy * (s**2 x if |x| < 1/s**2 else sign(x))"""
+
     defaults = {'scalar': 1.0}
 
     def f(self, xp, x):
         s2 = float(self.attrs['scalar']) ** 2
-        return xp.where(xp.abs(x) < 1 / s2, 0.5 * s2 * x * x,
-                        xp.abs(x) - 0.5 / s2)
+        return xp.where(
+            xp.abs(x) < 1 / s2, 0.5 * s2 * x * x, xp.abs(x) - 0.5 / s2
+        )
 
     def df(self, xp, x, y):
         s2 = float(self.attrs['scalar']) ** 2
@@ -526,16 +527,20 @@ class SmoothL1(_Unary):
 
 # -- clipping -----------------------------------------------------------------
 
+
 @register('clip')
 class Clip(Op):
     """y = min(max(x, a_min), a_max);   dx = dy where a_min < x < a_max"""
+
     defaults = {'a_min': None, 'a_max': None}
 
     def forward(self, xp, x):
         a_min, a_max = self.attrs['a_min'], self.attrs['a_max']
         if a_min is None or a_max is None:
-            raise DLBookError('clip: both a_min and a_max are required, '
-                              'e.g. nd.clip(x, 0, 1)')
+            raise DLBookError(
+                'clip: both a_min and a_max are required, '
+                'e.g. nd.clip(x, 0, 1)'
+            )
         lo = cast_scalar(xp, a_min, x.dtype)
         hi = cast_scalar(xp, a_max, x.dtype)
         self.saved = (x, lo, hi)

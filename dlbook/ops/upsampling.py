@@ -22,15 +22,16 @@ one ``k x k`` kernel per channel, usually initialized with
 import math
 
 from ..base import DLBookError
-from .op import Op, register
 from .conv import Deconvolution
+from .op import Op, register
 
 
 def upsample_nearest(xp, x, scale_h, scale_w):
     """Repeat each pixel of NCHW ``x`` into a ``scale_h x scale_w`` block."""
     n, c, h, w = x.shape
-    blocks = xp.broadcast_to(x[:, :, :, None, :, None],
-                             (n, c, h, scale_h, w, scale_w))
+    blocks = xp.broadcast_to(
+        x[:, :, :, None, :, None], (n, c, h, scale_h, w, scale_w)
+    )
     return blocks.reshape(n, c, h * scale_h, w * scale_w)
 
 
@@ -58,9 +59,14 @@ class UpSampling(Op):
     """
 
     variadic = True
-    defaults = {'scale': None, 'num_filter': 0, 'sample_type': None,
-                'multi_input_mode': 'concat', 'num_args': None,
-                'workspace': 512}
+    defaults = {
+        'scale': None,
+        'num_filter': 0,
+        'sample_type': None,
+        'multi_input_mode': 'concat',
+        'num_args': None,
+        'workspace': 512,
+    }
     # as MXNet, the bilinear kernel of a symbol gets a bilinear initializer
     input_inits = {'weight': '["bilinear", {}]'}
 
@@ -68,15 +74,21 @@ class UpSampling(Op):
         super().__init__(**attrs)
         sample_type = self.attrs['sample_type']
         if sample_type not in ('nearest', 'bilinear'):
-            raise DLBookError(f"UpSampling: sample_type must be 'nearest' or "
-                              f"'bilinear', got {sample_type!r}")
+            raise DLBookError(
+                f"UpSampling: sample_type must be 'nearest' or "
+                f"'bilinear', got {sample_type!r}"
+            )
         if self.attrs['multi_input_mode'] not in ('concat', 'sum'):
-            raise DLBookError(f"UpSampling: multi_input_mode must be "
-                              f"'concat' or 'sum', got "
-                              f"{self.attrs['multi_input_mode']!r}")
+            raise DLBookError(
+                f"UpSampling: multi_input_mode must be "
+                f"'concat' or 'sum', got "
+                f"{self.attrs['multi_input_mode']!r}"
+            )
         if self.attrs['scale'] is None or int(self.attrs['scale']) < 1:
-            raise DLBookError(f'UpSampling: scale must be a positive '
-                              f'integer, got {self.attrs["scale"]!r}')
+            raise DLBookError(
+                f'UpSampling: scale must be a positive '
+                f'integer, got {self.attrs["scale"]!r}'
+            )
         self.bilinear = sample_type == 'bilinear'
 
     def list_arguments(self):
@@ -89,8 +101,10 @@ class UpSampling(Op):
         """Output shape and per-input (scale_h, scale_w) of nearest mode."""
         for shape in shapes:
             if len(shape) != 4:
-                raise DLBookError(f'UpSampling: input data should be 4-D '
-                                  f'(batch, channel, y, x), got {shape}')
+                raise DLBookError(
+                    f'UpSampling: input data should be 4-D '
+                    f'(batch, channel, y, x), got {shape}'
+                )
         s = int(self.attrs['scale'])
         n, _, h, w = shapes[0]
         out_h, out_w = h * s, w * s
@@ -100,14 +114,17 @@ class UpSampling(Op):
                 raise DLBookError(
                     f'UpSampling: input of size {shape[2]}x{shape[3]} does '
                     f'not divide the output size {out_h}x{out_w} (the first '
-                    f'input {h}x{w} times scale={s})')
+                    f'input {h}x{w} times scale={s})'
+                )
             scales.append((out_h // shape[2], out_w // shape[3]))
             channels.append(shape[1])
         if self.attrs['multi_input_mode'] == 'sum':
             if len(set(channels)) != 1:
-                raise DLBookError(f'UpSampling: number of channels must be '
-                                  f'the same when multi_input_mode=sum, '
-                                  f'got {channels}')
+                raise DLBookError(
+                    f'UpSampling: number of channels must be '
+                    f'the same when multi_input_mode=sum, '
+                    f'got {channels}'
+                )
             out_c = channels[0]
         else:
             out_c = sum(channels)
@@ -122,19 +139,27 @@ class UpSampling(Op):
     def _deconvolution(self, data_shape):
         """The Deconvolution that bilinear mode runs."""
         if len(data_shape) != 4:
-            raise DLBookError(f'UpSampling: input data should be 4-D '
-                              f'(batch, channel, y, x), got {data_shape}')
+            raise DLBookError(
+                f'UpSampling: input data should be 4-D '
+                f'(batch, channel, y, x), got {data_shape}'
+            )
         channels = data_shape[1]
         if int(self.attrs['num_filter']) != channels:
             raise DLBookError(
                 f"UpSampling(sample_type='bilinear'): num_filter must equal "
                 f"the number of input channels, {channels}; got "
-                f"num_filter={self.attrs['num_filter']}")
+                f"num_filter={self.attrs['num_filter']}"
+            )
         k, s, pad = self._bilinear_geometry()
-        return Deconvolution(kernel=(k, k), stride=(s, s), pad=(pad, pad),
-                             num_filter=channels, num_group=channels,
-                             no_bias=True,
-                             workspace=self.attrs['workspace'])
+        return Deconvolution(
+            kernel=(k, k),
+            stride=(s, s),
+            pad=(pad, pad),
+            num_filter=channels,
+            num_group=channels,
+            no_bias=True,
+            workspace=self.attrs['workspace'],
+        )
 
     def infer_shape(self, *in_shapes):
         shapes = list(in_shapes)
@@ -143,7 +168,7 @@ class UpSampling(Op):
             data = shapes[0]
             if data is None:
                 return shapes, [None], []
-            self._deconvolution(tuple(data))        # checks the shape
+            self._deconvolution(tuple(data))  # checks the shape
             k, s, _ = self._bilinear_geometry()
             out = (data[0], data[1], data[2] * s, data[3] * s)
             return [tuple(data), (data[1], 1, k, k)], [out], []
@@ -158,13 +183,16 @@ class UpSampling(Op):
             if len(inputs) != 2:
                 raise DLBookError(
                     f"UpSampling(sample_type='bilinear') takes 2 inputs, "
-                    f"data and weight; got {len(inputs)}")
+                    f"data and weight; got {len(inputs)}"
+                )
             data, weight = inputs
             self.deconv = self._deconvolution(data.shape)
             return self.deconv.forward(xp, data, weight)
         _, scales = self._nearest_plan([x.shape for x in inputs])
-        parts = [upsample_nearest(xp, x, sh, sw)
-                 for x, (sh, sw) in zip(inputs, scales)]
+        parts = [
+            upsample_nearest(xp, x, sh, sw)
+            for x, (sh, sw) in zip(inputs, scales)
+        ]
         self.saved = ([x.shape[1] for x in inputs], scales)
         if len(parts) == 1:
             return parts[0]
@@ -185,6 +213,6 @@ class UpSampling(Op):
         else:
             grads, start = [], 0
             for c, (sh, sw) in zip(channels, scales):
-                grads.append(sum_blocks(dy[:, start:start + c], sh, sw))
+                grads.append(sum_blocks(dy[:, start : start + c], sh, sw))
                 start += c
         return tuple(grads) if len(grads) > 1 else grads[0]

@@ -30,10 +30,19 @@ import itertools
 
 from ..base import DLBookError
 
-__all__ = ['parse_tuple', 'parse_int', 'parse_bool', 'spatial_tuple',
-           'conv_out_size', 'pad_spatial', 'crop_spatial',
-           'sliding_windows', 'window_slices', 'kernel_offsets',
-           'check_layout']
+__all__ = [
+    'parse_tuple',
+    'parse_int',
+    'parse_bool',
+    'spatial_tuple',
+    'conv_out_size',
+    'pad_spatial',
+    'crop_spatial',
+    'sliding_windows',
+    'window_slices',
+    'kernel_offsets',
+    'check_layout',
+]
 
 LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
 
@@ -41,6 +50,7 @@ LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
 # -- attribute parsing ---------------------------------------------------
 # Attributes arrive as Python values from ``nd.*`` and Gluon, and as
 # strings ('(3, 3)', 'True', 'None') from symbol JSON files.
+
 
 def _literal(value):
     if isinstance(value, str):
@@ -76,8 +86,9 @@ def parse_tuple(value, name, op_name):
             return (int(value),)
         except (TypeError, ValueError):
             pass
-    raise DLBookError(f'{op_name}: attribute {name}={value!r} is not a '
-                      f'tuple of integers')
+    raise DLBookError(
+        f'{op_name}: attribute {name}={value!r} is not a tuple of integers'
+    )
 
 
 def parse_int(value, name, op_name):
@@ -85,8 +96,9 @@ def parse_int(value, name, op_name):
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise DLBookError(f'{op_name}: attribute {name}={value!r} is not '
-                          f'an integer') from None
+        raise DLBookError(
+            f'{op_name}: attribute {name}={value!r} is not an integer'
+        ) from None
 
 
 def parse_bool(value):
@@ -109,9 +121,11 @@ def spatial_tuple(value, ndim, default, name, op_name):
         return (parse_int(raw, name, op_name),) * ndim
     values = parse_tuple(raw, name, op_name)
     if len(values) != ndim:
-        raise DLBookError(f'{op_name}: {name}={values} has {len(values)} '
-                          f'entries but kernel has {ndim}; give one per '
-                          f'spatial axis')
+        raise DLBookError(
+            f'{op_name}: {name}={values} has {len(values)} '
+            f'entries but kernel has {ndim}; give one per '
+            f'spatial axis'
+        )
     return values
 
 
@@ -119,16 +133,22 @@ def check_layout(layout, ndim, op_name):
     """Channels-first (NCW, NCHW, NCDHW) or channels-last (NWC, NHWC,
     NDHWC, see ``layouts.py``) for the number of spatial axes."""
     from .layouts import CHANNELS_LAST
+
     layout = _literal(layout)
-    if layout is not None and layout not in (LAYOUTS.get(ndim),
-                                             CHANNELS_LAST.get(ndim)):
-        raise DLBookError(f'{op_name}: layout {layout!r} is not supported '
-                          f'for a {ndim}-D kernel; use '
-                          f'{LAYOUTS.get(ndim)!r} (channels first) or '
-                          f'{CHANNELS_LAST.get(ndim)!r} (channels last)')
+    if layout is not None and layout not in (
+        LAYOUTS.get(ndim),
+        CHANNELS_LAST.get(ndim),
+    ):
+        raise DLBookError(
+            f'{op_name}: layout {layout!r} is not supported '
+            f'for a {ndim}-D kernel; use '
+            f'{LAYOUTS.get(ndim)!r} (channels first) or '
+            f'{CHANNELS_LAST.get(ndim)!r} (channels last)'
+        )
 
 
 # -- sizes -----------------------------------------------------------------
+
 
 def conv_out_size(size, kernel, stride, dilate, pad):
     """``floor((size + 2*pad - dilate*(kernel-1) - 1) / stride) + 1``."""
@@ -136,6 +156,7 @@ def conv_out_size(size, kernel, stride, dilate, pad):
 
 
 # -- padding ---------------------------------------------------------------
+
 
 def pad_spatial(xp, x, before, after=None, value=0):
     """Pad the spatial axes (all but the first two) of ``x``.
@@ -155,11 +176,13 @@ def crop_spatial(x, before, sizes):
     if not any(before) and tuple(x.shape[2:]) == tuple(sizes):
         return x
     index = (slice(None), slice(None)) + tuple(
-        slice(b, b + n) for b, n in zip(before, sizes))
+        slice(b, b + n) for b, n in zip(before, sizes)
+    )
     return x[index]
 
 
 # -- the two views of a sliding window -------------------------------------
+
 
 def sliding_windows(xp, x_pad, kernel, stride, dilate, out_size):
     """Zero-copy view ``w[n, c, *o, *k] = x_pad[n, c, *(o*s + k*d)]``.
@@ -172,11 +195,12 @@ def sliding_windows(xp, x_pad, kernel, stride, dilate, out_size):
     """
     strides_n, strides_c, *strides_sp = x_pad.strides
     shape = tuple(x_pad.shape[:2]) + tuple(out_size) + tuple(kernel)
-    strides = ((strides_n, strides_c)
-               + tuple(st * s for st, s in zip(strides_sp, stride))
-               + tuple(st * d for st, d in zip(strides_sp, dilate)))
-    return xp.lib.stride_tricks.as_strided(x_pad, shape=shape,
-                                           strides=strides)
+    strides = (
+        (strides_n, strides_c)
+        + tuple(st * s for st, s in zip(strides_sp, stride))
+        + tuple(st * d for st, d in zip(strides_sp, dilate))
+    )
+    return xp.lib.stride_tricks.as_strided(x_pad, shape=shape, strides=strides)
 
 
 def window_slices(offset, stride, dilate, out_size, lead=2):
@@ -189,7 +213,8 @@ def window_slices(offset, stride, dilate, out_size, lead=2):
     """
     return (slice(None),) * lead + tuple(
         slice(k * d, k * d + s * (o - 1) + 1, s)
-        for k, s, d, o in zip(offset, stride, dilate, out_size))
+        for k, s, d, o in zip(offset, stride, dilate, out_size)
+    )
 
 
 def kernel_offsets(kernel):

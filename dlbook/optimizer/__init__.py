@@ -10,14 +10,36 @@ DCASGD, SGLD), ``adam`` (Adam, AdamW, Adamax, Nadam, FTML, LAMB),
 LBSGD), ``updater`` (Updater and the pickle-free state format).
 """
 
-from .optimizer import Optimizer, register, create
-from .sgd import SGD, ccSGD, NAG, Signum, DCASGD, SGLD, Test
-from .adam import Adam, AdamW, Adamax, Nadam, FTML, LAMB
-from .adaptive import AdaGrad, RMSProp, AdaDelta, Ftrl
+from .adam import FTML, LAMB, Adam, Adamax, AdamW, Nadam
+from .adaptive import AdaDelta, AdaGrad, Ftrl, RMSProp
 from .large_batch import LARS, LBSGD
+from .optimizer import Optimizer, create, register
+from .sgd import DCASGD, NAG, SGD, SGLD, Signum, Test, ccSGD
 from .updater import Updater, get_updater
 
-__all__ = ['Optimizer', 'register', 'create', 'Updater', 'get_updater',
-           'SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
-           'Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB', 'AdaGrad',
-           'RMSProp', 'AdaDelta', 'Ftrl', 'LARS', 'LBSGD']
+__all__ = [
+    'Optimizer',
+    'register',
+    'create',
+    'Updater',
+    'get_updater',
+    'SGD',
+    'ccSGD',
+    'NAG',
+    'Signum',
+    'DCASGD',
+    'SGLD',
+    'Test',
+    'Adam',
+    'AdamW',
+    'Adamax',
+    'Nadam',
+    'FTML',
+    'LAMB',
+    'AdaGrad',
+    'RMSProp',
+    'AdaDelta',
+    'Ftrl',
+    'LARS',
+    'LBSGD',
+]

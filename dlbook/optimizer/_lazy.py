@@ -24,12 +24,16 @@ def _dense_values(weight):
     if weight.stype != 'row_sparse':
         return weight._data
     from ..ops.sparse import RowSparse
+
     raw = weight._raw
     if len(raw.indices) != raw.shape[0]:
         xp = raw.xp
-        weight._raw = raw = RowSparse(xp, raw.todense(),
-                                      xp.arange(raw.shape[0], dtype='int64'),
-                                      raw.shape)
+        weight._raw = raw = RowSparse(
+            xp,
+            raw.todense(),
+            xp.arange(raw.shape[0], dtype='int64'),
+            raw.shape,
+        )
     return raw.data
 
 
@@ -48,6 +52,7 @@ def dense_view(weight):
     if weight.stype != 'row_sparse':
         return weight
     from ..ndarray.ndarray import from_raw
+
     return from_raw(_dense_values(weight), weight.context)
 
 
@@ -73,4 +78,5 @@ def rows_for_update(weight, grad, state, lazy):
         full_w[rows] = w
         for a, part in zip(full_s, s):
             a[rows] = part
+
     return w, raw.data, s, commit

@@ -18,8 +18,17 @@ from ._gradient import rescaled, rescaled_with_wd
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
-__all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB',
-           'adam_update', 'adamw_update', 'lamb_update']
+__all__ = [
+    'Adam',
+    'AdamW',
+    'Adamax',
+    'Nadam',
+    'FTML',
+    'LAMB',
+    'adam_update',
+    'adamw_update',
+    'lamb_update',
+]
 
 
 def _update_moments(g, mean, var, beta1, beta2):
@@ -30,8 +39,20 @@ def _update_moments(g, mean, var, beta1, beta2):
     var += (1 - beta2) * g * g
 
 
-def adam_update(xp, weight, grad, mean, var, lr, wd, beta1, beta2, epsilon,
-                rescale_grad, clip_gradient):
+def adam_update(
+    xp,
+    weight,
+    grad,
+    mean,
+    var,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+):
     """Adam, in place (``lr`` already bias-corrected).
 
     ``g = clip(rescale_grad*grad + wd*weight)``; moments as usual;
@@ -42,8 +63,21 @@ def adam_update(xp, weight, grad, mean, var, lr, wd, beta1, beta2, epsilon,
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
 
-def adamw_update(xp, weight, grad, mean, var, lr, eta, wd, beta1, beta2,
-                 epsilon, rescale_grad, clip_gradient):
+def adamw_update(
+    xp,
+    weight,
+    grad,
+    mean,
+    var,
+    lr,
+    eta,
+    wd,
+    beta1,
+    beta2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+):
     """AdamW (decoupled weight decay), in place.
 
     ``g = clip(rescale_grad*grad)``; moments as usual;
@@ -57,9 +91,24 @@ def adamw_update(xp, weight, grad, mean, var, lr, eta, wd, beta1, beta2,
     weight -= eta * step
 
 
-def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
-                epsilon, bias_correction, lower_bound, upper_bound,
-                rescale_grad, clip_gradient):
+def lamb_update(
+    xp,
+    weight,
+    grad,
+    mean,
+    var,
+    lr,
+    wd,
+    t,
+    beta1,
+    beta2,
+    epsilon,
+    bias_correction,
+    lower_bound,
+    upper_bound,
+    rescale_grad,
+    clip_gradient,
+):
     """LAMB, in place: an Adam direction scaled by a layer trust ratio.
 
     ``g = clip(rescale_grad*grad)``; moments as usual;
@@ -70,8 +119,8 @@ def lamb_update(xp, weight, grad, mean, var, lr, wd, t, beta1, beta2,
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     _update_moments(g, mean, var, beta1, beta2)
     if bias_correction:
-        mean_hat = mean / (1. - beta1 ** t)
-        var_hat = var / (1. - beta2 ** t)
+        mean_hat = mean / (1.0 - beta1**t)
+        var_hat = var / (1.0 - beta2**t)
         r = mean_hat / (xp.sqrt(var_hat) + epsilon)
     else:
         r = mean / (xp.sqrt(var) + epsilon)
@@ -118,8 +167,15 @@ class Adam(Optimizer):
         their mean and variance), as MXNet does.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
-                 epsilon=1e-8, lazy_update=True, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-8,
+        lazy_update=True,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -127,18 +183,32 @@ class Adam(Optimizer):
         self.lazy_update = lazy_update
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # mean
-                self._zeros_like(weight))   # variance
+        return (
+            self._zeros_like(weight),  # mean
+            self._zeros_like(weight),
+        )  # variance
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
-        lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
-        w, g, (mean, var), commit = rows_for_update(weight, grad, state,
-                                                    self.lazy_update)
-        adam_update(weight.context.backend.xp, w, g, mean, var, lr, wd,
-                    self.beta1, self.beta2, self.epsilon, self.rescale_grad,
-                    self._kernel_clip())
+        lr *= math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
+        w, g, (mean, var), commit = rows_for_update(
+            weight, grad, state, self.lazy_update
+        )
+        adam_update(
+            weight.context.backend.xp,
+            w,
+            g,
+            mean,
+            var,
+            lr,
+            wd,
+            self.beta1,
+            self.beta2,
+            self.epsilon,
+            self.rescale_grad,
+            self._kernel_clip(),
+        )
         if commit is not None:
             commit()
 
@@ -176,8 +246,15 @@ class AdamW(Optimizer):
         Apply Adam's bias correction to the step size.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
-                 epsilon=1e-6, correct_bias=True, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-6,
+        correct_bias=True,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -185,19 +262,32 @@ class AdamW(Optimizer):
         self.correct_bias = correct_bias
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # mean
-                self._zeros_like(weight))   # variance
+        return (
+            self._zeros_like(weight),  # mean
+            self._zeros_like(weight),
+        )  # variance
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         if self.correct_bias:
-            lr *= math.sqrt(1. - self.beta2 ** t) / (1. - self.beta1 ** t)
+            lr *= math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
         mean, var = state
-        adamw_update(weight.context.backend.xp, weight._data, grad._data,
-                     mean._data, var._data, 1.0, lr, wd, self.beta1,
-                     self.beta2, self.epsilon, self.rescale_grad,
-                     self._kernel_clip())
+        adamw_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            mean._data,
+            var._data,
+            1.0,
+            lr,
+            wd,
+            self.beta1,
+            self.beta2,
+            self.epsilon,
+            self.rescale_grad,
+            self._kernel_clip(),
+        )
 
 
 @register
@@ -219,27 +309,29 @@ class Adamax(Optimizer):
         Exponential decay rate for the infinity norm.
     """
 
-    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999,
-                 **kwargs):
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # mean
-                self._zeros_like(weight))   # infinity norm
+        return (
+            self._zeros_like(weight),  # mean
+            self._zeros_like(weight),
+        )  # infinity norm
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
-        lr /= (1. - self.beta1 ** t)
+        lr /= 1.0 - self.beta1**t
         xp = weight.context.backend.xp
         w = weight._data
-        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                             self._python_clip())
+        g = rescaled_with_wd(
+            xp, w, grad._data, wd, self.rescale_grad, self._python_clip()
+        )
         m, u = state[0]._data, state[1]._data
         m *= self.beta1
-        m += (1. - self.beta1) * g
+        m += (1.0 - self.beta1) * g
         xp.maximum(self.beta2 * u, xp.abs(g), out=u)
         w -= lr * m / u
 
@@ -271,37 +363,48 @@ class Nadam(Optimizer):
         Exponential decay rate for the momentum schedule.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
-                 epsilon=1e-8, schedule_decay=0.004, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-8,
+        schedule_decay=0.004,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
         self.epsilon = epsilon
         self.schedule_decay = schedule_decay
-        self.m_schedule = 1.
+        self.m_schedule = 1.0
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # mean
-                self._zeros_like(weight))   # variance
+        return (
+            self._zeros_like(weight),  # mean
+            self._zeros_like(weight),
+        )  # variance
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         xp = weight.context.backend.xp
         w = weight._data
-        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                             self._python_clip())
-        mu_t = self.beta1 * (1. - 0.5 * pow(0.96, t * self.schedule_decay))
-        mu_t1 = self.beta1 * (1. - 0.5 * pow(0.96, (t + 1)
-                                             * self.schedule_decay))
+        g = rescaled_with_wd(
+            xp, w, grad._data, wd, self.rescale_grad, self._python_clip()
+        )
+        mu_t = self.beta1 * (1.0 - 0.5 * pow(0.96, t * self.schedule_decay))
+        mu_t1 = self.beta1 * (
+            1.0 - 0.5 * pow(0.96, (t + 1) * self.schedule_decay)
+        )
         self.m_schedule = self.m_schedule * mu_t
         m_schedule_next = self.m_schedule * mu_t1
         m, v = state[0]._data, state[1]._data
         _update_moments(g, m, v, self.beta1, self.beta2)
-        grad_prime = g / (1. - self.m_schedule)
-        m_prime = m / (1. - m_schedule_next)
-        v_prime = v / (1. - pow(self.beta2, t))
-        m_bar = (1. - mu_t) * grad_prime + mu_t1 * m_prime
+        grad_prime = g / (1.0 - self.m_schedule)
+        m_prime = m / (1.0 - m_schedule_next)
+        v_prime = v / (1.0 - pow(self.beta2, t))
+        m_bar = (1.0 - mu_t) * grad_prime + mu_t1 * m_prime
         w -= lr * m_bar / (xp.sqrt(v_prime) + self.epsilon)
 
 
@@ -334,9 +437,11 @@ class FTML(Optimizer):
         self.epsilon = epsilon
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # d_0
-                self._zeros_like(weight),   # v_0
-                self._zeros_like(weight))   # z_0
+        return (
+            self._zeros_like(weight),  # d_0
+            self._zeros_like(weight),  # v_0
+            self._zeros_like(weight),
+        )  # z_0
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
@@ -344,12 +449,16 @@ class FTML(Optimizer):
         xp = weight.context.backend.xp
         w = weight._data
         d, v, z = (s._data for s in state)
-        g = rescaled_with_wd(xp, w, grad._data, wd, self.rescale_grad,
-                             self._kernel_clip())
+        g = rescaled_with_wd(
+            xp, w, grad._data, wd, self.rescale_grad, self._kernel_clip()
+        )
         v *= self.beta2
         v += (1 - self.beta2) * g * g
-        d_t = (1 - self.beta1 ** t) / lr * (
-            xp.sqrt(v / (1 - self.beta2 ** t)) + self.epsilon)
+        d_t = (
+            (1 - self.beta1**t)
+            / lr
+            * (xp.sqrt(v / (1 - self.beta2**t)) + self.epsilon)
+        )
         z *= self.beta1
         z += (1 - self.beta1) * g - (d_t - self.beta1 * d) * w
         d[...] = d_t
@@ -374,9 +483,17 @@ class LAMB(Optimizer):
     (``m``, ``v`` when ``bias_correction=False``).  States are float32.
     """
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999,
-                 epsilon=1e-6, lower_bound=None, upper_bound=None,
-                 bias_correction=True, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-6,
+        lower_bound=None,
+        upper_bound=None,
+        bias_correction=True,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.beta1 = beta1
         self.beta2 = beta2
@@ -386,16 +503,31 @@ class LAMB(Optimizer):
         self.bias_correction = bias_correction
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight, numpy.float32),
-                self._zeros_like(weight, numpy.float32))
+        return (
+            self._zeros_like(weight, numpy.float32),
+            self._zeros_like(weight, numpy.float32),
+        )
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         mean, var = state
         # MXNet passes the bounds only when truthy, so 0 means "no bound".
-        lamb_update(weight.context.backend.xp, weight._data, grad._data,
-                    mean._data, var._data, lr, wd, t, self.beta1,
-                    self.beta2, self.epsilon, self.bias_correction,
-                    self.lower_bound or None, self.upper_bound or None,
-                    self.rescale_grad, self._kernel_clip())
+        lamb_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            mean._data,
+            var._data,
+            lr,
+            wd,
+            t,
+            self.beta1,
+            self.beta2,
+            self.epsilon,
+            self.bias_correction,
+            self.lower_bound or None,
+            self.upper_bound or None,
+            self.rescale_grad,
+            self._kernel_clip(),
+        )

@@ -11,13 +11,22 @@ AdaDelta).
 from ._gradient import clip_inplace, rescaled, rescaled_with_wd
 from .optimizer import Optimizer, register
 
-__all__ = ['AdaGrad', 'RMSProp', 'AdaDelta', 'Ftrl', 'adagrad_update',
-           'rmsprop_update', 'rmspropalex_update', 'adadelta_update',
-           'ftrl_update']
+__all__ = [
+    'AdaGrad',
+    'RMSProp',
+    'AdaDelta',
+    'Ftrl',
+    'adagrad_update',
+    'rmsprop_update',
+    'rmspropalex_update',
+    'adadelta_update',
+    'ftrl_update',
+]
 
 
-def adagrad_update(xp, weight, grad, history, lr, wd, eps, rescale_grad,
-                   clip_gradient):
+def adagrad_update(
+    xp, weight, grad, history, lr, wd, eps, rescale_grad, clip_gradient
+):
     """AdaGrad, in place.
 
     ``g = clip(rescale_grad*grad)``; ``history += g**2``;
@@ -31,8 +40,19 @@ def adagrad_update(xp, weight, grad, history, lr, wd, eps, rescale_grad,
     weight -= lr * step
 
 
-def rmsprop_update(xp, weight, grad, n, lr, wd, gamma1, epsilon,
-                   rescale_grad, clip_gradient, clip_weights):
+def rmsprop_update(
+    xp,
+    weight,
+    grad,
+    n,
+    lr,
+    wd,
+    gamma1,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+):
     """RMSProp (Tieleman & Hinton), in place.
 
     ``g = clip(rescale_grad*grad + wd*weight)``;
@@ -46,9 +66,22 @@ def rmsprop_update(xp, weight, grad, n, lr, wd, gamma1, epsilon,
     clip_inplace(xp, weight, clip_weights)
 
 
-def rmspropalex_update(xp, weight, grad, n, g_avg, delta, lr, wd, gamma1,
-                       gamma2, epsilon, rescale_grad, clip_gradient,
-                       clip_weights):
+def rmspropalex_update(
+    xp,
+    weight,
+    grad,
+    n,
+    g_avg,
+    delta,
+    lr,
+    wd,
+    gamma1,
+    gamma2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+):
     """Centered RMSProp (Graves 2013, eq. 38-45), in place.
 
     ``g = clip(rescale_grad*grad + wd*weight)``;
@@ -67,8 +100,18 @@ def rmspropalex_update(xp, weight, grad, n, g_avg, delta, lr, wd, gamma1,
     clip_inplace(xp, weight, clip_weights)
 
 
-def adadelta_update(xp, weight, grad, acc_g, acc_delta, wd, rho, epsilon,
-                    rescale_grad, clip_gradient):
+def adadelta_update(
+    xp,
+    weight,
+    grad,
+    acc_g,
+    acc_delta,
+    wd,
+    rho,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+):
     """AdaDelta, in place (no learning rate).
 
     ``g = clip(rescale_grad*grad)``; ``acc_g = rho*acc_g + (1-rho)*g*g``;
@@ -78,17 +121,18 @@ def adadelta_update(xp, weight, grad, acc_g, acc_delta, wd, rho, epsilon,
     """
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     acc_g *= rho
-    acc_g += (1. - rho) * g * g
+    acc_g += (1.0 - rho) * g * g
     delta = xp.sqrt(acc_delta + epsilon) / xp.sqrt(acc_g + epsilon) * g
     acc_delta *= rho
-    acc_delta += (1. - rho) * delta * delta
+    acc_delta += (1.0 - rho) * delta * delta
     if wd:
         delta += wd * weight
     weight -= delta
 
 
-def ftrl_update(xp, weight, grad, z, n, lr, wd, lamda1, beta, rescale_grad,
-                clip_gradient):
+def ftrl_update(
+    xp, weight, grad, z, n, lr, wd, lamda1, beta, rescale_grad, clip_gradient
+):
     """FTRL-proximal, in place.
 
     ``g = clip(rescale_grad*grad)``;
@@ -100,8 +144,11 @@ def ftrl_update(xp, weight, grad, z, n, lr, wd, lamda1, beta, rescale_grad,
     g2 = g * g
     z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
     n += g2
-    weight[...] = (xp.sign(z) * lamda1 - z) / ((beta + xp.sqrt(n)) / lr + wd) \
+    weight[...] = (
+        (xp.sign(z) * lamda1 - z)
+        / ((beta + xp.sqrt(n)) / lr + wd)
         * (xp.abs(z) > lamda1)
+    )
 
 
 @register
@@ -126,13 +173,21 @@ class AdaGrad(Optimizer):
         self.float_stable_eps = eps
 
     def create_state(self, index, weight):
-        return self._zeros_like(weight)   # history
+        return self._zeros_like(weight)  # history
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        adagrad_update(weight.context.backend.xp, weight._data, grad._data,
-                       state._data, lr, wd, self.float_stable_eps,
-                       self.rescale_grad, self._python_clip())
+        adagrad_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            state._data,
+            lr,
+            wd,
+            self.float_stable_eps,
+            self.rescale_grad,
+            self._python_clip(),
+        )
 
 
 @register
@@ -166,8 +221,16 @@ class RMSProp(Optimizer):
         Clip weights into ``[-clip_weights, clip_weights]`` after the step.
     """
 
-    def __init__(self, learning_rate=0.001, gamma1=0.9, gamma2=0.9,
-                 epsilon=1e-8, centered=False, clip_weights=None, **kwargs):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        gamma1=0.9,
+        gamma2=0.9,
+        epsilon=1e-8,
+        centered=False,
+        clip_weights=None,
+        **kwargs,
+    ):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.gamma1 = gamma1
         self.gamma2 = gamma2
@@ -177,10 +240,12 @@ class RMSProp(Optimizer):
 
     def create_state(self, index, weight):
         if self.centered:
-            return (self._zeros_like(weight),    # n
-                    self._zeros_like(weight),    # g
-                    self._zeros_like(weight))    # delta
-        return (self._zeros_like(weight),)       # n
+            return (
+                self._zeros_like(weight),  # n
+                self._zeros_like(weight),  # g
+                self._zeros_like(weight),
+            )  # delta
+        return (self._zeros_like(weight),)  # n
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
@@ -189,15 +254,37 @@ class RMSProp(Optimizer):
         # truthy, non-negative clip_weights.
         cw = self._kernel_bound(self.clip_weights)
         if not self.centered:
-            rmsprop_update(xp, weight._data, grad._data, state[0]._data, lr,
-                           wd, self.gamma1, self.epsilon, self.rescale_grad,
-                           self._kernel_clip(), cw)
+            rmsprop_update(
+                xp,
+                weight._data,
+                grad._data,
+                state[0]._data,
+                lr,
+                wd,
+                self.gamma1,
+                self.epsilon,
+                self.rescale_grad,
+                self._kernel_clip(),
+                cw,
+            )
         else:
             n, g, delta = (s._data for s in state)
-            rmspropalex_update(xp, weight._data, grad._data, n, g, delta,
-                               lr, wd, self.gamma1, self.gamma2,
-                               self.epsilon, self.rescale_grad,
-                               self._kernel_clip(), cw)
+            rmspropalex_update(
+                xp,
+                weight._data,
+                grad._data,
+                n,
+                g,
+                delta,
+                lr,
+                wd,
+                self.gamma1,
+                self.gamma2,
+                self.epsilon,
+                self.rescale_grad,
+                self._kernel_clip(),
+                cw,
+            )
 
 
 @register
@@ -226,18 +313,28 @@ class AdaDelta(Optimizer):
         self.epsilon = epsilon
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # accumulated g
-                self._zeros_like(weight))   # accumulated delta
+        return (
+            self._zeros_like(weight),  # accumulated g
+            self._zeros_like(weight),
+        )  # accumulated delta
 
     def _update_one(self, index, weight, grad, state):
         wd = self._get_wd(index)
         self._update_count(index)
         # MXNet scales ``grad`` in place here (``grad *= rescale_grad``);
         # dlbook leaves the caller's gradient untouched.
-        adadelta_update(weight.context.backend.xp, weight._data, grad._data,
-                        state[0]._data, state[1]._data, wd, self.rho,
-                        self.epsilon, self.rescale_grad,
-                        self._python_clip())
+        adadelta_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            state[0]._data,
+            state[1]._data,
+            wd,
+            self.rho,
+            self.epsilon,
+            self.rescale_grad,
+            self._python_clip(),
+        )
 
 
 @register
@@ -272,11 +369,23 @@ class Ftrl(Optimizer):
         self.lr = learning_rate
 
     def create_state(self, index, weight):
-        return (self._zeros_like(weight),   # z
-                self._zeros_like(weight))   # n
+        return (
+            self._zeros_like(weight),  # z
+            self._zeros_like(weight),
+        )  # n
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        ftrl_update(weight.context.backend.xp, weight._data, grad._data,
-                    state[0]._data, state[1]._data, lr, wd, self.lamda1,
-                    self.beta, self.rescale_grad, self._kernel_clip())
+        ftrl_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            state[0]._data,
+            state[1]._data,
+            lr,
+            wd,
+            self.lamda1,
+            self.beta,
+            self.rescale_grad,
+            self._kernel_clip(),
+        )

@@ -123,14 +123,22 @@ class LARS(Optimizer):
     #: LARS decays only ``*_weight`` (not BatchNorm's ``_gamma``).
     decayed_suffixes = ('_weight',)
 
-    def __init__(self, momentum=0.0, lazy_update=True, eta=0.001, eps=0,
-                 momentum_correction=True, **kwargs):
+    def __init__(
+        self,
+        momentum=0.0,
+        lazy_update=True,
+        eta=0.001,
+        eps=0,
+        momentum_correction=True,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.momentum = momentum
         self.momentum_correction = momentum_correction
         self.lazy_update = lazy_update
         self.aggregate_num = int(
-            os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
+            os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4')
+        )
         self.eta = eta
         self.eps = eps
         self.last_lr = None
@@ -166,15 +174,17 @@ class LARS(Optimizer):
         """Update a group of weights at once (one learning-rate reading),
         through float32 master copies of float16 weights with
         ``multi_precision``."""
-        indices, weights, grads, states = _as_lists(index, weight, grad,
-                                                    state)
+        indices, weights, grads, states = _as_lists(index, weight, grad, state)
         if not (self.multi_precision and weights[0].dtype == numpy.float16):
             self._update_group(indices, weights, grads, states)
             return
         masters = [s[0] for s in states]
-        self._update_group(indices, masters,
-                           [g.astype(numpy.float32) for g in grads],
-                           [s[1] for s in states])
+        self._update_group(
+            indices,
+            masters,
+            [g.astype(numpy.float32) for g in grads],
+            [s[1] for s in states],
+        )
         for w, master in zip(weights, masters):
             w._data[...] = master._data
 
@@ -184,19 +194,43 @@ class LARS(Optimizer):
         wds = self._get_wds(indices)
         momentum = self._current_momentum() if self.momentum > 0 else 0.0
         clip = self._kernel_clip()
-        for index, weight, grad, state, lr, wd in zip(indices, weights,
-                                                      grads, states, lrs,
-                                                      wds):
+        for index, weight, grad, state, lr, wd in zip(
+            indices, weights, grads, states, lrs, wds
+        ):
             xp = weight.context.backend.xp
             if not self._skips_lars(index):
-                lr = lars_rate(xp, weight._data, grad._data, lr, wd,
-                               self.eta, self.eps, self.rescale_grad)
+                lr = lars_rate(
+                    xp,
+                    weight._data,
+                    grad._data,
+                    lr,
+                    wd,
+                    self.eta,
+                    self.eps,
+                    self.rescale_grad,
+                )
             if self.momentum > 0:
-                sgd_mom_update(xp, weight._data, grad._data, state._data, lr,
-                               wd, momentum, self.rescale_grad, clip)
+                sgd_mom_update(
+                    xp,
+                    weight._data,
+                    grad._data,
+                    state._data,
+                    lr,
+                    wd,
+                    momentum,
+                    self.rescale_grad,
+                    clip,
+                )
             else:
-                sgd_update(xp, weight._data, grad._data, lr, wd,
-                           self.rescale_grad, clip)
+                sgd_update(
+                    xp,
+                    weight._data,
+                    grad._data,
+                    lr,
+                    wd,
+                    self.rescale_grad,
+                    clip,
+                )
 
 
 @register
@@ -260,15 +294,28 @@ class LBSGD(Optimizer):
     ...                         updates_per_epoch=100)
     """
 
-    def __init__(self, momentum=0.0, multi_precision=False,
-                 warmup_strategy='linear', warmup_epochs=5, batch_scale=1,
-                 updates_per_epoch=32, begin_epoch=0, num_epochs=60,
-                 **kwargs):
+    def __init__(
+        self,
+        momentum=0.0,
+        multi_precision=False,
+        warmup_strategy='linear',
+        warmup_epochs=5,
+        batch_scale=1,
+        updates_per_epoch=32,
+        begin_epoch=0,
+        num_epochs=60,
+        **kwargs,
+    ):
         super().__init__(multi_precision=multi_precision, **kwargs)
         logging.info('Running Large-Batch SGD Algorithm')
-        logging.info('(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s,'
-                     ' updates_per_epoch=%d)', batch_scale, warmup_epochs,
-                     warmup_strategy, updates_per_epoch)
+        logging.info(
+            '(Batch_scale=%f, warmup_epochs=%d, warmup_strategy=%s,'
+            ' updates_per_epoch=%d)',
+            batch_scale,
+            warmup_epochs,
+            warmup_strategy,
+            updates_per_epoch,
+        )
         self.momentum = momentum
         self.warmup_strategy = warmup_strategy
         self.warmup_epochs = warmup_epochs
@@ -312,8 +359,11 @@ class LBSGD(Optimizer):
         """Add ``grad`` to the sum of ``index``; return its record."""
         cgrad = self.cumgrads.get(index)
         if cgrad and cgrad['num_cums'] > 0:
-            cum_grad = grad.copy() if isinstance(cgrad['cum_grad'], int) \
+            cum_grad = (
+                grad.copy()
+                if isinstance(cgrad['cum_grad'], int)
                 else cgrad['cum_grad'] + grad
+            )
             num_cums = cgrad['num_cums'] + 1
         else:
             # A copy: the caller's gradient buffer is overwritten by the
@@ -330,7 +380,7 @@ class LBSGD(Optimizer):
         self._update_count(index)
         cgrad = self._cumulate_gradient(grad, index)
         if cgrad['num_cums'] % self.batch_scale != 0:
-            return          # still accumulating: the weight stays as it is
+            return  # still accumulating: the weight stays as it is
         xp = weight.context.backend.xp
         g = cgrad['cum_grad']._data / self.batch_scale
         if self.warmup_strategy == 'lars':
@@ -340,9 +390,25 @@ class LBSGD(Optimizer):
         if state is not None:
             # MXNet passes the momentum to its kernel only when positive.
             momentum = self.momentum if self.momentum > 0 else 0.0
-            sgd_mom_update(xp, weight._data, g, state._data, lr, wd,
-                           momentum, self.rescale_grad, self._kernel_clip())
+            sgd_mom_update(
+                xp,
+                weight._data,
+                g,
+                state._data,
+                lr,
+                wd,
+                momentum,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
         else:
-            sgd_update(xp, weight._data, g, lr, wd, self.rescale_grad,
-                       self._kernel_clip())
+            sgd_update(
+                xp,
+                weight._data,
+                g,
+                lr,
+                wd,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
         cgrad['cum_grad'] = 0

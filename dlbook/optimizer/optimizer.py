@@ -26,9 +26,8 @@ import warnings
 
 import numpy
 
-from ..base import UsageError
-
 from .. import ndarray as nd
+from ..base import UsageError
 
 __all__ = ['Optimizer', 'register', 'create']
 
@@ -79,10 +78,19 @@ class Optimizer:
     #: decay (biases and BatchNorm's beta do not).
     decayed_suffixes = ('_weight', '_gamma')
 
-    def __init__(self, rescale_grad=1., param_idx2name=None, wd=0.,
-                 clip_gradient=None, learning_rate=None, lr_scheduler=None,
-                 sym=None, begin_num_update=0, multi_precision=False,
-                 param_dict=None):
+    def __init__(
+        self,
+        rescale_grad=1.0,
+        param_idx2name=None,
+        wd=0.0,
+        clip_gradient=None,
+        learning_rate=None,
+        lr_scheduler=None,
+        sym=None,
+        begin_num_update=0,
+        multi_precision=False,
+        param_dict=None,
+    ):
         self.rescale_grad = rescale_grad
         self.lr_scheduler = lr_scheduler
         if self.lr_scheduler is None and learning_rate is None:
@@ -91,9 +99,12 @@ class Optimizer:
         if self.lr_scheduler is not None and learning_rate is not None:
             if self.lr_scheduler.base_lr != learning_rate:
                 # MXNet prints (not warns) this message; kept verbatim.
-                print(UserWarning(
-                    'learning rate from ``lr_scheduler`` has been '
-                    'overwritten by ``learning_rate`` in optimizer.'))
+                print(
+                    UserWarning(
+                        'learning rate from ``lr_scheduler`` has been '
+                        'overwritten by ``learning_rate`` in optimizer.'
+                    )
+                )
                 self.lr_scheduler.base_lr = learning_rate
 
         self.wd = wd
@@ -115,10 +126,12 @@ class Optimizer:
             raise UsageError(
                 f'param_idx2name should be a dict of param indexes to '
                 f'names, got {type(param_idx2name).__name__}: '
-                f"{{0: 'fc1_weight', 1: 'fc1_bias'}}.")
+                f"{{0: 'fc1_weight', 1: 'fc1_bias'}}."
+            )
         self.idx2name = param_idx2name.copy()
-        self.sym_info = ((sym.attr_dict(), sym.list_arguments())
-                         if sym is not None else ())
+        self.sym_info = (
+            (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
+        )
         self.param_dict = param_dict if param_dict else {}
 
         self.set_lr_mult({})
@@ -141,13 +154,16 @@ class Optimizer:
             raise UsageError(
                 f'Optimizer.register takes a class (a subclass of '
                 f'Optimizer), got {type(klass).__name__} {klass!r}; use it '
-                f'as the decorator @mx.optimizer.register.')
+                f'as the decorator @mx.optimizer.register.'
+            )
         name = klass.__name__.lower()
         if name in Optimizer.opt_registry:
             old = Optimizer.opt_registry[name]
-            warnings.warn(f'WARNING: New optimizer {klass.__module__}.'
-                          f'{klass.__name__} is overriding existing '
-                          f'optimizer {old.__module__}.{old.__name__}')
+            warnings.warn(
+                f'WARNING: New optimizer {klass.__module__}.'
+                f'{klass.__name__} is overriding existing '
+                f'optimizer {old.__module__}.{old.__name__}'
+            )
         Optimizer.opt_registry[name] = klass
         return klass
 
@@ -182,11 +198,13 @@ class Optimizer:
             The new learning rate of the optimizer.
         """
         if self.lr_scheduler is not None:
-            raise UserWarning('LRScheduler of the optimizer has already been '
-                              'defined. Note that set_learning_rate can '
-                              'mutate the value of the learning rate of the '
-                              'optimizer only when the LRScheduler of the '
-                              'optimizer is undefined.')
+            raise UserWarning(
+                'LRScheduler of the optimizer has already been '
+                'defined. Note that set_learning_rate can '
+                'mutate the value of the learning rate of the '
+                'optimizer only when the LRScheduler of the '
+                'optimizer is undefined.'
+            )
         self.lr = lr
 
     def set_lr_scale(self, args_lrscale):
@@ -222,8 +240,11 @@ class Optimizer:
         args_wd_mult : dict of str or int to float
             Multiplier by parameter name or by index.
         """
-        self.wd_mult = {n: 0.0 for n in self.idx2name.values()
-                        if not n.endswith(self.decayed_suffixes)}
+        self.wd_mult = {
+            n: 0.0
+            for n in self.idx2name.values()
+            if not n.endswith(self.decayed_suffixes)
+        }
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
@@ -325,13 +346,16 @@ class Optimizer:
         when ``multi_precision`` is on: ``(weight32, state)``."""
         if self.multi_precision and weight.dtype == numpy.float16:
             weight_master_copy = weight.astype(numpy.float32)
-            return (weight_master_copy,) + \
-                (self.create_state(index, weight_master_copy),)
+            return (weight_master_copy,) + (
+                self.create_state(index, weight_master_copy),
+            )
         if weight.dtype == numpy.float16 and not self.multi_precision:
-            warnings.warn('Accumulating with float16 in optimizer can lead '
-                          'to poor accuracy or slow convergence. Consider '
-                          'using multi_precision=True option of the '
-                          'optimizer')
+            warnings.warn(
+                'Accumulating with float16 in optimizer can lead '
+                'to poor accuracy or slow convergence. Consider '
+                'using multi_precision=True option of the '
+                'optimizer'
+            )
         return self.create_state(index, weight)
 
     def update(self, index, weight, grad, state):
@@ -407,8 +431,11 @@ class Optimizer:
     @staticmethod
     def _zeros_like(weight, dtype=None):
         """A zero state array on ``weight``'s context."""
-        return nd.zeros(weight.shape, ctx=weight.context,
-                        dtype=weight.dtype if dtype is None else dtype)
+        return nd.zeros(
+            weight.shape,
+            ctx=weight.context,
+            dtype=weight.dtype if dtype is None else dtype,
+        )
 
     # -- pickling / copying keeps param_dict out, as MXNet does -------------
 
@@ -426,4 +453,3 @@ class Optimizer:
 # Convenience wrappers, as in MXNet.
 register = Optimizer.register
 create = Optimizer.create_optimizer
-

@@ -19,9 +19,20 @@ from ._gradient import rescaled
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
-__all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test',
-           'sgd_update', 'sgd_mom_update', 'nag_mom_update',
-           'signsgd_update', 'signum_update']
+__all__ = [
+    'SGD',
+    'ccSGD',
+    'NAG',
+    'Signum',
+    'DCASGD',
+    'SGLD',
+    'Test',
+    'sgd_update',
+    'sgd_mom_update',
+    'nag_mom_update',
+    'signsgd_update',
+    'signum_update',
+]
 
 
 def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
@@ -38,8 +49,9 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
         weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
 
 
-def sgd_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
-                   clip_gradient):
+def sgd_mom_update(
+    xp, weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient
+):
     """SGD with momentum, in place.
 
     ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``
@@ -54,8 +66,9 @@ def sgd_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
     weight += mom
 
 
-def nag_mom_update(xp, weight, grad, mom, lr, wd, momentum, rescale_grad,
-                   clip_gradient):
+def nag_mom_update(
+    xp, weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient
+):
     """Nesterov momentum, in place.
 
     With ``d = lr * (g' + wd*weight)``: ``mom = momentum*mom - d``;
@@ -83,8 +96,9 @@ def signsgd_update(xp, weight, grad, lr, wd):
     weight -= lr * xp.sign(grad)
 
 
-def signum_update(xp, weight, grad, mom, lr, wd, momentum, wd_lh,
-                  rescale_grad, clip_gradient):
+def signum_update(
+    xp, weight, grad, mom, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient
+):
     """Signum, in place.
 
     ``mom = momentum*mom - (1-momentum)*(wd*weight + g')``;
@@ -139,22 +153,33 @@ class SGD(_MomentumOptimizer):
         self.lazy_update = lazy_update
         # MXNet updates SGD weights in groups of this many (same result).
         self.aggregate_num = int(
-            os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4'))
+            os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4')
+        )
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         # a row_sparse gradient updates only its rows (lazy_update)
-        w, g, states, commit = rows_for_update(weight, grad, state,
-                                               self.lazy_update)
+        w, g, states, commit = rows_for_update(
+            weight, grad, state, self.lazy_update
+        )
         # MXNet uses the momentum kernel only for momentum > 0.
         if state is not None and self.momentum > 0:
-            sgd_mom_update(xp, w, g, states[0], lr, wd,
-                           self.momentum, self.rescale_grad,
-                           self._kernel_clip())
+            sgd_mom_update(
+                xp,
+                w,
+                g,
+                states[0],
+                lr,
+                wd,
+                self.momentum,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
         else:
-            sgd_update(xp, w, g, lr, wd,
-                       self.rescale_grad, self._kernel_clip())
+            sgd_update(
+                xp, w, g, lr, wd, self.rescale_grad, self._kernel_clip()
+            )
         if commit is not None:
             commit()
 
@@ -190,12 +215,27 @@ class NAG(_MomentumOptimizer):
         lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         if state is not None:
-            nag_mom_update(xp, weight._data, grad._data, state._data, lr, wd,
-                           self.momentum, self.rescale_grad,
-                           self._kernel_clip())
+            nag_mom_update(
+                xp,
+                weight._data,
+                grad._data,
+                state._data,
+                lr,
+                wd,
+                self.momentum,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
         else:
-            sgd_update(xp, weight._data, grad._data, lr, wd,
-                       self.rescale_grad, self._kernel_clip())
+            sgd_update(
+                xp,
+                weight._data,
+                grad._data,
+                lr,
+                wd,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
 
 
 @register
@@ -219,8 +259,7 @@ class Signum(_MomentumOptimizer):
         Decoupled weight decay (https://arxiv.org/abs/1711.05101).
     """
 
-    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0,
-                 **kwargs):
+    def __init__(self, learning_rate=0.01, momentum=0.9, wd_lh=0.0, **kwargs):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
@@ -229,9 +268,18 @@ class Signum(_MomentumOptimizer):
         lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
         if state is not None:
-            signum_update(xp, weight._data, grad._data, state._data, lr, wd,
-                          self.momentum, self.wd_lh, self.rescale_grad,
-                          self._kernel_clip())
+            signum_update(
+                xp,
+                weight._data,
+                grad._data,
+                state._data,
+                lr,
+                wd,
+                self.momentum,
+                self.wd_lh,
+                self.rescale_grad,
+                self._kernel_clip(),
+            )
         else:
             signsgd_update(xp, weight._data, grad._data, lr, wd)
 
@@ -303,8 +351,13 @@ class SGLD(Optimizer):
         w = weight._data
         g = rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
         w -= lr / 2 * (g + wd * w)
-        noise = nd.random.normal(0, math.sqrt(lr), shape=weight.shape,
-                                 dtype=weight.dtype, ctx=weight.context)
+        noise = nd.random.normal(
+            0,
+            math.sqrt(lr),
+            shape=weight.shape,
+            dtype=weight.dtype,
+            ctx=weight.context,
+        )
         w += noise._data
 
 

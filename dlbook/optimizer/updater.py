@@ -64,26 +64,25 @@ class Updater:
         # a row_sparse weight is updated through a dense view of its rows
         weights = [dense_view(w) for w in weights]
         if weights:
-            self.optimizer._set_current_context(
-                weights[0].context.device_id)
+            self.optimizer._set_current_context(weights[0].context.device_id)
         for i, idx in enumerate(indices):
             if isinstance(idx, bytes):
                 indices[i] = idx = idx.decode()
             if idx not in self.states:
-                self.states[idx] = \
-                    self.optimizer.create_state_multi_precision(idx,
-                                                                weights[i])
+                self.states[idx] = self.optimizer.create_state_multi_precision(
+                    idx, weights[i]
+                )
                 self.states_synced[idx] = True
             elif not self.states_synced[idx]:
                 self.states[idx] = self.sync_state_context(
-                    self.states[idx], weights[i].context)
+                    self.states[idx], weights[i].context
+                )
                 self.states_synced[idx] = True
         if self.aggregate_updates and len(indices) > 1:
             self._aggregated_update(indices, weights, grads)
         else:
             for i, w, g in zip(indices, weights, grads):
-                self.optimizer.update_multi_precision(i, w, g,
-                                                      self.states[i])
+                self.optimizer.update_multi_precision(i, w, g, self.states[i])
 
     def _aggregated_update(self, indices, weights, grads):
         """Hand weights to the optimizer in groups of ``aggregate_num``
@@ -94,10 +93,11 @@ class Updater:
         size = self.optimizer.aggregate_num
         for group in by_dtype.values():
             for start in range(0, len(group), size):
-                idx, ws, gs = zip(*group[start:start + size])
+                idx, ws, gs = zip(*group[start : start + size])
                 states = [self.states[i] for i in idx]
-                self.optimizer.update_multi_precision(list(idx), list(ws),
-                                                      list(gs), states)
+                self.optimizer.update_multi_precision(
+                    list(idx), list(ws), list(gs), states
+                )
 
     def sync_state_context(self, state, context):
         """Move ``state`` (NDArray, or nested tuples/lists) to ``context``."""
@@ -140,8 +140,9 @@ class Updater:
             Also save the optimizer itself: learning rate, schedule, step
             counts.
         """
-        return dumps_states(self.states,
-                            self.optimizer if dump_optimizer else None)
+        return dumps_states(
+            self.states, self.optimizer if dump_optimizer else None
+        )
 
 
 def get_updater(optimizer):
@@ -162,13 +163,18 @@ def get_updater(optimizer):
 
 # -- serialisation ----------------------------------------------------------
 
+
 def dumps_states(states, optimizer=None):
     """``states`` (index -> state) and optionally the optimizer as bytes."""
     arrays = []
-    header = {'format': _FORMAT, 'version': _VERSION,
-              'states': _encode(states, arrays),
-              'optimizer': (None if optimizer is None
-                            else _encode_optimizer(optimizer, arrays))}
+    header = {
+        'format': _FORMAT,
+        'version': _VERSION,
+        'states': _encode(states, arrays),
+        'optimizer': (
+            None if optimizer is None else _encode_optimizer(optimizer, arrays)
+        ),
+    }
     text = json.dumps(header).encode('utf-8')
     entries = {f'a{i}': a for i, a in enumerate(arrays)}
     entries['__header__'] = numpy.frombuffer(text, dtype=numpy.uint8)
@@ -197,8 +203,7 @@ def loads_states(data, source='optimizer states'):
         ) from None
     if not isinstance(header, dict) or header.get('format') != _FORMAT:
         found = header.get('format') if isinstance(header, dict) else header
-        raise DLBookError(f'cannot read {source}: unknown format '
-                          f'{found!r}')
+        raise DLBookError(f'cannot read {source}: unknown format {found!r}')
     try:
         arrays = {k: archive[k] for k in archive.files if k != '__header__'}
         states = _decode(header['states'], arrays)
@@ -207,16 +212,21 @@ def loads_states(data, source='optimizer states'):
             optimizer = _decode(optimizer, arrays)
     except DLBookError as err:
         raise DLBookError(f'cannot read {source}: {err}') from None
-    except Exception as err:      # a damaged archive or JSON tree
+    except Exception as err:  # a damaged archive or JSON tree
         raise DLBookError(
             f'cannot read {source}: the file is damaged '
-            f'({type(err).__name__}: {err})') from None
+            f'({type(err).__name__}: {err})'
+        ) from None
     if not isinstance(states, dict):
-        raise DLBookError(f'cannot read {source}: the states are a '
-                          f'{type(states).__name__}, not a dict')
+        raise DLBookError(
+            f'cannot read {source}: the states are a '
+            f'{type(states).__name__}, not a dict'
+        )
     if optimizer is not None and not isinstance(optimizer, Optimizer):
-        raise DLBookError(f'cannot read {source}: the saved optimizer is a '
-                          f'{type(optimizer).__name__}')
+        raise DLBookError(
+            f'cannot read {source}: the saved optimizer is a '
+            f'{type(optimizer).__name__}'
+        )
     return states, optimizer
 
 
@@ -231,17 +241,21 @@ def check_states_fit(states, shapes, source='optimizer states', names=None):
                 f'cannot load {source}: it holds a state for weight index '
                 f'{index!r}, but the weights have indices '
                 f'{sorted(shapes, key=str)}; was it saved for another '
-                f'network?')
+                f'network?'
+            )
         want = tuple(shapes[index])
         for arr in _state_arrays(state):
             if len(arr.shape) != len(want) or any(
-                    w not in (0, a) for a, w in zip(arr.shape, want)):
-                name = f" ('{names[index]}')" if names and index in names \
-                    else ''
+                w not in (0, a) for a, w in zip(arr.shape, want)
+            ):
+                name = (
+                    f" ('{names[index]}')" if names and index in names else ''
+                )
                 raise DLBookError(
                     f'cannot load {source}: the state of weight index '
                     f'{index!r}{name} has shape {arr.shape} but the weight '
-                    f'has shape {want}; was it saved for another network?')
+                    f'has shape {want}; was it saved for another network?'
+                )
 
 
 def _state_arrays(state):
@@ -266,26 +280,39 @@ def _encode(obj, arrays):
     if isinstance(obj, list):
         return [_encode(x, arrays) for x in obj]
     if isinstance(obj, dict):
-        return {'__dict__': [[_encode(k, arrays), _encode(v, arrays)]
-                             for k, v in obj.items()]}
+        return {
+            '__dict__': [
+                [_encode(k, arrays), _encode(v, arrays)]
+                for k, v in obj.items()
+            ]
+        }
     if isinstance(obj, Optimizer):
         return _encode_optimizer(obj, arrays)
     if isinstance(obj, _lr_scheduler.LRScheduler):
-        return {'__lr_scheduler__': type(obj).__name__,
-                'attrs': _encode(vars(obj), arrays)}
-    raise DLBookError(f'cannot save optimizer state of type '
-                      f'{type(obj).__name__}: states may hold NDArrays, '
-                      f'numbers, strings, None, and tuples/lists/dicts of '
-                      f'them')
+        return {
+            '__lr_scheduler__': type(obj).__name__,
+            'attrs': _encode(vars(obj), arrays),
+        }
+    raise DLBookError(
+        f'cannot save optimizer state of type '
+        f'{type(obj).__name__}: states may hold NDArrays, '
+        f'numbers, strings, None, and tuples/lists/dicts of '
+        f'them'
+    )
 
 
 def _encode_optimizer(optimizer, arrays):
     name = type(optimizer).__name__.lower()
     if Optimizer.opt_registry.get(name) is not type(optimizer):
-        raise DLBookError(f'cannot save optimizer {type(optimizer).__name__}'
-                          f': register it with @mx.optimizer.register first')
-    attrs = {k: v for k, v in vars(optimizer).items()
-             if k not in ('param_dict', '_index_update_count')}
+        raise DLBookError(
+            f'cannot save optimizer {type(optimizer).__name__}'
+            f': register it with @mx.optimizer.register first'
+        )
+    attrs = {
+        k: v
+        for k, v in vars(optimizer).items()
+        if k not in ('param_dict', '_index_update_count')
+    }
     return {'__optimizer__': name, 'attrs': _encode(attrs, arrays)}
 
 
@@ -300,8 +327,10 @@ def _decode(tree, arrays):
     if '__tuple__' in tree:
         return tuple(_decode(x, arrays) for x in tree['__tuple__'])
     if '__dict__' in tree:
-        return {_hashable(_decode(k, arrays)): _decode(v, arrays)
-                for k, v in tree['__dict__']}
+        return {
+            _hashable(_decode(k, arrays)): _decode(v, arrays)
+            for k, v in tree['__dict__']
+        }
     if '__optimizer__' in tree:
         return _decode_optimizer(tree, arrays)
     if '__lr_scheduler__' in tree:
@@ -309,8 +338,9 @@ def _decode(tree, arrays):
         obj = klass.__new__(klass)
         obj.__dict__.update(_decode(tree['attrs'], arrays))
         return obj
-    raise DLBookError(f'cannot read optimizer states: unexpected entry '
-                      f'{sorted(tree)}')
+    raise DLBookError(
+        f'cannot read optimizer states: unexpected entry {sorted(tree)}'
+    )
 
 
 def _hashable(key):
@@ -320,8 +350,10 @@ def _hashable(key):
 def _decode_optimizer(tree, arrays):
     klass = Optimizer.opt_registry.get(tree['__optimizer__'])
     if klass is None:
-        raise DLBookError(f'cannot load optimizer {tree["__optimizer__"]!r}:'
-                          f' no optimizer is registered under that name')
+        raise DLBookError(
+            f'cannot load optimizer {tree["__optimizer__"]!r}:'
+            f' no optimizer is registered under that name'
+        )
     obj = klass.__new__(klass)
     obj.__dict__.update(_decode(tree['attrs'], arrays))
     obj.param_dict = {}
@@ -338,5 +370,7 @@ def _scheduler_class(name):
         if klass.__name__ == name:
             return klass
         todo.extend(klass.__subclasses__())
-    raise DLBookError(f'cannot load learning-rate scheduler {name!r}: '
-                      f'import the module that defines it first')
+    raise DLBookError(
+        f'cannot load learning-rate scheduler {name!r}: '
+        f'import the module that defines it first'
+    )

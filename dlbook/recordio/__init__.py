@@ -72,9 +72,16 @@ Modules: ``records`` (``MXRecordIO``), ``indexed``
 ``unpack``, ``pack_img``, ``unpack_img``).
 """
 
-__all__ = ['MXRecordIO', 'MXIndexedRecordIO', 'IRHeader', 'pack', 'unpack',
-           'pack_img', 'unpack_img']
+__all__ = [
+    'MXRecordIO',
+    'MXIndexedRecordIO',
+    'IRHeader',
+    'pack',
+    'unpack',
+    'pack_img',
+    'unpack_img',
+]
 
-from .records import MXRecordIO
 from .indexed import MXIndexedRecordIO
-from .labelled import IRHeader, pack, unpack, pack_img, unpack_img
+from .labelled import IRHeader, pack, pack_img, unpack, unpack_img
+from .records import MXRecordIO

@@ -12,7 +12,6 @@ from .._atomic import atomic_write
 from ..base import DLBookError
 from .records import MXRecordIO
 
-
 # Indexed writers still open: their .idx files are written at exit, while
 # the modules that writing needs are still there.
 _OPEN_WRITERS = weakref.WeakSet()
@@ -83,8 +82,10 @@ class MXIndexedRecordIO(MXRecordIO):
         if self.flag == 'w':
             folder = os.path.dirname(os.path.abspath(self.idx_path))
             if not os.path.isdir(folder):
-                raise DLBookError(f'cannot write the index {self.idx_path}: '
-                                  f'folder {folder} does not exist')
+                raise DLBookError(
+                    f'cannot write the index {self.idx_path}: '
+                    f'folder {folder} does not exist'
+                )
         super().open()
         if self.writable:
             self.idx = {}
@@ -107,17 +108,21 @@ class MXIndexedRecordIO(MXRecordIO):
             raise DLBookError(
                 f'index file {self.idx_path} of {self.uri} not found. '
                 f'Random access needs the .idx file written with the .rec '
-                f'(by MXIndexedRecordIO(..., "w") or im2rec)') from None
+                f'(by MXIndexedRecordIO(..., "w") or im2rec)'
+            ) from None
         except OSError as err:
-            raise DLBookError(f'cannot read index file {self.idx_path}: '
-                              f'{err.strerror or err}') from err
+            raise DLBookError(
+                f'cannot read index file {self.idx_path}: '
+                f'{err.strerror or err}'
+            ) from err
         with fidx:
             try:
                 lines = list(fidx)
             except (UnicodeDecodeError, OSError) as err:
                 raise DLBookError(
                     f'cannot read index file {self.idx_path}: it is not a '
-                    f'text index of "key<TAB>offset" lines ({err})') from None
+                    f'text index of "key<TAB>offset" lines ({err})'
+                ) from None
             for number, line in enumerate(lines, 1):
                 fields = line.strip().split('\t')
                 if fields == ['']:
@@ -134,7 +139,8 @@ class MXIndexedRecordIO(MXRecordIO):
                         f'{self.idx_path}, line {number}: expected '
                         f'"key<TAB>offset" with a {self.key_type.__name__} '
                         f'key and an offset >= 0, got {line.rstrip()!r} '
-                        f'({err})') from None
+                        f'({err})'
+                    ) from None
                 self.idx[key] = offset
                 self.keys.append(key)
 
@@ -158,12 +164,15 @@ class MXIndexedRecordIO(MXRecordIO):
         try:
             return self.idx[idx]
         except KeyError:
-            raise _MissingKey(f'key {idx!r} is not in the index '
-                              f'{self.idx_path} of {self.uri} '
-                              f'({len(self.idx)} keys)') from None
-        except TypeError:                # unhashable key
-            raise _MissingKey(f'{idx!r} cannot be a key of the index '
-                              f'{self.idx_path}') from None
+            raise _MissingKey(
+                f'key {idx!r} is not in the index '
+                f'{self.idx_path} of {self.uri} '
+                f'({len(self.idx)} keys)'
+            ) from None
+        except TypeError:  # unhashable key
+            raise _MissingKey(
+                f'{idx!r} cannot be a key of the index {self.idx_path}'
+            ) from None
 
     def seek(self, idx):
         """Make the next :meth:`read` return the record of key ``idx``."""
@@ -189,9 +198,12 @@ class MXIndexedRecordIO(MXRecordIO):
             data, end = self._read_at(pos)
             self._pos = end
         if data is None:
-            raise self._fail(pos, f'no record for key {idx!r} in index '
-                                  f'{self.idx_path}: the offset is the end '
-                                  f'of the file')
+            raise self._fail(
+                pos,
+                f'no record for key {idx!r} in index '
+                f'{self.idx_path}: the offset is the end '
+                f'of the file',
+            )
         return data
 
     def write_idx(self, idx, buf):
@@ -199,11 +211,17 @@ class MXIndexedRecordIO(MXRecordIO):
         self._need(True, 'write_idx()')
         key = self.key_type(idx)
         text = str(key)
-        if '\t' in text or '\n' in text or '\r' in text or \
-                text != text.strip():
-            raise DLBookError(f'key {text!r} cannot be stored in an .idx '
-                              f'file: keys must not contain tabs or line '
-                              f'breaks, nor start or end with spaces')
+        if (
+            '\t' in text
+            or '\n' in text
+            or '\r' in text
+            or text != text.strip()
+        ):
+            raise DLBookError(
+                f'key {text!r} cannot be stored in an .idx '
+                f'file: keys must not contain tabs or line '
+                f'breaks, nor start or end with spaces'
+            )
         with self._lock:
             pos = self._pos
             self._write_locked(buf)

@@ -68,9 +68,10 @@ def pack(header, s):
     try:
         return struct.pack(_IR_FORMAT, *header) + bytes(s)
     except struct.error as err:
-        raise DLBookError(f'cannot pack {header}: flag must be a uint32, '
-                          f'label a float, id and id2 uint64 ({err})') \
-            from None
+        raise DLBookError(
+            f'cannot pack {header}: flag must be a uint32, '
+            f'label a float, id and id2 uint64 ({err})'
+        ) from None
 
 
 def unpack(s):
@@ -90,24 +91,29 @@ def unpack(s):
         The payload.
     """
     if len(s) < _IR_SIZE:
-        raise DLBookError(f'a record of {len(s)} bytes is too short for the '
-                          f'{_IR_SIZE}-byte IRHeader that pack() writes')
+        raise DLBookError(
+            f'a record of {len(s)} bytes is too short for the '
+            f'{_IR_SIZE}-byte IRHeader that pack() writes'
+        )
     header = IRHeader(*struct.unpack(_IR_FORMAT, s[:_IR_SIZE]))
     s = s[_IR_SIZE:]
     if header.flag > 0:
         if len(s) < 4 * header.flag:
-            raise DLBookError(f'the IRHeader announces {header.flag} float32 '
-                              f'labels ({4 * header.flag} bytes) but only '
-                              f'{len(s)} bytes follow it')
+            raise DLBookError(
+                f'the IRHeader announces {header.flag} float32 '
+                f'labels ({4 * header.flag} bytes) but only '
+                f'{len(s)} bytes follow it'
+            )
         header = header._replace(
-            label=numpy.frombuffer(s, '<f4', header.flag).astype(
-                numpy.float32))
-        s = s[header.flag * 4:]
+            label=numpy.frombuffer(s, '<f4', header.flag).astype(numpy.float32)
+        )
+        s = s[header.flag * 4 :]
     return header, s
 
 
 def _pillow(what):
     from .._imaging.imread import pillow
+
     return pillow(what, hint='')
 
 
@@ -120,9 +126,11 @@ def _as_image_array(img):
     if img.ndim == 3 and img.shape[2] == 1:
         img = img[:, :, 0]
     if img.ndim != 2 and not (img.ndim == 3 and img.shape[2] in (3, 4)):
-        raise DLBookError(f'pack_img needs an image of shape (H, W), '
-                          f'(H, W, 1), (H, W, 3) or (H, W, 4), got '
-                          f'{img.shape}')
+        raise DLBookError(
+            f'pack_img needs an image of shape (H, W), '
+            f'(H, W, 1), (H, W, 3) or (H, W, 4), got '
+            f'{img.shape}'
+        )
     return numpy.ascontiguousarray(img)
 
 
@@ -153,27 +161,33 @@ def pack_img(header, img, quality=95, img_fmt='.jpg'):
     Needs Pillow.  JPEG is lossy: the image read back differs slightly.
     """
     Image = _pillow('pack_img')
-    array = _swap_red_blue(_as_image_array(img))     # BGR -> RGB for Pillow
+    array = _swap_red_blue(_as_image_array(img))  # BGR -> RGB for Pillow
     fmt = img_fmt.lower()
     fmt = fmt if fmt.startswith('.') else '.' + fmt
     if fmt in ('.jpg', '.jpeg'):
         options = {'format': 'JPEG', 'quality': int(quality)}
     elif fmt == '.png':
-        options = {'format': 'PNG',
-                   'compress_level': min(max(int(quality), 0), 9)}
+        options = {
+            'format': 'PNG',
+            'compress_level': min(max(int(quality), 0), 9),
+        }
     else:
         name = Image.registered_extensions().get(fmt)
         if name is None:
-            raise DLBookError(f'pack_img: unknown image format {img_fmt!r}; '
-                              f'use ".jpg" or ".png"')
+            raise DLBookError(
+                f'pack_img: unknown image format {img_fmt!r}; '
+                f'use ".jpg" or ".png"'
+            )
         options = {'format': name}
     out = io.BytesIO()
     try:
         Image.fromarray(array).save(out, **options)
     except (OSError, ValueError, KeyError) as err:
-        raise DLBookError(f'pack_img: cannot encode an image of shape '
-                          f'{array.shape} as {options["format"]}: '
-                          f'{err}') from err
+        raise DLBookError(
+            f'pack_img: cannot encode an image of shape '
+            f'{array.shape} as {options["format"]}: '
+            f'{err}'
+        ) from err
     return pack(header, out.getvalue())
 
 
@@ -216,14 +230,19 @@ def unpack_img(s, iscolor=-1):
             elif iscolor == 0:
                 pil = pil.convert('L')
             elif pil.mode not in _KEEP_MODES:
-                alpha = pil.mode in ('LA', 'La', 'PA', 'RGBa') or \
-                    'transparency' in pil.info
-                pil = pil.convert('RGBA' if alpha else
-                                  'L' if pil.mode == '1' else 'RGB')
+                alpha = (
+                    pil.mode in ('LA', 'La', 'PA', 'RGBa')
+                    or 'transparency' in pil.info
+                )
+                pil = pil.convert(
+                    'RGBA' if alpha else 'L' if pil.mode == '1' else 'RGB'
+                )
             img = numpy.array(pil)
     except OSError as err:
-        raise DLBookError(f'unpack_img: cannot decode the image of the '
-                          f'record with header {header}: {err}') from err
+        raise DLBookError(
+            f'unpack_img: cannot decode the image of the '
+            f'record with header {header}: {err}'
+        ) from err
     return header, _swap_red_blue(img)
 
 

@@ -12,9 +12,9 @@ import threading
 
 from ..base import DLBookError
 
-_MAGIC = 0xced7230a
+_MAGIC = 0xCED7230A
 _MAGIC_BYTES = struct.pack('<I', _MAGIC)
-_HEAD = struct.Struct('<II')           # magic, lrecord
+_HEAD = struct.Struct('<II')  # magic, lrecord
 _LENGTH_BITS = 29
 _LENGTH_MASK = (1 << _LENGTH_BITS) - 1
 # Above this many bytes, check the file size before reading a payload, so
@@ -46,12 +46,19 @@ def _encode(data):
     out = []
     start = 0
     for cut in _magic_cuts(data):
-        out.append(_HEAD.pack(_MAGIC, (1 if start == 0 else 2) <<
-                              _LENGTH_BITS | (cut - start)))
-        out.append(data[start:cut])      # a multiple of 4: no padding
+        out.append(
+            _HEAD.pack(
+                _MAGIC,
+                (1 if start == 0 else 2) << _LENGTH_BITS | (cut - start),
+            )
+        )
+        out.append(data[start:cut])  # a multiple of 4: no padding
         start = cut + 4
-    out.append(_HEAD.pack(_MAGIC, (3 if start else 0) << _LENGTH_BITS |
-                          (len(data) - start)))
+    out.append(
+        _HEAD.pack(
+            _MAGIC, (3 if start else 0) << _LENGTH_BITS | (len(data) - start)
+        )
+    )
     out.append(data[start:])
     out.append(bytes(_padding(len(data))))
     return b''.join(out)
@@ -136,7 +143,8 @@ class MXRecordIO:
             raise DLBookError(
                 f'cannot open RecordIO file {self.uri} for '
                 f'{"writing" if self.writable else "reading"}: '
-                f'{err.strerror or err}') from err
+                f'{err.strerror or err}'
+            ) from err
 
     def close(self):
         """Close the file (a no-op if it is closed)."""
@@ -163,8 +171,9 @@ class MXRecordIO:
 
     def __del__(self):
         # A writer inherited by another process is not ours to close.
-        if getattr(self, 'is_open', False) and \
-                (not self.writable or self.pid == os.getpid()):
+        if getattr(self, 'is_open', False) and (
+            not self.writable or self.pid == os.getpid()
+        ):
             self.close()
 
     def __getstate__(self):
@@ -172,7 +181,8 @@ class MXRecordIO:
             raise DLBookError(
                 f'cannot pickle MXRecordIO({self.uri!r}, "w") while it is '
                 f'open: the copy would reopen the file with "w" and empty '
-                f'it. Close it first.')
+                f'it. Close it first.'
+            )
         state = dict(self.__dict__)
         del state['_file'], state['_lock']
         state['pid'] = None
@@ -182,7 +192,7 @@ class MXRecordIO:
         self.__dict__.update(state)
         self._file = None
         self._lock = threading.Lock()
-        if self.is_open:                 # reopen where the original was
+        if self.is_open:  # reopen where the original was
             pos = self._pos
             self.is_open = False
             self.open()
@@ -192,15 +202,17 @@ class MXRecordIO:
         """Make sure the file is open in this process: a reader reopens it
         (keeping its position); a writer raises."""
         if not self.is_open:
-            raise DLBookError(f'RecordIO file {self.uri} is closed; call '
-                              f'open() first')
+            raise DLBookError(
+                f'RecordIO file {self.uri} is closed; call open() first'
+            )
         if self.pid == os.getpid():
             return
         if not allow_reset or self.writable:
             raise DLBookError(
                 f'RecordIO file {self.uri} was opened for writing in '
                 f'process {self.pid}; process {os.getpid()} cannot write '
-                f'to it (Forbidden operation in multiple processes)')
+                f'to it (Forbidden operation in multiple processes)'
+            )
         # The inherited file object shares its offset with the parent's:
         # replace it with one of our own (the parent's stays open).
         pos = self._pos
@@ -212,8 +224,9 @@ class MXRecordIO:
     def _need(self, writable, what):
         if self.writable != writable:
             mode = 'writing ("w")' if self.writable else 'reading ("r")'
-            raise DLBookError(f'{what} on {self.uri}, which is open for '
-                              f'{mode}')
+            raise DLBookError(
+                f'{what} on {self.uri}, which is open for {mode}'
+            )
         self._check_pid(allow_reset=not writable)
 
     # ------------------------------------------------------------ writing
@@ -232,19 +245,22 @@ class MXRecordIO:
 
     def _write_locked(self, buf):
         if isinstance(buf, str):
-            raise TypeError(f'{type(self).__name__}.write() takes bytes, '
-                            f'not str; encode the text first '
-                            f'(buf.encode())')
+            raise TypeError(
+                f'{type(self).__name__}.write() takes bytes, '
+                f'not str; encode the text first '
+                f'(buf.encode())'
+            )
         data = bytes(buf)
         if len(data) > _LENGTH_MASK:
             raise DLBookError(
                 f'{self.uri}: a record of {len(data)} bytes is too large; '
                 f'RecordIO records must be shorter than 2**29 bytes '
-                f'(512 MiB)')
+                f'(512 MiB)'
+            )
         record = _encode(data)
         view = memoryview(record)
-        while view:                      # a raw write may be partial
-            view = view[self._file.write(view):]
+        while view:  # a raw write may be partial
+            view = view[self._file.write(view) :]
         self._pos += len(record)
 
     # ------------------------------------------------------------ reading
@@ -261,15 +277,19 @@ class MXRecordIO:
         return DLBookError(
             f'{self.uri}: {problem} at offset {offset}. The file is damaged '
             f'(for example cut short by an interrupted copy), is not a '
-            f'RecordIO file, or its .idx does not belong to it.')
+            f'RecordIO file, or its .idx does not belong to it.'
+        )
 
     def _read_at(self, pos):
         """Read the record starting at ``pos``; return (bytes or None at
         the end of the file, offset after it).  Holds the lock."""
         file = self._file
         if pos > os.fstat(file.fileno()).st_size:
-            raise self._fail(pos, f'offset {pos} is past the end of the file '
-                                  f'({os.fstat(file.fileno()).st_size} bytes)')
+            raise self._fail(
+                pos,
+                f'offset {pos} is past the end of the file '
+                f'({os.fstat(file.fileno()).st_size} bytes)',
+            )
         file.seek(pos)
         start, parts = pos, []
         while True:
@@ -277,35 +297,55 @@ class MXRecordIO:
             if not head:
                 if not parts:
                     return None, pos
-                raise self._fail(pos, f'truncated record: the record that '
-                                      f'starts at offset {start} has no '
-                                      f'last part (the file ends)')
+                raise self._fail(
+                    pos,
+                    f'truncated record: the record that '
+                    f'starts at offset {start} has no '
+                    f'last part (the file ends)',
+                )
             if len(head) < _HEAD.size:
-                raise self._fail(pos, f'truncated record: only {len(head)} '
-                                      f'of the 8 header bytes are there')
+                raise self._fail(
+                    pos,
+                    f'truncated record: only {len(head)} '
+                    f'of the 8 header bytes are there',
+                )
             magic, lrec = _HEAD.unpack(head)
             if magic != _MAGIC:
-                raise self._fail(pos, f'bad magic number 0x{magic:08x} '
-                                      f'(expected 0x{_MAGIC:08x}, the start '
-                                      f'of a record)')
+                raise self._fail(
+                    pos,
+                    f'bad magic number 0x{magic:08x} '
+                    f'(expected 0x{_MAGIC:08x}, the start '
+                    f'of a record)',
+                )
             cflag, length = lrec >> _LENGTH_BITS, lrec & _LENGTH_MASK
             expected = (0, 1) if not parts else (2, 3)
             if cflag not in expected:
-                raise self._fail(pos, f'bad continuation flag {cflag} '
-                                      f'(expected {expected[0]} or '
-                                      f'{expected[1]})')
+                raise self._fail(
+                    pos,
+                    f'bad continuation flag {cflag} '
+                    f'(expected {expected[0]} or '
+                    f'{expected[1]})',
+                )
             size = length + _padding(length)
-            if size > _CHECK_SIZE_ABOVE and \
-                    pos + _HEAD.size + size > os.fstat(file.fileno()).st_size:
-                raise self._fail(pos, f'truncated record: the header '
-                                      f'promises {length} bytes but the '
-                                      f'file ends before them')
+            if (
+                size > _CHECK_SIZE_ABOVE
+                and pos + _HEAD.size + size > os.fstat(file.fileno()).st_size
+            ):
+                raise self._fail(
+                    pos,
+                    f'truncated record: the header '
+                    f'promises {length} bytes but the '
+                    f'file ends before them',
+                )
             body = file.read(size)
             if len(body) < size:
-                raise self._fail(pos, f'truncated record: the header '
-                                      f'promises {length} bytes (+'
-                                      f'{size - length} padding) but only '
-                                      f'{len(body)} follow')
+                raise self._fail(
+                    pos,
+                    f'truncated record: the header '
+                    f'promises {length} bytes (+'
+                    f'{size - length} padding) but only '
+                    f'{len(body)} follow',
+                )
             parts.append(body if size == length else body[:length])
             pos += _HEAD.size + size
             if cflag in (0, 3):

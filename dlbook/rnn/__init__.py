@@ -13,7 +13,7 @@ This is MXNet's ``mx.rnn`` data side
 ``mx.gluon.rnn``, and symbols can use ``mx.sym.RNN``.
 """
 
-from . import io  # noqa: F401
-from .io import BucketSentenceIter, encode_sentences  # noqa: F401
+from . import io
+from .io import BucketSentenceIter, encode_sentences
 
 __all__ = ['encode_sentences', 'BucketSentenceIter']

@@ -18,8 +18,14 @@ from ..io import DataBatch, DataDesc, DataIter
 __all__ = ['encode_sentences', 'BucketSentenceIter']
 
 
-def encode_sentences(sentences, vocab=None, invalid_label=-1,
-                     invalid_key='\n', start_label=0, unknown_token=None):
+def encode_sentences(
+    sentences,
+    vocab=None,
+    invalid_label=-1,
+    invalid_key='\n',
+    start_label=0,
+    unknown_token=None,
+):
     """Encode sentences as lists of integer ids, building a vocabulary.
 
     Without ``vocab``, a new vocabulary ``{invalid_key: invalid_label}``
@@ -76,7 +82,8 @@ def encode_sentences(sentences, vocab=None, invalid_label=-1,
                     raise UsageError(
                         f'Unknown token {word}: it is not in the given '
                         f'vocab; pass unknown_token=... to map unknown '
-                        f'words to one id, or vocab=None to build one.')
+                        f'words to one id, or vocab=None to build one.'
+                    )
                 if idx == invalid_label:
                     idx += 1
                 if unknown_token:
@@ -147,18 +154,28 @@ class BucketSentenceIter(DataIter):
     (20, (32, 20))
     """
 
-    def __init__(self, sentences, batch_size, buckets=None, invalid_label=-1,
-                 data_name='data', label_name='softmax_label',
-                 dtype='float32', layout='NT'):
+    def __init__(
+        self,
+        sentences,
+        batch_size,
+        buckets=None,
+        invalid_label=-1,
+        data_name='data',
+        label_name='softmax_label',
+        dtype='float32',
+        layout='NT',
+    ):
         super().__init__(batch_size)
         if not buckets:
             counts = numpy.bincount([len(s) for s in sentences])
             buckets = [i for i, j in enumerate(counts) if j >= batch_size]
         buckets = sorted(buckets)
         if not buckets:
-            raise ValueError(f'no bucket: no sentence length is shared by '
-                             f'batch_size={batch_size} sentences; pass '
-                             f'buckets=[...]')
+            raise ValueError(
+                f'no bucket: no sentence length is shared by '
+                f'batch_size={batch_size} sentences; pass '
+                f'buckets=[...]'
+            )
 
         ndiscard = 0
         data = [[] for _ in buckets]
@@ -168,14 +185,17 @@ class BucketSentenceIter(DataIter):
                 ndiscard += 1
                 continue
             buff = numpy.full((buckets[buck],), invalid_label, dtype=dtype)
-            buff[:len(sent)] = sent
+            buff[: len(sent)] = sent
             data[buck].append(buff)
-        self.data = [numpy.asarray(rows, dtype=dtype).reshape(len(rows),
-                                                              length)
-                     for rows, length in zip(data, buckets)]
+        self.data = [
+            numpy.asarray(rows, dtype=dtype).reshape(len(rows), length)
+            for rows, length in zip(data, buckets)
+        ]
 
-        print(f'WARNING: discarded {ndiscard} sentences longer than the '
-              f'largest bucket.')
+        print(
+            f'WARNING: discarded {ndiscard} sentences longer than the '
+            f'largest bucket.'
+        )
 
         self.batch_size = batch_size
         self.buckets = buckets
@@ -194,19 +214,26 @@ class BucketSentenceIter(DataIter):
         elif self.major_axis == 1:
             shape = (self.default_bucket_key, batch_size)
         else:
-            raise ValueError(f'Invalid layout {layout}: Must by NT (batch '
-                             f'major) or TN (time major)')
-        self.provide_data = [DataDesc(name=data_name, shape=shape,
-                                      layout=layout)]
-        self.provide_label = [DataDesc(name=label_name, shape=shape,
-                                       layout=layout)]
+            raise ValueError(
+                f'Invalid layout {layout}: Must by NT (batch '
+                f'major) or TN (time major)'
+            )
+        self.provide_data = [
+            DataDesc(name=data_name, shape=shape, layout=layout)
+        ]
+        self.provide_label = [
+            DataDesc(name=label_name, shape=shape, layout=layout)
+        ]
 
         # One (bucket, first row) pair per full batch.
         self.idx = []
         for i, buck in enumerate(self.data):
-            self.idx.extend([(i, j) for j in
-                             range(0, len(buck) - batch_size + 1,
-                                   batch_size)])
+            self.idx.extend(
+                [
+                    (i, j)
+                    for j in range(0, len(buck) - batch_size + 1, batch_size)
+                ]
+            )
         self.curr_idx = 0
 
         self.reset()
@@ -237,16 +264,24 @@ class BucketSentenceIter(DataIter):
         i, j = self.idx[self.curr_idx]
         self.curr_idx += 1
 
-        data = self.nddata[i][j:j + self.batch_size]
-        label = self.ndlabel[i][j:j + self.batch_size]
+        data = self.nddata[i][j : j + self.batch_size]
+        label = self.ndlabel[i][j : j + self.batch_size]
         if self.major_axis == 1:
             data, label = data.T, label.T
 
-        return DataBatch([data], [label], pad=0,
-                         bucket_key=self.buckets[i],
-                         provide_data=[DataDesc(name=self.data_name,
-                                                shape=data.shape,
-                                                layout=self.layout)],
-                         provide_label=[DataDesc(name=self.label_name,
-                                                 shape=label.shape,
-                                                 layout=self.layout)])
+        return DataBatch(
+            [data],
+            [label],
+            pad=0,
+            bucket_key=self.buckets[i],
+            provide_data=[
+                DataDesc(
+                    name=self.data_name, shape=data.shape, layout=self.layout
+                )
+            ],
+            provide_label=[
+                DataDesc(
+                    name=self.label_name, shape=label.shape, layout=self.layout
+                )
+            ],
+        )

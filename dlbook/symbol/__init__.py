@@ -7,8 +7,8 @@ by binding them to arrays (``simple_bind``/``bind``, see
 
 from ..base import DLBookError
 from ..ops import REGISTRY
-from .symbol import Symbol, Variable, var, Group, load_json  # noqa: F401
 from .register import make_function
+from .symbol import Group, Symbol, Variable, load_json, var
 
 
 def _generate():
@@ -20,10 +20,12 @@ def _generate():
 
 
 globals().update(_generate())
-from . import np_names  # noqa: E402,F401  (np-mode names load from JSON)
+from . import (
+    contrib,  # noqa: E402,F401
+    np_names,  # noqa: E402,F401  (np-mode names load from JSON)
+    sparse,  # noqa: E402,F401
+)
 from .numpy import np, npx  # noqa: E402,F401
-from . import contrib  # noqa: E402,F401
-from . import sparse  # noqa: E402,F401
 
 
 def load(fname):
@@ -34,22 +36,26 @@ def load(fname):
     try:
         text = data.decode('utf-8')
     except UnicodeDecodeError as err:
-        raise DLBookError(f'cannot load {source}: not a symbol JSON file '
-                          f'(not UTF-8 text: {err})') from None
+        raise DLBookError(
+            f'cannot load {source}: not a symbol JSON file '
+            f'(not UTF-8 text: {err})'
+        ) from None
     return load_json(text, source)
 
 
 def zeros(shape, dtype=None, name=None, attr=None, **kwargs):
     """A symbol of zeros of ``shape``.  Other keywords (``__layout__``)
     are accepted and ignored, as in MXNet."""
-    return globals()['_zeros'](shape=tuple(shape), dtype=dtype or 'float32',
-                               name=name, attr=attr)
+    return globals()['_zeros'](
+        shape=tuple(shape), dtype=dtype or 'float32', name=name, attr=attr
+    )
 
 
 def ones(shape, dtype=None, name=None, attr=None, **kwargs):
     """A symbol of ones of ``shape``.  Other keywords are ignored."""
-    return globals()['_ones'](shape=tuple(shape), dtype=dtype or 'float32',
-                              name=name, attr=attr)
+    return globals()['_ones'](
+        shape=tuple(shape), dtype=dtype or 'float32', name=name, attr=attr
+    )
 
 
 from .arithmetic import *  # noqa: E402,F401,F403
@@ -59,6 +65,7 @@ from .arithmetic import attach_operators as _attach_operators  # noqa: E402
 def _method(function):
     def method(self, *args, **kwargs):
         return function(self, *args, **kwargs)
+
     method.__name__ = function.__name__
     method.__doc__ = function.__doc__
     return method
@@ -66,11 +73,17 @@ def _method(function):
 
 def _attach_methods():
     from ..ndarray.methods import METHOD_NAMES
+
     namespace = globals()
-    for name in METHOD_NAMES + ('reshape', 'transpose', 'broadcast_to',
-                                'astype'):
-        function = namespace.get({'reshape': 'Reshape',
-                                  'astype': 'Cast'}.get(name, name))
+    for name in METHOD_NAMES + (
+        'reshape',
+        'transpose',
+        'broadcast_to',
+        'astype',
+    ):
+        function = namespace.get(
+            {'reshape': 'Reshape', 'astype': 'Cast'}.get(name, name)
+        )
         if function is not None and name not in Symbol.__dict__:
             setattr(Symbol, name, _method(function))
 

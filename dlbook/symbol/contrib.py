@@ -5,6 +5,7 @@
 def _install():
     from ..ndarray.contrib import _generate
     from .register import make_function
+
     globals().update(_generate(make_function))
 
 

@@ -29,11 +29,14 @@ def _variable_hints(node):
     dtype = node.extra.get('__dtype__')
     if shape is not None:
         import ast
+
         shape = tuple(ast.literal_eval(shape))
     if dtype is not None:
         from ..base import FLAG_TO_DTYPE
-        dtype = FLAG_TO_DTYPE.get(int(dtype), dtype) if dtype.isdigit() \
-            else dtype
+
+        dtype = (
+            FLAG_TO_DTYPE.get(int(dtype), dtype) if dtype.isdigit() else dtype
+        )
     return shape, dtype
 
 
@@ -61,16 +64,16 @@ def infer_graph(nodes, shapes=None, dtypes=None, default_dtype='float32'):
         if node.is_variable:
             hint_shape, hint_dtype = _variable_hints(node)
             shape = shapes.get(node.name, hint_shape)
-            shape_of[(id(node), 0)] = None if shape is None \
-                else tuple(int(n) for n in shape)
+            shape_of[(id(node), 0)] = (
+                None if shape is None else tuple(int(n) for n in shape)
+            )
             dtype = dtypes.get(node.name, hint_dtype)
             dtype_of[(id(node), 0)] = dtype_name(dtype) if dtype else None
     for _ in range(len(nodes) + 2):
         changed = False
         for node in nodes:
             if not node.is_variable:
-                changed |= _infer_node(node, shape_of, dtype_of,
-                                       default_dtype)
+                changed |= _infer_node(node, shape_of, dtype_of, default_dtype)
         if not changed:
             break
     return shape_of, dtype_of
@@ -91,7 +94,8 @@ def _merge(old, new, node):
             return tuple(merged)
     raise DLBookError(
         f'Shape inconsistent at node {node.name!r} ({node.op}), '
-        f'Provided = {old}, inferred shape={new}')
+        f'Provided = {old}, inferred shape={new}'
+    )
 
 
 def _set(table, key, value, node):
@@ -118,9 +122,12 @@ def _probe(node, op, rule, in_shapes, in_dtypes):
     unknown dimensions.  None when the operator refuses them."""
     runs = []
     for probe in _PROBES:
-        filled = [None if s is None else
-                  tuple(probe if n == 0 else int(n) for n in s)
-                  for s in in_shapes]
+        filled = [
+            None
+            if s is None
+            else tuple(probe if n == 0 else int(n) for n in s)
+            for s in in_shapes
+        ]
         try:
             if rule is not None:
                 args, outs, aux = rule(*filled)
@@ -128,14 +135,24 @@ def _probe(node, op, rule, in_shapes, in_dtypes):
             else:
                 if any(s is None for s in filled):
                     return None
-                outs = [r.shape for r in
-                        _run_on_zeros(node, op, filled, in_dtypes)]
+                outs = [
+                    r.shape for r in _run_on_zeros(node, op, filled, in_dtypes)
+                ]
                 ins = filled
-        except (DLBookError, ValueError, TypeError, IndexError,
-                ZeroDivisionError):
+        except (
+            DLBookError,
+            ValueError,
+            TypeError,
+            IndexError,
+            ZeroDivisionError,
+        ):
             return None
-        runs.append(([None if x is None else tuple(x) for x in ins],
-                     [None if x is None else tuple(x) for x in outs]))
+        runs.append(
+            (
+                [None if x is None else tuple(x) for x in ins],
+                [None if x is None else tuple(x) for x in outs],
+            )
+        )
 
     def agree(a, b):
         if a is None or b is None or len(a) != len(b):
@@ -143,8 +160,10 @@ def _probe(node, op, rule, in_shapes, in_dtypes):
         return tuple(x if x == y else 0 for x, y in zip(a, b))
 
     (ins_a, outs_a), (ins_b, outs_b) = runs
-    return ([agree(a, b) for a, b in zip(ins_a, ins_b)],
-            [agree(a, b) for a, b in zip(outs_a, outs_b)])
+    return (
+        [agree(a, b) for a, b in zip(ins_a, ins_b)],
+        [agree(a, b) for a, b in zip(outs_a, outs_b)],
+    )
 
 
 def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
@@ -152,15 +171,18 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
     outputs = [(id(node), i) for i in range(node.num_outputs())]
     in_shapes = [shape_of.get(e) for e in entries]
     in_dtypes = [dtype_of.get(e) for e in entries]
-    if all(_known(s) for s in in_shapes) and \
-            all(_known(shape_of.get(o)) for o in outputs) and \
-            all(d is not None for d in in_dtypes):
+    if (
+        all(_known(s) for s in in_shapes)
+        and all(_known(shape_of.get(o)) for o in outputs)
+        and all(d is not None for d in in_dtypes)
+    ):
         return False
     op = node.op_info()
     changed = False
     # dtypes: inputs without one take the first known input's dtype
-    first = next((d for d in in_dtypes if d is not None), None) or \
-        default_dtype
+    first = (
+        next((d for d in in_dtypes if d is not None), None) or default_dtype
+    )
     if first is not None:
         for e, d in zip(entries, in_dtypes):
             if d is None:
@@ -177,8 +199,9 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                     dtype_of[o] = dtype_name(out_dtype)
                     changed = True
         return changed
-    if getattr(op, 'equal_shapes', False) and \
-            not all(_known(s) for s in in_shapes):
+    if getattr(op, 'equal_shapes', False) and not all(
+        _known(s) for s in in_shapes
+    ):
         # inputs and output share one shape: merge what each one knows
         merged = None
         for key in entries + outputs:
@@ -190,8 +213,7 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                 changed |= _set(shape_of, key, merged, node)
     rule = getattr(op, 'infer_shape', None)
     if rule is not None:
-        args, outs, aux = rule(*[s if _known(s) else None
-                                 for s in in_shapes])
+        args, outs, aux = rule(*[s if _known(s) else None for s in in_shapes])
         full = list(args)
         if len(full) < len(entries):
             full += list(aux)
@@ -199,8 +221,11 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
             if s is not None and _known(s):
                 changed |= _set(shape_of, e, s, node)
         # an operator may decide its outputs' dtypes (Custom's infer_type)
-        out_dtypes = op.out_dtypes(in_dtypes) if hasattr(op, 'out_dtypes') \
+        out_dtypes = (
+            op.out_dtypes(in_dtypes)
+            if hasattr(op, 'out_dtypes')
             else [op.attrs.get('dtype') or first] * len(outputs)
+        )
         for o, s, out_dtype in zip(outputs, outs, out_dtypes):
             if s is not None and _known(s):
                 changed |= _set(shape_of, o, s, node)
@@ -220,12 +245,10 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                 changed = True
         # partly known shapes (0 = unknown dimension), as MXNet's
         # infer_shape_partial: probe the operator with stand-in sizes
-        if any(s is not None and len(s) and not _known(s)
-               for s in in_shapes):
+        if any(s is not None and len(s) and not _known(s) for s in in_shapes):
             found = _probe(node, op, rule, in_shapes, in_dtypes)
             if found is not None:
-                for key, shape in zip(entries + outputs,
-                                      found[0] + found[1]):
+                for key, shape in zip(entries + outputs, found[0] + found[1]):
                     if shape is not None and len(shape):
                         changed |= _set(shape_of, key, shape, node)
         return changed
@@ -248,13 +271,15 @@ def _run_on_zeros(node, op, shapes, dtypes):
         with np.errstate(all='ignore'):
             try:
                 out = fresh.forward(np, *arrays)
-            except ZeroDivisionError:     # integer division: use ones
+            except ZeroDivisionError:  # integer division: use ones
                 out = node.make_op().forward(
-                    np, *[np.ones(s, dtype=d) for s, d in zip(shapes, dtypes)])
+                    np, *[np.ones(s, dtype=d) for s, d in zip(shapes, dtypes)]
+                )
     except (ValueError, TypeError, IndexError, DLBookError) as err:
         raise DLBookError(
             f'shape inference failed at node {node.name!r} ({node.op}) '
-            f'with input shapes {shapes}: {err}') from err
+            f'with input shapes {shapes}: {err}'
+        ) from err
     return out if isinstance(out, (tuple, list)) else (out,)
 
 
@@ -263,9 +288,11 @@ def _named_inputs(symbol, args, kwargs):
     known = dict(zip(names, args))
     for key, value in kwargs.items():
         if key not in symbol.list_inputs():
-            raise DLBookError(f'infer: {key!r} is not an input of the '
-                              f'symbol; inputs are '
-                              f'{symbol.list_inputs()}')
+            raise DLBookError(
+                f'infer: {key!r} is not an input of the '
+                f'symbol; inputs are '
+                f'{symbol.list_inputs()}'
+            )
         known[key] = value
     return {k: v for k, v in known.items() if v is not None}
 
@@ -274,11 +301,13 @@ def infer_shape(symbol, args, kwargs, partial=False):
     """``(arg_shapes, out_shapes, aux_shapes)``; see
     :meth:`Symbol.infer_shape`."""
     nodes = symbol._nodes()
-    shapes = {k: tuple(v) for k, v in
-              _named_inputs(symbol, args, kwargs).items()}
+    shapes = {
+        k: tuple(v) for k, v in _named_inputs(symbol, args, kwargs).items()
+    }
     shape_of, _ = infer_graph(nodes, shapes)
-    by_name = {n.name: shape_of.get((id(n), 0)) for n in nodes
-               if n.is_variable}
+    by_name = {
+        n.name: shape_of.get((id(n), 0)) for n in nodes if n.is_variable
+    }
     arg_shapes = [by_name[n] for n in symbol.list_arguments()]
     aux_shapes = [by_name[n] for n in symbol.list_auxiliary_states()]
     out_shapes = [shape_of.get((id(n), i)) for n, i in symbol._outputs]
@@ -286,13 +315,24 @@ def infer_shape(symbol, args, kwargs, partial=False):
     if all(_known(s) for s in everything):
         return arg_shapes, out_shapes, aux_shapes
     if partial:
+
         def fix(s):
             return () if s is None else s
-        return ([fix(s) for s in arg_shapes], [fix(s) for s in out_shapes],
-                [fix(s) for s in aux_shapes])
-    _warn_unknown('shape', ' (0s in shape means unknown dimensions)',
-                  [(n, by_name[n] or ()) for n in symbol.list_arguments()
-                   if not _known(by_name[n])])
+
+        return (
+            [fix(s) for s in arg_shapes],
+            [fix(s) for s in out_shapes],
+            [fix(s) for s in aux_shapes],
+        )
+    _warn_unknown(
+        'shape',
+        ' (0s in shape means unknown dimensions)',
+        [
+            (n, by_name[n] or ())
+            for n in symbol.list_arguments()
+            if not _known(by_name[n])
+        ],
+    )
     return None, None, None
 
 
@@ -301,9 +341,11 @@ def _warn_unknown(what, note, unknown):
     lines = [f'{name}: {value}' for name, value in unknown[:10]]
     if len(unknown) > 10:
         lines.append('...')
-    warnings.warn(f'Cannot decide {what} for the following arguments{note}. '
-                  f'Consider providing them as input:\n\t' +
-                  '\n\t'.join(lines), stacklevel=4)
+    warnings.warn(
+        f'Cannot decide {what} for the following arguments{note}. '
+        f'Consider providing them as input:\n\t' + '\n\t'.join(lines),
+        stacklevel=4,
+    )
 
 
 def infer_type(symbol, args, kwargs, partial=False):
@@ -312,25 +354,34 @@ def infer_type(symbol, args, kwargs, partial=False):
     MXNet does.  With ``partial=True`` unknown types are None in the
     lists instead (``infer_type_partial``)."""
     nodes = symbol._nodes()
-    dtypes = {k: dtype_name(v) for k, v in
-              _named_inputs(symbol, args, kwargs).items()}
+    dtypes = {
+        k: dtype_name(v)
+        for k, v in _named_inputs(symbol, args, kwargs).items()
+    }
     # types flow along edges (an operator's inputs share one dtype unless
     # it says otherwise); shape hints let operators run on zeros
     _, dtype_of = infer_graph(nodes, None, dtypes, default_dtype=None)
-    by_name = {n.name: dtype_of.get((id(n), 0)) for n in nodes
-               if n.is_variable}
+    by_name = {
+        n.name: dtype_of.get((id(n), 0)) for n in nodes if n.is_variable
+    }
 
     def as_np(d):
         return None if d is None else np.dtype(d).type
 
     arg_types = [as_np(by_name[n]) for n in symbol.list_arguments()]
-    out_types = [as_np(dtype_of.get((id(n), i))) for n, i in
-                 symbol._outputs]
+    out_types = [as_np(dtype_of.get((id(n), i))) for n, i in symbol._outputs]
     aux_types = [as_np(by_name[n]) for n in symbol.list_auxiliary_states()]
-    if not partial and any(t is None for t in
-                           arg_types + out_types + aux_types):
-        _warn_unknown('type', '', [(n, t) for n, t in
-                                   zip(symbol.list_arguments(), arg_types)
-                                   if t is None])
+    if not partial and any(
+        t is None for t in arg_types + out_types + aux_types
+    ):
+        _warn_unknown(
+            'type',
+            '',
+            [
+                (n, t)
+                for n, t in zip(symbol.list_arguments(), arg_types)
+                if t is None
+            ],
+        )
         return None, None, None
     return arg_types, out_types, aux_types

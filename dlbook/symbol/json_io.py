@@ -35,8 +35,10 @@ def to_json(symbol):
     index = {id(n): i for i, n in enumerate(nodes)}
     entries, row_ptr = [], [0]
     for node in nodes:
-        item = {'op': 'null' if node.is_variable else node.op,
-                'name': node.name}
+        item = {
+            'op': 'null' if node.is_variable else node.op,
+            'name': node.name,
+        }
         attrs = {k: json_attr(v) for k, v in node.attrs.items()}
         attrs.update(node.extra)
         if attrs:
@@ -44,8 +46,10 @@ def to_json(symbol):
         # MXNet marks inputs the operator mutates (auxiliary states) with
         # version 1
         n_args = node.num_arguments()
-        item['inputs'] = [[index[id(child)], i, int(k >= n_args)]
-                          for k, (child, i) in enumerate(node.inputs)]
+        item['inputs'] = [
+            [index[id(child)], i, int(k >= n_args)]
+            for k, (child, i) in enumerate(node.inputs)
+        ]
         entries.append(item)
         row_ptr.append(row_ptr[-1] + node.num_outputs())
     graph = {
@@ -67,8 +71,10 @@ def _dmlc_json(value, depth):
     lists of numbers on one line, items separated by ``', '``."""
     if isinstance(value, dict):
         multi_line = len(value) > 1
-        items = [f'{json.dumps(k)}: {_dmlc_json(v, depth + 1)}'
-                 for k, v in value.items()]
+        items = [
+            f'{json.dumps(k)}: {_dmlc_json(v, depth + 1)}'
+            for k, v in value.items()
+        ]
         return _layout('{', items, '}', multi_line, depth)
     if isinstance(value, list):
         multi_line = any(isinstance(v, dict) for v in value)
@@ -83,8 +89,9 @@ def _layout(start, items, end, multi_line, depth):
     if not multi_line:
         return start + ', '.join(items) + end
     inner = '\n' + '  ' * (depth + 1)
-    return (start + inner + (', ' + inner).join(items) + '\n' +
-            '  ' * depth + end)
+    return (
+        start + inner + (', ' + inner).join(items) + '\n' + '  ' * depth + end
+    )
 
 
 def parse_attr(text):
@@ -114,6 +121,7 @@ def read_outputs(json_str, source='symbol JSON'):
     Any malformed graph raises one :class:`~dlbook.base.DLBookError`
     whose message starts with ``source``.
     """
+
     def fail(what):
         raise DLBookError(f'cannot load {source}: {what}')
 
@@ -122,13 +130,17 @@ def read_outputs(json_str, source='symbol JSON'):
     except (ValueError, RecursionError) as err:
         fail(f'not a symbol JSON graph: {err}')
     if not isinstance(graph, dict):
-        fail(f'not a symbol JSON graph: the top level is a '
-             f'{type(graph).__name__}, not an object')
+        fail(
+            f'not a symbol JSON graph: the top level is a '
+            f'{type(graph).__name__}, not an object'
+        )
     raw_nodes, heads = graph.get('nodes'), graph.get('heads')
     for key, value in (('nodes', raw_nodes), ('heads', heads)):
         if not isinstance(value, list):
-            fail(f'not a symbol JSON graph: "{key}" must be a list, got '
-                 f'{"nothing" if value is None else type(value).__name__}')
+            fail(
+                f'not a symbol JSON graph: "{key}" must be a list, got '
+                f'{"nothing" if value is None else type(value).__name__}'
+            )
     if not heads:
         fail('"heads" is empty: the graph has no output')
     nodes = []
@@ -143,15 +155,21 @@ def read_outputs(json_str, source='symbol JSON'):
 
 def _entry(entry, limit, where, fail):
     """``[node, output(, version)]`` with ``0 <= node < limit``."""
-    if not isinstance(entry, list) or not 1 <= len(entry) <= 3 or \
-            not all(type(v) is int for v in entry):
+    if (
+        not isinstance(entry, list)
+        or not 1 <= len(entry) <= 3
+        or not all(type(v) is int for v in entry)
+    ):
         fail(f'{where} must be [node index, output index], got {entry!r}')
     index, out = entry[0], entry[1] if len(entry) > 1 else 0
     if not 0 <= index < limit:
-        fail(f'{where} refers to node {index}, which is not defined before '
-             f'it (valid node indices: 0 to {limit - 1})' if limit else
-             f'{where} refers to node {index}, which is not defined before '
-             f'it (no node is)')
+        fail(
+            f'{where} refers to node {index}, which is not defined before '
+            f'it (valid node indices: 0 to {limit - 1})'
+            if limit
+            else f'{where} refers to node {index}, which is not defined before '
+            f'it (no node is)'
+        )
     if out < 0:
         fail(f'{where} has a negative output index {out}')
     return index, out
@@ -159,8 +177,7 @@ def _entry(entry, limit, where, fail):
 
 def _load_node(raw, position, nodes, fail):
     if not isinstance(raw, dict):
-        fail(f'node {position} must be an object, got '
-             f'{type(raw).__name__}')
+        fail(f'node {position} must be an object, got {type(raw).__name__}')
     name, op_name = raw.get('name'), raw.get('op')
     where = f'node {position} ({name!r})'
     if not isinstance(name, str):
@@ -168,10 +185,11 @@ def _load_node(raw, position, nodes, fail):
     if not isinstance(op_name, str):
         fail(f'{where} has no "op" string')
     attrs = {}
-    for key in ('param', 'attr', 'attrs'):       # old and new names
+    for key in ('param', 'attr', 'attrs'):  # old and new names
         value = raw.get(key) or {}
         if not isinstance(value, dict) or not all(
-                isinstance(v, str) for v in value.values()):
+            isinstance(v, str) for v in value.values()
+        ):
             fail(f'{where}: "{key}" must map names to strings')
         attrs.update(value)
     raw_inputs = raw.get('inputs', [])
@@ -186,18 +204,20 @@ def _load_node(raw, position, nodes, fail):
             fail(f'{where} is a variable ("op": "null") but has inputs')
         return Node(None, name, extra=attrs)
     if op_name not in REGISTRY:
-        raise DLBookError(f'operator {op_name!r} (node {name!r}) is not '
-                          f'implemented in dlbook')
+        raise DLBookError(
+            f'operator {op_name!r} (node {name!r}) is not '
+            f'implemented in dlbook'
+        )
     cls = REGISTRY[op_name]
     op_attrs, extra = {}, {}
     for key, value in attrs.items():
-        if key in cls.defaults or (getattr(cls, 'open_attrs', False)
-                                   and not key.startswith('__')):
+        if key in cls.defaults or (
+            getattr(cls, 'open_attrs', False) and not key.startswith('__')
+        ):
             op_attrs[key] = parse_attr(value)
         else:
             extra[key] = value
     try:
-        return Node(cls.name, name, attrs=op_attrs, inputs=inputs,
-                    extra=extra)
+        return Node(cls.name, name, attrs=op_attrs, inputs=inputs, extra=extra)
     except (ValueError, TypeError, KeyError, IndexError) as err:
         fail(f'{where}: {type(err).__name__}: {err}')

@@ -14,13 +14,25 @@ import numbers
 from ..base import dtype_name
 from ..ops import REGISTRY
 
-__all__ = ['Node', 'topological_nodes', 'HIDDEN_KEYS', 'hidden_key',
-           'stored_attrs', 'json_attr']
+__all__ = [
+    'Node',
+    'topological_nodes',
+    'HIDDEN_KEYS',
+    'hidden_key',
+    'stored_attrs',
+    'json_attr',
+]
 
 #: attributes MXNet stores as ``__key__`` (``lr_mult`` -> ``__lr_mult__``)
 #: and reports under both names (nnvm's kHiddenKeys)
-HIDDEN_KEYS = ('ctx_group', 'lr_mult', 'wd_mult', 'force_mirroring',
-               'mirror_stage', 'profiler_scope')
+HIDDEN_KEYS = (
+    'ctx_group',
+    'lr_mult',
+    'wd_mult',
+    'force_mirroring',
+    'mirror_stage',
+    'profiler_scope',
+)
 
 
 def hidden_key(key):
@@ -31,8 +43,10 @@ def hidden_key(key):
 
 def stored_attrs(attrs):
     """``attrs`` with hidden keys renamed and values as strings."""
-    return {hidden_key(k): v if isinstance(v, str) else json_attr(v)
-            for k, v in (attrs or {}).items()}
+    return {
+        hidden_key(k): v if isinstance(v, str) else json_attr(v)
+        for k, v in (attrs or {}).items()
+    }
 
 
 def _with_plain_names(attrs):
@@ -147,9 +161,10 @@ def json_attr(value):
     if isinstance(value, (list, tuple)):
         # plain Python numbers: numpy scalars would print as np.int64(5)
         return str(tuple(_plain(v) for v in value))
-    if hasattr(value, 'device_type'):       # a Context
+    if hasattr(value, 'device_type'):  # a Context
         return str(value)
-    if isinstance(value, type) or (hasattr(value, 'fields') and
-                                   hasattr(value, 'kind')):
-        return dtype_name(value)            # numpy.float32 -> 'float32'
-    return str(value)                       # None -> 'None', as MXNet
+    if isinstance(value, type) or (
+        hasattr(value, 'fields') and hasattr(value, 'kind')
+    ):
+        return dtype_name(value)  # numpy.float32 -> 'float32'
+    return str(value)  # None -> 'None', as MXNet

@@ -50,17 +50,44 @@ NP_NAMES = {
     'abs': ('_npi_absolute', 'abs'),
     'negative': ('_npi_negative', 'negative'),
 }
-for _name in ('exp', 'expm1', 'log', 'log2', 'log10', 'log1p', 'sqrt',
-              'cbrt', 'square', 'sign', 'floor', 'ceil', 'trunc', 'rint',
-              'sin', 'cos', 'tan', 'arcsin', 'arccos', 'arctan', 'sinh',
-              'cosh', 'tanh', 'arcsinh', 'arccosh', 'arctanh', 'reciprocal',
-              'degrees', 'radians'):
+for _name in (
+    'exp',
+    'expm1',
+    'log',
+    'log2',
+    'log10',
+    'log1p',
+    'sqrt',
+    'cbrt',
+    'square',
+    'sign',
+    'floor',
+    'ceil',
+    'trunc',
+    'rint',
+    'sin',
+    'cos',
+    'tan',
+    'arcsin',
+    'arccos',
+    'arctan',
+    'sinh',
+    'cosh',
+    'tanh',
+    'arcsinh',
+    'arccosh',
+    'arctanh',
+    'reciprocal',
+    'degrees',
+    'radians',
+):
     NP_NAMES[_name] = (f'_npi_{_name}', _name)
 del _name
 
 #: np-mode scalar operators carry MXNet's extra string attribute ``is_int``
-SCALAR_OPS = {np_name for op, (np_name, _) in NP_NAMES.items()
-              if op.endswith('_scalar')}
+SCALAR_OPS = {
+    np_name for op, (np_name, _) in NP_NAMES.items() if op.endswith('_scalar')
+}
 
 
 def _register_aliases():

@@ -39,7 +39,7 @@ def _node(np_name, inputs, attrs, extra=None):
     hint = NP_NAMES[_NP_OP[np_name]][1]
     out = make_node(np_name, inputs, attrs, None, hint=hint)
     node = out._outputs[0][0]
-    node.op = np_name           # the JSON name, not the canonical one
+    node.op = np_name  # the JSON name, not the canonical one
     node.extra.update(extra or {})
     return out
 
@@ -52,13 +52,23 @@ def _binary(name, reverse_name=None):
             array, number, op = x1, x2, f'_npi_{name}_scalar'
         else:
             array, number = x2, x1
-            op = f'_npi_{reverse_name}_scalar' if reverse_name else \
-                f'_npi_{name}_scalar'
+            op = (
+                f'_npi_{reverse_name}_scalar'
+                if reverse_name
+                else f'_npi_{name}_scalar'
+            )
         if not isinstance(number, numbers.Number):
-            raise TypeError(f'sym.np.{name}: operands must be Symbols or '
-                            f'numbers, got {type(number).__name__}')
-        return _node(op, [array], {'scalar': float(number)},
-                     {'is_int': str(isinstance(number, int))})
+            raise TypeError(
+                f'sym.np.{name}: operands must be Symbols or '
+                f'numbers, got {type(number).__name__}'
+            )
+        return _node(
+            op,
+            [array],
+            {'scalar': float(number)},
+            {'is_int': str(isinstance(number, int))},
+        )
+
     function.__name__ = name
     function.__doc__ = f'Element-wise ``{name}`` of Symbols or numbers.'
     return function
@@ -67,6 +77,7 @@ def _binary(name, reverse_name=None):
 def _unary(np_name, name):
     def function(x):
         return _node(np_name, [x], {})
+
     function.__name__ = name
     function.__doc__ = f'Element-wise ``{name}`` (node ``{np_name}``).'
     return function
@@ -74,14 +85,22 @@ def _unary(np_name, name):
 
 np = types.ModuleType('dlbook.symbol.np', __doc__)
 npx = types.ModuleType('dlbook.symbol.npx', __doc__)
-for _name, _rev in (('add', None), ('subtract', 'rsubtract'),
-                    ('multiply', None), ('true_divide', 'rtrue_divide'),
-                    ('mod', 'rmod'), ('power', 'rpower')):
+for _name, _rev in (
+    ('add', None),
+    ('subtract', 'rsubtract'),
+    ('multiply', None),
+    ('true_divide', 'rtrue_divide'),
+    ('mod', 'rmod'),
+    ('power', 'rpower'),
+):
     setattr(np, _name, _binary(_name, _rev))
 np.divide = np.true_divide
 for _op, (_np_name, _hint) in NP_NAMES.items():
-    if _np_name.startswith('_npi_') and not _op.startswith('broadcast') \
-            and not _op.endswith('_scalar'):
+    if (
+        _np_name.startswith('_npi_')
+        and not _op.startswith('broadcast')
+        and not _op.endswith('_scalar')
+    ):
         setattr(np, _hint, _unary(_np_name, _hint))
 np.absolute = np.abs
 
@@ -94,8 +113,14 @@ def _maximum_or_minimum(name):
             return _node(f'_npi_{name}', [x1, x2], {})
         array, number = (x1, x2) if isinstance(x1, Symbol) else (x2, x1)
         # MXNet 1.9.1 records the legacy scalar operator here
-        return make_node(legacy[name], [array], {'scalar': float(number)},
-                         None, hint=f'{name}_scalar')
+        return make_node(
+            legacy[name],
+            [array],
+            {'scalar': float(number)},
+            None,
+            hint=f'{name}_scalar',
+        )
+
     function.__name__ = name
     return function
 
@@ -109,13 +134,16 @@ del _name, _rev, _op, _np_name, _hint
 
 # -- everything else: one node of an operator that applies NumPy's rules --
 
+
 def _op(op_name, inputs, hint, **attrs):
     """The node ``op_name(*inputs, **attrs)``; attributes left as None
     are not stored (the operator's defaults apply)."""
     for x in inputs:
         if not isinstance(x, Symbol):
-            raise DLBookError(f'sym.np.{hint}: array operands must be '
-                              f'Symbols, got {type(x).__name__}')
+            raise DLBookError(
+                f'sym.np.{hint}: array operands must be '
+                f'Symbols, got {type(x).__name__}'
+            )
     given = {k: v for k, v in attrs.items() if v is not None}
     return make_node(op_name, list(inputs), given, None, hint=hint)
 
@@ -124,6 +152,7 @@ def _public(module, name=None):
     def register(function):
         setattr(module, name or function.__name__, function)
         return function
+
     return register
 
 
@@ -139,6 +168,7 @@ def _compare(name, mirrored):
     """``x1 <name> x2`` as a bool node (``_npi_greater``,
     ``_npi_greater_scalar``; a number on the left uses the mirrored
     scalar operator, ``1 < x`` is ``x > 1``)."""
+
     def function(x1, x2):
         if isinstance(x1, Symbol) and isinstance(x2, Symbol):
             return _op(f'_npi_{name}', [x1, x2], name)
@@ -147,34 +177,52 @@ def _compare(name, mirrored):
         else:
             array, number, op = x2, x1, mirrored
         if not isinstance(number, numbers.Number):
-            raise TypeError(f'sym.np.{name}: operands must be Symbols or '
-                            f'numbers, got {type(number).__name__}')
-        out = make_node(f'_npi_{op}_scalar', [array],
-                        {'scalar': float(number)}, None,
-                        hint=f'{op}_scalar')
+            raise TypeError(
+                f'sym.np.{name}: operands must be Symbols or '
+                f'numbers, got {type(number).__name__}'
+            )
+        out = make_node(
+            f'_npi_{op}_scalar',
+            [array],
+            {'scalar': float(number)},
+            None,
+            hint=f'{op}_scalar',
+        )
         out._outputs[0][0].extra['is_int'] = str(isinstance(number, int))
         return out
+
     function.__name__ = name
     function.__doc__ = f'``x1 {name} x2`` element-wise, as bool.'
     return function
 
 
-for _name, _mirror in (('equal', 'equal'), ('not_equal', 'not_equal'),
-                       ('greater', 'less'), ('less', 'greater'),
-                       ('greater_equal', 'less_equal'),
-                       ('less_equal', 'greater_equal')):
+for _name, _mirror in (
+    ('equal', 'equal'),
+    ('not_equal', 'not_equal'),
+    ('greater', 'less'),
+    ('less', 'greater'),
+    ('greater_equal', 'less_equal'),
+    ('less_equal', 'greater_equal'),
+):
     setattr(np, _name, _compare(_name, _mirror))
 del _name, _mirror
 
 
 # reductions
 
+
 def _reduction(op_name, name, doc):
     def function(a, axis=None, dtype=None, out=None, keepdims=False):
         if dtype is not None:
             a = _op('Cast', [a], 'cast', dtype=_dtype(dtype))
-        return _op(op_name, [a], name, axis=_axis(axis),
-                   keepdims=bool(keepdims) or None)
+        return _op(
+            op_name,
+            [a],
+            name,
+            axis=_axis(axis),
+            keepdims=bool(keepdims) or None,
+        )
+
     function.__name__ = name
     function.__doc__ = doc
     return function
@@ -183,39 +231,55 @@ def _reduction(op_name, name, doc):
 np.sum = _reduction('_np_sum', 'sum', 'Sum over ``axis`` (0-d for all).')
 np.mean = _reduction('_npi_mean', 'mean', 'Mean over ``axis``.')
 np.prod = _reduction('_np_prod', 'prod', 'Product over ``axis``.')
-np.max = np.amax = _reduction('_np_max', 'max',
-                              'Largest value over ``axis``.')
-np.min = np.amin = _reduction('_np_min', 'min',
-                              'Smallest value over ``axis``.')
+np.max = np.amax = _reduction('_np_max', 'max', 'Largest value over ``axis``.')
+np.min = np.amin = _reduction(
+    '_np_min', 'min', 'Smallest value over ``axis``.'
+)
 
 
 @_public(np)
 def argmax(a, axis=None, out=None, keepdims=False):
     """Index of the largest value (int64; of the flattened array if
     ``axis`` is None)."""
-    return _op('_npi_argmax', [a], 'argmax', axis=axis,
-               keepdims=bool(keepdims))
+    return _op(
+        '_npi_argmax', [a], 'argmax', axis=axis, keepdims=bool(keepdims)
+    )
 
 
 @_public(np)
 def argmin(a, axis=None, out=None, keepdims=False):
     """Index of the smallest value (int64)."""
-    return _op('_npi_argmin', [a], 'argmin', axis=axis,
-               keepdims=bool(keepdims))
+    return _op(
+        '_npi_argmin', [a], 'argmin', axis=axis, keepdims=bool(keepdims)
+    )
 
 
 @_public(np)
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Variance over ``axis`` (``ddof`` subtracted from the count)."""
-    return _op('_npi_var', [a], 'var', axis=_axis(axis), dtype=_dtype(dtype),
-               ddof=ddof, keepdims=bool(keepdims))
+    return _op(
+        '_npi_var',
+        [a],
+        'var',
+        axis=_axis(axis),
+        dtype=_dtype(dtype),
+        ddof=ddof,
+        keepdims=bool(keepdims),
+    )
 
 
 @_public(np)
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     """Standard deviation over ``axis``."""
-    return _op('_npi_std', [a], 'std', axis=_axis(axis), dtype=_dtype(dtype),
-               ddof=ddof, keepdims=bool(keepdims))
+    return _op(
+        '_npi_std',
+        [a],
+        'std',
+        axis=_axis(axis),
+        dtype=_dtype(dtype),
+        ddof=ddof,
+        keepdims=bool(keepdims),
+    )
 
 
 @_public(np)
@@ -224,12 +288,12 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return _op('_np_cumsum', [a], 'cumsum', axis=axis, dtype=_dtype(dtype))
 
 
-np.all = _reduction('_np_all', 'all', 'True where every value is '
-                    'non-zero.')
+np.all = _reduction('_np_all', 'all', 'True where every value is non-zero.')
 np.any = _reduction('_np_any', 'any', 'True where some value is non-zero.')
 
 
 # products
+
 
 @_public(np)
 def dot(a, b, out=None):
@@ -245,13 +309,15 @@ def matmul(a, b, out=None):
 
 # shapes
 
+
 @_public(np)
 def reshape(a, newshape, order='C'):
     """The same data in ``newshape`` (one -1 inferred, () is 0-d)."""
     if isinstance(newshape, int):
         newshape = (newshape,)
-    return _op('_np_reshape', [a], 'reshape', newshape=tuple(newshape),
-               order=order)
+    return _op(
+        '_np_reshape', [a], 'reshape', newshape=tuple(newshape), order=order
+    )
 
 
 @_public(np)
@@ -263,8 +329,12 @@ def ravel(x, order='C'):
 @_public(np)
 def transpose(a, axes=None):
     """Permute the axes (reverse them by default)."""
-    return _op('_np_transpose', [a], 'transpose',
-               axes=None if axes is None else tuple(axes))
+    return _op(
+        '_np_transpose',
+        [a],
+        'transpose',
+        axes=None if axes is None else tuple(axes),
+    )
 
 
 @_public(np)
@@ -323,11 +393,21 @@ def split(ary, indices_or_sections, axis=0):
     """A list of Symbols: ``indices_or_sections`` equal parts, or the
     parts between the given indices."""
     if isinstance(indices_or_sections, int):
-        out = _op('_split_v2', [ary], 'split', sections=indices_or_sections,
-                  axis=axis)
+        out = _op(
+            '_split_v2',
+            [ary],
+            'split',
+            sections=indices_or_sections,
+            axis=axis,
+        )
     else:
-        out = _op('_split_v2', [ary], 'split', axis=axis,
-                  indices=(0,) + tuple(indices_or_sections))
+        out = _op(
+            '_split_v2',
+            [ary],
+            'split',
+            axis=axis,
+            indices=(0,) + tuple(indices_or_sections),
+        )
     return [out[i] for i in range(len(out._outputs))]
 
 
@@ -336,20 +416,32 @@ def where(condition, x, y):
     """Elements of ``x`` where ``condition`` holds, else of ``y``
     (broadcasting; either branch may be a number)."""
     if isinstance(y, numbers.Number) and isinstance(x, Symbol):
-        return _op('_npi_where_rscalar', [condition, x], 'where_rscalar',
-                   scalar=float(y))
+        return _op(
+            '_npi_where_rscalar',
+            [condition, x],
+            'where_rscalar',
+            scalar=float(y),
+        )
     if isinstance(x, numbers.Number) and isinstance(y, Symbol):
-        return _op('_npi_where_lscalar', [condition, y], 'where_lscalar',
-                   scalar=float(x))
+        return _op(
+            '_npi_where_lscalar',
+            [condition, y],
+            'where_lscalar',
+            scalar=float(x),
+        )
     return _op('_npi_where', [condition, x, y], 'where')
 
 
 @_public(np)
 def clip(a, a_min, a_max, out=None):
     """Limit the values to ``[a_min, a_max]`` (None: no bound)."""
-    return _op('clip', [a], 'clip',
-               a_min=float('-inf') if a_min is None else a_min,
-               a_max=float('inf') if a_max is None else a_max)
+    return _op(
+        'clip',
+        [a],
+        'clip',
+        a_min=float('-inf') if a_min is None else a_min,
+        a_max=float('inf') if a_max is None else a_max,
+    )
 
 
 @_public(np)
@@ -365,8 +457,9 @@ def argsort(a, axis=-1, kind=None, order=None):
     """Indices that sort along ``axis`` (int64)."""
     if axis is None:
         a, axis = ravel(a), 0
-    return _op('argsort', [a], 'argsort', axis=axis, is_ascend=True,
-               dtype='int64')
+    return _op(
+        'argsort', [a], 'argsort', axis=axis, is_ascend=True, dtype='int64'
+    )
 
 
 @_public(np)
@@ -380,6 +473,7 @@ def take(a, indices, axis=None, mode='raise', out=None):
 
 # creation
 
+
 def _shape(shape):
     return (shape,) if isinstance(shape, int) else tuple(shape)
 
@@ -387,37 +481,59 @@ def _shape(shape):
 @_public(np)
 def zeros(shape, dtype='float32', order='C', ctx=None):
     """A node of zeros (float32 unless ``dtype``)."""
-    return _op('_npi_zeros', [], 'zeros', shape=_shape(shape),
-               dtype=_dtype(dtype))
+    return _op(
+        '_npi_zeros', [], 'zeros', shape=_shape(shape), dtype=_dtype(dtype)
+    )
 
 
 @_public(np)
 def ones(shape, dtype='float32', order='C', ctx=None):
     """A node of ones."""
-    return _op('_npi_ones', [], 'ones', shape=_shape(shape),
-               dtype=_dtype(dtype))
+    return _op(
+        '_npi_ones', [], 'ones', shape=_shape(shape), dtype=_dtype(dtype)
+    )
 
 
 @_public(np)
 def full(shape, fill_value, dtype='float32', order='C', ctx=None):
     """A node filled with ``fill_value``."""
-    return _op('_full', [], 'full', shape=_shape(shape),
-               value=float(fill_value), dtype=_dtype(dtype))
+    return _op(
+        '_full',
+        [],
+        'full',
+        shape=_shape(shape),
+        value=float(fill_value),
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np)
 def arange(start, stop=None, step=1, dtype='float32', ctx=None):
     """Evenly spaced values in ``[start, stop)``."""
-    return _op('_npi_arange', [], 'arange', start=start, stop=stop,
-               step=step, dtype=_dtype(dtype))
+    return _op(
+        '_npi_arange',
+        [],
+        'arange',
+        start=start,
+        stop=stop,
+        step=step,
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np)
-def linspace(start, stop, num=50, endpoint=True, dtype='float32',
-             ctx=None):
+def linspace(start, stop, num=50, endpoint=True, dtype='float32', ctx=None):
     """``num`` evenly spaced values from ``start`` to ``stop``."""
-    return _op('_linspace', [], 'linspace', start=start, stop=stop,
-               num=num, endpoint=endpoint, dtype=_dtype(dtype))
+    return _op(
+        '_linspace',
+        [],
+        'linspace',
+        start=start,
+        stop=stop,
+        num=num,
+        endpoint=endpoint,
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np)
@@ -430,8 +546,13 @@ def eye(N, M=None, k=0, dtype='float32', ctx=None):
 def full_like(a, fill_value, dtype=None, ctx=None):
     """``fill_value`` in the shape of ``a`` (a's dtype unless
     ``dtype``)."""
-    return _op('_npi_full_like', [a], 'full_like',
-               fill_value=float(fill_value), dtype=_dtype(dtype))
+    return _op(
+        '_npi_full_like',
+        [a],
+        'full_like',
+        fill_value=float(fill_value),
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np)
@@ -446,22 +567,37 @@ def ones_like(a, dtype=None, ctx=None):
     return full_like(a, 1, dtype)
 
 
-np.random = types.ModuleType('dlbook.symbol.np.random',
-                             'Sampling nodes of ``sym.np``.')
+np.random = types.ModuleType(
+    'dlbook.symbol.np.random', 'Sampling nodes of ``sym.np``.'
+)
 
 
 @_public(np.random)
 def normal(loc=0.0, scale=1.0, size=None, dtype='float32', ctx=None):
     """Samples of N(loc, scale**2) (number parameters)."""
-    return _op('_npi_normal', [], 'normal', loc=float(loc),
-               scale=float(scale), size=size, dtype=_dtype(dtype))
+    return _op(
+        '_npi_normal',
+        [],
+        'normal',
+        loc=float(loc),
+        scale=float(scale),
+        size=size,
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np.random)
 def uniform(low=0.0, high=1.0, size=None, dtype='float32', ctx=None):
     """Samples of U[low, high) (number parameters)."""
-    return _op('_npi_uniform', [], 'uniform', low=float(low),
-               high=float(high), size=size, dtype=_dtype(dtype))
+    return _op(
+        '_npi_uniform',
+        [],
+        'uniform',
+        low=float(low),
+        high=float(high),
+        size=size,
+        dtype=_dtype(dtype),
+    )
 
 
 @_public(np.random)
@@ -470,9 +606,15 @@ def randint(low, high=None, size=None, dtype=None, ctx=None):
     ``high``), int64 unless ``dtype``."""
     if high is None:
         low, high = 0, low
-    return _op('_random_randint', [], 'random_randint', low=low, high=high,
-               shape=() if size is None else _shape(size),
-               dtype=_dtype(dtype) or 'int64')
+    return _op(
+        '_random_randint',
+        [],
+        'random_randint',
+        low=low,
+        high=high,
+        shape=() if size is None else _shape(size),
+        dtype=_dtype(dtype) or 'int64',
+    )
 
 
 @_public(npx, 'reshape')
@@ -480,33 +622,52 @@ def npx_reshape(a, newshape, reverse=False, order='C'):
     """Reshape with MXNet's NumPy-mode codes (-1 infer, -2 copy, -3 skip
     a 1, -4 copy the rest, -5 merge two, -6 split one)."""
     newshape = (newshape,) if isinstance(newshape, int) else tuple(newshape)
-    return _op('_npx_reshape', [a], 'reshape', newshape=newshape,
-               reverse=bool(reverse) or None)
+    return _op(
+        '_npx_reshape',
+        [a],
+        'reshape',
+        newshape=newshape,
+        reverse=bool(reverse) or None,
+    )
 
 
 # npx: the layer and helper operators, under their legacy names (what
 # MXNet 1.9.1 records for F.npx calls), taking the same arguments as the
 # legacy sym functions
 for _npx_name, _op_name in (
-        ('softmax', 'softmax'), ('log_softmax', 'log_softmax'),
-        ('one_hot', 'one_hot'), ('batch_dot', 'batch_dot'),
-        ('sequence_mask', 'SequenceMask'), ('pick', 'pick'),
-        ('batch_flatten', 'Flatten'), ('topk', 'topk'),
-        ('activation', 'Activation'), ('fully_connected', 'FullyConnected'),
-        ('convolution', 'Convolution'), ('pooling', 'Pooling'),
-        ('dropout', 'Dropout'), ('embedding', 'Embedding'),
-        ('layer_norm', 'LayerNorm'), ('batch_norm', 'BatchNorm'),
-        ('rnn', 'RNN'), ('leaky_relu', 'LeakyReLU'),
-        ('deconvolution', 'Deconvolution'), ('slice', 'slice'),
-        ('arange_like', '_contrib_arange_like'), ('cast', 'Cast'),
-        ('erf', 'erf'), ('erfinv', 'erfinv'), ('gather_nd', 'gather_nd'),
-        ('smooth_l1', 'smooth_l1'), ('reshape_like', 'reshape_like'),
-        ('shape_array', 'shape_array'),
-        ('multibox_prior', '_contrib_MultiBoxPrior'),
-        ('multibox_target', '_contrib_MultiBoxTarget'),
-        ('multibox_detection', '_contrib_MultiBoxDetection'),
-        ('roi_pooling', 'ROIPooling')):
+    ('softmax', 'softmax'),
+    ('log_softmax', 'log_softmax'),
+    ('one_hot', 'one_hot'),
+    ('batch_dot', 'batch_dot'),
+    ('sequence_mask', 'SequenceMask'),
+    ('pick', 'pick'),
+    ('batch_flatten', 'Flatten'),
+    ('topk', 'topk'),
+    ('activation', 'Activation'),
+    ('fully_connected', 'FullyConnected'),
+    ('convolution', 'Convolution'),
+    ('pooling', 'Pooling'),
+    ('dropout', 'Dropout'),
+    ('embedding', 'Embedding'),
+    ('layer_norm', 'LayerNorm'),
+    ('batch_norm', 'BatchNorm'),
+    ('rnn', 'RNN'),
+    ('leaky_relu', 'LeakyReLU'),
+    ('deconvolution', 'Deconvolution'),
+    ('slice', 'slice'),
+    ('arange_like', '_contrib_arange_like'),
+    ('cast', 'Cast'),
+    ('erf', 'erf'),
+    ('erfinv', 'erfinv'),
+    ('gather_nd', 'gather_nd'),
+    ('smooth_l1', 'smooth_l1'),
+    ('reshape_like', 'reshape_like'),
+    ('shape_array', 'shape_array'),
+    ('multibox_prior', '_contrib_MultiBoxPrior'),
+    ('multibox_target', '_contrib_MultiBoxTarget'),
+    ('multibox_detection', '_contrib_MultiBoxDetection'),
+    ('roi_pooling', 'ROIPooling'),
+):
     if _op_name in REGISTRY:
-        setattr(npx, _npx_name, make_function(REGISTRY[_op_name],
-                                              _npx_name))
+        setattr(npx, _npx_name, make_function(REGISTRY[_op_name], _npx_name))
 del _npx_name, _op_name

@@ -34,9 +34,20 @@ _new = object.__new__
 class _Step:
     """One operator node, with everything known before the data."""
 
-    __slots__ = ('node', 'cls', 'proto', 'in_slots', 'out_slots', 'ctx',
-                 'out_ctx', 'xp', 'switch', 'needs_rng', 'single',
-                 'release')
+    __slots__ = (
+        'node',
+        'cls',
+        'proto',
+        'in_slots',
+        'out_slots',
+        'ctx',
+        'out_ctx',
+        'xp',
+        'switch',
+        'needs_rng',
+        'single',
+        'release',
+    )
 
     def __init__(self, node, in_slots, out_slots, ctx):
         self.node = node
@@ -119,13 +130,21 @@ class GraphProgram:
         for node in nodes:
             if node.is_variable:
                 continue
-            group = node.extra.get('__ctx_group__', node.extra.get('ctx_group'))
-            ctx = group2ctx.get(group, default_ctx) if group \
-                else default_ctx
-            self.steps.append(_Step(
-                node, [slot_of[(id(c), i)] for c, i in node.inputs],
-                [slot_of[(id(node), i)] for i in range(node.num_outputs())],
-                ctx))
+            group = node.extra.get(
+                '__ctx_group__', node.extra.get('ctx_group')
+            )
+            ctx = group2ctx.get(group, default_ctx) if group else default_ctx
+            self.steps.append(
+                _Step(
+                    node,
+                    [slot_of[(id(c), i)] for c, i in node.inputs],
+                    [
+                        slot_of[(id(node), i)]
+                        for i in range(node.num_outputs())
+                    ],
+                    ctx,
+                )
+            )
         self.out_slots = [slot_of[(id(n), i)] for n, i in symbol._outputs]
         # the last step reading each slot: it can be released afterwards
         keep = set(self.out_slots) | set(self.var_slots)
@@ -146,15 +165,19 @@ class GraphProgram:
         self.local_ctx = default_ctx if len(contexts) == 1 else None
         # sparse arrays: set by the Executor when it binds one, or by a
         # node that makes one (cast_storage, _sparse_retain)
-        self.sparse = any(step.node.op in ('cast_storage', '_sparse_retain')
-                          for step in self.steps)
+        self.sparse = any(
+            step.node.op in ('cast_storage', '_sparse_retain')
+            for step in self.steps
+        )
         # Embedding(sparse_grad=True) on a weight variable: a row_sparse
         # gradient, as MXNet's executors give
         var_slots = set(self.var_slots)
         for step in self.steps:
-            if step.node.op == 'Embedding' and \
-                    step.proto.attrs.get('sparse_grad') and \
-                    step.in_slots[1] in var_slots:
+            if (
+                step.node.op == 'Embedding'
+                and step.proto.attrs.get('sparse_grad')
+                and step.in_slots[1] in var_slots
+            ):
                 step.proto.row_sparse_grad = True
         self._needs = {}
         self.peak_bytes = 0
@@ -193,6 +216,7 @@ class GraphProgram:
             keep = is_train
         if self.sparse:
             from .program_sparse import forward as sparse_forward
+
             return sparse_forward(self, inputs, is_train, rng, keep)
         local = self.local_ctx
         if local is not None and not self.track_memory:
@@ -200,8 +224,9 @@ class GraphProgram:
                 if ctx is not local:
                     break
             else:
-                outs, tape = self.run_local([raw for raw, _ in inputs],
-                                            is_train, rng, keep)
+                outs, tape = self.run_local(
+                    [raw for raw, _ in inputs], is_train, rng, keep
+                )
                 return [(raw, local) for raw in outs], tape
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
@@ -229,8 +254,15 @@ class GraphProgram:
                 raws.append(raw)
             try:
                 if _profile.ON:
-                    out = _profile.run(op.name, 'symbolic', step.ctx,
-                                       op.forward, step.xp, raws, step.switch)
+                    out = _profile.run(
+                        op.name,
+                        'symbolic',
+                        step.ctx,
+                        op.forward,
+                        step.xp,
+                        raws,
+                        step.switch,
+                    )
                 elif step.switch is None:
                     out = op.forward(step.xp, *raws)
                 else:
@@ -238,9 +270,11 @@ class GraphProgram:
                         out = op.forward(step.xp, *raws)
             except (ValueError, TypeError, IndexError) as err:
                 shapes = [r.shape for r in raws]
-                raise DLBookError(f'{step.node.op} (node '
-                                  f'{step.node.name!r}) failed on inputs '
-                                  f'of shapes {shapes}: {err}') from err
+                raise DLBookError(
+                    f'{step.node.op} (node '
+                    f'{step.node.name!r}) failed on inputs '
+                    f'of shapes {shapes}: {err}'
+                ) from err
             out_ctx = step.out_ctx
             if step.single:
                 if isinstance(out, (tuple, list)):
@@ -255,20 +289,22 @@ class GraphProgram:
                 tape.append((op, copies, meta))
             if track:
                 self.total_bytes += sum(
-                    values[s][0].nbytes for s in step.out_slots)
+                    values[s][0].nbytes for s in step.out_slots
+                )
                 self._account(values, tape, {}, inputs_memory)
             for s in step.release:
                 values[s] = None
         outputs = [values[s] for s in self.out_slots]
         if track and tape is not None:
-            tape.append(inputs_memory)       # read back by backward
+            tape.append(inputs_memory)  # read back by backward
         return outputs, tape
 
     def can_run_local(self, ctx):
         """Whether :meth:`run_local` may run this graph on ``ctx``: one
         device, dense arrays, no memory tracking."""
-        return (self.local_ctx is ctx and not self.sparse
-                and not self.track_memory)
+        return (
+            self.local_ctx is ctx and not self.sparse and not self.track_memory
+        )
 
     def _plan(self):
         """Each step as one flat tuple, read by :meth:`run_local` and
@@ -278,10 +314,17 @@ class GraphProgram:
         plan = self.__dict__.get('_flat_plan')
         if plan is None:
             plan = self._flat_plan = [
-                (step.cls, step.proto.__dict__, tuple(step.in_slots),
-                 step.out_slots[0] if step.single else None,
-                 tuple(step.out_slots), step.release, step.needs_rng)
-                for step in self.steps]
+                (
+                    step.cls,
+                    step.proto.__dict__,
+                    tuple(step.in_slots),
+                    step.out_slots[0] if step.single else None,
+                    tuple(step.out_slots),
+                    step.release,
+                    step.needs_rng,
+                )
+                for step in self.steps
+            ]
         return plan
 
     def run_local(self, raws, is_train, rng=None, keep=False):
@@ -301,8 +344,15 @@ class GraphProgram:
             values[slot] = raw
         tape = [] if keep else None
         new = _new
-        for k, (cls, attrs, ins, out_slot, out_slots, release,
-                needs_rng) in enumerate(self._plan()):
+        for k, (
+            cls,
+            attrs,
+            ins,
+            out_slot,
+            out_slots,
+            release,
+            needs_rng,
+        ) in enumerate(self._plan()):
             op = new(cls)
             op.__dict__.update(attrs)
             op.is_train = is_train
@@ -316,9 +366,11 @@ class GraphProgram:
             except (ValueError, TypeError, IndexError) as err:
                 step = self.steps[k]
                 shapes = [values[s].shape for s in ins]
-                raise DLBookError(f'{step.node.op} (node '
-                                  f'{step.node.name!r}) failed on inputs '
-                                  f'of shapes {shapes}: {err}') from err
+                raise DLBookError(
+                    f'{step.node.op} (node '
+                    f'{step.node.name!r}) failed on inputs '
+                    f'of shapes {shapes}: {err}'
+                ) from err
             if out_slot is not None:
                 if isinstance(out, (tuple, list)):
                     out = out[0]
@@ -329,8 +381,7 @@ class GraphProgram:
                 for s, o in zip(out_slots, out):
                     values[s] = o
                 if keep:
-                    tape.append((op, None, [(o.shape, o.dtype)
-                                            for o in out]))
+                    tape.append((op, None, [(o.shape, o.dtype) for o in out]))
             for s in release:
                 values[s] = None
         return [values[s] for s in self.out_slots], tape
@@ -350,8 +401,15 @@ class GraphProgram:
             ins = [values[s] for s in step.in_slots]
             try:
                 if _profile.ON:
-                    out = _profile.run(op.name, 'symbolic', step.ctx,
-                                       op.forward, step.xp, ins, step.switch)
+                    out = _profile.run(
+                        op.name,
+                        'symbolic',
+                        step.ctx,
+                        op.forward,
+                        step.xp,
+                        ins,
+                        step.switch,
+                    )
                 elif step.switch is None:
                     out = op.forward(step.xp, *ins)
                 else:
@@ -359,9 +417,11 @@ class GraphProgram:
                         out = op.forward(step.xp, *ins)
             except (ValueError, TypeError, IndexError) as err:
                 shapes = [x.shape for x in ins]
-                raise DLBookError(f'{step.node.op} (node '
-                                  f'{step.node.name!r}) failed on inputs '
-                                  f'of shapes {shapes}: {err}') from err
+                raise DLBookError(
+                    f'{step.node.op} (node '
+                    f'{step.node.name!r}) failed on inputs '
+                    f'of shapes {shapes}: {err}'
+                ) from err
             self.store_step_outputs(step, op, out, values, tape)
         return [values[s] for s in self.out_slots], tape
 
@@ -433,13 +493,19 @@ class GraphProgram:
         list of raw arrays or None, one per variable
         """
         if tape is None:
-            raise DLBookError('backward needs a forward pass with '
-                              'is_train=True first')
+            raise DLBookError(
+                'backward needs a forward pass with is_train=True first'
+            )
         track = self.track_memory and tape and isinstance(tape[-1], dict)
         local = self.local_ctx
-        if not track and local is not None and local._switch is None and \
-                not _profile.ON and not self.sparse and \
-                not any(entry[1] for entry in tape):    # no device copies
+        if (
+            not track
+            and local is not None
+            and local._switch is None
+            and not _profile.ON
+            and not self.sparse
+            and not any(entry[1] for entry in tape)
+        ):  # no device copies
             return self._backward_local(tape, out_grads, needed)
         if track:
             exclude = tape[-1]
@@ -453,7 +519,7 @@ class GraphProgram:
         for k in range(len(steps) - 1, -1, -1):
             step = steps[k]
             op, copies, meta = tape[k]
-            if not op.differentiable:       # zeros_like, argmax, sampling
+            if not op.differentiable:  # zeros_like, argmax, sampling
                 continue
             if needs is not None:
                 wanted = needs[k]
@@ -473,13 +539,20 @@ class GraphProgram:
                 for s in step.out_slots:
                     grads[s] = None
                 xp = step.xp
-                dys = [xp.zeros(shape, dtype) if dy is None else dy
-                       for dy, (shape, dtype) in zip(dys, meta)]
+                dys = [
+                    xp.zeros(shape, dtype) if dy is None else dy
+                    for dy, (shape, dtype) in zip(dys, meta)
+                ]
             if _profile.ON:
-                din = _profile.run('_backward_' + op.name.lstrip('_'),
-                                   'symbolic',
-                                   step.ctx, op.backward, step.xp, dys,
-                                   step.switch)
+                din = _profile.run(
+                    '_backward_' + op.name.lstrip('_'),
+                    'symbolic',
+                    step.ctx,
+                    op.backward,
+                    step.xp,
+                    dys,
+                    step.switch,
+                )
             elif step.switch is None:
                 din = op.backward(step.xp, *dys)
             else:
@@ -491,16 +564,15 @@ class GraphProgram:
                 din = list(din)
                 for position, copy in copies:
                     if din[position] is not None:
-                        din[position] = copy.backward(step.xp,
-                                                      din[position])
+                        din[position] = copy.backward(step.xp, din[position])
             for s, g in zip(step.in_slots, din):
                 if g is not None:
                     grads[s] = g if grads[s] is None else grads[s] + g
             if track:
-                self.total_bytes += sum(g.nbytes for g in din
-                                        if g is not None)
-                self._account((), tape[:k], [g for g in grads
-                                             if g is not None], exclude)
+                self.total_bytes += sum(g.nbytes for g in din if g is not None)
+                self._account(
+                    (), tape[:k], [g for g in grads if g is not None], exclude
+                )
         return [grads[s] for s in self.var_slots]
 
     def _backward_local(self, tape, out_grads, needed):
@@ -517,7 +589,7 @@ class GraphProgram:
         plan = self._plan()
         for k in range(len(plan) - 1, -1, -1):
             op, _, meta = tape[k]
-            if not op.differentiable:       # zeros_like, argmax, sampling
+            if not op.differentiable:  # zeros_like, argmax, sampling
                 continue
             if needs is not None:
                 wanted = needs[k]
@@ -537,9 +609,13 @@ class GraphProgram:
                     continue
                 for s in out_slots:
                     grads[s] = None
-                din = op.backward(xp, *[
-                    xp.zeros(shape, dtype) if dy is None else dy
-                    for dy, (shape, dtype) in zip(dys, meta)])
+                din = op.backward(
+                    xp,
+                    *[
+                        xp.zeros(shape, dtype) if dy is None else dy
+                        for dy, (shape, dtype) in zip(dys, meta)
+                    ],
+                )
             if not isinstance(din, (tuple, list)):
                 if din is not None:
                     s = ins[0]

@@ -61,8 +61,11 @@ def _sparse_op(step, raws):
     name = step.node.op
     if name in ALWAYS_SPARSE:
         op = step.cls(**step.node.attrs)
-    elif name in SPARSE_TWINS and any(is_sparse(r) for r in raws) and \
-            (name != 'slice' or sp_ops.is_csr(raws[0])):
+    elif (
+        name in SPARSE_TWINS
+        and any(is_sparse(r) for r in raws)
+        and (name != 'slice' or sp_ops.is_csr(raws[0]))
+    ):
         op = SPARSE_TWINS[name](**_twin_attrs(name, step.node.attrs))
     else:
         return None
@@ -72,8 +75,10 @@ def _sparse_op(step, raws):
 
 def _twin_attrs(name, attrs):
     if name == 'slice':
-        return {'begin': tuple(attrs.get('begin', ())),
-                'end': tuple(attrs.get('end', ()))}
+        return {
+            'begin': tuple(attrs.get('begin', ())),
+            'end': tuple(attrs.get('end', ())),
+        }
     if name == '_mul_scalar':
         return {'scalar': attrs.get('scalar', 1.0)}
     return dict(attrs)
@@ -90,9 +95,11 @@ def forward(program, inputs, is_train, rng=None, keep=None):
         keep = is_train
     ctx = program.local_ctx
     if ctx is None or any(c is not ctx for _, c in inputs):
-        raise DLBookError('sparse arrays in a graph run on one device only '
-                          '(no group2ctx); bind every argument on the '
-                          'executor\'s context')
+        raise DLBookError(
+            'sparse arrays in a graph run on one device only '
+            '(no group2ctx); bind every argument on the '
+            'executor\'s context'
+        )
     values = [None] * program.num_slots
     for slot, (raw, _) in zip(program.var_slots, inputs):
         values[slot] = raw
@@ -120,14 +127,17 @@ def forward(program, inputs, is_train, rng=None, keep=None):
                     out = run.forward(xp, *raws)
         except (ValueError, TypeError, IndexError) as err:
             shapes = [r.shape for r in raws]
-            raise DLBookError(f'{step.node.op} (node {step.node.name!r}) '
-                              f'failed on inputs of shapes {shapes}: '
-                              f'{err}') from err
+            raise DLBookError(
+                f'{step.node.op} (node {step.node.name!r}) '
+                f'failed on inputs of shapes {shapes}: '
+                f'{err}'
+            ) from err
         program.store_step_outputs(step, op, out, values, tape)
     return [(values[s], ctx) for s in program.out_slots], tape
 
 
 # ------------------------------------------------------ bind-time inference
+
 
 def _node_stype(node, index, arg_stype):
     """Storage of output ``index`` of ``node`` (forward inference, enough
@@ -168,7 +178,8 @@ def storage_types(symbol, arg_stype):
     for name in symbol.list_arguments():
         found = uses.get(name, [])
         sparse = bool(found) and all(
-            _sparse_grad_use(node, pos, arg_stype) for node, pos in found)
+            _sparse_grad_use(node, pos, arg_stype) for node, pos in found
+        )
         grads[name] = 'row_sparse' if sparse else 'default'
     return grads
 
@@ -179,7 +190,10 @@ def _sparse_grad_use(node, position, arg_stype):
         return position == 1 and bool(attrs.get('sparse_grad', False))
     if node.op == 'dot':
         lhs, i = node.inputs[0]
-        return (position == 1 and not attrs.get('transpose_a', False) and
-                not attrs.get('transpose_b', False) and
-                _node_stype(lhs, i, arg_stype) == 'csr')
+        return (
+            position == 1
+            and not attrs.get('transpose_a', False)
+            and not attrs.get('transpose_b', False)
+            and _node_stype(lhs, i, arg_stype) == 'csr'
+        )
     return False

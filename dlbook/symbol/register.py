@@ -16,8 +16,7 @@ from .symbol import HIDDEN_KEYS, Node, Symbol, Variable, stored_attrs
 __all__ = ['make_function', 'make_node']
 
 
-def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
-              named=None):
+def make_node(op_name, inputs, attrs, name, attr=None, hint=None, named=None):
     """Create the node for one operator call; return its Symbol.
 
     ``inputs`` are Symbols for variadic operators; ``named`` maps input
@@ -40,9 +39,12 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
         sources = list(inputs)
         # named inputs beyond those given (UpSampling's bilinear weight)
         # become variables, as for other operators
-        for input_name in op.list_inputs()[len(sources):]:
-            sources.append(_auto_variable(f'{name}_{input_name}', op,
-                                          input_name, inherited))
+        for input_name in op.list_inputs()[len(sources) :]:
+            sources.append(
+                _auto_variable(
+                    f'{name}_{input_name}', op, input_name, inherited
+                )
+            )
     else:
         named = dict(named or {})
         if inputs:
@@ -51,18 +53,22 @@ def make_node(op_name, inputs, attrs, name, attr=None, hint=None,
         for input_name in op.list_inputs():
             given = named.get(input_name)
             if given is None:
-                given = _auto_variable(f'{name}_{input_name}', op,
-                                       input_name, inherited)
+                given = _auto_variable(
+                    f'{name}_{input_name}', op, input_name, inherited
+                )
             sources.append(given)
     edges = []
     for s in sources:
         if not isinstance(s, Symbol):
-            raise DLBookError(f'{cls.name}: inputs must be Symbols, got '
-                              f'{type(s).__name__}')
+            raise DLBookError(
+                f'{cls.name}: inputs must be Symbols, got {type(s).__name__}'
+            )
         if len(s._outputs) != 1:
-            raise DLBookError(f'{cls.name}: input {s} has '
-                              f'{len(s._outputs)} outputs; pick one with '
-                              f'[i]')
+            raise DLBookError(
+                f'{cls.name}: input {s} has '
+                f'{len(s._outputs)} outputs; pick one with '
+                f'[i]'
+            )
         edges.append(s._outputs[0])
     # only the attributes given are stored, as MXNet's JSON does
     node = Node(cls.name, name, attrs=attrs, inputs=edges, extra=extra)
@@ -82,10 +88,18 @@ def make_function(cls, func_name):
     """Build the ``sym.<func_name>`` function for operator ``cls``."""
 
     def function(*args, name=None, attr=None, **kwargs):
-        named, positional, attrs = split_arguments(cls, args, kwargs,
-                                                   input_type=Symbol)
-        return make_node(cls.name, positional, attrs, name, attr,
-                         hint=func_name, named=named)
+        named, positional, attrs = split_arguments(
+            cls, args, kwargs, input_type=Symbol
+        )
+        return make_node(
+            cls.name,
+            positional,
+            attrs,
+            name,
+            attr,
+            hint=func_name,
+            named=named,
+        )
 
     function.__name__ = func_name
     function.__qualname__ = func_name

@@ -25,23 +25,87 @@ from .register import make_function
 
 # MXNet 1.9.1's mx.sym.sparse names (those dlbook's sym has)
 _NAMES = (
-    'ElementWiseSum', 'Embedding', 'FullyConnected',
-    'LinearRegressionOutput', 'LogisticRegressionOutput',
-    'MAERegressionOutput', 'abs', 'adagrad_update', 'adam_update', 'add_n',
-    'arccos', 'arccosh', 'arcsin', 'arcsinh', 'arctan', 'arctanh',
-    'broadcast_add', 'broadcast_div', 'broadcast_minus', 'broadcast_mul',
-    'broadcast_plus', 'broadcast_sub', 'cast_storage', 'cbrt', 'ceil',
-    'clip', 'concat', 'cos', 'cosh', 'degrees', 'dot', 'elemwise_add',
-    'elemwise_div', 'elemwise_mul', 'elemwise_sub', 'exp', 'expm1', 'fix',
-    'floor', 'ftrl_update', 'gamma', 'gammaln', 'log', 'log10', 'log1p',
-    'log2', 'make_loss', 'mean', 'negative', 'norm', 'radians', 'relu',
-    'rint', 'round', 'rsqrt', 'sgd_mom_update', 'sgd_update', 'sigmoid',
-    'sign', 'sin', 'sinh', 'slice', 'sqrt', 'square', 'stop_gradient',
-    'sum', 'tan', 'tanh', 'trunc', 'where', 'zeros_like')
+    'ElementWiseSum',
+    'Embedding',
+    'FullyConnected',
+    'LinearRegressionOutput',
+    'LogisticRegressionOutput',
+    'MAERegressionOutput',
+    'abs',
+    'adagrad_update',
+    'adam_update',
+    'add_n',
+    'arccos',
+    'arccosh',
+    'arcsin',
+    'arcsinh',
+    'arctan',
+    'arctanh',
+    'broadcast_add',
+    'broadcast_div',
+    'broadcast_minus',
+    'broadcast_mul',
+    'broadcast_plus',
+    'broadcast_sub',
+    'cast_storage',
+    'cbrt',
+    'ceil',
+    'clip',
+    'concat',
+    'cos',
+    'cosh',
+    'degrees',
+    'dot',
+    'elemwise_add',
+    'elemwise_div',
+    'elemwise_mul',
+    'elemwise_sub',
+    'exp',
+    'expm1',
+    'fix',
+    'floor',
+    'ftrl_update',
+    'gamma',
+    'gammaln',
+    'log',
+    'log10',
+    'log1p',
+    'log2',
+    'make_loss',
+    'mean',
+    'negative',
+    'norm',
+    'radians',
+    'relu',
+    'rint',
+    'round',
+    'rsqrt',
+    'sgd_mom_update',
+    'sgd_update',
+    'sigmoid',
+    'sign',
+    'sin',
+    'sinh',
+    'slice',
+    'sqrt',
+    'square',
+    'stop_gradient',
+    'sum',
+    'tan',
+    'tanh',
+    'trunc',
+    'where',
+    'zeros_like',
+)
 
 # the same functions ``sym.<name>`` is (made from the same registry)
-globals().update({name: make_function(REGISTRY[name], name)
-                  for name in _NAMES if name in REGISTRY})
+globals().update(
+    {
+        name: make_function(REGISTRY[name], name)
+        for name in _NAMES
+        if name in REGISTRY
+    }
+)
 __all__ = ['retain'] + sorted(n for n in _NAMES if n in REGISTRY)
 
 retain = make_function(SparseRetain, 'retain')

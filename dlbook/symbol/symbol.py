@@ -12,12 +12,27 @@ import copy
 from .. import attribute
 from ..base import DLBookError, dtype_name
 from . import json_io
-from .node import (HIDDEN_KEYS, Node, _aux_variable_ids,  # noqa: F401
-                   _with_plain_names, hidden_key, json_attr, stored_attrs,
-                   topological_nodes)
+from .node import (  # noqa: F401
+    HIDDEN_KEYS,
+    Node,
+    _aux_variable_ids,
+    _with_plain_names,
+    hidden_key,
+    json_attr,
+    stored_attrs,
+    topological_nodes,
+)
 
-__all__ = ['Symbol', 'Variable', 'var', 'Group', 'load_json', 'Node',
-           'HIDDEN_KEYS', 'hidden_key']
+__all__ = [
+    'Symbol',
+    'Variable',
+    'var',
+    'Group',
+    'load_json',
+    'Node',
+    'HIDDEN_KEYS',
+    'hidden_key',
+]
 
 
 class Symbol:
@@ -55,20 +70,25 @@ class Symbol:
 
     def __getitem__(self, index):
         if isinstance(index, str):
-            matches = [i for i, n in enumerate(self.list_outputs())
-                       if n == index]
+            matches = [
+                i for i, n in enumerate(self.list_outputs()) if n == index
+            ]
             if len(matches) > 1:
-                raise ValueError(f'There are multiple outputs with name '
-                                 f'"{index}"')
+                raise ValueError(
+                    f'There are multiple outputs with name "{index}"'
+                )
             if not matches:
-                raise ValueError(f'Cannot find output that matches name '
-                                 f'"{index}"')
+                raise ValueError(
+                    f'Cannot find output that matches name "{index}"'
+                )
             index = matches[0]
         if isinstance(index, slice):
             return Symbol(self._outputs[index])
         if not -len(self._outputs) <= index < len(self._outputs):
-            raise IndexError(f'symbol has {len(self._outputs)} output(s), '
-                             f'index {index} is out of range')
+            raise IndexError(
+                f'symbol has {len(self._outputs)} output(s), '
+                f'index {index} is out of range'
+            )
         return Symbol([self._outputs[index]])
 
     def __copy__(self):
@@ -79,8 +99,7 @@ class Symbol:
         or composing it leaves this one untouched (as in MXNet)."""
         new = {}
         for node in self._nodes():
-            twin = Node(node.op, node.name, attrs=node.attrs,
-                        extra=node.extra)
+            twin = Node(node.op, node.name, attrs=node.attrs, extra=node.extra)
             twin.inputs = [(new[id(c)], i) for c, i in node.inputs]
             new[id(node)] = twin
         return Symbol([(new[id(n)], i) for n, i in self._outputs])
@@ -131,9 +150,11 @@ class Symbol:
     def list_attr(self, recursive=False):
         """Attributes of the output node (all nodes with ``recursive``)."""
         if recursive:
-            raise DeprecationWarning('Symbol.list_attr with recursive=True '
-                                     'has been deprecated. Please use '
-                                     'attr_dict instead.')
+            raise DeprecationWarning(
+                'Symbol.list_attr with recursive=True '
+                'has been deprecated. Please use '
+                'attr_dict instead.'
+            )
         node = self._outputs[0][0]
         found = {k: json_attr(v) for k, v in node.attrs.items()}
         found.update(node.extra)
@@ -165,8 +186,10 @@ class Symbol:
 
     def _compose(self, *args, name=None, **kwargs):
         if args and kwargs:
-            raise TypeError('compose only accept input Symbols either as '
-                            'positional or keyword arguments, not both')
+            raise TypeError(
+                'compose only accept input Symbols either as '
+                'positional or keyword arguments, not both'
+            )
         for value in list(args) + list(kwargs.values()):
             if not isinstance(value, Symbol):
                 raise TypeError('Compose expect `Symbol` as arguments')
@@ -176,14 +199,17 @@ class Symbol:
         replace.update(kwargs)
         for key, value in replace.items():
             if key not in variables:
-                raise DLBookError(f'cannot compose: {self} has no variable '
-                                  f'{key!r}; arguments are {arguments}')
+                raise DLBookError(
+                    f'cannot compose: {self} has no variable '
+                    f'{key!r}; arguments are {arguments}'
+                )
             if len(value._outputs) != 1:
                 raise DLBookError('cannot compose with a grouped symbol')
         swap = {id(variables[k]): v._outputs[0] for k, v in replace.items()}
         for node in self._nodes():
-            node.inputs = [swap.get(id(child), (child, i))
-                           for child, i in node.inputs]
+            node.inputs = [
+                swap.get(id(child), (child, i)) for child, i in node.inputs
+            ]
         self._outputs = [swap.get(id(n), (n, i)) for n, i in self._outputs]
 
     # -- arithmetic ----------------------------------------------------------
@@ -198,6 +224,7 @@ class Symbol:
         # MXNet: a Symbol has no truth value (it is not computed until
         # bound to arrays)
         from ..base import NotImplementedForSymbol
+
         raise NotImplementedForSymbol(self.__bool__, 'bool')
 
     # -- shapes, types, serialisation, binding -------------------------------
@@ -205,23 +232,27 @@ class Symbol:
         """Shapes of arguments, outputs and auxiliary states from the
         known input shapes: ``(arg_shapes, out_shapes, aux_shapes)``."""
         from .infer import infer_shape
+
         return infer_shape(self, args, kwargs, partial=False)
 
     def infer_shape_partial(self, *args, **kwargs):
         """Like :meth:`infer_shape`, but returns what it can (unknown
         shapes are ``()``) instead of None."""
         from .infer import infer_shape
+
         return infer_shape(self, args, kwargs, partial=True)
 
     def infer_type(self, *args, **kwargs):
         """dtypes of arguments, outputs and auxiliary states."""
         from .infer import infer_type
+
         return infer_type(self, args, kwargs)
 
     def infer_type_partial(self, *args, **kwargs):
         """Like :meth:`infer_type`, but unknown dtypes are None in the
         lists instead of the whole answer being None."""
         from .infer import infer_type
+
         return infer_type(self, args, kwargs, partial=True)
 
     def tojson(self):
@@ -231,33 +262,61 @@ class Symbol:
     def save(self, fname, remove_amp_cast=True):
         """Write :meth:`tojson` to ``fname`` (atomically)."""
         from .._atomic import atomic_write
+
         with atomic_write(fname, 'w') as f:
             f.write(self.tojson())
 
-    def simple_bind(self, ctx, grad_req='write', type_dict=None,
-                    stype_dict=None, group2ctx=None, shared_arg_names=None,
-                    shared_exec=None, shared_buffer=None, **kwargs):
+    def simple_bind(
+        self,
+        ctx,
+        grad_req='write',
+        type_dict=None,
+        stype_dict=None,
+        group2ctx=None,
+        shared_arg_names=None,
+        shared_exec=None,
+        shared_buffer=None,
+        **kwargs,
+    ):
         """Allocate arrays from input shapes and return an Executor."""
         # The one import from a layer above: binding hands the graph to
         # the Executor, which runs NDArrays.  MXNet's Symbol is the same
         # facade; the Executor itself knows nothing of this class.
         from ..executor import simple_bind
-        return simple_bind(self, ctx, grad_req=grad_req,
-                           type_dict=type_dict, stype_dict=stype_dict,
-                           group2ctx=group2ctx,
-                           shared_exec=shared_exec, shapes=kwargs)
 
-    def bind(self, ctx, args, args_grad=None, grad_req='write',
-             aux_states=None, group2ctx=None, shared_exec=None):
+        return simple_bind(
+            self,
+            ctx,
+            grad_req=grad_req,
+            type_dict=type_dict,
+            stype_dict=stype_dict,
+            group2ctx=group2ctx,
+            shared_exec=shared_exec,
+            shapes=kwargs,
+        )
+
+    def bind(
+        self,
+        ctx,
+        args,
+        args_grad=None,
+        grad_req='write',
+        aux_states=None,
+        group2ctx=None,
+        shared_exec=None,
+    ):
         """Return an Executor using the given argument arrays."""
         from ..executor import Executor
-        return Executor(self, ctx, args, args_grad, grad_req, aux_states,
-                        group2ctx)
+
+        return Executor(
+            self, ctx, args, args_grad, grad_req, aux_states, group2ctx
+        )
 
     def eval(self, ctx=None, **kwargs):
         """Evaluate with the given input arrays; returns a list of
         NDArrays."""
         from ..context import current_context
+
         exe = self.bind(ctx or current_context(), kwargs)
         return exe.forward()
 
@@ -282,8 +341,17 @@ class Symbol:
 _SPECIAL_ATTRS = ('shape', 'dtype', 'lr_mult', 'wd_mult', 'init', 'stype')
 
 
-def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None,
-             dtype=None, init=None, stype=None, **kwargs):
+def Variable(
+    name,
+    attr=None,
+    shape=None,
+    lr_mult=None,
+    wd_mult=None,
+    dtype=None,
+    init=None,
+    stype=None,
+    **kwargs,
+):
     """A named input of a graph (data, label or parameter).
 
     Parameters
@@ -310,20 +378,24 @@ def Variable(name, attr=None, shape=None, lr_mult=None, wd_mult=None,
     if dtype is not None:
         # MXNet stores the type flag (0 = float32) as a string
         from ..base import DTYPE_TO_FLAG
+
         extra['__dtype__'] = str(DTYPE_TO_FLAG[dtype_name(dtype)])
     if init is not None:
         extra['__init__'] = init if isinstance(init, str) else init.dumps()
     if stype is not None:
         # MXNet stores the storage-type id: default 0, row_sparse 1, csr 2
         from ..ops.sparse import stype_id
+
         extra['__storage_type__'] = str(stype_id(stype))
     for key, value in kwargs.items():
         if key.startswith('__') and key.endswith('__'):
             extra[key] = str(value)
         else:
-            raise ValueError(f'Attribute name={key} is not supported. '
-                             f'Additional attributes must start and end '
-                             f'with double underscores, e.g, __yourattr__')
+            raise ValueError(
+                f'Attribute name={key} is not supported. '
+                f'Additional attributes must start and end '
+                f'with double underscores, e.g, __yourattr__'
+            )
     return Symbol([(Node(None, name, extra=extra), 0)])
 
 

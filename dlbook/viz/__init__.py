@@ -28,8 +28,8 @@ one, and the shapes that flow through it), ``network`` (plot_network),
 ``summary`` (print_summary) and ``tape`` (plot_tape).
 """
 
-from .network import PALETTE, WEIGHT_SUFFIXES, plot_network  # noqa: F401
-from .summary import print_summary  # noqa: F401
-from .tape import plot_tape  # noqa: F401
+from .network import PALETTE, WEIGHT_SUFFIXES, plot_network
+from .summary import print_summary
+from .tape import plot_tape
 
 __all__ = ['plot_network', 'print_summary', 'plot_tape']

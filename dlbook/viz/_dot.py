@@ -10,7 +10,8 @@ import re
 
 INSTALL_DOT_HINT = (
     'Install the `dot` program (Debian/Ubuntu: `apt-get install '
-    'graphviz`; conda: `conda install graphviz`) to draw this graph.')
+    'graphviz`; conda: `conda install graphviz`) to draw this graph.'
+)
 
 
 def _import_graphviz():
@@ -23,7 +24,8 @@ def _import_graphviz():
             'Draw network requires graphviz library: install the Python '
             'package with `pip install graphviz` (and, to render the '
             'pictures, the `dot` program: `apt-get install graphviz` or '
-            '`conda install graphviz`)') from err
+            '`conda install graphviz`)'
+        ) from err
     return graphviz
 
 
@@ -52,9 +54,11 @@ def _missing_dot_bundle(source):
     """What a notebook shows when ``dot`` is missing: the install hint
     and the DOT source, as text and as Markdown."""
     plain = f'{INSTALL_DOT_HINT}\nDOT source:\n{source}'
-    markdown = (f'**graphviz: the `dot` program was not found.** '
-                f'{INSTALL_DOT_HINT}\n\nDOT source:\n\n```dot\n'
-                f'{source}```\n')
+    markdown = (
+        f'**graphviz: the `dot` program was not found.** '
+        f'{INSTALL_DOT_HINT}\n\nDOT source:\n\n```dot\n'
+        f'{source}```\n'
+    )
     return {'text/plain': plain, 'text/markdown': markdown}
 
 
@@ -88,8 +92,9 @@ def _digraph_class():
 
         def __repr__(self):
             nodes, edges = _count_nodes_and_edges(self.body)
-            return (f'<Digraph {self.name!r} with {nodes} nodes and '
-                    f'{edges} edges>')
+            return (
+                f'<Digraph {self.name!r} with {nodes} nodes and {edges} edges>'
+            )
 
         def _repr_image_svg_xml(self):
             return self.pipe(format='svg', encoding='utf-8', quiet=True)
@@ -102,8 +107,9 @@ def _digraph_class():
 
         def _repr_mimebundle_(self, include=None, exclude=None, **kwargs):
             try:
-                return super()._repr_mimebundle_(include=include,
-                                                 exclude=exclude, **kwargs)
+                return super()._repr_mimebundle_(
+                    include=include, exclude=exclude, **kwargs
+                )
             except graphviz.ExecutableNotFound:
                 return _missing_dot_bundle(self.source)
 

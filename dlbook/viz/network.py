@@ -9,12 +9,29 @@ from ._graph import _as_symbol, _entry_tables, _str2tuple
 
 #: MXNet's colour map: inputs, weight layers, activations, BatchNorm,
 #: pooling, shape ops, softmax, everything else.
-PALETTE = ('#8dd3c7', '#fb8072', '#ffffb3', '#bebada', '#80b1d3',
-           '#fdb462', '#b3de69', '#fccde5')
+PALETTE = (
+    '#8dd3c7',
+    '#fb8072',
+    '#ffffb3',
+    '#bebada',
+    '#80b1d3',
+    '#fdb462',
+    '#b3de69',
+    '#fccde5',
+)
 
 #: Variables with these endings are parameters, hidden by ``hide_weights``.
-WEIGHT_SUFFIXES = ('_weight', '_bias', '_beta', '_gamma', '_moving_var',
-                   '_moving_mean', '_running_var', '_running_mean')
+WEIGHT_SUFFIXES = (
+    '_weight',
+    '_bias',
+    '_beta',
+    '_gamma',
+    '_moving_var',
+    '_moving_mean',
+    '_running_var',
+    '_running_mean',
+)
+
 
 def _join(value):
     """``'(5, 5)'`` -> ``'5x5'``, as MXNet writes kernels and strides."""
@@ -24,16 +41,20 @@ def _join(value):
 def _convolution_label(attrs):
     stride = attrs.get('stride')
     return 'Convolution\n{}/{}, {}'.format(
-        _join(attrs['kernel']), _join(stride) if stride else '1',
-        attrs['num_filter'])
+        _join(attrs['kernel']),
+        _join(stride) if stride else '1',
+        attrs['num_filter'],
+    )
 
 
 def _pooling_label(attrs):
     kernel, stride = attrs.get('kernel'), attrs.get('stride')
     # MXNet's own default pool type when the attribute was not given
     return 'Pooling\n{}, {}/{}'.format(
-        attrs.get('pool_type', 'max'), _join(kernel) if kernel else '[]',
-        _join(stride) if stride else '1')
+        attrs.get('pool_type', 'max'),
+        _join(kernel) if kernel else '[]',
+        _join(stride) if stride else '1',
+    )
 
 
 #: How MXNet draws an operator node: ``op -> (index into PALETTE, label
@@ -62,12 +83,12 @@ def _node_style(node, node_attr):
     op, attrs = node['op'], node.get('attrs', {})
     style = copy.deepcopy(node_attr)
     if op == 'null':
-        style['shape'] = 'oval'            # inputs get their own shape
+        style['shape'] = 'oval'  # inputs get their own shape
         style['fillcolor'] = PALETTE[0]
         return node['name'], style
     colour, label_of = NODE_STYLES.get(op, (OTHER_COLOUR, None))
     style['fillcolor'] = PALETTE[colour]
-    if op == 'Custom':                     # a user's operator: its type
+    if op == 'Custom':  # a user's operator: its type
         return attrs['op_type'], style
     return (label_of(attrs) if label_of else node['name']), style
 
@@ -80,14 +101,24 @@ def _warn_repeated_names(nodes):
             if name in seen and name not in repeated:
                 repeated.append(name)
             seen.add(name)
-        warnings.warn('There are multiple variables with the same name in '
-                      'your graph, this may result in cyclic graph. '
-                      'Repeated names: ' + ','.join(repeated),
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            'There are multiple variables with the same name in '
+            'your graph, this may result in cyclic graph. '
+            'Repeated names: ' + ','.join(repeated),
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
 
-def plot_network(symbol, title='plot', save_format='pdf', shape=None,
-                 dtype=None, node_attrs={}, hide_weights=True):
+def plot_network(
+    symbol,
+    title='plot',
+    save_format='pdf',
+    shape=None,
+    dtype=None,
+    node_attrs={},
+    hide_weights=True,
+):
     """Draw a computation graph with graphviz, as MXNet 1.x does.
 
     Operators are filled boxes coloured by kind (weight layers red,
@@ -139,17 +170,27 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None,
     >>> dot = mx.viz.plot_network(net, shape={'data': (100, 200)},
     ...                           node_attrs={'fixedsize': 'false'})
     """
-    digraph_class = _digraph_class()     # fails early without graphviz
-    symbol, shape = _as_symbol(symbol, shape, dtype, 'plot_network',
-                               'symbol must be a Symbol')
-    shape_of = _entry_tables(symbol, shape=shape) if shape is not None \
+    digraph_class = _digraph_class()  # fails early without graphviz
+    symbol, shape = _as_symbol(
+        symbol, shape, dtype, 'plot_network', 'symbol must be a Symbol'
+    )
+    shape_of = (
+        _entry_tables(symbol, shape=shape) if shape is not None else None
+    )
+    type_of = (
+        _entry_tables(symbol, dtype=dtype, message='Input type')
+        if dtype is not None
         else None
-    type_of = _entry_tables(symbol, dtype=dtype, message='Input type') \
-        if dtype is not None else None
+    )
     nodes = json.loads(symbol.tojson())['nodes']
     _warn_repeated_names(nodes)
-    node_attr = {'shape': 'box', 'fixedsize': 'true', 'width': '1.3',
-                 'height': '0.8034', 'style': 'filled'}
+    node_attr = {
+        'shape': 'box',
+        'fixedsize': 'true',
+        'width': '1.3',
+        'height': '0.8034',
+        'style': 'filled',
+    }
     node_attr.update(node_attrs)
     dot = digraph_class(name=title, format=save_format)
 
@@ -169,7 +210,7 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None,
             continue
         inputs = node['inputs']
         if node['op'] == '_contrib_BilinearResize2D':
-            inputs = inputs[:1]             # as MXNet: data only
+            inputs = inputs[:1]  # as MXNet: data only
         for source, out_index, _ in inputs:
             source_name = nodes[source]['name']
             if source_name in hidden:
@@ -179,10 +220,12 @@ def plot_network(symbol, title='plot', save_format='pdf', shape=None,
             edge = {'dir': 'back', 'arrowtail': 'open', 'label': ''}
             if shape_of is not None:
                 edge['label'] = 'x'.join(
-                    str(n) for n in shape_of[(source, out_index)][1:])
-            if type_of is not None and \
-                    type_of.get((source, out_index)) is not None:
-                edge['label'] += \
-                    f'({type_of[(source, out_index)].__name__})'
+                    str(n) for n in shape_of[(source, out_index)][1:]
+                )
+            if (
+                type_of is not None
+                and type_of.get((source, out_index)) is not None
+            ):
+                edge['label'] += f'({type_of[(source, out_index)].__name__})'
             dot.edge(tail_name=node['name'], head_name=source_name, **edge)
     return dot

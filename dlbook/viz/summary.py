@@ -37,8 +37,9 @@ def _learned_counts(symbol, entry_shapes):
     return counts
 
 
-def print_summary(symbol, shape=None, line_length=120,
-                  positions=[.44, .64, .74, 1.]):
+def print_summary(
+    symbol, shape=None, line_length=120, positions=[0.44, 0.64, 0.74, 1.0]
+):
     """Print a table of the layers of a graph, as MXNet 1.x does.
 
     Each operator gets a row: ``name(type)``, its output shape without the
@@ -93,8 +94,9 @@ def print_summary(symbol, shape=None, line_length=120,
     Total params: 7850
     ________________________________________________________________________
     """
-    symbol, shape = _as_symbol(symbol, shape, None, 'print_summary',
-                               'symbol must be Symbol')
+    symbol, shape = _as_symbol(
+        symbol, shape, None, 'print_summary', 'symbol must be Symbol'
+    )
     shape_dict = None
     internals = symbol.get_internals()
     if shape is not None:
@@ -104,9 +106,13 @@ def print_summary(symbol, shape=None, line_length=120,
         shape_dict = dict(zip(internals.list_outputs(), out_shapes))
     else:
         _, out_shapes, _ = internals.infer_shape_partial()
-    learned = _learned_counts(symbol, {
-        (id(node), i): found
-        for (node, i), found in zip(internals._outputs, out_shapes)})
+    learned = _learned_counts(
+        symbol,
+        {
+            (id(node), i): found
+            for (node, i), found in zip(internals._outputs, out_shapes)
+        },
+    )
 
     def out_shape_of(key):
         return None if shape_dict is None else shape_dict.get(key)
@@ -121,8 +127,9 @@ def print_summary(symbol, shape=None, line_length=120,
         positions = [int(line_length * p) for p in positions]
 
     def key_of(node):
-        return node['name'] + '_output' if node['op'] != 'null' \
-            else node['name']
+        return (
+            node['name'] + '_output' if node['op'] != 'null' else node['name']
+        )
 
     def summarize(k, node, out_shape):
         previous = []
@@ -132,21 +139,29 @@ def print_summary(symbol, shape=None, line_length=120,
                 if source_node['op'] != 'null' or source in heads:
                     previous.append(source_node['name'])
         params = learned.get(k, 0)
-        _print_row([f'{node["name"]}({node["op"]})',
-                    'x'.join(str(n) for n in out_shape), params,
-                    previous[0] if previous else ''], positions)
+        _print_row(
+            [
+                f'{node["name"]}({node["op"]})',
+                'x'.join(str(n) for n in out_shape),
+                params,
+                previous[0] if previous else '',
+            ],
+            positions,
+        )
         for name in previous[1:]:
             _print_row(['', '', '', name], positions)
         return params
 
     print('_' * line_length)
-    _print_row(['Layer (type)', 'Output Shape', 'Param #',
-                'Previous Layer'], positions)
+    _print_row(
+        ['Layer (type)', 'Output Shape', 'Param #', 'Previous Layer'],
+        positions,
+    )
     print('=' * line_length)
     total = 0
     for i, node in enumerate(nodes):
         if node['op'] == 'null' and i > 0:
-            continue          # parameters are counted with their layer
+            continue  # parameters are counted with their layer
         out_shape = []
         if node['op'] != 'null' or i in heads:
             found = out_shape_of(key_of(node))

@@ -39,26 +39,30 @@ VARIABLE_COLOR = '#8dd3c7'
 CONSTANT_COLOR = '#eeeeee'
 HEAD_COLOR = '#ffffb3'
 
-MAX_ATTRS = 4            # attribute lines per operator box
-MAX_ATTR_CHARS = 24      # characters per attribute value
+MAX_ATTRS = 4  # attribute lines per operator box
+MAX_ATTR_CHARS = 24  # characters per attribute value
 
 _FREED = (
     'plot_tape: the autograd graph of this array was freed by backward(), '
     'which releases the tape to save memory. Call mx.viz.plot_tape(y) '
     'before y.backward(), or use y.backward(retain_graph=True) to keep the '
-    'graph (and then the drawing also shows the gradients).')
+    'graph (and then the drawing also shows the gradients).'
+)
 
 _NOT_RECORDED = (
     'plot_tape: this array is not on the autograd tape, so there is no '
     'graph to draw. Compute it inside `with autograd.record():` from '
-    'arrays that need a gradient (call x.attach_grad() first).')
+    'arrays that need a gradient (call x.attach_grad() first).'
+)
 
 
 def _heads(y):
     heads = [y] if isinstance(y, NDArray) else list(y)
     if not heads or not all(isinstance(h, NDArray) for h in heads):
-        raise TypeError(f'plot_tape expects an NDArray or a list of '
-                        f'NDArrays, got {type(y).__name__}')
+        raise TypeError(
+            f'plot_tape expects an NDArray or a list of '
+            f'NDArrays, got {type(y).__name__}'
+        )
     for head in heads:
         if head._node is None and head._grad_req is None:
             raise DLBookError(_NOT_RECORDED)
@@ -69,8 +73,9 @@ def _tape_nodes(heads):
     """Tape nodes reachable from ``heads``, inputs before consumers, in
     drawing order.  A freed node has lost its inputs, so the graph cannot
     be drawn: say so instead of drawing half of it."""
-    return autograd._topological_order(heads, freed_error=_FREED,
-                                       left_to_right=True)
+    return autograd._topological_order(
+        heads, freed_error=_FREED, left_to_right=True
+    )
 
 
 def _array_key(x):
@@ -87,11 +92,11 @@ def _name_table(names):
     table = {}
     for name, value in (names or {}).items():
         arrays = [value]
-        if hasattr(value, 'list_data'):             # a gluon Parameter
+        if hasattr(value, 'list_data'):  # a gluon Parameter
             try:
                 arrays = value.list_data()
             except DLBookError:
-                continue                            # not initialized yet
+                continue  # not initialized yet
         for x in arrays:
             table[_array_key(x)] = str(name)
     return table
@@ -117,8 +122,7 @@ def _array_label(x, name, show_grads):
     elif x._node is None:
         lines.append('variable' if is_variable else 'constant')
     shape = str(tuple(x.shape))
-    dtype = x.dtype.__name__ if hasattr(x.dtype, '__name__') \
-        else str(x.dtype)
+    dtype = x.dtype.__name__ if hasattr(x.dtype, '__name__') else str(x.dtype)
     lines.append(shape if dtype == 'float32' else f'{shape} {dtype}')
     if x.size == 1:
         lines.append(f'value={_scalar(x):.4g}')
@@ -130,7 +134,7 @@ def _array_label(x, name, show_grads):
 def _short(value):
     text = str(value)
     if len(text) > MAX_ATTR_CHARS:
-        text = text[:MAX_ATTR_CHARS - 3] + '...'
+        text = text[: MAX_ATTR_CHARS - 3] + '...'
     return text
 
 
@@ -140,7 +144,7 @@ def _op_label(op):
     name = getattr(op, 'name', None) or type(op).__name__
     function = getattr(op, 'function', None)
     if name == 'Function' and function is not None:
-        name = type(function).__name__           # an autograd.Function
+        name = type(function).__name__  # an autograd.Function
     lines = [name]
     defaults = getattr(op, 'defaults', {}) or {}
     missing = object()
@@ -152,7 +156,7 @@ def _op_label(op):
         if not same:
             lines.append(f'{key}={_short(value)}')
     if len(lines) > MAX_ATTRS + 1:
-        lines = lines[:MAX_ATTRS + 1] + ['...']
+        lines = lines[: MAX_ATTRS + 1] + ['...']
     return '\n'.join(lines)
 
 
@@ -205,8 +209,11 @@ def plot_tape(y, show_grads=True, names=None, title='tape', rankdir='LR'):
     heads = _heads(y)
     tape = _tape_nodes(heads)
     name_of = _name_table(names)
-    dot = new_digraph(name=title, graph_attr={'rankdir': rankdir},
-                      node_attr={'fontsize': '11'})
+    dot = new_digraph(
+        name=title,
+        graph_attr={'rankdir': rankdir},
+        node_attr={'fontsize': '11'},
+    )
     head_keys = {_array_key(h) for h in heads}
     array_ids = {}
 
@@ -221,14 +228,14 @@ def plot_tape(y, show_grads=True, names=None, title='tape', rankdir='LR'):
         elif x._node is None:
             style.update(style='filled,dashed', fillcolor=CONSTANT_COLOR)
         if key in head_keys:
-            style.update(style='filled', fillcolor=HEAD_COLOR,
-                         peripheries='2')
-        dot.node(dot_id, _array_label(x, name_of.get(key), show_grads),
-                 **style)
+            style.update(style='filled', fillcolor=HEAD_COLOR, peripheries='2')
+        dot.node(
+            dot_id, _array_label(x, name_of.get(key), show_grads), **style
+        )
         return dot_id
 
     # arrays in order of first use, so ids (a0, a1...) are reproducible
-    outputs = {}                  # id(node) -> {output index: array}
+    outputs = {}  # id(node) -> {output index: array}
     for node in tape:
         for x in node.inputs:
             add_array(x)
@@ -241,8 +248,13 @@ def plot_tape(y, show_grads=True, names=None, title='tape', rankdir='LR'):
 
     for k, node in enumerate(tape):
         op_id = f'op{k}'
-        dot.node(op_id, _op_label(node.op), shape='box', style='filled',
-                 fillcolor=OP_COLOR)
+        dot.node(
+            op_id,
+            _op_label(node.op),
+            shape='box',
+            style='filled',
+            fillcolor=OP_COLOR,
+        )
         for x in node.inputs:
             dot.edge(array_ids[_array_key(x)], op_id)
         made = outputs.get(id(node), {})

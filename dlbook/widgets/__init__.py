@@ -20,16 +20,24 @@ Python floats) and does not import matplotlib, IPython or ipywidgets
 until they are needed, so ``import dlbook`` stays fast and works in a
 bare terminal.
 """
+
 from .animator import Animator
 from .display import set_display_mode
 from .monitor import TrainingMonitor
-from .plotting import plot, set_axes, set_figsize, show_images, \
-    use_svg_display
+from .plotting import plot, set_axes, set_figsize, show_images, use_svg_display
 from .stopping import StopTraining
 from .timing import Accumulator, Timer
 
 __all__ = [
-    'Accumulator', 'Animator', 'StopTraining', 'Timer', 'TrainingMonitor',
-    'plot', 'set_axes', 'set_display_mode', 'set_figsize', 'show_images',
+    'Accumulator',
+    'Animator',
+    'StopTraining',
+    'Timer',
+    'TrainingMonitor',
+    'plot',
+    'set_axes',
+    'set_display_mode',
+    'set_figsize',
+    'show_images',
     'use_svg_display',
 ]

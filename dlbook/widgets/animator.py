@@ -12,6 +12,7 @@ lines where there is no notebook.
 The end of training is the end of the notebook cell (or of the script),
 or ``finish()``, or leaving a ``with Animator(...) as animator:`` block.
 """
+
 from .display import LiveView, StaticFigure, new_figure
 from .history import to_float
 from .plotting import DEFAULT_FMTS, set_axes
@@ -23,7 +24,7 @@ def _is_sequence(value):
         return True
     try:
         len(value)
-    except TypeError:           # no len(): a number or a 0-d array
+    except TypeError:  # no len(): a number or a 0-d array
         return False
     return True
 
@@ -73,11 +74,26 @@ class Animator:
     an array here would wait for the device at every point.
     """
 
-    def __init__(self, xlabel=None, ylabel=None, legend=None, xlim=None,
-                 ylim=None, xscale='linear', yscale='linear',
-                 fmts=DEFAULT_FMTS, nrows=1, ncols=1, figsize=(3.5, 2.5),
-                 *, mode=None, interval=0.2, text_interval=2.0, clock=None,
-                 dpi=100):
+    def __init__(
+        self,
+        xlabel=None,
+        ylabel=None,
+        legend=None,
+        xlim=None,
+        ylim=None,
+        xscale='linear',
+        yscale='linear',
+        fmts=DEFAULT_FMTS,
+        nrows=1,
+        ncols=1,
+        figsize=(3.5, 2.5),
+        *,
+        mode=None,
+        interval=0.2,
+        text_interval=2.0,
+        clock=None,
+        dpi=100,
+    ):
         if legend is None:
             legend = []
         self.xlabel, self.ylabel, self.legend = xlabel, ylabel, legend
@@ -95,8 +111,13 @@ class Animator:
         self._main_axes = grid[0, 0]
         self.X, self.Y, self.fmts = None, None, fmts
         self._lines = []
-        self.view = LiveView(self, mode=mode, interval=interval,
-                             text_interval=text_interval, clock=clock)
+        self.view = LiveView(
+            self,
+            mode=mode,
+            interval=interval,
+            text_interval=text_interval,
+            clock=clock,
+        )
 
     def __repr__(self):
         args = []
@@ -110,8 +131,16 @@ class Animator:
 
     def config_axes(self):
         """Apply labels, limits, scales and legend (d2l's name)."""
-        set_axes(self._main_axes, self.xlabel, self.ylabel, self.xlim,
-                 self.ylim, self.xscale, self.yscale, self.legend)
+        set_axes(
+            self._main_axes,
+            self.xlabel,
+            self.ylabel,
+            self.xlim,
+            self.ylim,
+            self.xscale,
+            self.yscale,
+            self.legend,
+        )
 
     def add(self, x, y):
         """Add one point to each series.
@@ -131,7 +160,7 @@ class Animator:
             self.X = [[] for _ in range(n)]
         if not self.Y:
             self.Y = [[] for _ in range(n)]
-        while len(self.X) < n:      # more series than the first time
+        while len(self.X) < n:  # more series than the first time
             self.X.append([])
             self.Y.append([])
         for i, (a, b) in enumerate(zip(x, y)):
@@ -163,9 +192,11 @@ class Animator:
         if not self.Y or not any(self.Y):
             return None
         last_x = max((xs[-1] for xs in self.X if xs), default=None)
-        values = ', '.join(f'{name} {ys[-1]:.3f}'
-                           for name, ys in zip(self._names(), self.Y)
-                           if ys)
+        values = ', '.join(
+            f'{name} {ys[-1]:.3f}'
+            for name, ys in zip(self._names(), self.Y)
+            if ys
+        )
         return f'{self.xlabel or "x"} {_format_x(last_x)}: {values}'
 
     def _status_line(self):

@@ -18,6 +18,7 @@ whose ``batch_end`` or ``epoch_end`` returns True stops the loop.
 Everything here is duck-typed: it needs only those attributes, so it
 works with dlbook's classes and with MXNet's.
 """
+
 import math
 
 from .history import to_float
@@ -111,8 +112,9 @@ class FitCallbacks:
         self._record_batch(size, running=running)
         self._raise_if_stopped()
 
-    def epoch_end_callback(self, epoch, symbol=None, arg_params=None,
-                           aux_params=None):
+    def epoch_end_callback(
+        self, epoch, symbol=None, arg_params=None, aux_params=None
+    ):
         """``Module.fit(epoch_end_callback=...)``: one epoch finished."""
         self._follow_epoch(epoch)
         running = metric_values(getattr(self, '_fit_metric', None))
@@ -130,8 +132,9 @@ class FitCallbacks:
         self._fit_validates = True
         values = metric_values(param.eval_metric, prefix='val_')
         self._record_epoch_values(param.epoch, values)
-        last = (self.num_epochs is not None
-                and param.epoch + 1 >= self.num_epochs)
+        last = (
+            self.num_epochs is not None and param.epoch + 1 >= self.num_epochs
+        )
         if last:
             self.finish()
         self._raise_if_stopped()
@@ -140,7 +143,8 @@ class FitCallbacks:
         if self.should_stop:
             raise StopTraining(
                 f'training stopped by the user in epoch '
-                f'{self.progress.epoch + 1}')
+                f'{self.progress.epoch + 1}'
+            )
 
     def event_handler(self):
         """An event handler for the Gluon estimator's ``fit``.
@@ -195,9 +199,11 @@ class EstimatorHandler:
     def epoch_end(self, estimator, *args, **kwargs):
         monitor = self.monitor
         monitor._record_running(
-            metric_values(getattr(estimator, 'train_metrics', [])))
+            metric_values(getattr(estimator, 'train_metrics', []))
+        )
         monitor.epoch_end(
-            **metric_values(getattr(estimator, 'val_metrics', [])))
+            **metric_values(getattr(estimator, 'val_metrics', []))
+        )
         return monitor.should_stop
 
     def train_end(self, estimator, *args, **kwargs):

@@ -7,12 +7,13 @@ so a point taken half-way through the third epoch sits at x = 2.5, as in
 d2l's ``train_ch6``. Norms per layer, when logged, get one more panel: a
 heat strip with a row per layer.
 """
+
 from .display import StaticFigure, new_figure
 from .history import SPLITS, split_name
 
 PANEL_SIZE = (3.5, 2.5)
 MAX_COLUMNS = 3
-MAX_POINTS = 1000           # per line; denser data is thinned for drawing
+MAX_POINTS = 1000  # per line; denser data is thinned for drawing
 NORM_PANEL = 'norm per layer'
 
 STYLES = {
@@ -37,8 +38,7 @@ def thin(xs, ys, limit=MAX_POINTS):
     if len(xs) <= limit:
         return xs, ys
     step = len(xs) / (limit - 1)
-    keep = sorted({int(i * step) for i in range(limit - 1)}
-                  | {len(xs) - 1})
+    keep = sorted({int(i * step) for i in range(limit - 1)} | {len(xs) - 1})
     return [xs[i] for i in keep], [ys[i] for i in keep]
 
 
@@ -56,9 +56,9 @@ class CurveFigure:
         self.dpi = dpi
         self.fig = None
         self._bases = None
-        self._axes = {}        # base name -> Axes
-        self._lines = {}       # metric name -> Line2D
-        self._strip = None     # the heat strip's AxesImage
+        self._axes = {}  # base name -> Axes
+        self._lines = {}  # metric name -> Line2D
+        self._strip = None  # the heat strip's AxesImage
 
     def _layout(self, bases):
         if bases == self._bases:
@@ -68,7 +68,7 @@ class CurveFigure:
         figsize = (PANEL_SIZE[0] * ncols, PANEL_SIZE[1] * nrows)
         self.fig, grid = new_figure(figsize, nrows, ncols, dpi=self.dpi)
         axes = list(grid.ravel())
-        for ax in axes[len(bases):]:
+        for ax in axes[len(bases) :]:
             ax.set_visible(False)
         self._axes = dict(zip(bases, axes))
         for base, ax in self._axes.items():
@@ -88,6 +88,7 @@ class CurveFigure:
         Returns True when the strip was created by this call.
         """
         import numpy as np
+
         ax = self._axes[NORM_PANEL]
         names = history.norm_names
         samples = history.norm_points
@@ -104,8 +105,13 @@ class CurveFigure:
         extent = (xs[0] - half, xs[-1] + half, len(names) - 0.5, -0.5)
         created = self._strip is None
         if created:
-            self._strip = ax.imshow(values, aspect='auto', extent=extent,
-                                    interpolation='nearest', cmap='viridis')
+            self._strip = ax.imshow(
+                values,
+                aspect='auto',
+                extent=extent,
+                interpolation='nearest',
+                cmap='viridis',
+            )
             self.fig.colorbar(self._strip, ax=ax, label='log10 norm')
         else:
             self._strip.set_data(values)
@@ -138,7 +144,7 @@ class CurveFigure:
             line = self._lines.get(name)
             if line is None:
                 ax = self._axes[base]
-                line, = ax.plot([], [], label=name, **STYLES[split])
+                (line,) = ax.plot([], [], label=name, **STYLES[split])
                 self._lines[name] = line
                 new_lines.add(ax)
             points = history.points[name]
@@ -149,7 +155,8 @@ class CurveFigure:
             # Legend entries in split order: train, val, test.
             handles = sorted(
                 ax.get_lines(),
-                key=lambda ln: SPLITS.index(split_name(ln.get_label())[0]))
+                key=lambda ln: SPLITS.index(split_name(ln.get_label())[0]),
+            )
             ax.legend(handles=handles, fontsize=8)
         for base, ax in self._axes.items():
             if base != NORM_PANEL:

@@ -31,6 +31,7 @@ ignores ``clear_output`` and update messages. The measurements are in
 Nothing here imports matplotlib, IPython or ipywidgets at import time:
 ``import dlbook`` must stay light, and a terminal never needs them.
 """
+
 import atexit
 import io
 import os
@@ -38,7 +39,7 @@ import sys
 import time
 
 MODES = ('auto', 'widget', 'text', 'off')
-MAX_FIGURE_GAP = 2.0        # seconds: redraw the figure at least this often
+MAX_FIGURE_GAP = 2.0  # seconds: redraw the figure at least this often
 ENV_VAR = 'DLBOOK_WIDGETS'
 
 _default_mode = None
@@ -64,8 +65,7 @@ def set_display_mode(mode='auto'):
 
 def _check_mode(mode):
     if mode not in MODES:
-        raise ValueError(
-            f'display mode must be one of {MODES}, got {mode!r}')
+        raise ValueError(f'display mode must be one of {MODES}, got {mode!r}')
 
 
 def resolve_mode(mode=None):
@@ -94,6 +94,7 @@ def ipython_shell():
     if 'IPython' not in sys.modules:
         return None
     from IPython import get_ipython
+
     return get_ipython()
 
 
@@ -120,6 +121,7 @@ def widgets_available():
 def show(obj):
     """Display ``obj`` in the notebook output (tests replace this)."""
     from IPython.display import display
+
     display(obj)
 
 
@@ -181,6 +183,7 @@ def new_figure(figsize, nrows=1, ncols=1, dpi=100):
     axes : 2-D numpy array of Axes, shape ``(nrows, ncols)``
     """
     from matplotlib.figure import Figure
+
     fig = Figure(figsize=figsize, dpi=dpi)
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, axes
@@ -210,15 +213,16 @@ class StaticFigure:
         # savefig picks the Agg PNG writer whatever the active backend is.
         fig.savefig(buf, format='png', dpi=fig.dpi)
         width, height = fig.bbox.size
-        return cls(buf.getvalue(), round(width), round(height),
-                   len(fig.axes))
+        return cls(buf.getvalue(), round(width), round(height), len(fig.axes))
 
     def _repr_png_(self):
         return self.png
 
     def __repr__(self):
-        return (f'<Figure size {self.width}x{self.height} '
-                f'with {self.num_axes} Axes>')
+        return (
+            f'<Figure size {self.width}x{self.height} '
+            f'with {self.num_axes} Axes>'
+        )
 
 
 class _WidgetView:
@@ -277,8 +281,15 @@ class LiveView:
         its share of the wall time below this fraction.
     """
 
-    def __init__(self, owner, mode=None, interval=0.2, text_interval=2.0,
-                 clock=None, figure_share=0.1):
+    def __init__(
+        self,
+        owner,
+        mode=None,
+        interval=0.2,
+        text_interval=2.0,
+        clock=None,
+        figure_share=0.1,
+    ):
         self.owner = owner
         self.mode = resolve_mode(mode)
         self.clock = clock if clock is not None else time.monotonic
@@ -287,10 +298,10 @@ class LiveView:
         self._redraw = Throttle(interval, self.clock)
         self._figure = Throttle(interval, self.clock)
         self._text = Throttle(text_interval, self.clock)
-        self.state = 'new'          # 'new' -> 'open' -> 'finished'
-        self.dirty = False          # data changed since the last picture
-        self.redraws = 0            # pictures pushed to the live image
-        self.lines = 0              # lines printed
+        self.state = 'new'  # 'new' -> 'open' -> 'finished'
+        self.dirty = False  # data changed since the last picture
+        self.redraws = 0  # pictures pushed to the live image
+        self.lines = 0  # lines printed
         self.last_line = None
         self.box = None
         self.image = None
@@ -318,11 +329,13 @@ class LiveView:
 
     def _open_widget(self):
         import ipywidgets as widgets
+
         header = list(self.owner._build_header(widgets))
         # Hidden until the first picture arrives: an Image with no data
         # would show a broken-image icon.
         self.image = widgets.Image(
-            format='png', layout=widgets.Layout(display='none'))
+            format='png', layout=widgets.Layout(display='none')
+        )
         self.box = widgets.VBox(header + [self.image])
         show(_WidgetView(self.owner, self.box))
 
@@ -344,12 +357,12 @@ class LiveView:
         elif self.mode == 'text':
             if self._text.due(now) or force:
                 line = self.owner._status_line()
-                if line:        # nothing to say before the first data
+                if line:  # nothing to say before the first data
                     self._text.mark(now)
                     self._print(line)
 
     def _print(self, line):
-        print(line, flush=True)     # flush: nbval compares whole streams
+        print(line, flush=True)  # flush: nbval compares whole streams
         self.lines += 1
         self.last_line = line
 
@@ -381,7 +394,8 @@ class LiveView:
             cost = min(cost, self._render_cost)
         self._render_cost = cost
         self._figure.interval = min(
-            max(self.interval, cost / self.figure_share), MAX_FIGURE_GAP)
+            max(self.interval, cost / self.figure_share), MAX_FIGURE_GAP
+        )
         self.dirty = False
         self.redraws += 1
         self.image.value = picture.png
@@ -437,7 +451,7 @@ def _finish(view):
     try:
         getattr(view.owner, 'finish', view.finish)()
     finally:
-        _unregister(view)   # even if finish() failed half-way
+        _unregister(view)  # even if finish() failed half-way
 
 
 def _register(view):

@@ -11,8 +11,11 @@ panel, one line per split.
 SPLITS = ('train', 'val', 'test')
 
 _PREFIXES = (
-    ('training', 'train'), ('train', 'train'),
-    ('validation', 'val'), ('valid', 'val'), ('val', 'val'),
+    ('training', 'train'),
+    ('train', 'train'),
+    ('validation', 'val'),
+    ('valid', 'val'),
+    ('val', 'val'),
     ('test', 'test'),
 )
 _SEPARATORS = ('_', '-', ' ', '.')
@@ -35,7 +38,7 @@ def split_name(name):
         for sep in _SEPARATORS:
             head = prefix + sep
             if lowered.startswith(head) and len(name) > len(head):
-                return split, name[len(head):]
+                return split, name[len(head) :]
     return 'train', name
 
 
@@ -80,10 +83,10 @@ class MetricHistory:
         self.latest = {}
         self.epochs = {}
         self.points = {}
-        self.norm_names = []   # layers with norms, in first-seen order
+        self.norm_names = []  # layers with norms, in first-seen order
         self.norm_points = []  # (epoch, batches, {layer: norm})
-        self._sums = {}        # name -> [weighted sum, total weight]
-        self._running = {}     # name -> running value this epoch
+        self._sums = {}  # name -> [weighted sum, total weight]
+        self._running = {}  # name -> running value this epoch
 
     def _see(self, name):
         if name not in self.names:
@@ -189,7 +192,11 @@ class MetricHistory:
             merged = {}
             for epoch in sorted(self.epochs):
                 merged.update(self.epochs[epoch])
-            return {name: merged[name] for name in self.names
-                    if name in merged}
-        return {name: self.latest[name] for name in self.names
-                if name in self.latest}
+            return {
+                name: merged[name] for name in self.names if name in merged
+            }
+        return {
+            name: self.latest[name]
+            for name in self.names
+            if name in self.latest
+        }

@@ -33,6 +33,7 @@ busy kernel is explained in ``stopping.py``; how the dashboard appears
 (widget, text lines, or nothing) and why it passes strict nbval, in
 ``display.py``. ``log_norms`` adds a heat strip of per-layer norms.
 """
+
 import html
 import time
 
@@ -98,9 +99,20 @@ class TrainingMonitor(FitCallbacks):
     {'loss': 0.3333333333333333, 'val_loss': 0.39999999999999997}
     """
 
-    def __init__(self, epochs=None, batches_per_epoch=None, batch_size=None,
-                 device=None, *, mode=None, interval=0.2, text_interval=2.0,
-                 catch_interrupt=True, clock=None, dpi=100):
+    def __init__(
+        self,
+        epochs=None,
+        batches_per_epoch=None,
+        batch_size=None,
+        device=None,
+        *,
+        mode=None,
+        interval=0.2,
+        text_interval=2.0,
+        catch_interrupt=True,
+        clock=None,
+        dpi=100,
+    ):
         self.num_epochs = None if epochs is None else int(epochs)
         self.batch_size = batch_size
         self.device = None if device is None else str(device)
@@ -108,13 +120,17 @@ class TrainingMonitor(FitCallbacks):
         self.history = MetricHistory()
         self.progress = Progress(self.num_epochs, batches_per_epoch)
         self.view = display.LiveView(
-            self, mode=mode, interval=interval, text_interval=text_interval,
-            clock=self.clock)
+            self,
+            mode=mode,
+            interval=interval,
+            text_interval=text_interval,
+            clock=self.clock,
+        )
         self._chart = CurveFigure(dpi=dpi)
         self._interrupts = InterruptCatcher(self.stop)
         self._catch_interrupt = catch_interrupt
         self._pending = {}
-        self._epoch_data_done = False   # batches() went through the data
+        self._epoch_data_done = False  # batches() went through the data
         self._stop_requested = False
         self._started = False
         self._finished = False
@@ -158,7 +174,7 @@ class TrainingMonitor(FitCallbacks):
         """
         if self._started and not self._finished:
             return
-        if self._finished:              # continue a finished run
+        if self._finished:  # continue a finished run
             self._finished = False
             self._stop_requested = False
             self.progress.end_time = None
@@ -168,7 +184,6 @@ class TrainingMonitor(FitCallbacks):
             self._interrupts = InterruptCatcher(self.stop)
             self._interrupts.install()
         self.view.update(force=True)
-
 
     def finish(self):
         """Draw the final state: static figure and one summary line.
@@ -180,7 +195,7 @@ class TrainingMonitor(FitCallbacks):
         if self._finished:
             return
         if self.progress.in_epoch and self.progress.batch:
-            self.epoch_end()        # a run stopped half-way through
+            self.epoch_end()  # a run stopped half-way through
         self.progress.in_epoch = False
         self._finished = True
         self.progress.finish(self.clock())
@@ -210,7 +225,8 @@ class TrainingMonitor(FitCallbacks):
         if self.num_epochs is None:
             raise ValueError(
                 'TrainingMonitor.epochs() needs the number of epochs: '
-                'TrainingMonitor(epochs=10) or monitor.epochs(10)')
+                'TrainingMonitor(epochs=10) or monitor.epochs(10)'
+            )
         self.start()
         try:
             for epoch in range(self.progress.epoch, self.num_epochs):
@@ -233,7 +249,7 @@ class TrainingMonitor(FitCallbacks):
         if self.progress.num_batches is None:
             try:
                 self.progress.num_batches = len(data)
-            except TypeError:        # an iterator: learnt in epoch 1
+            except TypeError:  # an iterator: learnt in epoch 1
                 pass
         if self.progress.in_epoch and self._epoch_data_done:
             # A second pass without epoch_end(): a loop over
@@ -247,7 +263,7 @@ class TrainingMonitor(FitCallbacks):
             try:
                 item = next(iterator)
             except StopIteration:
-                if self.progress.num_batches is None:     # learnt now
+                if self.progress.num_batches is None:  # learnt now
                     self.progress.num_batches = self.progress.batch
                 self._epoch_data_done = True
                 return
@@ -347,7 +363,7 @@ class TrainingMonitor(FitCallbacks):
         self.start()
         now = self.clock()
         progress = self.progress
-        if not progress.in_epoch:       # no batches were reported
+        if not progress.in_epoch:  # no batches were reported
             progress.begin_epoch(progress.last_event)
         self._epoch_data_done = False
         values = dict(self._pending, **metrics)
@@ -373,7 +389,8 @@ class TrainingMonitor(FitCallbacks):
     def _record_running(self, values):
         if values:
             self.history.set_running(
-                self.progress.epoch, self.progress.batch, values)
+                self.progress.epoch, self.progress.batch, values
+            )
             self.view.dirty = True
 
     def _record_epoch_values(self, epoch, values):
@@ -419,8 +436,10 @@ class TrainingMonitor(FitCallbacks):
         head = ' '.join(parts)
         values = _format_values(self.history.latest)
         line = f'{head}: {values}' if values else head
-        tail = [format_speed(progress.speed()),
-                f'ETA {format_duration(progress.eta(now))}']
+        tail = [
+            format_speed(progress.speed()),
+            f'ETA {format_duration(progress.eta(now))}',
+        ]
         if self.device:
             tail.append(self.device)
         return f'{line} | ' + ' | '.join(tail)
@@ -462,21 +481,33 @@ class TrainingMonitor(FitCallbacks):
     def _build_header(self, widgets):
         bar_layout = widgets.Layout(width='320px')
         epoch_bar = widgets.IntProgress(
-            min=0, max=max(self.num_epochs or 1, 1), description='epoch',
-            layout=bar_layout)
+            min=0,
+            max=max(self.num_epochs or 1, 1),
+            description='epoch',
+            layout=bar_layout,
+        )
         batch_bar = widgets.IntProgress(
-            min=0, max=1, description='batch', layout=bar_layout)
+            min=0, max=1, description='batch', layout=bar_layout
+        )
         stop = widgets.Button(
-            description='Stop', icon='stop', button_style='danger',
+            description='Stop',
+            icon='stop',
+            button_style='danger',
             tooltip='Stop training after the current batch',
-            layout=widgets.Layout(width='90px'))
+            layout=widgets.Layout(width='90px'),
+        )
         stop.on_click(lambda _: self.stop())
         # Handle clicks while the cell is busy training (stopping.py).
         route_to_side_thread(stop)
         self._widgets = dict(
-            epoch_bar=epoch_bar, epoch_text=widgets.HTML(),
-            batch_bar=batch_bar, batch_text=widgets.HTML(),
-            values=widgets.HTML(), info=widgets.HTML(), stop=stop)
+            epoch_bar=epoch_bar,
+            epoch_text=widgets.HTML(),
+            batch_bar=batch_bar,
+            batch_text=widgets.HTML(),
+            values=widgets.HTML(),
+            info=widgets.HTML(),
+            stop=stop,
+        )
         w = self._widgets
         return [
             widgets.HBox([epoch_bar, w['epoch_text']]),
@@ -498,9 +529,11 @@ class TrainingMonitor(FitCallbacks):
         w['batch_bar'].max = max(per_epoch, progress.batch, 1)
         w['batch_bar'].value = progress.batch
         w['batch_text'].value = html.escape(
-            f'{self._batch_text()} \u00b7 {format_speed(progress.speed())}')
+            f'{self._batch_text()} \u00b7 {format_speed(progress.speed())}'
+        )
         w['values'].value = html.escape(
-            _format_values(self.history.latest, sep=' \u00b7 '))
+            _format_values(self.history.latest, sep=' \u00b7 ')
+        )
         info = [f'elapsed {format_duration(progress.elapsed(now))}']
         if not self._finished:
             info.append(f'ETA {format_duration(progress.eta(now))}')

@@ -9,6 +9,7 @@ These draw with pyplot, so in a notebook the inline backend shows the
 figure when the cell ends, exactly as in d2l. For a plot that updates
 while a loop runs, use ``Animator``.
 """
+
 from .display import in_kernel
 
 DEFAULT_FMTS = ('-', 'm--', 'g-.', 'r:')
@@ -17,6 +18,7 @@ DEFAULT_FMTS = ('-', 'm--', 'g-.', 'r:')
 def _pyplot():
     # Imported on first use: `import dlbook` must not load matplotlib.
     import matplotlib.pyplot as plt
+
     return plt
 
 
@@ -78,13 +80,27 @@ def _has_one_axis(X):
     """True for one series (a 1-D array or a flat list of numbers)."""
     if hasattr(X, 'ndim'):
         return X.ndim == 1
-    return (isinstance(X, (list, tuple)) and len(X) > 0
-            and not hasattr(X[0], '__len__'))
+    return (
+        isinstance(X, (list, tuple))
+        and len(X) > 0
+        and not hasattr(X[0], '__len__')
+    )
 
 
-def plot(X, Y=None, xlabel=None, ylabel=None, legend=None, xlim=None,
-         ylim=None, xscale='linear', yscale='linear', fmts=DEFAULT_FMTS,
-         figsize=(3.5, 2.5), axes=None):
+def plot(
+    X,
+    Y=None,
+    xlabel=None,
+    ylabel=None,
+    legend=None,
+    xlim=None,
+    ylim=None,
+    xscale='linear',
+    yscale='linear',
+    fmts=DEFAULT_FMTS,
+    figsize=(3.5, 2.5),
+    axes=None,
+):
     """Plot one or several data series, as d2l's ``plot``.
 
     Parameters
@@ -161,13 +177,14 @@ def show_images(imgs, num_rows, num_cols, titles=None, scale=1.5):
     """
     imgs = _to_host(imgs)
     figsize = (num_cols * scale, num_rows * scale)
-    _, axes = _pyplot().subplots(num_rows, num_cols, figsize=figsize,
-                                 squeeze=False)
+    _, axes = _pyplot().subplots(
+        num_rows, num_cols, figsize=figsize, squeeze=False
+    )
     axes = axes.flatten()
     for i, (ax, img) in enumerate(zip(axes, imgs)):
         img = _to_host(img)
         if getattr(img, 'ndim', 0) == 3 and img.shape[-1] == 1:
-            img = img[..., 0]           # (H, W, 1): imshow wants (H, W)
+            img = img[..., 0]  # (H, W, 1): imshow wants (H, W)
         ax.imshow(img)
         ax.axes.get_xaxis().set_visible(False)
         ax.axes.get_yaxis().set_visible(False)

@@ -51,19 +51,19 @@ class Progress:
     def __init__(self, num_epochs=None, num_batches=None):
         self.num_epochs = num_epochs
         self.num_batches = num_batches
-        self.epoch = 0              # index of the current (or next) epoch
-        self.batch = 0              # batches finished in this epoch
+        self.epoch = 0  # index of the current (or next) epoch
+        self.batch = 0  # batches finished in this epoch
         self.in_epoch = False
-        self.examples = 0           # examples in finished batches, total
+        self.examples = 0  # examples in finished batches, total
         self.epoch_examples = 0
-        self.sized = False          # whether batch sizes were ever known
-        self.batch_counts = {}      # epoch index -> batches it had
+        self.sized = False  # whether batch sizes were ever known
+        self.batch_counts = {}  # epoch index -> batches it had
         self.start_time = None
         self.epoch_start = None
         self.last_batch_time = None
-        self.train_time = 0.0       # finished epochs, first to last batch
+        self.train_time = 0.0  # finished epochs, first to last batch
         self.end_time = None
-        self.last_event = None      # time of the latest event of any kind
+        self.last_event = None  # time of the latest event of any kind
 
     # -- events --------------------------------------------------------
 

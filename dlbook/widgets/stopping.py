@@ -23,6 +23,7 @@ Two ways to ask, both ending the run cleanly *after the current batch*
 ``StopTraining`` is what the callback adapters raise inside ``Module.fit``,
 which has no other way to be told to stop; ``with monitor:`` catches it.
 """
+
 import signal
 import sys
 import threading
@@ -58,7 +59,7 @@ def _side_subshell(kernel):
     subshell_id = None
     thread = getattr(kernel, 'shell_channel_thread', None)
     if getattr(kernel, '_supports_kernel_subshells', False) and thread:
-        manager = thread.manager   # created lazily, on this (main) thread
+        manager = thread.manager  # created lazily, on this (main) thread
         created = {}
         done = threading.Event()
 
@@ -97,7 +98,7 @@ def route_to_side_thread(widget):
         return False
     try:
         subshell_id = _side_subshell(kernel)
-    except Exception:    # private ipykernel API: never break training
+    except Exception:  # private ipykernel API: never break training
         return False
     if subshell_id is None:
         return False
@@ -123,8 +124,10 @@ class InterruptCatcher:
     back; it is called when the monitor finishes.
     """
 
-    message = ('Interrupted: stopping after the current batch '
-               '(interrupt again to abort at once).')
+    message = (
+        'Interrupted: stopping after the current batch '
+        '(interrupt again to abort at once).'
+    )
 
     def __init__(self, request_stop):
         self.request_stop = request_stop
@@ -141,7 +144,7 @@ class InterruptCatcher:
         try:
             self._previous = signal.getsignal(signal.SIGINT)
             signal.signal(signal.SIGINT, self._handle)
-        except (ValueError, OSError):   # e.g. an embedded interpreter
+        except (ValueError, OSError):  # e.g. an embedded interpreter
             return False
         self.installed = True
         return True
@@ -154,7 +157,7 @@ class InterruptCatcher:
         try:
             if signal.getsignal(signal.SIGINT) == self._handle:
                 previous = self._previous
-                if previous is None:    # set outside Python: use default
+                if previous is None:  # set outside Python: use default
                     previous = signal.default_int_handler
                 signal.signal(signal.SIGINT, previous)
         except (ValueError, OSError):

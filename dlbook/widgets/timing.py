@@ -4,6 +4,7 @@ Both keep plain Python floats, so they never hold on to device arrays.
 Chapter notebooks use them to time epochs and to sum losses and counts
 over a pass through the data.
 """
+
 import itertools
 import time
 
@@ -91,7 +92,8 @@ class Accumulator:
         if len(args) != len(self.data):
             raise ValueError(
                 f'Accumulator({len(self.data)}).add() takes '
-                f'{len(self.data)} values, got {len(args)}')
+                f'{len(self.data)} values, got {len(args)}'
+            )
         self.data = [a + float(b) for a, b in zip(self.data, args)]
 
     def reset(self):

@@ -14,6 +14,7 @@ rate is set for ``n * b`` and ``trainer.step`` gets the global batch.
 The data is synthetic (two interleaved spirals), so nothing is
 downloaded.
 """
+
 import argparse
 import time
 
@@ -56,13 +57,13 @@ def spirals(n, seed=0):
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--kv-store', default='dist_sync')
-    p.add_argument('--batch-size', type=int, default=32,
-                   help='per worker')
+    p.add_argument('--batch-size', type=int, default=32, help='per worker')
     p.add_argument('--epochs', type=int, default=5)
     p.add_argument('--lr', type=float, default=0.1)
     p.add_argument('--num-examples', type=int, default=4096)
-    p.add_argument('--gpus', type=int, default=0,
-                   help='GPUs per worker (0: CPU)')
+    p.add_argument(
+        '--gpus', type=int, default=0, help='GPUs per worker (0: CPU)'
+    )
     args = p.parse_args()
 
     kv = mx.kv.create(args.kv_store)
@@ -70,19 +71,28 @@ def main():
     X, y = spirals(args.num_examples)
     train = gluon.data.ArrayDataset(X, y)
     sampler = SplitSampler(len(train), kv.num_workers, kv.rank)
-    loader = gluon.data.DataLoader(train, batch_size=args.batch_size,
-                                   sampler=sampler, last_batch='discard')
+    loader = gluon.data.DataLoader(
+        train,
+        batch_size=args.batch_size,
+        sampler=sampler,
+        last_batch='discard',
+    )
 
     net = gluon.nn.HybridSequential()
-    net.add(gluon.nn.Dense(64, activation='relu', in_units=2),
-            gluon.nn.Dense(64, activation='relu', in_units=64),
-            gluon.nn.Dense(2, in_units=64))
-    mx.random.seed(42)              # every worker starts from the same net
+    net.add(
+        gluon.nn.Dense(64, activation='relu', in_units=2),
+        gluon.nn.Dense(64, activation='relu', in_units=64),
+        gluon.nn.Dense(2, in_units=64),
+    )
+    mx.random.seed(42)  # every worker starts from the same net
     net.initialize(mx.init.Xavier(), ctx=ctx)
     net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), 'adam',
-                            {'learning_rate': args.lr / 10},
-                            kvstore=kv)
+    trainer = gluon.Trainer(
+        net.collect_params(),
+        'adam',
+        {'learning_rate': args.lr / 10},
+        kvstore=kv,
+    )
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     global_batch = args.batch_size * kv.num_workers
     metric = mx.metric.Accuracy()
@@ -100,12 +110,16 @@ def main():
             trainer.step(global_batch)
             metric.update(ys, outs)
         name, acc = metric.get()
-        print(f'[worker {kv.rank}/{kv.num_workers}] epoch {epoch} '
-              f'{name}={acc:.3f} time={time.time() - tic:.2f}s', flush=True)
+        print(
+            f'[worker {kv.rank}/{kv.num_workers}] epoch {epoch} '
+            f'{name}={acc:.3f} time={time.time() - tic:.2f}s',
+            flush=True,
+        )
     kv.barrier()
     if kv.rank == 0:
-        print(f'RESULT accuracy={acc:.4f} workers={kv.num_workers}',
-              flush=True)
+        print(
+            f'RESULT accuracy={acc:.4f} workers={kv.num_workers}', flush=True
+        )
 
 
 if __name__ == '__main__':

@@ -1,4 +1,5 @@
 """Fixtures for the book helpers: headless plotting, text-mode widgets."""
+
 import os
 
 import matplotlib
@@ -10,10 +11,12 @@ matplotlib.use('Agg')
 
 DATA = os.environ.get('DLBOOK_DATA')
 HAS_FASHION_MNIST = bool(DATA) and os.path.isdir(
-    os.path.join(DATA, 'fashion-mnist'))
+    os.path.join(DATA, 'fashion-mnist')
+)
 needs_fashion_mnist = pytest.mark.skipif(
     not HAS_FASHION_MNIST,
-    reason='Fashion-MNIST files not found (set DLBOOK_DATA)')
+    reason='Fashion-MNIST files not found (set DLBOOK_DATA)',
+)
 
 
 @pytest.fixture(autouse=True)

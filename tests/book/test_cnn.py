@@ -1,4 +1,5 @@
 """Convolution by hand and the CNN blocks of chapters 8 and 9."""
+
 import numpy as np
 import pytest
 
@@ -14,22 +15,25 @@ def _np(x):
 
 # -- corr2d and friends ------------------------------------------------------
 
+
 def test_corr2d_matches_the_book():
     X = nd.array([[0, 1, 2], [3, 4, 5], [6, 7, 8]])
     K = nd.array([[0, 1], [2, 3]])
-    np.testing.assert_array_equal(_np(cnn.corr2d(X, K)),
-                                  [[19, 25], [37, 43]])
+    np.testing.assert_array_equal(_np(cnn.corr2d(X, K)), [[19, 25], [37, 43]])
 
 
 def test_corr2d_agrees_with_the_convolution_operator():
     rng = np.random.RandomState(0)
     X, K = rng.normal(size=(6, 7)), rng.normal(size=(3, 2))
     got = cnn.corr2d(nd.array(X), nd.array(K))
-    ref = nd.Convolution(nd.array(X).reshape((1, 1, 6, 7)),
-                         nd.array(K).reshape((1, 1, 3, 2)), no_bias=True,
-                         kernel=(3, 2), num_filter=1)
-    np.testing.assert_allclose(_np(got), _np(ref)[0, 0], rtol=1e-5,
-                               atol=1e-5)
+    ref = nd.Convolution(
+        nd.array(X).reshape((1, 1, 6, 7)),
+        nd.array(K).reshape((1, 1, 3, 2)),
+        no_bias=True,
+        kernel=(3, 2),
+        num_filter=1,
+    )
+    np.testing.assert_allclose(_np(got), _np(ref)[0, 0], rtol=1e-5, atol=1e-5)
 
 
 def test_corr2d_detects_a_vertical_edge():
@@ -44,11 +48,13 @@ def test_corr2d_detects_a_vertical_edge():
 
 
 def test_multi_channel_cross_correlations():
-    X = nd.array([[[0, 1, 2], [3, 4, 5], [6, 7, 8]],
-                  [[1, 2, 3], [4, 5, 6], [7, 8, 9]]])
+    X = nd.array(
+        [[[0, 1, 2], [3, 4, 5], [6, 7, 8]], [[1, 2, 3], [4, 5, 6], [7, 8, 9]]]
+    )
     K = nd.array([[[0, 1], [2, 3]], [[1, 2], [3, 4]]])
-    np.testing.assert_array_equal(_np(cnn.corr2d_multi_in(X, K)),
-                                  [[56, 72], [104, 120]])
+    np.testing.assert_array_equal(
+        _np(cnn.corr2d_multi_in(X, K)), [[56, 72], [104, 120]]
+    )
     K3 = nd.stack(K, K + 1, K + 2)
     Y = cnn.corr2d_multi_in_out(X, K3)
     assert Y.shape == (3, 2, 2)
@@ -59,26 +65,40 @@ def test_multi_channel_cross_correlations():
 def test_1x1_convolution_is_a_matrix_product():
     X = nd.random.normal(shape=(3, 3, 3))
     K = nd.random.normal(shape=(2, 3, 1, 1))
-    np.testing.assert_allclose(_np(cnn.corr2d_multi_in_out_1x1(X, K)),
-                               _np(cnn.corr2d_multi_in_out(X, K)),
-                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        _np(cnn.corr2d_multi_in_out_1x1(X, K)),
+        _np(cnn.corr2d_multi_in_out(X, K)),
+        rtol=1e-5,
+        atol=1e-5,
+    )
 
 
 def test_pool2d_max_and_avg():
     X = nd.arange(9).reshape((3, 3))
-    np.testing.assert_array_equal(_np(cnn.pool2d(X, (2, 2))),
-                                  [[4, 5], [7, 8]])
-    np.testing.assert_array_equal(_np(cnn.pool2d(X, (2, 2), 'avg')),
-                                  [[2, 3], [5, 6]])
+    np.testing.assert_array_equal(_np(cnn.pool2d(X, (2, 2))), [[4, 5], [7, 8]])
+    np.testing.assert_array_equal(
+        _np(cnn.pool2d(X, (2, 2), 'avg')), [[2, 3], [5, 6]]
+    )
     with pytest.raises(ValueError, match="'max' or 'avg'"):
         cnn.pool2d(X, (2, 2), 'sum')
 
 
 # -- output shapes -----------------------------------------------------------
 
-@pytest.mark.parametrize('n, k, p, s', [
-    (8, 3, 1, 1), (8, 3, 0, 1), (8, 5, 2, 1), (8, 3, 1, 2), (8, 3, 0, 3),
-    (28, 5, 2, 1), (7, 2, 0, 2), ((8, 6), (5, 3), (0, 1), (3, 4))])
+
+@pytest.mark.parametrize(
+    'n, k, p, s',
+    [
+        (8, 3, 1, 1),
+        (8, 3, 0, 1),
+        (8, 5, 2, 1),
+        (8, 3, 1, 2),
+        (8, 3, 0, 3),
+        (28, 5, 2, 1),
+        (7, 2, 0, 2),
+        ((8, 6), (5, 3), (0, 1), (3, 4)),
+    ],
+)
 def test_conv_output_shape_agrees_with_conv2d(n, k, p, s):
     n2 = n if isinstance(n, tuple) else (n, n)
     conv = nn.Conv2D(1, kernel_size=k, padding=p, strides=s)
@@ -116,11 +136,13 @@ def test_learning_the_edge_kernel_with_conv2d():
         conv2d.weight.data()[:] -= 3e-2 * conv2d.weight.grad()
     final = float(loss.sum().asscalar())
     assert final < 0.05
-    np.testing.assert_allclose(_np(conv2d.weight.data()).ravel(), [1, -1],
-                               atol=0.1)
+    np.testing.assert_allclose(
+        _np(conv2d.weight.data()).ravel(), [1, -1], atol=0.1
+    )
 
 
 # -- modern CNN blocks -------------------------------------------------------
+
 
 def test_vgg_and_nin_blocks_shapes():
     blk = cnn.vgg_block(2, 8)
@@ -140,24 +162,27 @@ def test_batch_norm_training_normalizes_per_channel():
     gamma, beta = nd.ones((1, 3, 1, 1)), nd.zeros((1, 3, 1, 1))
     mean0, var0 = nd.zeros((1, 3, 1, 1)), nd.ones((1, 3, 1, 1))
     with autograd.train_mode():
-        Y, mean, var = cnn.batch_norm(X, gamma, beta, mean0, var0,
-                                      eps=1e-5, momentum=0.9)
+        Y, mean, var = cnn.batch_norm(
+            X, gamma, beta, mean0, var0, eps=1e-5, momentum=0.9
+        )
     y = _np(Y)
     np.testing.assert_allclose(y.mean(axis=(0, 2, 3)), 0, atol=1e-5)
     np.testing.assert_allclose(y.var(axis=(0, 2, 3)), 1, atol=1e-3)
     x = _np(X)
-    np.testing.assert_allclose(_np(mean).ravel(),
-                               0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5)
-    np.testing.assert_allclose(_np(var).ravel(),
-                               0.9 + 0.1 * x.var(axis=(0, 2, 3)),
-                               rtol=1e-5)
+    np.testing.assert_allclose(
+        _np(mean).ravel(), 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        _np(var).ravel(), 0.9 + 0.1 * x.var(axis=(0, 2, 3)), rtol=1e-5
+    )
 
 
 def test_batch_norm_prediction_uses_the_running_statistics():
     X = nd.random.normal(shape=(4, 2))
     mean, var = nd.array([[1.0, -1.0]]), nd.array([[4.0, 0.25]])
-    Y, mean2, var2 = cnn.batch_norm(X, nd.ones((1, 2)), nd.zeros((1, 2)),
-                                    mean, var, eps=0.0, momentum=0.9)
+    Y, mean2, var2 = cnn.batch_norm(
+        X, nd.ones((1, 2)), nd.zeros((1, 2)), mean, var, eps=0.0, momentum=0.9
+    )
     expected = (_np(X) - [1.0, -1.0]) / np.sqrt([4.0, 0.25])
     np.testing.assert_allclose(_np(Y), expected, rtol=1e-5, atol=1e-6)
     assert mean2 is mean and var2 is var
@@ -177,14 +202,19 @@ def test_scratch_batchnorm_layer_matches_gluon_batchnorm():
     for _ in range(2):
         with autograd.record():
             y_ours, y_theirs = ours(X), theirs(X)
-        np.testing.assert_allclose(_np(y_ours), _np(y_theirs), rtol=1e-4,
-                                   atol=1e-4)
-    np.testing.assert_allclose(_np(ours.moving_mean).ravel(),
-                               _np(theirs.running_mean.data()), rtol=1e-4,
-                               atol=1e-5)
+        np.testing.assert_allclose(
+            _np(y_ours), _np(y_theirs), rtol=1e-4, atol=1e-4
+        )
+    np.testing.assert_allclose(
+        _np(ours.moving_mean).ravel(),
+        _np(theirs.running_mean.data()),
+        rtol=1e-4,
+        atol=1e-5,
+    )
     # prediction mode: the running statistics, for both
-    np.testing.assert_allclose(_np(ours(X)), _np(theirs(X)), rtol=1e-3,
-                               atol=1e-3)
+    np.testing.assert_allclose(
+        _np(ours(X)), _np(theirs(X)), rtol=1e-3, atol=1e-3
+    )
 
 
 def test_scratch_batchnorm_learns_gamma_and_beta_only():
@@ -200,11 +230,12 @@ def test_scratch_batchnorm_learns_gamma_and_beta_only():
         cnn.BatchNorm(3, num_dims=3)
 
 
-@pytest.mark.parametrize('use_1x1conv, strides, out_shape', [
-    (False, 1, (4, 3, 6, 6)), (True, 2, (4, 6, 3, 3))])
+@pytest.mark.parametrize(
+    'use_1x1conv, strides, out_shape',
+    [(False, 1, (4, 3, 6, 6)), (True, 2, (4, 6, 3, 3))],
+)
 def test_residual_block_shapes(use_1x1conv, strides, out_shape):
-    blk = cnn.Residual(out_shape[1], use_1x1conv=use_1x1conv,
-                       strides=strides)
+    blk = cnn.Residual(out_shape[1], use_1x1conv=use_1x1conv, strides=strides)
     blk.initialize()
     assert blk(nd.random.uniform(shape=(4, 3, 6, 6))).shape == out_shape
 
@@ -230,8 +261,9 @@ def test_resnet18_small():
 def test_resnet18_trains_one_step():
     net = cnn.resnet18(10, base_channels=4)
     net.initialize(init=mx.init.Xavier())
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     X, y = nd.random.uniform(shape=(4, 1, 16, 16)), nd.array([0, 1, 2, 3])
     with autograd.record():

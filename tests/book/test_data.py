@@ -1,4 +1,5 @@
 """Data helpers: fast mode, Fashion-MNIST loaders, linear regression."""
+
 import subprocess
 import sys
 
@@ -13,10 +14,13 @@ from dlbook.gluon.data.vision import FashionMNIST
 from .conftest import needs_fashion_mnist
 
 
-@pytest.mark.parametrize('value, expected', [
-    ('1', True), ('true', True), ('0', False), ('', False), ('no', False)])
-def test_fast_mode_reads_the_environment_at_call_time(monkeypatch, value,
-                                                      expected):
+@pytest.mark.parametrize(
+    'value, expected',
+    [('1', True), ('true', True), ('0', False), ('', False), ('no', False)],
+)
+def test_fast_mode_reads_the_environment_at_call_time(
+    monkeypatch, value, expected
+):
     monkeypatch.setenv('DLBOOK_FAST', value)
     assert d2l.fast_mode() is expected
     assert d2l.scale(10, 2) == (2 if expected else 10)
@@ -28,18 +32,24 @@ def test_fast_mode_off_without_variable(full):
 
 
 def test_import_is_light():
-    code = ('import sys, dlbook.book, dlbook.exercises; '
-            'print([m for m in ("matplotlib", "IPython", "ipywidgets", '
-            '"nbclient") if m in sys.modules])')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                         text=True, check=True).stdout
+    code = (
+        'import sys, dlbook.book, dlbook.exercises; '
+        'print([m for m in ("matplotlib", "IPython", "ipywidgets", '
+        '"nbclient") if m in sys.modules])'
+    )
+    out = subprocess.run(
+        [sys.executable, '-c', code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.strip() == '[]'
 
 
 @needs_fashion_mnist
 def test_fast_loaders_use_a_fixed_subset(fast):
     train_iter, test_iter = d2l.load_data_fashion_mnist(256)
-    assert len(train_iter) == 8 and len(test_iter) == 4     # 2000, 1000
+    assert len(train_iter) == 8 and len(test_iter) == 4  # 2000, 1000
     X, y = next(iter(test_iter))
     assert X.shape == (256, 1, 28, 28) and X.dtype == np.float32
     assert y.shape == (256,) and y.dtype == np.int32
@@ -47,8 +57,9 @@ def test_fast_loaders_use_a_fixed_subset(fast):
     # the test subset is the first images, in order
     images, labels = FashionMNIST(train=False)[0:256]
     np.testing.assert_array_equal(y.asnumpy(), labels)
-    np.testing.assert_allclose(X.asnumpy()[:, 0],
-                               images.asnumpy()[..., 0] / 255.0, atol=1e-6)
+    np.testing.assert_allclose(
+        X.asnumpy()[:, 0], images.asnumpy()[..., 0] / 255.0, atol=1e-6
+    )
     total = sum(batch_y.shape[0] for _, batch_y in train_iter)
     assert total == 2000
 
@@ -72,9 +83,11 @@ def test_train_loader_shuffles(fast):
 
 def test_get_fashion_mnist_labels():
     assert d2l.get_fashion_mnist_labels([0, 9, 5]) == [
-        't-shirt', 'ankle boot', 'sandal']
-    assert d2l.get_fashion_mnist_labels(nd.array([1, 8])) == [
-        'trouser', 'bag']
+        't-shirt',
+        'ankle boot',
+        'sandal',
+    ]
+    assert d2l.get_fashion_mnist_labels(nd.array([1, 8])) == ['trouser', 'bag']
 
 
 def test_show_fashion_mnist_draws_one_row():
@@ -102,12 +115,14 @@ def test_load_array_batches_and_shuffle():
     ordered = d2l.load_array((X, y), 4, is_train=False)
     assert [b[0].shape for b in ordered] == [(4, 2), (4, 2), (2, 2)]
     np.testing.assert_array_equal(
-        np.concatenate([b[1].asnumpy() for b in ordered]), np.arange(10))
+        np.concatenate([b[1].asnumpy() for b in ordered]), np.arange(10)
+    )
     mx.random.seed(0)
     shuffled = d2l.load_array((X, y), 10)
     labels = next(iter(shuffled))[1].asnumpy()
     assert sorted(labels) == list(range(10)) and list(labels) != list(
-        range(10))
+        range(10)
+    )
 
 
 def test_linreg_and_squared_loss():
@@ -125,7 +140,7 @@ def test_sgd_updates_in_place():
     w.attach_grad()
     with autograd.record():
         l = (w * w).sum()
-    l.backward()                       # grad = 2w = [2, 4]
+    l.backward()  # grad = 2w = [2, 4]
     before = id(w)
     d2l.sgd([w], lr=0.5, batch_size=2)
     assert id(w) == before
@@ -138,7 +153,15 @@ def test_get_dataloader_workers():
 
 def test_reexports_from_widgets():
     from dlbook import widgets
-    for name in ['Animator', 'Timer', 'Accumulator', 'plot', 'set_figsize',
-                 'show_images', 'use_svg_display']:
+
+    for name in [
+        'Animator',
+        'Timer',
+        'Accumulator',
+        'plot',
+        'set_figsize',
+        'show_images',
+        'use_svg_display',
+    ]:
         assert getattr(d2l, name) is getattr(widgets, name)
     assert gluon is not None

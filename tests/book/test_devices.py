@@ -1,4 +1,5 @@
 """try_gpu / try_all_gpus fall back to the CPU and say why, once."""
+
 import pytest
 
 import dlbook as mx
@@ -16,12 +17,15 @@ def no_gpu(monkeypatch, reason):
     monkeypatch.setattr(backend, 'gpu_unavailable_reason', lambda: reason)
 
 
-@pytest.mark.parametrize('reason', [
-    "CuPy is not installed (No module named 'cupy'); install the GPU "
-    "extra: pip install 'dlbook[gpu]'",
-    'CuPy is installed but found no CUDA device',
-    'CuPy could not use CUDA: CUDARuntimeError: cudaErrorInsufficientDriver',
-])
+@pytest.mark.parametrize(
+    'reason',
+    [
+        "CuPy is not installed (No module named 'cupy'); install the GPU "
+        "extra: pip install 'dlbook[gpu]'",
+        'CuPy is installed but found no CUDA device',
+        'CuPy could not use CUDA: CUDARuntimeError: cudaErrorInsufficientDriver',
+    ],
+)
 def test_try_gpu_falls_back_and_says_why(monkeypatch, capsys, reason):
     no_gpu(monkeypatch, reason)
     assert devices.try_gpu() == mx.cpu()
@@ -41,8 +45,10 @@ def test_try_all_gpus_without_gpu(monkeypatch, capsys):
     no_gpu(monkeypatch, 'CuPy is installed but found no CUDA device')
     assert devices.try_all_gpus() == [mx.cpu()]
     out = capsys.readouterr().out
-    assert out.startswith('try_all_gpus: using [cpu(0)], no GPU available: '
-                          'CuPy is installed but found no CUDA device')
+    assert out.startswith(
+        'try_all_gpus: using [cpu(0)], no GPU available: '
+        'CuPy is installed but found no CUDA device'
+    )
 
 
 def test_unknown_reason_still_explains(monkeypatch, capsys):
@@ -64,7 +70,8 @@ def test_missing_gpu_index(monkeypatch, capsys):
     monkeypatch.setattr(devices, 'num_gpus', lambda: 1)
     assert devices.try_gpu(3) == mx.cpu()
     assert capsys.readouterr().out == (
-        'try_gpu: using cpu(0) instead of gpu(3): only 1 GPU found\n')
+        'try_gpu: using cpu(0) instead of gpu(3): only 1 GPU found\n'
+    )
     assert devices.gpu_status() == '1 GPU available: gpu(0)'
 
 

@@ -1,4 +1,5 @@
 """Helpers of the optimization chapter (``dlbook/book/optimization.py``)."""
+
 import re
 
 import numpy as np
@@ -10,8 +11,9 @@ from dlbook import gluon, init, lr_scheduler, nd
 from dlbook.book import optimization
 from dlbook.gluon import nn
 
-LOSS_LINE = re.compile(r'^loss: (\d\.\d{3}), \d+\.\d{3} sec/epoch$',
-                       re.MULTILINE)
+LOSS_LINE = re.compile(
+    r'^loss: (\d\.\d{3}), \d+\.\d{3} sec/epoch$', re.MULTILINE
+)
 
 
 def sgd(params, states, hyperparams):
@@ -30,6 +32,7 @@ def best_linear_loss():
 
 # -- the data ----------------------------------------------------------------
 
+
 def test_data_is_the_same_whatever_the_global_seeds():
     np.random.seed(1)
     mx.random.seed(1)
@@ -45,8 +48,9 @@ def test_data_has_airfoil_like_ranges():
     freq, angle, chord, velocity, thickness, level = data.T
     assert 200 <= freq.min() and freq.max() <= 20000
     assert 0 <= angle.min() and angle.max() <= 22
-    np.testing.assert_allclose(np.unique(velocity),
-                               [31.7, 39.6, 55.5, 71.3], rtol=1e-6)
+    np.testing.assert_allclose(
+        np.unique(velocity), [31.7, 39.6, 55.5, 71.3], rtol=1e-6
+    )
     assert 0 < chord.min() and chord.max() < 0.31
     assert 0 < thickness.min() and thickness.max() < 0.1
     assert 100 < level.mean() < 140
@@ -91,29 +95,34 @@ def test_batch_order_follows_mx_random_seed():
 
 # -- the training loops -------------------------------------------------------
 
+
 def test_train_ch11_minibatch_sgd_reaches_the_best_loss(capsys):
     mx.random.seed(0)
     data_iter, feature_dim = d2l.get_data_ch11(10)
-    curve = d2l.train_ch11(sgd, None, {'lr': 0.05}, data_iter, feature_dim,
-                           num_epochs=2)
+    curve = d2l.train_ch11(
+        sgd, None, {'lr': 0.05}, data_iter, feature_dim, num_epochs=2
+    )
     times, losses = curve
     # 3000 examples, a point every 200: 15 points, times increasing.
     assert len(losses) == len(times) == 15
     assert all(b >= a for a, b in zip(times, times[1:]))
     assert losses[-1] < best_linear_loss() + 0.01
-    assert repr(curve) == (f'LossCurve(points=15, '
-                           f'final_loss={losses[-1]:.3f})')
+    assert repr(curve) == (
+        f'LossCurve(points=15, final_loss={losses[-1]:.3f})'
+    )
     match = LOSS_LINE.search(capsys.readouterr().out)
-    assert match and float(match.group(1)) == pytest.approx(losses[-1],
-                                                            abs=5e-4)
+    assert match and float(match.group(1)) == pytest.approx(
+        losses[-1], abs=5e-4
+    )
 
 
 def test_train_ch11_gradient_descent_plots_every_second_epoch():
     # batch 1500: an update per epoch, and 200 divides 1500 k only for
     # even k, as in d2l.
     data_iter, feature_dim = d2l.get_data_ch11(1500)
-    times, losses = d2l.train_ch11(sgd, None, {'lr': 1}, data_iter,
-                                   feature_dim, num_epochs=4)
+    times, losses = d2l.train_ch11(
+        sgd, None, {'lr': 1}, data_iter, feature_dim, num_epochs=4
+    )
     assert len(losses) == 2
     assert losses[-1] < losses[0]
 
@@ -129,8 +138,9 @@ def test_train_ch11_passes_states_and_hyperparams():
     states = ['state']
     hyperparams = {'lr': 0.01, 't': 1}
     data_iter, feature_dim = d2l.get_data_ch11(100)
-    d2l.train_ch11(counting, states, hyperparams, data_iter, feature_dim,
-                   num_epochs=1)
+    d2l.train_ch11(
+        counting, states, hyperparams, data_iter, feature_dim, num_epochs=1
+    )
     assert len(seen) == 15
     assert all(s is states for s, _ in seen)
     assert [t for _, t in seen] == list(range(1, 16))
@@ -140,34 +150,42 @@ def test_scratch_and_concise_sgd_agree():
     # The same model, loss, data order and update: the same final loss.
     mx.random.seed(5)
     data_iter, feature_dim = d2l.get_data_ch11(10)
-    _, scratch = d2l.train_ch11(sgd, None, {'lr': 0.05}, data_iter,
-                                feature_dim, num_epochs=2)
+    _, scratch = d2l.train_ch11(
+        sgd, None, {'lr': 0.05}, data_iter, feature_dim, num_epochs=2
+    )
     mx.random.seed(5)
     data_iter, _ = d2l.get_data_ch11(10)
-    _, concise = d2l.train_concise_ch11('sgd', {'learning_rate': 0.05},
-                                        data_iter, num_epochs=2)
+    _, concise = d2l.train_concise_ch11(
+        'sgd', {'learning_rate': 0.05}, data_iter, num_epochs=2
+    )
     assert concise[-1] == pytest.approx(scratch[-1], abs=0.01)
 
 
-@pytest.mark.parametrize('name, hyperparams', [
-    ('sgd', {'learning_rate': 0.005, 'momentum': 0.9}),
-    ('adagrad', {'learning_rate': 0.1}),
-    ('rmsprop', {'learning_rate': 0.01, 'gamma1': 0.9}),
-    ('adadelta', {'rho': 0.9}),
-    ('adam', {'learning_rate': 0.01}),
-])
-def test_train_concise_ch11_every_optimizer_converges(name, hyperparams,
-                                                      capsys):
+@pytest.mark.parametrize(
+    'name, hyperparams',
+    [
+        ('sgd', {'learning_rate': 0.005, 'momentum': 0.9}),
+        ('adagrad', {'learning_rate': 0.1}),
+        ('rmsprop', {'learning_rate': 0.01, 'gamma1': 0.9}),
+        ('adadelta', {'rho': 0.9}),
+        ('adam', {'learning_rate': 0.01}),
+    ],
+)
+def test_train_concise_ch11_every_optimizer_converges(
+    name, hyperparams, capsys
+):
     mx.random.seed(0)
     data_iter, _ = d2l.get_data_ch11(10)
-    times, losses = d2l.train_concise_ch11(name, hyperparams, data_iter,
-                                           num_epochs=2)
+    times, losses = d2l.train_concise_ch11(
+        name, hyperparams, data_iter, num_epochs=2
+    )
     assert len(losses) == 15
     assert losses[-1] < best_linear_loss() + 0.015
     assert LOSS_LINE.search(capsys.readouterr().out)
 
 
 # -- 2-D traces ---------------------------------------------------------------
+
 
 def test_train_2d_gradient_descent_matches_d2l(capsys):
     eta = 0.1
@@ -179,8 +197,9 @@ def test_train_2d_gradient_descent_matches_d2l(capsys):
     results = d2l.train_2d(gd_2d, f_grad=lambda x1, x2: (2 * x1, 4 * x2))
     assert len(results) == 21 and results[0] == (-5, -2)
     # d2l prints exactly this for f = x1^2 + 2 x2^2 and eta = 0.1.
-    assert capsys.readouterr().out == \
-        'epoch 20, x1: -0.057646, x2: -0.000073\n'
+    assert (
+        capsys.readouterr().out == 'epoch 20, x1: -0.057646, x2: -0.000073\n'
+    )
 
 
 def test_train_2d_without_f_grad_and_with_state():
@@ -196,14 +215,17 @@ def test_train_2d_without_f_grad_and_with_state():
 
 def test_plots_draw_without_errors():
     import matplotlib.pyplot as plt
-    d2l.show_trace([10.0, 6.0, 3.6], lambda x: x ** 2)
-    d2l.show_trace_2d(lambda x1, x2: x1 ** 2 + 2 * x2 ** 2,
-                      [(-5, -2), (-4, -1.2), (-3.2, -0.7)])
+
+    d2l.show_trace([10.0, 6.0, 3.6], lambda x: x**2)
+    d2l.show_trace_2d(
+        lambda x1, x2: x1**2 + 2 * x2**2, [(-5, -2), (-4, -1.2), (-3.2, -0.7)]
+    )
     assert plt.gca().get_xlabel() == 'x1'
     plt.close('all')
 
 
 # -- training with a schedule -------------------------------------------------
+
 
 def blobs(n=200, seed=0):
     r = np.random.RandomState(seed)
@@ -224,8 +246,9 @@ def small_net():
 def test_train_with_scheduler_sets_the_rate_per_epoch(capsys):
     mx.random.seed(0)
     net = small_net()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.5})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.5}
+    )
     rates = []
 
     def schedule(epoch):
@@ -234,14 +257,24 @@ def test_train_with_scheduler_sets_the_rate_per_epoch(capsys):
 
     loader = blobs()
     result = d2l.train_with_scheduler(
-        net, loader, loader, 3, gluon.loss.SoftmaxCrossEntropyLoss(),
-        trainer, mx.cpu(), schedule)
-    assert rates == [1, 2, 3]          # epoch e trains with schedule(e)
+        net,
+        loader,
+        loader,
+        3,
+        gluon.loss.SoftmaxCrossEntropyLoss(),
+        trainer,
+        mx.cpu(),
+        schedule,
+    )
+    assert rates == [1, 2, 3]  # epoch e trains with schedule(e)
     assert trainer.learning_rate == pytest.approx(0.5 / 3)
     assert result.test_acc > 0.9
-    assert re.search(r'^train loss \d\.\d{3}, train acc \d\.\d{3}, '
-                     r'test acc \d\.\d{3}$', capsys.readouterr().out,
-                     re.MULTILINE)
+    assert re.search(
+        r'^train loss \d\.\d{3}, train acc \d\.\d{3}, '
+        r'test acc \d\.\d{3}$',
+        capsys.readouterr().out,
+        re.MULTILINE,
+    )
 
 
 def test_train_with_scheduler_and_a_per_update_scheduler():
@@ -249,12 +282,22 @@ def test_train_with_scheduler_and_a_per_update_scheduler():
     net = small_net()
     loader = blobs()
     scheduler = lr_scheduler.CosineScheduler(
-        max_update=2 * len(loader), warmup_steps=len(loader), base_lr=0.5,
-        final_lr=0.01)
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'lr_scheduler': scheduler})
+        max_update=2 * len(loader),
+        warmup_steps=len(loader),
+        base_lr=0.5,
+        final_lr=0.01,
+    )
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'lr_scheduler': scheduler}
+    )
     result = d2l.train_with_scheduler(
-        net, loader, loader, 2, gluon.loss.SoftmaxCrossEntropyLoss(),
-        trainer, mx.cpu())
+        net,
+        loader,
+        loader,
+        2,
+        gluon.loss.SoftmaxCrossEntropyLoss(),
+        trainer,
+        mx.cpu(),
+    )
     assert trainer.learning_rate == pytest.approx(0.01)
     assert result.train_acc > 0.8

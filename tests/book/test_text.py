@@ -1,4 +1,5 @@
 """The text pipeline and language-model helpers of chapter 10."""
+
 import math
 import re
 from pathlib import Path
@@ -15,6 +16,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 # -- the corpus --------------------------------------------------------------
+
 
 def test_corpus_is_packaged_and_matches_the_repository_copy():
     packaged = text.corpus_path()
@@ -42,7 +44,7 @@ def test_read_time_machine_keeps_lower_case_letters_and_spaces():
     assert lines[0] == 'the tide engine'
     assert all(re.fullmatch('[a-z ]*', line) for line in lines)
     joined = ' '.join(lines)
-    assert joined.count('time traveller') >= 10     # d2l's prompt
+    assert joined.count('time traveller') >= 10  # d2l's prompt
 
 
 def test_tokenize_words_and_characters():
@@ -61,6 +63,7 @@ def test_count_corpus_flat_and_nested():
 
 # -- the vocabulary ----------------------------------------------------------
 
+
 def test_vocab_orders_by_frequency_with_unk_first():
     vocab = text.Vocab([['b', 'a', 'a'], ['c', 'a', 'b']])
     assert vocab.idx_to_token == ['<unk>', 'a', 'b', 'c']
@@ -74,8 +77,9 @@ def test_vocab_orders_by_frequency_with_unk_first():
 
 
 def test_vocab_min_freq_and_reserved_tokens():
-    vocab = text.Vocab(['a', 'a', 'b'], min_freq=2,
-                       reserved_tokens=['<pad>', '<bos>'])
+    vocab = text.Vocab(
+        ['a', 'a', 'b'], min_freq=2, reserved_tokens=['<pad>', '<bos>']
+    )
     assert vocab.idx_to_token == ['<unk>', '<pad>', '<bos>', 'a']
     assert vocab['b'] == 0
     assert vocab['<pad>'] == 1
@@ -93,7 +97,7 @@ def test_to_tokens_accepts_numpy_integers():
 
 def test_load_corpus_time_machine():
     corpus, vocab = text.load_corpus_time_machine()
-    assert len(vocab) == 28            # <unk>, space and 26 letters
+    assert len(vocab) == 28  # <unk>, space and 26 letters
     assert vocab.idx_to_token[1] == ' '
     assert len(corpus) > 25_000
     short, _ = text.load_corpus_time_machine(max_tokens=100)
@@ -104,9 +108,12 @@ def test_load_corpus_time_machine():
 
 # -- minibatches -------------------------------------------------------------
 
+
 def _batches(fn, corpus, batch_size, num_steps):
-    return [(X.asnumpy().astype(int), Y.asnumpy().astype(int))
-            for X, Y in fn(corpus, batch_size, num_steps)]
+    return [
+        (X.asnumpy().astype(int), Y.asnumpy().astype(int))
+        for X, Y in fn(corpus, batch_size, num_steps)
+    ]
 
 
 def test_seq_data_iter_random_shapes_labels_and_disjoint_windows():
@@ -116,14 +123,13 @@ def test_seq_data_iter_random_shapes_labels_and_disjoint_windows():
     starts = []
     for X, Y in batches:
         assert X.shape == Y.shape == (2, 5)
-        np.testing.assert_array_equal(Y, X + 1)     # the next token
+        np.testing.assert_array_equal(Y, X + 1)  # the next token
         for row in X:
-            np.testing.assert_array_equal(row, np.arange(row[0],
-                                                         row[0] + 5))
+            np.testing.assert_array_equal(row, np.arange(row[0], row[0] + 5))
             starts.append(row[0])
     assert len(set(starts)) == len(starts)
     offsets = {s % 5 for s in starts}
-    assert len(offsets) == 1           # one random offset per epoch
+    assert len(offsets) == 1  # one random offset per epoch
 
 
 def test_seq_data_iter_random_is_reproducible_under_mx_random_seed():
@@ -163,14 +169,18 @@ def test_load_data_time_machine_iterates_every_epoch():
 
 # -- models ------------------------------------------------------------------
 
+
 def _get_params(vocab_size, num_hiddens, device):
     def normal(shape):
         return nd.random.normal(scale=0.01, shape=shape, ctx=device)
-    params = [normal((vocab_size, num_hiddens)),
-              normal((num_hiddens, num_hiddens)),
-              nd.zeros(num_hiddens, ctx=device),
-              normal((num_hiddens, vocab_size)),
-              nd.zeros(vocab_size, ctx=device)]
+
+    params = [
+        normal((vocab_size, num_hiddens)),
+        normal((num_hiddens, num_hiddens)),
+        nd.zeros(num_hiddens, ctx=device),
+        normal((num_hiddens, vocab_size)),
+        nd.zeros(vocab_size, ctx=device),
+    ]
     for param in params:
         param.attach_grad()
     return params
@@ -182,7 +192,7 @@ def _init_state(batch_size, num_hiddens, device):
 
 def _rnn(inputs, state, params):
     W_xh, W_hh, b_h, W_hq, b_q = params
-    H, = state
+    (H,) = state
     outputs = []
     for X in inputs:
         H = nd.tanh(nd.dot(X, W_xh) + nd.dot(H, W_hh) + b_h)
@@ -191,8 +201,9 @@ def _rnn(inputs, state, params):
 
 
 def _scratch(vocab_size=28, num_hiddens=16):
-    return text.RNNModelScratch(vocab_size, num_hiddens, mx.cpu(),
-                                _get_params, _init_state, _rnn)
+    return text.RNNModelScratch(
+        vocab_size, num_hiddens, mx.cpu(), _get_params, _init_state, _rnn
+    )
 
 
 def test_rnn_model_scratch_shapes_and_repr():
@@ -201,8 +212,9 @@ def test_rnn_model_scratch_shapes_and_repr():
     Y, new_state = net(nd.zeros((3, 5)), state)
     assert Y.shape == (15, 28)
     assert new_state[0].shape == (3, 16)
-    assert repr(net) == ('RNNModelScratch(_rnn, vocab_size=28, '
-                         'num_hiddens=16)')
+    assert repr(net) == (
+        'RNNModelScratch(_rnn, vocab_size=28, num_hiddens=16)'
+    )
 
 
 @pytest.mark.parametrize('layer_cls', [rnn.RNN, rnn.LSTM, rnn.GRU])
@@ -226,6 +238,7 @@ def test_predict_ch8_continues_the_prefix():
 
 # -- gradient clipping -------------------------------------------------------
 
+
 def _set_grads(arrays, values):
     for array, value in zip(arrays, values):
         array.grad[:] = nd.array(value)
@@ -237,8 +250,9 @@ def test_grad_clipping_rescales_the_joint_norm_of_a_scratch_model():
     _set_grads(net.params, values)
     norm = math.sqrt(sum(v.size for v in values))
     assert text.grad_clipping(net, 1.0) == pytest.approx(norm, rel=1e-6)
-    clipped = math.sqrt(sum(float((p.grad ** 2).sum().asscalar())
-                            for p in net.params))
+    clipped = math.sqrt(
+        sum(float((p.grad**2).sum().asscalar()) for p in net.params)
+    )
     assert clipped == pytest.approx(1.0, rel=1e-5)
     # the direction is kept: every entry was scaled by the same factor
     ratio = net.params[0].grad.asnumpy() / values[0]
@@ -250,8 +264,9 @@ def test_grad_clipping_leaves_small_gradients_alone():
     values = [np.full(p.shape, 0.01) for p in net.params]
     _set_grads(net.params, values)
     text.grad_clipping(net, 1.0)
-    np.testing.assert_allclose(net.params[0].grad.asnumpy(), values[0],
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        net.params[0].grad.asnumpy(), values[0], rtol=1e-6
+    )
 
 
 def test_grad_clipping_on_a_gluon_block():
@@ -262,12 +277,17 @@ def test_grad_clipping_on_a_gluon_block():
     loss.backward()
     before = text.grad_clipping(net, 0.5)
     assert before > 0.5
-    after = math.sqrt(sum(float((p.grad() ** 2).sum().asscalar())
-                          for p in net.collect_params().values()))
+    after = math.sqrt(
+        sum(
+            float((p.grad() ** 2).sum().asscalar())
+            for p in net.collect_params().values()
+        )
+    )
     assert after == pytest.approx(0.5, rel=1e-5)
 
 
 # -- training ----------------------------------------------------------------
+
 
 def test_train_epoch_ch8_detaches_the_state_between_batches():
     train_iter, vocab = text.load_data_time_machine(4, 8, max_tokens=400)
@@ -278,8 +298,9 @@ def test_train_epoch_ch8_detaches_the_state_between_batches():
         for param in net.params:
             param[:] = param - 0.5 * param.grad / batch_size
 
-    ppl, speed = text.train_epoch_ch8(net, train_iter, loss, updater,
-                                      mx.cpu(), use_random_iter=False)
+    ppl, speed = text.train_epoch_ch8(
+        net, train_iter, loss, updater, mx.cpu(), use_random_iter=False
+    )
     assert 1 < ppl < 40 and speed > 0
 
 
@@ -289,21 +310,28 @@ def test_train_ch8_prints_like_d2l_and_learns(capsys):
     net = text.RNNModel(rnn.GRU(32), len(vocab))
     result = text.train_ch8(net, train_iter, vocab, 1, 40, mx.cpu())
     out = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(r'perplexity \d+\.\d, \d+\.\d tokens/sec on '
-                        r'cpu\(0\)', out[-3])
+    assert re.fullmatch(
+        r'perplexity \d+\.\d, \d+\.\d tokens/sec on '
+        r'cpu\(0\)',
+        out[-3],
+    )
     assert out[-2].startswith('time traveller')
     assert len(out[-2]) == len('time traveller') + 50
     assert out[-1].startswith('traveller')
     assert isinstance(result, text.PerplexityResult)
-    assert result.perplexity < 12         # 28 would be a uniform guess
-    assert re.fullmatch(r"PerplexityResult\(perplexity=\d+\.\d, "
-                        r"speed='\d+\.\d tokens/sec'\)", repr(result))
+    assert result.perplexity < 12  # 28 would be a uniform guess
+    assert re.fullmatch(
+        r"PerplexityResult\(perplexity=\d+\.\d, "
+        r"speed='\d+\.\d tokens/sec'\)",
+        repr(result),
+    )
 
 
 def test_train_ch8_trains_a_scratch_model_with_random_batches(capsys):
     train_iter, vocab = text.load_data_time_machine(4, 8, True, 400)
     net = _scratch(len(vocab), 8)
-    result = text.train_ch8(net, train_iter, vocab, 1, 1, mx.cpu(),
-                            use_random_iter=True)
+    result = text.train_ch8(
+        net, train_iter, vocab, 1, 1, mx.cpu(), use_random_iter=True
+    )
     assert math.isfinite(result.perplexity)
     assert 'tokens/sec on cpu(0)' in capsys.readouterr().out

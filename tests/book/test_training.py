@@ -1,4 +1,5 @@
 """Accuracy, evaluation and the training loops, on tiny data."""
+
 import re
 
 import numpy as np
@@ -12,8 +13,11 @@ from dlbook.gluon import nn
 
 from .conftest import needs_fashion_mnist
 
-LOSS_LINE = re.compile(r'^loss \d+\.\d{3}, train acc \d\.\d{3}, '
-                       r'test acc \d\.\d{3}$', re.MULTILINE)
+LOSS_LINE = re.compile(
+    r'^loss \d+\.\d{3}, train acc \d\.\d{3}, '
+    r'test acc \d\.\d{3}$',
+    re.MULTILINE,
+)
 
 
 def blobs(n=240, seed=0):
@@ -27,8 +31,10 @@ def blobs(n=240, seed=0):
 
 def loaders(batch_size=32):
     X, y = blobs()
-    return (d2l.load_array((X[:160], y[:160]), batch_size),
-            d2l.load_array((X[160:], y[160:]), batch_size, is_train=False))
+    return (
+        d2l.load_array((X[:160], y[:160]), batch_size),
+        d2l.load_array((X[160:], y[160:]), batch_size, is_train=False),
+    )
 
 
 def test_accuracy_counts_correct_rows():
@@ -43,8 +49,8 @@ def test_accuracy_counts_correct_rows():
 def test_evaluate_accuracy_matches_hand_count():
     X, y = blobs(n=50)
     scores = nd.array(np.eye(3)[[0, 1, 2, 0, 1] * 10])
-    batches = [(X[i:i + 10], y[i:i + 10]) for i in range(0, 50, 10)]
-    outputs = iter([scores[i:i + 10] for i in range(0, 50, 10)])
+    batches = [(X[i : i + 10], y[i : i + 10]) for i in range(0, 50, 10)]
+    outputs = iter([scores[i : i + 10] for i in range(0, 50, 10)])
 
     def net(X_batch):
         return next(outputs)
@@ -70,8 +76,7 @@ def test_evaluate_loss_is_the_mean():
         return X_batch
 
     loss = gluon.loss.L2Loss()
-    value = d2l.evaluate_loss(identity, [(X[:2], y[:2]), (X[2:], y[2:])],
-                              loss)
+    value = d2l.evaluate_loss(identity, [(X[:2], y[:2]), (X[2:], y[2:])], loss)
     assert value == pytest.approx((0.5 + 2.0 + 4.5) / 3)
 
 
@@ -80,18 +85,25 @@ def test_train_ch3_with_a_trainer_learns_and_returns_numbers(capsys):
     train_iter, test_iter = loaders()
     net = nn.Dense(3)
     net.initialize(init.Normal(0.01))
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     result = d2l.train_ch3(net, train_iter, test_iter, loss, 3, trainer)
     train_loss, train_acc, test_acc = result
     assert train_loss < 0.5 and train_acc > 0.9 and test_acc > 0.9
-    assert repr(result) == (f'TrainResult(train_loss={train_loss:.3f}, '
-                            f'train_acc={train_acc:.3f}, '
-                            f'test_acc={test_acc:.3f})')
+    assert repr(result) == (
+        f'TrainResult(train_loss={train_loss:.3f}, '
+        f'train_acc={train_acc:.3f}, '
+        f'test_acc={test_acc:.3f})'
+    )
     out = capsys.readouterr().out
-    assert re.search(r'^epoch 3: train loss \d\.\d{3}, train acc \d\.\d{3}, '
-                     r'test acc \d\.\d{3}$', out, re.MULTILINE)
+    assert re.search(
+        r'^epoch 3: train loss \d\.\d{3}, train acc \d\.\d{3}, '
+        r'test acc \d\.\d{3}$',
+        out,
+        re.MULTILINE,
+    )
 
 
 def test_train_ch3_with_a_scratch_updater():
@@ -106,9 +118,14 @@ def test_train_ch3_with_a_scratch_updater():
         return nd.dot(X, W) + b
 
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    result = d2l.train_ch3(net, train_iter, test_iter, loss, 2,
-                           lambda batch_size: d2l.sgd([W, b], 0.1,
-                                                      batch_size))
+    result = d2l.train_ch3(
+        net,
+        train_iter,
+        test_iter,
+        loss,
+        2,
+        lambda batch_size: d2l.sgd([W, b], 0.1, batch_size),
+    )
     assert result.test_acc > 0.9
 
 
@@ -116,12 +133,12 @@ def test_train_epoch_ch3_returns_mean_loss_and_accuracy():
     train_iter, _ = loaders()
     net = nn.Dense(3)
     net.initialize(init.Zero())
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.0})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.0}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    train_loss, train_acc = d2l.train_epoch_ch3(net, train_iter, loss,
-                                                trainer)
-    assert train_loss == pytest.approx(np.log(3), rel=1e-5)   # uniform
+    train_loss, train_acc = d2l.train_epoch_ch3(net, train_iter, loss, trainer)
+    assert train_loss == pytest.approx(np.log(3), rel=1e-5)  # uniform
     assert 0 <= train_acc <= 1
 
 
@@ -134,15 +151,17 @@ def test_train_ch6_prints_d2l_lines(capsys):
     out = capsys.readouterr().out
     assert LOSS_LINE.search(out)
     assert re.search(r'^\d+\.\d examples/sec on cpu\(0\)$', out, re.MULTILINE)
-    assert f'loss {result.train_loss:.3f}, train acc ' \
-           f'{result.train_acc:.3f}, test acc {result.test_acc:.3f}' in out
+    assert (
+        f'loss {result.train_loss:.3f}, train acc '
+        f'{result.train_acc:.3f}, test acc {result.test_acc:.3f}' in out
+    )
     assert result.test_acc > 0.8
 
 
 def test_train_ch6_default_device_is_try_gpu(monkeypatch, capsys):
     monkeypatch.setattr(devices, 'num_gpus', lambda: 0)
     monkeypatch.setattr(devices, '_reported', set())
-    train_iter, test_iter = loaders(batch_size=80)   # fewer than 5 batches
+    train_iter, test_iter = loaders(batch_size=80)  # fewer than 5 batches
     net = nn.Dense(3)
     d2l.train_ch6(net, train_iter, test_iter, 1, 0.1)
     out = capsys.readouterr().out
@@ -170,15 +189,18 @@ def test_train_ch13_on_two_cpu_devices(capsys):
     net = nn.Sequential()
     net.add(nn.Dense(8, activation='relu'), nn.Dense(3))
     net.initialize(init.Xavier(), ctx=devices_)
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.5})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.5}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    result = d2l.train_ch13(net, train_iter, test_iter, loss, trainer, 2,
-                            devices_)
+    result = d2l.train_ch13(
+        net, train_iter, test_iter, loss, trainer, 2, devices_
+    )
     out = capsys.readouterr().out
     assert LOSS_LINE.search(out)
-    assert re.search(r'examples/sec on \[cpu\(0\), cpu\(1\)\]$', out,
-                     re.MULTILINE)
+    assert re.search(
+        r'examples/sec on \[cpu\(0\), cpu\(1\)\]$', out, re.MULTILINE
+    )
     assert result.test_acc > 0.8
     assert d2l.evaluate_accuracy_gpus(net, test_iter) == result.test_acc
 
@@ -188,11 +210,13 @@ def test_train_batch_ch13_sums_over_the_batch():
     devices_ = [mx.cpu(0), mx.cpu(1)]
     net = nn.Dense(3)
     net.initialize(init.Zero(), ctx=devices_)
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.0})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.0}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    loss_sum, acc_sum = d2l.train_batch_ch13(net, X, y, loss, trainer,
-                                             devices_)
+    loss_sum, acc_sum = d2l.train_batch_ch13(
+        net, X, y, loss, trainer, devices_
+    )
     assert loss_sum == pytest.approx(8 * np.log(3), rel=1e-5)
     assert 0 <= acc_sum <= 8
 
@@ -205,11 +229,16 @@ def test_predict_ch3_titles():
         return nd.one_hot(nd.array([9] * X.shape[0]), 10)
 
     import matplotlib.pyplot as plt
+
     plt.close('all')
     d2l.predict_ch3(net, [(images, labels)], n=4)
     titles = [ax.get_title() for ax in plt.gcf().axes]
-    assert titles == ['t-shirt\nankle boot', 'trouser\nankle boot',
-                      'pullover\nankle boot', 'dress\nankle boot']
+    assert titles == [
+        't-shirt\nankle boot',
+        'trouser\nankle boot',
+        'pullover\nankle boot',
+        'dress\nankle boot',
+    ]
 
 
 @needs_fashion_mnist
@@ -218,8 +247,9 @@ def test_train_ch3_on_fast_fashion_mnist(fast):
     train_iter, test_iter = d2l.load_data_fashion_mnist(256)
     net = nn.Dense(10)
     net.initialize(init.Normal(0.01))
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     result = d2l.train_ch3(net, train_iter, test_iter, loss, 2, trainer)
     assert 0.4 < result.test_acc < 0.9

@@ -16,6 +16,7 @@ Screenshots go to ``$DLBOOK_ARTIFACTS`` if set, else to
 playwright or JupyterLab is missing. Every measured fact it relies on
 (flags, selectors, settings) is in ``reference/jupyter-testing.md``.
 """
+
 import json
 import os
 import shutil
@@ -37,18 +38,27 @@ NOTEBOOK = HERE / 'live_training.ipynb'
 
 CHROMIUM_PATHS = ('/usr/bin/chromium', '/usr/bin/chromium-browser')
 CHROMIUM_ARGS = [
-    '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
-    '--no-first-run', '--disable-background-networking',
-    '--disable-component-update', '--disable-sync',
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
 ]
 # Lab settings: no news toast, no autosave, every cell in the DOM.
 LAB_SETTINGS = {
     '@jupyterlab/apputils-extension/notification.jupyterlab-settings': {
-        'fetchNews': 'false', 'checkForUpdates': False},
+        'fetchNews': 'false',
+        'checkForUpdates': False,
+    },
     '@jupyterlab/docmanager-extension/plugin.jupyterlab-settings': {
-        'autosave': False},
+        'autosave': False
+    },
     '@jupyterlab/notebook-extension/tracker.jupyterlab-settings': {
-        'windowingMode': 'none'},
+        'windowingMode': 'none'
+    },
 }
 
 SERVER_START_TIMEOUT = 30
@@ -68,8 +78,9 @@ def _require_tools():
     chromium = _chromium()
     if chromium is None:
         pytest.skip('Chromium is not installed (apt-get install chromium)')
-    pytest.importorskip('playwright.sync_api',
-                        reason='playwright is not installed')
+    pytest.importorskip(
+        'playwright.sync_api', reason='playwright is not installed'
+    )
     pytest.importorskip('jupyterlab', reason='jupyterlab is not installed')
     pytest.importorskip('ipywidgets', reason='ipywidgets is not installed')
     return chromium
@@ -96,7 +107,7 @@ def _descendants(pid):
         except OSError:
             continue
         # The command name is in parentheses and may contain spaces.
-        fields = text[text.rindex(')') + 2:].split()
+        fields = text[text.rindex(')') + 2 :].split()
         children.setdefault(int(fields[1]), []).append(int(entry.parent.name))
     found, todo = [], [pid]
     while todo:
@@ -108,8 +119,11 @@ def _descendants(pid):
 
 def _request(url, token, method='GET'):
     req = urllib.request.Request(
-        url, method=method, data=b'' if method == 'POST' else None,
-        headers={'Authorization': f'token {token}'})
+        url,
+        method=method,
+        data=b'' if method == 'POST' else None,
+        headers={'Authorization': f'token {token}'},
+    )
     with urllib.request.urlopen(req, timeout=5) as response:
         return response.status, response.read()
 
@@ -135,13 +149,19 @@ class JupyterLab:
             JUPYTER_PLATFORM_DIRS='1',
             # The kernel must import this checkout's dlbook.
             PYTHONPATH=os.pathsep.join(
-                p for p in (str(REPO), env.get('PYTHONPATH')) if p),
+                p for p in (str(REPO), env.get('PYTHONPATH')) if p
+            ),
             MPLBACKEND='Agg',
         )
-        env.pop('DLBOOK_WIDGETS', None)      # the widget view is the point
+        env.pop('DLBOOK_WIDGETS', None)  # the widget view is the point
         command = [
-            sys.executable, '-m', 'jupyterlab', '--allow-root',
-            '--no-browser', '--ip=127.0.0.1', f'--port={self.port}',
+            sys.executable,
+            '-m',
+            'jupyterlab',
+            '--allow-root',
+            '--no-browser',
+            '--ip=127.0.0.1',
+            f'--port={self.port}',
             f'--IdentityProvider.token={self.token}',
             '--LabApp.expose_app_in_browser=True',
             f'--LabApp.user_settings_dir={settings}',
@@ -152,8 +172,13 @@ class JupyterLab:
         # A new session: the server and whatever it starts can be found
         # (and ended) as one group, apart from pytest.
         self.process = subprocess.Popen(
-            command, cwd=root, env=env, stdout=self.log,
-            stderr=subprocess.STDOUT, start_new_session=True)
+            command,
+            cwd=root,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         self.children = []
 
     def wait_ready(self):
@@ -162,7 +187,8 @@ class JupyterLab:
             if self.process.poll() is not None:
                 raise RuntimeError(
                     f'JupyterLab exited with {self.process.returncode}; '
-                    f'see {self.log.name}')
+                    f'see {self.log.name}'
+                )
             try:
                 status, _ = _request(f'{self.base}/api/status', self.token)
                 if status == 200:
@@ -174,8 +200,10 @@ class JupyterLab:
 
     def url(self, notebook):
         workspace = f'dlbook-{uuid.uuid4().hex[:8]}'
-        return (f'{self.base}/lab/workspaces/{workspace}/tree/{notebook}'
-                f'?reset&token={self.token}')
+        return (
+            f'{self.base}/lab/workspaces/{workspace}/tree/{notebook}'
+            f'?reset&token={self.token}'
+        )
 
     def remember_children(self):
         """Note the kernels (the server's descendants) for ``stop``."""
@@ -184,7 +212,8 @@ class JupyterLab:
     def stop(self):
         """``POST /api/shutdown``, then end whatever is left over."""
         self.children = sorted(
-            set(self.children) | set(_descendants(self.process.pid)))
+            set(self.children) | set(_descendants(self.process.pid))
+        )
         try:
             _request(f'{self.base}/api/shutdown', self.token, 'POST')
         except (OSError, urllib.error.URLError):
@@ -227,13 +256,13 @@ LIVE_STATE = '''() => ({
 
 def _run_all(page):
     page.locator('.lm-MenuBar-itemLabel', has_text='Run').first.click()
-    page.locator('.lm-Menu-itemLabel',
-                 has_text='Run All Cells').first.click()
+    page.locator('.lm-Menu-itemLabel', has_text='Run All Cells').first.click()
 
 
 def _all_done(prompts):
     return bool(prompts) and all(
-        p.startswith('[') and p[1:-2].strip().isdigit() for p in prompts)
+        p.startswith('[') and p[1:-2].strip().isdigit() for p in prompts
+    )
 
 
 def _watch_training(page, shots):
@@ -256,8 +285,8 @@ def _watch_training(page, shots):
             return samples
         time.sleep(0.2)
     raise AssertionError(
-        f'cells still running after {RUN_TIMEOUT} s: '
-        f'{page.evaluate(PROMPTS)}')
+        f'cells still running after {RUN_TIMEOUT} s: {page.evaluate(PROMPTS)}'
+    )
 
 
 def test_live_training_and_graph_in_jupyterlab(tmp_path):
@@ -273,10 +302,12 @@ def test_live_training_and_graph_in_jupyterlab(tmp_path):
         lab.wait_ready()
         with sync_playwright() as p:
             browser = p.chromium.launch(
-                executable_path=chromium, args=CHROMIUM_ARGS)
+                executable_path=chromium, args=CHROMIUM_ARGS
+            )
             try:
                 page = browser.new_page(
-                    viewport={'width': 1300, 'height': 1700})
+                    viewport={'width': 1300, 'height': 1700}
+                )
                 page.set_default_timeout(PAGE_TIMEOUT_MS)
                 page.goto(lab.url(NOTEBOOK.name))
                 page.wait_for_selector('.jp-NotebookPanel .jp-Cell')
@@ -296,12 +327,12 @@ def test_live_training_and_graph_in_jupyterlab(tmp_path):
 def _check_live(samples):
     """The bars and the plot must change while the cell is running."""
     bars = {tuple(s['bars']) for s in samples if s['bars']}
-    images = {tuple(src for src in s['images'] if src)
-              for s in samples} - {()}
+    images = {tuple(src for src in s['images'] if src) for s in samples} - {()}
     assert len(bars) >= 3, f'progress bars did not move: {sorted(bars)}'
     assert len(images) >= 2, (
         f'the live plot was not redrawn while training '
-        f'({len(images)} distinct image(s) in {len(samples)} samples)')
+        f'({len(images)} distinct image(s) in {len(samples)} samples)'
+    )
 
 
 def _check_final_outputs(page, shots):
@@ -322,5 +353,6 @@ def _check_final_outputs(page, shots):
         assert box and box['width'] > 50 and box['height'] > 100, box
     else:
         text = graph.locator('.jp-OutputArea-output').last.inner_text()
-        assert 'dot' in text and 'fc1' in text and 'DOT source' in text, (
-            text[:300])
+        assert 'dot' in text and 'fc1' in text and 'DOT source' in text, text[
+            :300
+        ]

@@ -13,14 +13,15 @@ import pytest
 import dlbook as mx
 from dlbook import autograd, gluon
 from dlbook.gluon import nn
-from dlbook.gluon.data.vision import FashionMNIST, MNIST, transforms
+from dlbook.gluon.data.vision import MNIST, FashionMNIST, transforms
 
 pytestmark = pytest.mark.slow
 
 DATA = os.environ.get('DLBOOK_DATA')
 needs_data = pytest.mark.skipif(
     not DATA or not os.path.isdir(os.path.join(DATA, 'mnist')),
-    reason='real MNIST files not found (set DLBOOK_DATA)')
+    reason='real MNIST files not found (set DLBOOK_DATA)',
+)
 
 
 def accuracy(net, loader):
@@ -41,16 +42,19 @@ def test_lenet_mnist_one_epoch_reaches_97_percent():
     train_iter = gluon.data.DataLoader(train, batch_size=128, shuffle=True)
     test_iter = gluon.data.DataLoader(test, batch_size=1000)
     net = nn.HybridSequential()
-    net.add(nn.Conv2D(20, kernel_size=5, activation='relu'),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Conv2D(50, kernel_size=5, activation='relu'),
-            nn.MaxPool2D(pool_size=2, strides=2),
-            nn.Dense(500, activation='relu'),
-            nn.Dense(10))
+    net.add(
+        nn.Conv2D(20, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Conv2D(50, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Dense(500, activation='relu'),
+        nn.Dense(10),
+    )
     net.initialize(mx.init.Xavier())
     net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.05, 'momentum': 0.9})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.05, 'momentum': 0.9}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     for X, y in train_iter:
         with autograd.record():
@@ -72,8 +76,9 @@ def test_fashion_mnist_softmax_regression_in_published_band():
     net.add(nn.Dense(10))
     net.initialize(mx.init.Normal(sigma=0.01))
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     for _ in range(10):
         for X, y in train_iter:
             with autograd.record():

@@ -1,4 +1,5 @@
 """Checkers of chapter 6: references pass, typical mistakes explained."""
+
 import pytest
 
 from dlbook import nd
@@ -7,8 +8,8 @@ from dlbook.gluon import nn
 
 from .failing import fails as _fails
 
-
 # -- ch06.centered_layer -----------------------------------------------------
+
 
 class CenteredLayer(nn.Block):
     def forward(self, X):
@@ -29,8 +30,12 @@ def test_centered_layer_per_row_mean_is_explained():
 
 
 def test_centered_layer_instance_instead_of_class():
-    _fails('ch06.centered_layer', CenteredLayer(), 'expected a class',
-           'not an instance')
+    _fails(
+        'ch06.centered_layer',
+        CenteredLayer(),
+        'expected a class',
+        'not an instance',
+    )
 
 
 def test_centered_layer_not_a_block():
@@ -54,6 +59,7 @@ def test_centered_layer_with_parameters_fails():
 
 
 # -- ch06.my_dense -----------------------------------------------------------
+
 
 class MyDense(nn.Block):
     def __init__(self, units, in_units, **kwargs):
@@ -86,8 +92,7 @@ def test_my_dense_with_nn_dense_layout():
             self.bias = self.params.get('bias', shape=(units,))
 
         def forward(self, X):
-            return nd.relu(nd.dot(X, self.weight.data().T) +
-                           self.bias.data())
+            return nd.relu(nd.dot(X, self.weight.data().T) + self.bias.data())
 
     _fails('ch06.my_dense', Transposed, '(in_units, units)')
 
@@ -101,8 +106,12 @@ def test_my_dense_with_plain_arrays_has_no_parameters():
         def forward(self, X):
             return nd.relu(nd.dot(X, self.w))
 
-    _fails('ch06.my_dense', Unregistered, 'exactly two parameters',
-           'self.params.get')
+    _fails(
+        'ch06.my_dense',
+        Unregistered,
+        'exactly two parameters',
+        'self.params.get',
+    )
 
 
 def test_my_dense_forgetting_super_init_is_explained():
@@ -114,6 +123,7 @@ def test_my_dense_forgetting_super_init_is_explained():
 
 
 # -- ch06.my_sequential ------------------------------------------------------
+
 
 class MySequential(nn.Block):
     def add(self, block):
@@ -152,8 +162,12 @@ def test_my_sequential_with_a_python_list_is_explained():
                 X = block(X)
             return X
 
-    _fails('ch06.my_sequential', ListSequential, 'collect_params()',
-           'plain Python list')
+    _fails(
+        'ch06.my_sequential',
+        ListSequential,
+        'collect_params()',
+        'plain Python list',
+    )
 
 
 def test_my_sequential_running_only_the_first_block():
@@ -176,12 +190,16 @@ def test_my_sequential_in_reverse_order():
 
 # -- ch06.shared_params ------------------------------------------------------
 
+
 def build_net():
     net = nn.Sequential()
     shared = nn.Dense(8, activation='relu')
-    net.add(nn.Dense(8, activation='relu'), shared,
-            nn.Dense(8, activation='relu', params=shared.params),
-            nn.Dense(10))
+    net.add(
+        nn.Dense(8, activation='relu'),
+        shared,
+        nn.Dense(8, activation='relu', params=shared.params),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -200,17 +218,23 @@ def test_shared_params_reference_passes(initialized):
 def test_shared_params_copied_values_are_not_shared():
     def copied():
         net = nn.Sequential()
-        net.add(nn.Dense(8, activation='relu', in_units=20),
-                nn.Dense(8, activation='relu', in_units=8),
-                nn.Dense(8, activation='relu', in_units=8),
-                nn.Dense(10, in_units=8))
+        net.add(
+            nn.Dense(8, activation='relu', in_units=20),
+            nn.Dense(8, activation='relu', in_units=8),
+            nn.Dense(8, activation='relu', in_units=8),
+            nn.Dense(10, in_units=8),
+        )
         net.initialize()
         net[2].weight.set_data(net[1].weight.data())
         net[2].bias.set_data(net[1].bias.data())
         return net
 
-    _fails('ch06.shared_params', copied, 'separate Parameters',
-           'params=shared.params')
+    _fails(
+        'ch06.shared_params',
+        copied,
+        'separate Parameters',
+        'params=shared.params',
+    )
 
 
 def test_shared_params_error_in_build_net_is_reported():
@@ -225,9 +249,12 @@ def test_shared_params_wrong_output_size():
     def small():
         out = nn.Sequential()
         shared = nn.Dense(8, activation='relu')
-        out.add(nn.Dense(8, activation='relu'), shared,
-                nn.Dense(8, activation='relu', params=shared.params),
-                nn.Dense(5))
+        out.add(
+            nn.Dense(8, activation='relu'),
+            shared,
+            nn.Dense(8, activation='relu', params=shared.params),
+            nn.Dense(5),
+        )
         return out
 
     _fails('ch06.shared_params', small, 'output has shape (2, 5)')
@@ -236,8 +263,12 @@ def test_shared_params_wrong_output_size():
 def test_shared_params_not_shared_at_all():
     def plain():
         net = nn.Sequential()
-        net.add(nn.Dense(8, activation='relu'), nn.Dense(8, activation='relu'),
-                nn.Dense(8, activation='relu'), nn.Dense(10))
+        net.add(
+            nn.Dense(8, activation='relu'),
+            nn.Dense(8, activation='relu'),
+            nn.Dense(8, activation='relu'),
+            nn.Dense(10),
+        )
         return net
 
     _fails('ch06.shared_params', plain, 'separate parameters')

@@ -1,4 +1,5 @@
 """Checkers of chapter 7: references pass, typical mistakes explained."""
+
 import dlbook as mx
 from dlbook import gluon, nd
 from dlbook.exercises.checker import run_check
@@ -6,8 +7,8 @@ from dlbook.gluon import nn
 
 from .failing import fails as _fails
 
-
 # -- ch07.matmul_on ----------------------------------------------------------
+
 
 def test_matmul_on_reference_passes():
     def matmul_on(A, B, ctx):
@@ -18,8 +19,12 @@ def test_matmul_on_reference_passes():
 
 
 def test_matmul_on_without_moving_raises_the_mixing_error():
-    _fails('ch07.matmul_on', lambda A, B, ctx: nd.dot(A, B),
-           'different contexts', 'as_in_context')
+    _fails(
+        'ch07.matmul_on',
+        lambda A, B, ctx: nd.dot(A, B),
+        'different contexts',
+        'as_in_context',
+    )
 
 
 def test_matmul_on_result_on_the_wrong_device():
@@ -31,8 +36,9 @@ def test_matmul_on_result_on_the_wrong_device():
 
 def test_matmul_on_moving_only_the_result_is_accepted_but_elementwise_not():
     def moved_after(A, B, ctx):
-        return nd.dot(A.as_in_context(mx.cpu(0)),
-                      B.as_in_context(mx.cpu(0))).as_in_context(ctx)
+        return nd.dot(
+            A.as_in_context(mx.cpu(0)), B.as_in_context(mx.cpu(0))
+        ).as_in_context(ctx)
 
     assert run_check('ch07.matmul_on', moved_after).passed
 
@@ -43,6 +49,7 @@ def test_matmul_on_moving_only_the_result_is_accepted_but_elementwise_not():
 
 
 # -- ch07.init_on ------------------------------------------------------------
+
 
 def test_init_on_reference_passes():
     def make_net(ctx):
@@ -73,8 +80,9 @@ def test_init_on_forgetting_ctx():
         net.initialize()
         return net
 
-    _fails('ch07.init_on', make_net, 'expected [cpu(1)]',
-           'initialize(ctx=ctx)')
+    _fails(
+        'ch07.init_on', make_net, 'expected [cpu(1)]', 'initialize(ctx=ctx)'
+    )
 
 
 def test_init_on_forgetting_initialize():
@@ -98,11 +106,14 @@ def test_init_on_wrong_size():
 
 # -- ch07.split_even ---------------------------------------------------------
 
+
 def test_split_even_reference_passes():
     def split_even(X, ctxs):
         n = X.shape[0] // len(ctxs)
-        return [X[i * n:(i + 1) * n].as_in_context(ctx)
-                for i, ctx in enumerate(ctxs)]
+        return [
+            X[i * n : (i + 1) * n].as_in_context(ctx)
+            for i, ctx in enumerate(ctxs)
+        ]
 
     result = run_check('ch07.split_even', split_even)
     assert result.passed, result.report()
@@ -116,16 +127,21 @@ def test_split_even_split_and_load_passes():
 def test_split_even_all_on_one_device():
     def same_device(X, ctxs):
         n = X.shape[0] // len(ctxs)
-        return [X[i * n:(i + 1) * n] for i in range(len(ctxs))]
+        return [X[i * n : (i + 1) * n] for i in range(len(ctxs))]
 
-    _fails('ch07.split_even', same_device, 'slice 1 (ctxs[1]) lives on '
-           'cpu(0), expected cpu(1)')
+    _fails(
+        'ch07.split_even',
+        same_device,
+        'slice 1 (ctxs[1]) lives on cpu(0), expected cpu(1)',
+    )
 
 
 def test_split_even_copies_the_whole_batch():
-    _fails('ch07.split_even',
-           lambda X, ctxs: [X.as_in_context(c) for c in ctxs],
-           'slice 0 has shape')
+    _fails(
+        'ch07.split_even',
+        lambda X, ctxs: [X.as_in_context(c) for c in ctxs],
+        'slice 0 has shape',
+    )
 
 
 def test_split_even_returns_an_array():

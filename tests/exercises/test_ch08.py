@@ -1,4 +1,5 @@
 """Checkers of chapter 8: references pass, typical mistakes explained."""
+
 from dlbook import nd
 from dlbook.book import cnn
 from dlbook.exercises.checker import run_check
@@ -6,15 +7,15 @@ from dlbook.gluon import nn
 
 from .failing import fails as _fails
 
-
 # -- ch08.corr2d -------------------------------------------------------------
+
 
 def corr2d(X, K):
     h, w = K.shape
     Y = nd.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1))
     for i in range(Y.shape[0]):
         for j in range(Y.shape[1]):
-            Y[i, j] = (X[i:i + h, j:j + w] * K).sum().asscalar()
+            Y[i, j] = (X[i : i + h, j : j + w] * K).sum().asscalar()
     return Y
 
 
@@ -29,7 +30,7 @@ def test_corr2d_off_by_one():
         Y = nd.zeros((X.shape[0] - h, X.shape[1] - w))
         for i in range(Y.shape[0]):
             for j in range(Y.shape[1]):
-                Y[i, j] = (X[i:i + h, j:j + w] * K).sum().asscalar()
+                Y[i, j] = (X[i : i + h, j : j + w] * K).sum().asscalar()
         return Y
 
     _fails('ch08.corr2d', short, 'one row and one column too small')
@@ -53,42 +54,61 @@ def test_corr2d_assignment_error_is_reported():
 
 # -- ch08.output_size --------------------------------------------------------
 
+
 def test_output_size_reference_and_library_pass():
-    assert run_check('ch08.output_size',
-                     lambda n, k, p, s: (n + 2 * p - k) // s + 1).passed
-    result = run_check('ch08.output_size',
-                       lambda n, k, p, s: cnn.conv_output_shape(
-                           (n, n), k, p, s)[0])
+    assert run_check(
+        'ch08.output_size', lambda n, k, p, s: (n + 2 * p - k) // s + 1
+    ).passed
+    result = run_check(
+        'ch08.output_size',
+        lambda n, k, p, s: cnn.conv_output_shape((n, n), k, p, s)[0],
+    )
     assert result.passed, result.report()
 
 
 def test_output_size_forgot_plus_one():
-    _fails('ch08.output_size', lambda n, k, p, s: (n + 2 * p - k) // s,
-           'forgot the + 1')
+    _fails(
+        'ch08.output_size',
+        lambda n, k, p, s: (n + 2 * p - k) // s,
+        'forgot the + 1',
+    )
 
 
 def test_output_size_padding_once():
-    _fails('ch08.output_size', lambda n, k, p, s: (n + p - k) // s + 1,
-           'both sides')
+    _fails(
+        'ch08.output_size',
+        lambda n, k, p, s: (n + p - k) // s + 1,
+        'both sides',
+    )
 
 
 def test_output_size_float_division():
-    _fails('ch08.output_size', lambda n, k, p, s: (n + 2 * p - k) / s + 1,
-           'use //')
+    _fails(
+        'ch08.output_size',
+        lambda n, k, p, s: (n + 2 * p - k) / s + 1,
+        'use //',
+    )
 
 
 def test_output_size_float_result_of_the_right_value():
-    _fails('ch08.output_size',
-           lambda n, k, p, s: float((n + 2 * p - k) // s + 1), 'a float',
-           'use //')
+    _fails(
+        'ch08.output_size',
+        lambda n, k, p, s: float((n + 2 * p - k) // s + 1),
+        'a float',
+        'use //',
+    )
 
 
 def test_output_size_ignores_stride():
-    _fails('ch08.output_size', lambda n, k, p, s: n + 2 * p - k + 1,
-           'stride divides')
+    _fails(
+        'ch08.output_size',
+        lambda n, k, p, s: n + 2 * p - k + 1,
+        'stride divides',
+    )
 
 
 # -- ch08.pool2d -------------------------------------------------------------
+
 
 def test_pool2d_reference_and_library_pass():
     assert run_check('ch08.pool2d', cnn.pool2d).passed
@@ -103,8 +123,11 @@ def test_pool2d_modes_swapped():
 
 def test_pool2d_non_overlapping_windows():
     def strided(X, pool_size, mode='max'):
-        pool = nn.MaxPool2D(pool_size) if mode == 'max' else \
-            nn.AvgPool2D(pool_size)
+        pool = (
+            nn.MaxPool2D(pool_size)
+            if mode == 'max'
+            else nn.AvgPool2D(pool_size)
+        )
         return pool(X.reshape((1, 1) + X.shape))[0, 0]
 
     _fails('ch08.pool2d', strided, 'stride 1')
@@ -119,16 +142,18 @@ def test_pool2d_without_default_mode():
 
 # -- ch08.lenet --------------------------------------------------------------
 
+
 def lenet(act='sigmoid', padding=2, pool=nn.AvgPool2D):
     net = nn.Sequential()
-    net.add(nn.Conv2D(channels=6, kernel_size=5, padding=padding,
-                      activation=act),
-            pool(pool_size=2, strides=2),
-            nn.Conv2D(channels=16, kernel_size=5, activation=act),
-            pool(pool_size=2, strides=2),
-            nn.Dense(120, activation=act),
-            nn.Dense(84, activation=act),
-            nn.Dense(10))
+    net.add(
+        nn.Conv2D(channels=6, kernel_size=5, padding=padding, activation=act),
+        pool(pool_size=2, strides=2),
+        nn.Conv2D(channels=16, kernel_size=5, activation=act),
+        pool(pool_size=2, strides=2),
+        nn.Dense(120, activation=act),
+        nn.Dense(84, activation=act),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -136,8 +161,9 @@ def test_lenet_reference_and_relu_variant_pass():
     result = run_check('ch08.lenet', lenet)
     assert result.passed, result.report()
     assert '61,706' in result.message
-    assert run_check('ch08.lenet',
-                     lambda: lenet('relu', pool=nn.MaxPool2D)).passed
+    assert run_check(
+        'ch08.lenet', lambda: lenet('relu', pool=nn.MaxPool2D)
+    ).passed
 
 
 def test_lenet_without_padding():

@@ -1,4 +1,5 @@
 """Checkers of chapter 10: references pass, typical mistakes explained."""
+
 import math
 
 from dlbook import nd
@@ -17,10 +18,11 @@ def _fails(exercise_id, answer, *fragments):
 
 # -- ch10.rnn ----------------------------------------------------------------
 
+
 def make_rnn(act=nd.tanh, dim=0, zero_start=False, state_as_array=False):
     def rnn(inputs, state, params):
         W_xh, W_hh, b_h, W_hq, b_q = params
-        H, = state
+        (H,) = state
         if zero_start:
             H = nd.zeros_like(H)
         outputs = []
@@ -28,6 +30,7 @@ def make_rnn(act=nd.tanh, dim=0, zero_start=False, state_as_array=False):
             H = act(nd.dot(X, W_xh) + nd.dot(H, W_hh) + b_h)
             outputs.append(nd.dot(H, W_hq) + b_q)
         return nd.concat(*outputs, dim=dim), (H if state_as_array else (H,))
+
     return rnn
 
 
@@ -45,17 +48,18 @@ def test_rnn_typical_mistakes():
 
 
 def test_rnn_returning_outputs_only():
-    _fails('ch10.rnn', lambda *args: make_rnn()(*args)[0],
-           'should return a pair')
+    _fails(
+        'ch10.rnn', lambda *args: make_rnn()(*args)[0], 'should return a pair'
+    )
 
 
 # -- ch10.gru ----------------------------------------------------------------
 
+
 def make_gru(swap=False, reset_after=False, no_reset=False):
     def gru(inputs, state, params):
-        (W_xz, W_hz, b_z, W_xr, W_hr, b_r, W_xh, W_hh, b_h, W_hq,
-         b_q) = params
-        H, = state
+        (W_xz, W_hz, b_z, W_xr, W_hr, b_r, W_xh, W_hh, b_h, W_hq, b_q) = params
+        (H,) = state
         outputs = []
         for X in inputs:
             Z = nd.sigmoid(nd.dot(X, W_xz) + nd.dot(H, W_hz) + b_z)
@@ -63,15 +67,17 @@ def make_gru(swap=False, reset_after=False, no_reset=False):
             if no_reset:
                 R = nd.ones_like(R)
             if reset_after:
-                H_tilde = nd.tanh(nd.dot(X, W_xh) + R * nd.dot(H, W_hh) +
-                                  b_h)
+                H_tilde = nd.tanh(nd.dot(X, W_xh) + R * nd.dot(H, W_hh) + b_h)
             else:
-                H_tilde = nd.tanh(nd.dot(X, W_xh) + nd.dot(R * H, W_hh) +
-                                  b_h)
-            H = (1 - Z) * H + Z * H_tilde if swap else \
-                Z * H + (1 - Z) * H_tilde
+                H_tilde = nd.tanh(nd.dot(X, W_xh) + nd.dot(R * H, W_hh) + b_h)
+            H = (
+                (1 - Z) * H + Z * H_tilde
+                if swap
+                else Z * H + (1 - Z) * H_tilde
+            )
             outputs.append(nd.dot(H, W_hq) + b_q)
         return nd.concat(*outputs, dim=0), (H,)
+
     return gru
 
 
@@ -92,6 +98,7 @@ def test_gru_with_the_rnn_step_reports_the_unpacking_error():
 
 # -- ch10.grad_clipping ------------------------------------------------------
 
+
 def test_grad_clipping_reference_and_library_pass():
     result = run_check('ch10.grad_clipping', text.grad_clipping)
     assert result.passed, result.report()
@@ -100,8 +107,9 @@ def test_grad_clipping_reference_and_library_pass():
 def _clip_variant(kind):
     def grad_clipping(net, theta):
         params = net.params
-        norm = math.sqrt(sum(float((p.grad ** 2).sum().asscalar())
-                             for p in params))
+        norm = math.sqrt(
+            sum(float((p.grad**2).sum().asscalar()) for p in params)
+        )
         for p in params:
             if kind == 'per_param':
                 own = float(nd.norm(p.grad).asscalar())
@@ -114,19 +122,21 @@ def _clip_variant(kind):
                 g = g * theta / norm  # noqa: F841 (the mistake)
             elif kind == 'unit' and norm > theta:
                 p.grad[:] /= norm
+
     return grad_clipping
 
 
 def test_grad_clipping_typical_mistakes():
-    _fails('ch10.grad_clipping', _clip_variant('per_param'),
-           'its own norm')
-    _fails('ch10.grad_clipping', _clip_variant('always'),
-           'must stay unchanged')
+    _fails('ch10.grad_clipping', _clip_variant('per_param'), 'its own norm')
+    _fails(
+        'ch10.grad_clipping', _clip_variant('always'), 'must stay unchanged'
+    )
     _fails('ch10.grad_clipping', _clip_variant('rebind'), 'in place')
     _fails('ch10.grad_clipping', _clip_variant('unit'), 'theta / norm')
 
 
 # -- ch10.perplexity ---------------------------------------------------------
+
 
 def test_perplexity_reference_passes():
     def perplexity(losses):
@@ -137,12 +147,24 @@ def test_perplexity_reference_passes():
 
 
 def test_perplexity_typical_mistakes():
-    _fails('ch10.perplexity', lambda l: float(l.exp().mean().asscalar()),
-           'mean of exp(loss)')
-    _fails('ch10.perplexity', lambda l: math.exp(l.sum().asscalar()),
-           'average the losses')
-    _fails('ch10.perplexity', lambda l: float(l.mean().asscalar()),
-           'that is the mean loss')
-    _fails('ch10.perplexity', lambda l: math.exp(-l.mean().asscalar()),
-           'without a minus sign')
+    _fails(
+        'ch10.perplexity',
+        lambda l: float(l.exp().mean().asscalar()),
+        'mean of exp(loss)',
+    )
+    _fails(
+        'ch10.perplexity',
+        lambda l: math.exp(l.sum().asscalar()),
+        'average the losses',
+    )
+    _fails(
+        'ch10.perplexity',
+        lambda l: float(l.mean().asscalar()),
+        'that is the mean loss',
+    )
+    _fails(
+        'ch10.perplexity',
+        lambda l: math.exp(-l.mean().asscalar()),
+        'without a minus sign',
+    )
     _fails('ch10.perplexity', lambda l: l.mean().exp(), 'Python float')

@@ -1,4 +1,5 @@
 """Checkers of chapter 11: references pass, typical mistakes explained."""
+
 import math
 
 import pytest
@@ -37,10 +38,11 @@ def adam_like(eps, use_yogi, bias_correction=True):
             else:
                 s[:] = beta2 * s + (1 - beta2) * g2
             t = hyperparams['t'] if bias_correction else None
-            v_hat = v / (1 - beta1 ** t) if t else v
-            s_hat = s / (1 - beta2 ** t) if t else s
+            v_hat = v / (1 - beta1**t) if t else v
+            s_hat = s / (1 - beta2**t) if t else s
             p[:] -= hyperparams['lr'] * v_hat / (nd.sqrt(s_hat) + eps)
         hyperparams['t'] += 1
+
     return update
 
 
@@ -53,6 +55,7 @@ def cosine_warmup(t):
 
 
 # -- ch11.sgd_momentum --------------------------------------------------------
+
 
 def test_sgd_momentum_reference_passes():
     assert run_check('ch11.sgd_momentum', sgd_momentum).passed
@@ -75,7 +78,7 @@ def test_sgd_momentum_leaky_average_is_explained():
 def test_sgd_momentum_rebinding_is_explained():
     def rebinding(params, states, hyperparams):
         for p in params:
-            p = p - hyperparams['lr'] * p.grad    # noqa: PLW2901
+            p = p - hyperparams['lr'] * p.grad  # noqa: PLW2901
 
     _fails('ch11.sgd_momentum', rebinding, 'did not change', 'p[:]')
 
@@ -90,6 +93,7 @@ def test_sgd_momentum_exception_and_not_a_function():
 
 # -- ch11.nesterov ------------------------------------------------------------
 
+
 def test_nesterov_reference_passes():
     assert run_check('ch11.nesterov', nesterov).passed
 
@@ -100,16 +104,22 @@ def test_nesterov_plain_momentum_is_explained():
 
 # -- ch11.yogi ----------------------------------------------------------------
 
+
 def test_yogi_reference_passes():
     assert run_check('ch11.yogi', adam_like(1e-3, use_yogi=True)).passed
 
 
-@pytest.mark.parametrize('answer, fragment', [
-    (adam_like(1e-6, use_yogi=True), 'eps = 1e-3'),
-    (adam_like(1e-3, use_yogi=True, bias_correction=False),
-     'bias correction'),
-    (adam_like(1e-3, use_yogi=False), 'state (v and s)'),
-])
+@pytest.mark.parametrize(
+    'answer, fragment',
+    [
+        (adam_like(1e-6, use_yogi=True), 'eps = 1e-3'),
+        (
+            adam_like(1e-3, use_yogi=True, bias_correction=False),
+            'bias correction',
+        ),
+        (adam_like(1e-3, use_yogi=False), 'state (v and s)'),
+    ],
+)
 def test_yogi_mistakes(answer, fragment):
     _fails('ch11.yogi', answer, fragment)
 
@@ -124,14 +134,18 @@ def test_yogi_forgetting_to_count_steps():
 
 # -- ch11.cosine_warmup -------------------------------------------------------
 
+
 def test_cosine_warmup_reference_passes():
     assert run_check('ch11.cosine_warmup', cosine_warmup).passed
 
 
-@pytest.mark.parametrize('answer, fragment', [
-    (lambda t: 0.3, 'lr(0)'),
-    (lambda t: cosine_warmup(t) if t <= 20 else 0.0, 'final_lr'),
-    (lambda t: 'fast', 'one number'),
-])
+@pytest.mark.parametrize(
+    'answer, fragment',
+    [
+        (lambda t: 0.3, 'lr(0)'),
+        (lambda t: cosine_warmup(t) if t <= 20 else 0.0, 'final_lr'),
+        (lambda t: 'fast', 'one number'),
+    ],
+)
 def test_cosine_warmup_mistakes(answer, fragment):
     _fails('ch11.cosine_warmup', answer, fragment)

@@ -1,4 +1,5 @@
 """Checkers of chapter 12: references pass, typical mistakes explained."""
+
 import numpy as np
 
 import dlbook as mx
@@ -32,9 +33,11 @@ def test_mlp_symbol_mistakes():
 
 def count_params(symbol, data_shape):
     shapes, _, _ = symbol.infer_shape(data=data_shape)
-    return sum(int(np.prod(shape))
-               for name, shape in zip(symbol.list_arguments(), shapes)
-               if name != 'data' and not name.endswith('_label'))
+    return sum(
+        int(np.prod(shape))
+        for name, shape in zip(symbol.list_arguments(), shapes)
+        if name != 'data' and not name.endswith('_label')
+    )
 
 
 def test_count_params_reference_passes():

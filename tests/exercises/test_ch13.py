@@ -1,4 +1,5 @@
 """Checkers of chapter 13: references pass, typical mistakes explained."""
+
 import dlbook as mx
 from dlbook import gluon, nd
 from dlbook.exercises.checker import run_check
@@ -36,16 +37,20 @@ def test_allreduce_that_moves_arrays_is_caught():
 
 def split_batch(X, y, devices):
     n = X.shape[0] // len(devices)
-    return ([X[i * n:(i + 1) * n].copyto(d) for i, d in enumerate(devices)],
-            [y[i * n:(i + 1) * n].copyto(d) for i, d in enumerate(devices)])
+    return (
+        [X[i * n : (i + 1) * n].copyto(d) for i, d in enumerate(devices)],
+        [y[i * n : (i + 1) * n].copyto(d) for i, d in enumerate(devices)],
+    )
 
 
 def test_split_batch_reference_and_split_and_load_pass():
     assert run_check('ch13.split_batch', split_batch).passed
 
     def with_gluon(X, y, devices):
-        return (gluon.utils.split_and_load(X, devices),
-                gluon.utils.split_and_load(y, devices))
+        return (
+            gluon.utils.split_and_load(X, devices),
+            gluon.utils.split_and_load(y, devices),
+        )
 
     assert run_check('ch13.split_batch', with_gluon).passed
 
@@ -53,15 +58,19 @@ def test_split_batch_reference_and_split_and_load_pass():
 def test_split_batch_mistakes():
     def not_copied(X, y, devices):
         n = X.shape[0] // len(devices)
-        return ([X[i * n:(i + 1) * n] for i in range(len(devices))],
-                [y[i * n:(i + 1) * n] for i in range(len(devices))])
+        return (
+            [X[i * n : (i + 1) * n] for i in range(len(devices))],
+            [y[i * n : (i + 1) * n] for i in range(len(devices))],
+        )
 
     _fails('ch13.split_batch', not_copied, 'expected cpu(1)', 'copyto')
 
     def interleaved(X, y, devices):
         k = len(devices)
-        return ([X[i::k].copyto(d) for i, d in enumerate(devices)],
-                [y[i::k].copyto(d) for i, d in enumerate(devices)])
+        return (
+            [X[i::k].copyto(d) for i, d in enumerate(devices)],
+            [y[i::k].copyto(d) for i, d in enumerate(devices)],
+        )
 
     _fails('ch13.split_batch', interleaved, 'slice 0')
     _fails('ch13.split_batch', lambda X, y, d: X, 'two lists')
@@ -105,8 +114,10 @@ def test_replicas_identical_checking_too_little():
     def first_param_only(net):
         param = list(net.collect_params().values())[0]
         ctxs = param.list_ctx()
-        return all((param.data(c).asnumpy() ==
-                    param.data(ctxs[0]).asnumpy()).all() for c in ctxs)
+        return all(
+            (param.data(c).asnumpy() == param.data(ctxs[0]).asnumpy()).all()
+            for c in ctxs
+        )
 
     _fails('ch13.replicas_identical', first_param_only, 'differs on cpu(2)')
     _fails('ch13.replicas_identical', lambda net: 1, 'True or False')

@@ -1,4 +1,5 @@
 """Checkers of chapter 14: references pass, typical mistakes explained."""
+
 import pytest
 
 import dlbook as mx
@@ -8,12 +9,20 @@ from .failing import fails as _fails
 
 
 def test_predict_classes():
-    assert run_check('ch14.predict_classes',
-                     lambda mod, it: mod.predict(it).argmax(axis=1)).passed
-    _fails('ch14.predict_classes', lambda mod, it: mod.predict(it),
-           'shape (20, 3)', 'argmax')
-    _fails('ch14.predict_classes',
-           lambda mod, it: mod.predict(it).argmin(axis=1), 'least likely')
+    assert run_check(
+        'ch14.predict_classes', lambda mod, it: mod.predict(it).argmax(axis=1)
+    ).passed
+    _fails(
+        'ch14.predict_classes',
+        lambda mod, it: mod.predict(it),
+        'shape (20, 3)',
+        'argmax',
+    )
+    _fails(
+        'ch14.predict_classes',
+        lambda mod, it: mod.predict(it).argmin(axis=1),
+        'least likely',
+    )
 
 
 def train_epoch(mod, data_iter, metric):
@@ -65,7 +74,8 @@ def load_module(prefix, epoch, data_shapes):
 
 # Binding for inference without label shapes warns, as in MXNet.
 label_warning = pytest.mark.filterwarnings(
-    'ignore:Data provided by label_shapes')
+    'ignore:Data provided by label_shapes'
+)
 
 
 @label_warning

@@ -1,5 +1,6 @@
 """Checkers of chapter 15: references pass, typical mistakes explained,
 and the notebook's NumPy mode is left as it was."""
+
 import dlbook as mx
 from dlbook import nd, np, npx
 from dlbook.exercises.checker import run_check
@@ -24,15 +25,23 @@ def test_cross_entropy_reference_passes_and_mode_is_restored():
 
 
 def test_cross_entropy_mistakes():
-    _fails('ch15.cross_entropy',
-           lambda y_hat, y: np.log(y_hat[range(len(y_hat)), y]),
-           'MINUS the log')
-    _fails('ch15.cross_entropy', lambda y_hat, y: -np.log(y_hat),
-           'one value per class')
-    _fails('ch15.cross_entropy',
-           lambda y_hat, y: -nd.pick(y_hat.as_nd_ndarray(),
-                                     y.as_nd_ndarray()).log(),
-           'legacy NDArray')
+    _fails(
+        'ch15.cross_entropy',
+        lambda y_hat, y: np.log(y_hat[range(len(y_hat)), y]),
+        'MINUS the log',
+    )
+    _fails(
+        'ch15.cross_entropy',
+        lambda y_hat, y: -np.log(y_hat),
+        'one value per class',
+    )
+    _fails(
+        'ch15.cross_entropy',
+        lambda y_hat, y: (
+            -nd.pick(y_hat.as_nd_ndarray(), y.as_nd_ndarray()).log()
+        ),
+        'legacy NDArray',
+    )
 
 
 def accuracy(y_hat, y):
@@ -45,11 +54,17 @@ def test_accuracy_reference_passes():
 
 
 def test_accuracy_mistakes():
-    _fails('ch15.accuracy', lambda y_hat, y: accuracy(y_hat, y) / len(y),
-           'that is the fraction')
-    _fails('ch15.accuracy',
-           lambda y_hat, y: (y_hat.argmax(axis=1).astype(y.dtype) == y)
-           .sum(), 'expected a Python float', 'float(...)')
+    _fails(
+        'ch15.accuracy',
+        lambda y_hat, y: accuracy(y_hat, y) / len(y),
+        'that is the fraction',
+    )
+    _fails(
+        'ch15.accuracy',
+        lambda y_hat, y: (y_hat.argmax(axis=1).astype(y.dtype) == y).sum(),
+        'expected a Python float',
+        'float(...)',
+    )
 
 
 def masked_mean(x, mask):
@@ -61,10 +76,12 @@ def test_masked_mean_reference_passes():
 
 
 def test_masked_mean_multiplying_is_explained():
-    _fails('ch15.masked_mean', lambda x, mask: (x * mask).mean(),
-           'masked ones counted as 0')
-    _fails('ch15.masked_mean', lambda x, mask: x[mask],
-           'expected a 0-d array')
+    _fails(
+        'ch15.masked_mean',
+        lambda x, mask: (x * mask).mean(),
+        'masked ones counted as 0',
+    )
+    _fails('ch15.masked_mean', lambda x, mask: x[mask], 'expected a 0-d array')
 
 
 def load_legacy(fname):
@@ -79,13 +96,19 @@ def test_load_legacy_reference_passes():
 
 
 def test_load_legacy_mistakes():
-    _fails('ch15.load_legacy', lambda fname: nd.load(fname) and
-           dict(nd.load(fname)), 'legacy NDArray')
+    _fails(
+        'ch15.load_legacy',
+        lambda fname: nd.load(fname) and dict(nd.load(fname)),
+        'legacy NDArray',
+    )
 
     def switching_off(fname):
         npx.reset_np()
         return {k: v.as_np_ndarray() for k, v in nd.load(fname).items()}
 
     _fails('ch15.load_legacy', switching_off, 'np mode is off')
-    _fails('ch15.load_legacy', lambda fname: list(npx.load(fname)),
-           'expected a dict')
+    _fails(
+        'ch15.load_legacy',
+        lambda fname: list(npx.load(fname)),
+        'expected a dict',
+    )

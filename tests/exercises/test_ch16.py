@@ -1,4 +1,5 @@
 """Checkers of chapter 16: references pass, typical mistakes explained."""
+
 from dlbook.exercises.checker import run_check
 
 from .failing import fails as _fails
@@ -6,19 +7,24 @@ from .failing import fails as _fails
 
 def worker_slice(X, num_workers, rank):
     n = X.shape[0] // num_workers
-    return X[rank * n:(rank + 1) * n]
+    return X[rank * n : (rank + 1) * n]
 
 
 def test_worker_slice_reference_and_split_data_pass():
     from dlbook import gluon
+
     assert run_check('ch16.worker_slice', worker_slice).passed
-    assert run_check('ch16.worker_slice', lambda X, n, r:
-                     gluon.utils.split_data(X, n)[r]).passed
+    assert run_check(
+        'ch16.worker_slice', lambda X, n, r: gluon.utils.split_data(X, n)[r]
+    ).passed
 
 
 def test_worker_slice_interleaved_is_explained():
-    _fails('ch16.worker_slice', lambda X, n, r: X[r::n],
-           'every num_workers-th example')
+    _fails(
+        'ch16.worker_slice',
+        lambda X, n, r: X[r::n],
+        'every num_workers-th example',
+    )
     _fails('ch16.worker_slice', lambda X, n, r: X, 'should get rows')
 
 
@@ -43,8 +49,9 @@ def test_bytes_per_step_mistakes():
     def rounded_once(net, compression=None):
         if compression != '2bit':
             return bytes_per_step(net)
-        return sum(p.data().size for p in
-                   net.collect_params().values()) * 4 / 16
+        return (
+            sum(p.data().size for p in net.collect_params().values()) * 4 / 16
+        )
 
     _fails('ch16.bytes_per_step', rounded_once, 'round up per parameter')
 
@@ -58,6 +65,9 @@ def test_ring_allreduce_reference_passes():
 
 
 def test_ring_allreduce_one_phase_is_explained():
-    _fails('ch16.ring_allreduce_bytes',
-           lambda s, n: (n - 1) / n * s, 'one of the two phases')
+    _fails(
+        'ch16.ring_allreduce_bytes',
+        lambda s, n: (n - 1) / n * s,
+        'one of the two phases',
+    )
     _fails('ch16.ring_allreduce_bytes', lambda s, n: 2 * s, 'sends')

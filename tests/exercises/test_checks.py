@@ -1,12 +1,19 @@
 """Every check of chapters 1-5 passes the reference solution and explains
 the typical mistakes."""
+
 import pytest
 
 from dlbook import autograd, nd
-from dlbook.exercises import (CheckResult, check, exercise, list_exercises,
-                              run_check)
+from dlbook.exercises import (
+    CheckResult,
+    check,
+    exercise,
+    list_exercises,
+    run_check,
+)
 
 # -- reference solutions and typical mistakes --------------------------------
+
 
 def row_normalize(X):
     return X / X.sum(axis=1, keepdims=True)
@@ -76,7 +83,7 @@ def dropout_layer(X, dropout):
 
 
 def l2_penalty(w):
-    return (w ** 2).sum() / 2
+    return (w**2).sum() / 2
 
 
 REFERENCES = {
@@ -106,11 +113,17 @@ def test_reference_solution_passes(exercise_id, capsys):
 
 
 def test_every_chapter_exercise_has_a_reference():
-    mine = [e for e in list_exercises() if e[:4] in
-            ('ch01', 'ch02', 'ch03', 'ch04', 'ch05')]
+    mine = [
+        e
+        for e in list_exercises()
+        if e[:4] in ('ch01', 'ch02', 'ch03', 'ch04', 'ch05')
+    ]
     assert sorted(mine) == sorted(REFERENCES)
-    assert list_exercises('ch04') == ['ch04.accuracy', 'ch04.cross_entropy',
-                                      'ch04.softmax']
+    assert list_exercises('ch04') == [
+        'ch04.accuracy',
+        'ch04.cross_entropy',
+        'ch04.softmax',
+    ]
 
 
 def failed(exercise_id, answer, **kw):
@@ -123,13 +136,17 @@ def failed(exercise_id, answer, **kw):
 
 # -- wrong axis, missing keepdims, wrong shape, exceptions ------------------
 
+
 def test_softmax_wrong_axis():
     def wrong(X):
         X_exp = X.exp()
         return X_exp / X_exp.sum(axis=0, keepdims=True)
+
     report = failed('ch04.softmax', wrong)
-    assert report.startswith('\u2717 ch04.softmax: wrong values for X of '
-                             'shape (2, 5): largest difference')
+    assert report.startswith(
+        '\u2717 ch04.softmax: wrong values for X of '
+        'shape (2, 5): largest difference'
+    )
     assert 'sum over axis=1' in report
 
 
@@ -137,6 +154,7 @@ def test_softmax_missing_keepdims_is_explained():
     def wrong(X):
         X_exp = X.exp()
         return X_exp / X_exp.sum(axis=1)
+
     report = failed('ch04.softmax', wrong)
     assert 'raised DLBookError when called with X of shape (2, 5)' in report
     assert 'cannot be broadcast' in report
@@ -152,13 +170,13 @@ def test_softmax_stability_is_a_note_or_a_failure():
     assert 'did you subtract the row maximum' in report
     assert 'nan' in report
     assert run_check('ch04.softmax', stable_softmax, stable=True)
-    assert 'large inputs' in run_check('ch04.softmax',
-                                       stable_softmax).message
+    assert 'large inputs' in run_check('ch04.softmax', stable_softmax).message
 
 
 def test_raising_function_is_explained_not_raised():
     def broken(X):
         raise ZeroDivisionError('oops')
+
     report = failed('ch04.softmax', broken)
     assert 'your function raised ZeroDivisionError' in report
     assert 'oops' in report
@@ -168,6 +186,7 @@ def test_raising_function_is_explained_not_raised():
 def test_returning_none():
     def forgot(X):
         X / X.sum(axis=1, keepdims=True)
+
     report = failed('ch01.row_normalize', forgot)
     assert 'returned None' in report and 'return' in report
 
@@ -186,30 +205,35 @@ def test_unknown_exercise_suggests_names():
 
 
 def test_row_normalize_keepdims_on_square_input():
-    def wrong(X):               # (3, 3): broadcasts, but along the columns
+    def wrong(X):  # (3, 3): broadcasts, but along the columns
         if X.shape[0] == X.shape[1]:
             return X / X.sum(axis=1).reshape((1, -1))
         return X / X.sum(axis=1, keepdims=True)
+
     report = failed('ch01.row_normalize', wrong)
     assert 'X of shape (3, 3)' in report
     assert 'keepdims=True' in report
 
 
 def test_row_normalize_column_sums():
-    report = failed('ch01.row_normalize',
-                    lambda X: X / X.sum(axis=0, keepdims=True))
+    report = failed(
+        'ch01.row_normalize', lambda X: X / X.sum(axis=0, keepdims=True)
+    )
     assert 'column sums (axis=0)' in report
 
 
 def test_pairwise_distances_not_squared():
-    report = failed('ch01.pairwise_sq_dist',
-                    lambda A, B: pairwise_sq_dist(A, B).sqrt())
+    report = failed(
+        'ch01.pairwise_sq_dist', lambda A, B: pairwise_sq_dist(A, B).sqrt()
+    )
     assert 'squared distances' in report
 
 
 def test_pairwise_wrong_shape():
-    report = failed('ch01.pairwise_sq_dist',
-                    lambda A, B: (A.expand_dims(1) - B.expand_dims(0)) ** 2)
+    report = failed(
+        'ch01.pairwise_sq_dist',
+        lambda A, B: (A.expand_dims(1) - B.expand_dims(0)) ** 2,
+    )
     assert 'has shape (3, 4, 2), expected (3, 4)' in report
     assert 'axis=2' in report
 
@@ -221,6 +245,7 @@ def test_grad_missing_factor_two():
             y = nd.dot(x, x)
         y.backward()
         return x.grad
+
     report = failed('ch02.grad_2xTx', wrong)
     assert 'expected 12, got 6' in report
     assert 'gradient 4x' in report
@@ -237,6 +262,7 @@ def test_grad_without_record():
         y = x.sin()
         y.backward()
         return x.grad
+
     report = failed('ch02.sin_grad', wrong)
     assert 'your function raised' in report
     assert 'autograd.record()' in report
@@ -257,6 +283,7 @@ def test_sgd_rebinding_is_explained():
     def wrong(params, lr, batch_size):
         for param in params:
             param = param - lr * param.grad / batch_size
+
     report = failed('ch03.sgd', wrong)
     assert 'did not change' in report and 'param[:] =' in report
 
@@ -265,12 +292,14 @@ def test_sgd_without_batch_size():
     def wrong(params, lr, batch_size):
         for param in params:
             param[:] = param - lr * param.grad
+
     assert 'divide the gradient by batch_size' in failed('ch03.sgd', wrong)
 
 
 def test_cross_entropy_mean_instead_of_per_example():
-    report = failed('ch04.cross_entropy',
-                    lambda y_hat, y: cross_entropy(y_hat, y).mean())
+    report = failed(
+        'ch04.cross_entropy', lambda y_hat, y: cross_entropy(y_hat, y).mean()
+    )
     assert 'has shape (1,), expected (4,)' in report
     assert 'one loss per example, not their mean' in report
 
@@ -286,8 +315,10 @@ def test_accuracy_fraction_and_int_mean():
 
     def int_mean(y_hat, y):
         return (y_hat.argmax(axis=1).astype(y.dtype) == y).mean()
-    assert 'return the count, not the fraction' in failed('ch04.accuracy',
-                                                          fraction)
+
+    assert 'return the count, not the fraction' in failed(
+        'ch04.accuracy', fraction
+    )
     assert 'int32' in failed('ch04.accuracy', int_mean)
 
 
@@ -297,6 +328,7 @@ def test_relu_abs_and_in_place():
     def in_place(X):
         X[:] = nd.maximum(X, 0)
         return X
+
     assert 'changed its input X in place' in failed('ch05.relu', in_place)
 
 
@@ -311,8 +343,10 @@ def test_dropout_without_scaling_and_inverted_mask():
             return X.zeros_like()
         mask = nd.random.uniform(0, 1, X.shape) < dropout
         return mask * X / (1.0 - dropout)
+
     assert 'divide the kept elements by 1 - dropout' in failed(
-        'ch05.dropout_layer', no_scale)
+        'ch05.dropout_layer', no_scale
+    )
     report = failed('ch05.dropout_layer', inverted)
     assert 'everything was dropped' in report
     assert 'probability 1 - dropout' in report
@@ -322,31 +356,34 @@ def test_dropout_divides_by_zero():
     def naive(X, dropout):
         mask = nd.random.uniform(0, 1, X.shape) > dropout
         return mask * X / (1.0 - dropout)
+
     report = failed('ch05.dropout_layer', naive)
     assert 'dropout = 1' in report
 
 
 def test_l2_penalty_mistakes():
-    assert 'divide by 2' in failed('ch05.l2_penalty',
-                                   lambda w: (w ** 2).sum())
+    assert 'divide by 2' in failed('ch05.l2_penalty', lambda w: (w**2).sum())
     assert 'squared norm' in failed('ch05.l2_penalty', lambda w: w.norm())
 
 
 # -- the result object and the registry -------------------------------------
+
 
 def test_check_result_is_truthy_and_short():
     result = CheckResult('ch99.demo', True, 'fine.')
     assert result and repr(result) == "CheckResult('ch99.demo', passed=True)"
     failed_result = CheckResult('ch99.demo', False, 'no.', hint='try again')
     assert not failed_result
-    assert failed_result.report() == ('\u2717 ch99.demo: no.\n'
-                                      '  Hint: try again')
+    assert failed_result.report() == (
+        '\u2717 ch99.demo: no.\n  Hint: try again'
+    )
 
 
 def test_check_prints_and_returns(capsys):
     result = check('ch05.relu', relu)
     assert capsys.readouterr().out == (
-        '\u2713 ch05.relu: correct, and X was left unchanged.\n')
+        '\u2713 ch05.relu: correct, and X was left unchanged.\n'
+    )
     assert isinstance(result, CheckResult)
 
 
@@ -357,6 +394,7 @@ def test_exercise_ids_are_validated():
 
 def test_checks_do_not_touch_the_global_random_state():
     import dlbook as mx
+
     mx.random.seed(7)
     first = nd.random.uniform(shape=3).asnumpy()
     mx.random.seed(7)
@@ -366,11 +404,14 @@ def test_checks_do_not_touch_the_global_random_state():
 
 def test_results_are_logged_for_grading(tmp_path, monkeypatch, capsys):
     import json
+
     log = tmp_path / 'log.jsonl'
     monkeypatch.setenv('DLBOOK_CHECK_LOG', str(log))
     check('ch05.relu', relu)
     check('ch05.relu', lambda X: X.abs())
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     assert [(d['id'], d['passed']) for d in lines] == [
-        ('ch05.relu', True), ('ch05.relu', False)]
+        ('ch05.relu', True),
+        ('ch05.relu', False),
+    ]
     assert lines[1]['hint']

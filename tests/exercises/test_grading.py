@@ -1,4 +1,5 @@
 """grade_notebook and the command line, on a small generated notebook."""
+
 import os
 
 import pytest
@@ -10,8 +11,9 @@ pytest.importorskip('ipykernel')
 from dlbook.exercises import grade_notebook
 from dlbook.exercises.__main__ import main
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 
 CELLS = [
     'from dlbook import nd\n'
@@ -32,13 +34,17 @@ CELLS = [
 def student_notebook(tmp_path, monkeypatch):
     # The kernel must import this checkout of dlbook.
     path = os.environ.get('PYTHONPATH')
-    monkeypatch.setenv('PYTHONPATH',
-                       ROOT + (os.pathsep + path if path else ''))
+    monkeypatch.setenv(
+        'PYTHONPATH', ROOT + (os.pathsep + path if path else '')
+    )
     monkeypatch.delenv('DLBOOK_FAST', raising=False)
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(source) for source in CELLS]
-    nb.metadata['kernelspec'] = {'name': 'python3', 'language': 'python',
-                                 'display_name': 'Python 3'}
+    nb.metadata['kernelspec'] = {
+        'name': 'python3',
+        'language': 'python',
+        'display_name': 'Python 3',
+    }
     notebook = tmp_path / 'alice.ipynb'
     nbformat.write(nb, str(notebook))
     return notebook
@@ -49,15 +55,20 @@ def test_grade_notebook_collects_every_check(student_notebook, capsys):
     report = grade_notebook(str(student_notebook), timeout=120)
     table = capsys.readouterr().out
     assert [(r.exercise_id, r.passed) for r in report.results] == [
-        ('ch05.relu', True), ('ch05.l2_penalty', False),
-        ('ch04.softmax', True)]
+        ('ch05.relu', True),
+        ('ch05.l2_penalty', False),
+        ('ch04.softmax', True),
+    ]
     assert report.passed == 2 and report.total == 3
-    assert report.errors == [(5, "NameError: name 'undefined_name' is not "
-                                 "defined")]
-    assert repr(report) == ("GradeReport('alice.ipynb', passed=2, total=3, "
-                            "errors=1)")
-    assert table.splitlines()[0] == ('alice.ipynb: 2 of 3 exercises passed, '
-                                     '1 cell error')
+    assert report.errors == [
+        (5, "NameError: name 'undefined_name' is not defined")
+    ]
+    assert repr(report) == (
+        "GradeReport('alice.ipynb', passed=2, total=3, errors=1)"
+    )
+    assert table.splitlines()[0] == (
+        'alice.ipynb: 2 of 3 exercises passed, 1 cell error'
+    )
     assert '  ch05.l2_penalty  \u2717' in table
     assert 'cell 5' in table and 'NameError' in table
     # the student's file is not modified, and the log is cleaned up
@@ -78,4 +89,5 @@ def test_cli_list(capsys):
         'ch03.sgd: sgd(params, lr, batch_size): one in-place minibatch SGD '
         'step.',
         'ch03.squared_loss: squared_loss(y_hat, y): (y_hat - y)^2 / 2 for '
-        'each example.']
+        'each example.',
+    ]

@@ -23,11 +23,15 @@ def shuffle_reference(x, factors):
     return y.reshape((n, c) + tuple(s * f for s, f in zip(spatial, factors)))
 
 
-@pytest.mark.parametrize('layer, shape, factors', [
-    (contrib_nn.PixelShuffle1D(3), (2, 6, 5), (3,)),
-    (contrib_nn.PixelShuffle2D((2, 3)), (2, 12, 4, 5), (2, 3)),
-    (contrib_nn.PixelShuffle2D(2), (1, 8, 3, 3), (2, 2)),
-    (contrib_nn.PixelShuffle3D((2, 1, 3)), (2, 12, 2, 3, 4), (2, 1, 3))])
+@pytest.mark.parametrize(
+    'layer, shape, factors',
+    [
+        (contrib_nn.PixelShuffle1D(3), (2, 6, 5), (3,)),
+        (contrib_nn.PixelShuffle2D((2, 3)), (2, 12, 4, 5), (2, 3)),
+        (contrib_nn.PixelShuffle2D(2), (1, 8, 3, 3), (2, 2)),
+        (contrib_nn.PixelShuffle3D((2, 1, 3)), (2, 12, 2, 3, 4), (2, 1, 3)),
+    ],
+)
 def test_pixel_shuffle_matches_the_definition(layer, shape, factors):
     x = np.random.RandomState(0).rand(*shape).astype(np.float32)
     want = shuffle_reference(x, factors)
@@ -47,7 +51,9 @@ def test_pixel_shuffle_gradient_is_the_inverse_shuffle():
     # every input element lands in exactly one output element
     np.testing.assert_allclose(
         (x.grad.asnumpy() * x.asnumpy()).sum(),
-        (head * y.asnumpy()).sum(), rtol=1e-5)
+        (head * y.asnumpy()).sum(),
+        rtol=1e-5,
+    )
 
 
 def test_pixel_shuffle_repr_and_bad_factor():
@@ -57,19 +63,24 @@ def test_pixel_shuffle_repr_and_bad_factor():
         contrib_nn.PixelShuffle3D((2, 2))
 
 
-@pytest.mark.parametrize('container', [contrib_nn.Concurrent,
-                                       contrib_nn.HybridConcurrent])
+@pytest.mark.parametrize(
+    'container', [contrib_nn.Concurrent, contrib_nn.HybridConcurrent]
+)
 def test_concurrent_concatenates_its_branches(container):
     net = container(axis=1)
     with net.name_scope():
-        net.add(nn.Dense(3, in_units=4), nn.Dense(2, in_units=4),
-                contrib_nn.Identity())
+        net.add(
+            nn.Dense(3, in_units=4),
+            nn.Dense(2, in_units=4),
+            contrib_nn.Identity(),
+        )
     net.initialize()
     x = nd.array(np.random.RandomState(3).rand(5, 4))
     out = net(x).asnumpy()
     dense_a, dense_b = net[0], net[1]
-    want = np.concatenate([dense_a(x).asnumpy(), dense_b(x).asnumpy(),
-                           x.asnumpy()], axis=1)
+    want = np.concatenate(
+        [dense_a(x).asnumpy(), dense_b(x).asnumpy(), x.asnumpy()], axis=1
+    )
     np.testing.assert_allclose(out, want, rtol=1e-6)
     if container is contrib_nn.HybridConcurrent:
         net.hybridize()

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 
 import dlbook as mx
-from dlbook import _download  # noqa: E402
-from dlbook import nd
+from dlbook import (
+    _download,  # noqa: E402
+    nd,
+)
 from dlbook.base import DLBookError
 from dlbook.gluon import utils
 
@@ -25,13 +27,15 @@ def test_split_data_even_and_uneven():
     assert str(info.value) == (
         'data with shape (10, 2) cannot be evenly split into 3 slices along '
         "axis 0. Use a batch size that's multiple of 3 or set "
-        'even_split=False to allow uneven partitioning of data.')
+        'even_split=False to allow uneven partitioning of data.'
+    )
     uneven = utils.split_data(x, 3, even_split=False)
     assert [p.shape[0] for p in uneven] == [3, 3, 4]
     few = utils.split_data(nd.ones((2, 3)), 4, even_split=False)
     assert [p.shape for p in few] == [(1, 3), (1, 3)]
-    cols = utils.split_data(nd.array(np.arange(12).reshape(2, 6)), 3,
-                            batch_axis=1)
+    cols = utils.split_data(
+        nd.array(np.arange(12).reshape(2, 6)), 3, batch_axis=1
+    )
     assert [c.shape for c in cols] == [(2, 2)] * 3
     np.testing.assert_array_equal(cols[2].asnumpy(), [[4, 5], [10, 11]])
 
@@ -56,11 +60,14 @@ def test_clip_global_norm():
     c = nd.array([0.3, 0.4])
     assert utils.clip_global_norm([c], 10.0) == pytest.approx(0.5)
     np.testing.assert_allclose(c.asnumpy(), [0.3, 0.4])
-    as_nd = utils.clip_global_norm([nd.array([1.0])], 1.0,
-                                   check_isfinite=False)
+    as_nd = utils.clip_global_norm(
+        [nd.array([1.0])], 1.0, check_isfinite=False
+    )
     assert isinstance(as_nd, nd.NDArray)
-    with pytest.warns(UserWarning, match='nan or inf'), \
-            np.errstate(invalid='ignore'):
+    with (
+        pytest.warns(UserWarning, match='nan or inf'),
+        np.errstate(invalid='ignore'),
+    ):
         utils.clip_global_norm([nd.array([np.inf])], 1.0)
 
 
@@ -100,7 +107,7 @@ def test_download(tmp_path, network):
     with open(fname, 'rb') as f:
         assert f.read() == b'payload'
     utils.download(url, path=str(tmp_path), sha1_hash=sha1)
-    assert len(calls) == 1                       # good copy: not fetched
+    assert len(calls) == 1  # good copy: not fetched
     utils.download(url, path=str(tmp_path), overwrite=True)
     assert len(calls) == 2
     other = utils.download(url, path=str(tmp_path / 'sub' / 'w.bin'))
@@ -112,12 +119,12 @@ def test_download_rejects_bad_hash_and_retries(tmp_path, network):
     url = 'https://example.com/x.bin'
     served[url] = b'tampered'
     with pytest.raises(DLBookError, match='hash does not match'):
-        utils.download(url, path=str(tmp_path), sha1_hash='0' * 40,
-                       retries=2)
+        utils.download(url, path=str(tmp_path), sha1_hash='0' * 40, retries=2)
     assert len(calls) == 3
-    assert os.listdir(tmp_path) == []            # nothing half written
+    assert os.listdir(tmp_path) == []  # nothing half written
     with pytest.raises(DLBookError, match='offline'):
-        utils.download('https://example.com/missing.bin',
-                       path=str(tmp_path), retries=0)
+        utils.download(
+            'https://example.com/missing.bin', path=str(tmp_path), retries=0
+        )
     with pytest.raises(ValueError, match='retries'):
         utils.download(url, path=str(tmp_path), retries=-1)

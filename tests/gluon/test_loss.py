@@ -7,9 +7,8 @@ and ``sample_weight``; and finite values and gradients at scores of
 +-1e4.
 """
 
-import re
-
 import copy
+import re
 
 import numpy as np
 import pytest
@@ -27,28 +26,34 @@ def rng():
 
 
 def _to_nd(arrays, ctx, dtype):
-    return [None if a is None else nd.array(a, ctx=ctx, dtype=dtype)
-            for a in arrays]
+    return [
+        None if a is None else nd.array(a, ctx=ctx, dtype=dtype)
+        for a in arrays
+    ]
 
 
 def check_loss(loss, args, ref, ctx, grad=(0,), rtol=1e-5, atol=1e-6):
     """Forward (float32) vs ``ref(*args)``; gradient of the inputs in
     ``grad`` (float64) vs central differences of the loss itself."""
     out = loss(*_to_nd(args, ctx, 'float32'))
-    want = ref(*[None if a is None else np.asarray(a, np.float64)
-                 for a in args])
+    want = ref(
+        *[None if a is None else np.asarray(a, np.float64) for a in args]
+    )
     assert out.shape == want.shape
     assert out.dtype == np.float32
     np.testing.assert_allclose(out.asnumpy(), want, rtol=rtol, atol=atol)
     # the same loss as a graph (hybridized: F is the symbol API)
     hybrid = copy.deepcopy(loss)
     hybrid.hybridize()
-    np.testing.assert_allclose(hybrid(*_to_nd(args, ctx, 'float32'))
-                               .asnumpy(), out.asnumpy(), rtol=1e-6,
-                               atol=1e-7, err_msg='hybridized')
+    np.testing.assert_allclose(
+        hybrid(*_to_nd(args, ctx, 'float32')).asnumpy(),
+        out.asnumpy(),
+        rtol=1e-6,
+        atol=1e-7,
+        err_msg='hybridized',
+    )
 
-    arrays = [None if a is None else np.asarray(a, np.float64)
-              for a in args]
+    arrays = [None if a is None else np.asarray(a, np.float64) for a in args]
     inputs = _to_nd(arrays, ctx, 'float64')
     for i in grad:
         inputs[i].attach_grad()
@@ -65,9 +70,13 @@ def check_loss(loss, args, ref, ctx, grad=(0,), rtol=1e-5, atol=1e-6):
 
     numeric = numeric_vjp(f, [arrays[i].copy() for i in grad], [cot])
     for i, want_grad in zip(grad, numeric):
-        np.testing.assert_allclose(inputs[i].grad.asnumpy(), want_grad,
-                                   rtol=1e-5, atol=1e-7,
-                                   err_msg=f'gradient of input {i}')
+        np.testing.assert_allclose(
+            inputs[i].grad.asnumpy(),
+            want_grad,
+            rtol=1e-5,
+            atol=1e-7,
+            err_msg=f'gradient of input {i}',
+        )
 
 
 def batch_mean(x, batch_axis=0):
@@ -96,13 +105,16 @@ def sigmoid(x):
 
 # -- names and reprs ------------------------------------------------------
 
+
 def test_repr_name_and_aliases():
     loss = gloss.SoftmaxCrossEntropyLoss()
     assert repr(loss) == 'SoftmaxCrossEntropyLoss(batch_axis=0, w=None)'
     assert re.fullmatch(r'softmaxcrossentropyloss\d+_', loss.prefix)
     assert repr(gloss.L2Loss()) == 'L2Loss(batch_axis=0, w=1.0)'
-    assert repr(gloss.CTCLoss(layout='TNC', label_layout='TN')) == \
-        'CTCLoss(batch_axis=1, w=None)'
+    assert (
+        repr(gloss.CTCLoss(layout='TNC', label_layout='TN'))
+        == 'CTCLoss(batch_axis=1, w=None)'
+    )
     assert gloss.SoftmaxCELoss is gloss.SoftmaxCrossEntropyLoss
     assert gloss.SigmoidBCELoss is gloss.SigmoidBinaryCrossEntropyLoss
     assert isinstance(loss, gloss.Loss)
@@ -116,34 +128,54 @@ def test_weight_must_be_a_number(ctx):
 
 # -- regression losses ----------------------------------------------------
 
+
 def test_l2_loss(ctx, rng):
     pred, label = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
-    check_loss(gloss.L2Loss(), [pred, label],
-               lambda p, y: batch_mean(0.5 * (y - p) ** 2), ctx)
+    check_loss(
+        gloss.L2Loss(),
+        [pred, label],
+        lambda p, y: batch_mean(0.5 * (y - p) ** 2),
+        ctx,
+    )
 
 
 def test_l2_loss_reshapes_the_label(ctx, rng):
     pred, label = rng.normal(size=(5, 1)), rng.normal(size=(5,))
-    check_loss(gloss.L2Loss(), [pred, label],
-               lambda p, y: 0.5 * (y - p[:, 0]) ** 2, ctx)
+    check_loss(
+        gloss.L2Loss(),
+        [pred, label],
+        lambda p, y: 0.5 * (y - p[:, 0]) ** 2,
+        ctx,
+    )
 
 
 def test_l2_loss_weight_sample_weight_and_batch_axis(ctx, rng):
     pred, label = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
     sample_weight = rng.uniform(0, 2, size=(1, 4))
-    check_loss(gloss.L2Loss(weight=3., batch_axis=1),
-               [pred, label, sample_weight],
-               lambda p, y, s: batch_mean(1.5 * (y - p) ** 2 * s, 1), ctx)
+    check_loss(
+        gloss.L2Loss(weight=3.0, batch_axis=1),
+        [pred, label, sample_weight],
+        lambda p, y, s: batch_mean(1.5 * (y - p) ** 2 * s, 1),
+        ctx,
+    )
 
 
 def test_l1_loss(ctx, rng):
     pred = rng.normal(size=(4, 3))
     label = pred + away_from(rng.normal(size=(4, 3)), [0])
     sample_weight = rng.uniform(0, 2, size=(4, 1))
-    check_loss(gloss.L1Loss(), [pred, label],
-               lambda p, y: batch_mean(np.abs(y - p)), ctx)
-    check_loss(gloss.L1Loss(weight=0.5), [pred, label, sample_weight],
-               lambda p, y, s: batch_mean(0.5 * s * np.abs(y - p)), ctx)
+    check_loss(
+        gloss.L1Loss(),
+        [pred, label],
+        lambda p, y: batch_mean(np.abs(y - p)),
+        ctx,
+    )
+    check_loss(
+        gloss.L1Loss(weight=0.5),
+        [pred, label, sample_weight],
+        lambda p, y, s: batch_mean(0.5 * s * np.abs(y - p)),
+        ctx,
+    )
 
 
 @pytest.mark.parametrize('rho', [1, 0.5])
@@ -155,32 +187,44 @@ def test_huber_loss(ctx, rho, rng):
     def ref(p, y):
         d = np.abs(y - p)
         return batch_mean(np.where(d > rho, d - rho / 2, d * d / (2 * rho)))
+
     check_loss(gloss.HuberLoss(rho=rho), [pred, label], ref, ctx)
 
 
 def test_poisson_nll_loss(ctx, rng):
     pred = rng.uniform(-1, 1, size=(4, 3))
     target = rng.randint(0, 5, size=(4, 3)).astype(np.float64)
-    check_loss(gloss.PoissonNLLLoss(), [pred, target],
-               lambda p, t: batch_mean(np.exp(p) - t * p), ctx)
+    check_loss(
+        gloss.PoissonNLLLoss(),
+        [pred, target],
+        lambda p, t: batch_mean(np.exp(p) - t * p),
+        ctx,
+    )
     rate = rng.uniform(0.5, 3, size=(4, 3))
-    check_loss(gloss.PoissonNLLLoss(from_logits=False), [rate, target],
-               lambda p, t: batch_mean(p - t * np.log(p + 1e-8)), ctx)
+    check_loss(
+        gloss.PoissonNLLLoss(from_logits=False),
+        [rate, target],
+        lambda p, t: batch_mean(p - t * np.log(p + 1e-8)),
+        ctx,
+    )
 
 
 def test_poisson_nll_loss_compute_full(ctx, rng):
     pred = rng.uniform(-1, 1, size=(2, 4))
-    target = np.array([[0., 1, 2, 5], [3, 0, 1, 7]])
+    target = np.array([[0.0, 1, 2, 5], [3, 0, 1, 7]])
 
     def ref(p, t):
         with np.errstate(divide='ignore', invalid='ignore'):
             stirling = t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t)
         return batch_mean(np.exp(p) - t * p + np.where(t > 1, stirling, 0))
-    check_loss(gloss.PoissonNLLLoss(compute_full=True), [pred, target],
-               ref, ctx)
+
+    check_loss(
+        gloss.PoissonNLLLoss(compute_full=True), [pred, target], ref, ctx
+    )
 
 
 # -- classification losses -------------------------------------------------
+
 
 @pytest.mark.parametrize('label_shape', [(5,), (5, 1)])
 def test_softmax_ce_sparse_labels(ctx, label_shape, rng):
@@ -189,11 +233,12 @@ def test_softmax_ce_sparse_labels(ctx, label_shape, rng):
 
     def ref(p, y):
         return -log_softmax(p)[np.arange(5), y.reshape(-1).astype(int)]
+
     check_loss(gloss.SoftmaxCrossEntropyLoss(), [pred, label], ref, ctx)
 
 
 def test_softmax_ce_axis_and_sample_weight(ctx, rng):
-    pred = rng.normal(size=(2, 4, 3))                # classes on axis 1
+    pred = rng.normal(size=(2, 4, 3))  # classes on axis 1
     label = rng.randint(0, 4, size=(2, 3)).astype(np.float64)
     sample_weight = rng.uniform(0, 1, size=(2, 1, 3))
 
@@ -201,34 +246,50 @@ def test_softmax_ce_axis_and_sample_weight(ctx, rng):
         logp = log_softmax(p, axis=1)
         picked = np.take_along_axis(logp, y.astype(int)[:, None], axis=1)
         return batch_mean(-picked * s * 2)
-    check_loss(gloss.SoftmaxCrossEntropyLoss(axis=1, weight=2),
-               [pred, label, sample_weight], ref, ctx)
+
+    check_loss(
+        gloss.SoftmaxCrossEntropyLoss(axis=1, weight=2),
+        [pred, label, sample_weight],
+        ref,
+        ctx,
+    )
 
 
 def test_softmax_ce_dense_labels_and_from_logits(ctx, rng):
     pred = rng.normal(size=(3, 4))
     label = np.exp(rng.normal(size=(3, 4)))
     label /= label.sum(axis=1, keepdims=True)
-    check_loss(gloss.SoftmaxCrossEntropyLoss(sparse_label=False),
-               [pred, label],
-               lambda p, y: -(log_softmax(p) * y).sum(axis=1), ctx)
+    check_loss(
+        gloss.SoftmaxCrossEntropyLoss(sparse_label=False),
+        [pred, label],
+        lambda p, y: -(log_softmax(p) * y).sum(axis=1),
+        ctx,
+    )
     logp = log_softmax(pred)
-    check_loss(gloss.SoftmaxCrossEntropyLoss(from_logits=True),
-               [logp, np.array([0., 3, 1])],
-               lambda p, y: -p[np.arange(3), y.astype(int)], ctx)
+    check_loss(
+        gloss.SoftmaxCrossEntropyLoss(from_logits=True),
+        [logp, np.array([0.0, 3, 1])],
+        lambda p, y: -p[np.arange(3), y.astype(int)],
+        ctx,
+    )
 
 
 def _bce(x, z, pos_weight=1.0):
-    return -(pos_weight * z * np.log(sigmoid(x)) +
-             (1 - z) * np.log(1 - sigmoid(x)))
+    return -(
+        pos_weight * z * np.log(sigmoid(x)) + (1 - z) * np.log(1 - sigmoid(x))
+    )
 
 
 @pytest.mark.parametrize('label_shape', [(6,), (6, 1)])
 def test_sigmoid_bce_from_scores(ctx, label_shape, rng):
     pred = away_from(rng.normal(size=(6, 1)) * 3, [0])
     label = rng.randint(0, 2, size=label_shape).astype(np.float64)
-    check_loss(gloss.SigmoidBCELoss(), [pred, label],
-               lambda x, z: _bce(x[:, 0], z.reshape(-1)), ctx)
+    check_loss(
+        gloss.SigmoidBCELoss(),
+        [pred, label],
+        lambda x, z: _bce(x[:, 0], z.reshape(-1)),
+        ctx,
+    )
 
 
 def test_sigmoid_bce_soft_labels_pos_weight_and_sample_weight(ctx, rng):
@@ -236,12 +297,18 @@ def test_sigmoid_bce_soft_labels_pos_weight_and_sample_weight(ctx, rng):
     label = rng.uniform(0, 1, size=(4, 3))
     pos_weight = rng.uniform(0.5, 3, size=(1, 3))
     sample_weight = rng.uniform(0, 1, size=(4, 1))
-    check_loss(gloss.SigmoidBinaryCrossEntropyLoss(),
-               [pred, label, sample_weight, pos_weight],
-               lambda x, z, s, w: batch_mean(s * _bce(x, z, w)), ctx)
-    check_loss(gloss.SigmoidBinaryCrossEntropyLoss(),
-               [pred, label, None, pos_weight],
-               lambda x, z, s, w: batch_mean(_bce(x, z, w)), ctx)
+    check_loss(
+        gloss.SigmoidBinaryCrossEntropyLoss(),
+        [pred, label, sample_weight, pos_weight],
+        lambda x, z, s, w: batch_mean(s * _bce(x, z, w)),
+        ctx,
+    )
+    check_loss(
+        gloss.SigmoidBinaryCrossEntropyLoss(),
+        [pred, label, None, pos_weight],
+        lambda x, z, s, w: batch_mean(_bce(x, z, w)),
+        ctx,
+    )
 
 
 def test_sigmoid_bce_from_sigmoid(ctx, rng):
@@ -252,6 +319,7 @@ def test_sigmoid_bce_from_sigmoid(ctx, rng):
 
     def ref(p, z, s=None, w=1.0):
         return batch_mean(-(w * z * np.log(p) + (1 - z) * np.log(1 - p)))
+
     check_loss(loss, [prob, label], ref, ctx)
     check_loss(loss, [prob, label, None, pos_weight], ref, ctx)
 
@@ -259,10 +327,14 @@ def test_sigmoid_bce_from_sigmoid(ctx, rng):
 @pytest.mark.parametrize('label_format', ['signed', 'binary'])
 def test_logistic_loss(ctx, label_format, rng):
     pred = away_from(rng.normal(size=(5, 2)) * 3, [0])
-    signs = rng.choice([-1., 1.], size=(5, 2))
+    signs = rng.choice([-1.0, 1.0], size=(5, 2))
     label = signs if label_format == 'signed' else (signs + 1) / 2
-    check_loss(gloss.LogisticLoss(label_format=label_format), [pred, label],
-               lambda p, y: batch_mean(np.log1p(np.exp(-p * signs))), ctx)
+    check_loss(
+        gloss.LogisticLoss(label_format=label_format),
+        [pred, label],
+        lambda p, y: batch_mean(np.log1p(np.exp(-p * signs))),
+        ctx,
+    )
 
 
 def test_logistic_loss_rejects_unknown_format():
@@ -273,13 +345,14 @@ def test_logistic_loss_rejects_unknown_format():
 @pytest.mark.parametrize('squared', [False, True])
 @pytest.mark.parametrize('margin', [1, 2])
 def test_hinge_losses(ctx, squared, margin, rng):
-    label = rng.choice([-1., 1.], size=(5, 3))
+    label = rng.choice([-1.0, 1.0], size=(5, 3))
     pred = label * away_from(rng.uniform(-1, 3, size=(5, 3)), [margin])
     cls = gloss.SquaredHingeLoss if squared else gloss.HingeLoss
 
     def ref(p, y):
         hinge = np.maximum(0, margin - p * y)
-        return batch_mean(hinge ** 2 if squared else hinge)
+        return batch_mean(hinge**2 if squared else hinge)
+
     check_loss(cls(margin=margin), [pred, label], ref, ctx)
 
 
@@ -294,11 +367,14 @@ def test_kl_div_loss(ctx, from_logits, rng):
     def ref(p, y):
         logp = p if from_logits else log_softmax(p)
         return batch_mean(y * (np.log(y + 1e-12) - logp))
-    check_loss(gloss.KLDivLoss(from_logits=from_logits), [pred, label], ref,
-               ctx)
+
+    check_loss(
+        gloss.KLDivLoss(from_logits=from_logits), [pred, label], ref, ctx
+    )
 
 
 # -- embedding losses ------------------------------------------------------
+
 
 def test_triplet_loss(ctx, rng):
     pred = rng.normal(size=(4, 3))
@@ -309,58 +385,87 @@ def test_triplet_loss(ctx, rng):
     def ref(p, pos, neg):
         gap = ((pos - p) ** 2 - (neg - p) ** 2).sum(axis=1)
         return np.maximum(gap + 1, 0)
+
     gap = ((positive - pred) ** 2 - (negative - pred) ** 2).sum(axis=1)
-    assert np.all(np.abs(gap + 1) > 0.05)            # no kink nearby
-    check_loss(gloss.TripletLoss(), [pred, positive, negative], ref, ctx,
-               grad=(0, 1, 2))
-    check_loss(gloss.TripletLoss(), [pred, positive, negative,
-                                     sample_weight],
-               lambda p, a, b, s: ref(p, a, b) * s, ctx, grad=(0, 1, 2))
+    assert np.all(np.abs(gap + 1) > 0.05)  # no kink nearby
+    check_loss(
+        gloss.TripletLoss(),
+        [pred, positive, negative],
+        ref,
+        ctx,
+        grad=(0, 1, 2),
+    )
+    check_loss(
+        gloss.TripletLoss(),
+        [pred, positive, negative, sample_weight],
+        lambda p, a, b, s: ref(p, a, b) * s,
+        ctx,
+        grad=(0, 1, 2),
+    )
 
 
 def cosine(a, b):
-    return (a * b).sum(1) / (np.linalg.norm(a, axis=1) *
-                             np.linalg.norm(b, axis=1))
+    return (a * b).sum(1) / (
+        np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    )
 
 
 @pytest.mark.parametrize('margin', [0, 0.2])
 def test_cosine_embedding_loss(ctx, margin, rng):
     x1, x2 = rng.normal(size=(6, 4)), rng.normal(size=(6, 4))
-    label = np.array([1., -1, 1, -1, -1, 1])
-    assert np.all(np.abs(cosine(x1, x2) - margin) > 0.02)   # no kink
+    label = np.array([1.0, -1, 1, -1, -1, 1])
+    assert np.all(np.abs(cosine(x1, x2) - margin) > 0.02)  # no kink
 
     def ref(a, b, y):
         cos = cosine(a, b)
         return np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
-    check_loss(gloss.CosineEmbeddingLoss(margin=margin), [x1, x2, label],
-               ref, ctx, grad=(0, 1))
+
+    check_loss(
+        gloss.CosineEmbeddingLoss(margin=margin),
+        [x1, x2, label],
+        ref,
+        ctx,
+        grad=(0, 1),
+    )
 
 
 # -- CTC -------------------------------------------------------------------
 
-@pytest.mark.parametrize('layout,label_layout',
-                         [('NTC', 'NT'), ('TNC', 'TN')])
+
+@pytest.mark.parametrize('layout,label_layout', [('NTC', 'NT'), ('TNC', 'TN')])
 def test_ctc_loss(ctx, layout, label_layout, rng):
     steps, batch, classes = 4, 3, 3
-    scores = rng.uniform(-2, 2, size=(steps, batch, classes))   # TNC
-    label = np.array([[0., 1], [1, -1], [-1, -1]])                # NT
+    scores = rng.uniform(-2, 2, size=(steps, batch, classes))  # TNC
+    label = np.array([[0.0, 1], [1, -1], [-1, -1]])  # NT
     want = brute_force_ctc(scores, label, blank_label='last')
     pred = scores.transpose(1, 0, 2) if layout == 'NTC' else scores
     lab = label if label_layout == 'NT' else label.T
-    check_loss(gloss.CTCLoss(layout, label_layout), [pred, lab],
-               lambda p, y: want, ctx)
+    check_loss(
+        gloss.CTCLoss(layout, label_layout),
+        [pred, lab],
+        lambda p, y: want,
+        ctx,
+    )
 
 
 def test_ctc_loss_lengths_and_weights(ctx, rng):
-    scores = rng.uniform(-2, 2, size=(3, 4, 3))                 # NTC
-    label = np.array([[0., 1], [1, 0], [1, 1]])
-    pred_lengths, label_lengths = np.array([4., 3, 4]), np.array([2., 1, 2])
-    want = brute_force_ctc(scores.transpose(1, 0, 2), label,
-                           pred_lengths, label_lengths, blank_label='last')
-    sample_weight = np.array([0.5, 1., 2.])
-    check_loss(gloss.CTCLoss(weight=2.),
-               [scores, label, pred_lengths, label_lengths, sample_weight],
-               lambda *a: want * sample_weight * 2, ctx)
+    scores = rng.uniform(-2, 2, size=(3, 4, 3))  # NTC
+    label = np.array([[0.0, 1], [1, 0], [1, 1]])
+    pred_lengths, label_lengths = np.array([4.0, 3, 4]), np.array([2.0, 1, 2])
+    want = brute_force_ctc(
+        scores.transpose(1, 0, 2),
+        label,
+        pred_lengths,
+        label_lengths,
+        blank_label='last',
+    )
+    sample_weight = np.array([0.5, 1.0, 2.0])
+    check_loss(
+        gloss.CTCLoss(weight=2.0),
+        [scores, label, pred_lengths, label_lengths, sample_weight],
+        lambda *a: want * sample_weight * 2,
+        ctx,
+    )
 
 
 def test_ctc_impossible_alignment_is_inf_with_zero_gradient(ctx, rng):
@@ -375,30 +480,44 @@ def test_ctc_impossible_alignment_is_inf_with_zero_gradient(ctx, rng):
 
 # -- extreme scores stay finite --------------------------------------------
 
-EXTREME = np.array([[1e4, -1e4, 0.5], [-1e4, 1e4, -0.5],
-                    [1e4, 1e4, -1e4], [-1e4, -1e4, 1e4]])
+EXTREME = np.array(
+    [[1e4, -1e4, 0.5], [-1e4, 1e4, -0.5], [1e4, 1e4, -1e4], [-1e4, -1e4, 1e4]]
+)
 
 FINITE_CASES = {
-    'softmax_ce': (gloss.SoftmaxCrossEntropyLoss(),
-                   lambda: [np.array([1., 0, 2, 0])]),
-    'softmax_ce_dense': (gloss.SoftmaxCrossEntropyLoss(sparse_label=False),
-                         lambda: [np.full((4, 3), 1 / 3)]),
-    'sigmoid_bce': (gloss.SigmoidBCELoss(),
-                    lambda: [np.array([[1., 0, 1]] * 4)]),
+    'softmax_ce': (
+        gloss.SoftmaxCrossEntropyLoss(),
+        lambda: [np.array([1.0, 0, 2, 0])],
+    ),
+    'softmax_ce_dense': (
+        gloss.SoftmaxCrossEntropyLoss(sparse_label=False),
+        lambda: [np.full((4, 3), 1 / 3)],
+    ),
+    'sigmoid_bce': (
+        gloss.SigmoidBCELoss(),
+        lambda: [np.array([[1.0, 0, 1]] * 4)],
+    ),
     'sigmoid_bce_pos_weight': (
         gloss.SigmoidBCELoss(),
-        lambda: [np.array([[0., 1, 1]] * 4), None,
-                 np.array([[3., 0.5, 1.]])]),
-    'logistic': (gloss.LogisticLoss(),
-                 lambda: [np.array([[1., -1, 1]] * 4)]),
-    'kl_div': (gloss.KLDivLoss(from_logits=False),
-               lambda: [np.full((4, 3), 1 / 3)]),
+        lambda: [
+            np.array([[0.0, 1, 1]] * 4),
+            None,
+            np.array([[3.0, 0.5, 1.0]]),
+        ],
+    ),
+    'logistic': (gloss.LogisticLoss(), lambda: [np.array([[1.0, -1, 1]] * 4)]),
+    'kl_div': (
+        gloss.KLDivLoss(from_logits=False),
+        lambda: [np.full((4, 3), 1 / 3)],
+    ),
     'l1': (gloss.L1Loss(), lambda: [np.zeros((4, 3))]),
     'l2': (gloss.L2Loss(), lambda: [np.zeros((4, 3))]),
     'huber': (gloss.HuberLoss(), lambda: [np.zeros((4, 3))]),
-    'hinge': (gloss.HingeLoss(), lambda: [np.array([[-1., 1, 1]] * 4)]),
-    'squared_hinge': (gloss.SquaredHingeLoss(),
-                      lambda: [np.array([[1., -1, 1]] * 4)]),
+    'hinge': (gloss.HingeLoss(), lambda: [np.array([[-1.0, 1, 1]] * 4)]),
+    'squared_hinge': (
+        gloss.SquaredHingeLoss(),
+        lambda: [np.array([[1.0, -1, 1]] * 4)],
+    ),
 }
 
 
@@ -417,13 +536,13 @@ def test_extreme_scores_stay_finite(ctx, name):
 
 
 def test_softmax_ce_extreme_values_are_exact(ctx):
-    pred = nd.array([[1e4, -1e4, 0.], [0., 1e4, 0.]], ctx=ctx)
+    pred = nd.array([[1e4, -1e4, 0.0], [0.0, 1e4, 0.0]], ctx=ctx)
     loss = gloss.SoftmaxCrossEntropyLoss()(pred, nd.array([1, 1], ctx=ctx))
-    np.testing.assert_allclose(loss.asnumpy(), [2e4, 0.], rtol=1e-6)
+    np.testing.assert_allclose(loss.asnumpy(), [2e4, 0.0], rtol=1e-6)
 
 
 def test_sigmoid_bce_extreme_values_are_exact(ctx):
     pred = nd.array([[1e4], [-1e4], [1e4]], ctx=ctx)
     label = nd.array([1, 0, 0], ctx=ctx)
     loss = gloss.SigmoidBCELoss()(pred, label)
-    np.testing.assert_allclose(loss.asnumpy(), [0., 0., 1e4], rtol=1e-6)
+    np.testing.assert_allclose(loss.asnumpy(), [0.0, 0.0, 1e4], rtol=1e-6)

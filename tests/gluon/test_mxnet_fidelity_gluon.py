@@ -57,8 +57,11 @@ def test_sharing_parameters_with_deferred_shapes():
         b.initialize()
     y = b(nd.ones((2, 3)))
     # MXNet 1.9.1: ((5, 3), True, (2, 5), (5, 3))
-    assert (a.weight.shape, b.weight is a.weight, y.shape) == \
-        ((5, 3), True, (2, 5))
+    assert (a.weight.shape, b.weight is a.weight, y.shape) == (
+        (5, 3),
+        True,
+        (2, 5),
+    )
 
 
 def test_save_parameters_deduplicate(tmp_path):
@@ -77,11 +80,16 @@ def test_save_parameters_deduplicate(tmp_path):
     assert sorted(nd.load(fname)) == ['1.bias', '1.weight']
     net.save_parameters(str(tmp_path / 'all.params'))
     assert sorted(nd.load(str(tmp_path / 'all.params'))) == [
-        '0.bias', '0.weight', '1.bias', '1.weight']
+        '0.bias',
+        '0.weight',
+        '1.bias',
+        '1.weight',
+    ]
     other = build()
     other.load_parameters(fname)
-    np.testing.assert_array_equal(other[0].weight.data().asnumpy(),
-                                  net[0].weight.data().asnumpy())
+    np.testing.assert_array_equal(
+        other[0].weight.data().asnumpy(), net[0].weight.data().asnumpy()
+    )
 
 
 def test_sequential_of_hybrid_blocks_warns_when_hybridized():
@@ -93,14 +101,16 @@ def test_sequential_of_hybrid_blocks_warns_when_hybridized():
     assert str(caught[0].message) == (
         f"All children of this Sequential layer '{net.prefix}' are "
         f"HybridBlocks. Consider using HybridSequential for the best "
-        f"performance.")
+        f"performance."
+    )
 
 
 def test_trainer_states_round_trip_before_and_after_a_step(tmp_path):
     net = nn.Dense(2, in_units=3)
     net.initialize()
-    trainer = mx.gluon.Trainer(net.collect_params(), 'adam',
-                               {'learning_rate': 0.1})
+    trainer = mx.gluon.Trainer(
+        net.collect_params(), 'adam', {'learning_rate': 0.1}
+    )
     fname = str(tmp_path / 'trainer.states')
     trainer.save_states(fname)
     trainer.load_states(fname)
@@ -109,8 +119,9 @@ def test_trainer_states_round_trip_before_and_after_a_step(tmp_path):
     loss.backward()
     trainer.step(1)
     trainer.save_states(fname)
-    again = mx.gluon.Trainer(net.collect_params(), 'adam',
-                             {'learning_rate': 0.1})
+    again = mx.gluon.Trainer(
+        net.collect_params(), 'adam', {'learning_rate': 0.1}
+    )
     again.load_states(fname)
     # MXNet 1.9.1: (0.1, 1)
     assert (again.learning_rate, again._optimizer.num_update) == (0.1, 1)

@@ -37,7 +37,7 @@ def make_net(ctx=None):
 
 def gradients(w, b, x=X, y=Y):
     """d/dw and d/db of sum over the batch of L2Loss (hand-written)."""
-    residual = x @ w.T + b - y            # d(0.5 r^2)/dr, mean over 2 outs
+    residual = x @ w.T + b - y  # d(0.5 r^2)/dr, mean over 2 outs
     dw = residual.T @ x / 2
     db = residual.sum(axis=0) / 2
     return dw, db
@@ -58,10 +58,12 @@ def params_of(net):
 
 # -- update rules -------------------------------------------------------------
 
+
 def test_sgd_step_matches_numpy(ctx):
     net = make_net(ctx)
-    trainer = Trainer(net.collect_params(), 'sgd',
-                      {'learning_rate': 0.1, 'wd': 0.01})
+    trainer = Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1, 'wd': 0.01}
+    )
     w, b = W0.copy(), B0.copy()
     for _ in range(3):
         train_step(net, trainer, ctx)
@@ -76,8 +78,11 @@ def test_sgd_step_matches_numpy(ctx):
 
 def test_momentum_step_matches_numpy(ctx):
     net = make_net(ctx)
-    trainer = Trainer(net.collect_params(), 'sgd',
-                      {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.01})
+    trainer = Trainer(
+        net.collect_params(),
+        'sgd',
+        {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 0.01},
+    )
     w, b = W0.copy(), B0.copy()
     mw, mb = np.zeros_like(w), np.zeros_like(b)
     for _ in range(3):
@@ -93,14 +98,15 @@ def test_momentum_step_matches_numpy(ctx):
 
 def test_adam_step_matches_numpy(ctx):
     net = make_net(ctx)
-    trainer = Trainer(net.collect_params(), 'adam',
-                      {'learning_rate': 0.01, 'wd': 0.001})
+    trainer = Trainer(
+        net.collect_params(), 'adam', {'learning_rate': 0.01, 'wd': 0.001}
+    )
     w, b = W0.copy(), B0.copy()
     state = {'w': [0, 0], 'b': [0, 0]}
     for t in range(1, 4):
         train_step(net, trainer, ctx)
         dw, db = gradients(w, b)
-        lr_t = 0.01 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        lr_t = 0.01 * np.sqrt(1 - 0.999**t) / (1 - 0.9**t)
         new = {}
         for name, p, g in (('w', w, dw), ('b', b, db)):
             g = g / BATCH + 0.001 * p
@@ -120,7 +126,7 @@ def test_optimizer_instance_and_its_params():
     sgd = opt.SGD(learning_rate=0.5)
     trainer = Trainer(net.collect_params(), sgd)
     assert trainer.optimizer is sgd
-    assert sgd.param_dict[0] is net.bias     # sorted keys: bias < weight
+    assert sgd.param_dict[0] is net.bias  # sorted keys: bias < weight
     with pytest.raises(AssertionError, match='optimizer_params must be'):
         Trainer(net.collect_params(), sgd, {'learning_rate': 0.1})
 
@@ -139,6 +145,7 @@ def test_params_as_dict_list_and_shared():
 
 # -- learning rate, lr_mult, wd_mult ---------------------------------------
 
+
 def test_set_learning_rate():
     net = make_net()
     trainer = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
@@ -147,8 +154,9 @@ def test_set_learning_rate():
     assert trainer.learning_rate == 0.5
     train_step(net, trainer)
     dw, _ = gradients(W0, B0)
-    np.testing.assert_allclose(params_of(net)[0], W0 - 0.5 * dw / BATCH,
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        params_of(net)[0], W0 - 0.5 * dw / BATCH, rtol=1e-5, atol=1e-6
+    )
 
 
 def test_lr_scheduler_in_optimizer_params():
@@ -165,8 +173,9 @@ def test_lr_scheduler_in_optimizer_params():
 
 def test_lr_mult_and_wd_mult():
     net = make_net()
-    trainer = Trainer(net.collect_params(), 'sgd',
-                      {'learning_rate': 0.1, 'wd': 0.1})
+    trainer = Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1, 'wd': 0.1}
+    )
     # set after the Trainer exists: the optimizer reads them at each step
     net.weight.lr_mult = 0.0
     net.bias.wd_mult = 0.0
@@ -175,11 +184,13 @@ def test_lr_mult_and_wd_mult():
     _, db = gradients(W0, B0)
     got_w, got_b = params_of(net)
     np.testing.assert_allclose(got_w, W0.astype(np.float32))
-    np.testing.assert_allclose(got_b, B0 - 0.2 * db / BATCH, rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        got_b, B0 - 0.2 * db / BATCH, rtol=1e-5, atol=1e-6
+    )
 
 
 # -- stale gradients ----------------------------------------------------------
+
 
 class TwoHeads(nn.Block):
     def __init__(self, **kwargs):
@@ -205,10 +216,13 @@ def test_stale_gradient_raises_mxnet_message():
     message = str(err.value)
     assert message.startswith(
         f'Gradient of Parameter `{net.unused.bias.name}` on context cpu(0) '
-        f'has not been updated by backward since last `step`.')
-    assert 'call step with ignore_stale_grad=True to suppress this ' \
-        'warning and skip updating of Parameters with stale gradient' in \
-        message
+        f'has not been updated by backward since last `step`.'
+    )
+    assert (
+        'call step with ignore_stale_grad=True to suppress this '
+        'warning and skip updating of Parameters with stale gradient'
+        in message
+    )
     # nothing was updated or marked used by the failed step
     np.testing.assert_array_equal(net.used.weight.data().asnumpy(), before)
     assert net.used.weight.data()._fresh_grad
@@ -230,7 +244,7 @@ def test_ignore_stale_grad_skips_unused_parameters():
     with pytest.raises(UserWarning, match='has not been updated'):
         trainer.step(BATCH)
     after = net.used.weight.data().asnumpy()
-    trainer.step(BATCH, ignore_stale_grad=True)       # nothing fresh: no-op
+    trainer.step(BATCH, ignore_stale_grad=True)  # nothing fresh: no-op
     np.testing.assert_array_equal(net.used.weight.data().asnumpy(), after)
 
 
@@ -244,12 +258,15 @@ def test_null_grad_req_parameters_are_skipped():
 
 # -- split form: allreduce_grads + update --------------------------------
 
+
 def test_allreduce_grads_then_update_equals_step():
     net_a, net_b = make_net(), make_net()
-    trainer_a = Trainer(net_a.collect_params(), 'sgd',
-                        {'learning_rate': 0.1, 'momentum': 0.9})
-    trainer_b = Trainer(net_b.collect_params(), 'sgd',
-                        {'learning_rate': 0.1, 'momentum': 0.9})
+    trainer_a = Trainer(
+        net_a.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9}
+    )
+    trainer_b = Trainer(
+        net_b.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9}
+    )
     for _ in range(2):
         train_step(net_a, trainer_a)
         with autograd.record():
@@ -295,21 +312,34 @@ def train_single(optimizer, optimizer_params, steps=3):
     return params_of(net)
 
 
-@pytest.mark.parametrize('optimizer,optimizer_params,kvstore,on_kv', [
-    ('sgd', {'learning_rate': 0.5, 'momentum': 0.9, 'wd': 0.01}, 'device',
-     None),
-    ('sgd', {'learning_rate': 0.5}, 'local', False),
-    ('adam', {'learning_rate': 0.05}, 'device', None),
-    ('adam', {'learning_rate': 0.05}, 'local', True),
-    ('adam', {'learning_rate': 0.05}, 'kvstore-object', True),
-])
+@pytest.mark.parametrize(
+    'optimizer,optimizer_params,kvstore,on_kv',
+    [
+        (
+            'sgd',
+            {'learning_rate': 0.5, 'momentum': 0.9, 'wd': 0.01},
+            'device',
+            None,
+        ),
+        ('sgd', {'learning_rate': 0.5}, 'local', False),
+        ('adam', {'learning_rate': 0.05}, 'device', None),
+        ('adam', {'learning_rate': 0.05}, 'local', True),
+        ('adam', {'learning_rate': 0.05}, 'kvstore-object', True),
+    ],
+)
 def test_replicas_stay_identical_and_match_one_device(
-        optimizer, optimizer_params, kvstore, on_kv):
+    optimizer, optimizer_params, kvstore, on_kv
+):
     if kvstore == 'kvstore-object':
         kvstore = mx.kvstore.create('device')
     net = make_net(CTXS)
-    trainer = Trainer(net.collect_params(), optimizer, optimizer_params,
-                      kvstore=kvstore, update_on_kvstore=on_kv)
+    trainer = Trainer(
+        net.collect_params(),
+        optimizer,
+        optimizer_params,
+        kvstore=kvstore,
+        update_on_kvstore=on_kv,
+    )
     train_data_parallel(trainer, net)
     for param in (net.weight, net.bias):
         copies = [a.asnumpy() for a in param.list_data()]
@@ -317,8 +347,9 @@ def test_replicas_stay_identical_and_match_one_device(
         np.testing.assert_array_equal(copies[0], copies[1])
     want = train_single(optimizer, optimizer_params)
     for param, w in zip((net.weight, net.bias), want):
-        np.testing.assert_allclose(param.data(mx.cpu(1)).asnumpy(), w,
-                                   rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(
+            param.data(mx.cpu(1)).asnumpy(), w, rtol=1e-5, atol=1e-6
+        )
 
 
 def test_allreduce_writes_the_sum_to_every_device():
@@ -361,14 +392,19 @@ def test_update_on_kvstore_needs_no_aggregating_optimizer():
 
 def test_dist_kvstore_outside_a_launcher_is_one_worker(monkeypatch):
     from dlbook.kvstore import _mpi
-    for var in ('PMI_SIZE', 'PMI_RANK', 'OMPI_COMM_WORLD_SIZE', 'PMIX_RANK',
-                'SLURM_STEP_NUM_TASKS'):
+
+    for var in (
+        'PMI_SIZE',
+        'PMI_RANK',
+        'OMPI_COMM_WORLD_SIZE',
+        'PMIX_RANK',
+        'SLURM_STEP_NUM_TASKS',
+    ):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setattr(_mpi, '_warned_single', False)
     net = make_net(CTXS)
     with pytest.warns(UserWarning, match='1 worker'):
-        trainer = Trainer(net.collect_params(), 'adam',
-                          kvstore='dist_sync')
+        trainer = Trainer(net.collect_params(), 'adam', kvstore='dist_sync')
     # MXNet: a dist store runs the optimizer unless aggregate_num > 1
     assert trainer._kvstore.type == 'dist_sync'
     assert trainer._update_on_kvstore
@@ -378,22 +414,29 @@ def test_2bit_compression_with_several_devices():
     # MXNet 1.9.1 gives [[0.9, 0.9]] on both devices: each device's
     # gradient [1, 2] is sent as [0.5, 0.5] (threshold
     # 0.5); the sum over 2 devices is [1, 1]; SGD lr 0.1 moves 1 -> 0.9.
-    from dlbook import gluon, autograd
+    from dlbook import autograd, gluon
+
     net = gluon.nn.Dense(1, in_units=2, use_bias=False)
     net.initialize(mx.init.One(), ctx=CTXS)
-    trainer = Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1},
-                      compression_params={'type': '2bit', 'threshold': 0.5})
+    trainer = Trainer(
+        net.collect_params(),
+        'sgd',
+        {'learning_rate': 0.1},
+        compression_params={'type': '2bit', 'threshold': 0.5},
+    )
     with autograd.record():
         ys = [net(mx.nd.array([[1, 2]], ctx=c)) for c in CTXS]
     for y in ys:
         y.backward()
     trainer.step(1)
     for c in CTXS:
-        np.testing.assert_allclose(net.weight.data(c).asnumpy(),
-                                   [[0.9, 0.9]], rtol=1e-6)
+        np.testing.assert_allclose(
+            net.weight.data(c).asnumpy(), [[0.9, 0.9]], rtol=1e-6
+        )
 
 
 # -- context and initialization errors -------------------------------------
+
 
 def test_uninitialized_parameters_raise():
     net = nn.Dense(2, in_units=4)
@@ -418,22 +461,33 @@ def test_parameters_moved_after_trainer_creation_keep_training():
     # Trainer created after the move, momentum carried over.
     nets, trainers = [make_net(), make_net()], []
     for net in nets:
-        trainers.append(Trainer(net.collect_params(), 'sgd',
-                                {'learning_rate': 0.1, 'momentum': 0.9}))
+        trainers.append(
+            Trainer(
+                net.collect_params(),
+                'sgd',
+                {'learning_rate': 0.1, 'momentum': 0.9},
+            )
+        )
         with autograd.record():
             loss = net(nd.array(X)).sum()
         loss.backward()
         trainers[-1].step(BATCH)
         net.collect_params().reset_ctx(CTXS)
-    fresh = Trainer(nets[1].collect_params(), 'sgd',
-                    {'learning_rate': 0.1, 'momentum': 0.9})
+    fresh = Trainer(
+        nets[1].collect_params(),
+        'sgd',
+        {'learning_rate': 0.1, 'momentum': 0.9},
+    )
     fresh._updaters[0].states = trainers[1]._updaters[0].states
     fresh._updaters[0].states_synced = dict.fromkeys(
-        fresh._updaters[0].states, False)
+        fresh._updaters[0].states, False
+    )
     fresh._updaters[1].states = {
-        k: v.copyto(CTXS[1]) for k, v in fresh._updaters[0].states.items()}
+        k: v.copyto(CTXS[1]) for k, v in fresh._updaters[0].states.items()
+    }
     fresh._updaters[1].states_synced = dict.fromkeys(
-        fresh._updaters[1].states, True)
+        fresh._updaters[1].states, True
+    )
     for net, trainer in zip(nets, (trainers[0], fresh)):
         x = split_and_load(nd.array(X), CTXS)
         with autograd.record():
@@ -441,8 +495,9 @@ def test_parameters_moved_after_trainer_creation_keep_training():
         for loss in losses:
             loss.backward()
         trainer.step(BATCH)
-    for p0, p1 in zip(nets[0].collect_params().values(),
-                      nets[1].collect_params().values()):
+    for p0, p1 in zip(
+        nets[0].collect_params().values(), nets[1].collect_params().values()
+    ):
         assert p0.list_ctx() == CTXS
         for a, b in zip(p0.list_data(), p1.list_data()):
             np.testing.assert_allclose(a.asnumpy(), b.asnumpy(), rtol=1e-6)
@@ -461,10 +516,14 @@ def test_deferred_parameters_are_fine_after_the_first_forward():
 
 # -- saving and loading states ------------------------------------------------
 
-@pytest.mark.parametrize('optimizer,optimizer_params', [
-    ('sgd', {'learning_rate': 0.1, 'momentum': 0.9}),
-    ('adam', {'learning_rate': 0.01}),
-])
+
+@pytest.mark.parametrize(
+    'optimizer,optimizer_params',
+    [
+        ('sgd', {'learning_rate': 0.1, 'momentum': 0.9}),
+        ('adam', {'learning_rate': 0.01}),
+    ],
+)
 def test_save_load_states_round_trip(tmp_path, optimizer, optimizer_params):
     net = make_net()
     trainer = Trainer(net.collect_params(), optimizer, optimizer_params)
@@ -479,13 +538,14 @@ def test_save_load_states_round_trip(tmp_path, optimizer, optimizer_params):
     # never a pickle: a zip (.npz) archive read without pickle support
     with open(fname, 'rb') as f:
         assert f.read(2) == b'PK'
-    assert os.listdir(tmp_path) == ['trainer.states']   # no temporary left
+    assert os.listdir(tmp_path) == ['trainer.states']  # no temporary left
 
     other = make_net()
     other.weight.set_data(nd.array(saved_w))
     other.bias.set_data(nd.array(saved_b))
-    trainer2 = Trainer(other.collect_params(), optimizer,
-                       {'learning_rate': 123.0})
+    trainer2 = Trainer(
+        other.collect_params(), optimizer, {'learning_rate': 123.0}
+    )
     trainer2.load_states(fname)
     assert trainer2.learning_rate == optimizer_params['learning_rate']
     assert trainer2.optimizer.param_dict[0] is other.bias
@@ -496,8 +556,9 @@ def test_save_load_states_round_trip(tmp_path, optimizer, optimizer_params):
 
 def test_save_load_states_with_several_devices(tmp_path):
     net = make_net(CTXS)
-    trainer = Trainer(net.collect_params(), 'sgd',
-                      {'learning_rate': 0.1, 'momentum': 0.9})
+    trainer = Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9}
+    )
     train_data_parallel(trainer, net, steps=1)
     fname = str(tmp_path / 'multi.states')
     trainer.save_states(fname)

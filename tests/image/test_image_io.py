@@ -41,8 +41,9 @@ def test_imread_to_rgb_false_gives_bgr(tmp_path, rgb_image):
     np.testing.assert_array_equal(bgr.asnumpy(), rgb_image[:, :, ::-1])
     # a greyscale image has no channel order
     grey = mx.image.imread(path, flag=0, to_rgb=False)
-    np.testing.assert_array_equal(grey.asnumpy(),
-                                  mx.image.imread(path, flag=0).asnumpy())
+    np.testing.assert_array_equal(
+        grey.asnumpy(), mx.image.imread(path, flag=0).asnumpy()
+    )
 
 
 def test_imread_grey_and_rgba_files(tmp_path, rgb_image):
@@ -93,8 +94,12 @@ def test_wrong_flag(tmp_path, rgb_image, flag):
 def test_imdecode_matches_imread_for_every_buffer_type(tmp_path, rgb_image):
     data = encode(rgb_image)
     expected = mx.image.imread(write(tmp_path / 'a.png', rgb_image))
-    buffers = [data, bytearray(data), np.frombuffer(data, np.uint8),
-               mx.nd.array(np.frombuffer(data, np.uint8), dtype='uint8')]
+    buffers = [
+        data,
+        bytearray(data),
+        np.frombuffer(data, np.uint8),
+        mx.nd.array(np.frombuffer(data, np.uint8), dtype='uint8'),
+    ]
     for buf in buffers:
         img = mx.image.imdecode(buf)
         assert img.shape == (6, 10, 3) and img.dtype == np.uint8
@@ -106,9 +111,11 @@ def test_imdecode_flag_and_to_rgb(rgb_image):
     data = encode(rgb_image)
     assert mx.image.imdecode(data, flag=0).shape == (6, 10, 1)
     np.testing.assert_array_equal(
-        mx.image.imdecode(data, to_rgb=0).asnumpy(), rgb_image[:, :, ::-1])
+        mx.image.imdecode(data, to_rgb=0).asnumpy(), rgb_image[:, :, ::-1]
+    )
     np.testing.assert_array_equal(
-        mx.image.imdecode(data, 1, True).asnumpy(), rgb_image)
+        mx.image.imdecode(data, 1, True).asnumpy(), rgb_image
+    )
 
 
 def test_imdecode_errors():

@@ -18,6 +18,7 @@ def _image(h=6, w=10, c=3, dtype='uint8', seed=0):
 
 # -- scale_down and interpolation codes ---------------------------------------
 
+
 def test_scale_down_mxnet_cases():
     assert mx.image.scale_down((640, 480), (720, 120)) == (640, 106)
     assert mx.image.scale_down((360, 1000), (480, 500)) == (360, 375)
@@ -29,9 +30,9 @@ def test_get_interp_method():
     for code in range(5):
         assert _get_interp_method(code) == code
     assert _get_interp_method(9) == 2
-    assert _get_interp_method(9, (10, 10, 20, 20)) == 2       # enlarge
-    assert _get_interp_method(9, (10, 10, 5, 5)) == 3         # shrink
-    assert _get_interp_method(9, (10, 10, 20, 5)) == 1        # mixed
+    assert _get_interp_method(9, (10, 10, 20, 20)) == 2  # enlarge
+    assert _get_interp_method(9, (10, 10, 5, 5)) == 3  # shrink
+    assert _get_interp_method(9, (10, 10, 20, 5)) == 1  # mixed
     with pytest.raises(ValueError, match='Unknown interp method 7'):
         _get_interp_method(7)
 
@@ -46,6 +47,7 @@ def test_random_interp_is_seeded():
 
 # -- imresize and resize_short ------------------------------------------------
 
+
 @pytest.mark.parametrize('dtype', ['uint8', 'float32', 'float64', 'int32'])
 def test_imresize_shape_and_dtype(dtype):
     img = _image(dtype=dtype)
@@ -58,8 +60,9 @@ def test_imresize_shape_and_dtype(dtype):
 def test_imresize_nearest_and_bilinear_values():
     src = np.arange(4, dtype=np.float32).reshape(2, 2, 1)
     near = mx.image.imresize(mx.nd.array(src), 4, 4, interp=0).asnumpy()
-    np.testing.assert_array_equal(near[:, :, 0], [[0, 0, 1, 1], [0, 0, 1, 1],
-                                                  [2, 2, 3, 3], [2, 2, 3, 3]])
+    np.testing.assert_array_equal(
+        near[:, :, 0], [[0, 0, 1, 1], [0, 0, 1, 1], [2, 2, 3, 3], [2, 2, 3, 3]]
+    )
     # bilinear with OpenCV's pixel-centre rule: corners stay, midpoints mix
     lin = mx.image.imresize(mx.nd.array(src), 4, 4, interp=1).asnumpy()
     np.testing.assert_allclose(lin[0, :, 0], [0, 0.25, 0.75, 1])
@@ -73,8 +76,9 @@ def test_imresize_out_and_errors():
     img = _image()
     out = mx.nd.zeros((3, 5, 3), dtype='uint8')
     assert mx.image.imresize(img, 5, 3, out=out) is out
-    np.testing.assert_array_equal(out.asnumpy(),
-                                  mx.image.imresize(img, 5, 3).asnumpy())
+    np.testing.assert_array_equal(
+        out.asnumpy(), mx.image.imresize(img, 5, 3).asnumpy()
+    )
     with pytest.raises(MXNetError, match='at least 1x1'):
         mx.image.imresize(img, 0, 3)
     with pytest.raises(MXNetError, match=r'\(height, width, channels\)'):
@@ -90,13 +94,16 @@ def test_imresize_accepts_numpy_images():
     assert isinstance(out, mx.nd.NDArray) and out.shape == (2, 3, 3)
 
 
-@pytest.mark.parametrize('hw, size, expected', [
-    ((480, 640), 240, (240, 320)),        # wide: height is the short side
-    ((640, 480), 240, (320, 240)),        # tall
-    ((375, 500), 224, (224, 298)),        # 224 * 500 // 375 = 298
-    ((500, 375), 224, (298, 224)),
-    ((300, 300), 100, (100, 100)),
-])
+@pytest.mark.parametrize(
+    'hw, size, expected',
+    [
+        ((480, 640), 240, (240, 320)),  # wide: height is the short side
+        ((640, 480), 240, (320, 240)),  # tall
+        ((375, 500), 224, (224, 298)),  # 224 * 500 // 375 = 298
+        ((500, 375), 224, (298, 224)),
+        ((300, 300), 100, (100, 100)),
+    ],
+)
 def test_resize_short_keeps_aspect_ratio_as_mxnet(hw, size, expected):
     img = mx.nd.zeros(hw + (3,), dtype='uint8')
     assert mx.image.resize_short(img, size).shape == expected + (3,)
@@ -104,11 +111,12 @@ def test_resize_short_keeps_aspect_ratio_as_mxnet(hw, size, expected):
 
 # -- crops --------------------------------------------------------------------
 
+
 def test_fixed_crop_values_copy_and_resize():
     img = _image()
     out = mx.image.fixed_crop(img, 2, 1, 5, 3)
     np.testing.assert_array_equal(out.asnumpy(), img.asnumpy()[1:4, 2:7])
-    out[:] = 0                           # a copy: the source is untouched
+    out[:] = 0  # a copy: the source is untouched
     assert img.asnumpy()[1:4, 2:7].any()
     resized = mx.image.fixed_crop(img, 2, 1, 5, 3, size=(10, 6))
     assert resized.shape == (6, 10, 3)
@@ -146,10 +154,11 @@ def test_random_crop_box_and_values():
         assert (w, h) == (5, 4) and out.shape == (4, 5, 3)
         assert 0 <= x0 <= 11 and 0 <= y0 <= 8
         np.testing.assert_array_equal(
-            out.asnumpy(), img.asnumpy()[y0:y0 + 4, x0:x0 + 5])
+            out.asnumpy(), img.asnumpy()[y0 : y0 + 4, x0 : x0 + 5]
+        )
         boxes.add((x0, y0))
     assert len(boxes) > 5
-    out, box = mx.image.random_crop(img, (32, 24))     # upsampled
+    out, box = mx.image.random_crop(img, (32, 24))  # upsampled
     assert box == (0, 0, 16, 12) and out.shape == (24, 32, 3)
 
 
@@ -166,7 +175,8 @@ def test_random_size_crop_ratio_and_area():
     center = mx.image.center_crop(img, (50, 40))[1]
     for _ in range(20):
         out, (x0, y0, w, h) = mx.image.random_size_crop(
-            img, (24, 24), area=0.08, ratio=(0.75, 1.0))
+            img, (24, 24), area=0.08, ratio=(0.75, 1.0)
+        )
         assert out.shape == (24, 24, 3)
         assert x0 + w <= 50 and y0 + h <= 40
         if (x0, y0, w, h) != center:
@@ -181,8 +191,9 @@ def test_random_size_crop_fallback_and_keywords():
     assert box == mx.image.center_crop(img, (4, 4))[1]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
-        mx.image.random_size_crop(img, (4, 4), None, (0.75, 1.33),
-                                  min_area=0.5)
+        mx.image.random_size_crop(
+            img, (4, 4), None, (0.75, 1.33), min_area=0.5
+        )
     assert any('deprecated' in str(w.message) for w in caught)
     with pytest.raises(TypeError, match='unexpected keyword'):
         mx.image.random_size_crop(img, (4, 4), 0.5, (1, 1), bogus=1)
@@ -200,6 +211,7 @@ def test_random_size_crop_is_seeded():
 
 # -- color_normalize ----------------------------------------------------------
 
+
 def test_color_normalize_math_in_place():
     rng = np.random.RandomState(0)
     mean = rng.rand(3) * 255
@@ -207,7 +219,7 @@ def test_color_normalize_math_in_place():
     src = rng.rand(7, 9, 3) * 255
     img = mx.nd.array(src)
     out = mx.image.color_normalize(img, mx.nd.array(mean), mx.nd.array(std))
-    assert out is img                                  # in place, as MXNet
+    assert out is img  # in place, as MXNet
     np.testing.assert_allclose(out.asnumpy(), (src - mean) / std, atol=1e-3)
 
 
@@ -217,41 +229,45 @@ def test_color_normalize_variants():
     np.testing.assert_allclose(out.asnumpy()[0, 0], [9, 8, 7])
     out = mx.image.color_normalize(mx.nd.array(src), None, np.array([2.0]))
     np.testing.assert_allclose(out.asnumpy(), 5.0)
-    out = mx.image.color_normalize(mx.nd.array(src, dtype='float64'),
-                                   mx.nd.array([10.0]), 2.0)
+    out = mx.image.color_normalize(
+        mx.nd.array(src, dtype='float64'), mx.nd.array([10.0]), 2.0
+    )
     assert out.dtype == np.float64 and (out.asnumpy() == 0).all()
 
 
 def test_color_normalize_errors():
     with pytest.raises(MXNetError, match="astype\\('float32'\\)"):
-        mx.image.color_normalize(mx.nd.zeros((2, 2, 3), dtype='uint8'),
-                                 mx.nd.array([1.0, 2.0, 3.0]))
+        mx.image.color_normalize(
+            mx.nd.zeros((2, 2, 3), dtype='uint8'), mx.nd.array([1.0, 2.0, 3.0])
+        )
     with pytest.raises(MXNetError, match='one per channel'):
         mx.image.color_normalize(mx.nd.zeros((2, 2, 3)), [1.0, 2.0])
 
 
 # -- copyMakeBorder -----------------------------------------------------------
 
+
 def _row(values):
     return mx.nd.array(np.array(values, np.float32).reshape(1, -1, 1))
 
 
-@pytest.mark.parametrize('border, expected', [
-    (1, [1, 0, 0, 1, 2, 3, 3, 2]),       # BORDER_REFLECT   ba|abcd|dc
-    (2, [2, 1, 0, 1, 2, 3, 2, 1]),       # BORDER_REFLECT_101 cb|abcd|cb
-    (3, [0, 0, 0, 1, 2, 3, 3, 3]),       # BORDER_REPLICATE aa|abcd|dd
-    (4, [2, 3, 0, 1, 2, 3, 0, 1]),       # BORDER_WRAP      cd|abcd|ab
-])
+@pytest.mark.parametrize(
+    'border, expected',
+    [
+        (1, [1, 0, 0, 1, 2, 3, 3, 2]),  # BORDER_REFLECT   ba|abcd|dc
+        (2, [2, 1, 0, 1, 2, 3, 2, 1]),  # BORDER_REFLECT_101 cb|abcd|cb
+        (3, [0, 0, 0, 1, 2, 3, 3, 3]),  # BORDER_REPLICATE aa|abcd|dd
+        (4, [2, 3, 0, 1, 2, 3, 0, 1]),  # BORDER_WRAP      cd|abcd|ab
+    ],
+)
 def test_copy_make_border_types(border, expected):
-    out = mx.image.copyMakeBorder(_row([0, 1, 2, 3]), 0, 0, 2, 2,
-                                  type=border)
+    out = mx.image.copyMakeBorder(_row([0, 1, 2, 3]), 0, 0, 2, 2, type=border)
     np.testing.assert_array_equal(out.asnumpy()[0, :, 0], expected)
 
 
 def test_copy_make_border_constant():
     img = mx.nd.zeros((4, 5, 3), dtype='uint8') + 9
-    out = mx.image.copyMakeBorder(img, 1, 2, 3, 4, type=0,
-                                  values=[10, 20, 30])
+    out = mx.image.copyMakeBorder(img, 1, 2, 3, 4, type=0, values=[10, 20, 30])
     assert out.shape == (7, 12, 3) and out.dtype == np.uint8
     np.testing.assert_array_equal(out.asnumpy()[0, 0], [10, 20, 30])
     np.testing.assert_array_equal(out.asnumpy()[1:5, 3:8], img.asnumpy())

@@ -41,36 +41,46 @@ MEMORY_SLACK = 4 << 20
 
 # -- mutations -------------------------------------------------------------------
 
+
 def _mutations(valid, rng, n):
     """``n`` damaged copies of the bytes ``valid``."""
-    words = [b'\xff\xff\xff\xff', b'\xff\xff\xff\x7f', b'\x00\x00\x00\x00',
-             struct.pack('<Q', 1 << 62), struct.pack('>I', 1 << 30),
-             b'\xff' * 8, b'-1', b'99999999999']
+    words = [
+        b'\xff\xff\xff\xff',
+        b'\xff\xff\xff\x7f',
+        b'\x00\x00\x00\x00',
+        struct.pack('<Q', 1 << 62),
+        struct.pack('>I', 1 << 30),
+        b'\xff' * 8,
+        b'-1',
+        b'99999999999',
+    ]
     for _ in range(n):
         data = bytearray(valid)
         kind = rng.randrange(6)
-        if kind == 0 or not data:                 # truncate
-            data = data[:rng.randrange(len(data) + 1)]
-        elif kind == 1:                           # flip 1-8 bits
+        if kind == 0 or not data:  # truncate
+            data = data[: rng.randrange(len(data) + 1)]
+        elif kind == 1:  # flip 1-8 bits
             for _ in range(rng.randint(1, 8)):
                 i = rng.randrange(len(data))
                 data[i] ^= 1 << rng.randrange(8)
-        elif kind == 2:                           # a huge or odd word
+        elif kind == 2:  # a huge or odd word
             word = rng.choice(words)
             i = rng.randrange(len(data))
             if rng.random() < 0.5:
                 i -= i % 4
-            data[i:i + len(word)] = word
-        elif kind == 3:                           # insert bytes
+            data[i : i + len(word)] = word
+        elif kind == 3:  # insert bytes
             i = rng.randrange(len(data) + 1)
-            data[i:i] = bytes(rng.randrange(256)
-                              for _ in range(rng.randint(1, 16)))
-        elif kind == 4:                           # delete bytes
+            data[i:i] = bytes(
+                rng.randrange(256) for _ in range(rng.randint(1, 16))
+            )
+        elif kind == 4:  # delete bytes
             i = rng.randrange(len(data))
-            del data[i:i + rng.randint(1, 16)]
-        else:                                     # append garbage
-            data += bytes(rng.randrange(256)
-                          for _ in range(rng.randint(1, 64)))
+            del data[i : i + rng.randint(1, 16)]
+        else:  # append garbage
+            data += bytes(
+                rng.randrange(256) for _ in range(rng.randint(1, 64))
+            )
         yield bytes(data)
 
 
@@ -110,22 +120,25 @@ def _fuzz(tmp_path, name, valid, read, examples=EXAMPLES, offset=0):
                 read(path)
         except DLBookError as err:
             assert str(err), 'an error without a message'
-        except Exception as err:     # noqa: BLE001 - the point of the test
-            failures.append(f'mutation {number} ({len(data)} bytes): '
-                            f'{type(err).__name__}: {err}')
+        except Exception as err:  # noqa: BLE001 - the point of the test
+            failures.append(
+                f'mutation {number} ({len(data)} bytes): '
+                f'{type(err).__name__}: {err}'
+            )
         finally:
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
         if peak > limit:
-            failures.append(f'mutation {number} ({len(data)} bytes) '
-                            f'allocated {peak} bytes')
+            failures.append(
+                f'mutation {number} ({len(data)} bytes) allocated {peak} bytes'
+            )
     assert not failures, '\n'.join(failures[:10])
 
 
 def read_ok(path, valid, read):
     with open(path, 'wb') as f:
         f.write(valid)
-    read(path)                      # the valid file itself loads
+    read(path)  # the valid file itself loads
 
 
 def _file_bytes(path):
@@ -135,11 +148,17 @@ def _file_bytes(path):
 
 # -- readers ---------------------------------------------------------------------
 
+
 def test_fuzz_nd_load(tmp_path):
     path = str(tmp_path / 'valid.params')
-    nd.save(path, {'w': nd.array(np.arange(6).reshape(2, 3)),
-                   'b': nd.array([1, 2], dtype='int32'),
-                   'h': nd.ones((2, 2), dtype='float16')})
+    nd.save(
+        path,
+        {
+            'w': nd.array(np.arange(6).reshape(2, 3)),
+            'b': nd.array([1, 2], dtype='int32'),
+            'h': nd.ones((2, 2), dtype='float16'),
+        },
+    )
     _fuzz(tmp_path, 'a.params', _file_bytes(path), nd.load)
 
 
@@ -159,14 +178,14 @@ def test_fuzz_load_parameters(tmp_path):
         target = nn.Dense(3, in_units=2)
         target.initialize()
         target.load_parameters(p)
+
     _fuzz(tmp_path, 'net.params', _file_bytes(path), read)
 
 
 def _trainer():
     net = nn.Dense(3, in_units=2)
     net.initialize()
-    trainer = Trainer(net.collect_params(), 'adam',
-                      {'learning_rate': 0.1})
+    trainer = Trainer(net.collect_params(), 'adam', {'learning_rate': 0.1})
     with autograd.record():
         loss = net(nd.ones((2, 2))).sum()
     loss.backward()
@@ -197,12 +216,11 @@ def test_fuzz_symbol_json_structure(tmp_path):
     # Mutations of the parsed graph (valid JSON, wrong content).
     graph = json.loads(_symbol_json())
     rng = random.Random(f'{SEED}-json')
-    odd = [-1, 10 ** 6, 'x', None, [], {}, [[0]], 2.5, True, [[-1, 0, 0]]]
+    odd = [-1, 10**6, 'x', None, [], {}, [[0]], 2.5, True, [[-1, 0, 0]]]
     failures = []
     for number in range(EXAMPLES * 2):
         g = json.loads(json.dumps(graph))
-        where = rng.choice(['nodes', 'heads', 'node', 'input', 'attrs',
-                            'top'])
+        where = rng.choice(['nodes', 'heads', 'node', 'input', 'attrs', 'top'])
         if where == 'top':
             g = rng.choice(odd)
         elif where in ('nodes', 'heads'):
@@ -220,9 +238,8 @@ def test_fuzz_symbol_json_structure(tmp_path):
             mx.sym.load_json(json.dumps(g))
         except DLBookError:
             pass
-        except Exception as err:     # noqa: BLE001
-            failures.append(f'{number} ({where}): {type(err).__name__}: '
-                            f'{err}')
+        except Exception as err:  # noqa: BLE001
+            failures.append(f'{number} ({where}): {type(err).__name__}: {err}')
     assert not failures, '\n'.join(failures[:10])
 
 
@@ -232,7 +249,7 @@ def _recordio(tmp_path):
     for i in range(5):
         payload = bytes(range(i * 7, i * 7 + 13))
         if i == 2:
-            payload += struct.pack('<I', 0xced7230a) + b'tail'  # multipart
+            payload += struct.pack('<I', 0xCED7230A) + b'tail'  # multipart
         header = mx.recordio.IRHeader(0, float(i), i, 0)
         writer.write_idx(i, mx.recordio.pack(header, payload))
     writer.close()
@@ -274,36 +291,49 @@ def test_fuzz_recordio_idx(tmp_path):
 
 def _idx_bytes():
     images = np.arange(5 * 4 * 4, dtype=np.uint8).reshape(5, 4, 4)
-    return b'\x00\x00\x08\x03' + struct.pack('>3I', 5, 4, 4) + \
-        images.tobytes()
+    return b'\x00\x00\x08\x03' + struct.pack('>3I', 5, 4, 4) + images.tobytes()
 
 
 def test_fuzz_idx_plain(tmp_path):
     from dlbook._datafiles import read_idx
-    _fuzz(tmp_path, 'images-idx3-ubyte', _idx_bytes(),
-          lambda p: read_idx(p, 3))
+
+    _fuzz(
+        tmp_path, 'images-idx3-ubyte', _idx_bytes(), lambda p: read_idx(p, 3)
+    )
 
 
 def test_fuzz_idx_gzip(tmp_path):
     from dlbook._datafiles import read_idx
-    _fuzz(tmp_path, 'images-idx3-ubyte.gz', gzip.compress(_idx_bytes()),
-          lambda p: read_idx(p, 3))
+
+    _fuzz(
+        tmp_path,
+        'images-idx3-ubyte.gz',
+        gzip.compress(_idx_bytes()),
+        lambda p: read_idx(p, 3),
+    )
 
 
 def test_fuzz_cifar_batch(tmp_path):
     from dlbook.gluon.data.vision.datasets import CIFAR10
+
     rng = np.random.RandomState(0)
     records = np.concatenate(
-        [rng.randint(0, 10, (3, 1)), rng.randint(0, 256, (3, 3072))],
-        axis=1).astype(np.uint8)
+        [rng.randint(0, 10, (3, 1)), rng.randint(0, 256, (3, 3072))], axis=1
+    ).astype(np.uint8)
     reader = CIFAR10.__new__(CIFAR10)
     reader._train = True
-    _fuzz(tmp_path, 'data_batch_1.bin', records.tobytes(),
-          reader._read_batch, examples=max(EXAMPLES // 4, 5))
+    _fuzz(
+        tmp_path,
+        'data_batch_1.bin',
+        records.tobytes(),
+        reader._read_batch,
+        examples=max(EXAMPLES // 4, 5),
+    )
 
 
 def test_fuzz_npy_image(tmp_path):
     from dlbook._imaging.imread import imread
+
     buf = io.BytesIO()
     np.save(buf, np.arange(4 * 5 * 3, dtype=np.uint8).reshape(4, 5, 3))
     _fuzz(tmp_path, 'img.npy', buf.getvalue(), imread)
@@ -312,7 +342,9 @@ def test_fuzz_npy_image(tmp_path):
 def test_fuzz_png_image(tmp_path):
     pil = pytest.importorskip('PIL.Image')
     from dlbook._imaging.imread import imread
+
     buf = io.BytesIO()
-    pil.fromarray(np.arange(6 * 7 * 3, dtype=np.uint8).reshape(6, 7, 3)
-                  ).save(buf, format='PNG')
+    pil.fromarray(np.arange(6 * 7 * 3, dtype=np.uint8).reshape(6, 7, 3)).save(
+        buf, format='PNG'
+    )
     _fuzz(tmp_path, 'img.png', buf.getvalue(), imread)

@@ -8,7 +8,7 @@ import numpy as onp
 import pytest
 
 import dlbook as mx
-from dlbook import np, npx, nd, autograd, gluon, init
+from dlbook import autograd, gluon, init, nd, np, npx
 from dlbook.gluon import nn
 
 
@@ -32,15 +32,16 @@ def test_d2l_autograd_example():
 
 
 def test_gradient_through_masks_indexing_and_cumsum():
-    x = np.arange(6.).reshape(2, 3)
+    x = np.arange(6.0).reshape(2, 3)
     x.attach_grad()
     with autograd.record():
         z = (x[x > 2] ** 2).sum() + x[1, 2] * 3 + x.cumsum(axis=1).mean()
     z.backward()
     onp.testing.assert_allclose(
-        x.grad.asnumpy(), [[3 / 6, 2 / 6, 1 / 6],
-                           [6 + 3 / 6, 8 + 2 / 6, 10 + 3 + 1 / 6]],
-        rtol=1e-6)
+        x.grad.asnumpy(),
+        [[3 / 6, 2 / 6, 1 / 6], [6 + 3 / 6, 8 + 2 / 6, 10 + 3 + 1 / 6]],
+        rtol=1e-6,
+    )
 
 
 def test_gradient_of_0d_results_matches_numeric():
@@ -133,7 +134,7 @@ def test_hybridized_sequential_gives_np():
 
 def test_npx_save_load_and_parameters_use_np_shape_files(tmp_path):
     f = str(tmp_path / 'a.params')
-    npx.save(f, {'a': np.ones((2,)), 'b': np.array(3.)})
+    npx.save(f, {'a': np.ones((2,)), 'b': np.array(3.0)})
     raw = open(f, 'rb').read()
     # MXNet 1.9.1 writes magic 0xf993faca (np shape) and 118 bytes
     assert struct.unpack('<I', raw[24:28])[0] == 0xF993FACA
@@ -147,8 +148,9 @@ def test_npx_save_load_and_parameters_use_np_shape_files(tmp_path):
     net2 = nn.Dense(2, in_units=3)
     net2.load_parameters(p)
     assert type(net2.weight.data()) is np.ndarray
-    onp.testing.assert_array_equal(net2.weight.data().asnumpy(),
-                                   net.weight.data().asnumpy())
+    onp.testing.assert_array_equal(
+        net2.weight.data().asnumpy(), net.weight.data().asnumpy()
+    )
 
 
 def test_linear_regression_from_scratch_d2l_style():
@@ -171,7 +173,7 @@ def test_linear_regression_from_scratch_d2l_style():
     def data_iter(batch_size, features, labels):
         indices = list(range(len(features)))
         for i in range(0, len(features), batch_size):
-            j = np.array(indices[i:min(i + batch_size, len(features))])
+            j = np.array(indices[i : min(i + batch_size, len(features))])
             yield features[j], labels[j]
 
     def linreg(X, w, b):
@@ -208,14 +210,16 @@ def test_fashion_mnist_mlp_trains_under_set_np():
     trans = gluon.data.vision.transforms.ToTensor()
     assert type(trans(image)) is np.ndarray
     small = gluon.data.SimpleDataset([ds[i] for i in range(512)])
-    loader = gluon.data.DataLoader(small.transform_first(trans),
-                                   batch_size=64, shuffle=True)
+    loader = gluon.data.DataLoader(
+        small.transform_first(trans), batch_size=64, shuffle=True
+    )
     net = nn.Sequential()
     net.add(nn.Dense(64, activation='relu'), nn.Dense(10))
     net.initialize(init.Normal(0.01))
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.5})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.5}
+    )
     metric = mx.metric.Accuracy()
     losses = []
     for epoch in range(8):

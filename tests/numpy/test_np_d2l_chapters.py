@@ -24,7 +24,7 @@ import os
 import pytest
 
 import dlbook as mx
-from dlbook import np, npx, autograd, gluon, init
+from dlbook import autograd, gluon, init, np, npx
 from dlbook.book.data import FAST_TEST_SIZE, FAST_TRAIN_SIZE
 from dlbook.gluon import nn
 
@@ -32,7 +32,8 @@ ROOT = os.path.join(os.environ.get('DLBOOK_DATA', ''), 'fashion-mnist')
 
 pytestmark = pytest.mark.skipif(
     not os.path.isfile(os.path.join(ROOT, 'train-images-idx3-ubyte.gz')),
-    reason='needs Fashion-MNIST under $DLBOOK_DATA')
+    reason='needs Fashion-MNIST under $DLBOOK_DATA',
+)
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +44,7 @@ def np_mode():
 
 
 # -- d2l/mxnet.py (0.17), as written there -----------------------------------
+
 
 def load_data_fashion_mnist(batch_size, resize=None):
     """d2l's loader, on the fast-mode subsets."""
@@ -55,10 +57,14 @@ def load_data_fashion_mnist(batch_size, resize=None):
     mnist_test = dataset.FashionMNIST(root=ROOT, train=False)
     mnist_train = mnist_train.take(FAST_TRAIN_SIZE)
     mnist_test = mnist_test.take(FAST_TEST_SIZE)
-    return (gluon.data.DataLoader(mnist_train.transform_first(trans),
-                                  batch_size, shuffle=True),
-            gluon.data.DataLoader(mnist_test.transform_first(trans),
-                                  batch_size, shuffle=False))
+    return (
+        gluon.data.DataLoader(
+            mnist_train.transform_first(trans), batch_size, shuffle=True
+        ),
+        gluon.data.DataLoader(
+            mnist_test.transform_first(trans), batch_size, shuffle=False
+        ),
+    )
 
 
 class Accumulator:
@@ -143,8 +149,7 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device):
     Animator and the Timer."""
     net.initialize(force_reinit=True, ctx=device, init=init.Xavier())
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': lr})
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': lr})
     for epoch in range(num_epochs):
         # Sum of training loss, sum of training accuracy, no. of examples
         metric = Accumulator(3)
@@ -164,6 +169,7 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device):
 
 
 # -- the chapters --------------------------------------------------------------
+
 
 def test_softmax_regression_scratch(ctx):
     """chapter_linear-networks/softmax-regression-scratch.md, 3 epochs
@@ -197,10 +203,11 @@ def test_softmax_regression_scratch(ctx):
     assert y_hat[[0, 1], y].tolist() == pytest.approx([0.1, 0.5])
 
     def cross_entropy(y_hat, y):
-        return - np.log(y_hat[range(len(y_hat)), y])
+        return -np.log(y_hat[range(len(y_hat)), y])
 
     assert cross_entropy(y_hat, y).tolist() == pytest.approx(
-        [-math.log(0.1), -math.log(0.5)], rel=1e-6)
+        [-math.log(0.1), -math.log(0.5)], rel=1e-6
+    )
     assert accuracy(y_hat, y) / len(y) == 0.5
     # an untrained model is at chance
     assert 0.03 < evaluate_accuracy(net, test_iter) < 0.2
@@ -211,7 +218,8 @@ def test_softmax_regression_scratch(ctx):
         return sgd([W, b], lr, batch_size)
 
     train_loss, train_acc, test_acc = train_ch3(
-        net, train_iter, test_iter, cross_entropy, 3, updater)
+        net, train_iter, test_iter, cross_entropy, 3, updater
+    )
     assert 0.5 <= test_acc <= 0.8, test_acc
     assert 0.5 <= train_acc <= 0.85, train_acc
     assert 0.5 < train_loss < 1.3, train_loss
@@ -228,11 +236,13 @@ def test_softmax_regression_concise(ctx):
     net.add(nn.Dense(10))
     net.initialize(init.Normal(sigma=0.01), ctx=ctx)
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     num_epochs = 3
     train_loss, train_acc, test_acc = train_ch3(
-        net, train_iter, test_iter, loss, num_epochs, trainer)
+        net, train_iter, test_iter, loss, num_epochs, trainer
+    )
     assert 0.5 <= test_acc <= 0.8, test_acc
     assert 0.5 <= train_acc <= 0.85, train_acc
     assert 0.5 < train_loss < 1.3, train_loss
@@ -241,18 +251,19 @@ def test_softmax_regression_concise(ctx):
 
 def lenet(block=nn.Sequential):
     net = block()
-    net.add(nn.Conv2D(channels=6, kernel_size=5, padding=2,
-                      activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Conv2D(channels=16, kernel_size=5, activation='sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            # `Dense` will transform an input of the shape (batch size,
-            # number of channels, height, width) into an input of the shape
-            # (batch size, number of channels * height * width) automatically
-            # by default
-            nn.Dense(120, activation='sigmoid'),
-            nn.Dense(84, activation='sigmoid'),
-            nn.Dense(10))
+    net.add(
+        nn.Conv2D(channels=6, kernel_size=5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(channels=16, kernel_size=5, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        # `Dense` will transform an input of the shape (batch size,
+        # number of channels, height, width) into an input of the shape
+        # (batch size, number of channels * height * width) automatically
+        # by default
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -266,8 +277,15 @@ def test_lenet_layer_shapes():
         X = layer(X)
         shapes.append(X.shape)
         assert type(X) is np.ndarray
-    assert shapes == [(1, 6, 28, 28), (1, 6, 14, 14), (1, 16, 10, 10),
-                      (1, 16, 5, 5), (1, 120), (1, 84), (1, 10)]
+    assert shapes == [
+        (1, 6, 28, 28),
+        (1, 6, 14, 14),
+        (1, 16, 10, 10),
+        (1, 16, 5, 5),
+        (1, 120),
+        (1, 84),
+        (1, 10),
+    ]
 
 
 @pytest.mark.parametrize('hybridize', [False, True])
@@ -282,8 +300,9 @@ def test_lenet_train_ch6(ctx, hybridize):
     if hybridize:
         net.hybridize()
     lr, num_epochs = 0.9, 2
-    train_l, train_acc, test_acc = train_ch6(net, train_iter, test_iter,
-                                             num_epochs, lr, ctx)
+    train_l, train_acc, test_acc = train_ch6(
+        net, train_iter, test_iter, num_epochs, lr, ctx
+    )
     assert 0.05 <= test_acc <= 0.3, test_acc
     assert 0.05 <= train_acc <= 0.3, train_acc
     # the first epoch overshoots (about 2.5 here), the second settles
@@ -297,19 +316,28 @@ def test_batch_norm_lenet_train_ch6(ctx):
     statistics having seen 24 batches)."""
     mx.random.seed(0)
     net = nn.Sequential()
-    net.add(nn.Conv2D(6, kernel_size=5), nn.BatchNorm(),
-            nn.Activation('sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Conv2D(16, kernel_size=5), nn.BatchNorm(),
-            nn.Activation('sigmoid'),
-            nn.AvgPool2D(pool_size=2, strides=2),
-            nn.Dense(120), nn.BatchNorm(), nn.Activation('sigmoid'),
-            nn.Dense(84), nn.BatchNorm(), nn.Activation('sigmoid'),
-            nn.Dense(10))
+    net.add(
+        nn.Conv2D(6, kernel_size=5),
+        nn.BatchNorm(),
+        nn.Activation('sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5),
+        nn.BatchNorm(),
+        nn.Activation('sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Dense(120),
+        nn.BatchNorm(),
+        nn.Activation('sigmoid'),
+        nn.Dense(84),
+        nn.BatchNorm(),
+        nn.Activation('sigmoid'),
+        nn.Dense(10),
+    )
     lr, num_epochs, batch_size = 1.0, 3, 256
     train_iter, test_iter = load_data_fashion_mnist(batch_size)
-    train_l, train_acc, test_acc = train_ch6(net, train_iter, test_iter,
-                                             num_epochs, lr, ctx)
+    train_l, train_acc, test_acc = train_ch6(
+        net, train_iter, test_iter, num_epochs, lr, ctx
+    )
     assert 0.5 <= train_acc <= 0.75, train_acc
     assert 0.9 < train_l < 1.4, train_l
     assert 0.25 < test_acc <= 0.75, test_acc

@@ -10,7 +10,7 @@ import numpy as onp
 import pytest
 
 import dlbook as mx
-from dlbook import np, npx, nd
+from dlbook import nd, np, npx
 
 
 @pytest.fixture(autouse=True)
@@ -25,8 +25,10 @@ x = None  # rebound per test: np.arange(4)
 # MXNet 1.9.1 gives each repr on the right.
 ROWS = [
     ('np.arange(4)', 'array([0., 1., 2., 3.])'),
-    ('np.array([[1,2],[3,4]], dtype="int32")',
-     'array([[1, 2],\n       [3, 4]], dtype=int32)'),
+    (
+        'np.array([[1,2],[3,4]], dtype="int32")',
+        'array([[1, 2],\n       [3, 4]], dtype=int32)',
+    ),
     ('np.array(onp.arange(3))', 'array([0, 1, 2], dtype=int64)'),
     ('np.array(onp.arange(3.0))', 'array([0., 1., 2.], dtype=float64)'),
     ('np.array([1,2])', 'array([1., 2.])'),
@@ -45,15 +47,23 @@ ROWS = [
     ('np.array([1,2],dtype="int32") - 1.5', 'array([0, 1], dtype=int32)'),
     ('np.array([1,2],dtype="int32") * 1.5', 'array([1, 2], dtype=int32)'),
     ('np.array([1,2],dtype="int32") / 2', 'array([0.5, 1. ])'),
-    ('np.array([1,2],dtype="int32") / np.array([2,2],dtype="int32")',
-     'array([0.5, 1. ])'),
+    (
+        'np.array([1,2],dtype="int32") / np.array([2,2],dtype="int32")',
+        'array([0.5, 1. ])',
+    ),
     ('np.array([1,2],dtype="int32") + np.array([1.,2.])', 'array([2., 4.])'),
-    ('np.array([1,2],dtype="int32") + np.array([1.,2.], dtype="float64")',
-     'array([2., 4.], dtype=float64)'),
-    ('np.array([1,2],dtype="int32") + np.array([1,2],dtype="int64")',
-     'array([2, 4], dtype=int64)'),
-    ('np.array([1,2],dtype="int32") + np.array([1.,2.],dtype="float16")',
-     'array([2., 4.], dtype=float16)'),
+    (
+        'np.array([1,2],dtype="int32") + np.array([1.,2.], dtype="float64")',
+        'array([2., 4.], dtype=float64)',
+    ),
+    (
+        'np.array([1,2],dtype="int32") + np.array([1,2],dtype="int64")',
+        'array([2, 4], dtype=int64)',
+    ),
+    (
+        'np.array([1,2],dtype="int32") + np.array([1.,2.],dtype="float16")',
+        'array([2., 4.], dtype=float16)',
+    ),
     ('np.array([1,2],dtype="int32") ** 2', 'array([1, 4], dtype=int32)'),
     ('2 ** np.array([1,2],dtype="int32")', 'array([2, 4], dtype=int32)'),
     ('2 - x', 'array([ 2.,  1.,  0., -1.])'),
@@ -61,13 +71,19 @@ ROWS = [
     ('x ** 2', 'array([0., 1., 4., 9.])'),
     ('-np.arange(3)', 'array([-0., -1., -2.])'),
     ('np.arange(5) % 2', 'array([0., 1., 0., 1., 0.])'),
-    ('np.arange(6).reshape(2,3)[np.arange(6).reshape(2,3) > 2]',
-     'array([3., 4., 5.])'),
-    ('np.arange(6).reshape(2,3)[:, [0, 2]]',
-     'array([[0., 2.],\n       [3., 5.]])'),
+    (
+        'np.arange(6).reshape(2,3)[np.arange(6).reshape(2,3) > 2]',
+        'array([3., 4., 5.])',
+    ),
+    (
+        'np.arange(6).reshape(2,3)[:, [0, 2]]',
+        'array([[0., 2.],\n       [3., 5.]])',
+    ),
     ('np.arange(6).reshape(2,3)[1, 2]', 'array(5.)'),
-    ('np.arange(4).reshape(2,2)[np.array([1,0])]',
-     'array([[2., 3.],\n       [0., 1.]])'),
+    (
+        'np.arange(4).reshape(2,2)[np.array([1,0])]',
+        'array([[2., 3.],\n       [0., 1.]])',
+    ),
     ('np.array([1,2])[np.array([True, False])]', 'array([2., 1.])'),
     ('np.arange(10).reshape(2, 5)[1]', 'array([5., 6., 7., 8., 9.])'),
     ('np.arange(5)[1:3]', 'array([1., 2.])'),
@@ -75,23 +91,35 @@ ROWS = [
     ('np.arange(3).dot(np.arange(3))', 'array(5.)'),
     ('np.arange(4) @ np.arange(4)', 'array(14.)'),
     ('np.cumsum(np.arange(5))', 'array([ 0.,  1.,  3.,  6., 10.])'),
-    ('np.arange(6).reshape(2,3).cumsum(axis=1)',
-     'array([[ 0.,  1.,  3.],\n       [ 3.,  7., 12.]])'),
-    ('np.meshgrid(np.arange(2), np.arange(3))',
-     '[array([[0., 1.],\n       [0., 1.],\n       [0., 1.]]), '
-     'array([[0., 0.],\n       [1., 1.],\n       [2., 2.]])]'),
+    (
+        'np.arange(6).reshape(2,3).cumsum(axis=1)',
+        'array([[ 0.,  1.,  3.],\n       [ 3.,  7., 12.]])',
+    ),
+    (
+        'np.meshgrid(np.arange(2), np.arange(3))',
+        '[array([[0., 1.],\n       [0., 1.],\n       [0., 1.]]), '
+        'array([[0., 0.],\n       [1., 1.],\n       [2., 2.]])]',
+    ),
     ('np.nonzero(np.array([0,1,0,2]))', '(array([1, 3], dtype=int64),)'),
-    ('np.nonzero(np.array([[0,1],[2,0]]))',
-     '(array([0, 1], dtype=int64), array([1, 0], dtype=int64))'),
+    (
+        'np.nonzero(np.array([[0,1],[2,0]]))',
+        '(array([0, 1], dtype=int64), array([1, 0], dtype=int64))',
+    ),
     ('np.unique(np.array([3,1,1,2]))', 'array([1., 2., 3.])'),
-    ('np.unique(np.array([3,1,1,2]), return_counts=True)',
-     '(array([1., 2., 3.]), array([2, 1, 1], dtype=int64))'),
-    ('np.linalg.norm(np.arange(6).reshape(2,3), axis=1)',
-     'array([2.236068, 7.071068])'),
+    (
+        'np.unique(np.array([3,1,1,2]), return_counts=True)',
+        '(array([1., 2., 3.]), array([2, 1, 1], dtype=int64))',
+    ),
+    (
+        'np.linalg.norm(np.arange(6).reshape(2,3), axis=1)',
+        'array([2.236068, 7.071068])',
+    ),
     ('np.linalg.norm(np.arange(4), ord=1)', 'array(6.)'),
     ('np.arange(4).argmax()', 'array(3, dtype=int64)'),
-    ('np.argmax(np.arange(6).reshape(2,3), axis=1)',
-     'array([2, 2], dtype=int64)'),
+    (
+        'np.argmax(np.arange(6).reshape(2,3), axis=1)',
+        'array([2, 2], dtype=int64)',
+    ),
     ('np.arange(4).std()', 'array(1.118034)'),
     ('np.arange(6).reshape(2,3).std(axis=0)', 'array([1.5, 1.5, 1.5])'),
     ('np.array([1., 2.]).var()', 'array(0.25)'),
@@ -101,13 +129,16 @@ ROWS = [
     ('np.eye(2)', 'array([[1., 0.],\n       [0., 1.]])'),
     ('np.ones((2,2)) * np.arange(2)', 'array([[0., 1.],\n       [0., 1.]])'),
     ('np.concatenate([np.ones(2), np.zeros(2)])', 'array([1., 1., 0., 0.])'),
-    ('np.concatenate([np.ones((2,1)), np.zeros((2,1))], axis=1)',
-     'array([[1., 0.],\n       [1., 0.]])'),
-    ('np.stack([np.ones(2), np.zeros(2)])',
-     'array([[1., 1.],\n       [0., 0.]])'),
+    (
+        'np.concatenate([np.ones((2,1)), np.zeros((2,1))], axis=1)',
+        'array([[1., 0.],\n       [1., 0.]])',
+    ),
+    (
+        'np.stack([np.ones(2), np.zeros(2)])',
+        'array([[1., 1.],\n       [0., 0.]])',
+    ),
     ('np.sort(np.array([3.,1.,2.]))', 'array([1., 2., 3.])'),
-    ('np.arange(12).reshape(3,4).max(axis=0)',
-     'array([ 8.,  9., 10., 11.])'),
+    ('np.arange(12).reshape(3,4).max(axis=0)', 'array([ 8.,  9., 10., 11.])'),
     ('np.max(np.arange(4))', 'array(3.)'),
     ('np.min(np.arange(3))', 'array(0.)'),
     ('np.clip(np.arange(5), 1, 3)', 'array([1., 1., 2., 3., 3.])'),
@@ -132,15 +163,19 @@ ROWS = [
     ('np.squeeze(np.ones((1,3)))', 'array([1., 1., 1.])'),
     ('np.split(np.arange(4), 2)', '[array([0., 1.]), array([2., 3.])]'),
     ('np.zeros_like(np.arange(3))', 'array([0., 0., 0.])'),
-    ('np.ones_like(np.arange(3, dtype="int32"))',
-     'array([1, 1, 1], dtype=int32)'),
+    (
+        'np.ones_like(np.arange(3, dtype="int32"))',
+        'array([1, 1, 1], dtype=int32)',
+    ),
     ('np.floor(np.array([1.5]))', 'array([1.])'),
     ('np.log2(np.array([8.]))', 'array([3.])'),
     ('np.arccos(np.array([1.]))', 'array([0.])'),
     ('np.exp(np.array([0, 1], dtype="int32"))', 'array([1, 2], dtype=int32)'),
     ('np.sqrt(np.array([4], dtype="int32"))', 'array([2], dtype=int32)'),
-    ('np.broadcast_to(np.arange(2), (2,2))',
-     'array([[0., 1.],\n       [0., 1.]])'),
+    (
+        'np.broadcast_to(np.arange(2), (2,2))',
+        'array([[0., 1.],\n       [0., 1.]])',
+    ),
     ('np.arange(3).argsort()', 'array([0, 1, 2], dtype=int64)'),
     ('np.arange(4).reshape(2,2).flatten()', 'array([0., 1., 2., 3.])'),
     ('np.array([1.5, 2.5]).astype(np.int32)', 'array([1, 2], dtype=int32)'),
@@ -149,16 +184,24 @@ ROWS = [
     ('np.any(np.array([0,1]))', 'array(True)'),
     ('np.arange(5).all()', 'array(False)'),
     ('np.ones((2,3)).reshape(-1)', 'array([1., 1., 1., 1., 1., 1.])'),
-    ('np.arange(4).as_nd_ndarray().as_np_ndarray()',
-     'array([0., 1., 2., 3.])'),
+    (
+        'np.arange(4).as_nd_ndarray().as_np_ndarray()',
+        'array([0., 1., 2., 3.])',
+    ),
     ('npx.relu(np.array([-1.,2.]))', 'array([0., 2.])'),
-    ('npx.one_hot(np.array([0,2]), 3)',
-     'array([[1., 0., 0.],\n       [0., 0., 1.]])'),
-    ('npx.pick(np.array([[1.,2.],[3.,4.]]), np.array([0,1]))',
-     'array([1., 4.])'),
-    ('npx.sequence_mask(np.ones((2,3)), np.array([1,2]), '
-     'use_sequence_length=True, value=-1, axis=1)',
-     'array([[ 1., -1., -1.],\n       [ 1.,  1., -1.]])'),
+    (
+        'npx.one_hot(np.array([0,2]), 3)',
+        'array([[1., 0., 0.],\n       [0., 0., 1.]])',
+    ),
+    (
+        'npx.pick(np.array([[1.,2.],[3.,4.]]), np.array([0,1]))',
+        'array([1., 4.])',
+    ),
+    (
+        'npx.sequence_mask(np.ones((2,3)), np.array([1,2]), '
+        'use_sequence_length=True, value=-1, axis=1)',
+        'array([[ 1., -1., -1.],\n       [ 1.,  1., -1.]])',
+    ),
     ('npx.topk(np.array([1.,3.,2.]), k=2)', 'array([1., 2.])'),
 ]
 
@@ -174,8 +217,11 @@ def test_repr_matches_mxnet(expr, want):
 CLOSE = [
     ('np.linalg.norm(np.arange(4))', 3.7416573, ()),
     ('npx.softmax(np.array([[1.,2.]]))', [[0.26894143, 0.73105854]], (1, 2)),
-    ('npx.softmax(np.array([1.,2.,3.]), axis=0)',
-     [0.09003057, 0.24472848, 0.6652409], (3,)),
+    (
+        'npx.softmax(np.array([1.,2.,3.]), axis=0)',
+        [0.09003057, 0.24472848, 0.6652409],
+        (3,),
+    ),
     ('npx.log_softmax(np.array([1.,2.]))', [-1.3132598, -0.3132598], (2,)),
 ]
 
@@ -189,17 +235,17 @@ def test_values_match_mxnet(expr, want, shape):
 
 def test_scalars_and_conversions():
     x = np.arange(3)
-    assert float(x.sum()) == 3.0            # MXNet 1.9.1 gives 3.0
+    assert float(x.sum()) == 3.0  # MXNet 1.9.1 gives 3.0
     assert x.item(1) == 1.0 and x.tolist() == [0.0, 1.0, 2.0]
     assert len(np.arange(5)) == 5
     assert '{:.2f}'.format(np.array(3.14159)) == '3.14'
-    assert str(np.arange(3)) == '[0. 1. 2.]' and str(np.array(3.)) == '3.0'
+    assert str(np.arange(3)) == '[0. 1. 2.]' and str(np.array(3.0)) == '3.0'
     assert x.ctx == mx.cpu(0) and x.size == 3 and x.ndim == 1
     legacy = x.as_nd_ndarray()
     assert type(legacy) is nd.NDArray
     assert repr(legacy) == '\n[0. 1. 2.]\n<NDArray 3 @cpu(0)>'
     with pytest.raises(TypeError, match='unsized'):
-        len(np.array(1.))
+        len(np.array(1.0))
 
 
 def test_random_dtypes_and_shapes():
@@ -233,19 +279,21 @@ def test_npx_reshape_codes():
 
 
 def test_masked_softmax():
-    got = npx.masked_softmax(np.array([[1., 2., 3.]]),
-                             np.array([[True, True, False]]))
-    onp.testing.assert_allclose(got.asnumpy(),
-                                [[0.26894143, 0.73105854, 0.]], rtol=1e-6)
+    got = npx.masked_softmax(
+        np.array([[1.0, 2.0, 3.0]]), np.array([[True, True, False]])
+    )
+    onp.testing.assert_allclose(
+        got.asnumpy(), [[0.26894143, 0.73105854, 0.0]], rtol=1e-6
+    )
 
 
 def test_setitem_with_masks_and_none():
     x = np.arange(6).reshape(2, 3)
     x[x > 3] = 0
-    assert x.tolist() == [[0., 1., 2.], [3., 0., 0.]]
+    assert x.tolist() == [[0.0, 1.0, 2.0], [3.0, 0.0, 0.0]]
     assert x[None].shape == (1, 2, 3) and x[..., None].shape == (2, 3, 1)
-    x[:, [0, 2]] = np.array([7., 8.])
-    assert x.tolist() == [[7., 1., 8.], [7., 0., 8.]]
+    x[:, [0, 2]] = np.array([7.0, 8.0])
+    assert x.tolist() == [[7.0, 1.0, 8.0], [7.0, 0.0, 8.0]]
 
 
 def test_set_np_has_no_dtype_switch_in_1_9_1():
@@ -253,9 +301,10 @@ def test_set_np_has_no_dtype_switch_in_1_9_1():
     ("set_np() got an unexpected keyword argument 'dtype'"); the
     float64-default switch came with MXNet 2.0."""
     import pytest
+
     from dlbook import np, npx
-    with pytest.raises(TypeError, match="unexpected keyword argument "
-                                        "'dtype'"):
+
+    with pytest.raises(TypeError, match="unexpected keyword argument 'dtype'"):
         npx.set_np(dtype=True)
     npx.set_np()
     assert np.zeros(2).dtype == 'float32'

@@ -8,7 +8,7 @@ Expected strings recorded from MXNet 1.9.1 (``Parameter``, ``Block`` and
 import numpy as onp
 import pytest
 
-from dlbook import np, npx, nd, gluon
+from dlbook import gluon, nd, np, npx
 from dlbook.gluon import nn, rnn
 
 
@@ -24,25 +24,30 @@ def test_deferred_parameter_shapes_and_reprs(np_shape):
     u = '-1' if np_shape else '0'
     dense = nn.Dense(10)
     assert dense.weight.shape == (10, int(u))
-    assert repr(dense.weight) == \
-        f'Parameter {dense.weight.name} (shape=(10, {u}), dtype=float32)'
-    assert repr(dense.bias) == \
-        f'Parameter {dense.bias.name} (shape=(10,), dtype=float32)'
+    assert (
+        repr(dense.weight)
+        == f'Parameter {dense.weight.name} (shape=(10, {u}), dtype=float32)'
+    )
+    assert (
+        repr(dense.bias)
+        == f'Parameter {dense.bias.name} (shape=(10,), dtype=float32)'
+    )
     conv = nn.Conv2D(4, 3)
     assert repr(conv.weight) == (
         f'Parameter {conv.weight.name} (shape=(4, {u}, 3, 3), '
-        f"dtype=<class 'numpy.float32'>)")
+        f"dtype=<class 'numpy.float32'>)"
+    )
     bn = nn.BatchNorm()
     assert repr(bn.running_mean) == (
         f'Parameter {bn.running_mean.name} (shape=({u},), '
-        f"dtype=<class 'numpy.float32'>)")
+        f"dtype=<class 'numpy.float32'>)"
+    )
 
 
 def test_block_reprs(np_shape):
     unknown = '-1' if np_shape else 'None'
     net = nn.Sequential()
-    net.add(nn.Dense(10), nn.Conv2D(4, 3), nn.BatchNorm(),
-            nn.Embedding(5, 3))
+    net.add(nn.Dense(10), nn.Conv2D(4, 3), nn.BatchNorm(), nn.Embedding(5, 3))
     assert repr(net) == (
         'Sequential(\n'
         f'  (0): Dense({unknown} -> 10, linear)\n'
@@ -50,7 +55,8 @@ def test_block_reprs(np_shape):
         '  (2): BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, '
         f'use_global_stats=False, in_channels={unknown})\n'
         '  (3): Embedding(5 -> 3, float32)\n'
-        ')')
+        ')'
+    )
     assert repr(rnn.LSTM(8)) == f'LSTM({unknown} -> 8, TNC)'
     assert repr(nn.Dense(10, in_units=4)) == 'Dense(4 -> 10, linear)'
 
@@ -66,7 +72,8 @@ def test_collect_params_repr_then_shapes_filled_in(np_shape):
         f'  Parameter {prefix}l0_h2h_weight (shape=(32, 8), dtype=float32)\n'
         f'  Parameter {prefix}l0_i2h_bias (shape=(32,), dtype=float32)\n'
         f'  Parameter {prefix}l0_h2h_bias (shape=(32,), dtype=float32)\n'
-        ')')
+        ')'
+    )
     net = nn.Dense(3)
     net.initialize()
     assert net.weight.shape == (3, -1 if np_shape else 0)

@@ -41,6 +41,7 @@ class Case:
     check : custom check ``check(outputs, inputs)`` for operators without a
         deterministic reference (random sampling); replaces ``ref``.
     """
+
     shapes: list
     attrs: dict = field(default_factory=dict)
     ref: Optional[Callable] = None
@@ -57,11 +58,29 @@ class Case:
     check: Optional[Callable] = None
 
 
-FAMILIES = ('creation', 'device', 'elemwise', 'reduce', 'shape', 'index',
-            'linalg', 'nn', 'activation', 'norm', 'conv', 'pool',
-            'upsampling', 'random', 'loss_output', 'ctc', 'rnn', 'numpy',
-            'numpy_graph',
-            'detection', 'custom')
+FAMILIES = (
+    'creation',
+    'device',
+    'elemwise',
+    'reduce',
+    'shape',
+    'index',
+    'linalg',
+    'nn',
+    'activation',
+    'norm',
+    'conv',
+    'pool',
+    'upsampling',
+    'random',
+    'loss_output',
+    'ctc',
+    'rnn',
+    'numpy',
+    'numpy_graph',
+    'detection',
+    'custom',
+)
 
 
 def _load():
@@ -75,8 +94,9 @@ def _load():
             continue
         for name, rows in module.CASES.items():
             if name in merged:
-                raise AssertionError(f'operator {name!r} has rows in two '
-                                     f'case files')
+                raise AssertionError(
+                    f'operator {name!r} has rows in two case files'
+                )
             merged[name] = rows if isinstance(rows, list) else [rows]
     return merged
 
@@ -112,9 +132,12 @@ def numeric_vjp(f, arrays, cots, eps=1e-6):
     ``f`` returns a tuple of outputs; ``arrays`` are modified in place while
     probing and restored afterwards.
     """
+
     def objective():
-        return sum(np.sum(np.asarray(o, dtype=np.float64) * c)
-                   for o, c in zip(f(*arrays), cots))
+        return sum(
+            np.sum(np.asarray(o, dtype=np.float64) * c)
+            for o, c in zip(f(*arrays), cots)
+        )
 
     grads = []
     for a in arrays:
@@ -135,5 +158,6 @@ def count_arguments(name, case, arrays):
     """Number of leading inputs that are arguments (the rest are aux
     states); a variadic operator takes all of them."""
     from dlbook.ops import REGISTRY
+
     op = REGISTRY[name](**case.attrs)
     return len(arrays) if op.variadic else len(op.list_arguments())

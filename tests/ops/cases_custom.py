@@ -3,7 +3,6 @@ with ``mx.operator`` (y = x ** 3 + b, two arguments), so the table checks
 the Custom node's forward, gradient and dtype handling like any other."""
 
 import dlbook as mx
-
 from tests.ops.cases import Case
 
 
@@ -26,6 +25,9 @@ class _CubePlusProp(mx.operator.CustomOpProp):
 
 
 CASES = {
-    'Custom': Case([(2, 3), (2, 3)], attrs={'op_type': 'case_cube_plus'},
-                   ref=lambda x, b: x ** 3 + b),
+    'Custom': Case(
+        [(2, 3), (2, 3)],
+        attrs={'op_type': 'case_cube_plus'},
+        ref=lambda x, b: x**3 + b,
+    ),
 }

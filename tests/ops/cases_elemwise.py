@@ -30,20 +30,28 @@ def small_ints(rng, dtype, shapes):
 
 
 def compare(ref):
-    return [Case(shapes, ref=ref, grad=(),
-                 make_inputs=lambda rng, dtype, s=shapes: small_ints(
-                     rng, dtype, s))
-            for shapes in (SAME, BCAST, BCAST_ND)]
+    return [
+        Case(
+            shapes,
+            ref=ref,
+            grad=(),
+            make_inputs=lambda rng, dtype, s=shapes: small_ints(rng, dtype, s),
+        )
+        for shapes in (SAME, BCAST, BCAST_ND)
+    ]
 
 
 def mod_inputs(shapes):
     """a = (k + f) * b with f in (0.2, 0.8): a / b stays away from integers,
     where mod jumps and floor(a / b) changes."""
+
     def make(rng, dtype):
         b = rng.uniform(0.5, 1.5, size=shapes[1])
         q = rng.randint(-2, 3, size=shapes[0]) + rng.uniform(
-            0.2, 0.8, size=shapes[0])
+            0.2, 0.8, size=shapes[0]
+        )
         return [(q * b).astype(dtype), b.astype(dtype)]
+
     return make
 
 
@@ -83,16 +91,20 @@ def as_dtype(f):
 
 def smooth_l1(s):
     def ref(x):
-        return np.where(np.abs(x) < 1 / s ** 2, 0.5 * (s * x) ** 2,
-                        np.abs(x) - 0.5 / s ** 2)
+        return np.where(
+            np.abs(x) < 1 / s**2, 0.5 * (s * x) ** 2, np.abs(x) - 0.5 / s**2
+        )
+
     return ref
 
 
 def rmod_inputs(s):
     """x = s / (k + f): s / x stays away from integers."""
+
     def make(rng, dtype):
         q = rng.randint(1, 4, size=(3, 4)) + rng.uniform(0.2, 0.8, (3, 4))
         return [(s / q).astype(dtype)]
+
     return make
 
 
@@ -100,6 +112,7 @@ def scalar_mod_inputs(s):
     def make(rng, dtype):
         q = rng.randint(-2, 3, size=(3, 4)) + rng.uniform(0.2, 0.8, (3, 4))
         return [(q * s).astype(dtype)]
+
     return make
 
 
@@ -109,16 +122,28 @@ CASES = {
     'reciprocal': unary(np.reciprocal, low=0.5, high=2.0),
     'abs': unary(np.abs, avoid=(0.0,)),
     'sign': unary(np.sign, avoid=(0.0,)),
-    'round': [unary(mxnet_round, low=-2.5, high=2.5, avoid=STEPS),
-              Case([(4,)], ref=lambda x: np.array([-3., -2., 2., 3.],
-                                                  x.dtype),
-                   make_inputs=lambda rng, dtype: [
-                       np.array([-2.5, -1.5, 1.5, 2.5], dtype)], grad=())],
-    'rint': [unary(mxnet_rint, low=-2.5, high=2.5, avoid=STEPS),
-             Case([(4,)], ref=lambda x: np.array([-3., -2., 1., 2.],
-                                                 x.dtype),
-                  make_inputs=lambda rng, dtype: [
-                      np.array([-2.5, -1.5, 1.5, 2.5], dtype)], grad=())],
+    'round': [
+        unary(mxnet_round, low=-2.5, high=2.5, avoid=STEPS),
+        Case(
+            [(4,)],
+            ref=lambda x: np.array([-3.0, -2.0, 2.0, 3.0], x.dtype),
+            make_inputs=lambda rng, dtype: [
+                np.array([-2.5, -1.5, 1.5, 2.5], dtype)
+            ],
+            grad=(),
+        ),
+    ],
+    'rint': [
+        unary(mxnet_rint, low=-2.5, high=2.5, avoid=STEPS),
+        Case(
+            [(4,)],
+            ref=lambda x: np.array([-3.0, -2.0, 1.0, 2.0], x.dtype),
+            make_inputs=lambda rng, dtype: [
+                np.array([-2.5, -1.5, 1.5, 2.5], dtype)
+            ],
+            grad=(),
+        ),
+    ],
     'ceil': unary(np.ceil, low=-2.5, high=2.5, avoid=STEPS),
     'floor': unary(np.floor, low=-2.5, high=2.5, avoid=STEPS),
     'trunc': unary(np.trunc, low=-2.5, high=2.5, avoid=STEPS),
@@ -150,29 +175,42 @@ CASES = {
     'radians': unary(np.radians, low=-90.0, high=90.0),
     'relu': unary(lambda x: np.maximum(x, 0), avoid=(0.0,)),
     'sigmoid': unary(lambda x: 1 / (1 + np.exp(-x)), low=-4.0, high=4.0),
-    'softsign': unary(lambda x: x / (1 + np.abs(x)), low=-3.0, high=3.0,
-                      avoid=(0.0,)),
-    'erf': [unary(np_erf, low=-3.0, high=3.0),
-            Case([(2, 3, 4)], ref=np_erf, low=-0.5, high=0.5)],
-    'erfinv': [unary(np_erfinv, low=-0.95, high=0.95),
-               Case([(2, 3, 4)], ref=np_erfinv, low=0.9, high=0.999)],
-    'logical_not': Case([(3, 4)], grad=(),
-                        make_inputs=lambda rng, dtype: small_ints(
-                            rng, dtype, [(3, 4)]),
-                        ref=as_dtype(lambda x: x == 0)),
-    'smooth_l1': [unary(smooth_l1(1.0), low=-2.0, high=2.0,
-                        avoid=(-1.0, 1.0)),
-                  Case([(3, 4)], attrs={'scalar': 2.0}, ref=smooth_l1(2.0),
-                       avoid=(-0.25, 0.25), margin=0.02)],
-
+    'softsign': unary(
+        lambda x: x / (1 + np.abs(x)), low=-3.0, high=3.0, avoid=(0.0,)
+    ),
+    'erf': [
+        unary(np_erf, low=-3.0, high=3.0),
+        Case([(2, 3, 4)], ref=np_erf, low=-0.5, high=0.5),
+    ],
+    'erfinv': [
+        unary(np_erfinv, low=-0.95, high=0.95),
+        Case([(2, 3, 4)], ref=np_erfinv, low=0.9, high=0.999),
+    ],
+    'logical_not': Case(
+        [(3, 4)],
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x == 0),
+    ),
+    'smooth_l1': [
+        unary(smooth_l1(1.0), low=-2.0, high=2.0, avoid=(-1.0, 1.0)),
+        Case(
+            [(3, 4)],
+            attrs={'scalar': 2.0},
+            ref=smooth_l1(2.0),
+            avoid=(-0.25, 0.25),
+            margin=0.02,
+        ),
+    ],
     # -- binary, broadcasting -------------------------------------------------
     'broadcast_add': binary(np.add),
     'broadcast_sub': binary(np.subtract),
     'broadcast_mul': binary(np.multiply),
     'broadcast_div': binary(np.divide, low=0.5, high=2.0),
-    'broadcast_mod': [Case(shapes, ref=np.mod,
-                           make_inputs=mod_inputs(shapes))
-                      for shapes in (SAME, BCAST, BCAST_ND)],
+    'broadcast_mod': [
+        Case(shapes, ref=np.mod, make_inputs=mod_inputs(shapes))
+        for shapes in (SAME, BCAST, BCAST_ND)
+    ],
     'broadcast_power': binary(np.power, low=0.5, high=2.0),
     'broadcast_maximum': binary(np.maximum),
     'broadcast_minimum': binary(np.minimum),
@@ -186,7 +224,6 @@ CASES = {
     'broadcast_logical_and': compare(as_dtype(np.logical_and)),
     'broadcast_logical_or': compare(as_dtype(np.logical_or)),
     'broadcast_logical_xor': compare(as_dtype(np.logical_xor)),
-
     # -- binary, equal shapes (what Symbol arithmetic records) ----------------
     'elemwise_add': Case(SAME, ref=np.add),
     'elemwise_sub': Case(SAME, ref=np.subtract),
@@ -206,80 +243,146 @@ CASES = {
     '_logical_and': compare(as_dtype(np.logical_and))[0],
     '_logical_or': compare(as_dtype(np.logical_or))[0],
     '_logical_xor': compare(as_dtype(np.logical_xor))[0],
-
     # -- with a scalar -------------------------------------------------------
-    '_plus_scalar': unary(lambda x: x + np.float32(2.5),
-                          attrs={'scalar': 2.5}),
-    '_minus_scalar': unary(lambda x: x - np.float32(2.5),
-                           attrs={'scalar': 2.5}),
-    '_rminus_scalar': unary(lambda x: np.float32(2.5) - x,
-                            attrs={'scalar': 2.5}),
-    '_mul_scalar': unary(lambda x: x * np.float32(2.5),
-                         attrs={'scalar': 2.5}),
-    '_div_scalar': unary(lambda x: x / np.float32(2.5),
-                         attrs={'scalar': 2.5}),
-    '_rdiv_scalar': unary(lambda x: np.float32(2.5) / x, low=0.5, high=2.0,
-                          attrs={'scalar': 2.5}),
-    '_mod_scalar': Case([(3, 4)], attrs={'scalar': 0.75},
-                        ref=lambda x: np.mod(x, np.float32(0.75)),
-                        make_inputs=scalar_mod_inputs(0.75)),
-    '_rmod_scalar': Case([(3, 4)], attrs={'scalar': 3.0},
-                         ref=lambda x: np.mod(np.float32(3.0), x),
-                         make_inputs=rmod_inputs(3.0)),
-    '_power_scalar': [unary(lambda x: x ** np.float32(1.5), low=0.5,
-                            high=2.0, attrs={'scalar': 1.5}),
-                      unary(lambda x: x ** 3, attrs={'scalar': 3})],
-    '_rpower_scalar': unary(lambda x: np.float32(2.0) ** x,
-                            attrs={'scalar': 2.0}),
-    '_maximum_scalar': unary(lambda x: np.maximum(x, np.float32(0.25)),
-                             attrs={'scalar': 0.25}, avoid=(0.25,)),
-    '_minimum_scalar': unary(lambda x: np.minimum(x, np.float32(0.25)),
-                             attrs={'scalar': 0.25}, avoid=(0.25,)),
-    '_hypot_scalar': unary(lambda x: np.hypot(x, np.float32(0.5)),
-                           attrs={'scalar': 0.5}),
-    '_equal_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                          make_inputs=lambda rng, dtype: small_ints(
-                              rng, dtype, [(3, 4)]),
-                          ref=as_dtype(lambda x: x == 1)),
-    '_not_equal_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                              make_inputs=lambda rng, dtype: small_ints(
-                                  rng, dtype, [(3, 4)]),
-                              ref=as_dtype(lambda x: x != 1)),
-    '_greater_scalar': unary(as_dtype(lambda x: x > np.float32(0.25)),
-                             attrs={'scalar': 0.25}, grad=()),
-    '_greater_equal_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                                  make_inputs=lambda rng, dtype: small_ints(
-                                      rng, dtype, [(3, 4)]),
-                                  ref=as_dtype(lambda x: x >= 1)),
-    '_lesser_scalar': unary(as_dtype(lambda x: x < np.float32(0.25)),
-                            attrs={'scalar': 0.25}, grad=()),
-    '_lesser_equal_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                                 make_inputs=lambda rng, dtype: small_ints(
-                                     rng, dtype, [(3, 4)]),
-                                 ref=as_dtype(lambda x: x <= 1)),
-    '_logical_and_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                                make_inputs=lambda rng, dtype: small_ints(
-                                    rng, dtype, [(3, 4)]),
-                                ref=as_dtype(lambda x: x != 0)),
-    '_logical_or_scalar': Case([(3, 4)], attrs={'scalar': 0}, grad=(),
-                               make_inputs=lambda rng, dtype: small_ints(
-                                   rng, dtype, [(3, 4)]),
-                               ref=as_dtype(lambda x: x != 0)),
-    '_logical_xor_scalar': Case([(3, 4)], attrs={'scalar': 1}, grad=(),
-                                make_inputs=lambda rng, dtype: small_ints(
-                                    rng, dtype, [(3, 4)]),
-                                ref=as_dtype(lambda x: x == 0)),
-
+    '_plus_scalar': unary(
+        lambda x: x + np.float32(2.5), attrs={'scalar': 2.5}
+    ),
+    '_minus_scalar': unary(
+        lambda x: x - np.float32(2.5), attrs={'scalar': 2.5}
+    ),
+    '_rminus_scalar': unary(
+        lambda x: np.float32(2.5) - x, attrs={'scalar': 2.5}
+    ),
+    '_mul_scalar': unary(lambda x: x * np.float32(2.5), attrs={'scalar': 2.5}),
+    '_div_scalar': unary(lambda x: x / np.float32(2.5), attrs={'scalar': 2.5}),
+    '_rdiv_scalar': unary(
+        lambda x: np.float32(2.5) / x, low=0.5, high=2.0, attrs={'scalar': 2.5}
+    ),
+    '_mod_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 0.75},
+        ref=lambda x: np.mod(x, np.float32(0.75)),
+        make_inputs=scalar_mod_inputs(0.75),
+    ),
+    '_rmod_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 3.0},
+        ref=lambda x: np.mod(np.float32(3.0), x),
+        make_inputs=rmod_inputs(3.0),
+    ),
+    '_power_scalar': [
+        unary(
+            lambda x: x ** np.float32(1.5),
+            low=0.5,
+            high=2.0,
+            attrs={'scalar': 1.5},
+        ),
+        unary(lambda x: x**3, attrs={'scalar': 3}),
+    ],
+    '_rpower_scalar': unary(
+        lambda x: np.float32(2.0) ** x, attrs={'scalar': 2.0}
+    ),
+    '_maximum_scalar': unary(
+        lambda x: np.maximum(x, np.float32(0.25)),
+        attrs={'scalar': 0.25},
+        avoid=(0.25,),
+    ),
+    '_minimum_scalar': unary(
+        lambda x: np.minimum(x, np.float32(0.25)),
+        attrs={'scalar': 0.25},
+        avoid=(0.25,),
+    ),
+    '_hypot_scalar': unary(
+        lambda x: np.hypot(x, np.float32(0.5)), attrs={'scalar': 0.5}
+    ),
+    '_equal_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x == 1),
+    ),
+    '_not_equal_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x != 1),
+    ),
+    '_greater_scalar': unary(
+        as_dtype(lambda x: x > np.float32(0.25)),
+        attrs={'scalar': 0.25},
+        grad=(),
+    ),
+    '_greater_equal_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x >= 1),
+    ),
+    '_lesser_scalar': unary(
+        as_dtype(lambda x: x < np.float32(0.25)),
+        attrs={'scalar': 0.25},
+        grad=(),
+    ),
+    '_lesser_equal_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x <= 1),
+    ),
+    '_logical_and_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x != 0),
+    ),
+    '_logical_or_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 0},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x != 0),
+    ),
+    '_logical_xor_scalar': Case(
+        [(3, 4)],
+        attrs={'scalar': 1},
+        grad=(),
+        make_inputs=lambda rng, dtype: small_ints(rng, dtype, [(3, 4)]),
+        ref=as_dtype(lambda x: x == 0),
+    ),
     # -- clip, sums, casts, copies --------------------------------------------
-    'clip': Case([(3, 4)], attrs={'a_min': -0.5, 'a_max': 0.5},
-                 ref=lambda x: np.clip(x, -0.5, 0.5), avoid=(-0.5, 0.5)),
-    'add_n': [Case([(3, 4)] * 3, attrs={'num_args': 3},
-                   ref=lambda a, b, c: a + b + c),
-              Case([(2, 3)], attrs={'num_args': 1}, ref=lambda a: a)],
-    'Cast': [Case([(3, 4)], attrs={'dtype': 'float64'}, dtypes=('float64',),
-                  ref=lambda x: x.astype('float64')),
-             Case([(3, 4)], attrs={'dtype': 'int32'}, low=-5.0, high=5.0,
-                  ref=lambda x: x.astype('int32'), grad=())],
+    'clip': Case(
+        [(3, 4)],
+        attrs={'a_min': -0.5, 'a_max': 0.5},
+        ref=lambda x: np.clip(x, -0.5, 0.5),
+        avoid=(-0.5, 0.5),
+    ),
+    'add_n': [
+        Case(
+            [(3, 4)] * 3, attrs={'num_args': 3}, ref=lambda a, b, c: a + b + c
+        ),
+        Case([(2, 3)], attrs={'num_args': 1}, ref=lambda a: a),
+    ],
+    'Cast': [
+        Case(
+            [(3, 4)],
+            attrs={'dtype': 'float64'},
+            dtypes=('float64',),
+            ref=lambda x: x.astype('float64'),
+        ),
+        Case(
+            [(3, 4)],
+            attrs={'dtype': 'int32'},
+            low=-5.0,
+            high=5.0,
+            ref=lambda x: x.astype('int32'),
+            grad=(),
+        ),
+    ],
     '_copy': unary(lambda x: x),
     # Forward is the identity but the gradient is zero by design, so central
     # differences do not apply; test_elemwise_semantics checks the zero.

@@ -19,12 +19,24 @@ def reductions(f, **kw):
         Case(X, ref=full(f), **kw),
         Case(X, attrs={'axis': 1}, ref=lambda x: f(x, axis=1), **kw),
         Case(X, attrs={'axis': -1}, ref=lambda x: f(x, axis=-1), **kw),
-        Case(X, attrs={'axis': (0, 2), 'keepdims': True},
-             ref=lambda x: f(x, axis=(0, 2), keepdims=True), **kw),
-        Case(X, attrs={'axis': 1, 'exclude': True},
-             ref=lambda x: f(x, axis=(0, 2)), **kw),
-        Case(X, attrs={'axis': (0,), 'exclude': True, 'keepdims': True},
-             ref=lambda x: f(x, axis=(1, 2), keepdims=True), **kw),
+        Case(
+            X,
+            attrs={'axis': (0, 2), 'keepdims': True},
+            ref=lambda x: f(x, axis=(0, 2), keepdims=True),
+            **kw,
+        ),
+        Case(
+            X,
+            attrs={'axis': 1, 'exclude': True},
+            ref=lambda x: f(x, axis=(0, 2)),
+            **kw,
+        ),
+        Case(
+            X,
+            attrs={'axis': (0,), 'exclude': True, 'keepdims': True},
+            ref=lambda x: f(x, axis=(1, 2), keepdims=True),
+            **kw,
+        ),
     ]
 
 
@@ -35,12 +47,21 @@ def with_nans(rng, dtype):
 
 
 def nan_rows(f):
-    return [Case(X, ref=full(f), make_inputs=with_nans),
-            Case(X, attrs={'axis': 1}, ref=lambda x: f(x, axis=1),
-                 make_inputs=with_nans),
-            Case(X, attrs={'axis': (0, 2), 'keepdims': True},
-                 ref=lambda x: f(x, axis=(0, 2), keepdims=True),
-                 make_inputs=with_nans)]
+    return [
+        Case(X, ref=full(f), make_inputs=with_nans),
+        Case(
+            X,
+            attrs={'axis': 1},
+            ref=lambda x: f(x, axis=1),
+            make_inputs=with_nans,
+        ),
+        Case(
+            X,
+            attrs={'axis': (0, 2), 'keepdims': True},
+            ref=lambda x: f(x, axis=(0, 2), keepdims=True),
+            make_inputs=with_nans,
+        ),
+    ]
 
 
 def as_float(f):
@@ -50,12 +71,21 @@ def as_float(f):
 def arg_rows(f):
     return [
         Case(X, grad=(), ref=as_float(lambda x: np.array([f(x)]))),
-        Case(X, attrs={'axis': 1}, grad=(),
-             ref=as_float(lambda x: f(x, axis=1))),
-        Case(X, attrs={'axis': -1, 'keepdims': True}, grad=(),
-             ref=as_float(lambda x: np.expand_dims(f(x, axis=-1), -1))),
-        Case([(5,)], attrs={'axis': 0}, grad=(),
-             ref=as_float(lambda x: np.array([f(x)]))),
+        Case(
+            X, attrs={'axis': 1}, grad=(), ref=as_float(lambda x: f(x, axis=1))
+        ),
+        Case(
+            X,
+            attrs={'axis': -1, 'keepdims': True},
+            grad=(),
+            ref=as_float(lambda x: np.expand_dims(f(x, axis=-1), -1)),
+        ),
+        Case(
+            [(5,)],
+            attrs={'axis': 0},
+            grad=(),
+            ref=as_float(lambda x: np.array([f(x)])),
+        ),
     ]
 
 
@@ -79,16 +109,24 @@ CASES = {
         Case(X, ref=full(l2)),
         Case(X, attrs={'ord': 1}, ref=full(l1), avoid=(0.0,)),
         Case(X, attrs={'axis': 1}, ref=lambda x: l2(x, axis=1)),
-        Case(X, attrs={'ord': 1, 'axis': -1, 'keepdims': True},
-             ref=lambda x: l1(x, axis=-1, keepdims=True), avoid=(0.0,)),
-        Case(X, attrs={'axis': (1, 2), 'keepdims': True},
-             ref=lambda x: l2(x, axis=(1, 2), keepdims=True)),
+        Case(
+            X,
+            attrs={'ord': 1, 'axis': -1, 'keepdims': True},
+            ref=lambda x: l1(x, axis=-1, keepdims=True),
+            avoid=(0.0,),
+        ),
+        Case(
+            X,
+            attrs={'axis': (1, 2), 'keepdims': True},
+            ref=lambda x: l2(x, axis=(1, 2), keepdims=True),
+        ),
     ],
     'argmax': arg_rows(np.argmax),
     'argmin': arg_rows(np.argmin),
     'argmax_channel': [
         Case([(3, 4)], grad=(), ref=as_float(lambda x: np.argmax(x, -1))),
-        Case([(5,)], grad=(),
-             ref=as_float(lambda x: np.array([np.argmax(x)]))),
+        Case(
+            [(5,)], grad=(), ref=as_float(lambda x: np.array([np.argmax(x)]))
+        ),
     ],
 }

@@ -31,12 +31,14 @@ def unpack(params, mode, layers, width, hidden, dirs):
     arrays, offset = [], 0
     for shape in sizes:
         n = int(np.prod(shape))
-        arrays.append(params[offset:offset + n].reshape(shape))
+        arrays.append(params[offset : offset + n].reshape(shape))
         offset += n
     assert offset == params.size
-    weights, biases = arrays[:2 * layers * dirs], arrays[2 * layers * dirs:]
-    return [(weights[2 * k], weights[2 * k + 1], biases[2 * k],
-             biases[2 * k + 1]) for k in range(layers * dirs)]
+    weights, biases = arrays[: 2 * layers * dirs], arrays[2 * layers * dirs :]
+    return [
+        (weights[2 * k], weights[2 * k + 1], biases[2 * k], biases[2 * k + 1])
+        for k in range(layers * dirs)
+    ]
 
 
 def step(mode, x, h, c, wx, wh, bx, bh, clip=None):
@@ -60,8 +62,15 @@ def step(mode, x, h, c, wx, wh, bx, bh, clip=None):
     return sigmoid(o) * np.tanh(c), c
 
 
-def reference(mode, layers, hidden, bidirectional=False, state_outputs=False,
-              use_length=False, clip=None):
+def reference(
+    mode,
+    layers,
+    hidden,
+    bidirectional=False,
+    state_outputs=False,
+    use_length=False,
+    clip=None,
+):
     """``ref(*inputs)`` for one row's attributes."""
     dirs = 2 if bidirectional else 1
 
@@ -69,14 +78,14 @@ def reference(mode, layers, hidden, bidirectional=False, state_outputs=False,
         rest = list(rest)
         c0 = rest.pop(0) if mode == 'lstm' else np.zeros_like(h0)
         steps, batch, width = data.shape
-        lengths = rest.pop(0).astype(int) if use_length else \
-            [steps] * batch
-        weights = unpack(params.astype(np.float64), mode, layers, width,
-                         hidden, dirs)
+        lengths = rest.pop(0).astype(int) if use_length else [steps] * batch
+        weights = unpack(
+            params.astype(np.float64), mode, layers, width, hidden, dirs
+        )
         out = np.zeros((steps, batch, dirs * hidden))
         hy, cy = np.zeros(h0.shape), np.zeros(h0.shape)
         for n in range(batch):
-            x = data[:lengths[n], n].astype(np.float64)     # (T_n, C)
+            x = data[: lengths[n], n].astype(np.float64)  # (T_n, C)
             for layer in range(layers):
                 ys = []
                 for d in range(dirs):
@@ -85,68 +94,110 @@ def reference(mode, layers, hidden, bidirectional=False, state_outputs=False,
                     order = range(len(x))[::-1] if d else range(len(x))
                     y = np.zeros((len(x), hidden))
                     for t in order:
-                        h, c = step(mode, x[t][None], h, c, *weights[k],
-                                    clip=clip)
+                        h, c = step(
+                            mode, x[t][None], h, c, *weights[k], clip=clip
+                        )
                         y[t] = h[0]
                     hy[k, n] = h[0]
                     if mode == 'lstm':
                         cy[k, n] = c[0]
                     ys.append(y)
                 x = np.concatenate(ys, axis=1)
-            out[:lengths[n], n] = x
+            out[: lengths[n], n] = x
         outs = [out]
         if state_outputs:
             outs.append(hy)
             if mode == 'lstm':
                 outs.append(cy)
         return tuple(outs) if len(outs) > 1 else out
+
     return ref
 
 
-def make(mode, steps, batch, width, hidden, layers=1, bidirectional=False,
-         lengths=None):
+def make(
+    mode,
+    steps,
+    batch,
+    width,
+    hidden,
+    layers=1,
+    bidirectional=False,
+    lengths=None,
+):
     """``make_inputs`` drawing data, parameters (small, so that gates stay
     away from saturation) and states; ``lengths`` adds sequence_length."""
     dirs = 2 if bidirectional else 1
     rows = GATES[mode] * hidden
-    size = sum(dirs * rows * ((width if layer == 0 else dirs * hidden) +
-                              hidden + 2) for layer in range(layers))
+    size = sum(
+        dirs * rows * ((width if layer == 0 else dirs * hidden) + hidden + 2)
+        for layer in range(layers)
+    )
     state = (layers * dirs, batch, hidden)
 
     def make_inputs(rng, dtype):
-        arrays = [rng.uniform(-1, 1, (steps, batch, width)),
-                  rng.uniform(-0.6, 0.6, (size,)),
-                  rng.uniform(-1, 1, state)]
+        arrays = [
+            rng.uniform(-1, 1, (steps, batch, width)),
+            rng.uniform(-0.6, 0.6, (size,)),
+            rng.uniform(-1, 1, state),
+        ]
         if mode == 'lstm':
             arrays.append(rng.uniform(-1, 1, state))
         arrays = [a.astype(dtype) for a in arrays]
         if lengths is not None:
             arrays.append(np.array(lengths, dtype='int32'))
         return arrays
+
     return make_inputs
 
 
-def row(mode, steps=3, batch=2, width=3, hidden=2, layers=1,
-        bidirectional=False, state_outputs=True, lengths=None, clip=None):
-    attrs = {'state_size': hidden, 'num_layers': layers, 'mode': mode,
-             'bidirectional': bidirectional, 'state_outputs': state_outputs}
+def row(
+    mode,
+    steps=3,
+    batch=2,
+    width=3,
+    hidden=2,
+    layers=1,
+    bidirectional=False,
+    state_outputs=True,
+    lengths=None,
+    clip=None,
+):
+    attrs = {
+        'state_size': hidden,
+        'num_layers': layers,
+        'mode': mode,
+        'bidirectional': bidirectional,
+        'state_outputs': state_outputs,
+    }
     if lengths is not None:
         attrs['use_sequence_length'] = True
     if clip is not None:
         attrs['lstm_state_clip_min'], attrs['lstm_state_clip_max'] = clip
-    return Case([], attrs=attrs,
-                make_inputs=make(mode, steps, batch, width, hidden, layers,
-                                 bidirectional, lengths),
-                ref=reference(mode, layers, hidden, bidirectional,
-                              state_outputs, lengths is not None, clip))
+    return Case(
+        [],
+        attrs=attrs,
+        make_inputs=make(
+            mode, steps, batch, width, hidden, layers, bidirectional, lengths
+        ),
+        ref=reference(
+            mode,
+            layers,
+            hidden,
+            bidirectional,
+            state_outputs,
+            lengths is not None,
+            clip,
+        ),
+    )
 
 
 def dropout_check(outs, inputs):
     """Training with dropout between two layers: the first layer's final
     states are untouched, the second layer sees a masked input."""
     out, hy, cy = outs
-    want_out, want_hy, want_cy = reference('lstm', 2, 2,
-                                           state_outputs=True)(*inputs)
+    want_out, want_hy, want_cy = reference('lstm', 2, 2, state_outputs=True)(
+        *inputs
+    )
     assert out.shape == want_out.shape and out.dtype == inputs[0].dtype
     np.testing.assert_allclose(hy[0], want_hy[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(cy[0], want_cy[0], rtol=1e-5, atol=1e-6)
@@ -170,16 +221,24 @@ CASES = {
         row('gru', layers=2, bidirectional=True, batch=1),
         # variable lengths: outputs past the end are 0, final states are
         # those of each sequence's last step, backward runs start there
-        row('lstm', steps=4, batch=3, bidirectional=True,
-            lengths=[4, 2, 1]),
+        row('lstm', steps=4, batch=3, bidirectional=True, lengths=[4, 2, 1]),
         row('lstm', steps=3, batch=2, layers=2, lengths=[3, 1]),
         # cell states clipped to [-0.4, 0.4] (no gradient where clipped)
         row('lstm', steps=4, clip=(-0.4, 0.4)),
         # dropout between the layers in training; the harness reseeds the
         # random state, so the gradient check sees one fixed mask
-        Case([], attrs={'state_size': 2, 'num_layers': 2, 'mode': 'lstm',
-                        'p': 0.5, 'state_outputs': True},
-             make_inputs=make('lstm', 3, 2, 3, 2, layers=2),
-             is_train=True, check=dropout_check),
+        Case(
+            [],
+            attrs={
+                'state_size': 2,
+                'num_layers': 2,
+                'mode': 'lstm',
+                'p': 0.5,
+                'state_outputs': True,
+            },
+            make_inputs=make('lstm', 3, 2, 3, 2, layers=2),
+            is_train=True,
+            check=dropout_check,
+        ),
     ],
 }

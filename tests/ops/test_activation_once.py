@@ -15,8 +15,12 @@ from dlbook import autograd, nd
 from dlbook.ops.activation import ACT_TYPES
 
 EXTREMES = [-1e4, -1000.0, -100.0, -20.0, 0.0, 20.0, 100.0, 1000.0, 1e4]
-NAMED_OPS = {'relu': nd.relu, 'sigmoid': nd.sigmoid, 'tanh': nd.tanh,
-             'softsign': nd.softsign}
+NAMED_OPS = {
+    'relu': nd.relu,
+    'sigmoid': nd.sigmoid,
+    'tanh': nd.tanh,
+    'softsign': nd.softsign,
+}
 
 
 def _value_and_grad(fn, values, dtype):
@@ -34,9 +38,10 @@ def test_extreme_inputs_are_finite_and_silent(act_type, dtype):
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         y, dx = _value_and_grad(
-            lambda x: nd.Activation(x, act_type=act_type), EXTREMES, dtype)
+            lambda x: nd.Activation(x, act_type=act_type), EXTREMES, dtype
+        )
     assert np.all(np.isfinite(dx))
-    assert np.all(np.isfinite(y[1:-1]))   # softrelu(±1e4) is ±1e4, finite too
+    assert np.all(np.isfinite(y[1:-1]))  # softrelu(±1e4) is ±1e4, finite too
     assert np.all(np.isfinite(y))
 
 
@@ -58,7 +63,8 @@ def test_sigmoid_keeps_tiny_values():
 def test_activation_equals_the_named_operator(act_type):
     values = np.linspace(-60, 60, 241)
     by_activation = _value_and_grad(
-        lambda x: nd.Activation(x, act_type=act_type), values, 'float32')
+        lambda x: nd.Activation(x, act_type=act_type), values, 'float32'
+    )
     by_name = _value_and_grad(NAMED_OPS[act_type], values, 'float32')
     np.testing.assert_array_equal(by_activation[0], by_name[0])
     np.testing.assert_array_equal(by_activation[1], by_name[1])
@@ -66,10 +72,11 @@ def test_activation_equals_the_named_operator(act_type):
 
 def test_gluon_dense_sigmoid_uses_the_same_sigmoid():
     from dlbook.gluon import nn
+
     net = nn.Dense(3, activation='sigmoid', in_units=2)
     net.initialize()
     x = nd.array([[500.0, -500.0], [-3.0, 2.0]])
-    pre = nd.FullyConnected(x, net.weight.data(), net.bias.data(),
-                            num_hidden=3)
-    np.testing.assert_array_equal(net(x).asnumpy(),
-                                  nd.sigmoid(pre).asnumpy())
+    pre = nd.FullyConnected(
+        x, net.weight.data(), net.bias.data(), num_hidden=3
+    )
+    np.testing.assert_array_equal(net(x).asnumpy(), nd.sigmoid(pre).asnumpy())

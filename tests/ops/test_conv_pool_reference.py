@@ -12,12 +12,12 @@ import itertools
 import numpy as np
 import pytest
 
-from dlbook.base import DLBookError
-from dlbook.ops import REGISTRY
 # Load the merged table first: cases_<family> modules import from it.
 import tests.ops.cases  # noqa: F401
-from tests.ops.cases_conv import conv_ref, conv_grad_ref, deconv_ref
-from tests.ops.cases_pool import pool_ref, pool_grad_ref, pool_out_size
+from dlbook.base import DLBookError
+from dlbook.ops import REGISTRY
+from tests.ops.cases_conv import conv_grad_ref, conv_ref, deconv_ref
+from tests.ops.cases_pool import pool_grad_ref, pool_out_size, pool_ref
 
 RTOL, ATOL = 1e-5, 1e-5
 
@@ -32,10 +32,18 @@ SPATIAL = {1: (7,), 2: (5, 6), 3: (4, 5, 4)}
 KERNEL = {1: (3,), 2: (3, 2), 3: (2, 3, 2)}
 
 CONV_GRID = [
-    pytest.param(nd, s, p, d, g, bias,
-                 id=f'{nd}d-s{s}-p{p}-d{d}-g{g}-{"b" if bias else "nob"}')
+    pytest.param(
+        nd,
+        s,
+        p,
+        d,
+        g,
+        bias,
+        id=f'{nd}d-s{s}-p{p}-d{d}-g{g}-{"b" if bias else "nob"}',
+    )
     for nd, s, p, d, g, bias in itertools.product(
-        (1, 2, 3), (1, 2), (0, 1), (1, 2), (1, 2), (True, False))
+        (1, 2, 3), (1, 2), (0, 1), (1, 2), (1, 2), (True, False)
+    )
     # 3-D with dilation 2 needs a larger input than we want to loop over
     if not (nd == 3 and d == 2 and p == 0)
 ]
@@ -48,9 +56,15 @@ def conv_setup(nd, s, p, d, g, bias, seed=0):
     x = rng.uniform(-1, 1, (2, channels) + SPATIAL[nd])
     w = rng.uniform(-1, 1, (filters, channels // g) + kernel)
     b = rng.uniform(-1, 1, (filters,)) if bias else None
-    attrs = dict(kernel=kernel, num_filter=filters, num_group=g,
-                 stride=(s,) * nd, pad=(p,) * nd, dilate=(d,) * nd,
-                 no_bias=not bias)
+    attrs = dict(
+        kernel=kernel,
+        num_filter=filters,
+        num_group=g,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+        no_bias=not bias,
+    )
     kw = dict(stride=(s,) * nd, pad=(p,) * nd, dilate=(d,) * nd, groups=g)
     return x, w, b, attrs, kw
 
@@ -65,7 +79,7 @@ def test_convolution_forward_backward(nd, s, p, d, g, bias):
     np.testing.assert_allclose(y, conv_ref(x, w, b, **kw), RTOL, ATOL)
 
     op = make('Convolution', **attrs)
-    y = op.forward(np, *inputs)                        # float64
+    y = op.forward(np, *inputs)  # float64
     dy = np.random.RandomState(1).uniform(-1, 1, y.shape)
     grads = op.backward(np, dy)
     assert len(grads) == len(inputs)
@@ -83,7 +97,7 @@ def test_convolution_training_mode_keeps_cols_same_gradients():
         op.is_train = is_train
         y = op.forward(np, x, w, b)
         first = op.backward(np, np.ones_like(y))
-        again = op.backward(np, np.ones_like(y))   # retain_graph: twice
+        again = op.backward(np, np.ones_like(y))  # retain_graph: twice
         for g1, g2 in zip(first, again):
             np.testing.assert_array_equal(g1, g2)
         grads.append(first)
@@ -95,16 +109,20 @@ def test_convolution_training_mode_keeps_cols_same_gradients():
 def test_backward_skips_gradients_not_needed(name):
     rng = np.random.RandomState(0)
     x = rng.uniform(-1, 1, (2, 2, 5, 5))
-    w = rng.uniform(-1, 1, (2, 3, 3, 3) if name == 'Deconvolution'
-                    else (3, 2, 3, 3))
+    w = rng.uniform(
+        -1, 1, (2, 3, 3, 3) if name == 'Deconvolution' else (3, 2, 3, 3)
+    )
     b = np.zeros(3)
     attrs = dict(kernel=(3, 3), num_filter=3, no_bias=False)
     full = make(name, **attrs)
     y = full.forward(np, x, w, b)
     dy = rng.uniform(-1, 1, y.shape)
     want = full.backward(np, dy)
-    for mask in [(False, True, True), (True, False, True),
-                 (False, False, True)]:
+    for mask in [
+        (False, True, True),
+        (True, False, True),
+        (False, False, True),
+    ]:
         op = make(name, **attrs)
         op.needs_input_grad = mask
         op.forward(np, x, w, b)
@@ -123,12 +141,19 @@ def test_convolution_infer_shape_fills_parameters():
     assert ins == [(256, 1, 28, 28), (6, 1, 5, 5), (6,)]
     assert outs == [(256, 6, 28, 28)] and aux == []
     # groups, stride, dilation, no bias
-    op = make('Convolution', kernel=(3, 3), num_filter=8, num_group=2,
-              stride=(2, 2), dilate=(2, 2), no_bias=True)
+    op = make(
+        'Convolution',
+        kernel=(3, 3),
+        num_filter=8,
+        num_group=2,
+        stride=(2, 2),
+        dilate=(2, 2),
+        no_bias=True,
+    )
     assert op.list_arguments() == ('data', 'weight')
     ins, outs, _ = op.infer_shape((4, 6, 11, 12), None)
     assert ins == [(4, 6, 11, 12), (8, 3, 3, 3)]
-    assert outs == [(4, 8, 4, 4)]     # floor((11 - 4 - 1)/2) + 1 = 4
+    assert outs == [(4, 8, 4, 4)]  # floor((11 - 4 - 1)/2) + 1 = 4
     # unknown batch (0) still gives parameter shapes
     ins, outs, _ = op.infer_shape((0, 6, 11, 12), (0, 0, 0, 0))
     assert ins[1] == (8, 3, 3, 3) and outs == [(0, 8, 4, 4)]
@@ -138,8 +163,15 @@ def test_convolution_infer_shape_fills_parameters():
 
 
 def test_convolution_string_attributes_from_json():
-    op = make('Convolution', kernel='(3, 3)', num_filter='4', pad='(1, 1)',
-              no_bias='True', stride='(1, 1)', num_group='1')
+    op = make(
+        'Convolution',
+        kernel='(3, 3)',
+        num_filter='4',
+        pad='(1, 1)',
+        no_bias='True',
+        stride='(1, 1)',
+        num_group='1',
+    )
     assert op.list_arguments() == ('data', 'weight')
     x = np.ones((1, 2, 4, 4), np.float32)
     w = np.ones((4, 2, 3, 3), np.float32)
@@ -147,20 +179,41 @@ def test_convolution_string_attributes_from_json():
     assert y.shape == (1, 4, 4, 4) and y[0, 0, 1, 1] == 18
 
 
-@pytest.mark.parametrize('attrs,shapes,words', [
-    (dict(kernel=(3, 3), num_filter=2), [(1, 3, 5, 5), (2, 2, 3, 3), (2,)],
-     ['weight', '(2, 2, 3, 3)', '(2, 3, 3, 3)']),
-    (dict(kernel=(3, 3), num_filter=2, num_group=2),
-     [(1, 3, 5, 5), (2, 1, 3, 3), (2,)], ['channels', 'num_group=2']),
-    (dict(kernel=(7, 7), num_filter=2), [(1, 1, 5, 5), (2, 1, 7, 7), (2,)],
-     ['kernel=(7, 7)', '(1, 1, 5, 5)']),
-    (dict(kernel=(3, 3), num_filter=2, dilate=(3, 3)),
-     [(1, 1, 6, 6), (2, 1, 3, 3), (2,)], ['dilate=(3, 3)']),
-    (dict(kernel=(3, 3), num_filter=2), [(1, 5, 5), (2, 1, 3, 3), (2,)],
-     ['4-D', '(1, 5, 5)']),
-    (dict(kernel=(3, 3), num_filter=3), [(1, 1, 5, 5), (3, 1, 3, 3), (2,)],
-     ['bias', '(2,)']),
-])
+@pytest.mark.parametrize(
+    'attrs,shapes,words',
+    [
+        (
+            dict(kernel=(3, 3), num_filter=2),
+            [(1, 3, 5, 5), (2, 2, 3, 3), (2,)],
+            ['weight', '(2, 2, 3, 3)', '(2, 3, 3, 3)'],
+        ),
+        (
+            dict(kernel=(3, 3), num_filter=2, num_group=2),
+            [(1, 3, 5, 5), (2, 1, 3, 3), (2,)],
+            ['channels', 'num_group=2'],
+        ),
+        (
+            dict(kernel=(7, 7), num_filter=2),
+            [(1, 1, 5, 5), (2, 1, 7, 7), (2,)],
+            ['kernel=(7, 7)', '(1, 1, 5, 5)'],
+        ),
+        (
+            dict(kernel=(3, 3), num_filter=2, dilate=(3, 3)),
+            [(1, 1, 6, 6), (2, 1, 3, 3), (2,)],
+            ['dilate=(3, 3)'],
+        ),
+        (
+            dict(kernel=(3, 3), num_filter=2),
+            [(1, 5, 5), (2, 1, 3, 3), (2,)],
+            ['4-D', '(1, 5, 5)'],
+        ),
+        (
+            dict(kernel=(3, 3), num_filter=3),
+            [(1, 1, 5, 5), (3, 1, 3, 3), (2,)],
+            ['bias', '(2,)'],
+        ),
+    ],
+)
 def test_convolution_errors_name_op_and_shapes(attrs, shapes, words):
     arrays = [np.zeros(s, np.float32) for s in shapes]
     with pytest.raises(DLBookError) as info:
@@ -177,25 +230,37 @@ def test_convolution_bad_attributes():
     with pytest.raises(DLBookError, match='kernel'):
         make('Convolution', num_filter=2).forward(np, x, w)
     with pytest.raises(DLBookError, match='stride'):
-        make('Convolution', kernel=(3, 3), num_filter=2,
-             stride=(1, 1, 1)).forward(np, x, w)
+        make(
+            'Convolution', kernel=(3, 3), num_filter=2, stride=(1, 1, 1)
+        ).forward(np, x, w)
     with pytest.raises(DLBookError, match='layout'):
-        make('Convolution', kernel=(3, 3), num_filter=2,
-             layout='NWC').forward(np, x, w)
+        make('Convolution', kernel=(3, 3), num_filter=2, layout='NWC').forward(
+            np, x, w
+        )
 
 
 def test_convolution_accepts_scalar_stride_and_layout():
     x = np.random.rand(1, 1, 6, 6).astype(np.float32)
     w = np.random.rand(2, 1, 3, 3).astype(np.float32)
     b = np.zeros(2, np.float32)
-    op = make('Convolution', kernel=(3, 3), num_filter=2, stride=2, pad=1,
-              layout='NCHW')
-    np.testing.assert_allclose(op.forward(np, x, w, b),
-                               conv_ref(x, w, b, stride=(2, 2),
-                                        pad=(1, 1)), RTOL, ATOL)
+    op = make(
+        'Convolution',
+        kernel=(3, 3),
+        num_filter=2,
+        stride=2,
+        pad=1,
+        layout='NCHW',
+    )
+    np.testing.assert_allclose(
+        op.forward(np, x, w, b),
+        conv_ref(x, w, b, stride=(2, 2), pad=(1, 1)),
+        RTOL,
+        ATOL,
+    )
 
 
 # -- Deconvolution -----------------------------------------------------------
+
 
 def deconv_grad_ref(x, w, dy, stride, pad, dilate, groups):
     """Loops: y_pad[n, gF+f, i*s + k*d] += x[n, c, i] * w[c, f, k], so dy
@@ -206,9 +271,16 @@ def deconv_grad_ref(x, w, dy, stride, pad, dilate, groups):
     cg = x.shape[1] // groups
     dy_pad = np.pad(dy, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     # room for windows that reach into the adj region
-    extra = [max(0, (x.shape[2 + a] - 1) * stride[a]
-                 + dilate[a] * (kernel[a] - 1) + 1 - dy_pad.shape[2 + a])
-             for a in range(nd)]
+    extra = [
+        max(
+            0,
+            (x.shape[2 + a] - 1) * stride[a]
+            + dilate[a] * (kernel[a] - 1)
+            + 1
+            - dy_pad.shape[2 + a],
+        )
+        for a in range(nd)
+    ]
     dy_pad = np.pad(dy_pad, [(0, 0), (0, 0)] + [(0, e) for e in extra])
     dx, dw = np.zeros_like(x), np.zeros_like(w)
     for n in range(x.shape[0]):
@@ -217,8 +289,10 @@ def deconv_grad_ref(x, w, dy, stride, pad, dilate, groups):
             for i in np.ndindex(*x.shape[2:]):
                 for f in range(fg):
                     for k in np.ndindex(*kernel):
-                        o = tuple(i[a] * stride[a] + k[a] * dilate[a]
-                                  for a in range(nd))
+                        o = tuple(
+                            i[a] * stride[a] + k[a] * dilate[a]
+                            for a in range(nd)
+                        )
                         grad = dy_pad[(n, g * fg + f) + o]
                         dx[(n, c) + i] += grad * w[(c, f) + k]
                         dw[(c, f) + k] += grad * x[(n, c) + i]
@@ -227,11 +301,19 @@ def deconv_grad_ref(x, w, dy, stride, pad, dilate, groups):
 
 
 DECONV_GRID = [
-    pytest.param(nd, s, p, a, d, g, bias,
-                 id=f'{nd}d-s{s}-p{p}-adj{a}-d{d}-g{g}-'
-                    f'{"b" if bias else "nob"}')
+    pytest.param(
+        nd,
+        s,
+        p,
+        a,
+        d,
+        g,
+        bias,
+        id=f'{nd}d-s{s}-p{p}-adj{a}-d{d}-g{g}-{"b" if bias else "nob"}',
+    )
     for nd, s, p, a, d, g, bias in itertools.product(
-        (1, 2, 3), (1, 2), (0, 1), (0, 1), (1, 2), (1, 2), (True, False))
+        (1, 2, 3), (1, 2), (0, 1), (0, 1), (1, 2), (1, 2), (True, False)
+    )
     if a < s and not (nd == 3 and (d == 2 or g == 2))
 ]
 
@@ -245,9 +327,16 @@ def test_deconvolution_forward_backward(nd, s, p, a, d, g, bias):
     x = rng.uniform(-1, 1, (2, channels) + spatial)
     w = rng.uniform(-1, 1, (channels, filters // g) + kernel)
     b = rng.uniform(-1, 1, (filters,)) if bias else None
-    attrs = dict(kernel=kernel, num_filter=filters, num_group=g,
-                 stride=(s,) * nd, pad=(p,) * nd, adj=(a,) * nd,
-                 dilate=(d,) * nd, no_bias=not bias)
+    attrs = dict(
+        kernel=kernel,
+        num_filter=filters,
+        num_group=g,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        adj=(a,) * nd,
+        dilate=(d,) * nd,
+        no_bias=not bias,
+    )
     kw = dict(stride=(s,) * nd, pad=(p,) * nd, dilate=(d,) * nd, groups=g)
     inputs = [x, w] + ([b] if bias else [])
 
@@ -257,7 +346,8 @@ def test_deconvolution_forward_backward(nd, s, p, a, d, g, bias):
     assert y.dtype == np.float32 and y.shape == want.shape
     np.testing.assert_allclose(y, want, RTOL, ATOL)
     _, outs, _ = make('Deconvolution', **attrs).infer_shape(
-        x.shape, w.shape, *([b.shape] if bias else []))
+        x.shape, w.shape, *([b.shape] if bias else [])
+    )
     assert outs == [want.shape]
 
     op = make('Deconvolution', **attrs)
@@ -275,8 +365,9 @@ def test_deconvolution_is_convolution_input_gradient():
     rng = np.random.RandomState(3)
     x = rng.uniform(-1, 1, (2, 4, 7, 6))
     w = rng.uniform(-1, 1, (6, 2, 3, 3))
-    geometry = dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1),
-                    dilate=(1, 2), num_group=2)
+    geometry = dict(
+        kernel=(3, 3), stride=(2, 2), pad=(1, 1), dilate=(1, 2), num_group=2
+    )
     conv = make('Convolution', num_filter=6, no_bias=True, **geometry)
     y = conv.forward(np, x, w)
     dy = rng.uniform(-1, 1, y.shape)
@@ -289,14 +380,21 @@ def test_deconvolution_is_convolution_input_gradient():
 
 
 def test_deconvolution_infer_shape_and_target_shape():
-    op = make('Deconvolution', kernel=(4, 4), num_filter=3, stride=(2, 2),
-              pad=(1, 1))
-    assert op.list_arguments() == ('data', 'weight')     # no_bias=True
+    op = make(
+        'Deconvolution', kernel=(4, 4), num_filter=3, stride=(2, 2), pad=(1, 1)
+    )
+    assert op.list_arguments() == ('data', 'weight')  # no_bias=True
     ins, outs, _ = op.infer_shape((2, 8, 5, 5), None)
     assert ins == [(2, 8, 5, 5), (8, 3, 4, 4)]
-    assert outs == [(2, 3, 10, 10)]     # (5-1)*2 - 2 + 4 = 10
-    op = make('Deconvolution', kernel=(3, 3), num_filter=2, stride=(2, 2),
-              target_shape=(10, 9), no_bias=False)
+    assert outs == [(2, 3, 10, 10)]  # (5-1)*2 - 2 + 4 = 10
+    op = make(
+        'Deconvolution',
+        kernel=(3, 3),
+        num_filter=2,
+        stride=(2, 2),
+        target_shape=(10, 9),
+        no_bias=False,
+    )
     ins, outs, _ = op.infer_shape((1, 4, 5, 5), None, None)
     assert ins[1:] == [(4, 2, 3, 3), (2,)]
     assert outs == [(1, 2, 10, 9)]
@@ -305,14 +403,17 @@ def test_deconvolution_infer_shape_and_target_shape():
     y = op.forward(np, x, w, np.zeros(2, np.float32))
     assert y.shape == (1, 2, 10, 9)
     with pytest.raises(DLBookError, match='target_shape'):
-        make('Deconvolution', kernel=(3, 3), num_filter=2,
-             target_shape=(20, 20)).infer_shape((1, 4, 5, 5), None)
+        make(
+            'Deconvolution', kernel=(3, 3), num_filter=2, target_shape=(20, 20)
+        ).infer_shape((1, 4, 5, 5), None)
     with pytest.raises(DLBookError, match='adj'):
-        make('Deconvolution', kernel=(3, 3), num_filter=2,
-             adj=(1, 1)).infer_shape((1, 4, 5, 5), None)
+        make(
+            'Deconvolution', kernel=(3, 3), num_filter=2, adj=(1, 1)
+        ).infer_shape((1, 4, 5, 5), None)
     with pytest.raises(DLBookError, match='Deconvolution.*weight'):
         make('Deconvolution', kernel=(3, 3), num_filter=2).forward(
-            np, x, np.zeros((2, 4, 3, 3), np.float32))
+            np, x, np.zeros((2, 4, 3, 3), np.float32)
+        )
 
 
 # -- Pooling -----------------------------------------------------------------
@@ -332,13 +433,27 @@ def _windows_nonempty(spatial, kernel, stride, pad, convention):
 
 
 POOL_GRID = [
-    pytest.param(nd, kind, s, p, conv, inc,
-                 id=f'{nd}d-{kind}-s{s}-p{p}-{conv}-{"inc" if inc else "exc"}')
+    pytest.param(
+        nd,
+        kind,
+        s,
+        p,
+        conv,
+        inc,
+        id=f'{nd}d-{kind}-s{s}-p{p}-{conv}-{"inc" if inc else "exc"}',
+    )
     for nd, kind, s, p, conv, inc in itertools.product(
-        (1, 2, 3), ('max', 'avg', 'sum'), (1, 2), (0, 1), ('valid', 'full'),
-        (True, False))
-    if (inc or kind == 'avg') and _windows_nonempty(
-        POOL_SPATIAL[nd], POOL_KERNEL[nd], (s,) * nd, (p,) * nd, conv)
+        (1, 2, 3),
+        ('max', 'avg', 'sum'),
+        (1, 2),
+        (0, 1),
+        ('valid', 'full'),
+        (True, False),
+    )
+    if (inc or kind == 'avg')
+    and _windows_nonempty(
+        POOL_SPATIAL[nd], POOL_KERNEL[nd], (s,) * nd, (p,) * nd, conv
+    )
 ]
 
 
@@ -352,11 +467,22 @@ def test_pooling_forward_backward(nd, kind, s, p, conv, inc):
     rng = np.random.RandomState(0)
     x = distinct_values((2, 3) + POOL_SPATIAL[nd], rng)
     kernel = POOL_KERNEL[nd]
-    attrs = dict(kernel=kernel, pool_type=kind, stride=(s,) * nd,
-                 pad=(p,) * nd, pooling_convention=conv,
-                 count_include_pad=inc)
-    kw = dict(kernel=kernel, pool_type=kind, stride=(s,) * nd,
-              pad=(p,) * nd, convention=conv, count_include_pad=inc)
+    attrs = dict(
+        kernel=kernel,
+        pool_type=kind,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        pooling_convention=conv,
+        count_include_pad=inc,
+    )
+    kw = dict(
+        kernel=kernel,
+        pool_type=kind,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        convention=conv,
+        count_include_pad=inc,
+    )
     op = make('Pooling', **attrs)
     y = op.forward(np, x.astype(np.float32))
     want = pool_ref(x, **kw)
@@ -367,8 +493,9 @@ def test_pooling_forward_backward(nd, kind, s, p, conv, inc):
     op = make('Pooling', **attrs)
     y = op.forward(np, x)
     dy = rng.uniform(-1, 1, y.shape)
-    np.testing.assert_allclose(op.backward(np, dy),
-                               pool_grad_ref(x, dy, **kw), 1e-10, 1e-12)
+    np.testing.assert_allclose(
+        op.backward(np, dy), pool_grad_ref(x, dy, **kw), 1e-10, 1e-12
+    )
 
 
 @pytest.mark.parametrize('kind', ['max', 'avg', 'sum', 'lp'])
@@ -377,15 +504,22 @@ def test_global_pooling(nd, kind):
     rng = np.random.RandomState(0)
     x = distinct_values((2, 3) + POOL_SPATIAL[nd], rng) + 1.0
     p_value = 2 if kind == 'lp' else None
-    op = make('Pooling', global_pool=True, pool_type=kind, p_value=p_value,
-              kernel=(1,) * nd, pad=(1,) * nd)   # ignored by global_pool
+    op = make(
+        'Pooling',
+        global_pool=True,
+        pool_type=kind,
+        p_value=p_value,
+        kernel=(1,) * nd,
+        pad=(1,) * nd,
+    )  # ignored by global_pool
     y = op.forward(np, x)
     kw = dict(pool_type=kind, global_pool=True, p_value=p_value)
     assert y.shape == (2, 3) + (1,) * nd
     np.testing.assert_allclose(y, pool_ref(x, **kw), 1e-12)
     dy = rng.uniform(-1, 1, y.shape)
-    np.testing.assert_allclose(op.backward(np, dy),
-                               pool_grad_ref(x, dy, **kw), 1e-10, 1e-12)
+    np.testing.assert_allclose(
+        op.backward(np, dy), pool_grad_ref(x, dy, **kw), 1e-10, 1e-12
+    )
 
 
 def test_max_pooling_ties_go_to_first_maximum():
@@ -404,43 +538,53 @@ def test_pooling_lp_matches_reference():
     rng = np.random.RandomState(2)
     x = rng.uniform(0.5, 1.5, (2, 2, 5, 5))
     for p_value in (1, 2, 3):
-        kw = dict(kernel=(3, 3), pool_type='lp', stride=(2, 2),
-                  pad=(1, 1), p_value=p_value)
+        kw = dict(
+            kernel=(3, 3),
+            pool_type='lp',
+            stride=(2, 2),
+            pad=(1, 1),
+            p_value=p_value,
+        )
         op = make('Pooling', **kw)
         y = op.forward(np, x)
         ref_kw = dict(kw)
         np.testing.assert_allclose(y, pool_ref(x, **ref_kw), 1e-12)
         dy = rng.uniform(-1, 1, y.shape)
-        np.testing.assert_allclose(op.backward(np, dy),
-                                   pool_grad_ref(x, dy, **ref_kw), 1e-10)
+        np.testing.assert_allclose(
+            op.backward(np, dy), pool_grad_ref(x, dy, **ref_kw), 1e-10
+        )
 
 
 def test_pooling_same_convention_shape():
     op = make('Pooling', kernel=(3,), stride=(2,), pooling_convention='same')
     y = op.forward(np, np.random.rand(2, 3, 7).astype(np.float32))
-    assert y.shape == (2, 3, 4)                          # ceil(7 / 2)
+    assert y.shape == (2, 3, 4)  # ceil(7 / 2)
 
 
 def test_pooling_defaults_and_errors():
     # stride defaults to 1, pad to 0
     op = make('Pooling', kernel=(2, 2))
-    assert op.infer_shape((1, 2, 5, 6)) == ([(1, 2, 5, 6)],
-                                            [(1, 2, 4, 5)], [])
+    assert op.infer_shape((1, 2, 5, 6)) == ([(1, 2, 5, 6)], [(1, 2, 4, 5)], [])
     with pytest.raises(DLBookError, match=r'Pooling.*\(1, 2, 3, 3\)'):
         make('Pooling', kernel=(5, 5)).forward(
-            np, np.zeros((1, 2, 3, 3), np.float32))
+            np, np.zeros((1, 2, 3, 3), np.float32)
+        )
     with pytest.raises(DLBookError, match='Pooling.*kernel'):
         make('Pooling', kernel=(2,)).forward(
-            np, np.zeros((1, 2, 3, 3), np.float32))
+            np, np.zeros((1, 2, 3, 3), np.float32)
+        )
     with pytest.raises(DLBookError, match='Pooling.*data'):
         make('Pooling', kernel=(2, 2)).forward(
-            np, np.zeros((3, 3), np.float32))
+            np, np.zeros((3, 3), np.float32)
+        )
     with pytest.raises(DLBookError, match='pool_type'):
         make('Pooling', kernel=(2, 2), pool_type='median').forward(
-            np, np.zeros((1, 1, 3, 3), np.float32))
+            np, np.zeros((1, 1, 3, 3), np.float32)
+        )
     with pytest.raises(DLBookError, match='p_value'):
         make('Pooling', kernel=(2, 2), pool_type='lp').forward(
-            np, np.zeros((1, 1, 3, 3), np.float32))
+            np, np.zeros((1, 1, 3, 3), np.float32)
+        )
 
 
 def test_pooling_runs_on_zero_stride_dummies():
@@ -448,6 +592,7 @@ def test_pooling_runs_on_zero_stride_dummies():
     to infer shapes; pooling must cope with read-only zero-stride input."""
     x = np.broadcast_to(np.float32(0), (4, 3, 8, 8))
     for kind in ('max', 'avg'):
-        y = make('Pooling', kernel=(2, 2), stride=(2, 2),
-                 pool_type=kind).forward(np, x)
+        y = make(
+            'Pooling', kernel=(2, 2), stride=(2, 2), pool_type=kind
+        ).forward(np, x)
         assert y.shape == (4, 3, 4, 4)

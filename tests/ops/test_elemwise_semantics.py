@@ -19,9 +19,15 @@ def run(name, *arrays, **attrs):
 F32 = np.array([[0.5, 1.0, 2.0], [3.0, -1.0, 1.0]], dtype=np.float32)
 
 
-@pytest.mark.parametrize('name', ['broadcast_greater', 'broadcast_equal',
-                                  'broadcast_logical_and',
-                                  'broadcast_lesser_equal'])
+@pytest.mark.parametrize(
+    'name',
+    [
+        'broadcast_greater',
+        'broadcast_equal',
+        'broadcast_logical_and',
+        'broadcast_lesser_equal',
+    ],
+)
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'int32'])
 def test_comparisons_return_0_1_in_input_dtype(name, dtype):
     a = F32.astype(dtype)
@@ -32,23 +38,36 @@ def test_comparisons_return_0_1_in_input_dtype(name, dtype):
     assert not REGISTRY[name].differentiable
 
 
-@pytest.mark.parametrize('name, broadcast', [
-    ('elemwise_add', 'broadcast_add'), ('_plus', 'broadcast_add'),
-    ('_maximum', 'broadcast_maximum'), ('_power', 'broadcast_power'),
-    ('_equal', 'broadcast_equal'), ('_lesser_equal', 'broadcast_lesser_equal')])
+@pytest.mark.parametrize(
+    'name, broadcast',
+    [
+        ('elemwise_add', 'broadcast_add'),
+        ('_plus', 'broadcast_add'),
+        ('_maximum', 'broadcast_maximum'),
+        ('_power', 'broadcast_power'),
+        ('_equal', 'broadcast_equal'),
+        ('_lesser_equal', 'broadcast_lesser_equal'),
+    ],
+)
 def test_equal_shape_forms_refuse_to_broadcast(name, broadcast):
     a = np.abs(F32) + 0.5
     b = np.full((1, 3), 1.5, dtype=np.float32)
     _, ours = run(name, a, np.broadcast_to(b, a.shape).copy())
     _, reference = run(broadcast, a, b)
     np.testing.assert_array_equal(ours, reference)
-    with pytest.raises(DLBookError, match=rf'{REGISTRY[name].name}: lhs shape '
-                       rf'\(2, 3\) and rhs shape \(1, 3\) differ.*use '
-                       rf'{broadcast}'):
+    with pytest.raises(
+        DLBookError,
+        match=rf'{REGISTRY[name].name}: lhs shape '
+        rf'\(2, 3\) and rhs shape \(1, 3\) differ.*use '
+        rf'{broadcast}',
+    ):
         run(name, a, b)
     # equal shapes: either input's shape gives the other and the output
     assert REGISTRY[name]().infer_shape(None, (2, 3)) == (
-        [(2, 3), (2, 3)], [(2, 3)], [])
+        [(2, 3), (2, 3)],
+        [(2, 3)],
+        [],
+    )
 
 
 def test_scalar_comparison_and_logical_not_keep_dtype():
@@ -67,7 +86,7 @@ def test_arg_reductions_return_float_indices(name):
     assert out.dtype == np.float32
     want = [1, 0] if name == 'argmax' else [0, 1]
     np.testing.assert_array_equal(out, want)
-    _, flat = run(name, x)                     # axis=None: flat index
+    _, flat = run(name, x)  # axis=None: flat index
     assert flat.shape == (1,) and flat.dtype == np.float32
     assert flat[0] == (3 if name == 'argmax' else 4)
     _, out = run(name, x.astype(np.float64), axis=0, keepdims=True)
@@ -81,13 +100,14 @@ def test_argmax_channel():
     np.testing.assert_array_equal(out, [1, 0])
 
 
-@pytest.mark.parametrize('name', ['sum', 'mean', 'prod', 'max', 'min',
-                                  'nansum', 'nanprod', 'norm'])
+@pytest.mark.parametrize(
+    'name', ['sum', 'mean', 'prod', 'max', 'min', 'nansum', 'nanprod', 'norm']
+)
 def test_full_reductions_have_shape_1(name):
     x = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
     _, out = run(name, x)
     assert out.shape == (1,) and out.dtype == np.float32
-    _, out = run(name, x[0], axis=0)           # 1-d over its only axis
+    _, out = run(name, x[0], axis=0)  # 1-d over its only axis
     assert out.shape == (1,)
     _, out = run(name, x, keepdims=True)
     assert out.shape == (1, 1)
@@ -134,24 +154,36 @@ def test_elemwise_add_requires_equal_shapes():
     b = np.ones((1, 4), dtype=np.float32)
     with pytest.raises(DLBookError, match=r'\(3, 4\).*\(1, 4\)'):
         run('elemwise_add', a, b)
-    _, out = run('broadcast_add', a, b)        # the broadcasting form works
+    _, out = run('broadcast_add', a, b)  # the broadcasting form works
     assert out.shape == (3, 4)
 
 
 def test_broadcast_mismatch_names_both_shapes():
     a = np.ones((3, 4), dtype=np.float32)
     b = np.ones((2, 4), dtype=np.float32)
-    with pytest.raises(DLBookError,
-                       match=r'broadcast_mul.*\(3, 4\).*\(2, 4\)'):
+    with pytest.raises(
+        DLBookError, match=r'broadcast_mul.*\(3, 4\).*\(2, 4\)'
+    ):
         run('broadcast_mul', a, b)
 
 
-@pytest.mark.parametrize('name', ['_plus_scalar', '_minus_scalar',
-                                  '_rminus_scalar', '_mul_scalar',
-                                  '_div_scalar', '_rdiv_scalar',
-                                  '_power_scalar', '_rpower_scalar',
-                                  '_maximum_scalar', '_hypot_scalar',
-                                  '_mod_scalar', '_rmod_scalar'])
+@pytest.mark.parametrize(
+    'name',
+    [
+        '_plus_scalar',
+        '_minus_scalar',
+        '_rminus_scalar',
+        '_mul_scalar',
+        '_div_scalar',
+        '_rdiv_scalar',
+        '_power_scalar',
+        '_rpower_scalar',
+        '_maximum_scalar',
+        '_hypot_scalar',
+        '_mod_scalar',
+        '_rmod_scalar',
+    ],
+)
 @pytest.mark.parametrize('scalar', [2.5, np.float64(2.5), 2])
 def test_scalar_ops_do_not_upcast_float32(name, scalar):
     x = np.array([0.5, 1.0, 2.0], dtype=np.float32)
@@ -166,7 +198,7 @@ def test_integer_arrays_keep_their_dtype():
     b = np.array([2, 2, 3], dtype=np.int32)
     _, out = run('_plus', a, b)
     assert out.dtype == np.int32
-    _, out = run('broadcast_div', a, b)        # C-style truncation
+    _, out = run('broadcast_div', a, b)  # C-style truncation
     assert out.dtype == np.int32 and out.tolist() == [3, -3, 1]
     _, out = run('_div_scalar', a, scalar=2)
     assert out.dtype == np.int32
@@ -175,16 +207,19 @@ def test_integer_arrays_keep_their_dtype():
 
 
 def test_round_halves_away_from_zero_and_rint_halves_down():
-    x = np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997],
-                 dtype=np.float32)
+    x = np.array(
+        [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997], dtype=np.float32
+    )
     _, out = run('round', x)
     np.testing.assert_array_equal(out, [-3, -2, -1, 1, 2, 3, 0])
     _, out = run('rint', x)
     np.testing.assert_array_equal(out, [-3, -2, -1, 0, 1, 2, 0])
 
 
-@pytest.mark.parametrize('name', ['sign', 'round', 'rint', 'ceil', 'floor',
-                                  'trunc', 'fix', 'BlockGrad'])
+@pytest.mark.parametrize(
+    'name',
+    ['sign', 'round', 'rint', 'ceil', 'floor', 'trunc', 'fix', 'BlockGrad'],
+)
 def test_zero_gradient_ops(name):
     assert REGISTRY[name].differentiable
     op, _ = run(name, F32)
@@ -238,6 +273,7 @@ def test_dot_one_d_gives_shape_1_and_mismatch_names_shapes():
 
 # -- erf and erfinv -----------------------------------------------------------
 
+
 def test_erf_float32_is_correctly_rounded_from_float64():
     x = np.linspace(-6, 6, 20001).astype(np.float32)
     _, y = run('erf', x)
@@ -249,15 +285,20 @@ def test_erf_float32_is_correctly_rounded_from_float64():
 
 
 def test_erfinv_inverts_erf_from_the_centre_to_the_tails():
-    y = np.concatenate([np.linspace(-0.999, 0.999, 2001),
-                        1 - np.logspace(-15, -3, 50),
-                        -1 + np.logspace(-15, -3, 50)])
+    y = np.concatenate(
+        [
+            np.linspace(-0.999, 0.999, 2001),
+            1 - np.logspace(-15, -3, 50),
+            -1 + np.logspace(-15, -3, 50),
+        ]
+    )
     _, x = run('erfinv', y)
     back = np.array([math.erf(v) for v in x])
     # compare 1 - |y| near the ends, where erf(x) ~ 1
-    np.testing.assert_allclose(1 - np.abs(back), 1 - np.abs(y),
-                               rtol=1e-9, atol=1e-15)
-    _, x_big = run('erfinv', np.array([1 - 2 ** -53]))
+    np.testing.assert_allclose(
+        1 - np.abs(back), 1 - np.abs(y), rtol=1e-9, atol=1e-15
+    )
+    _, x_big = run('erfinv', np.array([1 - 2**-53]))
     assert 5.8 < x_big[0] < 5.9
 
 
@@ -270,14 +311,17 @@ def test_erfinv_ends_and_outside():
 def test_erf_and_erfinv_gradients_follow_the_formulas():
     x = np.array([-1.5, 0.0, 0.3, 2.0])
     op, _ = run('erf', x)
-    np.testing.assert_allclose(op.backward(np, np.ones(4)),
-                               2 / math.sqrt(math.pi) * np.exp(-x * x))
+    np.testing.assert_allclose(
+        op.backward(np, np.ones(4)), 2 / math.sqrt(math.pi) * np.exp(-x * x)
+    )
     op, y = run('erfinv', np.array([-0.9, 0.0, 0.5, 0.99]))
-    np.testing.assert_allclose(op.backward(np, np.ones(4)),
-                               math.sqrt(math.pi) / 2 * np.exp(y * y))
+    np.testing.assert_allclose(
+        op.backward(np, np.ones(4)), math.sqrt(math.pi) / 2 * np.exp(y * y)
+    )
 
 
 # -- diag ---------------------------------------------------------------------
+
 
 def test_diag_examples_of_the_mxnet_documentation():
     x = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
@@ -288,14 +332,20 @@ def test_diag_examples_of_the_mxnet_documentation():
     assert run('diag', v)[1].tolist() == [[1, 0, 0], [0, 2, 0], [0, 0, 3]]
     # 1-D input: the matrix grows to hold the whole shifted diagonal
     assert run('diag', v, k=1)[1].tolist() == [
-        [0, 1, 0, 0], [0, 0, 2, 0], [0, 0, 0, 3], [0, 0, 0, 0]]
+        [0, 1, 0, 0],
+        [0, 0, 2, 0],
+        [0, 0, 0, 3],
+        [0, 0, 0, 0],
+    ]
     assert run('diag', v, k=-1)[1][1:, :3].tolist() == [
-        [1, 0, 0], [0, 2, 0], [0, 0, 3]]
+        [1, 0, 0],
+        [0, 2, 0],
+        [0, 0, 3],
+    ]
     t = np.array([[[1, 2], [3, 4]], [[5, 6], [7, 8]]], dtype=np.float32)
     assert run('diag', t)[1].tolist() == [[1, 7], [2, 8]]
     assert run('diag', t, k=1)[1].tolist() == [[3], [4]]
-    assert run('diag', t, axis1=-2, axis2=-1)[1].tolist() == [[1, 4],
-                                                             [5, 8]]
+    assert run('diag', t, axis1=-2, axis2=-1)[1].tolist() == [[1, 4], [5, 8]]
 
 
 def test_diag_gradient_lands_on_the_diagonal():
@@ -307,7 +357,8 @@ def test_diag_gradient_lands_on_the_diagonal():
     np.testing.assert_array_equal(dx, want)
     op, _ = run('diag', np.array([1.0, 2.0]), k=-1)
     np.testing.assert_array_equal(
-        op.backward(np, np.arange(9.0).reshape(3, 3)), [3.0, 7.0])
+        op.backward(np, np.arange(9.0).reshape(3, 3)), [3.0, 7.0]
+    )
 
 
 def test_diag_errors():

@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dlbook.ops import REGISTRY, fastpath, conv_fast
+from dlbook.ops import REGISTRY, conv_fast, fastpath
 
 TOL = {np.float64: 1e-10, np.float32: 2e-5}
 
@@ -35,8 +35,7 @@ def assert_same(got, want, dtype, label):
             assert a is None, label
             continue
         assert a.shape == b.shape and a.dtype == b.dtype == dtype, label
-        np.testing.assert_allclose(a, b, TOL[dtype], TOL[dtype],
-                                   err_msg=label)
+        np.testing.assert_allclose(a, b, TOL[dtype], TOL[dtype], err_msg=label)
 
 
 SPATIAL = {1: (9,), 2: (6, 9), 3: (4, 5, 9)}
@@ -44,10 +43,12 @@ KERNEL = {1: (3,), 2: (3, 2), 3: (2, 3, 2)}
 # width 30 reaches the per-image col2im (rows >= 24), width 9 the
 # batch-last one; small outputs take the channels-last weight gradient.
 CONV_GRID = [
-    pytest.param(nd, s, p, d, g, width,
-                 id=f'{nd}d-s{s}-p{p}-d{d}-g{g}-w{width}')
+    pytest.param(
+        nd, s, p, d, g, width, id=f'{nd}d-s{s}-p{p}-d{d}-g{g}-w{width}'
+    )
     for nd, s, p, d, g, width in itertools.product(
-        (1, 2, 3), (1, 2), (0, 1), (1, 2), (1, 2), (9, 30))
+        (1, 2, 3), (1, 2), (0, 1), (1, 2), (1, 2), (9, 30)
+    )
 ]
 
 
@@ -58,13 +59,25 @@ def test_conv_fast_matches_reference(name, nd, s, p, d, g, width):
     spatial = SPATIAL[nd][:-1] + (width,)
     kernel = KERNEL[nd]
     channels, filters = 2 * g, 3 * g
-    shape = ((filters, channels // g) if name == 'Convolution'
-             else (channels, filters // g)) + kernel
-    attrs = dict(kernel=kernel, num_filter=filters, num_group=g,
-                 stride=(s,) * nd, pad=(p,) * nd, dilate=(d,) * nd)
+    shape = (
+        (filters, channels // g)
+        if name == 'Convolution'
+        else (channels, filters // g)
+    ) + kernel
+    attrs = dict(
+        kernel=kernel,
+        num_filter=filters,
+        num_group=g,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+    )
     for dtype in (np.float64, np.float32):
-        inputs = [rng.uniform(-1, 1, (3, channels) + spatial),
-                  rng.uniform(-1, 1, shape), rng.uniform(-1, 1, filters)]
+        inputs = [
+            rng.uniform(-1, 1, (3, channels) + spatial),
+            rng.uniform(-1, 1, shape),
+            rng.uniform(-1, 1, filters),
+        ]
         inputs = [a.astype(dtype) for a in inputs]
         want = run(name, attrs, inputs, fast=False)
         for is_train in (True, False):
@@ -75,8 +88,11 @@ def test_conv_fast_matches_reference(name, nd, s, p, d, g, width):
 @pytest.mark.parametrize('mask', [(False, True, True), (True, False, True)])
 def test_conv_fast_skips_unneeded_gradients(mask):
     rng = np.random.RandomState(0)
-    inputs = [rng.uniform(-1, 1, (2, 3, 30, 30)),
-              rng.uniform(-1, 1, (4, 3, 3, 3)), np.zeros(4)]
+    inputs = [
+        rng.uniform(-1, 1, (2, 3, 30, 30)),
+        rng.uniform(-1, 1, (4, 3, 3, 3)),
+        np.zeros(4),
+    ]
     attrs = dict(kernel=(3, 3), num_filter=4, pad=(1, 1))
     want = run('Convolution', attrs, inputs, fast=False, needs=mask)
     got = run('Convolution', attrs, inputs, fast=True, needs=mask)
@@ -87,30 +103,45 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     # A chunk of one image: the batch sum runs over many small products.
     monkeypatch.setattr(conv_fast, 'WGRAD_CHUNK_BYTES', 1)
     rng = np.random.RandomState(0)
-    inputs = [rng.uniform(-1, 1, (5, 2, 20, 20)),
-              rng.uniform(-1, 1, (3, 2, 3, 3)), np.zeros(3)]
+    inputs = [
+        rng.uniform(-1, 1, (5, 2, 20, 20)),
+        rng.uniform(-1, 1, (3, 2, 3, 3)),
+        np.zeros(3),
+    ]
     attrs = dict(kernel=(3, 3), num_filter=3)
-    assert_same(run('Convolution', attrs, inputs, fast=True),
-                run('Convolution', attrs, inputs, fast=False),
-                np.float64, 'chunks')
+    assert_same(
+        run('Convolution', attrs, inputs, fast=True),
+        run('Convolution', attrs, inputs, fast=False),
+        np.float64,
+        'chunks',
+    )
 
 
 @pytest.mark.parametrize('threads', [2, 3])
 @pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
-@pytest.mark.parametrize('nd,s,p,d,g,width', [
-    param for param in CONV_GRID if param.values[0] == 2])
+@pytest.mark.parametrize(
+    'nd,s,p,d,g,width', [param for param in CONV_GRID if param.values[0] == 2]
+)
 def test_conv_fast_split_over_threads_matches_reference(
-        monkeypatch, threads, name, nd, s, p, d, g, width):
+    monkeypatch, threads, name, nd, s, p, d, g, width
+):
     """Batches split into ranges of images on a thread pool (forced here
     for tiny shapes) give the reference results."""
     from dlbook.backend import blas_threads
+
     monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
-    monkeypatch.setattr(blas_threads, '_STATE', dict(
-        blas_threads._STATE, default=threads, single=False))
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False),
+    )
     calls = []
     real_split = blas_threads.run_split
-    monkeypatch.setattr(conv_fast, 'run_split', lambda fn, n, t: calls.append(
-        t) or real_split(fn, n, t))
+    monkeypatch.setattr(
+        conv_fast,
+        'run_split',
+        lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
+    )
     test_conv_fast_matches_reference(name, nd, s, p, d, g, width)
     assert calls and set(calls) == {threads}
 
@@ -126,11 +157,17 @@ def test_switch_from_environment(monkeypatch):
 
 
 POOL_GRID = [
-    pytest.param(nd, k, s, p, pool, conv, id=f'{nd}d-k{k}-s{s}-p{p}-{pool}'
-                 f'-{conv}')
+    pytest.param(
+        nd, k, s, p, pool, conv, id=f'{nd}d-k{k}-s{s}-p{p}-{pool}-{conv}'
+    )
     for nd, k, s, p, pool, conv in itertools.product(
-        (1, 2, 3), (1, 2, 3), (1, 2, 3), (0, 1), ('max', 'avg', 'sum'),
-        ('valid', 'full'))
+        (1, 2, 3),
+        (1, 2, 3),
+        (1, 2, 3),
+        (0, 1),
+        ('max', 'avg', 'sum'),
+        ('valid', 'full'),
+    )
     if p < k
 ]
 
@@ -138,16 +175,24 @@ POOL_GRID = [
 @pytest.mark.parametrize('nd,k,s,p,pool,conv', POOL_GRID)
 def test_pool_fast_matches_reference(nd, k, s, p, pool, conv):
     rng = np.random.RandomState(0)
-    attrs = dict(kernel=(k,) * nd, stride=(s,) * nd, pad=(p,) * nd,
-                 pool_type=pool, pooling_convention=conv)
+    attrs = dict(
+        kernel=(k,) * nd,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        pool_type=pool,
+        pooling_convention=conv,
+    )
     spatial = {1: (7,), 2: (6, 7), 3: (4, 5, 6)}[nd]
     x = rng.uniform(-1, 1, (2, 3) + spatial)
-    for data in (x, np.maximum(np.round(x), 0)):     # with ties (ReLU)
+    for data in (x, np.maximum(np.round(x), 0)):  # with ties (ReLU)
         for dtype in (np.float64, np.float32):
             inputs = [data.astype(dtype)]
-            assert_same(run('Pooling', attrs, inputs, fast=True),
-                        run('Pooling', attrs, inputs, fast=False), dtype,
-                        str(attrs))
+            assert_same(
+                run('Pooling', attrs, inputs, fast=True),
+                run('Pooling', attrs, inputs, fast=False),
+                dtype,
+                str(attrs),
+            )
 
 
 def test_max_pool_fast_routes_ties_to_first_maximum():

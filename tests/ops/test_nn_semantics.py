@@ -29,9 +29,11 @@ def softmax(x, axis=-1):
 
 # -- erf and numerical stability ----------------------------------------------
 
+
 def test_erf_matches_math_erf_to_double_precision():
-    x = np.concatenate([np.linspace(-9, 9, 2001), [0.0, 1.0, -1.0, 8.0,
-                                                   -8.0, 1e-300, 40.0]])
+    x = np.concatenate(
+        [np.linspace(-9, 9, 2001), [0.0, 1.0, -1.0, 8.0, -8.0, 1e-300, 40.0]]
+    )
     want = np.array([math.erf(v) for v in x])
     np.testing.assert_allclose(erf(np, x), want, rtol=2e-15, atol=1e-300)
 
@@ -48,8 +50,9 @@ def test_softmax_family_is_stable_for_huge_inputs():
         y = make('softmax').forward(np, x)
         logy = make('log_softmax').forward(np, x)
         for act in ('sigmoid', 'softrelu', 'log_sigmoid'):
-            assert np.isfinite(make('Activation', act_type=act)
-                               .forward(np, x)).all()
+            assert np.isfinite(
+                make('Activation', act_type=act).forward(np, x)
+            ).all()
     np.testing.assert_allclose(y[0], [1, 0, 0], atol=1e-300)
     np.testing.assert_allclose(y[1], [1 / 3] * 3)
     np.testing.assert_allclose(logy[0], [0, -1000, -2000])
@@ -78,7 +81,8 @@ def test_bad_axis_raises_dlbook_error():
         make('softmax', axis=3).forward(np, np.zeros((2, 3)))
     with pytest.raises(DLBookError, match='BatchNorm'):
         make('BatchNorm', axis=2).forward(
-            np, np.zeros((2, 3)), *[np.ones(3)] * 4)
+            np, np.zeros((2, 3)), *[np.ones(3)] * 4
+        )
 
 
 def test_activation_needs_a_known_act_type():
@@ -90,12 +94,16 @@ def test_activation_needs_a_known_act_type():
 
 # -- LeakyReLU ----------------------------------------------------------------
 
+
 def test_prelu_gamma_is_an_input_only_for_prelu():
     assert make('LeakyReLU').list_arguments() == ('data',)
     op = make('LeakyReLU', act_type='prelu')
     assert op.list_arguments() == ('data', 'gamma')
     assert op.infer_shape((2, 5, 3), None) == (
-        [(2, 5, 3), (5,)], [(2, 5, 3)], [])
+        [(2, 5, 3), (5,)],
+        [(2, 5, 3)],
+        [],
+    )
 
 
 def test_prelu_scalar_gamma_gets_a_summed_gradient():
@@ -120,15 +128,22 @@ def test_rrelu_draws_random_slopes_only_in_training():
 
 # -- FullyConnected -----------------------------------------------------------
 
+
 def test_fully_connected_arguments_and_infer_shape():
     op = make('FullyConnected', num_hidden=5)
     assert op.list_arguments() == ('data', 'weight', 'bias')
     assert op.infer_shape((2, 3, 4), None, None) == (
-        [(2, 3, 4), (5, 12), (5,)], [(2, 5)], [])
+        [(2, 3, 4), (5, 12), (5,)],
+        [(2, 5)],
+        [],
+    )
     op = make('FullyConnected', num_hidden=5, flatten=False, no_bias=True)
     assert op.list_arguments() == ('data', 'weight')
     assert op.infer_shape((2, 3, 4), None) == (
-        [(2, 3, 4), (5, 4)], [(2, 3, 5)], [])
+        [(2, 3, 4), (5, 4)],
+        [(2, 3, 5)],
+        [],
+    )
 
 
 def test_fully_connected_wrong_weight_shape_names_everything():
@@ -145,7 +160,7 @@ def test_fully_connected_backward_shares_the_input_buffers():
     w = np.random.RandomState(1).uniform(size=(2, 3))
     op = make('FullyConnected', num_hidden=2)
     op.forward(np, x, w, np.zeros(2))
-    assert op.saved[0] is x and op.saved[1] is w      # no copies saved
+    assert op.saved[0] is x and op.saved[1] is w  # no copies saved
     dy = np.ones((4, 2))
     dx, dw, db = op.backward(np, dy)
     np.testing.assert_allclose(dx, dy @ w)
@@ -155,12 +170,17 @@ def test_fully_connected_backward_shares_the_input_buffers():
 
 # -- BatchNorm and friends ----------------------------------------------------
 
+
 def _bn_arrays(shape=(4, 3, 2, 2), axis=1, seed=0):
     rng = np.random.RandomState(seed)
     c = shape[axis]
-    return (rng.uniform(-2, 2, size=shape), rng.uniform(0.5, 1.5, size=c),
-            rng.uniform(-0.5, 0.5, size=c), rng.uniform(-0.2, 0.2, size=c),
-            rng.uniform(0.5, 1.5, size=c))
+    return (
+        rng.uniform(-2, 2, size=shape),
+        rng.uniform(0.5, 1.5, size=c),
+        rng.uniform(-0.5, 0.5, size=c),
+        rng.uniform(-0.2, 0.2, size=c),
+        rng.uniform(0.5, 1.5, size=c),
+    )
 
 
 def test_batchnorm_training_updates_moving_stats_in_place():
@@ -174,14 +194,15 @@ def test_batchnorm_training_updates_moving_stats_in_place():
     np.testing.assert_allclose(mv, 0.8 * mv0 + 0.2 * x.var(axis=axes))
 
 
-@pytest.mark.parametrize('attrs,is_train', [({}, False),
-                                            ({'use_global_stats': True},
-                                             True)])
+@pytest.mark.parametrize(
+    'attrs,is_train', [({}, False), ({'use_global_stats': True}, True)]
+)
 def test_batchnorm_leaves_moving_stats_alone(attrs, is_train):
     x, gamma, beta, mm, mv = _bn_arrays()
     mm0, mv0 = mm.copy(), mv.copy()
     make('BatchNorm', is_train=is_train, **attrs).forward(
-        np, x, gamma, beta, mm, mv)
+        np, x, gamma, beta, mm, mv
+    )
     np.testing.assert_array_equal(mm, mm0)
     np.testing.assert_array_equal(mv, mv0)
 
@@ -191,7 +212,8 @@ def test_batchnorm_fix_gamma_ignores_gamma_and_zeroes_its_gradient():
     op = make('BatchNorm', is_train=True)
     y = op.forward(np, x, gamma * 10, beta, mm, mv)
     y_ones = make('BatchNorm', is_train=True).forward(
-        np, x, np.ones(3), beta, mm.copy(), mv.copy())
+        np, x, np.ones(3), beta, mm.copy(), mv.copy()
+    )
     np.testing.assert_allclose(y, y_ones)
     dx, dgamma, dbeta, dmm, dmv = op.backward(np, np.ones_like(y))
     np.testing.assert_array_equal(dgamma, 0)
@@ -204,20 +226,30 @@ def test_batchnorm_output_mean_var_gives_mean_and_invstd():
     assert op.list_outputs() == ('output', 'mean', 'var')
     y, mean, invstd = op.forward(np, x, gamma, beta, mm, mv)
     np.testing.assert_allclose(mean, x.mean(axis=(0, 2, 3)))
-    np.testing.assert_allclose(invstd,
-                               1 / np.sqrt(x.var(axis=(0, 2, 3)) + 1e-3))
+    np.testing.assert_allclose(
+        invstd, 1 / np.sqrt(x.var(axis=(0, 2, 3)) + 1e-3)
+    )
 
 
 def test_norm_infer_shape_fills_parameters():
     bn = make('BatchNorm', axis=-1)
     assert bn.infer_shape((2, 5, 7), None, None, None, None) == (
-        [(2, 5, 7), (7,), (7,)], [(2, 5, 7)], [(7,), (7,)])
+        [(2, 5, 7), (7,), (7,)],
+        [(2, 5, 7)],
+        [(7,), (7,)],
+    )
     ln = make('LayerNorm', axis=1, output_mean_var=True)
     assert ln.infer_shape((2, 5, 7), None, None) == (
-        [(2, 5, 7), (5,), (5,)], [(2, 5, 7), (2, 1, 7), (2, 1, 7)], [])
+        [(2, 5, 7), (5,), (5,)],
+        [(2, 5, 7), (2, 1, 7), (2, 1, 7)],
+        [],
+    )
     inorm = make('InstanceNorm')
     assert inorm.infer_shape((2, 5, 7), None, None) == (
-        [(2, 5, 7), (5,), (5,)], [(2, 5, 7)], [])
+        [(2, 5, 7), (5,), (5,)],
+        [(2, 5, 7)],
+        [],
+    )
 
 
 def test_batchnorm_matches_torch_when_available():
@@ -227,10 +259,12 @@ def test_batchnorm_matches_torch_when_available():
     y = op.forward(np, x, gamma, beta, mm.copy(), mv.copy())
     dy = np.random.RandomState(3).uniform(-1, 1, size=y.shape)
     dx, dgamma, dbeta, _, _ = op.backward(np, dy)
-    tx, tg, tb = (torch.tensor(a, requires_grad=True)
-                  for a in (x, gamma, beta))
-    ty = torch.nn.functional.batch_norm(tx, None, None, tg, tb,
-                                        training=True, eps=1e-5)
+    tx, tg, tb = (
+        torch.tensor(a, requires_grad=True) for a in (x, gamma, beta)
+    )
+    ty = torch.nn.functional.batch_norm(
+        tx, None, None, tg, tb, training=True, eps=1e-5
+    )
     ty.backward(torch.tensor(dy))
     np.testing.assert_allclose(y, ty.detach().numpy(), atol=1e-12)
     np.testing.assert_allclose(dx, tx.grad.numpy(), atol=1e-12)
@@ -240,20 +274,25 @@ def test_batchnorm_matches_torch_when_available():
 
 # -- LRN ----------------------------------------------------------------------
 
+
 def test_lrn_hand_computed_example_scales_alpha_by_nsize():
     # one pixel, channels 1, 2, 3; alpha / nsize = 0.3 / 3 = 0.1
     x = np.array([1.0, 2.0, 3.0]).reshape(1, 3, 1, 1)
     op = make('LRN', nsize=3, alpha=0.3, beta=0.5, knorm=1.0)
     y = op.forward(np, x).ravel()
     # windows {0, 1}, {0, 1, 2}, {1, 2}: sums of squares 5, 14, 13
-    want = [1 / math.sqrt(1 + 0.1 * 5), 2 / math.sqrt(1 + 0.1 * 14),
-            3 / math.sqrt(1 + 0.1 * 13)]
+    want = [
+        1 / math.sqrt(1 + 0.1 * 5),
+        2 / math.sqrt(1 + 0.1 * 14),
+        3 / math.sqrt(1 + 0.1 * 13),
+    ]
     np.testing.assert_allclose(y, want)
     # gradient of y_0 = x_0 n_0^-1/2 with respect to x_1 (in n_0's window)
     dx = op.backward(np, np.array([1.0, 0.0, 0.0]).reshape(1, 3, 1, 1))
-    np.testing.assert_allclose(dx.ravel()[1], -0.5 * 1 * 1.5 ** -1.5
-                               * 0.1 * 2 * 2)
-    assert dx.ravel()[2] == 0           # channel 2 is outside the window
+    np.testing.assert_allclose(
+        dx.ravel()[1], -0.5 * 1 * 1.5**-1.5 * 0.1 * 2 * 2
+    )
+    assert dx.ravel()[2] == 0  # channel 2 is outside the window
 
 
 def test_lrn_defaults_and_errors():
@@ -270,6 +309,7 @@ def test_lrn_defaults_and_errors():
 
 
 # -- Dropout, Embedding, SequenceMask -----------------------------------------
+
 
 def test_dropout_is_identity_outside_training():
     x = np.arange(6.0).reshape(2, 3)
@@ -291,18 +331,18 @@ def test_embedding_clips_indices_and_accumulates_repeats():
     weight = np.arange(12.0).reshape(4, 3)
     op = make('Embedding', input_dim=4, output_dim=3)
     y = op.forward(np, np.array([[1.0, 1.0], [7.0, -2.0]]), weight)
-    np.testing.assert_array_equal(y[1], weight[[3, 0]])   # clipped
+    np.testing.assert_array_equal(y[1], weight[[3, 0]])  # clipped
     ddata, dweight = op.backward(np, np.ones((2, 2, 3)))
     assert ddata is None
     np.testing.assert_array_equal(dweight[:, 0], [1, 2, 0, 1])
-    assert op.infer_shape((2, 5), None) == ([(2, 5), (4, 3)],
-                                            [(2, 5, 3)], [])
+    assert op.infer_shape((2, 5), None) == ([(2, 5), (4, 3)], [(2, 5, 3)], [])
 
 
 def test_embedding_rejects_a_wrong_weight():
     with pytest.raises(DLBookError, match='Embedding.*weight'):
         make('Embedding', input_dim=4, output_dim=3).forward(
-            np, np.zeros(2), np.zeros((3, 3)))
+            np, np.zeros(2), np.zeros((3, 3))
+        )
 
 
 def test_sequence_mask_arguments_and_errors():
@@ -324,6 +364,7 @@ def test_sequence_mask_fills_with_minus_infinity_safely():
 
 
 # -- loss-output operators: the backward is the loss gradient -----------------
+
 
 def _logits(shape=(4, 5), seed=0):
     return np.random.RandomState(seed).uniform(-2, 2, size=shape)
@@ -349,16 +390,24 @@ def test_softmax_output_gradient_is_softmax_minus_one_hot():
     np.testing.assert_allclose(ce.backward(np, np.ones(1))[0] * 2.0, dx)
 
 
-@pytest.mark.parametrize('normalization,use_ignore,divisor', [
-    ('null', True, 1), ('batch', True, 4), ('valid', True, 3),
-    ('valid', False, 3)])
-def test_softmax_output_normalization_and_ignore(normalization, use_ignore,
-                                                 divisor):
+@pytest.mark.parametrize(
+    'normalization,use_ignore,divisor',
+    [
+        ('null', True, 1),
+        ('batch', True, 4),
+        ('valid', True, 3),
+        ('valid', False, 3),
+    ],
+)
+def test_softmax_output_normalization_and_ignore(
+    normalization, use_ignore, divisor
+):
     x, label = _logits(), np.array([0.0, -1.0, 4.0, 1.0])
-    op = make('SoftmaxOutput', normalization=normalization,
-              use_ignore=use_ignore)
+    op = make(
+        'SoftmaxOutput', normalization=normalization, use_ignore=use_ignore
+    )
     dx, _ = _backward(op, op.forward(np, x, label))
-    one_hot = (np.arange(5) == label[:, None])
+    one_hot = np.arange(5) == label[:, None]
     want = softmax(x, 1) - one_hot
     if use_ignore:
         want[1] = 0
@@ -396,7 +445,7 @@ def test_softmax_output_probability_labels_and_out_grad():
     target = softmax(_logits(seed=1), 1)
     op = make('SoftmaxOutput', normalization='batch')
     dx, _ = _backward(op, op.forward(np, x, target))
-    np.testing.assert_allclose(dx, softmax(x, 1) - target)   # not divided
+    np.testing.assert_allclose(dx, softmax(x, 1) - target)  # not divided
 
     label = np.array([0.0, 3.0, 4.0, 1.0])
     op = make('SoftmaxOutput', out_grad=True)
@@ -408,20 +457,30 @@ def test_softmax_output_probability_labels_and_out_grad():
 
 def test_softmax_output_infers_label_shape():
     assert make('SoftmaxOutput').infer_shape((8, 10), None) == (
-        [(8, 10), (8,)], [(8, 10)], [])
+        [(8, 10), (8,)],
+        [(8, 10)],
+        [],
+    )
     assert make('SoftmaxOutput', multi_output=True).infer_shape(
-        (8, 10, 3, 3), None) == ([(8, 10, 3, 3), (8, 9)],
-                                 [(8, 10, 3, 3)], [])
+        (8, 10, 3, 3), None
+    ) == ([(8, 10, 3, 3), (8, 9)], [(8, 10, 3, 3)], [])
 
 
-@pytest.mark.parametrize('name,predict,grad', [
-    ('LinearRegressionOutput', lambda x: x, lambda y, t: y - t),
-    ('LogisticRegressionOutput', lambda x: 1 / (1 + np.exp(-x)),
-     lambda y, t: y - t),
-    ('MAERegressionOutput', lambda x: x, lambda y, t: np.sign(y - t)),
-])
+@pytest.mark.parametrize(
+    'name,predict,grad',
+    [
+        ('LinearRegressionOutput', lambda x: x, lambda y, t: y - t),
+        (
+            'LogisticRegressionOutput',
+            lambda x: 1 / (1 + np.exp(-x)),
+            lambda y, t: y - t,
+        ),
+        ('MAERegressionOutput', lambda x: x, lambda y, t: np.sign(y - t)),
+    ],
+)
 def test_regression_outputs_scale_by_grad_scale_over_num_output(
-        name, predict, grad):
+    name, predict, grad
+):
     x = _logits((4, 3))
     label = np.random.RandomState(2).uniform(0, 1, size=(4, 3))
     op = make(name, grad_scale=6.0)
@@ -441,12 +500,18 @@ def test_linear_regression_accepts_flat_labels_for_one_output():
     assert op.infer_shape((4, 1), None) == ([(4, 1), (4,)], [(4, 1)], [])
 
 
-@pytest.mark.parametrize('attrs,value', [
-    ({}, 1.0), ({'grad_scale': 3.0, 'normalization': 'batch'}, 3.0 / 4),
-    ({'normalization': 'valid', 'valid_thresh': 0.5}, 1.0 / 5)])
+@pytest.mark.parametrize(
+    'attrs,value',
+    [
+        ({}, 1.0),
+        ({'grad_scale': 3.0, 'normalization': 'batch'}, 3.0 / 4),
+        ({'normalization': 'valid', 'valid_thresh': 0.5}, 1.0 / 5),
+    ],
+)
 def test_make_loss_gradient(attrs, value):
-    x = np.array([[0.1, 0.6, 0.7], [0.9, 0.2, 0.3], [1.0, 0.0, 0.8],
-                  [0.4, 0.4, 0.4]])                     # 5 entries > 0.5
+    x = np.array(
+        [[0.1, 0.6, 0.7], [0.9, 0.2, 0.3], [1.0, 0.0, 0.8], [0.4, 0.4, 0.4]]
+    )  # 5 entries > 0.5
     op = make('MakeLoss', **attrs)
     y = op.forward(np, x)
     np.testing.assert_array_equal(y, x)
@@ -454,6 +519,7 @@ def test_make_loss_gradient(attrs, value):
 
 
 # -- UpSampling ---------------------------------------------------------------
+
 
 def _up(*arrays, **attrs):
     op = make('UpSampling', num_args=len(arrays), **attrs)
@@ -463,16 +529,20 @@ def _up(*arrays, **attrs):
 def test_upsampling_nearest_repeats_pixels_and_sums_gradients():
     x = np.array([[1.0, 2.0], [3.0, 4.0]]).reshape(1, 1, 2, 2)
     op, y = _up(x, scale=2, sample_type='nearest')
-    assert y[0, 0].tolist() == [[1, 1, 2, 2], [1, 1, 2, 2],
-                                [3, 3, 4, 4], [3, 3, 4, 4]]
+    assert y[0, 0].tolist() == [
+        [1, 1, 2, 2],
+        [1, 1, 2, 2],
+        [3, 3, 4, 4],
+        [3, 3, 4, 4],
+    ]
     dy = np.arange(16.0).reshape(1, 1, 4, 4)
     assert op.backward(np, dy)[0, 0].tolist() == [[10, 18], [42, 50]]
 
 
 def test_upsampling_several_inputs_concat_or_sum():
-    a = np.ones((1, 2, 2, 2))             # 2x2 -> 4x4 (scale 2)
-    b = 2 * np.ones((1, 3, 4, 4))         # already 4x4
-    c = 3 * np.ones((1, 1, 1, 1))         # 1x1 -> 4x4 (scale 4)
+    a = np.ones((1, 2, 2, 2))  # 2x2 -> 4x4 (scale 2)
+    b = 2 * np.ones((1, 3, 4, 4))  # already 4x4
+    c = 3 * np.ones((1, 1, 1, 1))  # 1x1 -> 4x4 (scale 4)
     op, y = _up(a, b, c, scale=2, sample_type='nearest')
     assert y.shape == (1, 6, 4, 4)
     assert y[0, :, 0, 0].tolist() == [1, 1, 2, 2, 2, 3]
@@ -481,8 +551,9 @@ def test_upsampling_several_inputs_concat_or_sum():
 
     b2 = 2 * np.ones((1, 2, 4, 4))
     c2 = 3 * np.ones((1, 2, 1, 1))
-    op, y = _up(a, b2, c2, scale=2, sample_type='nearest',
-                multi_input_mode='sum')
+    op, y = _up(
+        a, b2, c2, scale=2, sample_type='nearest', multi_input_mode='sum'
+    )
     assert y.shape == (1, 2, 4, 4) and (y == 6).all()
     da, db, dc = op.backward(np, np.ones(y.shape))
     assert (da == 4).all() and (db == 1).all() and (dc == 16).all()
@@ -499,10 +570,18 @@ def test_upsampling_bilinear_is_mxnets_deconvolution_example():
     assert y[0, 0].tolist() == [[a * b for b in edge] for a in edge]
     assert op.list_arguments() == ('data', 'weight')
     assert op.infer_shape((2, 1, 5, 5), None) == (
-        [(2, 1, 5, 5), (1, 1, 4, 4)], [(2, 1, 10, 10)], [])
+        [(2, 1, 5, 5), (1, 1, 4, 4)],
+        [(2, 1, 10, 10)],
+        [],
+    )
     with pytest.raises(DLBookError, match='num_filter must equal'):
-        _up(np.ones((1, 2, 3, 3)), np.ones((2, 1, 4, 4)), scale=2,
-            sample_type='bilinear', num_filter=1)
+        _up(
+            np.ones((1, 2, 3, 3)),
+            np.ones((2, 1, 4, 4)),
+            scale=2,
+            sample_type='bilinear',
+            num_filter=1,
+        )
 
 
 def test_upsampling_needs_sample_type_and_scale():

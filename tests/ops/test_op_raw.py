@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from dlbook.ops import REGISTRY
-from tests.ops.cases import count_arguments, all_rows, make_inputs, numeric_vjp, CASES
+from tests.ops.cases import (
+    CASES,
+    all_rows,
+    count_arguments,
+    make_inputs,
+    numeric_vjp,
+)
 
 ROWS = list(all_rows())
 IDS = [f'{name}-{i}' for name, i, _ in ROWS]
@@ -35,8 +41,11 @@ TESTED_IN_SPARSE = {'cast_storage', '_sparse_retain'}
 
 def test_every_op_has_a_case():
     covered = {REGISTRY[name] for name in CASES if name in REGISTRY}
-    missing = sorted({cls.name for cls in REGISTRY.values()} -
-                     {cls.name for cls in covered} - TESTED_IN_SPARSE)
+    missing = sorted(
+        {cls.name for cls in REGISTRY.values()}
+        - {cls.name for cls in covered}
+        - TESTED_IN_SPARSE
+    )
     assert not missing, f'operators without a test row: {missing}'
 
 
@@ -57,8 +66,7 @@ def test_forward_matches_reference(name, index, case):
     for got, want in zip(outs, expected):
         want = np.asarray(want)
         assert got.shape == want.shape, (got.shape, want.shape)
-        np.testing.assert_allclose(got, want, rtol=case.rtol,
-                                   atol=case.atol)
+        np.testing.assert_allclose(got, want, rtol=case.rtol, atol=case.atol)
 
 
 @pytest.mark.parametrize('name,index,case', ROWS, ids=IDS)
@@ -71,23 +79,33 @@ def test_dtype_is_preserved(name, index, case):
             assert outs[0].dtype == floating[0].dtype, (outs[0].dtype, dtype)
 
 
-GRAD_ROWS = [(n, i, c) for n, i, c in ROWS
-             if REGISTRY[n].differentiable and c.grad != ()]
+GRAD_ROWS = [
+    (n, i, c)
+    for n, i, c in ROWS
+    if REGISTRY[n].differentiable and c.grad != ()
+]
 
 
-@pytest.mark.parametrize('name,index,case', GRAD_ROWS,
-                         ids=[f'{n}-{i}' for n, i, _ in GRAD_ROWS])
+@pytest.mark.parametrize(
+    'name,index,case', GRAD_ROWS, ids=[f'{n}-{i}' for n, i, _ in GRAD_ROWS]
+)
 def test_gradient_matches_central_differences(name, index, case):
     arrays = make_inputs(case, 'float64')
     n_args = count_arguments(name, case, arrays)
-    check = case.grad if case.grad is not None else tuple(
-        i for i, a in enumerate(arrays[:n_args]) if a.dtype.kind == 'f')
+    check = (
+        case.grad
+        if case.grad is not None
+        else tuple(
+            i for i, a in enumerate(arrays[:n_args]) if a.dtype.kind == 'f'
+        )
+    )
     op, outs = run(name, case, arrays)
     rng = np.random.RandomState(1)
     cots = [rng.uniform(-1, 1, size=o.shape) for o in outs]
     analytic = as_tuple(op.backward(np, *cots))
-    assert len(analytic) == len(arrays), \
+    assert len(analytic) == len(arrays), (
         f'backward returned {len(analytic)} gradients for {len(arrays)} inputs'
+    )
 
     def f(*xs):
         return run(name, case, list(xs))[1]
@@ -96,5 +114,6 @@ def test_gradient_matches_central_differences(name, index, case):
     for i in check:
         assert analytic[i] is not None, f'no gradient for input {i}'
         assert analytic[i].shape == arrays[i].shape
-        np.testing.assert_allclose(analytic[i], numeric[i], rtol=1e-5,
-                                   atol=1e-7, err_msg=f'input {i}')
+        np.testing.assert_allclose(
+            analytic[i], numeric[i], rtol=1e-5, atol=1e-7, err_msg=f'input {i}'
+        )

@@ -36,24 +36,48 @@ def test_embedding_sparse_grad_is_row_sparse():
 
 # MXNet 1.9.1 weights after the two steps of train_embedding
 EXPECTED = {
-    ('sgd', False, None): [[0.39, 0.19], [0.0861, -0.2119], [1.0, 1.0],
-                           [0.69, 0.59], [1.0, 1.0]],
-    ('sgd', False, 0.9): [[0.39, 0.19], [-0.4629, -0.9409], [1.0, 1.0],
-                          [0.69, 0.59], [1.0, 1.0]],
-    ('sgd', True, None): [[0.3801, 0.1801], [0.0861, -0.2119],
-                          [0.9801, 0.9801], [0.6831, 0.5841],
-                          [0.9801, 0.9801]],
-    ('adam', False, None): [[0.9255858, 0.9255858], [0.8065906, 0.8066372],
-                            [1.0, 1.0], [0.8999994, 0.8999994], [1.0, 1.0]],
-    ('adam', True, None): [[0.8244959, 0.8247634], [0.8065906, 0.8066372],
-                           [0.8004114, 0.8004114], [0.8308608, 0.8313754],
-                           [0.8004114, 0.8004114]],
+    ('sgd', False, None): [
+        [0.39, 0.19],
+        [0.0861, -0.2119],
+        [1.0, 1.0],
+        [0.69, 0.59],
+        [1.0, 1.0],
+    ],
+    ('sgd', False, 0.9): [
+        [0.39, 0.19],
+        [-0.4629, -0.9409],
+        [1.0, 1.0],
+        [0.69, 0.59],
+        [1.0, 1.0],
+    ],
+    ('sgd', True, None): [
+        [0.3801, 0.1801],
+        [0.0861, -0.2119],
+        [0.9801, 0.9801],
+        [0.6831, 0.5841],
+        [0.9801, 0.9801],
+    ],
+    ('adam', False, None): [
+        [0.9255858, 0.9255858],
+        [0.8065906, 0.8066372],
+        [1.0, 1.0],
+        [0.8999994, 0.8999994],
+        [1.0, 1.0],
+    ],
+    ('adam', True, None): [
+        [0.8244959, 0.8247634],
+        [0.8065906, 0.8066372],
+        [0.8004114, 0.8004114],
+        [0.8308608, 0.8313754],
+        [0.8004114, 0.8004114],
+    ],
 }
 
 
 @pytest.mark.parametrize('optimizer,dense_update,momentum', list(EXPECTED))
-def test_lazy_and_standard_updates_match_mxnet(optimizer, dense_update,
-                                               momentum):
+def test_lazy_and_standard_updates_match_mxnet(
+    optimizer, dense_update, momentum
+):
     kwargs = {'learning_rate': 0.1, 'wd': 0.1}
     if momentum:
         kwargs['momentum'] = momentum
@@ -61,13 +85,17 @@ def test_lazy_and_standard_updates_match_mxnet(optimizer, dense_update,
         kwargs['lazy_update'] = False
     _, weight = train_embedding(optimizer, **kwargs)
     np.testing.assert_allclose(
-        weight, EXPECTED[(optimizer, dense_update, momentum)], rtol=1e-5,
-        atol=2e-6)
+        weight,
+        EXPECTED[(optimizer, dense_update, momentum)],
+        rtol=1e-5,
+        atol=2e-6,
+    )
 
 
 def test_dot_csr_gradient_is_row_sparse():
-    c = nd.sparse.csr_matrix(([1., 2., 3.], [1, 0, 1], [0, 1, 2, 3]),
-                             shape=(3, 4))
+    c = nd.sparse.csr_matrix(
+        ([1.0, 2.0, 3.0], [1, 0, 1], [0, 1, 2, 3]), shape=(3, 4)
+    )
     w = nd.ones((4, 2))
     w.attach_grad(stype='row_sparse')
     with autograd.record():
@@ -87,10 +115,12 @@ def test_dot_csr_gradient_is_row_sparse():
 
 
 def test_row_sparse_parameter_with_trainer():
-    c = nd.sparse.csr_matrix(([1., 2., 3.], [1, 0, 1], [0, 1, 2, 3]),
-                             shape=(3, 4))
-    p = gluon.Parameter('w', shape=(4, 2), stype='row_sparse',
-                        grad_stype='row_sparse')
+    c = nd.sparse.csr_matrix(
+        ([1.0, 2.0, 3.0], [1, 0, 1], [0, 1, 2, 3]), shape=(3, 4)
+    )
+    p = gluon.Parameter(
+        'w', shape=(4, 2), stype='row_sparse', grad_stype='row_sparse'
+    )
     p.initialize(mx.init.Constant(2.0))
     with pytest.raises(mx.base.DLBookError, match='row_sparse_data'):
         p.data()
@@ -102,7 +132,7 @@ def test_row_sparse_parameter_with_trainer():
         y = nd.sparse.dot(c, d)
     y.backward()
     g = p.grad()
-    assert g.indices.asnumpy().tolist() == [0, 1]            # MXNet 1.9.1
+    assert g.indices.asnumpy().tolist() == [0, 1]  # MXNet 1.9.1
     trainer.step(1)
     after = p.row_sparse_data(nd.array([0, 1, 2, 3])).asnumpy()
     # MXNet 1.9.1: [[0, 0], [-2, -2], [2, 2], [2, 2]]

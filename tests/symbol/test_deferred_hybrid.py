@@ -20,16 +20,22 @@ def test_hybridized_lstm_without_input_size_matches_eager(ctx):
     hybrid = _model()
     hybrid.initialize()
     hybrid.hybridize()
-    out = hybrid(x)                       # first call: shapes inferred
-    weights = [p for p in hybrid.collect_params().values()
-               if p.name.endswith('l0_i2h_weight')]
+    out = hybrid(x)  # first call: shapes inferred
+    weights = [
+        p
+        for p in hybrid.collect_params().values()
+        if p.name.endswith('l0_i2h_weight')
+    ]
     assert weights[0].shape == (32, 7)
-    eager(x)                              # give the eager copy its shapes
-    for (_, a), (_, b) in zip(sorted(eager.collect_params().items()),
-                              sorted(hybrid.collect_params().items())):
+    eager(x)  # give the eager copy its shapes
+    for (_, a), (_, b) in zip(
+        sorted(eager.collect_params().items()),
+        sorted(hybrid.collect_params().items()),
+    ):
         a.set_data(b.data())
-    np.testing.assert_allclose(eager(x).asnumpy(), out.asnumpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        eager(x).asnumpy(), out.asnumpy(), rtol=1e-5, atol=1e-6
+    )
     with autograd.record():
         loss = hybrid(x).sum()
     loss.backward()

@@ -18,8 +18,9 @@ def fresh_names():
 
 def two_layer(act='tanh'):
     data = sym.var('data')
-    h = sym.Activation(sym.FullyConnected(data, num_hidden=4, name='fc1'),
-                       act_type=act)
+    h = sym.Activation(
+        sym.FullyConnected(data, num_hidden=4, name='fc1'), act_type=act
+    )
     return sym.FullyConnected(h, num_hidden=3, name='fc2')
 
 
@@ -40,31 +41,49 @@ def numpy_two_layer(v):
 def numpy_two_layer_grads(v, dy):
     h, _ = numpy_two_layer(v)
     dh = dy @ v['fc2_weight'] * (1 - h * h)
-    return {'fc2_weight': dy.T @ h, 'fc2_bias': dy.sum(axis=0),
-            'fc1_weight': dh.T @ v['data'], 'fc1_bias': dh.sum(axis=0),
-            'data': dh @ v['fc1_weight']}
+    return {
+        'fc2_weight': dy.T @ h,
+        'fc2_bias': dy.sum(axis=0),
+        'fc1_weight': dh.T @ v['data'],
+        'fc1_bias': dh.sum(axis=0),
+        'data': dh @ v['fc1_weight'],
+    }
 
 
 def close(a, b, **kw):
     a = a.asnumpy() if hasattr(a, 'asnumpy') else a
-    np.testing.assert_allclose(a, b, rtol=kw.get('rtol', 1e-5),
-                               atol=kw.get('atol', 1e-6))
+    np.testing.assert_allclose(
+        a, b, rtol=kw.get('rtol', 1e-5), atol=kw.get('atol', 1e-6)
+    )
 
 
 # -- binding ------------------------------------------------------------------
 
+
 def test_simple_bind_allocates_every_array():
     exe = two_layer().simple_bind(mx.cpu(), data=(5, 2))
-    assert list(exe.arg_dict) == ['data', 'fc1_weight', 'fc1_bias',
-                                  'fc2_weight', 'fc2_bias']
-    assert [a.shape for a in exe.arg_arrays] == [(5, 2), (4, 2), (4,),
-                                                  (3, 4), (3,)]
-    assert [g.shape for g in exe.grad_arrays] == [a.shape for a in
-                                                  exe.arg_arrays]
+    assert list(exe.arg_dict) == [
+        'data',
+        'fc1_weight',
+        'fc1_bias',
+        'fc2_weight',
+        'fc2_bias',
+    ]
+    assert [a.shape for a in exe.arg_arrays] == [
+        (5, 2),
+        (4, 2),
+        (4,),
+        (3, 4),
+        (3,),
+    ]
+    assert [g.shape for g in exe.grad_arrays] == [
+        a.shape for a in exe.arg_arrays
+    ]
     assert all(a.dtype == np.float32 for a in exe.arg_arrays)
     assert exe.aux_arrays == [] and exe.outputs == []
-    exe64 = two_layer().simple_bind(mx.cpu(), type_dict={'data': 'float64'},
-                                    data=(5, 2))
+    exe64 = two_layer().simple_bind(
+        mx.cpu(), type_dict={'data': 'float64'}, data=(5, 2)
+    )
     assert all(a.dtype == np.float64 for a in exe64.arg_arrays)
     with pytest.raises(mx.MXNetError, match='cannot infer'):
         two_layer().simple_bind(mx.cpu())
@@ -72,8 +91,10 @@ def test_simple_bind_allocates_every_array():
 
 def test_simple_bind_with_grad_req_dict_and_null():
     exe = two_layer().simple_bind(
-        mx.cpu(), grad_req={'fc1_weight': 'write', 'fc2_bias': 'add'},
-        data=(2, 2))
+        mx.cpu(),
+        grad_req={'fc1_weight': 'write', 'fc2_bias': 'add'},
+        data=(2, 2),
+    )
     assert list(exe.grad_dict) == ['fc1_weight', 'fc2_bias']
     assert exe.grad_arrays[0] is None
     exe = two_layer().simple_bind(mx.cpu(), grad_req='null', data=(2, 2))
@@ -88,24 +109,29 @@ def test_bind_with_lists_and_dicts():
     values = random_args(template)
     as_list = [nd.array(values[n]) for n in net.list_arguments()]
     as_dict = {n: nd.array(v) for n, v in values.items()}
-    grads = {n: nd.zeros(v.shape) for n, v in values.items()
-             if n != 'data'}
+    grads = {n: nd.zeros(v.shape) for n, v in values.items() if n != 'data'}
     _, want = numpy_two_layer(values)
     for args in (as_list, as_dict):
         exe = net.bind(mx.cpu(), args, args_grad=grads)
         close(exe.forward()[0], want)
         assert exe.arg_arrays[0] is args[0 if args is as_list else 'data']
     exe = net.bind(mx.cpu(), as_dict, args_grad=grads)
-    assert list(exe.grad_dict) == ['fc1_weight', 'fc1_bias', 'fc2_weight',
-                                   'fc2_bias']
+    assert list(exe.grad_dict) == [
+        'fc1_weight',
+        'fc1_bias',
+        'fc2_weight',
+        'fc2_bias',
+    ]
     exe.forward(is_train=True)
     exe.backward(nd.ones((3, 3)))
     assert exe.grad_dict['fc2_bias'] is grads['fc2_bias']
     close(grads['fc2_bias'], np.full(3, 3.0))
-    with pytest.raises(ValueError,
-                       match='key `fc2_bias` is missing in `args`'):
-        net.bind(mx.cpu(), {k: v for k, v in as_dict.items()
-                            if k != 'fc2_bias'})
+    with pytest.raises(
+        ValueError, match='key `fc2_bias` is missing in `args`'
+    ):
+        net.bind(
+            mx.cpu(), {k: v for k, v in as_dict.items() if k != 'fc2_bias'}
+        )
     with pytest.raises(ValueError, match='Length of args'):
         net.bind(mx.cpu(), as_list[:-1])
     with pytest.raises(TypeError):
@@ -114,8 +140,11 @@ def test_bind_with_lists_and_dicts():
 
 def test_bind_requires_auxiliary_states():
     bn = sym.BatchNorm(sym.var('x'), name='bn')
-    args = {'x': nd.ones((2, 3)), 'bn_gamma': nd.ones(3),
-            'bn_beta': nd.zeros(3)}
+    args = {
+        'x': nd.ones((2, 3)),
+        'bn_gamma': nd.ones(3),
+        'bn_beta': nd.zeros(3),
+    }
     with pytest.raises(mx.MXNetError, match='auxiliary state'):
         bn.bind(mx.cpu(), args)
     exe = bn.bind(mx.cpu(), args, aux_states=[nd.zeros(3), nd.ones(3)])
@@ -123,6 +152,7 @@ def test_bind_requires_auxiliary_states():
 
 
 # -- running ------------------------------------------------------------------
+
 
 def test_forward_backward_match_numpy_and_eager():
     net = two_layer()
@@ -140,10 +170,19 @@ def test_forward_backward_match_numpy_and_eager():
     for a in arrays.values():
         a.attach_grad()
     with autograd.record():
-        y = nd.FullyConnected(nd.tanh(nd.FullyConnected(
-            arrays['data'], arrays['fc1_weight'], arrays['fc1_bias'],
-            num_hidden=4)), arrays['fc2_weight'], arrays['fc2_bias'],
-            num_hidden=3)
+        y = nd.FullyConnected(
+            nd.tanh(
+                nd.FullyConnected(
+                    arrays['data'],
+                    arrays['fc1_weight'],
+                    arrays['fc1_bias'],
+                    num_hidden=4,
+                )
+            ),
+            arrays['fc2_weight'],
+            arrays['fc2_bias'],
+            num_hidden=3,
+        )
     y.backward(nd.array(dy))
     close(exe.outputs[0], y.asnumpy(), rtol=1e-6, atol=1e-7)
     for name, a in arrays.items():
@@ -173,15 +212,18 @@ def test_feeding_inputs_in_place_and_by_forward_kwargs():
     assert exe.arg_dict['data'] is data
     values['data'] = x2
     close(exe.outputs[0], numpy_two_layer(values)[1])
-    exe.forward(data=x)                         # NumPy arrays are accepted
+    exe.forward(data=x)  # NumPy arrays are accepted
     values['data'] = x
     close(exe.outputs[0], numpy_two_layer(values)[1])
     assert not np.allclose(first, exe.outputs[0].asnumpy())
     with pytest.raises(TypeError, match='Unknown argument dta'):
         exe.forward(dta=nd.array(x))
-    with pytest.raises(ValueError, match='Shape not match! Argument data, '
-                                         r'need: \(2, 2\), received: '
-                                         r'\(1, 2\)'):
+    with pytest.raises(
+        ValueError,
+        match='Shape not match! Argument data, '
+        r'need: \(2, 2\), received: '
+        r'\(1, 2\)',
+    ):
         exe.forward(data=nd.ones((1, 2)))
     with pytest.raises(ValueError, match='only accept keyword argument'):
         exe.forward(data=[[1, 2], [3, 4]])
@@ -196,7 +238,7 @@ def test_outputs_are_the_executors_arrays():
     exe.forward(data=nd.zeros((2, 2)))
     assert exe.outputs[0] is out
     values['data'] = np.zeros((2, 2), 'f4')
-    close(out, numpy_two_layer(values)[1])      # updated in place
+    close(out, numpy_two_layer(values)[1])  # updated in place
 
 
 @pytest.mark.parametrize('req', ['write', 'add', 'null'])
@@ -279,8 +321,7 @@ def test_copy_params_from():
     exe.copy_params_from({'extra': w}, allow_extra_params=True)
     with pytest.raises(mx.MXNetError, match='shape'):
         exe.copy_params_from({'fc1_weight': nd.ones((1, 2))})
-    bn = sym.BatchNorm(sym.var('x'), name='bn').simple_bind(mx.cpu(),
-                                                            x=(2, 3))
+    bn = sym.BatchNorm(sym.var('x'), name='bn').simple_bind(mx.cpu(), x=(2, 3))
     bn.copy_params_from({}, {'bn_moving_var': nd.array([1, 2, 3])})
     close(bn.aux_dict['bn_moving_var'], [1, 2, 3])
     with pytest.raises(ValueError, match='auxiliary states'):
@@ -297,32 +338,33 @@ def test_reshape_shares_parameters():
         assert small.grad_dict[name] is exe.grad_dict[name]
     assert small.arg_dict['data'].shape == (3, 2)
     # a smaller array is a view of the old memory, as in MXNet
-    close(small.arg_dict['data'], values['data'].reshape(-1)[:6]
-          .reshape(3, 2))
+    close(small.arg_dict['data'], values['data'].reshape(-1)[:6].reshape(3, 2))
     out = small.forward()[0]
     assert out.shape == (3, 3)
-    with pytest.raises(mx.MXNetError, match='Shape of unspecified array '
-                                            'arg:softmax_label changed'):
+    with pytest.raises(
+        mx.MXNetError,
+        match='Shape of unspecified array arg:softmax_label changed',
+    ):
         exe.reshape(data=(3, 2))
     assert exe.reshape(partial_shaping=True, data=(3, 2)).arg_dict[
-        'softmax_label'].shape == (3,)
+        'softmax_label'
+    ].shape == (3,)
     with pytest.raises(mx.MXNetError, match='larger than original'):
         exe.reshape(data=(9, 2), softmax_label=(9,))
-    big = exe.reshape(allow_up_sizing=True, data=(9, 2),
-                      softmax_label=(9,))
+    big = exe.reshape(allow_up_sizing=True, data=(9, 2), softmax_label=(9,))
     assert big.forward()[0].shape == (9, 3)
 
 
 def test_monitor_callback_sees_outputs():
     exe = two_layer().simple_bind(mx.cpu(), data=(2, 2))
     seen = []
-    exe.set_monitor_callback(lambda name, arr: seen.append((name,
-                                                            arr.shape)))
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
     exe.forward()
     assert seen == [('fc2_output', (2, 3))]
 
 
 # -- model parallelism -------------------------------------------------------
+
 
 def staged_net():
     data = sym.var('data')
@@ -343,9 +385,14 @@ def test_group2ctx_places_arrays_and_gives_the_same_gradients():
     split = net.simple_bind(mx.cpu(0), group2ctx=group2ctx, data=(4, 6))
     single = net.simple_bind(mx.cpu(0), data=(4, 6))
     where = {n: a.context for n, a in split.arg_dict.items()}
-    assert where == {'data': mx.cpu(0), 'fc1_weight': mx.cpu(0),
-                     'fc1_bias': mx.cpu(0), 'fc2_weight': mx.cpu(1),
-                     'fc2_bias': mx.cpu(1), 'softmax_label': mx.cpu(1)}
+    assert where == {
+        'data': mx.cpu(0),
+        'fc1_weight': mx.cpu(0),
+        'fc1_bias': mx.cpu(0),
+        'fc2_weight': mx.cpu(1),
+        'fc2_bias': mx.cpu(1),
+        'softmax_label': mx.cpu(1),
+    }
     for name, grad in split.grad_dict.items():
         assert grad.context == where[name]
     values = random_args(single)
@@ -362,8 +409,12 @@ def test_group2ctx_places_arrays_and_gives_the_same_gradients():
     single.backward()
     for name in single.grad_dict:
         assert split.grad_dict[name].context == where[name]
-        close(split.grad_dict[name], single.grad_dict[name].asnumpy(),
-              rtol=1e-6, atol=1e-7)
+        close(
+            split.grad_dict[name],
+            single.grad_dict[name].asnumpy(),
+            rtol=1e-6,
+            atol=1e-7,
+        )
     assert np.abs(split.grad_dict['fc1_weight'].asnumpy()).sum() > 0
 
 
@@ -372,21 +423,25 @@ def test_group2ctx_with_bound_arrays_on_their_devices():
     group2ctx = {'stage1': mx.cpu(0), 'stage2': mx.cpu(1)}
     template = net.simple_bind(mx.cpu(0), group2ctx=group2ctx, data=(2, 6))
     values = random_args(template)
-    args = {n: nd.array(v, ctx=template.arg_dict[n].context)
-            for n, v in values.items()}
-    grads = {n: nd.zeros(v.shape, ctx=template.arg_dict[n].context)
-             for n, v in values.items()}
+    args = {
+        n: nd.array(v, ctx=template.arg_dict[n].context)
+        for n, v in values.items()
+    }
+    grads = {
+        n: nd.zeros(v.shape, ctx=template.arg_dict[n].context)
+        for n, v in values.items()
+    }
     exe = net.bind(mx.cpu(0), args, args_grad=grads, group2ctx=group2ctx)
     exe.forward(is_train=True)
     exe.backward()
     template.forward(is_train=True)
     template.backward()
     for n in values:
-        close(grads[n], template.grad_dict[n].asnumpy(), rtol=1e-6,
-              atol=1e-7)
+        close(grads[n], template.grad_dict[n].asnumpy(), rtol=1e-6, atol=1e-7)
 
 
 # -- loss outputs ------------------------------------------------------------
+
 
 def softmax(x, axis=1):
     e = np.exp(x - x.max(axis=axis, keepdims=True))
@@ -394,8 +449,7 @@ def softmax(x, axis=1):
 
 
 def bind_loss(net, **arrays):
-    exe = net.simple_bind(mx.cpu(), **{k: v.shape for k, v in
-                                       arrays.items()})
+    exe = net.simple_bind(mx.cpu(), **{k: v.shape for k, v in arrays.items()})
     for k, v in arrays.items():
         exe.arg_dict[k][:] = v
     return exe
@@ -406,9 +460,14 @@ def test_softmax_output_gradient(normalization):
     rng = np.random.RandomState(0)
     x = rng.randn(5, 4).astype('f4')
     label = np.array([0, 3, -1, 2, -1], 'f4')
-    net = sym.SoftmaxOutput(sym.var('x'), sym.var('y'), grad_scale=2.0,
-                            use_ignore=True, ignore_label=-1,
-                            normalization=normalization)
+    net = sym.SoftmaxOutput(
+        sym.var('x'),
+        sym.var('y'),
+        grad_scale=2.0,
+        use_ignore=True,
+        ignore_label=-1,
+        normalization=normalization,
+    )
     exe = bind_loss(net, x=x, y=label)
     close(exe.forward(is_train=True)[0], softmax(x))
     # the head gradient is ignored
@@ -426,8 +485,11 @@ def test_softmax_output_multi_output():
     rng = np.random.RandomState(1)
     x = rng.randn(2, 3, 4).astype('f4')
     label = rng.randint(0, 3, (2, 4)).astype('f4')
-    exe = bind_loss(sym.SoftmaxOutput(sym.var('x'), sym.var('y'),
-                                      multi_output=True), x=x, y=label)
+    exe = bind_loss(
+        sym.SoftmaxOutput(sym.var('x'), sym.var('y'), multi_output=True),
+        x=x,
+        y=label,
+    )
     close(exe.forward(is_train=True)[0], softmax(x, axis=1))
     exe.backward()
     onehot = np.eye(3)[label.astype(int)].transpose(0, 2, 1)
@@ -439,23 +501,29 @@ def test_regression_outputs_and_make_loss():
     rng = np.random.RandomState(2)
     x = rng.randn(4, 3).astype('f4')
     y = rng.randn(4, 3).astype('f4')
-    linear = bind_loss(sym.LinearRegressionOutput(
-        sym.var('x'), sym.var('y'), grad_scale=3.0), x=x, y=y)
+    linear = bind_loss(
+        sym.LinearRegressionOutput(sym.var('x'), sym.var('y'), grad_scale=3.0),
+        x=x,
+        y=y,
+    )
     close(linear.forward(is_train=True)[0], x)
     linear.backward()
     close(linear.grad_dict['x'], 3.0 * (x - y) / 3)
-    logistic = bind_loss(sym.LogisticRegressionOutput(sym.var('x'),
-                                                      sym.var('y')),
-                         x=x, y=y)
+    logistic = bind_loss(
+        sym.LogisticRegressionOutput(sym.var('x'), sym.var('y')), x=x, y=y
+    )
     logistic.forward(is_train=True)
     logistic.backward()
     close(logistic.grad_dict['x'], (1 / (1 + np.exp(-x)) - y) / 3)
     # MakeLoss: the gradient of the summed loss, scaled
-    loss = sym.MakeLoss(sym.square(sym.var('x') - sym.var('y')),
-                        grad_scale=0.5, normalization='batch')
+    loss = sym.MakeLoss(
+        sym.square(sym.var('x') - sym.var('y')),
+        grad_scale=0.5,
+        normalization='batch',
+    )
     exe = bind_loss(loss, x=x, y=y)
     close(exe.forward(is_train=True)[0], (x - y) ** 2)
-    exe.backward(nd.ones((4, 3)) * 7)            # ignored
+    exe.backward(nd.ones((4, 3)) * 7)  # ignored
     close(exe.grad_dict['x'], 0.5 / 4 * 2 * (x - y))
     close(exe.grad_dict['y'], -0.5 / 4 * 2 * (x - y))
 
@@ -465,13 +533,15 @@ def test_block_grad_stops_gradients_in_a_group():
     prediction = sym.FullyConnected(x, w, num_hidden=2, no_bias=True)
     loss = sym.MakeLoss(sym.sum(sym.square(prediction)))
     net = sym.Group([loss, sym.BlockGrad(prediction)])
-    v = {'x': np.array([[1.0, 2.0]], 'f4'),
-         'w': np.array([[0.5, -1.0], [2.0, 1.0]], 'f4')}
+    v = {
+        'x': np.array([[1.0, 2.0]], 'f4'),
+        'w': np.array([[0.5, -1.0], [2.0, 1.0]], 'f4'),
+    }
     exe = bind_loss(net, **v)
     total, pred = exe.forward(is_train=True)
     close(pred, v['x'] @ v['w'].T)
     close(total, [(np.square(v['x'] @ v['w'].T)).sum()])
-    exe.backward()                  # ones for both heads; BlockGrad stops
+    exe.backward()  # ones for both heads; BlockGrad stops
     dp = 2 * (v['x'] @ v['w'].T)
     close(exe.grad_dict['w'], dp.T @ v['x'])
     stopped = bind_loss(sym.BlockGrad(prediction) * 2, **v)
@@ -482,13 +552,13 @@ def test_block_grad_stops_gradients_in_a_group():
 
 # -- memory -------------------------------------------------------------------
 
+
 def test_peak_memory_is_below_the_sum_of_intermediates(monkeypatch):
     monkeypatch.setattr(GraphProgram, 'track_memory', True)
     data = sym.var('data')
     net = data
     for i in range(6):
-        net = sym.tanh(sym.FullyConnected(net, num_hidden=64,
-                                          name=f'fc{i}'))
+        net = sym.tanh(sym.FullyConnected(net, num_hidden=64, name=f'fc{i}'))
     predict = net.simple_bind(mx.cpu(), grad_req='null', data=(32, 64))
     assert predict.peak_bytes == 0
     predict.forward()
@@ -505,6 +575,7 @@ def test_peak_memory_is_below_the_sum_of_intermediates(monkeypatch):
 
 def test_backward_computes_only_the_gradients_wanted(monkeypatch):
     from dlbook.ops import REGISTRY
+
     fc = REGISTRY['FullyConnected']
     seen = []
     original = fc.backward
@@ -515,8 +586,12 @@ def test_backward_computes_only_the_gradients_wanted(monkeypatch):
 
     monkeypatch.setattr(fc, 'backward', spy)
     net = two_layer()
-    reqs = {'fc1_weight': 'write', 'fc1_bias': 'write',
-            'fc2_weight': 'write', 'fc2_bias': 'null'}
+    reqs = {
+        'fc1_weight': 'write',
+        'fc1_bias': 'write',
+        'fc2_weight': 'write',
+        'fc2_bias': 'null',
+    }
     exe = net.simple_bind(mx.cpu(), grad_req=reqs, data=(3, 2))
     values = random_args(exe)
     exe.forward(is_train=True)

@@ -33,9 +33,11 @@ def fresh_names():
 
 # -- parity of every layer ----------------------------------------------------
 
+
 def _ints(low, high):
     def make(rng, shape):
         return rng.randint(low, high, size=shape).astype('f4')
+
     return make
 
 
@@ -45,85 +47,140 @@ def _ints(low, high):
 # is differentiable in both modes.
 LAYERS = [
     ('Dense', lambda: nn.Dense(4, activation='tanh'), [(3, 2, 3)], {}),
-    ('Dense-noflatten', lambda: nn.Dense(4, flatten=False, use_bias=False),
-     [(2, 3, 5)], {}),
+    (
+        'Dense-noflatten',
+        lambda: nn.Dense(4, flatten=False, use_bias=False),
+        [(2, 3, 5)],
+        {},
+    ),
     ('Dropout', lambda: nn.Dropout(0.5), [(4, 6)], {}),
     ('Dropout-axes', lambda: nn.Dropout(0.3, axes=(1,)), [(3, 4, 2)], {}),
     ('BatchNorm', lambda: nn.BatchNorm(), [(4, 3, 2, 2)], {}),
-    ('BatchNorm-noscale', lambda: nn.BatchNorm(scale=False, center=False,
-                                               axis=-1, momentum=0.5),
-     [(5, 3)], {}),
+    (
+        'BatchNorm-noscale',
+        lambda: nn.BatchNorm(scale=False, center=False, axis=-1, momentum=0.5),
+        [(5, 3)],
+        {},
+    ),
     ('BatchNormReLU', lambda: nn.BatchNormReLU(), [(4, 2, 3)], {}),
     ('InstanceNorm', lambda: nn.InstanceNorm(scale=True), [(2, 3, 4)], {}),
     ('LayerNorm', lambda: nn.LayerNorm(), [(3, 5)], {}),
     ('GroupNorm', lambda: nn.GroupNorm(num_groups=2), [(2, 4, 3)], {}),
-    ('Embedding', lambda: nn.Embedding(6, 3), [(2, 4)],
-     {'ints': _ints(0, 6)}),
+    ('Embedding', lambda: nn.Embedding(6, 3), [(2, 4)], {'ints': _ints(0, 6)}),
     ('Flatten', lambda: nn.Flatten(), [(2, 3, 2)], {}),
-    ('HybridLambda', lambda: nn.HybridLambda(
-        lambda F, x: F.LeakyReLU(x, slope=0.1) * 2), [(3, 4)], {}),
+    (
+        'HybridLambda',
+        lambda: nn.HybridLambda(lambda F, x: F.LeakyReLU(x, slope=0.1) * 2),
+        [(3, 4)],
+        {},
+    ),
     ('HybridLambda-name', lambda: nn.HybridLambda('tanh'), [(3, 4)], {}),
     ('Activation-relu', lambda: nn.Activation('relu'), [(3, 4)], {}),
     ('Activation-sigmoid', lambda: nn.Activation('sigmoid'), [(3, 4)], {}),
     ('Activation-tanh', lambda: nn.Activation('tanh'), [(3, 4)], {}),
-    ('Activation-softrelu', lambda: nn.Activation('softrelu'), [(3, 4)],
-     {}),
-    ('Activation-softsign', lambda: nn.Activation('softsign'), [(3, 4)],
-     {}),
+    ('Activation-softrelu', lambda: nn.Activation('softrelu'), [(3, 4)], {}),
+    ('Activation-softsign', lambda: nn.Activation('softsign'), [(3, 4)], {}),
     ('LeakyReLU', lambda: nn.LeakyReLU(0.1), [(3, 4)], {}),
     ('PReLU', lambda: nn.PReLU(), [(3, 4)], {}),
     ('ELU', lambda: nn.ELU(0.7), [(3, 4)], {}),
     ('SELU', lambda: nn.SELU(), [(3, 4)], {}),
     ('GELU', lambda: nn.GELU(), [(3, 4)], {}),
     ('Swish', lambda: nn.Swish(1.5), [(3, 4)], {}),
-    ('Conv1D', lambda: nn.Conv1D(3, 3, padding=1, activation='relu'),
-     [(2, 2, 6)], {}),
-    ('Conv2D', lambda: nn.Conv2D(4, (3, 2), strides=(2, 1), padding=(1, 0),
-                                 groups=2), [(2, 2, 5, 4)], {}),
-    ('Conv3D', lambda: nn.Conv3D(2, 2, use_bias=False), [(1, 2, 3, 3, 3)],
-     {}),
-    ('Conv1DTranspose', lambda: nn.Conv1DTranspose(2, 3, strides=2),
-     [(2, 3, 4)], {}),
-    ('Conv2DTranspose', lambda: nn.Conv2DTranspose(
-        2, (2, 3), strides=(2, 1), padding=(0, 1), output_padding=(1, 0)),
-     [(1, 3, 3, 3)], {}),
-    ('Conv3DTranspose', lambda: nn.Conv3DTranspose(2, 2), [(1, 2, 2, 2, 2)],
-     {}),
+    (
+        'Conv1D',
+        lambda: nn.Conv1D(3, 3, padding=1, activation='relu'),
+        [(2, 2, 6)],
+        {},
+    ),
+    (
+        'Conv2D',
+        lambda: nn.Conv2D(4, (3, 2), strides=(2, 1), padding=(1, 0), groups=2),
+        [(2, 2, 5, 4)],
+        {},
+    ),
+    ('Conv3D', lambda: nn.Conv3D(2, 2, use_bias=False), [(1, 2, 3, 3, 3)], {}),
+    (
+        'Conv1DTranspose',
+        lambda: nn.Conv1DTranspose(2, 3, strides=2),
+        [(2, 3, 4)],
+        {},
+    ),
+    (
+        'Conv2DTranspose',
+        lambda: nn.Conv2DTranspose(
+            2, (2, 3), strides=(2, 1), padding=(0, 1), output_padding=(1, 0)
+        ),
+        [(1, 3, 3, 3)],
+        {},
+    ),
+    (
+        'Conv3DTranspose',
+        lambda: nn.Conv3DTranspose(2, 2),
+        [(1, 2, 2, 2, 2)],
+        {},
+    ),
     ('MaxPool1D', lambda: nn.MaxPool1D(2), [(2, 3, 6)], {}),
-    ('MaxPool2D', lambda: nn.MaxPool2D((2, 2), strides=1, padding=1),
-     [(2, 2, 4, 4)], {}),
-    ('MaxPool3D', lambda: nn.MaxPool3D(2, ceil_mode=True),
-     [(1, 2, 3, 3, 3)], {}),
-    ('AvgPool1D', lambda: nn.AvgPool1D(3, strides=2, padding=1),
-     [(2, 3, 7)], {}),
-    ('AvgPool2D', lambda: nn.AvgPool2D(2, count_include_pad=False,
-                                       padding=1), [(1, 2, 4, 4)], {}),
+    (
+        'MaxPool2D',
+        lambda: nn.MaxPool2D((2, 2), strides=1, padding=1),
+        [(2, 2, 4, 4)],
+        {},
+    ),
+    (
+        'MaxPool3D',
+        lambda: nn.MaxPool3D(2, ceil_mode=True),
+        [(1, 2, 3, 3, 3)],
+        {},
+    ),
+    (
+        'AvgPool1D',
+        lambda: nn.AvgPool1D(3, strides=2, padding=1),
+        [(2, 3, 7)],
+        {},
+    ),
+    (
+        'AvgPool2D',
+        lambda: nn.AvgPool2D(2, count_include_pad=False, padding=1),
+        [(1, 2, 4, 4)],
+        {},
+    ),
     ('AvgPool3D', lambda: nn.AvgPool3D(2), [(1, 2, 4, 4, 2)], {}),
     ('GlobalMaxPool1D', lambda: nn.GlobalMaxPool1D(), [(2, 3, 5)], {}),
     ('GlobalMaxPool2D', lambda: nn.GlobalMaxPool2D(), [(2, 3, 3, 2)], {}),
-    ('GlobalMaxPool3D', lambda: nn.GlobalMaxPool3D(), [(1, 2, 2, 2, 3)],
-     {}),
+    ('GlobalMaxPool3D', lambda: nn.GlobalMaxPool3D(), [(1, 2, 2, 2, 3)], {}),
     ('GlobalAvgPool1D', lambda: nn.GlobalAvgPool1D(), [(2, 3, 5)], {}),
     ('GlobalAvgPool2D', lambda: nn.GlobalAvgPool2D(), [(2, 3, 3, 2)], {}),
-    ('GlobalAvgPool3D', lambda: nn.GlobalAvgPool3D(), [(1, 2, 2, 2, 3)],
-     {}),
+    ('GlobalAvgPool3D', lambda: nn.GlobalAvgPool3D(), [(1, 2, 2, 2, 3)], {}),
     ('ReflectionPad2D', lambda: nn.ReflectionPad2D(1), [(1, 2, 3, 3)], {}),
     ('HybridSequential', lambda: _lenet(), [(2, 1, 8, 8)], {}),
     ('RNNCell', lambda: rnn.RNNCell(4), [(3, 5)], {'states': [(3, 4)]}),
-    ('LSTMCell', lambda: rnn.LSTMCell(3), [(2, 4)],
-     {'states': [(2, 3), (2, 3)]}),
+    (
+        'LSTMCell',
+        lambda: rnn.LSTMCell(3),
+        [(2, 4)],
+        {'states': [(2, 3), (2, 3)]},
+    ),
     ('GRUCell', lambda: rnn.GRUCell(3), [(2, 4)], {'states': [(2, 3)]}),
-    ('SequentialRNNCell', lambda: _stacked_cells(), [(2, 3)],
-     {'states': [(2, 4), (2, 2)]}),
+    (
+        'SequentialRNNCell',
+        lambda: _stacked_cells(),
+        [(2, 3)],
+        {'states': [(2, 4), (2, 2)]},
+    ),
 ]
 
 
 def _lenet():
     net = nn.HybridSequential()
     with net.name_scope():
-        net.add(nn.Conv2D(3, 3, activation='relu'), nn.BatchNorm(),
-                nn.MaxPool2D(2), nn.Dropout(0.4), nn.Dense(5, 'sigmoid'),
-                nn.Dense(2))
+        net.add(
+            nn.Conv2D(3, 3, activation='relu'),
+            nn.BatchNorm(),
+            nn.MaxPool2D(2),
+            nn.Dropout(0.4),
+            nn.Dense(5, 'sigmoid'),
+            nn.Dense(2),
+        )
     return net
 
 
@@ -150,10 +207,12 @@ class Case:
         rng = np.random.RandomState(0)
         make = options.get('ints', lambda r, s: r.uniform(-1, 1, s))
         self.inputs = [make(rng, s).astype('f4') for s in shapes]
-        self.states = [rng.uniform(-1, 1, s).astype('f4')
-                       for s in options.get('states', ())]
+        self.states = [
+            rng.uniform(-1, 1, s).astype('f4')
+            for s in options.get('states', ())
+        ]
         self.layer.initialize(mx.init.Uniform(0.7))
-        self.layer(*self._arrays()[0])           # finish deferred init
+        self.layer(*self._arrays()[0])  # finish deferred init
         self.params = self.layer.collect_params()
         self.values = {}
         for name, p in self.params.items():
@@ -178,8 +237,11 @@ class Case:
         return [rng.uniform(-1, 1, o.shape).astype('f4') for o in outputs]
 
     def gradient_inputs(self):
-        return [] if 'ints' in self.options else \
-            list(range(len(self.inputs) + len(self.states)))
+        return (
+            []
+            if 'ints' in self.options
+            else list(range(len(self.inputs) + len(self.states)))
+        )
 
     def run_gluon(self, hybridize, record):
         """Outputs, gradients and parameter values after one call."""
@@ -195,8 +257,9 @@ class Case:
             # hybridized, the whole layer is one node of the tape
             ops = {o._node.op.name for o in outs if o._node is not None}
             assert (ops == {'CachedOp'}) == hybridize, ops
-            autograd.backward(outs, [nd.array(c) for c in
-                                     self.cotangents(outs)])
+            autograd.backward(
+                outs, [nd.array(c) for c in self.cotangents(outs)]
+            )
         else:
             outs = _flat(self.layer(*args))
         result = {'out': [o.asnumpy() for o in outs]}
@@ -223,17 +286,25 @@ class Case:
         values = dict(zip(names + state_names, self.inputs + self.states))
         values.update(self.values)
         arg_names = graph.list_arguments()
-        grad_names = [names_i for i, names_i in
-                      enumerate(names + state_names)
-                      if i in self.gradient_inputs()]
-        grad_names += [n for n, p in self.params.items()
-                       if p.grad_req != 'null' and n in arg_names]
+        grad_names = [
+            names_i
+            for i, names_i in enumerate(names + state_names)
+            if i in self.gradient_inputs()
+        ]
+        grad_names += [
+            n
+            for n, p in self.params.items()
+            if p.grad_req != 'null' and n in arg_names
+        ]
         exe = graph.bind(
-            mx.cpu(), {n: nd.array(values[n]) for n in arg_names},
+            mx.cpu(),
+            {n: nd.array(values[n]) for n in arg_names},
             args_grad={n: nd.zeros(values[n].shape) for n in grad_names},
             grad_req={n: 'write' for n in grad_names},
-            aux_states={n: nd.array(values[n])
-                        for n in graph.list_auxiliary_states()})
+            aux_states={
+                n: nd.array(values[n]) for n in graph.list_auxiliary_states()
+            },
+        )
         mx.random.seed(7)
         outs = exe.forward(is_train=record)
         result = {'out': [o.asnumpy() for o in outs]}
@@ -244,11 +315,13 @@ class Case:
                 result[f'd_input{i}'] = exe.grad_dict[n].asnumpy()
             for n, p in self.params.items():
                 if p.grad_req != 'null':
-                    result[f'd_{n}'] = exe.grad_dict[n].asnumpy() \
-                        if n in exe.grad_dict else np.zeros(p.shape, 'f4')
+                    result[f'd_{n}'] = (
+                        exe.grad_dict[n].asnumpy()
+                        if n in exe.grad_dict
+                        else np.zeros(p.shape, 'f4')
+                    )
         for n in self.params:
-            found = exe.arg_dict[n] if n in exe.arg_dict else \
-                exe.aux_dict[n]
+            found = exe.arg_dict[n] if n in exe.arg_dict else exe.aux_dict[n]
             result[n] = found.asnumpy()
         return result
 
@@ -259,18 +332,25 @@ def _assert_same(got, want, what):
         if key == 'out':
             assert len(got[key]) == len(want[key])
             for g, w in zip(got[key], want[key]):
-                np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL,
-                                           err_msg=f'{what}: {key}')
+                np.testing.assert_allclose(
+                    g, w, rtol=RTOL, atol=ATOL, err_msg=f'{what}: {key}'
+                )
         else:
-            np.testing.assert_allclose(got[key], want[key], rtol=RTOL,
-                                       atol=ATOL, err_msg=f'{what}: {key}')
+            np.testing.assert_allclose(
+                got[key],
+                want[key],
+                rtol=RTOL,
+                atol=ATOL,
+                err_msg=f'{what}: {key}',
+            )
 
 
-@pytest.mark.parametrize('factory,shapes,options',
-                         [row[1:] for row in LAYERS],
-                         ids=[row[0] for row in LAYERS])
-def test_layer_eager_hybridized_and_symbolic_agree(factory, shapes,
-                                                   options):
+@pytest.mark.parametrize(
+    'factory,shapes,options',
+    [row[1:] for row in LAYERS],
+    ids=[row[0] for row in LAYERS],
+)
+def test_layer_eager_hybridized_and_symbolic_agree(factory, shapes, options):
     case = Case(factory, shapes, options)
     for record in (False, True):
         eager = case.run_gluon(hybridize=False, record=record)
@@ -305,17 +385,22 @@ def test_batchnorm_running_statistics_update_identically():
                 bn(x)
         with autograd.predict_mode():
             y = bn(x)
-        stats.append((bn.running_mean.data().asnumpy(),
-                      bn.running_var.data().asnumpy(), y.asnumpy()))
+        stats.append(
+            (
+                bn.running_mean.data().asnumpy(),
+                bn.running_var.data().asnumpy(),
+                y.asnumpy(),
+            )
+        )
     batch = x.asnumpy()
     mean, var = batch.mean(axis=(0, 2)), batch.var(axis=(0, 2))
-    want_mean = mean * (1 - 0.7 ** 3)
-    want_var = 0.7 ** 3 + var * (1 - 0.7 ** 3)
+    want_mean = mean * (1 - 0.7**3)
+    want_var = 0.7**3 + var * (1 - 0.7**3)
     for running_mean, running_var, _ in stats:
-        np.testing.assert_allclose(running_mean, want_mean, rtol=1e-5,
-                                   atol=1e-6)
-        np.testing.assert_allclose(running_var, want_var, rtol=1e-5,
-                                   atol=1e-6)
+        np.testing.assert_allclose(
+            running_mean, want_mean, rtol=1e-5, atol=1e-6
+        )
+        np.testing.assert_allclose(running_var, want_var, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(stats[0][2], stats[1][2])
 
 
@@ -334,11 +419,12 @@ def test_dropout_with_a_seed_drops_the_same_elements():
         np.testing.assert_array_equal(a, b)
     first, second = masks[0]
     assert set(np.unique(first)) == {0.0, 2.0}
-    assert (first != second).any()           # the generator moved on
+    assert (first != second).any()  # the generator moved on
     assert 0.4 < (first == 0).mean() < 0.6
 
 
 # -- what hybridize means ----------------------------------------------------
+
 
 class Printer(nn.HybridBlock):
     def __init__(self, **kwargs):
@@ -403,9 +489,12 @@ def test_calling_with_a_symbol_returns_a_symbol():
     out = net(sym.var('data'))
     assert isinstance(out, sym.Symbol)
     assert out.list_arguments() == [
-        'data', 'hybridsequential0_dense0_weight',
-        'hybridsequential0_dense0_bias', 'hybridsequential0_dense1_weight',
-        'hybridsequential0_dense1_bias']
+        'data',
+        'hybridsequential0_dense0_weight',
+        'hybridsequential0_dense0_bias',
+        'hybridsequential0_dense1_weight',
+        'hybridsequential0_dense1_bias',
+    ]
     assert out.name == 'hybridsequential0_dense1_fwd'
     with pytest.raises(mx.MXNetError):
         net('not an array')
@@ -431,16 +520,14 @@ def test_deferred_initialization_through_hybridize():
 def test_hybridized_block_records_exactly_one_tape_node():
     net = nn.HybridSequential()
     with net.name_scope():
-        net.add(nn.Dense(5, activation='relu'), nn.BatchNorm(),
-                nn.Dense(2))
+        net.add(nn.Dense(5, activation='relu'), nn.BatchNorm(), nn.Dense(2))
     net.initialize()
     net.hybridize()
     x = nd.ones((3, 4))
-    net(x)                                      # trace outside the count
+    net(x)  # trace outside the count
 
     def nodes():
-        return sum(1 for o in gc.get_objects()
-                   if isinstance(o, autograd.Node))
+        return sum(1 for o in gc.get_objects() if isinstance(o, autograd.Node))
 
     gc.collect()
     before = nodes()
@@ -461,8 +548,11 @@ def test_hybridized_backward_in_predict_mode():
     for hybridize in (False, True):
         with mx.name.NameManager():
             net = nn.HybridSequential()
-            net.add(nn.Dense(4, in_units=3), nn.BatchNorm(in_channels=4),
-                    nn.Dropout(0.5))
+            net.add(
+                nn.Dense(4, in_units=3),
+                nn.BatchNorm(in_channels=4),
+                nn.Dropout(0.5),
+            )
         net.initialize(mx.init.Xavier())
         net[0].weight.set_data(nd.array(np.arange(12).reshape(4, 3) / 10))
         net.hybridize(active=hybridize)
@@ -471,8 +561,13 @@ def test_hybridized_backward_in_predict_mode():
         with autograd.record(train_mode=False):
             y = net(x)
         y.backward()
-        results.append((y.asnumpy(), x.grad.asnumpy(),
-                        net[1].running_mean.data().asnumpy()))
+        results.append(
+            (
+                y.asnumpy(),
+                x.grad.asnumpy(),
+                net[1].running_mean.data().asnumpy(),
+            )
+        )
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     np.testing.assert_array_equal(results[1][2], np.zeros(4))
@@ -488,8 +583,11 @@ def test_nested_inputs_and_outputs_keep_their_structure():
     block.hybridize()
     x, h, c = nd.ones((2,)), nd.full((2,), 2.0), nd.full((2,), 3.0)
     out, (hc, c2) = block(x, [h, c])
-    assert block._cached_graph.symbol.list_arguments() == ['data0', 'data1',
-                                                           'data2']
+    assert block._cached_graph.symbol.list_arguments() == [
+        'data0',
+        'data1',
+        'data2',
+    ]
     np.testing.assert_array_equal(out.asnumpy(), [3, 3])
     np.testing.assert_array_equal(hc.asnumpy(), [6, 6])
     np.testing.assert_array_equal(c2.asnumpy(), [3, 3])
@@ -528,14 +626,17 @@ def test_training_hybridized_matches_eager():
         with mx.name.NameManager():
             net = nn.HybridSequential()
             with net.name_scope():
-                net.add(nn.Dense(8, activation='relu'), nn.BatchNorm(),
-                        nn.Dense(3))
+                net.add(
+                    nn.Dense(8, activation='relu'), nn.BatchNorm(), nn.Dense(3)
+                )
         mx.random.seed(1)
         net.initialize(mx.init.Xavier())
         net.hybridize(active=hybridize)
-        trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                                {'learning_rate': 0.1, 'momentum': 0.9,
-                                 'wd': 1e-3})
+        trainer = gluon.Trainer(
+            net.collect_params(),
+            'sgd',
+            {'learning_rate': 0.1, 'momentum': 0.9, 'wd': 1e-3},
+        )
         loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
         rng = np.random.RandomState(0)
         for _ in range(5):
@@ -545,20 +646,25 @@ def test_training_hybridized_matches_eager():
                 loss = loss_fn(net(x), label)
             loss.backward()
             trainer.step(6)
-        return {k[len('hybridsequential0_'):]: v.data().asnumpy()
-                for k, v in net.collect_params().items()}
+        return {
+            k[len('hybridsequential0_') :]: v.data().asnumpy()
+            for k, v in net.collect_params().items()
+        }
 
     eager, hybrid = train(False), train(True)
     assert sorted(eager) == sorted(hybrid)
     for name in eager:
-        np.testing.assert_allclose(hybrid[name], eager[name], rtol=1e-5,
-                                   atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(
+            hybrid[name], eager[name], rtol=1e-5, atol=1e-6, err_msg=name
+        )
 
 
 # -- export and imports -------------------------------------------------------
 
-EXPORT_MESSAGE = ('Please first call block.hybridize() and then run forward '
-                  'with this block at least once before calling export.')
+EXPORT_MESSAGE = (
+    'Please first call block.hybridize() and then run forward '
+    'with this block at least once before calling export.'
+)
 
 
 def test_export_before_forward_raises_mxnets_error(tmp_path):
@@ -572,21 +678,29 @@ def test_export_before_forward_raises_mxnets_error(tmp_path):
         net.export(str(tmp_path / 'net'))
     net(nd.ones((1, 3)))
     prefix = str(tmp_path / 'net')
-    assert net.export(prefix) == (prefix + '-symbol.json',
-                                  prefix + '-0000.params')
+    assert net.export(prefix) == (
+        prefix + '-symbol.json',
+        prefix + '-0000.params',
+    )
     assert sorted(nd.load(prefix + '-0000.params')) == [
-        'arg:dense0_bias', 'arg:dense0_weight']
+        'arg:dense0_bias',
+        'arg:dense0_weight',
+    ]
 
 
 def test_export_and_imports_reproduce_outputs(tmp_path):
     net = nn.HybridSequential()
     with net.name_scope():
-        net.add(nn.Conv2D(3, 3, padding=1), nn.BatchNorm(), nn.Flatten(),
-                nn.Dense(4))
+        net.add(
+            nn.Conv2D(3, 3, padding=1),
+            nn.BatchNorm(),
+            nn.Flatten(),
+            nn.Dense(4),
+        )
     net.initialize(mx.init.Xavier())
     net.hybridize()
     x = nd.array(np.random.RandomState(0).randn(2, 2, 4, 4))
-    with autograd.record():                    # move the running stats
+    with autograd.record():  # move the running stats
         net(x)
     y = net(x)
     symbol_file, params_file = net.export(str(tmp_path / 'model'), epoch=3)
@@ -595,30 +709,42 @@ def test_export_and_imports_reproduce_outputs(tmp_path):
     saved = nd.load(params_file)
     prefix = 'hybridsequential0_'
     assert sorted(saved) == sorted(
-        ['arg:' + prefix + n for n in ('conv0_weight', 'conv0_bias',
-                                       'batchnorm0_gamma',
-                                       'batchnorm0_beta', 'dense0_weight',
-                                       'dense0_bias')] +
-        ['aux:' + prefix + n for n in ('batchnorm0_running_mean',
-                                       'batchnorm0_running_var')])
+        [
+            'arg:' + prefix + n
+            for n in (
+                'conv0_weight',
+                'conv0_bias',
+                'batchnorm0_gamma',
+                'batchnorm0_beta',
+                'dense0_weight',
+                'dense0_bias',
+            )
+        ]
+        + [
+            'aux:' + prefix + n
+            for n in ('batchnorm0_running_mean', 'batchnorm0_running_var')
+        ]
+    )
     np.testing.assert_array_equal(
         saved['aux:' + prefix + 'batchnorm0_running_mean'].asnumpy(),
-        net[1].running_mean.data().asnumpy())
+        net[1].running_mean.data().asnumpy(),
+    )
     with open(symbol_file) as f:
         graph = json.load(f)
     assert graph['heads'] == [[len(graph['nodes']) - 1, 0, 0]]
     assert graph['nodes'][-1]['name'] == prefix + 'dense0_fwd'
-    back = gluon.SymbolBlock.imports(symbol_file, ['data'], params_file,
-                                     ctx=mx.cpu())
-    np.testing.assert_allclose(back(x).asnumpy(), y.asnumpy(), rtol=1e-5,
-                               atol=1e-6)
+    back = gluon.SymbolBlock.imports(
+        symbol_file, ['data'], params_file, ctx=mx.cpu()
+    )
+    np.testing.assert_allclose(
+        back(x).asnumpy(), y.asnumpy(), rtol=1e-5, atol=1e-6
+    )
     # the imported block trains: gradients reach every argument
     x.attach_grad()
     with autograd.record():
         back(x).sum().backward()
     assert x.grad.abs().sum().asscalar() > 0
-    assert back.collect_params()[prefix + 'conv0_weight'].grad_req == \
-        'write'
+    assert back.collect_params()[prefix + 'conv0_weight'].grad_req == 'write'
 
 
 def test_symbol_block_from_symbols():
@@ -632,22 +758,27 @@ def test_symbol_block_from_symbols():
     y = block(nd.array(x))
     w = block.collect_params()['fc_weight'].data().asnumpy()
     b = block.collect_params()['fc_bias'].data().asnumpy()
-    np.testing.assert_allclose(y.asnumpy(), np.tanh(x @ w.T + b), rtol=1e-5,
-                               atol=1e-6)
+    np.testing.assert_allclose(
+        y.asnumpy(), np.tanh(x @ w.T + b), rtol=1e-5, atol=1e-6
+    )
     # called on a symbol, it splices its graph in
     composed = block(sym.relu(sym.var('raw')))
     assert composed.list_arguments() == ['raw', 'fc_weight', 'fc_bias']
     # a two-output graph
-    two = gluon.SymbolBlock([out, sym.sigmoid(data)], [data],
-                            params=block.collect_params())
+    two = gluon.SymbolBlock(
+        [out, sym.sigmoid(data)], [data], params=block.collect_params()
+    )
     first, second = two(nd.array(x))
     np.testing.assert_allclose(first.asnumpy(), y.asnumpy(), rtol=1e-6)
-    np.testing.assert_allclose(second.asnumpy(), 1 / (1 + np.exp(-x)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        second.asnumpy(), 1 / (1 + np.exp(-x)), rtol=1e-6
+    )
     # on symbols a multi-output block gives one symbol per output
     outs = two(sym.var('other'))
-    assert [o.list_outputs() for o in outs] == [['activation0_output'],
-                                                ['sigmoid0_output']]
+    assert [o.list_outputs() for o in outs] == [
+        ['activation0_output'],
+        ['sigmoid0_output'],
+    ]
     with pytest.raises(mx.MXNetError, match='takes 1 input'):
         two(nd.array(x), nd.array(x))
 
@@ -692,8 +823,13 @@ def test_symbol_block_parameters_save_and_load_inside_a_parent(tmp_path):
     net.save_parameters(fname)
     # MXNet strips the parameters' common prefix ('feat_fc') in the keys
     assert sorted(nd.load(fname)) == [
-        'backbone.1_bias', 'backbone.1_weight', 'backbone.2_bias',
-        'backbone.2_weight', 'head.bias', 'head.weight']
+        'backbone.1_bias',
+        'backbone.1_weight',
+        'backbone.2_bias',
+        'backbone.2_weight',
+        'head.bias',
+        'head.weight',
+    ]
     with mx.name.NameManager():
         again = Net()
     again.initialize()
@@ -715,21 +851,28 @@ def test_none_inputs_are_left_out_of_the_graph():
     scale = nd.array([[2.0], [3.0]])
     block = _OptionalScale()
     block.hybridize()
-    np.testing.assert_array_equal(block(x, None).asnumpy(),
-                                  np.maximum(x.asnumpy(), 0))
+    np.testing.assert_array_equal(
+        block(x, None).asnumpy(), np.maximum(x.asnumpy(), 0)
+    )
     assert block._cached_graph.input_names == ['data']
     # left-out trailing inputs count as None
-    np.testing.assert_array_equal(block(x).asnumpy(),
-                                  np.maximum(x.asnumpy(), 0))
-    with pytest.raises(mx.DLBookError, match='argument structure does not '
-                       r'match the traced graph \(input format \[0, 0\], '
-                       r'traced \[0, -1\]'):
+    np.testing.assert_array_equal(
+        block(x).asnumpy(), np.maximum(x.asnumpy(), 0)
+    )
+    with pytest.raises(
+        mx.DLBookError,
+        match='argument structure does not '
+        r'match the traced graph \(input format \[0, 0\], '
+        r'traced \[0, -1\]',
+    ):
         block(x, scale)
-    block.hybridize()                     # a new trace takes the new form
-    np.testing.assert_array_equal(block(x, scale).asnumpy(),
-                                  np.maximum(x.asnumpy(), 0) * [[2], [3]])
+    block.hybridize()  # a new trace takes the new form
+    np.testing.assert_array_equal(
+        block(x, scale).asnumpy(), np.maximum(x.asnumpy(), 0) * [[2], [3]]
+    )
     fresh = _OptionalScale()
     fresh.hybridize()
-    with pytest.raises(mx.DLBookError, match='expects NDArray or Symbol '
-                       'input, got NoneType'):
+    with pytest.raises(
+        mx.DLBookError, match='expects NDArray or Symbol input, got NoneType'
+    ):
         fresh(None)

@@ -1,4 +1,5 @@
 """Fixtures for the widget tests: a fake clock and captured displays."""
+
 import matplotlib
 import pytest
 

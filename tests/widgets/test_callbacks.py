@@ -4,6 +4,7 @@ The fakes below call the adapters in the same order, with the same
 arguments, as MXNet 1.x's ``BaseModule.fit`` and the Gluon estimator's
 ``Estimator.fit``; they are duck-typed, like the adapters.
 """
+
 from collections import namedtuple
 
 import numpy as np
@@ -12,8 +13,9 @@ import pytest
 from dlbook.widgets import StopTraining, TrainingMonitor
 from dlbook.widgets.callbacks import batch_size_of, metric_values
 
-BatchEndParam = namedtuple('BatchEndParams',
-                           ['epoch', 'nbatch', 'eval_metric', 'locals'])
+BatchEndParam = namedtuple(
+    'BatchEndParams', ['epoch', 'nbatch', 'eval_metric', 'locals']
+)
 DataBatch = namedtuple('DataBatch', ['data', 'label', 'pad'])
 
 
@@ -47,8 +49,15 @@ class FakeModule:
         self.seconds = seconds
         self.eval_metric = Metric('accuracy')
 
-    def fit(self, num_epoch, num_batches, batch_end_callback=None,
-            epoch_end_callback=None, eval_end_callback=None, pad=0):
+    def fit(
+        self,
+        num_epoch,
+        num_batches,
+        batch_end_callback=None,
+        epoch_end_callback=None,
+        eval_end_callback=None,
+        pad=0,
+    ):
         eval_metric = self.eval_metric
         for epoch in range(num_epoch):
             eval_metric.reset()
@@ -56,39 +65,55 @@ class FakeModule:
                 data_batch = DataBatch([np.zeros((8, 3))], None, pad)
                 self.clock.advance(self.seconds)
                 eval_metric.update(0.5 + epoch / 10)
-                batch_end_callback(BatchEndParam(
-                    epoch=epoch, nbatch=nbatch, eval_metric=eval_metric,
-                    locals=locals()))
+                batch_end_callback(
+                    BatchEndParam(
+                        epoch=epoch,
+                        nbatch=nbatch,
+                        eval_metric=eval_metric,
+                        locals=locals(),
+                    )
+                )
             epoch_end_callback(epoch, None, {}, {})
             if eval_end_callback is not None:
                 val_metric = Metric('accuracy')
                 val_metric.update(0.7 + epoch / 10)
-                eval_end_callback(BatchEndParam(
-                    epoch=epoch, nbatch=num_batches, eval_metric=val_metric,
-                    locals=locals()))
+                eval_end_callback(
+                    BatchEndParam(
+                        epoch=epoch,
+                        nbatch=num_batches,
+                        eval_metric=val_metric,
+                        locals=locals(),
+                    )
+                )
 
 
-def fit_with(monitor, module, num_epoch=3, num_batches=4, validate=True,
-             **kwargs):
-    module.fit(num_epoch, num_batches,
-               batch_end_callback=monitor.batch_end_callback,
-               epoch_end_callback=monitor.epoch_end_callback,
-               eval_end_callback=(monitor.eval_end_callback if validate
-                                  else None), **kwargs)
+def fit_with(
+    monitor, module, num_epoch=3, num_batches=4, validate=True, **kwargs
+):
+    module.fit(
+        num_epoch,
+        num_batches,
+        batch_end_callback=monitor.batch_end_callback,
+        epoch_end_callback=monitor.epoch_end_callback,
+        eval_end_callback=(monitor.eval_end_callback if validate else None),
+        **kwargs,
+    )
 
 
 def test_module_fit_callbacks(clock):
     # `with` starts the clock before fit, so the first batch is timed.
     with TrainingMonitor(epochs=3, mode='off', clock=clock) as monitor:
         fit_with(monitor, FakeModule(clock))
-        assert monitor.finished             # after the last validation
+        assert monitor.finished  # after the last validation
     assert monitor.history.epochs[2] == pytest.approx(
-        {'accuracy': 0.7, 'val_accuracy': 0.9})
-    assert monitor.device == 'gpu(0)'       # from the module's contexts
+        {'accuracy': 0.7, 'val_accuracy': 0.9}
+    )
+    assert monitor.device == 'gpu(0)'  # from the module's contexts
     assert monitor.progress.examples == 3 * 4 * 8
     assert monitor.summary() == (
         'epoch 3/3: accuracy 0.700, val_accuracy 0.900; '
-        '16.0 examples/sec on gpu(0), 6.0 sec')
+        '16.0 examples/sec on gpu(0), 6.0 sec'
+    )
 
 
 def test_module_fit_without_validation_finishes_after_last_epoch(clock):
@@ -99,8 +124,9 @@ def test_module_fit_without_validation_finishes_after_last_epoch(clock):
 
 
 def test_module_fit_reads_the_metric_only_when_a_redraw_is_due(clock):
-    monitor = TrainingMonitor(epochs=2, mode='text', clock=clock,
-                              text_interval=2.0)
+    monitor = TrainingMonitor(
+        epochs=2, mode='text', clock=clock, text_interval=2.0
+    )
     module = FakeModule(clock, seconds=1 / 64)
     fit_with(monitor, module, num_epoch=2, num_batches=256)
     # 8 s of training: a read every 2 s, plus one per epoch end.
@@ -124,8 +150,12 @@ def test_module_fit_stop_raises_stop_training(clock):
         callback(param)
 
     with monitor:
-        module.fit(3, 4, batch_end_callback=press_stop_in_epoch_1,
-                   epoch_end_callback=monitor.epoch_end_callback)
+        module.fit(
+            3,
+            4,
+            batch_end_callback=press_stop_in_epoch_1,
+            epoch_end_callback=monitor.epoch_end_callback,
+        )
         pytest.fail('fit should have been stopped')
     assert monitor.finished
     assert monitor.progress.batch_counts == {0: 4, 1: 3}
@@ -159,8 +189,9 @@ class FakeEstimator:
             for batch in train_data:
                 self.clock.advance(0.5)
                 self.train_metrics[0].update(0.5 + epoch / 10)
-                if handler.batch_end(self, batch=batch, pred=None,
-                                     label=None, loss=None):
+                if handler.batch_end(
+                    self, batch=batch, pred=None, label=None, loss=None
+                ):
                     stop = True
                     break
             self.val_metrics[0].reset()
@@ -178,8 +209,9 @@ def test_estimator_event_handler(clock):
     assert monitor.num_epochs == 2 and monitor.device == 'cpu(0)'
     assert monitor.finished
     assert monitor.history.epochs[1] == pytest.approx(
-        {'training accuracy': 0.6, 'validation accuracy': 0.7})
-    assert monitor.history.panels() == ['accuracy']   # one panel, 2 lines
+        {'training accuracy': 0.6, 'validation accuracy': 0.7}
+    )
+    assert monitor.history.panels() == ['accuracy']  # one panel, 2 lines
     assert monitor.progress.examples == 2 * 3 * 16
 
 

@@ -1,4 +1,5 @@
 """The shared live-view machinery: modes, throttling, final figure."""
+
 import subprocess
 import sys
 
@@ -43,17 +44,23 @@ class Owner:
 
 
 def test_import_pulls_in_no_plotting_or_notebook_modules():
-    code = ('import sys, dlbook.widgets; '
-            "print([m for m in ('matplotlib', 'ipywidgets', 'IPython') "
-            'if m in sys.modules])')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True,
-                         text=True, check=True).stdout
+    code = (
+        'import sys, dlbook.widgets; '
+        "print([m for m in ('matplotlib', 'ipywidgets', 'IPython') "
+        'if m in sys.modules])'
+    )
+    out = subprocess.run(
+        [sys.executable, '-c', code],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.strip() == '[]'
 
 
 def test_throttle_with_fake_clock(clock):
     throttle = Throttle(0.2, clock)
-    assert throttle.ready()            # the first call always passes
+    assert throttle.ready()  # the first call always passes
     assert not throttle.ready()
     clock.advance(0.19)
     assert not throttle.due()
@@ -64,13 +71,13 @@ def test_throttle_with_fake_clock(clock):
 
 
 def test_mode_resolution_outside_a_kernel(monkeypatch):
-    assert display.resolve_mode() == 'text'      # pytest has no kernel
+    assert display.resolve_mode() == 'text'  # pytest has no kernel
     assert display.resolve_mode('widget') == 'widget'
     monkeypatch.setenv(display.ENV_VAR, 'off')
     assert display.resolve_mode() == 'off'
-    display.set_display_mode('text')               # beats the variable
+    display.set_display_mode('text')  # beats the variable
     assert display.resolve_mode() == 'text'
-    assert display.resolve_mode('off') == 'off'    # the argument beats all
+    assert display.resolve_mode('off') == 'off'  # the argument beats all
     with pytest.raises(ValueError, match='display mode'):
         display.resolve_mode('fancy')
 
@@ -99,10 +106,10 @@ def test_widget_redraws_are_throttled(clock, shown):
         owner.value = step
         view.dirty = True
         view.update()
-        clock.advance(1 / 64)                # exact in binary
+        clock.advance(1 / 64)  # exact in binary
     assert view.redraws == 10
     assert owner.refreshes == 10
-    assert len(shown) == 1                   # displayed once, then updated
+    assert len(shown) == 1  # displayed once, then updated
     assert bytes(view.image.value).startswith(PNG_MAGIC)
     assert view.image.layout.display == ''
 
@@ -112,12 +119,13 @@ def test_slow_rendering_spaces_out_figure_redraws(clock, shown):
     render = owner._render
 
     def slow_render(final=False):
-        clock.advance(0.1)                   # each render takes 0.1 s
+        clock.advance(0.1)  # each render takes 0.1 s
         return render(final)
 
     owner._render = slow_render
-    view = LiveView(owner, mode='widget', interval=0.2, clock=clock,
-                    figure_share=0.1)
+    view = LiveView(
+        owner, mode='widget', interval=0.2, clock=clock, figure_share=0.1
+    )
     for step in range(200):
         owner.value = step
         view.dirty = True
@@ -133,7 +141,7 @@ def test_finish_shows_static_figure_and_one_line(clock, shown, capsys):
     view = LiveView(owner, mode='widget', clock=clock)
     owner.value = 1
     view.update()
-    owner.value = 2                          # not drawn yet: throttled
+    owner.value = 2  # not drawn yet: throttled
     view.dirty = True
     view.update()
     view.finish()
@@ -143,29 +151,30 @@ def test_finish_shows_static_figure_and_one_line(clock, shown, capsys):
     assert bundle['text/plain'] == 'Owner()'
     assert 'application/vnd.jupyter.widget-view+json' in bundle
     assert isinstance(picture, StaticFigure)
-    assert owner.finals == 1                 # the last point is drawn
+    assert owner.finals == 1  # the last point is drawn
     assert view.image.layout.display == 'none'
     assert capsys.readouterr().out == 'final 2\n'
-    view.finish()                            # idempotent
+    view.finish()  # idempotent
     assert len(shown) == 2
 
 
 def test_text_mode_prints_throttled_lines(clock, shown, capsys):
     owner = Owner()
     view = LiveView(owner, mode='text', text_interval=2.0, clock=clock)
-    view.update()                            # no data yet: no line
-    for step in range(40):                   # 5 seconds
+    view.update()  # no data yet: no line
+    for step in range(40):  # 5 seconds
         owner.value = step
         view.update()
-        clock.advance(0.125)                 # exact in binary
+        clock.advance(0.125)  # exact in binary
     view.finish()
     lines = capsys.readouterr().out.splitlines()
     assert lines == ['value 0', 'value 16', 'value 32', 'final 39']
-    assert shown == []                       # no kernel: no figure
+    assert shown == []  # no kernel: no figure
 
 
-def test_text_mode_in_a_kernel_still_leaves_the_figure(clock, shown,
-                                                       monkeypatch):
+def test_text_mode_in_a_kernel_still_leaves_the_figure(
+    clock, shown, monkeypatch
+):
     monkeypatch.setattr(display, 'in_kernel', lambda: True)
     owner = Owner()
     view = LiveView(owner, mode='text', clock=clock)
@@ -191,7 +200,7 @@ def test_open_views_are_finished_together(clock, shown, capsys):
     owner.value = 5
     view.update()
     assert display._open_views == [view]
-    display.finish_open_views()              # what post_run_cell does
+    display.finish_open_views()  # what post_run_cell does
     assert display._open_views == []
     assert view.state == 'finished'
     assert capsys.readouterr().out == 'final 5\n'
@@ -203,4 +212,7 @@ def test_a_new_text_view_finishes_older_ones(clock, capsys):
     LiveView(first, mode='text', clock=clock).update()
     LiveView(second, mode='text', clock=clock).update()
     assert capsys.readouterr().out.splitlines() == [
-        'value 1', 'final 1', 'value 2']
+        'value 1',
+        'final 1',
+        'value 2',
+    ]

@@ -6,6 +6,7 @@ one summary line per training cell; the Stop button and the interrupt
 button ending a busy training loop after the current batch; and strict
 nbval passing on an executed notebook.
 """
+
 import json
 import os
 import subprocess
@@ -18,8 +19,9 @@ pytest.importorskip('ipykernel')
 pytest.importorskip('ipywidgets')
 jupyter_client = pytest.importorskip('jupyter_client')
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+REPO = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 KERNEL_NAME = 'dlbook-widgets-test'
 SETUP = f'import sys; sys.path.insert(0, {REPO!r})'
 
@@ -28,19 +30,33 @@ def write_kernelspec(folder):
     """A kernelspec for this very interpreter (not whatever is on PATH)."""
     spec = folder / KERNEL_NAME
     spec.mkdir(parents=True)
-    (spec / 'kernel.json').write_text(json.dumps({
-        'argv': [sys.executable, '-m', 'ipykernel_launcher', '-f',
-                 '{connection_file}'],
-        'display_name': 'dlbook test', 'language': 'python'}))
+    (spec / 'kernel.json').write_text(
+        json.dumps(
+            {
+                'argv': [
+                    sys.executable,
+                    '-m',
+                    'ipykernel_launcher',
+                    '-f',
+                    '{connection_file}',
+                ],
+                'display_name': 'dlbook test',
+                'language': 'python',
+            }
+        )
+    )
     return folder
 
 
 def kernel_manager(folder):
     from jupyter_client.kernelspec import KernelSpecManager
-    specs = KernelSpecManager(kernel_dirs=[str(folder)],
-                              ensure_native_kernel=False)
-    return jupyter_client.KernelManager(kernel_name=KERNEL_NAME,
-                                        kernel_spec_manager=specs)
+
+    specs = KernelSpecManager(
+        kernel_dirs=[str(folder)], ensure_native_kernel=False
+    )
+    return jupyter_client.KernelManager(
+        kernel_name=KERNEL_NAME, kernel_spec_manager=specs
+    )
 
 
 @pytest.fixture(scope='module')
@@ -90,8 +106,13 @@ def describe(outputs):
             described.append(('error', content['ename']))
         else:
             data = content['data']
-            described.append((kind, data.get('text/plain'),
-                              sorted(k for k in data if k != 'text/plain')))
+            described.append(
+                (
+                    kind,
+                    data.get('text/plain'),
+                    sorted(k for k in data if k != 'text/plain'),
+                )
+            )
     return described
 
 
@@ -114,14 +135,12 @@ def test_monitor_cell_outputs(kernel):
     outputs = describe(run(kc, TRAIN_CELL))
     assert outputs[:2] == [
         ('display_data', 'TrainingMonitor(epochs=2)', [WIDGET]),
-        ('display_data', '<Figure size 700x250 with 2 Axes>',
-         ['image/png']),
+        ('display_data', '<Figure size 700x250 with 2 Axes>', ['image/png']),
     ]
     assert len(outputs) == 3
     name, text = outputs[2]
     assert name == 'stdout'
-    assert text.startswith('epoch 2/2: loss 0.500, acc 0.500, '
-                           'val_acc 0.600; ')
+    assert text.startswith('epoch 2/2: loss 0.500, acc 0.500, val_acc 0.600; ')
     assert text.endswith(' sec\n') and text.count('\n') == 1
 
 
@@ -136,10 +155,12 @@ def train():
 train()
 '''
     assert describe(run(kc, code)) == [
-        ('display_data', "Animator(xlabel='epoch', legend=['loss', 'acc'])",
-         [WIDGET]),
-        ('display_data', '<Figure size 350x250 with 1 Axes>',
-         ['image/png']),
+        (
+            'display_data',
+            "Animator(xlabel='epoch', legend=['loss', 'acc'])",
+            [WIDGET],
+        ),
+        ('display_data', '<Figure size 350x250 with 1 Axes>', ['image/png']),
         ('stdout', 'epoch 3: loss 0.333, acc 0.500\n'),
     ]
 
@@ -158,9 +179,13 @@ print('done', monitor.should_stop)
 
 def test_stop_button_works_while_the_cell_is_busy(kernel):
     km, kc = kernel
-    has_subshells = run(kc, (
-        'print(getattr(get_ipython().kernel, '
-        '"_supports_kernel_subshells", False))'))
+    has_subshells = run(
+        kc,
+        (
+            'print(getattr(get_ipython().kernel, '
+            '"_supports_kernel_subshells", False))'
+        ),
+    )
     if has_subshells[0][1]['text'].strip() != 'True':
         pytest.skip('needs ipykernel >= 7 (kernel subshells)')
     state = {}
@@ -172,9 +197,16 @@ def test_stop_button_works_while_the_cell_is_busy(kernel):
             if model == 'ButtonModel':
                 state['button'] = content['comm_id']
         if 'button' in state and 'clicked' not in state and seconds > 1:
-            click = kc.session.msg('comm_msg', {
-                'comm_id': state['button'],
-                'data': {'method': 'custom', 'content': {'event': 'click'}}})
+            click = kc.session.msg(
+                'comm_msg',
+                {
+                    'comm_id': state['button'],
+                    'data': {
+                        'method': 'custom',
+                        'content': {'event': 'click'},
+                    },
+                },
+            )
             kc.shell_channel.send(click)
             state['clicked'] = seconds
 
@@ -182,7 +214,7 @@ def test_stop_button_works_while_the_cell_is_busy(kernel):
     outputs = describe(run(kc, BUSY_CELL, click_after_a_second))
     elapsed = time.monotonic() - start
     assert 'clicked' in state
-    assert elapsed - state['clicked'] < 5      # 100 epochs would take 50 s
+    assert elapsed - state['clicked'] < 5  # 100 epochs would take 50 s
     assert outputs[-1] == ('stdout', 'done True\n')
     assert outputs[-2][1].startswith('stopped at epoch ')
 
@@ -197,8 +229,11 @@ def test_interrupt_stops_cleanly(kernel):
             state['sent'] = seconds
 
     outputs = describe(run(kc, BUSY_CELL, interrupt_after_a_second))
-    assert ('stderr', 'Interrupted: stopping after the current batch '
-            '(interrupt again to abort at once).\n') in outputs
+    assert (
+        'stderr',
+        'Interrupted: stopping after the current batch '
+        '(interrupt again to abort at once).\n',
+    ) in outputs
     assert outputs[-1] == ('stdout', 'done True\n')
     assert not [o for o in outputs if o[0] == 'error']
     # The kernel's own interrupt handling is back for the next cell.
@@ -211,28 +246,48 @@ def test_strict_nbval_passes(tmp_path):
     nbclient = pytest.importorskip('nbclient')
     pytest.importorskip('nbval')
     from nbformat.v4 import new_code_cell, new_notebook
-    nb = new_notebook(cells=[
-        new_code_cell(SETUP),
-        new_code_cell(TRAIN_CELL),
-        new_code_cell(
-            'from dlbook.widgets import Animator\n'
-            "animator = Animator(xlabel='epoch', legend=['loss'])\n"
-            'for epoch in range(1, 4):\n'
-            '    animator.add(epoch, 1.0 / epoch)'),
-    ])
+
+    nb = new_notebook(
+        cells=[
+            new_code_cell(SETUP),
+            new_code_cell(TRAIN_CELL),
+            new_code_cell(
+                'from dlbook.widgets import Animator\n'
+                "animator = Animator(xlabel='epoch', legend=['loss'])\n"
+                'for epoch in range(1, 4):\n'
+                '    animator.add(epoch, 1.0 / epoch)'
+            ),
+        ]
+    )
     folder = write_kernelspec(tmp_path / 'kernels')
-    nbclient.NotebookClient(nb, km=kernel_manager(folder),
-                            timeout=120).execute()
+    nbclient.NotebookClient(
+        nb, km=kernel_manager(folder), timeout=120
+    ).execute()
     path = tmp_path / 'widgets.ipynb'
     nbformat.write(nb, str(path))
     sanitize = tmp_path / 'sanitize.cfg'
     sanitize.write_text(
         '[speed]\nregex: \\d+\\.\\d+ (examples|batches)/sec\n'
         'replace: SPEED\n\n'
-        '[seconds]\nregex: \\d+\\.\\d+ sec\nreplace: SECONDS\n')
+        '[seconds]\nregex: \\d+\\.\\d+ sec\nreplace: SECONDS\n'
+    )
     result = subprocess.run(
-        [sys.executable, '-m', 'pytest', '--nbval', '--nbval-current-env',
-         '--nbval-sanitize-with', str(sanitize), '-q', '-p',
-         'no:cacheprovider', str(path)],
-        capture_output=True, text=True, cwd=str(tmp_path), timeout=300)
+        [
+            sys.executable,
+            '-m',
+            'pytest',
+            '--nbval',
+            '--nbval-current-env',
+            '--nbval-sanitize-with',
+            str(sanitize),
+            '-q',
+            '-p',
+            'no:cacheprovider',
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=str(tmp_path),
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout[-3000:]

@@ -1,4 +1,5 @@
 """d2l's Timer and Accumulator."""
+
 import numpy as np
 import pytest
 

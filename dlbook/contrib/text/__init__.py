@@ -7,4 +7,4 @@
   (``CompositeEmbedding``).
 """
 
-from . import utils, vocab, embedding  # noqa: F401
+from . import embedding, utils, vocab

@@ -36,7 +36,8 @@ GLOVE_ARCHIVES = {
     'glove.42B.300d.zip': 'f8e722b39578f776927465b71b231bae2ae8776a',
     'glove.6B.zip': 'b64e54f1877d2f735bdd000c1d7d771e25c7dfdc',
     'glove.840B.300d.zip': '8084fbacc2dee3b1fd1ca4cc534cbfff3519ed0d',
-    'glove.twitter.27B.zip': 'dce69c404025a8312c323197347695e81fd529fc'}
+    'glove.twitter.27B.zip': 'dce69c404025a8312c323197347695e81fd529fc',
+}
 
 GLOVE_FILES = {
     'glove.42B.300d.txt': '876767977d6bd4d947c0f84d44510677bc94612a',
@@ -48,7 +49,8 @@ GLOVE_FILES = {
     'glove.twitter.27B.25d.txt': '767d80889d8c8a22ae7cd25e09d0650a6ff0a502',
     'glove.twitter.27B.50d.txt': '9585f4be97e286339bf0112d0d3aa7c15a3e864d',
     'glove.twitter.27B.100d.txt': '1bbeab8323c72332bd46ada0fc3c99f2faaa8ca8',
-    'glove.twitter.27B.200d.txt': '7921c77a53aa5977b1d9ce3a7c4430cbd9d1207a'}
+    'glove.twitter.27B.200d.txt': '7921c77a53aa5977b1d9ce3a7c4430cbd9d1207a',
+}
 
 FASTTEXT_ARCHIVES = {
     'crawl-300d-2M.zip': 'bb40313d15837ceecc1e879bc954e9be04b17c3c',
@@ -59,7 +61,8 @@ FASTTEXT_ARCHIVES = {
     'wiki.ja.zip': '7940f6c2bc490c04902f0faf0562b92cae7136bf',
     'wiki.ru.zip': 'f8f68aa5792941d7750b545e56f1ff5127e88cc2',
     'wiki.simple.zip': '367737535e39defb0e713a7ff2374cb932c5a9bc',
-    'wiki.zh.zip': '2374ec566f6411b9bb570077636695fe9768a5ba'}
+    'wiki.zh.zip': '2374ec566f6411b9bb570077636695fe9768a5ba',
+}
 
 FASTTEXT_FILES = {
     'crawl-300d-2M.vec': '9b556504d099a6c01f3dd76b88775d02cb2f1946',
@@ -70,7 +73,8 @@ FASTTEXT_FILES = {
     'wiki.ja.vec': '7a2b1af1e46d795410692a002e40fa3085135f69',
     'wiki.ru.vec': '7514a2c60ee4118abb451ed32a0d61cb52dec384',
     'wiki.simple.vec': '55267c50fbdf4e4ae0fbbda5c73830a379d68795',
-    'wiki.zh.vec': '117ab34faa80e381641fbabf3a24bc8cfba44050'}
+    'wiki.zh.vec': '117ab34faa80e381641fbabf3a24bc8cfba44050',
+}
 
 
 def search_dirs(name, root=None):
@@ -81,8 +85,7 @@ def search_dirs(name, root=None):
         dirs += [os.path.join(root, name), root]
     data = os.environ.get('DLBOOK_DATA')
     if data:
-        dirs.append(os.path.join(os.path.expanduser(data), 'embeddings',
-                                 name))
+        dirs.append(os.path.join(os.path.expanduser(data), 'embeddings', name))
     dirs.append(cache_dir(name))
     mxnet_home = os.path.expanduser(os.environ.get('MXNET_HOME', '~/.mxnet'))
     dirs.append(os.path.join(mxnet_home, 'embeddings', name))
@@ -108,8 +111,10 @@ def _extract(archive, member, target):
     with zipfile.ZipFile(archive) as zf:
         names = {os.path.basename(n): n for n in zf.namelist()}
         if member not in names:
-            raise DLBookError(f'{archive} does not contain {member} (it '
-                              f'holds {sorted(names)})')
+            raise DLBookError(
+                f'{archive} does not contain {member} (it '
+                f'holds {sorted(names)})'
+            )
         with zf.open(names[member]) as src, atomic_write(target) as dst:
             while True:
                 chunk = src.read(1 << 20)
@@ -119,8 +124,9 @@ def _extract(archive, member, target):
     return target
 
 
-def find_or_download(name, file_name, file_sha1, archive_name,
-                     archive_sha1, root=None):
+def find_or_download(
+    name, file_name, file_sha1, archive_name, archive_sha1, root=None
+):
     """Path of pre-trained file ``file_name`` of embedding ``name``."""
     dirs = search_dirs(name, root)
     cache = cache_dir(name)
@@ -132,14 +138,22 @@ def find_or_download(name, file_name, file_sha1, archive_name,
         if _sha1(path) == file_sha1:
             return path
         if os.path.abspath(d) == os.path.abspath(cache):
-            notes.append(f'{path} is corrupt (checksum mismatch); it will be '
-                         f'downloaded again')
+            notes.append(
+                f'{path} is corrupt (checksum mismatch); it will be '
+                f'downloaded again'
+            )
             continue
-        warnings.warn(f'{path} does not match the SHA-1 of the canonical '
-                      f'{file_name}; using it anyway', stacklevel=4)
+        warnings.warn(
+            f'{path} does not match the SHA-1 of the canonical '
+            f'{file_name}; using it anyway',
+            stacklevel=4,
+        )
         return path
-    target = os.path.join(os.path.expanduser(os.fspath(root)), name) \
-        if root is not None else cache
+    target = (
+        os.path.join(os.path.expanduser(os.fspath(root)), name)
+        if root is not None
+        else cache
+    )
     repo = os.environ.get('MXNET_GLUON_REPO', REPO_URL)
     if not repo.endswith('/'):
         repo += '/'
@@ -150,12 +164,20 @@ def find_or_download(name, file_name, file_sha1, archive_name,
             _download(url, archive, archive_sha1)
         return _extract(archive, file_name, os.path.join(target, file_name))
     except (DLBookError, OSError, zipfile.BadZipFile) as err:
-        lines = [f'cannot find the pre-trained {name} file {file_name}.',
-                 'Looked in:'] + [f'  {d}' for d in dirs] + notes + [
-            f'Download of {url} failed: {err}',
-            'To provide the file, do one of:',
-            f'  * pass embedding_root=<folder holding {name}/{file_name}>;',
-            f'  * set DLBOOK_DATA to a folder holding '
-            f'embeddings/{name}/{file_name};',
-            f'  * copy it into {cache}.']
+        lines = (
+            [
+                f'cannot find the pre-trained {name} file {file_name}.',
+                'Looked in:',
+            ]
+            + [f'  {d}' for d in dirs]
+            + notes
+            + [
+                f'Download of {url} failed: {err}',
+                'To provide the file, do one of:',
+                f'  * pass embedding_root=<folder holding {name}/{file_name}>;',
+                f'  * set DLBOOK_DATA to a folder holding '
+                f'embeddings/{name}/{file_name};',
+                f'  * copy it into {cache}.',
+            ]
+        )
         raise DLBookError('\n'.join(lines)) from err

@@ -6,8 +6,13 @@ import re
 __all__ = ['count_tokens_from_str']
 
 
-def count_tokens_from_str(source_str, token_delim=' ', seq_delim='\n',
-                          to_lower=False, counter_to_update=None):
+def count_tokens_from_str(
+    source_str,
+    token_delim=' ',
+    seq_delim='\n',
+    to_lower=False,
+    counter_to_update=None,
+):
     """Count the tokens of ``source_str``.
 
     Parameters
@@ -32,8 +37,7 @@ def count_tokens_from_str(source_str, token_delim=' ', seq_delim='\n',
     ...                       ' ', '\\n', True)
     Counter({'life': 2, 'is': 2, 'great': 1, '!': 1, 'good': 1, '.': 1})
     """
-    tokens = filter(None, re.split(token_delim + '|' + seq_delim,
-                                   source_str))
+    tokens = filter(None, re.split(token_delim + '|' + seq_delim, source_str))
     if to_lower:
         tokens = [t.lower() for t in tokens]
     if counter_to_update is None:

@@ -39,33 +39,53 @@ class Vocabulary:
     [1, 0]
     """
 
-    def __init__(self, counter=None, most_freq_count=None, min_freq=1,
-                 unknown_token='<unk>', reserved_tokens=None):
+    def __init__(
+        self,
+        counter=None,
+        most_freq_count=None,
+        min_freq=1,
+        unknown_token='<unk>',
+        reserved_tokens=None,
+    ):
         if not min_freq > 0:
-            raise UsageError(f'`min_freq` must be set to a positive value, '
-                             f'got {min_freq!r}: tokens seen fewer than '
-                             f'min_freq times are left out.')
+            raise UsageError(
+                f'`min_freq` must be set to a positive value, '
+                f'got {min_freq!r}: tokens seen fewer than '
+                f'min_freq times are left out.'
+            )
         if reserved_tokens is not None:
             reserved_set = set(reserved_tokens)
             if unknown_token in reserved_set:
                 raise UsageError(
                     f'`reserved_token` cannot contain `unknown_token` '
                     f'({unknown_token!r}): it always gets index 0; remove it '
-                    f'from reserved_tokens.')
+                    f'from reserved_tokens.'
+                )
             if len(reserved_set) != len(reserved_tokens):
-                dups = sorted({t for t in reserved_tokens
-                               if reserved_tokens.count(t) > 1})
+                dups = sorted(
+                    {
+                        t
+                        for t in reserved_tokens
+                        if reserved_tokens.count(t) > 1
+                    }
+                )
                 raise UsageError(
                     f'`reserved_tokens` cannot contain duplicate reserved '
-                    f'tokens: {dups} appear more than once.')
-        self._index_unknown_and_reserved_tokens(unknown_token,
-                                                reserved_tokens)
+                    f'tokens: {dups} appear more than once.'
+                )
+        self._index_unknown_and_reserved_tokens(unknown_token, reserved_tokens)
         if counter is not None:
-            self._index_counter_keys(counter, unknown_token, reserved_tokens,
-                                     most_freq_count, min_freq)
+            self._index_counter_keys(
+                counter,
+                unknown_token,
+                reserved_tokens,
+                most_freq_count,
+                min_freq,
+            )
 
-    def _index_unknown_and_reserved_tokens(self, unknown_token,
-                                           reserved_tokens):
+    def _index_unknown_and_reserved_tokens(
+        self, unknown_token, reserved_tokens
+    ):
         self._unknown_token = unknown_token
         self._idx_to_token = [unknown_token]
         if reserved_tokens is None:
@@ -73,24 +93,34 @@ class Vocabulary:
         else:
             self._reserved_tokens = reserved_tokens[:]
             self._idx_to_token.extend(reserved_tokens)
-        self._token_to_idx = {token: idx for idx, token in
-                              enumerate(self._idx_to_token)}
+        self._token_to_idx = {
+            token: idx for idx, token in enumerate(self._idx_to_token)
+        }
 
-    def _index_counter_keys(self, counter, unknown_token, reserved_tokens,
-                            most_freq_count, min_freq):
+    def _index_counter_keys(
+        self,
+        counter,
+        unknown_token,
+        reserved_tokens,
+        most_freq_count,
+        min_freq,
+    ):
         if not isinstance(counter, collections.Counter):
             raise UsageError(
                 f'`counter` must be an instance of collections.Counter, got '
                 f'{type(counter).__name__}; build one with '
                 f'collections.Counter(tokens) or '
-                f'text.utils.count_tokens_from_str(text).')
-        special = set(reserved_tokens) if reserved_tokens is not None \
-            else set()
+                f'text.utils.count_tokens_from_str(text).'
+            )
+        special = (
+            set(reserved_tokens) if reserved_tokens is not None else set()
+        )
         special.add(unknown_token)
         token_freqs = sorted(counter.items(), key=lambda x: x[0])
         token_freqs.sort(key=lambda x: x[1], reverse=True)
-        cap = len(special) + (len(counter) if most_freq_count is None
-                              else most_freq_count)
+        cap = len(special) + (
+            len(counter) if most_freq_count is None else most_freq_count
+        )
         for token, freq in token_freqs:
             if freq < min_freq or len(self._idx_to_token) == cap:
                 break
@@ -126,8 +156,9 @@ class Vocabulary:
         (unknown tokens give 0)."""
         single = not isinstance(tokens, list)
         tokens = [tokens] if single else tokens
-        indices = [self.token_to_idx.get(token, UNKNOWN_IDX)
-                   for token in tokens]
+        indices = [
+            self.token_to_idx.get(token, UNKNOWN_IDX) for token in tokens
+        ]
         return indices[0] if single else indices
 
     def to_tokens(self, indices):
@@ -139,7 +170,8 @@ class Vocabulary:
         tokens = []
         for idx in indices:
             if not isinstance(idx, int) or idx > max_idx:
-                raise ValueError(f'Token index {idx} in the provided '
-                                 f'`indices` is invalid.')
+                raise ValueError(
+                    f'Token index {idx} in the provided `indices` is invalid.'
+                )
             tokens.append(self.idx_to_token[idx])
         return tokens[0] if single else tokens

@@ -49,6 +49,7 @@ _STATE = {}
 
 # --------------------------------------------------------- worker side
 
+
 def _init_process(dataset, batchify_fn):
     # Ctrl-C goes to the whole process group; let the main process decide.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -60,7 +61,7 @@ def _init_process(dataset, batchify_fn):
 
 
 def _reseed(seed):
-    seed %= 2 ** 32
+    seed %= 2**32
     _random.seed(seed, ctx=cpu())
     numpy.random.seed(seed)
     random.seed(seed)
@@ -74,7 +75,7 @@ def _put_shared(raw):
     block = shared_memory.SharedMemory(create=True, size=raw.nbytes)
     view = numpy.ndarray(raw.shape, raw.dtype, buffer=block.buf)
     view[...] = raw
-    del view                               # release before closing
+    del view  # release before closing
     block.close()
     return _Shared(block.name, raw.shape, raw.dtype.str)
 
@@ -108,14 +109,16 @@ def _process_task(indices, seed):
 
 # --------------------------------------------------------- main side
 
+
 def _take_shared(ref, copy=True):
     """Copy a shared block out (or just free it) and unlink it."""
     block = shared_memory.SharedMemory(name=ref.name)
     try:
         if not copy:
             return None
-        view = numpy.ndarray(ref.shape, numpy.dtype(ref.dtype),
-                             buffer=block.buf)
+        view = numpy.ndarray(
+            ref.shape, numpy.dtype(ref.dtype), buffer=block.buf
+        )
         raw = view.copy()
         del view
         return raw
@@ -145,8 +148,10 @@ def _discard_result(future):
 def _mp_context():
     """Fork on Linux (cheap, nothing to pickle); the platform default
     (spawn) elsewhere, where forking is unsafe or unavailable."""
-    if sys.platform.startswith('linux') and \
-            'fork' in multiprocessing.get_all_start_methods():
+    if (
+        sys.platform.startswith('linux')
+        and 'fork' in multiprocessing.get_all_start_methods()
+    ):
         return multiprocessing.get_context('fork')
     return multiprocessing.get_context()
 
@@ -185,25 +190,30 @@ class WorkerPool:
         if self._executor is None:
             if self.thread_pool:
                 self._executor = cf.ThreadPoolExecutor(
-                    self.num_workers, thread_name_prefix='DataLoader')
+                    self.num_workers, thread_name_prefix='DataLoader'
+                )
             else:
                 # Forked workers must share the parent's tracker of shared
                 # memory blocks, so start it first.
                 resource_tracker.ensure_running()
                 self._executor = cf.ProcessPoolExecutor(
-                    self.num_workers, mp_context=_mp_context(),
+                    self.num_workers,
+                    mp_context=_mp_context(),
                     initializer=_init_process,
-                    initargs=(self.dataset, self.batchify_fn))
+                    initargs=(self.dataset, self.batchify_fn),
+                )
             self._processes = []
-            self._finalizer = weakref.finalize(self, _close, self._executor,
-                                               self._processes)
+            self._finalizer = weakref.finalize(
+                self, _close, self._executor, self._processes
+            )
         return self._executor
 
     def submit(self, indices, seed):
         executor = self.executor()
         if self.thread_pool:
-            return executor.submit(load_batch, self.dataset, indices,
-                                   self.batchify_fn)
+            return executor.submit(
+                load_batch, self.dataset, indices, self.batchify_fn
+            )
         future = executor.submit(_process_task, indices, seed)
         # The executor starts its workers on demand, so look again after
         # every submit: the report of a death needs all of them.
@@ -224,8 +234,7 @@ class WorkerPool:
         for process in self._processes:
             process.join(timeout=1.0)
         dead = [p for p in self._processes if p.exitcode not in (None, 0)]
-        culprits = [p for p in dead
-                    if p.exitcode != -signal.SIGTERM] or dead
+        culprits = [p for p in dead if p.exitcode != -signal.SIGTERM] or dead
         return '; '.join(_exit_reason(p) for p in culprits)
 
     def discard(self, kill=False):
@@ -259,8 +268,7 @@ def _exit_reason(process):
         except ValueError:
             name = f'signal {-code}'
         hint = ' (often the out-of-memory killer)' if -code == 9 else ''
-        return (f'worker process {process.pid} was killed by {name}'
-                f'{hint}')
+        return f'worker process {process.pid} was killed by {name}{hint}'
     return f'worker process {process.pid} exited with code {code}'
 
 
@@ -281,7 +289,7 @@ class MultiWorkerIter:
         self._timeout = timeout
         self._tasks = enumerate(iter(batch_sampler))
         self._pending = collections.deque()
-        self._seed = int(_random.numpy_rng().randint(0, 2 ** 31 - 1))
+        self._seed = int(_random.numpy_rng().randint(0, 2**31 - 1))
         # An epoch left early must not leave work or memory behind.
         self._finalizer = weakref.finalize(self, _abandon, self._pending)
         for _ in range(max(1, prefetch)):
@@ -309,7 +317,7 @@ class MultiWorkerIter:
         if not self._pending:
             raise StopIteration
         number, indices, future = self._pending.popleft()
-        self._submit()                    # keep the workers busy
+        self._submit()  # keep the workers busy
         where = f'batch {number} (sample indices {_describe(indices)})'
         try:
             batch = future.result(timeout=self._timeout)
@@ -324,20 +332,23 @@ class MultiWorkerIter:
         except BrokenProcessPool as err:
             # A dead worker breaks the whole pool: every batch in flight
             # fails, and which one killed its worker is not known.
-            in_flight = ', '.join(str(n) for n in
-                                  [number] + [p[0] for p in self._pending])
+            in_flight = ', '.join(
+                str(n) for n in [number] + [p[0] for p in self._pending]
+            )
             detail = self._pool.death_report() or str(err)
             self._fail(kill=True)
             raise DLBookError(
                 f'DataLoader worker process died unexpectedly while loading '
                 f'one of the batches in flight ({in_flight}; {where}): '
                 f'{detail}. Try num_workers=0 to see the error in the main '
-                f'process.') from err
+                f'process.'
+            ) from err
         except Exception as err:
             self._finalizer()
             raise DLBookError(
                 f'DataLoader worker raised {type(err).__name__} while '
-                f'loading {where}: {err}') from err
+                f'loading {where}: {err}'
+            ) from err
         return self._pool.receive(batch)
 
     next = __next__

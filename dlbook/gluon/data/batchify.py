@@ -12,8 +12,16 @@ stacked at once (one ``stack`` per field, one NDArray per field), never
 sample by sample.
 """
 
-__all__ = ['default_batchify_fn', 'Stacked', 'stack_samples', 'to_ndarrays',
-           'to_host', 'Stack', 'Pad', 'Tuple']
+__all__ = [
+    'default_batchify_fn',
+    'Stacked',
+    'stack_samples',
+    'to_ndarrays',
+    'to_host',
+    'Stack',
+    'Pad',
+    'Tuple',
+]
 
 import warnings
 
@@ -62,7 +70,7 @@ class Stacked:
 def _stack_ndarrays(data):
     ctx = data[0].context
     if any(x.context != ctx for x in data):
-        return nd.stack(*data)          # raises, naming the contexts
+        return nd.stack(*data)  # raises, naming the contexts
     raws = [x._data for x in data]
     return Stacked(ctx.xp.stack(raws), (ctx.device_type, ctx.device_id))
 
@@ -75,9 +83,12 @@ def stack_samples(data, indices=None, field=None):
     """
     first = data[0]
     if isinstance(first, tuple):
-        return [stack_samples(column, indices, i if field is None
-                              else f'{field}.{i}')
-                for i, column in enumerate(zip(*data))]
+        return [
+            stack_samples(
+                column, indices, i if field is None else f'{field}.{i}'
+            )
+            for i, column in enumerate(zip(*data))
+        ]
     try:
         if isinstance(first, NDArray):
             return _stack_ndarrays(data)
@@ -107,13 +118,15 @@ def _raise_if_ragged(data, indices, field):
                 f'{indices[0]} has shape {shapes[0]} but sample '
                 f'{indices[k]} has shape {shape}. Resize or pad them to one '
                 f'shape (e.g. a transform), or pass a batchify_fn such as '
-                f'gluon.data.batchify.Pad()')
+                f'gluon.data.batchify.Pad()'
+            )
 
 
 def _wrap(leaf):
     out = _wrap_legacy(leaf)
-    if is_np_array():               # npx.set_np(): batches are mx.np arrays
+    if is_np_array():  # npx.set_np(): batches are mx.np arrays
         from ...numpy._core import to_np
+
         to_np(out)
     return out
 
@@ -188,6 +201,7 @@ def default_batchify_fn(data):
 # ---------------------------------------------------------------------------
 # Composable batchify functions (``gluon.data.batchify`` in MXNet 1.9).
 
+
 def _raw_and_device(sample):
     if isinstance(sample, NDArray):
         ctx = sample.context
@@ -224,8 +238,9 @@ class Pad:
         Round the padded length up to a multiple of this.
     """
 
-    def __init__(self, axis=0, pad_val=None, ret_length=False, dtype=None,
-                 round_to=None):
+    def __init__(
+        self, axis=0, pad_val=None, ret_length=False, dtype=None, round_to=None
+    ):
         self._axis = axis
         self._pad_val = 0 if pad_val is None else pad_val
         self._ret_length = ret_length
@@ -245,13 +260,15 @@ class Pad:
         out = numpy.full([len(raws)] + shape, self._pad_val, dtype=dtype)
         for i, raw in enumerate(raws):
             index = [i] + [slice(None)] * raw.ndim
-            index[self._axis + 1 if self._axis >= 0 else self._axis] = \
-                slice(0, raw.shape[self._axis])
+            index[self._axis + 1 if self._axis >= 0 else self._axis] = slice(
+                0, raw.shape[self._axis]
+            )
             out[tuple(index)] = raw
         batch = to_ndarrays(Stacked(out, pairs[0][1]))
         if self._ret_length:
-            return batch, to_ndarrays(Stacked(numpy.asarray(lengths,
-                                                            numpy.int32)))
+            return batch, to_ndarrays(
+                Stacked(numpy.asarray(lengths, numpy.int32))
+            )
         return batch
 
 
@@ -267,16 +284,20 @@ class Tuple:
     """
 
     def __init__(self, fn, *args):
-        self._fn = list(fn) if isinstance(fn, (list, tuple)) else \
-            [fn] + list(args)
+        self._fn = (
+            list(fn) if isinstance(fn, (list, tuple)) else [fn] + list(args)
+        )
 
     def __call__(self, data):
         if len(data[0]) != len(self._fn):
-            raise ValueError(f'The number of attributes in each data sample '
-                             f'should contain {len(self._fn)} elements, got '
-                             f'{len(data[0])}')
-        return tuple(fn([sample[i] for sample in data])
-                     for i, fn in enumerate(self._fn))
+            raise ValueError(
+                f'The number of attributes in each data sample '
+                f'should contain {len(self._fn)} elements, got '
+                f'{len(data[0])}'
+            )
+        return tuple(
+            fn([sample[i] for sample in data]) for i, fn in enumerate(self._fn)
+        )
 
 
 def _batcher(dataset):

@@ -19,16 +19,21 @@ import numbers
 
 from ...context import cpu_pinned
 from ...ndarray import NDArray
-from .batchify import default_batchify_fn, load_batch, to_ndarrays
 from . import sampler as _sampler
+from .batchify import default_batchify_fn, load_batch, to_ndarrays
 
 
 def _check_int(name, value, smallest):
     """Raise unless ``value`` is an integer >= ``smallest``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-            or value < smallest:
-        raise ValueError(f'DataLoader: {name} must be an integer >= '
-                         f'{smallest}, got {value!r}')
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, numbers.Integral)
+        or value < smallest
+    ):
+        raise ValueError(
+            f'DataLoader: {name} must be an integer >= '
+            f'{smallest}, got {value!r}'
+        )
 
 
 def _pinned(batches, ctx):
@@ -51,7 +56,7 @@ class _SameProcessIter:
     def __init__(self, dataset, batchify_fn, batch_sampler):
         self._dataset = dataset
         self._batchify_fn = batchify_fn
-        self._worker_pool = None       # started by the first epoch
+        self._worker_pool = None  # started by the first epoch
         self._batch_sampler = batch_sampler
         self._iter = iter(batch_sampler)
 
@@ -63,8 +68,9 @@ class _SameProcessIter:
 
     def __next__(self):
         indices = next(self._iter)
-        return to_ndarrays(load_batch(self._dataset, indices,
-                                      self._batchify_fn))
+        return to_ndarrays(
+            load_batch(self._dataset, indices, self._batchify_fn)
+        )
 
     next = __next__
 
@@ -128,11 +134,24 @@ class DataLoader:
     [(4, 2), (4, 2), (2, 2)]
     """
 
-    def __init__(self, dataset, batch_size=None, shuffle=False,
-                 sampler=None, last_batch=None, batch_sampler=None,
-                 batchify_fn=None, num_workers=0, pin_memory=False,
-                 pin_device_id=0, prefetch=None, thread_pool=False,
-                 timeout=120, auto_reload=False, try_nopython=None):
+    def __init__(
+        self,
+        dataset,
+        batch_size=None,
+        shuffle=False,
+        sampler=None,
+        last_batch=None,
+        batch_sampler=None,
+        batchify_fn=None,
+        num_workers=0,
+        pin_memory=False,
+        pin_device_id=0,
+        prefetch=None,
+        thread_pool=False,
+        timeout=120,
+        auto_reload=False,
+        try_nopython=None,
+    ):
         self._dataset = dataset
         self._pin_memory = pin_memory
         self._pin_device_id = pin_device_id
@@ -140,47 +159,70 @@ class DataLoader:
         self._timeout = timeout
         if batch_sampler is None:
             if batch_size is None:
-                raise ValueError('batch_size must be specified unless '
-                                 'batch_sampler is specified')
+                raise ValueError(
+                    'batch_size must be specified unless '
+                    'batch_sampler is specified'
+                )
             _check_int('batch_size', batch_size, 1)
             if sampler is None:
-                sampler = (_sampler.RandomSampler(len(dataset)) if shuffle
-                           else _sampler.SequentialSampler(len(dataset)))
+                sampler = (
+                    _sampler.RandomSampler(len(dataset))
+                    if shuffle
+                    else _sampler.SequentialSampler(len(dataset))
+                )
             elif shuffle:
-                raise ValueError('shuffle must not be specified if sampler '
-                                 'is specified')
+                raise ValueError(
+                    'shuffle must not be specified if sampler is specified'
+                )
             batch_sampler = _sampler.BatchSampler(
-                sampler, batch_size, last_batch if last_batch else 'keep')
-        elif batch_size is not None or shuffle or sampler is not None or \
-                last_batch is not None:
-            raise ValueError('batch_size, shuffle, sampler and last_batch '
-                             'must not be specified if batch_sampler is '
-                             'specified.')
+                sampler, batch_size, last_batch if last_batch else 'keep'
+            )
+        elif (
+            batch_size is not None
+            or shuffle
+            or sampler is not None
+            or last_batch is not None
+        ):
+            raise ValueError(
+                'batch_size, shuffle, sampler and last_batch '
+                'must not be specified if batch_sampler is '
+                'specified.'
+            )
         self._batch_sampler = batch_sampler
         _check_int('num_workers', num_workers, 0)
         if prefetch is not None:
             _check_int('prefetch', prefetch, 0)
         self._num_workers = int(num_workers)
-        self._prefetch = int(prefetch) if prefetch is not None \
-            else 2 * self._num_workers
+        self._prefetch = (
+            int(prefetch) if prefetch is not None else 2 * self._num_workers
+        )
         # None means "the default": it lets datasets gather whole batches.
         if batchify_fn is default_batchify_fn:
             batchify_fn = None
         self._batchify_fn = batchify_fn
-        self._worker_pool = None       # started by the first epoch
+        self._worker_pool = None  # started by the first epoch
 
     def __iter__(self):
         if self._num_workers == 0:
-            batches = _SameProcessIter(self._dataset, self._batchify_fn,
-                                       self._batch_sampler)
+            batches = _SameProcessIter(
+                self._dataset, self._batchify_fn, self._batch_sampler
+            )
         else:
             from ._workers import MultiWorkerIter, WorkerPool
+
             if self._worker_pool is None:
                 self._worker_pool = WorkerPool(
-                    self._dataset, self._batchify_fn, self._num_workers,
-                    self._thread_pool)
-            batches = MultiWorkerIter(self._worker_pool, self._batch_sampler,
-                                      self._prefetch, self._timeout)
+                    self._dataset,
+                    self._batchify_fn,
+                    self._num_workers,
+                    self._thread_pool,
+                )
+            batches = MultiWorkerIter(
+                self._worker_pool,
+                self._batch_sampler,
+                self._prefetch,
+                self._timeout,
+            )
         if self._pin_memory:
             return _pinned(batches, cpu_pinned(self._pin_device_id))
         return batches

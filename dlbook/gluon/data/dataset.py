@@ -29,11 +29,13 @@ class Dataset:
 
     def __getitem__(self, idx):
         raise NotImplementedError(
-            f'{type(self).__name__} must define __getitem__()')
+            f'{type(self).__name__} must define __getitem__()'
+        )
 
     def __len__(self):
         raise NotImplementedError(
-            f'{type(self).__name__} must define __len__()')
+            f'{type(self).__name__} must define __len__()'
+        )
 
     def filter(self, fn):
         """A dataset of the samples for which ``fn(sample)`` is true.
@@ -49,14 +51,16 @@ class Dataset:
         sees a different subset.
         """
         if not 0 <= index < num_shards:
-            raise ValueError(f'Shard index of out bound: {index} out of '
-                             f'{num_shards}')
+            raise ValueError(
+                f'Shard index of out bound: {index} out of {num_shards}'
+            )
         length = len(self)
         shard_len, rest = divmod(length, num_shards)
         start = shard_len * index + min(index, rest)
         end = start + shard_len + (index < rest)
         return _SampledDataset(
-            self, _sampler.SequentialSampler(end - start, start))
+            self, _sampler.SequentialSampler(end - start, start)
+        )
 
     def take(self, count):
         """The first ``count`` samples (all of them if ``count`` is None
@@ -68,8 +72,10 @@ class Dataset:
     def sample(self, sampler):
         """The samples at the indices ``sampler`` yields."""
         if not isinstance(sampler, _sampler.Sampler):
-            raise TypeError(f'Invalid sampler type: {type(sampler)}. '
-                            f'Expected gluon.data.Sampler instead.')
+            raise TypeError(
+                f'Invalid sampler type: {type(sampler)}. '
+                f'Expected gluon.data.Sampler instead.'
+            )
         return _SampledDataset(self, sampler)
 
     def transform(self, fn, lazy=True):
@@ -146,8 +152,11 @@ class _LazyTransformDataset(Dataset):
         fn = self._fn
         base = getattr(self._data, '_batcher', None)
         base = base() if base is not None else None
-        if base is None or not isinstance(fn, _TransformFirstClosure) or \
-                not getattr(fn._fn, 'batchable', False):
+        if (
+            base is None
+            or not isinstance(fn, _TransformFirstClosure)
+            or not getattr(fn._fn, 'batchable', False)
+        ):
             return None
         return _BatchTransformFirst(self, base, fn._fn)
 
@@ -163,11 +172,13 @@ class _BatchTransformFirst:
     def __call__(self, indices):
         batch = self._gather(indices)
         first = batch[0] if isinstance(batch, list) else batch
-        if first.raw.ndim != 4:          # not a batch of HWC images
+        if first.raw.ndim != 4:  # not a batch of HWC images
             return _batchify.stack_samples(
-                [self._dataset[i] for i in indices], indices)
+                [self._dataset[i] for i in indices], indices
+            )
         out = _batchify.Stacked(
-            self._transform._forward(first.xp, first.raw), first.device)
+            self._transform._forward(first.xp, first.raw), first.device
+        )
         if isinstance(batch, list):
             return [out] + batch[1:]
         return out
@@ -240,7 +251,8 @@ class ArrayDataset(Dataset):
                 raise ValueError(
                     f'All arrays must have the same length; array[0] has '
                     f'length {self._length} while array[{i}] has '
-                    f'{len(data)}.')
+                    f'{len(data)}.'
+                )
             if isinstance(data, NDArray) and data.ndim == 1:
                 data = data.asnumpy()
             self._data.append(data)
@@ -296,8 +308,9 @@ class RecordFileDataset(Dataset):
     def __init__(self, filename):
         self.idx_file = os.path.splitext(filename)[0] + '.idx'
         self.filename = filename
-        self._record = _recordio.MXIndexedRecordIO(self.idx_file,
-                                                   self.filename, 'r')
+        self._record = _recordio.MXIndexedRecordIO(
+            self.idx_file, self.filename, 'r'
+        )
 
     def __getitem__(self, idx):
         return self._record.read_idx(self._record.keys[idx])

@@ -7,8 +7,14 @@ of indices; the batch sampler groups the indices of a plain sampler
 reproducible.
 """
 
-__all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'BatchSampler',
-           'IntervalSampler', 'FilterSampler']
+__all__ = [
+    'Sampler',
+    'SequentialSampler',
+    'RandomSampler',
+    'BatchSampler',
+    'IntervalSampler',
+    'FilterSampler',
+]
 
 from ... import random as _random
 
@@ -102,8 +108,9 @@ class IntervalSampler(Sampler):
 
     def __init__(self, length, interval, rollover=True):
         if interval >= length:
-            raise ValueError(f'Interval {interval} must be smaller than '
-                             f'length {length}')
+            raise ValueError(
+                f'Interval {interval} must be smaller than length {length}'
+            )
         self._length = length
         self._interval = interval
         self._rollover = rollover
@@ -149,8 +156,10 @@ class BatchSampler(Sampler):
 
     def __init__(self, sampler, batch_size, last_batch='keep'):
         if last_batch not in _LAST_BATCH:
-            raise ValueError("last_batch must be one of 'keep', 'discard', "
-                             f"or 'rollover', but got {last_batch}")
+            raise ValueError(
+                "last_batch must be one of 'keep', 'discard', "
+                f"or 'rollover', but got {last_batch}"
+            )
         self._sampler = sampler
         self._batch_size = batch_size
         self._last_batch = last_batch
@@ -171,8 +180,9 @@ class BatchSampler(Sampler):
 
     def __len__(self):
         if self._last_batch == 'keep':
-            return (len(self._sampler) + self._batch_size - 1) \
-                // self._batch_size
+            return (
+                len(self._sampler) + self._batch_size - 1
+            ) // self._batch_size
         if self._last_batch == 'discard':
             return len(self._sampler) // self._batch_size
         return (len(self._prev) + len(self._sampler)) // self._batch_size

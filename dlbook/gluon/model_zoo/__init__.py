@@ -7,5 +7,7 @@ MXNet's pretrained ``.params`` files all match; ``model_store`` finds and
 downloads those files.
 """
 
-from . import model_store  # noqa: F401
-from . import vision  # noqa: F401
+from . import (
+    model_store,
+    vision,
+)

@@ -11,8 +11,7 @@ import math
 from ... import initializer
 from ..block import HybridBlock
 
-__all__ = ['Activation', 'LeakyReLU', 'PReLU', 'ELU', 'SELU', 'Swish',
-           'GELU']
+__all__ = ['Activation', 'LeakyReLU', 'PReLU', 'ELU', 'SELU', 'Swish', 'GELU']
 
 
 class Activation(HybridBlock):
@@ -68,14 +67,14 @@ class LeakyReLU(HybridBlock):
 
     def __init__(self, alpha, **kwargs):
         if alpha < 0:
-            raise AssertionError('Slope coefficient for LeakyReLU must be '
-                                 'no less than 0.')
+            raise AssertionError(
+                'Slope coefficient for LeakyReLU must be no less than 0.'
+            )
         super().__init__(**kwargs)
         self._alpha = alpha
 
     def hybrid_forward(self, F, x):
-        return F.LeakyReLU(x, act_type='leaky', slope=self._alpha,
-                           name='fwd')
+        return F.LeakyReLU(x, act_type='leaky', slope=self._alpha, name='fwd')
 
     def __repr__(self):
         return f'{type(self).__name__}({self._alpha})'
@@ -95,12 +94,17 @@ class PReLU(HybridBlock):
         Number of slopes: 1 (shared) or the number of channels.
     """
 
-    def __init__(self, alpha_initializer=initializer.Constant(0.25),
-                 in_channels=1, **kwargs):
+    def __init__(
+        self,
+        alpha_initializer=initializer.Constant(0.25),
+        in_channels=1,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         with self.name_scope():
-            self.alpha = self.params.get('alpha', shape=(in_channels,),
-                                         init=alpha_initializer)
+            self.alpha = self.params.get(
+                'alpha', shape=(in_channels,), init=alpha_initializer
+            )
 
     def hybrid_forward(self, F, x, alpha):
         return F.LeakyReLU(x, gamma=alpha, act_type='prelu', name='fwd')
@@ -152,9 +156,11 @@ class GELU(HybridBlock):
 
     def __init__(self, approximation='erf', **kwargs):
         if approximation not in ('erf', 'tanh'):
-            raise ValueError(f"Unsupported approximation! Support values "
-                             f"are 'erf' and 'tanh', but got "
-                             f"'{approximation}'")
+            raise ValueError(
+                f"Unsupported approximation! Support values "
+                f"are 'erf' and 'tanh', but got "
+                f"'{approximation}'"
+            )
         super().__init__(**kwargs)
         self._approximation = approximation
 

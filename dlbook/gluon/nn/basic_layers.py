@@ -13,9 +13,19 @@ from ...base import dtype_name
 from ..block import Block, HybridBlock
 from .activations import Activation
 
-__all__ = ['Dense', 'Dropout', 'BatchNorm', 'BatchNormReLU',
-           'InstanceNorm', 'LayerNorm', 'GroupNorm', 'Embedding', 'Flatten',
-           'Lambda', 'HybridLambda']
+__all__ = [
+    'Dense',
+    'Dropout',
+    'BatchNorm',
+    'BatchNormReLU',
+    'InstanceNorm',
+    'LayerNorm',
+    'GroupNorm',
+    'Embedding',
+    'Flatten',
+    'Lambda',
+    'HybridLambda',
+]
 
 
 def _kwargs_text(kwargs):
@@ -55,21 +65,38 @@ class Dense(HybridBlock):
     Dense(None -> 256, Activation(relu))
     """
 
-    def __init__(self, units, activation=None, use_bias=True, flatten=True,
-                 dtype='float32', weight_initializer=None,
-                 bias_initializer='zeros', in_units=0, **kwargs):
+    def __init__(
+        self,
+        units,
+        activation=None,
+        use_bias=True,
+        flatten=True,
+        dtype='float32',
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_units=0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self._flatten = flatten
         with self.name_scope():
             self._units = units
             self._in_units = in_units
             self.weight = self.params.get(
-                'weight', shape=(units, in_units), init=weight_initializer,
-                dtype=dtype, allow_deferred_init=True)
+                'weight',
+                shape=(units, in_units),
+                init=weight_initializer,
+                dtype=dtype,
+                allow_deferred_init=True,
+            )
             if use_bias:
                 self.bias = self.params.get(
-                    'bias', shape=(units,), init=bias_initializer,
-                    dtype=dtype, allow_deferred_init=True)
+                    'bias',
+                    shape=(units,),
+                    init=bias_initializer,
+                    dtype=dtype,
+                    allow_deferred_init=True,
+                )
             else:
                 self.bias = None
             if activation is not None:
@@ -79,9 +106,15 @@ class Dense(HybridBlock):
                 self.act = None
 
     def hybrid_forward(self, F, x, weight, bias=None):
-        out = F.FullyConnected(x, weight, bias, no_bias=bias is None,
-                               num_hidden=self._units, flatten=self._flatten,
-                               name='fwd')
+        out = F.FullyConnected(
+            x,
+            weight,
+            bias,
+            no_bias=bias is None,
+            num_hidden=self._units,
+            flatten=self._flatten,
+            name='fwd',
+        )
         if self.act is not None:
             out = self.act(out)
         return out
@@ -89,8 +122,10 @@ class Dense(HybridBlock):
     def __repr__(self):
         units, in_units = self.weight.shape
         act = self.act if self.act else 'linear'
-        return (f'{type(self).__name__}({in_units if in_units else None} '
-                f'-> {units}, {act})')
+        return (
+            f'{type(self).__name__}({in_units if in_units else None} '
+            f'-> {units}, {act})'
+        )
 
 
 class Dropout(HybridBlock):
@@ -116,8 +151,9 @@ class Dropout(HybridBlock):
 
     def hybrid_forward(self, F, x):
         if self._rate > 0:
-            return F.Dropout(x, p=self._rate, axes=self._axes, name='fwd',
-                             cudnn_off=False)
+            return F.Dropout(
+                x, p=self._rate, axes=self._axes, name='fwd', cudnn_off=False
+            )
         return F.identity(x)
 
     def __repr__(self):
@@ -131,37 +167,66 @@ class _BatchNorm(HybridBlock):
     #: Apply ReLU to the output (BatchNormReLU).
     fuse_relu = False
 
-    def __init__(self, axis=1, momentum=0.9, epsilon=1e-5, center=True,
-                 scale=True, use_global_stats=False,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 running_mean_initializer='zeros',
-                 running_variance_initializer='ones', in_channels=0,
-                 **kwargs):
+    def __init__(
+        self,
+        axis=1,
+        momentum=0.9,
+        epsilon=1e-5,
+        center=True,
+        scale=True,
+        use_global_stats=False,
+        beta_initializer='zeros',
+        gamma_initializer='ones',
+        running_mean_initializer='zeros',
+        running_variance_initializer='ones',
+        in_channels=0,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
-        self._kwargs = {'axis': axis, 'eps': epsilon, 'momentum': momentum,
-                        'fix_gamma': not scale,
-                        'use_global_stats': use_global_stats}
+        self._kwargs = {
+            'axis': axis,
+            'eps': epsilon,
+            'momentum': momentum,
+            'fix_gamma': not scale,
+            'use_global_stats': use_global_stats,
+        }
         if in_channels != 0:
             self.in_channels = in_channels
         channels = (in_channels,)
         self.gamma = self.params.get(
-            'gamma', grad_req='write' if scale else 'null', shape=channels,
-            init=gamma_initializer, allow_deferred_init=True,
-            differentiable=scale)
+            'gamma',
+            grad_req='write' if scale else 'null',
+            shape=channels,
+            init=gamma_initializer,
+            allow_deferred_init=True,
+            differentiable=scale,
+        )
         self.beta = self.params.get(
-            'beta', grad_req='write' if center else 'null', shape=channels,
-            init=beta_initializer, allow_deferred_init=True,
-            differentiable=center)
+            'beta',
+            grad_req='write' if center else 'null',
+            shape=channels,
+            init=beta_initializer,
+            allow_deferred_init=True,
+            differentiable=center,
+        )
         # Running statistics are state, not trainable: no gradient, and the
         # operator updates them in place (auxiliary states in a graph).
         self.running_mean = self.params.get(
-            'running_mean', grad_req='null', shape=channels,
-            init=running_mean_initializer, allow_deferred_init=True,
-            differentiable=False)
+            'running_mean',
+            grad_req='null',
+            shape=channels,
+            init=running_mean_initializer,
+            allow_deferred_init=True,
+            differentiable=False,
+        )
         self.running_var = self.params.get(
-            'running_var', grad_req='null', shape=channels,
-            init=running_variance_initializer, allow_deferred_init=True,
-            differentiable=False)
+            'running_var',
+            grad_req='null',
+            shape=channels,
+            init=running_variance_initializer,
+            allow_deferred_init=True,
+            differentiable=False,
+        )
 
     def cast(self, dtype):
         # MXNet keeps BatchNorm in float32 when a net is cast to float16:
@@ -171,16 +236,25 @@ class _BatchNorm(HybridBlock):
         super().cast(dtype)
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
-        out = F.BatchNorm(x, gamma, beta, running_mean, running_var,
-                          name='fwd', **self._kwargs)
+        out = F.BatchNorm(
+            x,
+            gamma,
+            beta,
+            running_mean,
+            running_var,
+            name='fwd',
+            **self._kwargs,
+        )
         if self.fuse_relu:
             out = F.Activation(out, act_type='relu', name='relu')
         return out
 
     def __repr__(self):
         in_channels = self.gamma.shape[0]
-        return (f'{type(self).__name__}({_kwargs_text(self._kwargs)}, '
-                f'in_channels={in_channels if in_channels else None})')
+        return (
+            f'{type(self).__name__}({_kwargs_text(self._kwargs)}, '
+            f'in_channels={in_channels if in_channels else None})'
+        )
 
 
 class BatchNorm(_BatchNorm):
@@ -241,19 +315,36 @@ class BatchNormReLU(_BatchNorm):
 class _AffineNorm(HybridBlock):
     """``gamma`` and ``beta`` of one size, and MXNet's repr of them."""
 
-    def __init__(self, size, center, scale, beta_initializer,
-                 gamma_initializer, **kwargs):
+    def __init__(
+        self,
+        size,
+        center,
+        scale,
+        beta_initializer,
+        gamma_initializer,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self.gamma = self.params.get(
-            'gamma', grad_req='write' if scale else 'null', shape=(size,),
-            init=gamma_initializer, allow_deferred_init=True)
+            'gamma',
+            grad_req='write' if scale else 'null',
+            shape=(size,),
+            init=gamma_initializer,
+            allow_deferred_init=True,
+        )
         self.beta = self.params.get(
-            'beta', grad_req='write' if center else 'null', shape=(size,),
-            init=beta_initializer, allow_deferred_init=True)
+            'beta',
+            grad_req='write' if center else 'null',
+            shape=(size,),
+            init=beta_initializer,
+            allow_deferred_init=True,
+        )
 
     def __repr__(self):
-        return (f'{type(self).__name__}({_kwargs_text(self._kwargs)}, '
-                f'in_channels={self.gamma.shape[0]})')
+        return (
+            f'{type(self).__name__}({_kwargs_text(self._kwargs)}, '
+            f'in_channels={self.gamma.shape[0]})'
+        )
 
 
 class InstanceNorm(_AffineNorm):
@@ -281,20 +372,39 @@ class InstanceNorm(_AffineNorm):
         Number of channels; 0 infers it at the first forward pass.
     """
 
-    def __init__(self, axis=1, epsilon=1e-5, center=True, scale=False,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 in_channels=0, **kwargs):
-        super().__init__(in_channels, center, scale, beta_initializer,
-                         gamma_initializer, **kwargs)
-        self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center,
-                        'scale': scale}
+    def __init__(
+        self,
+        axis=1,
+        epsilon=1e-5,
+        center=True,
+        scale=False,
+        beta_initializer='zeros',
+        gamma_initializer='ones',
+        in_channels=0,
+        **kwargs,
+    ):
+        super().__init__(
+            in_channels,
+            center,
+            scale,
+            beta_initializer,
+            gamma_initializer,
+            **kwargs,
+        )
+        self._kwargs = {
+            'eps': epsilon,
+            'axis': axis,
+            'center': center,
+            'scale': scale,
+        }
         self._axis = axis
         self._epsilon = epsilon
 
     def hybrid_forward(self, F, x, gamma, beta):
         if self._axis == 1:
-            return F.InstanceNorm(x, gamma, beta, name='fwd',
-                                  eps=self._epsilon)
+            return F.InstanceNorm(
+                x, gamma, beta, name='fwd', eps=self._epsilon
+            )
         # the operator normalizes axis 1: move the channels there and back
         x = F.swapaxes(x, dim1=1, dim2=self._axis)
         out = F.InstanceNorm(x, gamma, beta, name='fwd', eps=self._epsilon)
@@ -325,21 +435,42 @@ class LayerNorm(_AffineNorm):
         Size of ``axis``; 0 infers it at the first forward pass.
     """
 
-    def __init__(self, axis=-1, epsilon=1e-5, center=True, scale=True,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 in_channels=0, prefix=None, params=None):
-        super().__init__(in_channels, center, scale, beta_initializer,
-                         gamma_initializer, prefix=prefix, params=params)
-        self._kwargs = {'eps': epsilon, 'axis': axis, 'center': center,
-                        'scale': scale}
+    def __init__(
+        self,
+        axis=-1,
+        epsilon=1e-5,
+        center=True,
+        scale=True,
+        beta_initializer='zeros',
+        gamma_initializer='ones',
+        in_channels=0,
+        prefix=None,
+        params=None,
+    ):
+        super().__init__(
+            in_channels,
+            center,
+            scale,
+            beta_initializer,
+            gamma_initializer,
+            prefix=prefix,
+            params=params,
+        )
+        self._kwargs = {
+            'eps': epsilon,
+            'axis': axis,
+            'center': center,
+            'scale': scale,
+        }
         self._axis = axis
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
 
     def hybrid_forward(self, F, data, gamma, beta):
-        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis,
-                           eps=self._epsilon)
+        return F.LayerNorm(
+            data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon
+        )
 
 
 class GroupNorm(_AffineNorm):
@@ -363,13 +494,32 @@ class GroupNorm(_AffineNorm):
     beta_initializer, gamma_initializer : default 'zeros', 'ones'
     """
 
-    def __init__(self, num_groups=1, epsilon=1e-5, center=True, scale=True,
-                 beta_initializer='zeros', gamma_initializer='ones',
-                 prefix=None, params=None):
-        super().__init__(num_groups, center, scale, beta_initializer,
-                         gamma_initializer, prefix=prefix, params=params)
-        self._kwargs = {'eps': epsilon, 'num_groups': num_groups,
-                        'center': center, 'scale': scale}
+    def __init__(
+        self,
+        num_groups=1,
+        epsilon=1e-5,
+        center=True,
+        scale=True,
+        beta_initializer='zeros',
+        gamma_initializer='ones',
+        prefix=None,
+        params=None,
+    ):
+        super().__init__(
+            num_groups,
+            center,
+            scale,
+            beta_initializer,
+            gamma_initializer,
+            prefix=prefix,
+            params=params,
+        )
+        self._kwargs = {
+            'eps': epsilon,
+            'num_groups': num_groups,
+            'center': center,
+            'scale': scale,
+        }
         self._num_groups = num_groups
         self._epsilon = epsilon
 
@@ -382,7 +532,8 @@ class GroupNorm(_AffineNorm):
         xhat = F.broadcast_div(centered, F.sqrt(var + self._epsilon))
         out = F.broadcast_add(
             F.broadcast_mul(xhat, F.reshape(gamma, shape=(1, -1, 1))),
-            F.reshape(beta, shape=(1, -1, 1)))
+            F.reshape(beta, shape=(1, -1, 1)),
+        )
         return F.reshape_like(out, data)
 
     def __repr__(self):
@@ -409,23 +560,41 @@ class Embedding(HybridBlock):
         rows, so optimizers with ``lazy_update`` update only those rows.
     """
 
-    def __init__(self, input_dim, output_dim, dtype='float32',
-                 weight_initializer=None, sparse_grad=False, **kwargs):
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        dtype='float32',
+        weight_initializer=None,
+        sparse_grad=False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         grad_stype = 'row_sparse' if sparse_grad else 'default'
-        self._kwargs = {'input_dim': input_dim, 'output_dim': output_dim,
-                        'dtype': dtype, 'sparse_grad': sparse_grad}
+        self._kwargs = {
+            'input_dim': input_dim,
+            'output_dim': output_dim,
+            'dtype': dtype,
+            'sparse_grad': sparse_grad,
+        }
         self.weight = self.params.get(
-            'weight', shape=(input_dim, output_dim), init=weight_initializer,
-            dtype=dtype, allow_deferred_init=True, grad_stype=grad_stype)
+            'weight',
+            shape=(input_dim, output_dim),
+            init=weight_initializer,
+            dtype=dtype,
+            allow_deferred_init=True,
+            grad_stype=grad_stype,
+        )
 
     def hybrid_forward(self, F, x, weight):
         return F.Embedding(x, weight, name='fwd', **self._kwargs)
 
     def __repr__(self):
         kw = self._kwargs
-        return (f'{type(self).__name__}({kw["input_dim"]} -> '
-                f'{kw["output_dim"]}, {kw["dtype"]})')
+        return (
+            f'{type(self).__name__}({kw["input_dim"]} -> '
+            f'{kw["output_dim"]}, {kw["dtype"]})'
+        )
 
 
 class Flatten(HybridBlock):
@@ -459,14 +628,17 @@ class Lambda(Block):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
-                raise AssertionError(f'Function name {function} is not '
-                                     f'found in ndarray.')
+                raise AssertionError(
+                    f'Function name {function} is not found in ndarray.'
+                )
             self._func_impl = getattr(nd, function)
         elif callable(function):
             self._func_impl = function
         else:
-            raise ValueError(f'Unrecognized function in lambda: {function} '
-                             f'of type {type(function)}')
+            raise ValueError(
+                f'Unrecognized function in lambda: {function} '
+                f'of type {type(function)}'
+            )
 
     def forward(self, *args):
         return self._func_impl(*args)
@@ -490,8 +662,9 @@ class HybridLambda(HybridBlock):
         super().__init__(prefix=prefix)
         if isinstance(function, str):
             if not hasattr(nd, function):
-                raise AssertionError(f'Function name {function} is not '
-                                     f'found in symbol/ndarray.')
+                raise AssertionError(
+                    f'Function name {function} is not found in symbol/ndarray.'
+                )
             # looked up on F at call time: nd now, sym when hybridized
             self._func = lambda F, *args: getattr(F, function)(*args)
             self._func_name = function
@@ -499,8 +672,10 @@ class HybridLambda(HybridBlock):
             self._func = function
             self._func_name = function.__name__
         else:
-            raise ValueError(f'Unrecognized function in lambda: {function} '
-                             f'of type {type(function)}')
+            raise ValueError(
+                f'Unrecognized function in lambda: {function} '
+                f'of type {type(function)}'
+            )
 
     def hybrid_forward(self, F, x, *args):
         return self._func(F, x, *args)

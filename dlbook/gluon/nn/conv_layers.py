@@ -21,12 +21,27 @@ from ...base import numeric_types
 from ..block import HybridBlock
 from .activations import Activation
 
-__all__ = ['Conv1D', 'Conv2D', 'Conv3D', 'Conv1DTranspose',
-           'Conv2DTranspose', 'Conv3DTranspose', 'MaxPool1D', 'MaxPool2D',
-           'MaxPool3D', 'AvgPool1D', 'AvgPool2D', 'AvgPool3D',
-           'GlobalMaxPool1D', 'GlobalMaxPool2D', 'GlobalMaxPool3D',
-           'GlobalAvgPool1D', 'GlobalAvgPool2D', 'GlobalAvgPool3D',
-           'ReflectionPad2D']
+__all__ = [
+    'Conv1D',
+    'Conv2D',
+    'Conv3D',
+    'Conv1DTranspose',
+    'Conv2DTranspose',
+    'Conv3DTranspose',
+    'MaxPool1D',
+    'MaxPool2D',
+    'MaxPool3D',
+    'AvgPool1D',
+    'AvgPool2D',
+    'AvgPool3D',
+    'GlobalMaxPool1D',
+    'GlobalMaxPool2D',
+    'GlobalMaxPool3D',
+    'GlobalAvgPool1D',
+    'GlobalAvgPool2D',
+    'GlobalAvgPool3D',
+    'ReflectionPad2D',
+]
 
 # The layouts MXNet accepts: channels first, channels last.
 _LAYOUTS = {1: ('NCW', 'NWC'), 2: ('NCHW', 'NHWC'), 3: ('NCDHW', 'NDHWC')}
@@ -39,8 +54,9 @@ def _check_layout(name, layout, ndim):
         return
     accepted = _LAYOUTS[ndim]
     if layout not in accepted:
-        raise AssertionError(f"Only supports '{accepted[0]}' and "
-                             f"'{accepted[1]}' layout for now")
+        raise AssertionError(
+            f"Only supports '{accepted[0]}' and '{accepted[1]}' layout for now"
+        )
 
 
 def _tuple(value, ndim, label):
@@ -49,8 +65,9 @@ def _tuple(value, ndim, label):
     if isinstance(value, numeric_types):
         return (value,) * ndim
     if len(value) != ndim:
-        raise AssertionError(f'{label} must be a number or a list of '
-                             f'{ndim} ints')
+        raise AssertionError(
+            f'{label} must be a number or a list of {ndim} ints'
+        )
     return value
 
 
@@ -64,11 +81,25 @@ class _Conv(HybridBlock):
     forward pass.
     """
 
-    def __init__(self, channels, kernel_size, strides, padding, dilation,
-                 groups, layout, in_channels=0, activation=None,
-                 use_bias=True, weight_initializer=None,
-                 bias_initializer='zeros', op_name='Convolution', adj=None,
-                 prefix=None, params=None):
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides,
+        padding,
+        dilation,
+        groups,
+        layout,
+        in_channels=0,
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        op_name='Convolution',
+        adj=None,
+        prefix=None,
+        params=None,
+    ):
         super().__init__(prefix=prefix, params=params)
         with self.name_scope():
             self._channels = channels
@@ -79,9 +110,15 @@ class _Conv(HybridBlock):
             dilation = _tuple(dilation, ndim, 'dilation')
             self._op_name = op_name
             self._kwargs = {
-                'kernel': kernel_size, 'stride': strides, 'dilate': dilation,
-                'pad': padding, 'num_filter': channels, 'num_group': groups,
-                'no_bias': not use_bias, 'layout': layout}
+                'kernel': kernel_size,
+                'stride': strides,
+                'dilate': dilation,
+                'pad': padding,
+                'num_filter': channels,
+                'num_group': groups,
+                'no_bias': not use_bias,
+                'layout': layout,
+            }
             if adj is not None:
                 self._kwargs['adj'] = adj
             if op_name == 'Convolution':
@@ -89,16 +126,22 @@ class _Conv(HybridBlock):
             else:
                 wshape = (in_channels, channels // groups)
             wshape = wshape + tuple(kernel_size)
-            if layout[-1] == 'C':                 # channels last
+            if layout[-1] == 'C':  # channels last
                 wshape = wshape[:1] + wshape[2:] + wshape[1:2]
             # 0 marks the unknown input channels: deferred initialization
             self.weight = self.params.get(
-                'weight', shape=wshape,
-                init=weight_initializer, allow_deferred_init=True)
+                'weight',
+                shape=wshape,
+                init=weight_initializer,
+                allow_deferred_init=True,
+            )
             if use_bias:
                 self.bias = self.params.get(
-                    'bias', shape=(channels,), init=bias_initializer,
-                    allow_deferred_init=True)
+                    'bias',
+                    shape=(channels,),
+                    init=bias_initializer,
+                    allow_deferred_init=True,
+                )
             else:
                 self.bias = None
             if activation is not None:
@@ -123,9 +166,11 @@ class _Conv(HybridBlock):
         kw = self._kwargs
         ndim = len(kw['kernel'])
         shape = self.weight.shape
-        text = (f'{type(self).__name__}({shape[1] if shape[1] else None} -> '
-                f'{shape[0]}, kernel_size={kw["kernel"]}, '
-                f'stride={kw["stride"]}')
+        text = (
+            f'{type(self).__name__}({shape[1] if shape[1] else None} -> '
+            f'{shape[0]}, kernel_size={kw["kernel"]}, '
+            f'stride={kw["stride"]}'
+        )
         if kw['pad'] != (0,) * ndim:
             text += f', padding={kw["pad"]}'
         if kw['dilate'] != (1,) * ndim:
@@ -168,15 +213,39 @@ class Conv1D(_Conv):
         0 infers it at the first forward pass.
     """
 
-    def __init__(self, channels, kernel_size, strides=1, padding=0,
-                 dilation=1, groups=1, layout='NCW', activation=None,
-                 use_bias=True, weight_initializer=None,
-                 bias_initializer='zeros', in_channels=0, **kwargs):
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        layout='NCW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
         _check_layout('Conv1D', layout, 1)
         kernel_size = _tuple(kernel_size, 1, 'kernel_size')
-        super().__init__(channels, kernel_size, strides, padding, dilation,
-                         groups, layout, in_channels, activation, use_bias,
-                         weight_initializer, bias_initializer, **kwargs)
+        super().__init__(
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            dilation,
+            groups,
+            layout,
+            in_channels,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            **kwargs,
+        )
 
 
 class Conv2D(_Conv):
@@ -209,15 +278,39 @@ class Conv2D(_Conv):
     Conv2D(None -> 6, kernel_size=(5, 5), stride=(1, 1), Activation(relu))
     """
 
-    def __init__(self, channels, kernel_size, strides=(1, 1),
-                 padding=(0, 0), dilation=(1, 1), groups=1, layout='NCHW',
-                 activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer='zeros', in_channels=0, **kwargs):
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=(1, 1),
+        padding=(0, 0),
+        dilation=(1, 1),
+        groups=1,
+        layout='NCHW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
         _check_layout('Conv2D', layout, 2)
         kernel_size = _tuple(kernel_size, 2, 'kernel_size')
-        super().__init__(channels, kernel_size, strides, padding, dilation,
-                         groups, layout, in_channels, activation, use_bias,
-                         weight_initializer, bias_initializer, **kwargs)
+        super().__init__(
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            dilation,
+            groups,
+            layout,
+            in_channels,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            **kwargs,
+        )
 
 
 class Conv3D(_Conv):
@@ -226,33 +319,83 @@ class Conv3D(_Conv):
     of 3 and ``layout='NCDHW'``.
     """
 
-    def __init__(self, channels, kernel_size, strides=(1, 1, 1),
-                 padding=(0, 0, 0), dilation=(1, 1, 1), groups=1,
-                 layout='NCDHW', activation=None, use_bias=True,
-                 weight_initializer=None, bias_initializer='zeros',
-                 in_channels=0, **kwargs):
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding=(0, 0, 0),
+        dilation=(1, 1, 1),
+        groups=1,
+        layout='NCDHW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
         _check_layout('Conv3D', layout, 3)
         kernel_size = _tuple(kernel_size, 3, 'kernel_size')
-        super().__init__(channels, kernel_size, strides, padding, dilation,
-                         groups, layout, in_channels, activation, use_bias,
-                         weight_initializer, bias_initializer, **kwargs)
+        super().__init__(
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            dilation,
+            groups,
+            layout,
+            in_channels,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            **kwargs,
+        )
 
 
 class _ConvTranspose(_Conv):
     """A convolution layer run backwards (``Deconvolution``)."""
 
-    def __init__(self, ndim, name, channels, kernel_size, strides, padding,
-                 output_padding, dilation, groups, layout, activation,
-                 use_bias, weight_initializer, bias_initializer, in_channels,
-                 **kwargs):
+    def __init__(
+        self,
+        ndim,
+        name,
+        channels,
+        kernel_size,
+        strides,
+        padding,
+        output_padding,
+        dilation,
+        groups,
+        layout,
+        activation,
+        use_bias,
+        weight_initializer,
+        bias_initializer,
+        in_channels,
+        **kwargs,
+    ):
         _check_layout(name, layout, ndim)
         kernel_size = _tuple(kernel_size, ndim, 'kernel_size')
         output_padding = _tuple(output_padding, ndim, 'output_padding')
-        super().__init__(channels, kernel_size, strides, padding, dilation,
-                         groups, layout, in_channels, activation, use_bias,
-                         weight_initializer, bias_initializer,
-                         op_name='Deconvolution', adj=output_padding,
-                         **kwargs)
+        super().__init__(
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            dilation,
+            groups,
+            layout,
+            in_channels,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            op_name='Deconvolution',
+            adj=output_padding,
+            **kwargs,
+        )
         self.outpad = output_padding
 
 
@@ -275,14 +418,41 @@ class Conv1DTranspose(_ConvTranspose):
     in_channels : as :class:`Conv1D`
     """
 
-    def __init__(self, channels, kernel_size, strides=1, padding=0,
-                 output_padding=0, dilation=1, groups=1, layout='NCW',
-                 activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer='zeros', in_channels=0, **kwargs):
-        super().__init__(1, 'Conv1DTranspose', channels, kernel_size,
-                         strides, padding, output_padding, dilation, groups,
-                         layout, activation, use_bias, weight_initializer,
-                         bias_initializer, in_channels, **kwargs)
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=1,
+        padding=0,
+        output_padding=0,
+        dilation=1,
+        groups=1,
+        layout='NCW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
+        super().__init__(
+            1,
+            'Conv1DTranspose',
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            layout,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            in_channels,
+            **kwargs,
+        )
 
 
 class Conv2DTranspose(_ConvTranspose):
@@ -296,49 +466,116 @@ class Conv2DTranspose(_ConvTranspose):
     the end to reach an exact output size.
     """
 
-    def __init__(self, channels, kernel_size, strides=(1, 1),
-                 padding=(0, 0), output_padding=(0, 0), dilation=(1, 1),
-                 groups=1, layout='NCHW', activation=None, use_bias=True,
-                 weight_initializer=None, bias_initializer='zeros',
-                 in_channels=0, **kwargs):
-        super().__init__(2, 'Conv2DTranspose', channels, kernel_size,
-                         strides, padding, output_padding, dilation, groups,
-                         layout, activation, use_bias, weight_initializer,
-                         bias_initializer, in_channels, **kwargs)
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=(1, 1),
+        padding=(0, 0),
+        output_padding=(0, 0),
+        dilation=(1, 1),
+        groups=1,
+        layout='NCHW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
+        super().__init__(
+            2,
+            'Conv2DTranspose',
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            layout,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            in_channels,
+            **kwargs,
+        )
 
 
 class Conv3DTranspose(_ConvTranspose):
     r"""3-D transposed convolution; :class:`Conv2DTranspose` with one more
     spatial axis and ``layout='NCDHW'``."""
 
-    def __init__(self, channels, kernel_size, strides=(1, 1, 1),
-                 padding=(0, 0, 0), output_padding=(0, 0, 0),
-                 dilation=(1, 1, 1), groups=1, layout='NCDHW',
-                 activation=None, use_bias=True, weight_initializer=None,
-                 bias_initializer='zeros', in_channels=0, **kwargs):
-        super().__init__(3, 'Conv3DTranspose', channels, kernel_size,
-                         strides, padding, output_padding, dilation, groups,
-                         layout, activation, use_bias, weight_initializer,
-                         bias_initializer, in_channels, **kwargs)
+    def __init__(
+        self,
+        channels,
+        kernel_size,
+        strides=(1, 1, 1),
+        padding=(0, 0, 0),
+        output_padding=(0, 0, 0),
+        dilation=(1, 1, 1),
+        groups=1,
+        layout='NCDHW',
+        activation=None,
+        use_bias=True,
+        weight_initializer=None,
+        bias_initializer='zeros',
+        in_channels=0,
+        **kwargs,
+    ):
+        super().__init__(
+            3,
+            'Conv3DTranspose',
+            channels,
+            kernel_size,
+            strides,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            layout,
+            activation,
+            use_bias,
+            weight_initializer,
+            bias_initializer,
+            in_channels,
+            **kwargs,
+        )
 
 
 # -- pooling ------------------------------------------------------------------
 
+
 class _Pooling(HybridBlock):
     """Shared code of the pooling layers (one ``Pooling`` call)."""
 
-    def __init__(self, pool_size, strides, padding, ceil_mode, global_pool,
-                 pool_type, layout, count_include_pad=None, **kwargs):
+    def __init__(
+        self,
+        pool_size,
+        strides,
+        padding,
+        ceil_mode,
+        global_pool,
+        pool_type,
+        layout,
+        count_include_pad=None,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         if strides is None:
-            strides = pool_size          # non-overlapping windows
+            strides = pool_size  # non-overlapping windows
         strides = _tuple(strides, len(pool_size), 'strides')
         padding = _tuple(padding, len(pool_size), 'padding')
         self._kwargs = {
-            'kernel': pool_size, 'stride': strides, 'pad': padding,
-            'global_pool': global_pool, 'pool_type': pool_type,
+            'kernel': pool_size,
+            'stride': strides,
+            'pad': padding,
+            'global_pool': global_pool,
+            'pool_type': pool_type,
             'layout': layout,
-            'pooling_convention': 'full' if ceil_mode else 'valid'}
+            'pooling_convention': 'full' if ceil_mode else 'valid',
+        }
         if count_include_pad is not None:
             self._kwargs['count_include_pad'] = count_include_pad
 
@@ -350,11 +587,13 @@ class _Pooling(HybridBlock):
 
     def __repr__(self):
         kw = self._kwargs
-        return (f'{type(self).__name__}(size={kw["kernel"]}, '
-                f'stride={kw["stride"]}, padding={kw["pad"]}, '
-                f'ceil_mode={kw["pooling_convention"] == "full"}, '
-                f'global_pool={kw["global_pool"]}, '
-                f'pool_type={kw["pool_type"]}, layout={kw["layout"]})')
+        return (
+            f'{type(self).__name__}(size={kw["kernel"]}, '
+            f'stride={kw["stride"]}, padding={kw["pad"]}, '
+            f'ceil_mode={kw["pooling_convention"] == "full"}, '
+            f'global_pool={kw["global_pool"]}, '
+            f'pool_type={kw["pool_type"]}, layout={kw["layout"]})'
+        )
 
 
 def _pool_args(name, pool_size, layout, ndim):
@@ -377,11 +616,26 @@ class MaxPool1D(_Pooling):
         Round the output size up (``ceil``) instead of down.
     """
 
-    def __init__(self, pool_size=2, strides=None, padding=0, layout='NCW',
-                 ceil_mode=False, **kwargs):
+    def __init__(
+        self,
+        pool_size=2,
+        strides=None,
+        padding=0,
+        layout='NCW',
+        ceil_mode=False,
+        **kwargs,
+    ):
         pool_size = _pool_args('MaxPool1D', pool_size, layout, 1)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'max', layout, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'max',
+            layout,
+            **kwargs,
+        )
 
 
 class MaxPool2D(_Pooling):
@@ -405,21 +659,51 @@ class MaxPool2D(_Pooling):
     global_pool=False, pool_type=max, layout=NCHW)
     """
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding=0,
-                 layout='NCHW', ceil_mode=False, **kwargs):
+    def __init__(
+        self,
+        pool_size=(2, 2),
+        strides=None,
+        padding=0,
+        layout='NCHW',
+        ceil_mode=False,
+        **kwargs,
+    ):
         pool_size = _pool_args('MaxPool2D', pool_size, layout, 2)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'max', layout, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'max',
+            layout,
+            **kwargs,
+        )
 
 
 class MaxPool3D(_Pooling):
     r"""Max pooling over ``(N, C, D, H, W)``; see :class:`MaxPool2D`."""
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0,
-                 ceil_mode=False, layout='NCDHW', **kwargs):
+    def __init__(
+        self,
+        pool_size=(2, 2, 2),
+        strides=None,
+        padding=0,
+        ceil_mode=False,
+        layout='NCDHW',
+        **kwargs,
+    ):
         pool_size = _pool_args('MaxPool3D', pool_size, layout, 3)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'max', layout, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'max',
+            layout,
+            **kwargs,
+        )
 
 
 class AvgPool1D(_Pooling):
@@ -430,11 +714,28 @@ class AvgPool1D(_Pooling):
     Other arguments as :class:`MaxPool1D`.
     """
 
-    def __init__(self, pool_size=2, strides=None, padding=0, layout='NCW',
-                 ceil_mode=False, count_include_pad=True, **kwargs):
+    def __init__(
+        self,
+        pool_size=2,
+        strides=None,
+        padding=0,
+        layout='NCW',
+        ceil_mode=False,
+        count_include_pad=True,
+        **kwargs,
+    ):
         pool_size = _pool_args('AvgPool1D', pool_size, layout, 1)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'avg', layout, count_include_pad, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'avg',
+            layout,
+            count_include_pad,
+            **kwargs,
+        )
 
 
 class AvgPool2D(_Pooling):
@@ -445,24 +746,56 @@ class AvgPool2D(_Pooling):
     True: padded zeros count in the divisor).
     """
 
-    def __init__(self, pool_size=(2, 2), strides=None, padding=0,
-                 ceil_mode=False, layout='NCHW', count_include_pad=True,
-                 **kwargs):
+    def __init__(
+        self,
+        pool_size=(2, 2),
+        strides=None,
+        padding=0,
+        ceil_mode=False,
+        layout='NCHW',
+        count_include_pad=True,
+        **kwargs,
+    ):
         pool_size = _pool_args('AvgPool2D', pool_size, layout, 2)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'avg', layout, count_include_pad, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'avg',
+            layout,
+            count_include_pad,
+            **kwargs,
+        )
 
 
 class AvgPool3D(_Pooling):
     r"""Average pooling over ``(N, C, D, H, W)``; see
     :class:`AvgPool2D`."""
 
-    def __init__(self, pool_size=(2, 2, 2), strides=None, padding=0,
-                 ceil_mode=False, layout='NCDHW', count_include_pad=True,
-                 **kwargs):
+    def __init__(
+        self,
+        pool_size=(2, 2, 2),
+        strides=None,
+        padding=0,
+        ceil_mode=False,
+        layout='NCDHW',
+        count_include_pad=True,
+        **kwargs,
+    ):
         pool_size = _pool_args('AvgPool3D', pool_size, layout, 3)
-        super().__init__(pool_size, strides, padding, ceil_mode, False,
-                         'avg', layout, count_include_pad, **kwargs)
+        super().__init__(
+            pool_size,
+            strides,
+            padding,
+            ceil_mode,
+            False,
+            'avg',
+            layout,
+            count_include_pad,
+            **kwargs,
+        )
 
 
 class _GlobalPooling(_Pooling):
@@ -474,8 +807,9 @@ class _GlobalPooling(_Pooling):
 
     def __init__(self, name, ndim, pool_type, layout, **kwargs):
         _check_layout(name, layout, ndim)
-        super().__init__((1,) * ndim, None, 0, True, True, pool_type, layout,
-                         **kwargs)
+        super().__init__(
+            (1,) * ndim, None, 0, True, True, pool_type, layout, **kwargs
+        )
 
 
 class GlobalMaxPool1D(_GlobalPooling):
@@ -540,8 +874,9 @@ class ReflectionPad2D(HybridBlock):
         if isinstance(padding, numeric_types):
             padding = (0, 0, 0, 0, padding, padding, padding, padding)
         if len(padding) != 8:
-            raise AssertionError('ReflectionPad2D: padding must be an int '
-                                 'or a tuple of 8 ints')
+            raise AssertionError(
+                'ReflectionPad2D: padding must be an int or a tuple of 8 ints'
+            )
         self._padding = padding
 
     def hybrid_forward(self, F, x):

@@ -32,8 +32,10 @@ class _SequentialMixin:
         return x
 
     def __repr__(self):
-        body = '\n'.join(f'  ({key}): {_indent(repr(block), 2)}'
-                         for key, block in self._children.items())
+        body = '\n'.join(
+            f'  ({key}): {_indent(repr(block), 2)}'
+            for key, block in self._children.items()
+        )
         return f'{type(self).__name__}(\n{body}\n)'
 
     def __getitem__(self, key):
@@ -52,8 +54,8 @@ class _SequentialMixin:
 class Sequential(_SequentialMixin, Block):
     """Stack blocks sequentially::
 
-        net = nn.Sequential()
-        net.add(nn.Dense(256, activation='relu'), nn.Dense(10))
+    net = nn.Sequential()
+    net.add(nn.Dense(256, activation='relu'), nn.Dense(10))
     """
 
     def __init__(self, prefix=None, params=None):
@@ -67,12 +69,15 @@ class Sequential(_SequentialMixin, Block):
 
         As MXNet, warns when every child is a HybridBlock: a
         HybridSequential would compile the whole stack into one graph."""
-        if self._children and all(isinstance(c, HybridBlock)
-                                  for c in self._children.values()):
-            warnings.warn(f"All children of this Sequential layer "
-                          f"'{self.prefix}' are HybridBlocks. Consider using "
-                          f"HybridSequential for the best performance.",
-                          stacklevel=2)
+        if self._children and all(
+            isinstance(c, HybridBlock) for c in self._children.values()
+        ):
+            warnings.warn(
+                f"All children of this Sequential layer "
+                f"'{self.prefix}' are HybridBlocks. Consider using "
+                f"HybridSequential for the best performance.",
+                stacklevel=2,
+            )
         super().hybridize(active, **kwargs)
 
 

@@ -18,6 +18,7 @@ __all__ = ['RecurrentCell', 'HybridRecurrentCell']
 
 # -- NDArray or Symbol --------------------------------------------------------
 
+
 def _symbol_module():
     """``dlbook.symbol`` (imported lazily: eager code never needs it), or
     None while the symbol API is unavailable."""
@@ -55,7 +56,7 @@ def _unstack(F, x, num, axis=0):
     out = F.split(x, num_outputs=num, axis=axis, squeeze_axis=True)
     if isinstance(out, (list, tuple)) or num == 1:
         return _as_list(out)
-    return [out[i] for i in range(num)]        # a Symbol of num outputs
+    return [out[i] for i in range(num)]  # a Symbol of num outputs
 
 
 def _new_state(func, name, info):
@@ -73,6 +74,7 @@ def _new_state(func, name, info):
 
 # -- sequences: list of steps <-> one array ----------------------------------
 
+
 def _format_sequence(length, inputs, layout, merge, in_layout=None):
     """Bring ``inputs`` to the form a loop over time wants.
 
@@ -87,8 +89,10 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     (inputs, time_axis, F, batch_size)
     """
     if inputs is None:
-        raise DLBookError('unroll(inputs=None) has been deprecated. Please '
-                          'create input variables outside unroll.')
+        raise DLBookError(
+            'unroll(inputs=None) has been deprecated. Please '
+            'create input variables outside unroll.'
+        )
     axis = layout.find('T')
     batch_axis = layout.find('N')
     in_axis = in_layout.find('T') if in_layout is not None else axis
@@ -104,14 +108,17 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
                     raise DLBookError(
                         f'unroll: length={length} but the inputs of shape '
                         f'{inputs.shape} have {steps} steps on axis '
-                        f'{in_axis} (layout {layout!r})')
+                        f'{in_axis} (layout {layout!r})'
+                    )
                 length = steps
             inputs = _unstack(F, inputs, length, axis=in_axis)
     else:
         inputs = list(inputs)
         if length is not None and len(inputs) != length:
-            raise DLBookError(f'unroll: length={length} but {len(inputs)} '
-                              f'input steps were given')
+            raise DLBookError(
+                f'unroll: length={length} but {len(inputs)} '
+                f'input steps were given'
+            )
         F = _namespace(inputs[0])
         if F is nd:
             batch_size = inputs[0].shape[0]
@@ -123,13 +130,18 @@ def _format_sequence(length, inputs, layout, merge, in_layout=None):
     return inputs, axis, F, batch_size
 
 
-def _mask_sequence_variable_length(F, data, length, valid_length, time_axis,
-                                   merge):
+def _mask_sequence_variable_length(
+    F, data, length, valid_length, time_axis, merge
+):
     """Zero the outputs past each sequence's ``valid_length``."""
     if not _is_tensor(data):
         data = F.stack(*data, axis=time_axis)
-    outputs = F.SequenceMask(data, sequence_length=valid_length,
-                             use_sequence_length=True, axis=time_axis)
+    outputs = F.SequenceMask(
+        data,
+        sequence_length=valid_length,
+        use_sequence_length=True,
+        axis=time_axis,
+    )
     if not merge:
         outputs = _unstack(F, outputs, length, axis=time_axis)
     return outputs
@@ -144,8 +156,9 @@ def _get_begin_state(cell, F, begin_state, inputs, batch_size):
         # MXNet makes float32 zeros whatever the inputs; following the
         # inputs' dtype lets a float64 model run without explicit states
         with first.context:
-            return cell.begin_state(func=F.zeros, batch_size=batch_size,
-                                    dtype=first.dtype)
+            return cell.begin_state(
+                func=F.zeros, batch_size=batch_size, dtype=first.dtype
+            )
     return cell.begin_state(func=F.zeros, batch_size=batch_size)
 
 
@@ -189,15 +202,17 @@ class RecurrentCell(Block):
     def state_info(self, batch_size=0):
         """Shape and layout of each state:
         ``[{'shape': (N, H), '__layout__': 'NC'}, ...]``."""
-        raise NotImplementedError(f'{type(self).__name__} must define '
-                                  f'state_info')
+        raise NotImplementedError(
+            f'{type(self).__name__} must define state_info'
+        )
 
     def _check_not_modified(self):
         if self._modified:
             raise DLBookError(
                 'After applying modifier cells (e.g. ZoneoutCell) the base '
                 'cell cannot be called directly. Call the modifier cell '
-                'instead.')
+                'instead.'
+            )
 
     def begin_state(self, batch_size=0, func=nd.zeros, **kwargs):
         """Initial states for the first step.
@@ -232,8 +247,15 @@ class RecurrentCell(Block):
             states.append(_new_state(func, name, info))
         return states
 
-    def unroll(self, length, inputs, begin_state=None, layout='NTC',
-               merge_outputs=None, valid_length=None):
+    def unroll(
+        self,
+        length,
+        inputs,
+        begin_state=None,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=None,
+    ):
         """Run the cell over ``length`` time steps.
 
         Parameters
@@ -263,8 +285,9 @@ class RecurrentCell(Block):
             The states after the last step.
         """
         self.reset()
-        inputs, axis, F, batch_size = _format_sequence(length, inputs,
-                                                       layout, False)
+        inputs, axis, F, batch_size = _format_sequence(
+            length, inputs, layout, False
+        )
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         outputs, all_states = [], []
         for i in range(length):
@@ -274,14 +297,21 @@ class RecurrentCell(Block):
                 all_states.append(states)
         if valid_length is not None:
             # each state at its sequence's last valid step
-            states = [F.SequenceLast(F.stack(*steps, axis=0),
-                                     sequence_length=valid_length,
-                                     use_sequence_length=True, axis=0)
-                      for steps in zip(*all_states)]
+            states = [
+                F.SequenceLast(
+                    F.stack(*steps, axis=0),
+                    sequence_length=valid_length,
+                    use_sequence_length=True,
+                    axis=0,
+                )
+                for steps in zip(*all_states)
+            ]
             outputs = _mask_sequence_variable_length(
-                F, outputs, length, valid_length, axis, True)
-        outputs, _, _, _ = _format_sequence(length, outputs, layout,
-                                            merge_outputs)
+                F, outputs, length, valid_length, axis, True
+            )
+        outputs, _, _, _ = _format_sequence(
+            length, outputs, layout, merge_outputs
+        )
         return outputs, states
 
     def _get_activation(self, F, inputs, activation, **kwargs):
@@ -296,13 +326,14 @@ class RecurrentCell(Block):
 
 
 class HybridRecurrentCell(RecurrentCell, HybridBlock):
-    """A recurrent cell written with ``hybrid_forward(F, x, states, ...)``.
-    """
+    """A recurrent cell written with ``hybrid_forward(F, x, states, ...)``."""
 
     def __init__(self, prefix=None, params=None):
         super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F, x, *args, **kwargs):
-        raise NotImplementedError(f'{type(self).__name__} must define '
-                                  f'hybrid_forward(self, F, inputs, states, '
-                                  f'...)')
+        raise NotImplementedError(
+            f'{type(self).__name__} must define '
+            f'hybrid_forward(self, F, inputs, states, '
+            f'...)'
+        )

@@ -24,31 +24,52 @@ class _GatedCell(HybridRecurrentCell):
     _gates = 1
     _num_states = 1
 
-    def __init__(self, hidden_size, i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer='zeros',
-                 h2h_bias_initializer='zeros', input_size=0, prefix=None,
-                 params=None):
+    def __init__(
+        self,
+        hidden_size,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        input_size=0,
+        prefix=None,
+        params=None,
+    ):
         super().__init__(prefix=prefix, params=params)
         self._hidden_size = hidden_size
         self._input_size = input_size
         rows = self._gates * hidden_size
         # input_size=0 leaves i2h_weight's width to the first forward pass
         self.i2h_weight = self.params.get(
-            'i2h_weight', shape=(rows, input_size),
-            init=i2h_weight_initializer, allow_deferred_init=True)
+            'i2h_weight',
+            shape=(rows, input_size),
+            init=i2h_weight_initializer,
+            allow_deferred_init=True,
+        )
         self.h2h_weight = self.params.get(
-            'h2h_weight', shape=(rows, hidden_size),
-            init=h2h_weight_initializer, allow_deferred_init=True)
+            'h2h_weight',
+            shape=(rows, hidden_size),
+            init=h2h_weight_initializer,
+            allow_deferred_init=True,
+        )
         self.i2h_bias = self.params.get(
-            'i2h_bias', shape=(rows,), init=i2h_bias_initializer,
-            allow_deferred_init=True)
+            'i2h_bias',
+            shape=(rows,),
+            init=i2h_bias_initializer,
+            allow_deferred_init=True,
+        )
         self.h2h_bias = self.params.get(
-            'h2h_bias', shape=(rows,), init=h2h_bias_initializer,
-            allow_deferred_init=True)
+            'h2h_bias',
+            shape=(rows,),
+            init=h2h_bias_initializer,
+            allow_deferred_init=True,
+        )
 
     def state_info(self, batch_size=0):
-        return [{'shape': (batch_size, self._hidden_size),
-                 '__layout__': 'NC'} for _ in range(self._num_states)]
+        return [
+            {'shape': (batch_size, self._hidden_size), '__layout__': 'NC'}
+            for _ in range(self._num_states)
+        ]
 
     def _mapping(self):
         # MXNet prints the number of i2h rows, gates * hidden_size
@@ -58,15 +79,25 @@ class _GatedCell(HybridRecurrentCell):
     def __repr__(self):
         return f'{type(self).__name__}({self._mapping()})'
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight,
-                       i2h_bias, h2h_bias):
+    def hybrid_forward(
+        self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias
+    ):
         prefix = f't{self._counter}_'
         rows = self._gates * self._hidden_size
-        i2h = F.FullyConnected(data=inputs, weight=i2h_weight, bias=i2h_bias,
-                               num_hidden=rows, name=prefix + 'i2h')
-        h2h = F.FullyConnected(data=states[0], weight=h2h_weight,
-                               bias=h2h_bias, num_hidden=rows,
-                               name=prefix + 'h2h')
+        i2h = F.FullyConnected(
+            data=inputs,
+            weight=i2h_weight,
+            bias=i2h_bias,
+            num_hidden=rows,
+            name=prefix + 'i2h',
+        )
+        h2h = F.FullyConnected(
+            data=states[0],
+            weight=h2h_weight,
+            bias=h2h_bias,
+            num_hidden=rows,
+            name=prefix + 'h2h',
+        )
         return self._step(F, i2h, h2h, states, prefix)
 
 
@@ -97,13 +128,28 @@ class RNNCell(_GatedCell):
     RNNCell(None -> 100, tanh)
     """
 
-    def __init__(self, hidden_size, activation='tanh',
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
-                 input_size=0, prefix=None, params=None):
-        super().__init__(hidden_size, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size, prefix, params)
+    def __init__(
+        self,
+        hidden_size,
+        activation='tanh',
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        input_size=0,
+        prefix=None,
+        params=None,
+    ):
+        super().__init__(
+            hidden_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            input_size,
+            prefix,
+            params,
+        )
         self._activation = activation
 
     def _alias(self):
@@ -156,16 +202,31 @@ class LSTMCell(_GatedCell):
     """
 
     _gates = 4
-    _num_states = 2             # h and c
+    _num_states = 2  # h and c
 
-    def __init__(self, hidden_size, i2h_weight_initializer=None,
-                 h2h_weight_initializer=None, i2h_bias_initializer='zeros',
-                 h2h_bias_initializer='zeros', input_size=0, prefix=None,
-                 params=None, activation='tanh',
-                 recurrent_activation='sigmoid'):
-        super().__init__(hidden_size, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, input_size, prefix, params)
+    def __init__(
+        self,
+        hidden_size,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        input_size=0,
+        prefix=None,
+        params=None,
+        activation='tanh',
+        recurrent_activation='sigmoid',
+    ):
+        super().__init__(
+            hidden_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            input_size,
+            prefix,
+            params,
+        )
         self._activation = activation
         self._recurrent_activation = recurrent_activation
 
@@ -173,8 +234,15 @@ class LSTMCell(_GatedCell):
         return 'lstm'
 
     def _step(self, F, i2h, h2h, states, prefix):
-        return lstm_step(F, i2h, h2h, states, self._activation,
-                         self._recurrent_activation, prefix)
+        return lstm_step(
+            F,
+            i2h,
+            h2h,
+            states,
+            self._activation,
+            self._recurrent_activation,
+            prefix,
+        )
 
 
 class GRUCell(_GatedCell):
@@ -230,14 +298,14 @@ class DropoutCell(HybridRecurrentCell):
     def __init__(self, rate, axes=(), prefix=None, params=None):
         super().__init__(prefix, params)
         if not isinstance(rate, numeric_types):
-            raise DLBookError(f'DropoutCell: rate must be a number, got '
-                              f'{rate!r}')
+            raise DLBookError(
+                f'DropoutCell: rate must be a number, got {rate!r}'
+            )
         self._rate = rate
         self._axes = axes
 
     def __repr__(self):
-        return (f'{type(self).__name__}(rate={self._rate}, '
-                f'axes={self._axes})')
+        return f'{type(self).__name__}(rate={self._rate}, axes={self._axes})'
 
     def state_info(self, batch_size=0):
         return []
@@ -247,18 +315,35 @@ class DropoutCell(HybridRecurrentCell):
 
     def hybrid_forward(self, F, inputs, states):
         if self._rate > 0:
-            inputs = F.Dropout(data=inputs, p=self._rate, axes=self._axes,
-                               name=f't{self._counter}_fwd')
+            inputs = F.Dropout(
+                data=inputs,
+                p=self._rate,
+                axes=self._axes,
+                name=f't{self._counter}_fwd',
+            )
         return inputs, states
 
-    def unroll(self, length, inputs, begin_state=None, layout='NTC',
-               merge_outputs=None, valid_length=None):
+    def unroll(
+        self,
+        length,
+        inputs,
+        begin_state=None,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=None,
+    ):
         self.reset()
-        inputs, _, F, _ = _format_sequence(length, inputs, layout,
-                                           merge_outputs)
+        inputs, _, F, _ = _format_sequence(
+            length, inputs, layout, merge_outputs
+        )
         if _is_tensor(inputs):
             # one dropout over the whole sequence instead of one per step
             return self.hybrid_forward(F, inputs, begin_state or [])
-        return super().unroll(length, inputs, begin_state=begin_state,
-                              layout=layout, merge_outputs=merge_outputs,
-                              valid_length=None)
+        return super().unroll(
+            length,
+            inputs,
+            begin_state=begin_state,
+            layout=layout,
+            merge_outputs=merge_outputs,
+            valid_length=None,
+        )

@@ -4,13 +4,19 @@ reads a sequence both ways."""
 
 from ...base import DLBookError
 from ..block import _indent
-from .base_cell import (HybridRecurrentCell, RecurrentCell,
-                        _cells_begin_state, _cells_state_info,
-                        _format_sequence, _get_begin_state, _is_tensor,
-                        _mask_sequence_variable_length, _unstack)
+from .base_cell import (
+    HybridRecurrentCell,
+    RecurrentCell,
+    _cells_begin_state,
+    _cells_state_info,
+    _format_sequence,
+    _get_begin_state,
+    _is_tensor,
+    _mask_sequence_variable_length,
+    _unstack,
+)
 
-__all__ = ['SequentialRNNCell', 'HybridSequentialRNNCell',
-           'BidirectionalCell']
+__all__ = ['SequentialRNNCell', 'HybridSequentialRNNCell', 'BidirectionalCell']
 
 
 class _SequentialCellMixin:
@@ -19,8 +25,10 @@ class _SequentialCellMixin:
 
     def __repr__(self):
         # MXNet does not indent the children here
-        body = '\n'.join(f'({key}): {_indent(repr(cell), 2)}'
-                         for key, cell in self._children.items())
+        body = '\n'.join(
+            f'({key}): {_indent(repr(cell), 2)}'
+            for key, cell in self._children.items()
+        )
         return f'{type(self).__name__}(\n{body}\n)'
 
     def add(self, cell):
@@ -41,34 +49,49 @@ class _SequentialCellMixin:
         p = 0
         for cell in self._children.values():
             if isinstance(cell, BidirectionalCell):
-                raise DLBookError('A BidirectionalCell in a sequential stack '
-                                  'cannot be stepped; use unroll instead.')
+                raise DLBookError(
+                    'A BidirectionalCell in a sequential stack '
+                    'cannot be stepped; use unroll instead.'
+                )
             n = len(cell.state_info())
-            inputs, state = cell(inputs, states[p:p + n])
+            inputs, state = cell(inputs, states[p : p + n])
             p += n
             next_states.extend(state)
         return inputs, next_states
 
-    def unroll(self, length, inputs, begin_state=None, layout='NTC',
-               merge_outputs=None, valid_length=None):
+    def unroll(
+        self,
+        length,
+        inputs,
+        begin_state=None,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=None,
+    ):
         """Unroll each cell over the whole sequence in turn (see
         :meth:`RecurrentCell.unroll`)."""
         self.reset()
-        inputs, _, F, batch_size = _format_sequence(length, inputs, layout,
-                                                    None)
+        inputs, _, F, batch_size = _format_sequence(
+            length, inputs, layout, None
+        )
         num_cells = len(self._children)
-        begin_state = _get_begin_state(self, F, begin_state, inputs,
-                                       batch_size)
+        begin_state = _get_begin_state(
+            self, F, begin_state, inputs, batch_size
+        )
         p = 0
         next_states = []
         for i, cell in enumerate(self._children.values()):
             n = len(cell.state_info())
-            states = begin_state[p:p + n]
+            states = begin_state[p : p + n]
             p += n
             inputs, states = cell.unroll(
-                length, inputs=inputs, begin_state=states, layout=layout,
+                length,
+                inputs=inputs,
+                begin_state=states,
+                layout=layout,
                 merge_outputs=None if i < num_cells - 1 else merge_outputs,
-                valid_length=valid_length)
+                valid_length=valid_length,
+            )
             next_states.extend(states)
         return inputs, next_states
 
@@ -131,12 +154,15 @@ class BidirectionalCell(HybridRecurrentCell):
         self._output_prefix = output_prefix
 
     def __call__(self, inputs, states):
-        raise NotImplementedError('Bidirectional cannot be stepped. Please '
-                                  'use unroll')
+        raise NotImplementedError(
+            'Bidirectional cannot be stepped. Please use unroll'
+        )
 
     def __repr__(self):
-        return (f'{type(self).__name__}(forward={self._children["l_cell"]}, '
-                f'backward={self._children["r_cell"]})')
+        return (
+            f'{type(self).__name__}(forward={self._children["l_cell"]}, '
+            f'backward={self._children["r_cell"]})'
+        )
 
     def state_info(self, batch_size=0):
         return _cells_state_info(self._children.values(), batch_size)
@@ -145,54 +171,94 @@ class BidirectionalCell(HybridRecurrentCell):
         self._check_not_modified()
         return _cells_begin_state(self._children.values(), **kwargs)
 
-    def unroll(self, length, inputs, begin_state=None, layout='NTC',
-               merge_outputs=None, valid_length=None):
+    def unroll(
+        self,
+        length,
+        inputs,
+        begin_state=None,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=None,
+    ):
         self.reset()
-        inputs, axis, F, batch_size = _format_sequence(length, inputs,
-                                                       layout, False)
+        inputs, axis, F, batch_size = _format_sequence(
+            length, inputs, layout, False
+        )
         if valid_length is None:
             reversed_inputs = list(reversed(inputs))
         else:
             # reverse each sequence within its own length, keeping the
             # padding at the end
-            reversed_inputs = _unstack(F, F.SequenceReverse(
-                F.stack(*inputs, axis=0), sequence_length=valid_length,
-                use_sequence_length=True), length)
-        begin_state = _get_begin_state(self, F, begin_state, inputs,
-                                       batch_size)
+            reversed_inputs = _unstack(
+                F,
+                F.SequenceReverse(
+                    F.stack(*inputs, axis=0),
+                    sequence_length=valid_length,
+                    use_sequence_length=True,
+                ),
+                length,
+            )
+        begin_state = _get_begin_state(
+            self, F, begin_state, inputs, batch_size
+        )
         l_cell, r_cell = self._children.values()
         n_l = len(l_cell.state_info(batch_size))
         l_outputs, l_states = l_cell.unroll(
-            length, inputs=inputs, begin_state=begin_state[:n_l],
-            layout=layout, merge_outputs=merge_outputs,
-            valid_length=valid_length)
+            length,
+            inputs=inputs,
+            begin_state=begin_state[:n_l],
+            layout=layout,
+            merge_outputs=merge_outputs,
+            valid_length=valid_length,
+        )
         r_outputs, r_states = r_cell.unroll(
-            length, inputs=reversed_inputs, begin_state=begin_state[n_l:],
-            layout=layout, merge_outputs=False, valid_length=valid_length)
+            length,
+            inputs=reversed_inputs,
+            begin_state=begin_state[n_l:],
+            layout=layout,
+            merge_outputs=False,
+            valid_length=valid_length,
+        )
         if valid_length is None:
             reversed_r_outputs = list(reversed(r_outputs))
         else:
-            reversed_r_outputs = _unstack(F, F.SequenceReverse(
-                F.stack(*r_outputs, axis=0), sequence_length=valid_length,
-                use_sequence_length=True, axis=0), length)
+            reversed_r_outputs = _unstack(
+                F,
+                F.SequenceReverse(
+                    F.stack(*r_outputs, axis=0),
+                    sequence_length=valid_length,
+                    use_sequence_length=True,
+                    axis=0,
+                ),
+                length,
+            )
         if merge_outputs is None:
             merge_outputs = _is_tensor(l_outputs)
         # both directions in the same form: one array in ``layout`` or a
         # list of steps (the l_cell may have returned either, and the
         # reversed r outputs are a list)
-        l_outputs, _, _, _ = _format_sequence(None, l_outputs, layout,
-                                              merge_outputs)
+        l_outputs, _, _, _ = _format_sequence(
+            None, l_outputs, layout, merge_outputs
+        )
         reversed_r_outputs, _, _, _ = _format_sequence(
-            None, reversed_r_outputs, layout, merge_outputs)
+            None, reversed_r_outputs, layout, merge_outputs
+        )
         if merge_outputs:
-            outputs = F.concat(l_outputs, reversed_r_outputs, dim=2,
-                               name=f'{self._output_prefix}out')
+            outputs = F.concat(
+                l_outputs,
+                reversed_r_outputs,
+                dim=2,
+                name=f'{self._output_prefix}out',
+            )
         else:
-            outputs = [F.concat(l_o, r_o, dim=1,
-                                name=f'{self._output_prefix}t{i}')
-                       for i, (l_o, r_o) in enumerate(
-                           zip(l_outputs, reversed_r_outputs))]
+            outputs = [
+                F.concat(l_o, r_o, dim=1, name=f'{self._output_prefix}t{i}')
+                for i, (l_o, r_o) in enumerate(
+                    zip(l_outputs, reversed_r_outputs)
+                )
+            ]
         if valid_length is not None:
             outputs = _mask_sequence_variable_length(
-                F, outputs, length, valid_length, axis, merge_outputs)
+                F, outputs, length, valid_length, axis, merge_outputs
+            )
         return outputs, l_states + r_states

@@ -4,8 +4,12 @@
 
 from ... import ndarray as nd
 from ...base import DLBookError
-from .base_cell import (HybridRecurrentCell, _format_sequence, _is_tensor,
-                        _mask_sequence_variable_length)
+from .base_cell import (
+    HybridRecurrentCell,
+    _format_sequence,
+    _is_tensor,
+    _mask_sequence_variable_length,
+)
 from .container_cells import BidirectionalCell
 
 __all__ = ['ModifierCell', 'ZoneoutCell', 'ResidualCell']
@@ -21,11 +25,12 @@ class ModifierCell(HybridRecurrentCell):
 
     def __init__(self, base_cell):
         if base_cell._modified:
-            raise DLBookError(f'Cell {base_cell.name} is already modified. '
-                              f'One cell cannot be modified twice')
+            raise DLBookError(
+                f'Cell {base_cell.name} is already modified. '
+                f'One cell cannot be modified twice'
+            )
         base_cell._modified = True
-        super().__init__(prefix=base_cell.prefix + self._alias(),
-                         params=None)
+        super().__init__(prefix=base_cell.prefix + self._alias(), params=None)
         self.base_cell = base_cell
 
     @property
@@ -61,20 +66,23 @@ class ZoneoutCell(ModifierCell):
     zoneout_outputs, zoneout_states : float, default 0
     """
 
-    def __init__(self, base_cell, zoneout_outputs=0., zoneout_states=0.):
+    def __init__(self, base_cell, zoneout_outputs=0.0, zoneout_states=0.0):
         if isinstance(base_cell, BidirectionalCell):
             raise DLBookError(
                 "BidirectionalCell doesn't support zoneout since it doesn't "
                 "support step. Please add ZoneoutCell to the cells "
-                "underneath instead.")
+                "underneath instead."
+            )
         super().__init__(base_cell)
         self.zoneout_outputs = zoneout_outputs
         self.zoneout_states = zoneout_states
         self._prev_output = None
 
     def __repr__(self):
-        return (f'{type(self).__name__}(p_out={self.zoneout_outputs}, '
-                f'p_state={self.zoneout_states}, {self.base_cell})')
+        return (
+            f'{type(self).__name__}(p_out={self.zoneout_outputs}, '
+            f'p_state={self.zoneout_states}, {self.base_cell})'
+        )
 
     def _alias(self):
         return 'zoneout'
@@ -96,12 +104,15 @@ class ZoneoutCell(ModifierCell):
             prev_output = F.zeros_like(next_output)
         p_out, p_state = self.zoneout_outputs, self.zoneout_states
         output = next_output
-        if p_out != 0.:
-            output = F.where(mask(p_out, next_output), next_output,
-                             prev_output)
-        if p_state != 0.:
-            next_states = [F.where(mask(p_state, new), new, old)
-                           for new, old in zip(next_states, states)]
+        if p_out != 0.0:
+            output = F.where(
+                mask(p_out, next_output), next_output, prev_output
+            )
+        if p_state != 0.0:
+            next_states = [
+                F.where(mask(p_state, new), new, old)
+                for new, old in zip(next_states, states)
+            ]
         self._prev_output = output
         return output, next_states
 
@@ -118,25 +129,38 @@ class ResidualCell(ModifierCell):
         output = F.elemwise_add(output, inputs, name=f't{self._counter}_fwd')
         return output, states
 
-    def unroll(self, length, inputs, begin_state=None, layout='NTC',
-               merge_outputs=None, valid_length=None):
+    def unroll(
+        self,
+        length,
+        inputs,
+        begin_state=None,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=None,
+    ):
         self.reset()
         self.base_cell._modified = False
         try:
             outputs, states = self.base_cell.unroll(
-                length, inputs=inputs, begin_state=begin_state,
-                layout=layout, merge_outputs=merge_outputs,
-                valid_length=valid_length)
+                length,
+                inputs=inputs,
+                begin_state=begin_state,
+                layout=layout,
+                merge_outputs=merge_outputs,
+                valid_length=valid_length,
+            )
         finally:
             self.base_cell._modified = True
         if merge_outputs is None:
             merge_outputs = _is_tensor(outputs)
-        inputs, axis, F, _ = _format_sequence(length, inputs, layout,
-                                              merge_outputs)
+        inputs, axis, F, _ = _format_sequence(
+            length, inputs, layout, merge_outputs
+        )
         if valid_length is not None:
             # padded steps have zero outputs: add zeros there, too
             inputs = _mask_sequence_variable_length(
-                F, inputs, length, valid_length, axis, merge_outputs)
+                F, inputs, length, valid_length, axis, merge_outputs
+            )
         if merge_outputs:
             outputs = F.elemwise_add(outputs, inputs)
         else:

@@ -20,12 +20,25 @@ functions are in ``steps``.
 
 from .base_cell import HybridRecurrentCell, RecurrentCell
 from .basic_cells import DropoutCell, GRUCell, LSTMCell, RNNCell
-from .container_cells import (BidirectionalCell, HybridSequentialRNNCell,
-                              SequentialRNNCell)
+from .container_cells import (
+    BidirectionalCell,
+    HybridSequentialRNNCell,
+    SequentialRNNCell,
+)
 from .modifier_cells import ModifierCell, ResidualCell, ZoneoutCell
 from .steps import gru_step, lstm_step, rnn_step  # noqa: F401
 
-__all__ = ['RecurrentCell', 'HybridRecurrentCell', 'RNNCell', 'LSTMCell',
-           'GRUCell', 'SequentialRNNCell', 'HybridSequentialRNNCell',
-           'DropoutCell', 'ModifierCell', 'ZoneoutCell', 'ResidualCell',
-           'BidirectionalCell']
+__all__ = [
+    'RecurrentCell',
+    'HybridRecurrentCell',
+    'RNNCell',
+    'LSTMCell',
+    'GRUCell',
+    'SequentialRNNCell',
+    'HybridSequentialRNNCell',
+    'DropoutCell',
+    'ModifierCell',
+    'ZoneoutCell',
+    'ResidualCell',
+    'BidirectionalCell',
+]

@@ -39,18 +39,35 @@ class _RNNLayer(HybridBlock):
     gates (1 RNN, 3 GRU, 4 LSTM).
     """
 
-    def __init__(self, hidden_size, num_layers, layout, dropout,
-                 bidirectional, input_size, i2h_weight_initializer,
-                 h2h_weight_initializer, i2h_bias_initializer,
-                 h2h_bias_initializer, mode, dtype='float32',
-                 use_sequence_length=False, **kwargs):
+    def __init__(
+        self,
+        hidden_size,
+        num_layers,
+        layout,
+        dropout,
+        bidirectional,
+        input_size,
+        i2h_weight_initializer,
+        h2h_weight_initializer,
+        i2h_bias_initializer,
+        h2h_bias_initializer,
+        mode,
+        dtype='float32',
+        use_sequence_length=False,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         self._use_sequence_length = use_sequence_length
-        self._initializers = (i2h_weight_initializer, h2h_weight_initializer,
-                              i2h_bias_initializer, h2h_bias_initializer)
+        self._initializers = (
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+        )
         if layout not in ('TNC', 'NTC'):
-            raise DLBookError(f"Invalid layout {layout}; must be one of "
-                              f"['TNC' or 'NTC']")
+            raise DLBookError(
+                f"Invalid layout {layout}; must be one of ['TNC' or 'NTC']"
+            )
         self._hidden_size = hidden_size
         self._num_layers = num_layers
         self._mode = mode
@@ -59,28 +76,37 @@ class _RNNLayer(HybridBlock):
         self._dir = 2 if bidirectional else 1
         self._input_size = input_size
         self._dtype = dtype
-        self._gates = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4,
-                       'gru': 3}[mode]
+        self._gates = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}[mode]
         rows, width = self._gates * hidden_size, input_size
         for i in range(num_layers):
-            for j in 'lr'[:self._dir]:
+            for j in 'lr'[: self._dir]:
                 # width 0 (input_size unknown) is set from the first
                 # input by infer_shape
-                self._register_param(f'{j}{i}_i2h_weight', (rows, width),
-                                     i2h_weight_initializer, dtype)
-                self._register_param(f'{j}{i}_h2h_weight',
-                                     (rows, hidden_size),
-                                     h2h_weight_initializer, dtype)
-                self._register_param(f'{j}{i}_i2h_bias', (rows,),
-                                     i2h_bias_initializer, dtype)
-                self._register_param(f'{j}{i}_h2h_bias', (rows,),
-                                     h2h_bias_initializer, dtype)
+                self._register_param(
+                    f'{j}{i}_i2h_weight',
+                    (rows, width),
+                    i2h_weight_initializer,
+                    dtype,
+                )
+                self._register_param(
+                    f'{j}{i}_h2h_weight',
+                    (rows, hidden_size),
+                    h2h_weight_initializer,
+                    dtype,
+                )
+                self._register_param(
+                    f'{j}{i}_i2h_bias', (rows,), i2h_bias_initializer, dtype
+                )
+                self._register_param(
+                    f'{j}{i}_h2h_bias', (rows,), h2h_bias_initializer, dtype
+                )
             # the next layer reads both directions' outputs
             width = hidden_size * self._dir
 
     def _register_param(self, name, shape, init, dtype):
-        param = self.params.get(name, shape=shape, init=init,
-                                allow_deferred_init=True, dtype=dtype)
+        param = self.params.get(
+            name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype
+        )
         setattr(self, name, param)
         return param
 
@@ -119,8 +145,10 @@ class _RNNLayer(HybridBlock):
         """
         shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
         num_states = 2 if self._mode == 'lstm' else 1
-        return [{'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype}
-                for _ in range(num_states)]
+        return [
+            {'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype}
+            for _ in range(num_states)
+        ]
 
     def cast(self, dtype):
         super().cast(dtype)
@@ -157,12 +185,14 @@ class _RNNLayer(HybridBlock):
         ``inputs`` (MXNet's ``_RNNLayer.infer_shape``); every other shape
         follows from ``hidden_size``."""
         if inputs.ndim != 3:
-            raise DLBookError(f'{type(self).__name__}: input data should '
-                              f'be a rank-3 tensor of dim {self._layout}, '
-                              f'got shape {inputs.shape}')
+            raise DLBookError(
+                f'{type(self).__name__}: input data should '
+                f'be a rank-3 tensor of dim {self._layout}, '
+                f'got shape {inputs.shape}'
+            )
         width = inputs.shape[2]
         for i in range(self._num_layers):
-            for j in 'lr'[:self._dir]:
+            for j in 'lr'[: self._dir]:
                 param = getattr(self, f'{j}{i}_i2h_weight')
                 param.shape = (self._gates * self._hidden_size, width)
             width = self._hidden_size * self._dir
@@ -174,8 +204,7 @@ class _RNNLayer(HybridBlock):
             for param in self._reg_params.values():
                 param._finish_deferred_init()
 
-    def __call__(self, inputs, states=None, sequence_length=None,
-                 **kwargs):
+    def __call__(self, inputs, states=None, sequence_length=None, **kwargs):
         # ``layer(x, sequence_length=lengths)``, as MXNet's signature
         if sequence_length is None:
             return super().__call__(inputs, states, **kwargs)
@@ -205,23 +234,28 @@ class _RNNLayer(HybridBlock):
             self._init_deferred_params(inputs)
             if skip_states:
                 batch_size = inputs.shape[self._layout.find('N')]
-                states = self.begin_state(batch_size, ctx=inputs.context,
-                                          dtype=inputs.dtype)
+                states = self.begin_state(
+                    batch_size, ctx=inputs.context, dtype=inputs.dtype
+                )
         else:
             symbol = _symbol_module()
             if symbol is None or not isinstance(inputs, symbol.Symbol):
-                raise DLBookError(f'{type(self).__name__} expects '
-                                  f'NDArray or Symbol input, got '
-                                  f'{type(inputs).__name__}')
+                raise DLBookError(
+                    f'{type(self).__name__} expects '
+                    f'NDArray or Symbol input, got '
+                    f'{type(inputs).__name__}'
+                )
             if skip_states:
                 states = self._symbol_begin_state(symbol, inputs)
         if not isinstance(states, (list, tuple)):
             states = [states]
         if self._use_sequence_length:
             if sequence_length is None:
-                raise DLBookError(f'{type(self).__name__}: '
-                                  f'use_sequence_length=True needs '
-                                  f'sequence_length=')
+                raise DLBookError(
+                    f'{type(self).__name__}: '
+                    f'use_sequence_length=True needs '
+                    f'sequence_length='
+                )
             out = super().forward(inputs, list(states), sequence_length)
         else:
             # MXNet ignores sequence_length without use_sequence_length
@@ -234,29 +268,39 @@ class _RNNLayer(HybridBlock):
         :class:`BidirectionalCell`) per layer, ``l<k>_``/``r<k>_``
         prefixes, a :class:`DropoutCell` between layers."""
         from . import basic_cells, container_cells
+
         hidden = self._hidden_size
         make = {
             'rnn_relu': lambda **kw: basic_cells.RNNCell(
-                hidden, activation='relu', **kw),
+                hidden, activation='relu', **kw
+            ),
             'rnn_tanh': lambda **kw: basic_cells.RNNCell(
-                hidden, activation='tanh', **kw),
+                hidden, activation='tanh', **kw
+            ),
             'lstm': lambda **kw: basic_cells.LSTMCell(hidden, **kw),
-            'gru': lambda **kw: basic_cells.GRUCell(hidden, **kw)}[self._mode]
+            'gru': lambda **kw: basic_cells.GRUCell(hidden, **kw),
+        }[self._mode]
         i2h_w, h2h_w, i2h_b, h2h_b = self._initializers
-        stack = container_cells.HybridSequentialRNNCell(prefix=self.prefix,
-                                                        params=self.params)
+        stack = container_cells.HybridSequentialRNNCell(
+            prefix=self.prefix, params=self.params
+        )
         with stack.name_scope():
             width = self._input_size
             for i in range(self._num_layers):
-                kwargs = {'input_size': width,
-                          'i2h_weight_initializer': i2h_w,
-                          'h2h_weight_initializer': h2h_w,
-                          'i2h_bias_initializer': i2h_b,
-                          'h2h_bias_initializer': h2h_b}
+                kwargs = {
+                    'input_size': width,
+                    'i2h_weight_initializer': i2h_w,
+                    'h2h_weight_initializer': h2h_w,
+                    'i2h_bias_initializer': i2h_b,
+                    'h2h_bias_initializer': h2h_b,
+                }
                 if self._dir == 2:
-                    stack.add(container_cells.BidirectionalCell(
-                        make(prefix=f'l{i}_', **kwargs),
-                        make(prefix=f'r{i}_', **kwargs)))
+                    stack.add(
+                        container_cells.BidirectionalCell(
+                            make(prefix=f'l{i}_', **kwargs),
+                            make(prefix=f'r{i}_', **kwargs),
+                        )
+                    )
                 else:
                     stack.add(make(prefix=f'l{i}_', **kwargs))
                 if self._dropout > 0 and i != self._num_layers - 1:
@@ -277,37 +321,50 @@ class _RNNLayer(HybridBlock):
         x = F.slice_axis(x, axis=2, begin=0, end=1)
         if time_axis != 0:
             x = F.swapaxes(x, dim1=0, dim2=1)
-        zeros = F.zeros_like(x)                              # (1, N, 1)
+        zeros = F.zeros_like(x)  # (1, N, 1)
         shape = self.state_info()[0]['shape']
-        return [F.broadcast_axis(zeros, axis=(0, 2),
-                                 size=(shape[0], shape[2]))
-                for _ in self.state_info()]
+        return [
+            F.broadcast_axis(zeros, axis=(0, 2), size=(shape[0], shape[2]))
+            for _ in self.state_info()
+        ]
 
-    def hybrid_forward(self, F, inputs, states, sequence_length=None,
-                       **params):
+    def hybrid_forward(
+        self, F, inputs, states, sequence_length=None, **params
+    ):
         if F is nd:
             batch_size = inputs.shape[self._layout.find('N')]
             for state, info in zip(states, self.state_info(batch_size)):
                 if state.shape != info['shape']:
-                    raise ValueError(f"Invalid recurrent state shape. "
-                                     f"Expecting {info['shape']}, got "
-                                     f"{state.shape}.")
+                    raise ValueError(
+                        f"Invalid recurrent state shape. "
+                        f"Expecting {info['shape']}, got "
+                        f"{state.shape}."
+                    )
         if self._layout == 'NTC':
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
         # MXNet's packing: every weight, then every bias; each ordered by
         # layer, direction and i2h before h2h
-        flat = [F.Reshape(params[f'{d}{layer}_{proj}_{kind}'], shape=(-1,))
-                for kind in ('weight', 'bias')
-                for layer in range(self._num_layers)
-                for d in 'lr'[:self._dir]
-                for proj in ('i2h', 'h2h')]
+        flat = [
+            F.Reshape(params[f'{d}{layer}_{proj}_{kind}'], shape=(-1,))
+            for kind in ('weight', 'bias')
+            for layer in range(self._num_layers)
+            for d in 'lr'[: self._dir]
+            for proj in ('i2h', 'h2h')
+        ]
         lengths = [] if sequence_length is None else [sequence_length]
-        rnn = F.RNN(inputs, F.concat(*flat, dim=0), *states, *lengths,
-                    use_sequence_length=sequence_length is not None,
-                    state_size=self._hidden_size,
-                    num_layers=self._num_layers,
-                    bidirectional=self._dir == 2, p=self._dropout,
-                    state_outputs=True, mode=self._mode)
+        rnn = F.RNN(
+            inputs,
+            F.concat(*flat, dim=0),
+            *states,
+            *lengths,
+            use_sequence_length=sequence_length is not None,
+            state_size=self._hidden_size,
+            num_layers=self._num_layers,
+            bidirectional=self._dir == 2,
+            p=self._dropout,
+            state_outputs=True,
+            mode=self._mode,
+        )
         outputs = rnn[0]
         states = [rnn[i] for i in range(1, 1 + len(states))]
         if self._layout == 'NTC':
@@ -315,12 +372,19 @@ class _RNNLayer(HybridBlock):
         return outputs, states
 
 
-def _no_projection(name, projection_size, state_clip_min, state_clip_max,
-                   state_clip_nan):
-    if projection_size or state_clip_min is not None or \
-            state_clip_max is not None or state_clip_nan:
-        raise DLBookError(f'{name}: projection_size and state clipping '
-                          f'(LSTMP) are not supported by dlbook')
+def _no_projection(
+    name, projection_size, state_clip_min, state_clip_max, state_clip_nan
+):
+    if (
+        projection_size
+        or state_clip_min is not None
+        or state_clip_max is not None
+        or state_clip_nan
+    ):
+        raise DLBookError(
+            f'{name}: projection_size and state clipping '
+            f'(LSTMP) are not supported by dlbook'
+        )
 
 
 class RNN(_RNNLayer):
@@ -367,16 +431,37 @@ class RNN(_RNNLayer):
     >>> output, hn = layer(x, h0)
     """
 
-    def __init__(self, hidden_size, num_layers=1, activation='relu',
-                 layout='TNC', dropout=0, bidirectional=False,
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
-                 input_size=0, dtype='float32', **kwargs):
-        super().__init__(hidden_size, num_layers, layout, dropout,
-                         bidirectional, input_size, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, 'rnn_' + activation, dtype,
-                         **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        activation='relu',
+        layout='TNC',
+        dropout=0,
+        bidirectional=False,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        input_size=0,
+        dtype='float32',
+        **kwargs,
+    ):
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            'rnn_' + activation,
+            dtype,
+            **kwargs,
+        )
 
 
 class LSTM(_RNNLayer):
@@ -427,19 +512,48 @@ class LSTM(_RNNLayer):
     >>> output, (hn, cn) = layer(x, [h0, c0])
     """
 
-    def __init__(self, hidden_size, num_layers=1, layout='TNC', dropout=0,
-                 bidirectional=False, input_size=0,
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
-                 projection_size=None, h2r_weight_initializer=None,
-                 state_clip_min=None, state_clip_max=None,
-                 state_clip_nan=False, dtype='float32', **kwargs):
-        _no_projection('LSTM', projection_size, state_clip_min,
-                       state_clip_max, state_clip_nan)
-        super().__init__(hidden_size, num_layers, layout, dropout,
-                         bidirectional, input_size, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, 'lstm', dtype, **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        layout='TNC',
+        dropout=0,
+        bidirectional=False,
+        input_size=0,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        projection_size=None,
+        h2r_weight_initializer=None,
+        state_clip_min=None,
+        state_clip_max=None,
+        state_clip_nan=False,
+        dtype='float32',
+        **kwargs,
+    ):
+        _no_projection(
+            'LSTM',
+            projection_size,
+            state_clip_min,
+            state_clip_max,
+            state_clip_nan,
+        )
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            'lstm',
+            dtype,
+            **kwargs,
+        )
 
 
 class GRU(_RNNLayer):
@@ -481,12 +595,33 @@ class GRU(_RNNLayer):
     >>> output, hn = layer(x, nd.zeros((3, 3, 100)))
     """
 
-    def __init__(self, hidden_size, num_layers=1, layout='TNC', dropout=0,
-                 bidirectional=False, input_size=0,
-                 i2h_weight_initializer=None, h2h_weight_initializer=None,
-                 i2h_bias_initializer='zeros', h2h_bias_initializer='zeros',
-                 dtype='float32', **kwargs):
-        super().__init__(hidden_size, num_layers, layout, dropout,
-                         bidirectional, input_size, i2h_weight_initializer,
-                         h2h_weight_initializer, i2h_bias_initializer,
-                         h2h_bias_initializer, 'gru', dtype, **kwargs)
+    def __init__(
+        self,
+        hidden_size,
+        num_layers=1,
+        layout='TNC',
+        dropout=0,
+        bidirectional=False,
+        input_size=0,
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        dtype='float32',
+        **kwargs,
+    ):
+        super().__init__(
+            hidden_size,
+            num_layers,
+            layout,
+            dropout,
+            bidirectional,
+            input_size,
+            i2h_weight_initializer,
+            h2h_weight_initializer,
+            i2h_bias_initializer,
+            h2h_bias_initializer,
+            'gru',
+            dtype,
+            **kwargs,
+        )

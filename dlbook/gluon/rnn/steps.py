@@ -17,35 +17,47 @@ def _nn():
     # imported on use, to keep imports one-way; LeakyReLU is looked up
     # with getattr because gluon.nn may not define it
     from .. import nn
+
     return nn
 
 
 def _activate(F, x, activation, **kwargs):
     """Apply ``activation``: a name (``'tanh'``), a LeakyReLU block or any
     callable."""
-    func = {'tanh': F.tanh, 'relu': F.relu, 'sigmoid': F.sigmoid,
-            'softsign': F.softsign}.get(activation)
+    func = {
+        'tanh': F.tanh,
+        'relu': F.relu,
+        'sigmoid': F.sigmoid,
+        'softsign': F.softsign,
+    }.get(activation)
     if func is not None:
         return func(x, **kwargs)
     if isinstance(activation, str):
         return F.Activation(x, act_type=activation, **kwargs)
     leaky_relu = getattr(_nn(), 'LeakyReLU', None)
     if leaky_relu is not None and isinstance(activation, leaky_relu):
-        return F.LeakyReLU(x, act_type='leaky', slope=activation._alpha,
-                           **kwargs)
+        return F.LeakyReLU(
+            x, act_type='leaky', slope=activation._alpha, **kwargs
+        )
     return activation(x, **kwargs)
 
 
 def rnn_step(F, i2h, h2h, states, activation='tanh', prefix=''):
-    """Elman RNN step: ``h_t = act(i2h + h2h)``; output and state are h_t.
-    """
+    """Elman RNN step: ``h_t = act(i2h + h2h)``; output and state are h_t."""
     total = F.elemwise_add(i2h, h2h, name=prefix + 'plus0')
     output = _activate(F, total, activation, name=prefix + 'out')
     return output, [output]
 
 
-def lstm_step(F, i2h, h2h, states, activation='tanh',
-              recurrent_activation='sigmoid', prefix=''):
+def lstm_step(
+    F,
+    i2h,
+    h2h,
+    states,
+    activation='tanh',
+    recurrent_activation='sigmoid',
+    prefix='',
+):
     """LSTM step; the 4H gate columns are in the order i, f, g, o.
 
     ::
@@ -59,22 +71,22 @@ def lstm_step(F, i2h, h2h, states, activation='tanh',
     """
     gates = F.elemwise_add(i2h, h2h, name=prefix + 'plus0')
     slices = F.SliceChannel(gates, num_outputs=4, name=prefix + 'slice')
-    in_gate = _activate(F, slices[0], recurrent_activation,
-                        name=prefix + 'i')
-    forget_gate = _activate(F, slices[1], recurrent_activation,
-                            name=prefix + 'f')
+    in_gate = _activate(F, slices[0], recurrent_activation, name=prefix + 'i')
+    forget_gate = _activate(
+        F, slices[1], recurrent_activation, name=prefix + 'f'
+    )
     in_transform = _activate(F, slices[2], activation, name=prefix + 'c')
-    out_gate = _activate(F, slices[3], recurrent_activation,
-                         name=prefix + 'o')
+    out_gate = _activate(F, slices[3], recurrent_activation, name=prefix + 'o')
     next_c = F.elemwise_add(
         F.elemwise_mul(forget_gate, states[1], name=prefix + 'mul0'),
         F.elemwise_mul(in_gate, in_transform, name=prefix + 'mul1'),
-        name=prefix + 'state')
+        name=prefix + 'state',
+    )
     next_h = F.elemwise_mul(
         out_gate,
-        F.Activation(next_c, act_type=activation,
-                     name=prefix + 'activation0'),
-        name=prefix + 'out')
+        F.Activation(next_c, act_type=activation, name=prefix + 'activation0'),
+        name=prefix + 'out',
+    )
     return next_h, [next_h, next_c]
 
 
@@ -92,28 +104,40 @@ def gru_step(F, i2h, h2h, states, prefix=''):
     Returns ``h_t, [h_t]``.
     """
     prev_h = states[0]
-    i2h_r, i2h_z, i2h_n = F.SliceChannel(i2h, num_outputs=3,
-                                         name=prefix + 'i2h_slice')
-    h2h_r, h2h_z, h2h_n = F.SliceChannel(h2h, num_outputs=3,
-                                         name=prefix + 'h2h_slice')
-    reset_gate = F.Activation(F.elemwise_add(i2h_r, h2h_r,
-                                             name=prefix + 'plus0'),
-                              act_type='sigmoid', name=prefix + 'r_act')
-    update_gate = F.Activation(F.elemwise_add(i2h_z, h2h_z,
-                                              name=prefix + 'plus1'),
-                               act_type='sigmoid', name=prefix + 'z_act')
+    i2h_r, i2h_z, i2h_n = F.SliceChannel(
+        i2h, num_outputs=3, name=prefix + 'i2h_slice'
+    )
+    h2h_r, h2h_z, h2h_n = F.SliceChannel(
+        h2h, num_outputs=3, name=prefix + 'h2h_slice'
+    )
+    reset_gate = F.Activation(
+        F.elemwise_add(i2h_r, h2h_r, name=prefix + 'plus0'),
+        act_type='sigmoid',
+        name=prefix + 'r_act',
+    )
+    update_gate = F.Activation(
+        F.elemwise_add(i2h_z, h2h_z, name=prefix + 'plus1'),
+        act_type='sigmoid',
+        name=prefix + 'z_act',
+    )
     candidate = F.Activation(
-        F.elemwise_add(i2h_n, F.elemwise_mul(reset_gate, h2h_n,
-                                             name=prefix + 'mul0'),
-                       name=prefix + 'plus2'),
-        act_type='tanh', name=prefix + 'h_act')
+        F.elemwise_add(
+            i2h_n,
+            F.elemwise_mul(reset_gate, h2h_n, name=prefix + 'mul0'),
+            name=prefix + 'plus2',
+        ),
+        act_type='tanh',
+        name=prefix + 'h_act',
+    )
     # (1 - z) * n + z * h  ==  n + z * (h - n): the same value, two
     # operators fewer per step
     next_h = F.elemwise_add(
         candidate,
-        F.elemwise_mul(update_gate,
-                       F.elemwise_sub(prev_h, candidate,
-                                      name=prefix + 'minus0'),
-                       name=prefix + 'mul1'),
-        name=prefix + 'out')
+        F.elemwise_mul(
+            update_gate,
+            F.elemwise_sub(prev_h, candidate, name=prefix + 'minus0'),
+            name=prefix + 'mul1',
+        ),
+        name=prefix + 'out',
+    )
     return next_h, [next_h]

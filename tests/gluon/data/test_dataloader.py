@@ -1,8 +1,8 @@
 """DataLoader: batching rules, samplers, worker processes and failures."""
 
 import os
-import signal
 import re
+import signal
 import time
 
 import numpy as np
@@ -40,14 +40,16 @@ def _assert_same_batches(a, b):
 
 # ------------------------------------------------------------ batchify
 
+
 def test_default_batchify_rules():
-    samples = [(nd.ones((2, 3)) * i, np.int32(i), float(i), i)
-               for i in range(4)]
+    samples = [
+        (nd.ones((2, 3)) * i, np.int32(i), float(i), i) for i in range(4)
+    ]
     X, y, f, n = default_batchify_fn(samples)
     assert isinstance(X, nd.NDArray) and X.shape == (4, 2, 3)
     assert X.dtype == np.float32
     np.testing.assert_array_equal(X.asnumpy()[:, 0, 0], [0, 1, 2, 3])
-    assert y.dtype == np.int32 and y.shape == (4,)       # dtype kept
+    assert y.dtype == np.int32 and y.shape == (4,)  # dtype kept
     assert f.dtype == np.float64 and n.dtype == np.int64
     images = [np.full((2, 2), i, dtype=np.uint8) for i in range(3)]
     batch = default_batchify_fn(images)
@@ -65,6 +67,7 @@ def test_default_batchify_keeps_the_context():
 
 
 # ------------------------------------------------------------ in process
+
 
 def test_loader_batches_and_len():
     X = nd.array(np.arange(20).reshape(10, 2))
@@ -100,10 +103,13 @@ def test_transform_first_batches_whole_batches_identically():
     rng = np.random.RandomState(1)
     images = nd.array(rng.randint(0, 256, (9, 6, 5, 3)), dtype='uint8')
     labels = rng.randint(0, 10, 9).astype(np.int32)
-    trans = transforms.Compose([transforms.Resize((4, 3)),
-                                transforms.ToTensor(),
-                                transforms.Normalize((0.1, 0.2, 0.3),
-                                                     (1.0, 2.0, 3.0))])
+    trans = transforms.Compose(
+        [
+            transforms.Resize((4, 3)),
+            transforms.ToTensor(),
+            transforms.Normalize((0.1, 0.2, 0.3), (1.0, 2.0, 3.0)),
+        ]
+    )
     ds = ArrayDataset(images, labels).transform_first(trans)
     fast = list(DataLoader(ds, 4))
     slow = list(DataLoader(ds, 4, batchify_fn=slow_path))
@@ -115,13 +121,21 @@ def test_transform_first_batches_whole_batches_identically():
 def test_pin_memory_puts_batches_on_cpu_pinned(num_workers):
     data = np.arange(20, dtype=np.float32).reshape(10, 2)
     ds = ArrayDataset(data, np.arange(10, dtype=np.float32))
-    loader = DataLoader(ds, batch_size=4, pin_memory=True, pin_device_id=1,
-                        num_workers=num_workers)
+    loader = DataLoader(
+        ds,
+        batch_size=4,
+        pin_memory=True,
+        pin_device_id=1,
+        num_workers=num_workers,
+    )
     batches = list(loader)
-    assert all(x.context == mx.cpu_pinned(1) and y.context ==
-               mx.cpu_pinned(1) for x, y in batches)
+    assert all(
+        x.context == mx.cpu_pinned(1) and y.context == mx.cpu_pinned(1)
+        for x, y in batches
+    )
     np.testing.assert_array_equal(
-        np.concatenate([x.asnumpy() for x, _ in batches]), data)
+        np.concatenate([x.asnumpy() for x, _ in batches]), data
+    )
     plain = next(iter(DataLoader(ds, batch_size=4)))[0]
     assert plain.context == mx.cpu(0)
 
@@ -129,16 +143,18 @@ def test_pin_memory_puts_batches_on_cpu_pinned(num_workers):
 @pytest.mark.parametrize('hybridize', [False, True])
 def test_pinned_batches_train_a_network_on_cpu(hybridize):
     # As in MXNet, cpu_pinned(0) arrays use the parameters on cpu(0).
-    ds = ArrayDataset(np.random.RandomState(0).rand(8, 4).astype('f4'),
-                      np.arange(8) % 3)
+    ds = ArrayDataset(
+        np.random.RandomState(0).rand(8, 4).astype('f4'), np.arange(8) % 3
+    )
     net = gluon.nn.HybridSequential()
     net.add(gluon.nn.Dense(3, in_units=4))
     net.initialize(ctx=mx.cpu(0))
     if hybridize:
         net.hybridize()
     before = net[0].weight.data().asnumpy()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd',
-                            {'learning_rate': 0.1})
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1}
+    )
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     for X, y in DataLoader(ds, batch_size=4, pin_memory=True):
         with mx.autograd.record():
@@ -153,11 +169,13 @@ def test_pinned_batches_train_a_network_on_cpu(hybridize):
 def test_shuffle_is_reproducible_and_complete():
     ds = SimpleDataset(list(range(50)))
     mx.random.seed(7)
-    first = np.concatenate([b.asnumpy() for b in
-                            DataLoader(ds, 8, shuffle=True)])
+    first = np.concatenate(
+        [b.asnumpy() for b in DataLoader(ds, 8, shuffle=True)]
+    )
     mx.random.seed(7)
-    again = np.concatenate([b.asnumpy() for b in
-                            DataLoader(ds, 8, shuffle=True)])
+    again = np.concatenate(
+        [b.asnumpy() for b in DataLoader(ds, 8, shuffle=True)]
+    )
     np.testing.assert_array_equal(first, again)
     assert sorted(first.tolist()) == list(range(50))
 
@@ -167,14 +185,19 @@ def test_argument_checks():
     with pytest.raises(ValueError, match='batch_size must be specified'):
         DataLoader(ds)
     with pytest.raises(ValueError, match='shuffle must not be specified'):
-        DataLoader(ds, 2, shuffle=True,
-                   sampler=gluon.data.SequentialSampler(5))
+        DataLoader(
+            ds, 2, shuffle=True, sampler=gluon.data.SequentialSampler(5)
+        )
     batches = gluon.data.BatchSampler(gluon.data.SequentialSampler(5), 2)
-    with pytest.raises(ValueError, match='must not be specified if '
-                                         'batch_sampler'):
+    with pytest.raises(
+        ValueError, match='must not be specified if batch_sampler'
+    ):
         DataLoader(ds, 2, batch_sampler=batches)
-    assert [b.shape for b in DataLoader(ds, batch_sampler=batches)] == \
-        [(2,), (2,), (1,)]
+    assert [b.shape for b in DataLoader(ds, batch_sampler=batches)] == [
+        (2,),
+        (2,),
+        (1,),
+    ]
 
 
 def test_custom_batchify_fn():
@@ -184,6 +207,7 @@ def test_custom_batchify_fn():
 
 
 # ------------------------------------------------------------ workers
+
 
 class Squares(gluon.data.Dataset):
     """Sample i is (i * ones(3), i ** 2); can fail on purpose."""
@@ -214,7 +238,7 @@ def test_workers_give_the_same_batches_in_order(thread_pool):
     ds = Squares(37)
     expected = _collect(DataLoader(ds, 5))
     loader = DataLoader(ds, 5, num_workers=2, thread_pool=thread_pool)
-    for _ in range(2):                                   # two epochs
+    for _ in range(2):  # two epochs
         got = _collect(loader)
         assert len(got) == len(expected)
         for (a, b), (c, d) in zip(got, expected):
@@ -225,8 +249,9 @@ def test_workers_give_the_same_batches_in_order(thread_pool):
 
 
 def test_workers_with_mnist_like_pipeline_and_prefetch():
-    images = nd.array(np.random.RandomState(0).randint(0, 255, (30, 8, 8, 1)),
-                      dtype='uint8')
+    images = nd.array(
+        np.random.RandomState(0).randint(0, 255, (30, 8, 8, 1)), dtype='uint8'
+    )
     ds = ArrayDataset(images, np.arange(30, dtype=np.int32))
     ds = ds.transform_first(transforms.ToTensor())
     expected = _collect(DataLoader(ds, 7))
@@ -237,34 +262,43 @@ def test_workers_with_mnist_like_pipeline_and_prefetch():
 
 
 def test_random_augmentation_in_workers_is_reproducible_and_varied():
-    images = nd.array(np.arange(16 * 4 * 4 * 3).reshape(16, 4, 4, 3) % 251,
-                      dtype='uint8')
-    ds = SimpleDataset(images).transform(
-        transforms.RandomFlipLeftRight())
+    images = nd.array(
+        np.arange(16 * 4 * 4 * 3).reshape(16, 4, 4, 3) % 251, dtype='uint8'
+    )
+    ds = SimpleDataset(images).transform(transforms.RandomFlipLeftRight())
 
     def run():
         mx.random.seed(11)
-        return np.concatenate([b.asnumpy() for b in
-                               DataLoader(ds, 4, num_workers=2)])
+        return np.concatenate(
+            [b.asnumpy() for b in DataLoader(ds, 4, num_workers=2)]
+        )
 
     first, again = run(), run()
     np.testing.assert_array_equal(first, again)
-    flipped = [not np.array_equal(first[i], images[i].asnumpy())
-               for i in range(16)]
-    assert 0 < sum(flipped) < 16          # workers do not repeat one draw
+    flipped = [
+        not np.array_equal(first[i], images[i].asnumpy()) for i in range(16)
+    ]
+    assert 0 < sum(flipped) < 16  # workers do not repeat one draw
 
 
 def test_custom_batchify_in_workers_returns_ndarrays_on_cpu0():
     ds = Squares(8)
-    loader = DataLoader(ds, 4, num_workers=2,
-                        batchify_fn=lambda xs: nd.stack(*[x for x, _ in xs]))
+    loader = DataLoader(
+        ds,
+        4,
+        num_workers=2,
+        batchify_fn=lambda xs: nd.stack(*[x for x, _ in xs]),
+    )
     batches = list(loader)
     assert all(isinstance(b, nd.NDArray) for b in batches)
     assert batches[1].context == mx.cpu(0)
     np.testing.assert_array_equal(batches[1].asnumpy()[:, 0], [4, 5, 6, 7])
-    numpy_loader = DataLoader(ds, 4, num_workers=2,
-                              batchify_fn=lambda xs: np.array([y for _, y
-                                                               in xs]))
+    numpy_loader = DataLoader(
+        ds,
+        4,
+        num_workers=2,
+        batchify_fn=lambda xs: np.array([y for _, y in xs]),
+    )
     out = list(numpy_loader)
     assert isinstance(out[0], np.ndarray)
     np.testing.assert_array_equal(out[1], [16, 25, 36, 49])
@@ -272,8 +306,9 @@ def test_custom_batchify_in_workers_returns_ndarrays_on_cpu0():
 
 @pytest.mark.parametrize('thread_pool', [False, True])
 def test_worker_exception_names_the_batch(thread_pool):
-    loader = DataLoader(Squares(20, fail_at=13), 4, num_workers=2,
-                        thread_pool=thread_pool)
+    loader = DataLoader(
+        Squares(20, fail_at=13), 4, num_workers=2, thread_pool=thread_pool
+    )
     with pytest.raises(DLBookError) as info:
         list(loader)
     message = str(info.value)
@@ -298,8 +333,13 @@ def test_killed_worker_raises_instead_of_hanging():
 
 @pytest.mark.parametrize('thread_pool', [False, True])
 def test_timeout_is_honoured(thread_pool):
-    loader = DataLoader(Squares(12, sleep_at=5), 4, num_workers=2,
-                        timeout=1, thread_pool=thread_pool)
+    loader = DataLoader(
+        Squares(12, sleep_at=5),
+        4,
+        num_workers=2,
+        timeout=1,
+        thread_pool=thread_pool,
+    )
     start = time.time()
     with pytest.raises(DLBookError, match='timed out after 1 seconds'):
         list(loader)
@@ -317,11 +357,15 @@ def test_abandoned_epoch_then_new_epoch():
 def test_spawned_workers_receive_a_pickled_dataset(monkeypatch):
     # macOS and Windows start workers fresh ('spawn'); check that path too.
     import multiprocessing
+
     from dlbook.gluon.data import _workers
-    monkeypatch.setattr(_workers, '_mp_context',
-                        lambda: multiprocessing.get_context('spawn'))
-    images = nd.array(np.arange(10 * 4 * 4 * 1).reshape(10, 4, 4, 1) % 256,
-                      dtype='uint8')
+
+    monkeypatch.setattr(
+        _workers, '_mp_context', lambda: multiprocessing.get_context('spawn')
+    )
+    images = nd.array(
+        np.arange(10 * 4 * 4 * 1).reshape(10, 4, 4, 1) % 256, dtype='uint8'
+    )
     ds = ArrayDataset(images, np.arange(10, dtype=np.int32))
     ds = ds.transform_first(transforms.ToTensor())
     expected = _collect(DataLoader(ds, 4))
@@ -333,20 +377,26 @@ def test_spawned_workers_receive_a_pickled_dataset(monkeypatch):
 
 def test_batchify_stack_pad_tuple():
     from dlbook.gluon.data import batchify
-    fn = batchify.Tuple(batchify.Pad(pad_val=-1, ret_length=True),
-                        batchify.Stack())
-    (data, lengths), labels = fn([(np.array([1, 2, 3]), np.int32(0)),
-                                  (np.array([4, 5]), np.int32(1))])
+
+    fn = batchify.Tuple(
+        batchify.Pad(pad_val=-1, ret_length=True), batchify.Stack()
+    )
+    (data, lengths), labels = fn(
+        [(np.array([1, 2, 3]), np.int32(0)), (np.array([4, 5]), np.int32(1))]
+    )
     np.testing.assert_array_equal(data.asnumpy(), [[1, 2, 3], [4, 5, -1]])
     np.testing.assert_array_equal(lengths.asnumpy(), [3, 2])
     assert labels.dtype == np.int32 and labels.shape == (2,)
-    padded = batchify.Pad(axis=1, round_to=4)([nd.ones((2, 1)),
-                                               nd.ones((2, 3))])
+    padded = batchify.Pad(axis=1, round_to=4)(
+        [nd.ones((2, 1)), nd.ones((2, 3))]
+    )
     assert padded.shape == (2, 2, 4) and padded.dtype == np.float32
     with pytest.raises(ValueError, match='should contain 2 elements'):
         fn([(1, 2, 3)])
-    loader = DataLoader(SimpleDataset([(np.arange(n), n) for n in (1, 3)]),
-                        2, batchify_fn=batchify.Tuple(batchify.Pad(),
-                                                      batchify.Stack()))
-    (data, sizes), = list(loader)
+    loader = DataLoader(
+        SimpleDataset([(np.arange(n), n) for n in (1, 3)]),
+        2,
+        batchify_fn=batchify.Tuple(batchify.Pad(), batchify.Stack()),
+    )
+    ((data, sizes),) = list(loader)
     assert data.shape == (2, 3)

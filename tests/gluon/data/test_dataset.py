@@ -7,9 +7,14 @@ import pytest
 
 import dlbook as mx
 from dlbook import gluon, nd
-from dlbook.gluon.data import (ArrayDataset, BatchSampler, IntervalSampler,
-                               RandomSampler, SequentialSampler,
-                               SimpleDataset)
+from dlbook.gluon.data import (
+    ArrayDataset,
+    BatchSampler,
+    IntervalSampler,
+    RandomSampler,
+    SequentialSampler,
+    SimpleDataset,
+)
 
 
 def double(x):
@@ -43,8 +48,11 @@ def test_array_dataset_item_types():
 
 
 def test_array_dataset_length_mismatch():
-    with pytest.raises(ValueError, match=r'array\[0\] has length 4 while '
-                                         r'array\[1\] has 3'):
+    with pytest.raises(
+        ValueError,
+        match=r'array\[0\] has length 4 while '
+        r'array\[1\] has 3',
+    ):
         ArrayDataset(np.zeros(4), np.zeros(3))
     with pytest.raises(ValueError, match='at least 1'):
         ArrayDataset()
@@ -87,8 +95,7 @@ def test_filter_shard_take_sample():
     assert shards == [[0, 1, 2, 3], [4, 5, 6], [7, 8, 9]]
     assert list(ds.take(2)) == [0, 1]
     assert len(ds.take(None)) == 10 and len(ds.take(50)) == 10
-    assert list(ds.sample(IntervalSampler(10, 4, rollover=False))) == \
-        [0, 4, 8]
+    assert list(ds.sample(IntervalSampler(10, 4, rollover=False))) == [0, 4, 8]
     with pytest.raises(TypeError, match='Invalid sampler'):
         ds.sample([1, 2])
     with pytest.raises(ValueError, match='Shard index'):
@@ -104,7 +111,7 @@ def test_sequential_and_random_samplers():
     again = list(RandomSampler(20))
     assert first == again
     assert sorted(first) == list(range(20)) and first != list(range(20))
-    assert list(RandomSampler(20)) != first          # a new epoch order
+    assert list(RandomSampler(20)) != first  # a new epoch order
     assert len(RandomSampler(7)) == 7
 
 
@@ -119,7 +126,7 @@ def test_batch_sampler_last_batch_modes():
     roll = BatchSampler(sampler, 3, 'rollover')
     assert len(roll) == 3
     assert list(roll) == [[0, 1, 2], [3, 4, 5], [6, 7, 8]]
-    assert len(roll) == 3                    # (1 + 10) // 3
+    assert len(roll) == 3  # (1 + 10) // 3
     assert list(roll) == [[9, 0, 1], [2, 3, 4], [5, 6, 7]]
     assert list(roll) == [[8, 9, 0], [1, 2, 3], [4, 5, 6], [7, 8, 9]]
     with pytest.raises(ValueError, match="last_batch must be one of"):
@@ -136,6 +143,9 @@ def test_interval_sampler():
 
 def test_record_file_dataset_missing_file(tmp_path):
     # Reading RecordIO files is tested in tests/io/test_recordio.py.
-    with pytest.raises(mx.DLBookError, match=r'cannot open RecordIO file '
-                                             r'.*train\.rec for reading'):
+    with pytest.raises(
+        mx.DLBookError,
+        match=r'cannot open RecordIO file '
+        r'.*train\.rec for reading',
+    ):
         gluon.data.RecordFileDataset(str(tmp_path / 'train.rec'))

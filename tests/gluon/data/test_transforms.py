@@ -46,8 +46,9 @@ def test_to_tensor():
     out = T.ToTensor()(nd.array(img, dtype='uint8'))
     assert isinstance(out, nd.NDArray)
     assert out.shape == (3, 6, 5) and out.dtype == np.float32
-    np.testing.assert_allclose(out.asnumpy(),
-                               img.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+    np.testing.assert_allclose(
+        out.asnumpy(), img.transpose(2, 0, 1) / 255.0, rtol=1e-6
+    )
     batch = T.ToTensor()(nd.array(np.stack([img, img]), dtype='uint8'))
     assert batch.shape == (2, 3, 6, 5)
     with pytest.raises(DLBookError, match=r'\(H, W, C\)'):
@@ -62,8 +63,9 @@ def test_numpy_input_stays_numpy():
 def test_normalize():
     x = np.random.RandomState(0).rand(3, 4, 4).astype(np.float32)
     out = T.Normalize((0.1, 0.2, 0.3), (0.5, 1.0, 2.0))(nd.array(x))
-    expect = (x - np.array([0.1, 0.2, 0.3])[:, None, None]) / \
-        np.array([0.5, 1.0, 2.0])[:, None, None]
+    expect = (x - np.array([0.1, 0.2, 0.3])[:, None, None]) / np.array(
+        [0.5, 1.0, 2.0]
+    )[:, None, None]
     np.testing.assert_allclose(out.asnumpy(), expect, rtol=1e-6)
     assert out.dtype == np.float32
     scalar = T.Normalize(0.5, 0.25)(nd.array(x))
@@ -83,14 +85,15 @@ def test_resize_matches_the_opencv_rule(size):
     img = _image(6, 5)
     out = T.Resize(size)(nd.array(img, dtype='uint8'))
     assert out.shape == (size[1], size[0], 3) and out.dtype == np.uint8
-    expect = np.clip(np.rint(_reference_bilinear(img.astype(np.float64),
-                                                 *size)), 0, 255)
+    expect = np.clip(
+        np.rint(_reference_bilinear(img.astype(np.float64), *size)), 0, 255
+    )
     np.testing.assert_allclose(out.asnumpy(), expect, atol=1)
     fimg = img.astype(np.float32)
     fout = T.Resize(size)(nd.array(fimg))
-    np.testing.assert_allclose(fout.asnumpy(),
-                               _reference_bilinear(fimg, *size), rtol=1e-5,
-                               atol=1e-3)
+    np.testing.assert_allclose(
+        fout.asnumpy(), _reference_bilinear(fimg, *size), rtol=1e-5, atol=1e-3
+    )
 
 
 def test_resize_sizes_and_modes():
@@ -103,12 +106,14 @@ def test_resize_sizes_and_modes():
     np.testing.assert_array_equal(same.asnumpy(), img.asnumpy())
     nearest = T.Resize((2, 3), interpolation=0)(img).asnumpy()
     np.testing.assert_array_equal(nearest, img.asnumpy()[::2, ::2])
-    batch = nd.array(np.stack([_image(6, 4, seed=s) for s in range(3)]),
-                     dtype='uint8')
+    batch = nd.array(
+        np.stack([_image(6, 4, seed=s) for s in range(3)]), dtype='uint8'
+    )
     out = T.Resize((3, 5))(batch)
     assert out.shape == (3, 5, 3, 3)
-    np.testing.assert_array_equal(out.asnumpy()[1],
-                                  T.Resize((3, 5))(batch[1]).asnumpy())
+    np.testing.assert_array_equal(
+        out.asnumpy()[1], T.Resize((3, 5))(batch[1]).asnumpy()
+    )
 
 
 def test_center_crop():
@@ -126,8 +131,11 @@ def test_center_crop():
 def test_outputs_never_alias_the_input():
     src = nd.array(_image(8, 6), dtype='uint8')
     keep = src.asnumpy().copy()
-    for t in [T.CenterCrop((6, 4)), T.RandomFlipLeftRight(p=0.0),
-              T.RandomCrop(6)]:
+    for t in [
+        T.CenterCrop((6, 4)),
+        T.RandomFlipLeftRight(p=0.0),
+        T.RandomCrop(6),
+    ]:
         out = t(src)
         out[:] = 0
         np.testing.assert_array_equal(src.asnumpy(), keep)
@@ -152,38 +160,53 @@ def test_random_resized_crop_and_random_crop():
 def test_flips():
     img = _image()
     x = nd.array(img, dtype='uint8')
-    np.testing.assert_array_equal(T.RandomFlipLeftRight(p=1)(x).asnumpy(),
-                                  img[:, ::-1])
-    np.testing.assert_array_equal(T.RandomFlipTopBottom(p=1)(x).asnumpy(),
-                                  img[::-1])
-    np.testing.assert_array_equal(T.RandomFlipLeftRight(p=0)(x).asnumpy(),
-                                  img)
+    np.testing.assert_array_equal(
+        T.RandomFlipLeftRight(p=1)(x).asnumpy(), img[:, ::-1]
+    )
+    np.testing.assert_array_equal(
+        T.RandomFlipTopBottom(p=1)(x).asnumpy(), img[::-1]
+    )
+    np.testing.assert_array_equal(T.RandomFlipLeftRight(p=0)(x).asnumpy(), img)
     mx.random.seed(1)
-    flips = [np.array_equal(T.RandomFlipLeftRight()(x).asnumpy(),
-                            img[:, ::-1]) for _ in range(40)]
+    flips = [
+        np.array_equal(T.RandomFlipLeftRight()(x).asnumpy(), img[:, ::-1])
+        for _ in range(40)
+    ]
     assert 5 < sum(flips) < 35
 
 
 def test_color_transforms():
     img = nd.array(_image(), dtype='uint8')
-    for t in [T.RandomBrightness(0.3), T.RandomContrast(0.3),
-              T.RandomSaturation(0.3), T.RandomHue(0.2),
-              T.RandomColorJitter(0.2, 0.2, 0.2, 0.1), T.RandomLighting(0.1)]:
+    for t in [
+        T.RandomBrightness(0.3),
+        T.RandomContrast(0.3),
+        T.RandomSaturation(0.3),
+        T.RandomHue(0.2),
+        T.RandomColorJitter(0.2, 0.2, 0.2, 0.1),
+        T.RandomLighting(0.1),
+    ]:
         out = t(img)
         assert out.shape == img.shape and out.dtype == np.uint8
     # Zero strength changes nothing.
-    for t in [T.RandomBrightness(0), T.RandomContrast(0),
-              T.RandomSaturation(0), T.RandomHue(0), T.RandomLighting(0)]:
+    for t in [
+        T.RandomBrightness(0),
+        T.RandomContrast(0),
+        T.RandomSaturation(0),
+        T.RandomHue(0),
+        T.RandomLighting(0),
+    ]:
         np.testing.assert_array_equal(t(img).asnumpy(), img.asnumpy())
     grey = nd.array(np.repeat(_image(c=1), 3, axis=2), dtype='float32')
-    np.testing.assert_allclose(T.RandomSaturation(0.9)(grey).asnumpy(),
-                               grey.asnumpy(), atol=1e-3)
+    np.testing.assert_allclose(
+        T.RandomSaturation(0.9)(grey).asnumpy(), grey.asnumpy(), atol=1e-3
+    )
     # A hue rotation keeps the luma.
     x = np.random.RandomState(0).rand(4, 4, 3).astype(np.float32)
     luma = x @ np.array([0.299, 0.587, 0.114])
     rotated = T.RandomHue(0.5)(nd.array(x)).asnumpy()
-    np.testing.assert_allclose(rotated @ np.array([0.299, 0.587, 0.114]),
-                               luma, atol=2e-3)
+    np.testing.assert_allclose(
+        rotated @ np.array([0.299, 0.587, 0.114]), luma, atol=2e-3
+    )
     # Brightness scales float images by a factor in [1 - b, 1 + b].
     ratio = T.RandomBrightness(0.5)(nd.array(x)).asnumpy() / x
     assert np.allclose(ratio, ratio.flat[0]) and 0.5 <= ratio.flat[0] <= 1.5
@@ -191,11 +214,15 @@ def test_color_transforms():
 
 def test_color_transforms_on_grey_images():
     img = nd.array(_image(c=1), dtype='uint8')
-    for t in [T.RandomBrightness(0.3), T.RandomContrast(0.3),
-              T.RandomSaturation(0.3)]:
+    for t in [
+        T.RandomBrightness(0.3),
+        T.RandomContrast(0.3),
+        T.RandomSaturation(0.3),
+    ]:
         assert t(img).shape == (6, 5, 1)
-    np.testing.assert_array_equal(T.RandomSaturation(0.5)(img).asnumpy(),
-                                  img.asnumpy())
+    np.testing.assert_array_equal(
+        T.RandomSaturation(0.5)(img).asnumpy(), img.asnumpy()
+    )
     with pytest.raises(DLBookError, match='RandomHue needs RGB'):
         T.RandomHue(0.5)(img)
     with pytest.raises(DLBookError, match='RandomLighting needs RGB'):
@@ -203,13 +230,13 @@ def test_color_transforms_on_grey_images():
 
 
 def test_compose_and_repr():
-    t = T.Compose([T.Resize(4), T.ToTensor(),
-                   T.Normalize(0.5, 0.5)])
+    t = T.Compose([T.Resize(4), T.ToTensor(), T.Normalize(0.5, 0.5)])
     out = t(nd.array(_image(), dtype='uint8'))
     assert out.shape == (3, 4, 4) and out.dtype == np.float32
     assert repr(T.ToTensor()) == 'ToTensor(\n\n)'
     assert repr(T.Compose([T.ToTensor(), T.Cast()])) == (
-        'Compose(\n  (0): ToTensor(\n  \n  )\n  (1): Cast(\n  \n  )\n)')
+        'Compose(\n  (0): ToTensor(\n  \n  )\n  (1): Cast(\n  \n  )\n)'
+    )
     assert len(t) == 3 and isinstance(t[1], T.ToTensor)
     assert t.batchable
     assert not T.Compose([T.ToTensor(), T.RandomFlipLeftRight()]).batchable
@@ -217,12 +244,21 @@ def test_compose_and_repr():
 
 
 def test_transforms_pickle():
-    everything = T.Compose([
-        T.Resize(4), T.CenterCrop(3), T.RandomResizedCrop(3),
-        T.RandomCrop(3, pad=1), T.RandomFlipLeftRight(),
-        T.RandomFlipTopBottom(), T.RandomColorJitter(0.1, 0.1, 0.1, 0.1),
-        T.RandomLighting(0.1), T.ToTensor(), T.Normalize(0.1, 0.2),
-        T.Cast('float64')])
+    everything = T.Compose(
+        [
+            T.Resize(4),
+            T.CenterCrop(3),
+            T.RandomResizedCrop(3),
+            T.RandomCrop(3, pad=1),
+            T.RandomFlipLeftRight(),
+            T.RandomFlipTopBottom(),
+            T.RandomColorJitter(0.1, 0.1, 0.1, 0.1),
+            T.RandomLighting(0.1),
+            T.ToTensor(),
+            T.Normalize(0.1, 0.2),
+            T.Cast('float64'),
+        ]
+    )
     clone = pickle.loads(pickle.dumps(everything))
     out = clone(nd.array(_image(), dtype='uint8'))
     assert out.shape == (3, 3, 3) and out.dtype == np.float64

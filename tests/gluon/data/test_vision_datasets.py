@@ -17,23 +17,34 @@ import numpy as np
 import pytest
 
 import dlbook as mx
-from dlbook import _download  # noqa: E402
-from dlbook import gluon
-from dlbook.base import DLBookError
 from dlbook import _datafiles as files
-from dlbook.gluon.data.vision import (CIFAR10, CIFAR100, FashionMNIST,
-                                      ImageFolderDataset, MNIST)
+from dlbook import (
+    _download,  # noqa: E402
+    gluon,
+)
+from dlbook.base import DLBookError
+from dlbook.gluon.data.vision import (
+    CIFAR10,
+    CIFAR100,
+    MNIST,
+    FashionMNIST,
+    ImageFolderDataset,
+)
 from dlbook.test_utils_data import get_mnist
 
 SHARED = os.environ.get('DLBOOK_DATA', '')
-HAVE_MNIST = os.path.isfile(os.path.join(SHARED, 'mnist',
-                                         't10k-labels-idx1-ubyte.gz'))
-HAVE_FASHION = os.path.isfile(os.path.join(SHARED, 'fashion-mnist',
-                                           't10k-labels-idx1-ubyte.gz'))
-needs_mnist = pytest.mark.skipif(not HAVE_MNIST, reason='needs DLBOOK_DATA '
-                                 'with mnist/')
-needs_fashion = pytest.mark.skipif(not HAVE_FASHION, reason='needs '
-                                   'DLBOOK_DATA with fashion-mnist/')
+HAVE_MNIST = os.path.isfile(
+    os.path.join(SHARED, 'mnist', 't10k-labels-idx1-ubyte.gz')
+)
+HAVE_FASHION = os.path.isfile(
+    os.path.join(SHARED, 'fashion-mnist', 't10k-labels-idx1-ubyte.gz')
+)
+needs_mnist = pytest.mark.skipif(
+    not HAVE_MNIST, reason='needs DLBOOK_DATA with mnist/'
+)
+needs_fashion = pytest.mark.skipif(
+    not HAVE_FASHION, reason='needs DLBOOK_DATA with fashion-mnist/'
+)
 
 
 class FakeResponse(io.BytesIO):
@@ -59,6 +70,7 @@ def isolated(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------ real data
 
+
 @needs_mnist
 def test_mnist_test_set():
     mnist = MNIST(train=False)
@@ -68,18 +80,29 @@ def test_mnist_test_set():
     assert image.shape == (28, 28, 1) and image.dtype == np.uint8
     assert isinstance(label, np.int32) and label == 7
     counts = np.bincount(mnist._label, minlength=10)
-    assert counts.tolist() == [980, 1135, 1032, 1010, 982, 892, 958, 1028,
-                               974, 1009]
+    assert counts.tolist() == [
+        980,
+        1135,
+        1032,
+        1010,
+        982,
+        892,
+        958,
+        1028,
+        974,
+        1009,
+    ]
 
 
 @needs_mnist
 def test_mnist_train_set_and_two_argument_transform():
-    mnist = MNIST(train=True,
-                  transform=lambda x, y: (x.astype('float32') / 255, y + 1))
+    mnist = MNIST(
+        train=True, transform=lambda x, y: (x.astype('float32') / 255, y + 1)
+    )
     assert len(mnist) == 60000
     image, label = mnist[0]
     assert image.dtype == np.float32 and float(image.max().asscalar()) <= 1
-    assert label == 6                             # the first digit is a 5
+    assert label == 6  # the first digit is a 5
 
 
 @needs_fashion
@@ -114,11 +137,13 @@ def test_get_mnist():
 
 # ------------------------------------------------------------ resolution
 
+
 def _idx_gz(array, path, header=None):
     array = np.asarray(array, dtype=np.uint8)
     if header is None:
-        header = bytes([0, 0, 8, array.ndim]) + \
-            struct.pack(f'>{array.ndim}I', *array.shape)
+        header = bytes([0, 0, 8, array.ndim]) + struct.pack(
+            f'>{array.ndim}I', *array.shape
+        )
     with open(path, 'wb') as f:
         f.write(gzip.compress(header + array.tobytes()))
 
@@ -136,8 +161,12 @@ def test_search_order(isolated, tmp_path, monkeypatch):
     data = tmp_path / 'shared'
     monkeypatch.setenv('DLBOOK_DATA', str(data))
     dirs = files.search_dirs('mnist', root=str(tmp_path / 'mine'))
-    assert dirs == [str(tmp_path / 'mine'), str(data / 'mnist'), str(data),
-                    str(tmp_path / 'home' / 'datasets' / 'mnist')]
+    assert dirs == [
+        str(tmp_path / 'mine'),
+        str(data / 'mnist'),
+        str(data),
+        str(tmp_path / 'home' / 'datasets' / 'mnist'),
+    ]
 
 
 def test_files_in_root_are_used_with_a_checksum_warning(isolated, tmp_path):
@@ -166,22 +195,26 @@ def test_offline_error_lists_every_place(isolated, tmp_path, monkeypatch):
     assert str(tmp_path / 'home' / 'datasets' / 'mnist') in message
     assert 'ossci-datasets' in message and 'offline test' in message
     assert 'DLBOOK_DATA' in message and 'root=' in message
-    assert not os.path.exists(tmp_path / 'home' / 'datasets' / 'mnist' /
-                              't10k-images-idx3-ubyte.gz')
+    assert not os.path.exists(
+        tmp_path / 'home' / 'datasets' / 'mnist' / 't10k-images-idx3-ubyte.gz'
+    )
 
 
 @needs_mnist
 def test_download_is_verified_and_cached(isolated, tmp_path):
     for name in ('t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz'):
         with open(os.path.join(SHARED, 'mnist', name), 'rb') as f:
-            isolated['https://ossci-datasets.s3.amazonaws.com/mnist/' +
-                     name] = f.read()
+            isolated[
+                'https://ossci-datasets.s3.amazonaws.com/mnist/' + name
+            ] = f.read()
     mnist = MNIST(train=False)
     assert len(mnist) == 10000
     cache = tmp_path / 'home' / 'datasets' / 'mnist'
-    assert sorted(os.listdir(cache)) == ['t10k-images-idx3-ubyte.gz',
-                                         't10k-labels-idx1-ubyte.gz']
-    isolated.clear()                             # offline again: the cache
+    assert sorted(os.listdir(cache)) == [
+        't10k-images-idx3-ubyte.gz',
+        't10k-labels-idx1-ubyte.gz',
+    ]
+    isolated.clear()  # offline again: the cache
     assert len(MNIST(train=False)) == 10000
     # A corrupt cached file is detected and fetched again.
     (cache / 't10k-labels-idx1-ubyte.gz').write_bytes(b'garbage')
@@ -191,8 +224,7 @@ def test_download_is_verified_and_cached(isolated, tmp_path):
 
 def test_download_with_wrong_bytes_is_rejected(isolated, tmp_path):
     for mirror in MNIST._mirrors:
-        for name in ('t10k-images-idx3-ubyte.gz',
-                     't10k-labels-idx1-ubyte.gz'):
+        for name in ('t10k-images-idx3-ubyte.gz', 't10k-labels-idx1-ubyte.gz'):
             isolated[mirror + name] = b'not the real file'
     with pytest.raises(DLBookError, match='hash does not match'):
         MNIST(train=False)
@@ -205,7 +237,7 @@ def test_truncated_and_inconsistent_idx_files(isolated, tmp_path):
     _fake_mnist(root)
     path = root / 't10k-images-idx3-ubyte.gz'
     data = path.read_bytes()
-    path.write_bytes(data[:len(data) // 2])
+    path.write_bytes(data[: len(data) // 2])
     with pytest.warns(UserWarning), pytest.raises(DLBookError) as info:
         MNIST(root=str(root), train=False)
     assert 't10k-images-idx3-ubyte.gz' in str(info.value)
@@ -213,17 +245,22 @@ def test_truncated_and_inconsistent_idx_files(isolated, tmp_path):
     images = np.zeros((5, 28, 28), np.uint8)
     header = bytes([0, 0, 8, 3]) + struct.pack('>3I', 6, 28, 28)
     _idx_gz(images, path, header=header)
-    with pytest.warns(UserWarning), \
-            pytest.raises(DLBookError, match='header promises'):
+    with (
+        pytest.warns(UserWarning),
+        pytest.raises(DLBookError, match='header promises'),
+    ):
         MNIST(root=str(root), train=False)
     # Labels and images of different lengths.
     _idx_gz(np.zeros((4, 28, 28)), path)
-    with pytest.warns(UserWarning), pytest.raises(DLBookError,
-                                                  match='4 images'):
+    with (
+        pytest.warns(UserWarning),
+        pytest.raises(DLBookError, match='4 images'),
+    ):
         MNIST(root=str(root), train=False)
 
 
 # ------------------------------------------------------------ CIFAR
+
 
 def _cifar_records(n, label_bytes, seed):
     rng = np.random.RandomState(seed)
@@ -250,14 +287,16 @@ def test_cifar10_binary_format(isolated, tmp_path):
         train = CIFAR10(root=str(tmp_path / 'c10'))
         test = CIFAR10(root=str(tmp_path / 'c10'), train=False)
     assert len(train) == 15 and len(test) == 3
-    image, label = train[4]                  # data_batch_2, record 1
+    image, label = train[4]  # data_batch_2, record 1
     assert image.shape == (32, 32, 3) and image.dtype == np.uint8
     assert isinstance(label, np.int32)
-    np.testing.assert_array_equal(image.asnumpy(),
-                                  truth['data_batch_2.bin'][0][1])
+    np.testing.assert_array_equal(
+        image.asnumpy(), truth['data_batch_2.bin'][0][1]
+    )
     assert label == truth['data_batch_2.bin'][1][1]
-    np.testing.assert_array_equal(test[2][0].asnumpy(),
-                                  truth['test_batch.bin'][0][2])
+    np.testing.assert_array_equal(
+        test[2][0].asnumpy(), truth['test_batch.bin'][0][2]
+    )
 
 
 def test_cifar100_coarse_and_fine(isolated, tmp_path):
@@ -275,8 +314,10 @@ def test_cifar_damaged_file(isolated, tmp_path):
     _write_cifar10(tmp_path)
     path = tmp_path / 'test_batch.bin'
     path.write_bytes(path.read_bytes()[:-10])
-    with pytest.warns(UserWarning), \
-            pytest.raises(DLBookError, match='not a multiple of the 3073'):
+    with (
+        pytest.warns(UserWarning),
+        pytest.raises(DLBookError, match='not a multiple of the 3073'),
+    ):
         CIFAR10(root=str(tmp_path), train=False)
 
 
@@ -284,20 +325,29 @@ def test_cifar10_archive_download(isolated, tmp_path, monkeypatch):
     truth = _write_cifar10(tmp_path / 'src' / 'cifar-10-batches-bin')
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode='w:gz') as tar:
-        tar.add(tmp_path / 'src' / 'cifar-10-batches-bin',
-                arcname='cifar-10-batches-bin')
+        tar.add(
+            tmp_path / 'src' / 'cifar-10-batches-bin',
+            arcname='cifar-10-batches-bin',
+        )
     archive = buf.getvalue()
     url = 'https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz'
     isolated[url] = archive
-    monkeypatch.setattr(CIFAR10, '_archive', files.RemoteFile(
-        'cifar-10-binary.tar.gz', (hashlib.md5(archive).hexdigest(),),
-        (url,)))
+    monkeypatch.setattr(
+        CIFAR10,
+        '_archive',
+        files.RemoteFile(
+            'cifar-10-binary.tar.gz',
+            (hashlib.md5(archive).hexdigest(),),
+            (url,),
+        ),
+    )
     test = CIFAR10(train=False)
-    np.testing.assert_array_equal(test[0][0].asnumpy(),
-                                  truth['test_batch.bin'][0][0])
+    np.testing.assert_array_equal(
+        test[0][0].asnumpy(), truth['test_batch.bin'][0][0]
+    )
     cache = tmp_path / 'home' / 'datasets' / 'cifar10'
     assert 'test_batch.bin' in os.listdir(cache)
-    isolated.clear()                   # offline: the cached archive serves
+    isolated.clear()  # offline: the cached archive serves
     assert len(CIFAR10(train=True)) == 15
 
 
@@ -310,13 +360,16 @@ def test_cifar10_offline_error(isolated):
 
 # ------------------------------------------------------------ image folders
 
+
 def test_image_folder_dataset_npy(tmp_path):
     rng = np.random.RandomState(0)
     for cls in ('cat', 'dog'):
         (tmp_path / cls).mkdir()
         for i in range(2):
-            np.save(tmp_path / cls / f'{i}.npy',
-                    rng.randint(0, 256, (5, 4, 3)).astype(np.uint8))
+            np.save(
+                tmp_path / cls / f'{i}.npy',
+                rng.randint(0, 256, (5, 4, 3)).astype(np.uint8),
+            )
     (tmp_path / 'dog' / 'notes.txt').write_text('ignore me')
     (tmp_path / 'README').write_text('ignore me too')
     with pytest.warns(UserWarning, match='Ignoring'):
@@ -325,8 +378,9 @@ def test_image_folder_dataset_npy(tmp_path):
     image, label = ds[3]
     assert image.shape == (5, 4, 3) and image.dtype == np.uint8
     assert label == 1
-    np.testing.assert_array_equal(image.asnumpy(),
-                                  np.load(tmp_path / 'dog' / '1.npy'))
+    np.testing.assert_array_equal(
+        image.asnumpy(), np.load(tmp_path / 'dog' / '1.npy')
+    )
     with pytest.warns(UserWarning):
         grey = ImageFolderDataset(str(tmp_path), flag=0)
     assert grey[0][0].shape == (5, 4, 1)
@@ -337,8 +391,8 @@ def test_image_folder_dataset_png(tmp_path):
     (tmp_path / 'a').mkdir()
     pixels = np.random.RandomState(0).randint(0, 256, (6, 7, 3))
     Image.fromarray(pixels.astype(np.uint8)).save(tmp_path / 'a' / 'x.png')
-    ds = ImageFolderDataset(str(tmp_path),
-                            transform=lambda x, y: (x.shape, y))
+    ds = ImageFolderDataset(str(tmp_path), transform=lambda x, y: (x.shape, y))
     assert ds[0] == ((6, 7, 3), 0)
-    np.testing.assert_array_equal(ImageFolderDataset(str(tmp_path))[0][0]
-                                  .asnumpy(), pixels)
+    np.testing.assert_array_equal(
+        ImageFolderDataset(str(tmp_path))[0][0].asnumpy(), pixels
+    )

@@ -19,8 +19,9 @@ def rand(shape, ctx, low=-1.0, high=1.0, seed=0, dtype='float32'):
     return nd.array(data, ctx=ctx, dtype=dtype), data
 
 
-def check_gradients(block, x, ctx, train=False, wrt_input=True, eps=1e-6,
-                    rtol=1e-5, atol=1e-8):
+def check_gradients(
+    block, x, ctx, train=False, wrt_input=True, eps=1e-6, rtol=1e-5, atol=1e-8
+):
     """Compare autograd's input and parameter gradients of
     ``sum(block(x) * cot)`` (random ``cot``) with central differences.
 
@@ -30,8 +31,9 @@ def check_gradients(block, x, ctx, train=False, wrt_input=True, eps=1e-6,
     """
     block.cast('float64')
     x = nd.array(np.asarray(x, dtype=np.float64), ctx=ctx, dtype='float64')
-    params = [p for p in block.collect_params().values()
-              if p.grad_req != 'null']
+    params = [
+        p for p in block.collect_params().values() if p.grad_req != 'null'
+    ]
     scope = autograd.train_mode if train else autograd.predict_mode
     with scope():
         out_shape = block(x).shape
@@ -66,9 +68,13 @@ def check_gradients(block, x, ctx, train=False, wrt_input=True, eps=1e-6,
         checks = checks[1:]
     assert checks, 'nothing to check'
     for name, got, array in checks:
-        assert_almost_equal(got, numeric(array), rtol=rtol, atol=atol,
-                            names=(f'autograd d/d{name}',
-                                   f'numeric d/d{name}'))
+        assert_almost_equal(
+            got,
+            numeric(array),
+            rtol=rtol,
+            atol=atol,
+            names=(f'autograd d/d{name}', f'numeric d/d{name}'),
+        )
 
 
 __all__ = ['value', 'rand', 'check_gradients']

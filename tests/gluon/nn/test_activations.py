@@ -5,7 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from dlbook import initializer as init, nd
+from dlbook import initializer as init
+from dlbook import nd
 from dlbook.gluon import nn
 from dlbook.name import NameManager
 from dlbook.test_utils import assert_almost_equal
@@ -22,7 +23,7 @@ def sigmoid(x):
 
 
 def gelu_tanh(x):
-    inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)
+    inner = math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)
     return 0.5 * x * (1 + np.tanh(inner))
 
 
@@ -31,17 +32,27 @@ CASES = {
     'relu': (lambda: nn.Activation('relu'), lambda x: np.maximum(x, 0)),
     'sigmoid': (lambda: nn.Activation('sigmoid'), sigmoid),
     'tanh': (lambda: nn.Activation('tanh'), np.tanh),
-    'softrelu': (lambda: nn.Activation('softrelu'),
-                 lambda x: np.log1p(np.exp(x))),
-    'softsign': (lambda: nn.Activation('softsign'),
-                 lambda x: x / (1 + np.abs(x))),
-    'leaky': (lambda: nn.LeakyReLU(0.1),
-              lambda x: np.where(x > 0, x, 0.1 * x)),
+    'softrelu': (
+        lambda: nn.Activation('softrelu'),
+        lambda x: np.log1p(np.exp(x)),
+    ),
+    'softsign': (
+        lambda: nn.Activation('softsign'),
+        lambda x: x / (1 + np.abs(x)),
+    ),
+    'leaky': (
+        lambda: nn.LeakyReLU(0.1),
+        lambda x: np.where(x > 0, x, 0.1 * x),
+    ),
     'elu': (lambda: nn.ELU(), lambda x: np.where(x > 0, x, np.expm1(x))),
-    'elu_alpha': (lambda: nn.ELU(alpha=0.5),
-                  lambda x: np.where(x > 0, x, 0.5 * np.expm1(x))),
-    'selu': (nn.SELU, lambda x: SELU_LAMBDA * np.where(
-        x > 0, x, SELU_ALPHA * np.expm1(x))),
+    'elu_alpha': (
+        lambda: nn.ELU(alpha=0.5),
+        lambda x: np.where(x > 0, x, 0.5 * np.expm1(x)),
+    ),
+    'selu': (
+        nn.SELU,
+        lambda x: SELU_LAMBDA * np.where(x > 0, x, SELU_ALPHA * np.expm1(x)),
+    ),
     'gelu': (nn.GELU, lambda x: 0.5 * x * (1 + _erf(x / math.sqrt(2)))),
     'gelu_tanh': (lambda: nn.GELU(approximation='tanh'), gelu_tanh),
     'swish': (lambda: nn.Swish(beta=1.5), lambda x: x * sigmoid(1.5 * x)),
@@ -62,8 +73,9 @@ def test_activation_forward_and_gradient(ctx, case):
     layer.initialize(ctx=ctx)
     x_np = sample((2, 3, 2)).astype('float32')
     y = layer(nd.array(x_np, ctx=ctx))
-    assert_almost_equal(y.asnumpy(), ref(x_np.astype('float64')),
-                        rtol=1e-5, atol=1e-6)
+    assert_almost_equal(
+        y.asnumpy(), ref(x_np.astype('float64')), rtol=1e-5, atol=1e-6
+    )
     check_gradients(layer, sample((2, 3, 2), seed=1), ctx)
 
 

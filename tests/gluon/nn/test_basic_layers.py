@@ -5,7 +5,8 @@ initializers and deferred initialization."""
 import numpy as np
 import pytest
 
-from dlbook import autograd, gluon, initializer as init, nd
+from dlbook import autograd, gluon, nd
+from dlbook import initializer as init
 from dlbook.gluon import nn
 from dlbook.name import NameManager
 from dlbook.test_utils import assert_almost_equal
@@ -18,10 +19,12 @@ DEFERRED_MESSAGE = (
     "first forward pass. Please pass one batch of data through the network "
     "before accessing Parameters. You can also avoid deferred "
     "initialization by specifying in_units, num_features, etc., for "
-    "network layers.")
+    "network layers."
+)
 
 
 # -- Dense -----------------------------------------------------------------
+
 
 def test_dense_forward_flattens_trailing_axes(ctx):
     layer = nn.Dense(3, activation='tanh', bias_initializer=init.Uniform(1))
@@ -30,8 +33,12 @@ def test_dense_forward_flattens_trailing_axes(ctx):
     y = layer(x)
     w, b = value(layer.weight, ctx), value(layer.bias, ctx)
     assert w.shape == (3, 6) and np.abs(b).sum() > 0
-    assert_almost_equal(y.asnumpy(), np.tanh(x_np.reshape(2, 6) @ w.T + b),
-                        rtol=1e-5, atol=1e-6)
+    assert_almost_equal(
+        y.asnumpy(),
+        np.tanh(x_np.reshape(2, 6) @ w.T + b),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_dense_without_flatten_acts_on_last_axis(ctx):
@@ -51,15 +58,22 @@ def test_dense_without_bias(ctx):
     assert list(layer.collect_params()) == ['dense0_weight']
     layer.initialize(ctx=ctx)
     x, x_np = rand((4, 3), ctx)
-    assert_almost_equal(layer(x).asnumpy(),
-                        x_np @ value(layer.weight, ctx).T,
-                        rtol=1e-5, atol=1e-6)
+    assert_almost_equal(
+        layer(x).asnumpy(),
+        x_np @ value(layer.weight, ctx).T,
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 @pytest.mark.parametrize('flatten', [True, False])
 def test_dense_gradients(ctx, flatten):
-    layer = nn.Dense(3, activation='tanh', flatten=flatten,
-                     bias_initializer=init.Uniform(0.5))
+    layer = nn.Dense(
+        3,
+        activation='tanh',
+        flatten=flatten,
+        bias_initializer=init.Uniform(0.5),
+    )
     layer.initialize(ctx=ctx)
     check_gradients(layer, rand((2, 2, 2), ctx)[1], ctx)
 
@@ -86,8 +100,11 @@ def test_dense_names_and_params():
     # the activation child lives in Dense's name scope
     assert first.act.prefix == 'dense0_relu_'
     assert list(net.collect_params()) == [
-        'hybridsequential0_dense0_weight', 'hybridsequential0_dense0_bias',
-        'hybridsequential0_dense1_weight', 'hybridsequential0_dense1_bias']
+        'hybridsequential0_dense0_weight',
+        'hybridsequential0_dense0_bias',
+        'hybridsequential0_dense1_weight',
+        'hybridsequential0_dense1_bias',
+    ]
     assert first.weight.shape == (256, 0)
     assert first.params['dense0_bias'].shape == (256,)
 
@@ -98,13 +115,14 @@ def test_dense_initializers(ctx):
     layer.initialize(init.Constant(0.5), ctx=ctx)
     assert (value(layer.weight, ctx) == 0.5).all()
     assert (value(layer.bias, ctx) == 0).all()
-    own = nn.Dense(3, in_units=4, weight_initializer=init.One(),
-                   bias_initializer='ones')
+    own = nn.Dense(
+        3, in_units=4, weight_initializer=init.One(), bias_initializer='ones'
+    )
     own.initialize(init.Constant(0.5), ctx=ctx)
     assert (value(own.weight, ctx) == 1).all()
     assert (value(own.bias, ctx) == 1).all()
     default = nn.Dense(50, in_units=40)
-    default.initialize(ctx=ctx)              # Uniform(0.07)
+    default.initialize(ctx=ctx)  # Uniform(0.07)
     w = value(default.weight, ctx)
     assert np.abs(w).max() <= 0.07 and w.std() > 0.02
 
@@ -133,6 +151,7 @@ def test_dense_dtype(ctx):
 
 # -- Dropout ---------------------------------------------------------------
 
+
 def test_dropout_is_identity_when_predicting(ctx):
     layer = nn.Dropout(0.5)
     x, x_np = rand((4, 5), ctx)
@@ -153,7 +172,7 @@ def test_dropout_scales_kept_values_in_training(ctx):
     assert 0.4 < (out == 0).mean() < 0.6
     # the gradient goes through the same mask: mask / (1 - p)
     assert (x.grad.asnumpy() == out).all()
-    with autograd.train_mode():              # training without recording
+    with autograd.train_mode():  # training without recording
         assert (layer(x).asnumpy() == 0).any()
 
 
@@ -175,6 +194,7 @@ def test_dropout_rate_zero_and_repr(ctx):
 
 # -- Embedding -------------------------------------------------------------
 
+
 def test_embedding_forward_and_repr(ctx):
     with NameManager():
         layer = nn.Embedding(10, 5)
@@ -191,11 +211,13 @@ def test_embedding_weight_gradient(ctx):
     layer = nn.Embedding(6, 3)
     layer.initialize(ctx=ctx)
     # a repeated index must accumulate both rows of the output gradient
-    check_gradients(layer, np.array([[1, 4, 1], [0, 5, 4]]), ctx,
-                    wrt_input=False)
+    check_gradients(
+        layer, np.array([[1, 4, 1], [0, 5, 4]]), ctx, wrt_input=False
+    )
 
 
 # -- Flatten, Lambda, HybridLambda -------------------------------------------
+
 
 def test_flatten(ctx):
     x, x_np = rand((2, 3, 4), ctx)
@@ -209,8 +231,9 @@ def test_lambda(ctx):
     x, x_np = rand((2, 3), ctx)
     by_name = nn.Lambda('tanh')
     assert repr(by_name) == 'Lambda(tanh)'
-    assert_almost_equal(by_name(x).asnumpy(), np.tanh(x_np), rtol=1e-5,
-                        atol=1e-6)
+    assert_almost_equal(
+        by_name(x).asnumpy(), np.tanh(x_np), rtol=1e-5, atol=1e-6
+    )
     doubled = nn.Lambda(lambda a: a * 2)
     assert repr(doubled) == 'Lambda(<lambda>)'
     assert_almost_equal(doubled(x).asnumpy(), x_np * 2)
@@ -224,16 +247,18 @@ def test_hybrid_lambda(ctx):
     x, x_np = rand((2, 3), ctx)
     by_name = nn.HybridLambda('tanh')
     assert repr(by_name) == 'HybridLambda(tanh)'
-    assert_almost_equal(by_name(x).asnumpy(), np.tanh(x_np), rtol=1e-5,
-                        atol=1e-6)
+    assert_almost_equal(
+        by_name(x).asnumpy(), np.tanh(x_np), rtol=1e-5, atol=1e-6
+    )
 
     def leaky(F, a):
         return F.LeakyReLU(a, slope=0.1)
 
     block = nn.HybridLambda(leaky)
     assert repr(block) == 'HybridLambda(leaky)'
-    assert_almost_equal(block(x).asnumpy(),
-                        np.where(x_np > 0, x_np, 0.1 * x_np), rtol=1e-6)
+    assert_almost_equal(
+        block(x).asnumpy(), np.where(x_np > 0, x_np, 0.1 * x_np), rtol=1e-6
+    )
     check_gradients(block, rand((2, 3), ctx, seed=3)[1], ctx)
     with pytest.raises(AssertionError):
         nn.HybridLambda('no_such_function')

@@ -4,7 +4,8 @@ LayerNorm, InstanceNorm and GroupNorm against NumPy."""
 import numpy as np
 import pytest
 
-from dlbook import autograd, initializer as init, nd
+from dlbook import autograd, nd
+from dlbook import initializer as init
 from dlbook.gluon import nn
 from dlbook.name import NameManager
 from dlbook.test_utils import assert_almost_equal
@@ -40,21 +41,32 @@ def make_batchnorm(ctx, channels=3, **kwargs):
     random_affine(layer, ctx)
     rng = np.random.RandomState(7)
     layer.running_mean.set_data(
-        nd.array(rng.uniform(-0.5, 0.5, channels), ctx=ctx))
+        nd.array(rng.uniform(-0.5, 0.5, channels), ctx=ctx)
+    )
     layer.running_var.set_data(
-        nd.array(rng.uniform(0.5, 2.0, channels), ctx=ctx))
+        nd.array(rng.uniform(0.5, 2.0, channels), ctx=ctx)
+    )
     return layer
 
 
 # -- BatchNorm -------------------------------------------------------------
 
+
 def test_batchnorm_predict_uses_running_statistics(ctx):
     layer = make_batchnorm(ctx)
     x, x_np = rand((4, 3, 2, 2), ctx)
-    g, b, rm, rv = (value(p, ctx) for p in (
-        layer.gamma, layer.beta, layer.running_mean, layer.running_var))
-    want = ((x_np - per_channel(rm, 4)) / np.sqrt(per_channel(rv, 4) + 1e-5)
-            * per_channel(g, 4) + per_channel(b, 4))
+    g, b, rm, rv = (
+        value(p, ctx)
+        for p in (
+            layer.gamma,
+            layer.beta,
+            layer.running_mean,
+            layer.running_var,
+        )
+    )
+    want = (x_np - per_channel(rm, 4)) / np.sqrt(
+        per_channel(rv, 4) + 1e-5
+    ) * per_channel(g, 4) + per_channel(b, 4)
     assert_almost_equal(layer(x).asnumpy(), want, **TOL)
     # predicting leaves the running statistics alone
     assert (value(layer.running_mean, ctx) == rm).all()
@@ -64,23 +76,36 @@ def test_batchnorm_predict_uses_running_statistics(ctx):
 def test_batchnorm_training_uses_batch_statistics(ctx):
     layer = make_batchnorm(ctx, momentum=0.8)
     x, x_np = rand((4, 3, 2, 2), ctx, seed=2)
-    g, b, rm, rv = (value(p, ctx) for p in (
-        layer.gamma, layer.beta, layer.running_mean, layer.running_var))
+    g, b, rm, rv = (
+        value(p, ctx)
+        for p in (
+            layer.gamma,
+            layer.beta,
+            layer.running_mean,
+            layer.running_var,
+        )
+    )
     with autograd.record():
         y = layer(x)
     axes = (0, 2, 3)
-    want = (normalize(x_np, axes, 1e-5) * per_channel(g, 4)
-            + per_channel(b, 4))
+    want = normalize(x_np, axes, 1e-5) * per_channel(g, 4) + per_channel(b, 4)
     assert_almost_equal(y.asnumpy(), want, **TOL)
     # running = momentum * running + (1 - momentum) * batch
-    assert_almost_equal(value(layer.running_mean, ctx),
-                        0.8 * rm + 0.2 * x_np.mean(axis=axes), **TOL)
-    assert_almost_equal(value(layer.running_var, ctx),
-                        0.8 * rv + 0.2 * x_np.var(axis=axes), **TOL)
+    assert_almost_equal(
+        value(layer.running_mean, ctx),
+        0.8 * rm + 0.2 * x_np.mean(axis=axes),
+        **TOL,
+    )
+    assert_almost_equal(
+        value(layer.running_var, ctx),
+        0.8 * rv + 0.2 * x_np.var(axis=axes),
+        **TOL,
+    )
     # after training, predicting uses the (updated) running statistics
     rm, rv = value(layer.running_mean, ctx), value(layer.running_var, ctx)
-    want = ((x_np - per_channel(rm, 4)) / np.sqrt(per_channel(rv, 4) + 1e-5)
-            * per_channel(g, 4) + per_channel(b, 4))
+    want = (x_np - per_channel(rm, 4)) / np.sqrt(
+        per_channel(rv, 4) + 1e-5
+    ) * per_channel(g, 4) + per_channel(b, 4)
     assert_almost_equal(layer(x).asnumpy(), want, **TOL)
 
 
@@ -90,8 +115,11 @@ def test_batchnorm_train_mode_without_recording(ctx):
     rm = value(layer.running_mean, ctx)
     with autograd.train_mode():
         layer(x)
-    assert_almost_equal(value(layer.running_mean, ctx),
-                        0.9 * rm + 0.1 * x_np.mean(axis=0), **TOL)
+    assert_almost_equal(
+        value(layer.running_mean, ctx),
+        0.9 * rm + 0.1 * x_np.mean(axis=0),
+        **TOL,
+    )
 
 
 def test_batchnorm_use_global_stats(ctx):
@@ -101,8 +129,9 @@ def test_batchnorm_use_global_stats(ctx):
     with autograd.record():
         y = layer(x)
     g, b = value(layer.gamma, ctx), value(layer.beta, ctx)
-    want = ((x_np - per_channel(rm, 3)) / np.sqrt(per_channel(rv, 3) + 1e-5)
-            * per_channel(g, 3) + per_channel(b, 3))
+    want = (x_np - per_channel(rm, 3)) / np.sqrt(
+        per_channel(rv, 3) + 1e-5
+    ) * per_channel(g, 3) + per_channel(b, 3)
     assert_almost_equal(y.asnumpy(), want, **TOL)
     assert (value(layer.running_mean, ctx) == rm).all()
     assert (value(layer.running_var, ctx) == rv).all()
@@ -141,26 +170,37 @@ def test_batchnorm_repr_names_and_initial_values(ctx):
         layer = nn.BatchNorm()
     assert repr(layer) == (
         'BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, '
-        'use_global_stats=False, in_channels=None)')
+        'use_global_stats=False, in_channels=None)'
+    )
     assert list(layer.collect_params()) == [
-        'batchnorm0_gamma', 'batchnorm0_beta', 'batchnorm0_running_mean',
-        'batchnorm0_running_var']
+        'batchnorm0_gamma',
+        'batchnorm0_beta',
+        'batchnorm0_running_mean',
+        'batchnorm0_running_var',
+    ]
     assert layer.running_mean.grad_req == 'null'
     assert layer.running_var.grad_req == 'null'
     assert layer.gamma.grad_req == 'write'
-    layer.initialize(init.Constant(7), ctx=ctx)   # layer's own inits win
+    layer.initialize(init.Constant(7), ctx=ctx)  # layer's own inits win
     layer(nd.ones((2, 4, 3), ctx=ctx))
     assert repr(layer) == (
         'BatchNorm(axis=1, eps=1e-05, momentum=0.9, fix_gamma=False, '
-        'use_global_stats=False, in_channels=4)')
+        'use_global_stats=False, in_channels=4)'
+    )
     expected = {'gamma': 1, 'beta': 0, 'running_mean': 0, 'running_var': 1}
     for name, want in expected.items():
         assert (value(getattr(layer, name), ctx) == want).all(), name
-    other = nn.BatchNorm(momentum=0.8, epsilon=1e-3, scale=False,
-                         use_global_stats=True, in_channels=2)
+    other = nn.BatchNorm(
+        momentum=0.8,
+        epsilon=1e-3,
+        scale=False,
+        use_global_stats=True,
+        in_channels=2,
+    )
     assert repr(other) == (
         'BatchNorm(axis=1, eps=0.001, momentum=0.8, fix_gamma=True, '
-        'use_global_stats=True, in_channels=2)')
+        'use_global_stats=True, in_channels=2)'
+    )
 
 
 def test_batchnorm_stays_float32_under_float16_cast():
@@ -183,21 +223,26 @@ def test_batchnorm_relu(ctx):
 
 # -- LayerNorm, InstanceNorm, GroupNorm --------------------------------------
 
+
 def test_layernorm(ctx):
     with NameManager():
         layer = nn.LayerNorm()
-    assert repr(layer) == ('LayerNorm(eps=1e-05, axis=-1, center=True, '
-                           'scale=True, in_channels=0)')
-    assert list(layer.collect_params()) == ['layernorm0_gamma',
-                                            'layernorm0_beta']
+    assert repr(layer) == (
+        'LayerNorm(eps=1e-05, axis=-1, center=True, scale=True, in_channels=0)'
+    )
+    assert list(layer.collect_params()) == [
+        'layernorm0_gamma',
+        'layernorm0_beta',
+    ]
     layer.initialize(ctx=ctx)
     x, x_np = rand((2, 3, 4), ctx)
     layer(x)
     assert repr(layer).endswith('in_channels=4)')
     random_affine(layer, ctx)
     g, b = value(layer.gamma, ctx), value(layer.beta, ctx)
-    assert_almost_equal(layer(x).asnumpy(),
-                        normalize(x_np, -1, 1e-5) * g + b, **TOL)
+    assert_almost_equal(
+        layer(x).asnumpy(), normalize(x_np, -1, 1e-5) * g + b, **TOL
+    )
     check_gradients(layer, x_np, ctx)
 
 
@@ -207,8 +252,7 @@ def test_layernorm_axis(ctx):
     random_affine(layer, ctx)
     x, x_np = rand((2, 3, 2), ctx)
     g, b = value(layer.gamma, ctx), value(layer.beta, ctx)
-    want = (normalize(x_np, 1, 1e-3) * per_channel(g, 3)
-            + per_channel(b, 3))
+    want = normalize(x_np, 1, 1e-3) * per_channel(g, 3) + per_channel(b, 3)
     assert_almost_equal(layer(x).asnumpy(), want, **TOL)
 
 
@@ -222,29 +266,34 @@ def test_instancenorm(ctx, axis):
     g, b = value(layer.gamma, ctx), value(layer.beta, ctx)
     # statistics per sample and channel, over the remaining (spatial) axis
     spatial = 2 if axis == 1 else 1
-    want = (normalize(x_np, spatial, 1e-5) * per_channel(g, 3, axis)
-            + per_channel(b, 3, axis))
+    want = normalize(x_np, spatial, 1e-5) * per_channel(
+        g, 3, axis
+    ) + per_channel(b, 3, axis)
     assert_almost_equal(layer(x).asnumpy(), want, **TOL)
     check_gradients(layer, x_np, ctx)
 
 
 def test_instancenorm_repr():
     layer = nn.InstanceNorm()
-    assert repr(layer) == ('InstanceNorm(eps=1e-05, axis=1, center=True, '
-                           'scale=False, in_channels=0)')
+    assert repr(layer) == (
+        'InstanceNorm(eps=1e-05, axis=1, center=True, '
+        'scale=False, in_channels=0)'
+    )
     assert layer.gamma.grad_req == 'null'
 
 
 def test_groupnorm(ctx):
     layer = nn.GroupNorm(num_groups=2)
-    assert repr(layer) == ('GroupNorm(eps=1e-05, num_groups=2, center=True, '
-                           'scale=True)')
+    assert repr(layer) == (
+        'GroupNorm(eps=1e-05, num_groups=2, center=True, scale=True)'
+    )
     layer.initialize(ctx=ctx)
     random_affine(layer, ctx)
     x, x_np = rand((2, 4, 3), ctx)
     g, b = value(layer.gamma, ctx), value(layer.beta, ctx)
     grouped = normalize(x_np.reshape(2, 2, 6), 2, 1e-5)
     want = (grouped * g.reshape(1, 2, 1) + b.reshape(1, 2, 1)).reshape(
-        x_np.shape)
+        x_np.shape
+    )
     assert_almost_equal(layer(x).asnumpy(), want, **TOL)
     check_gradients(layer, x_np, ctx)

@@ -17,8 +17,10 @@ def relu(x):
 
 def np_params(cell):
     """The cell's (i2h_weight, h2h_weight, i2h_bias, h2h_bias) in NumPy."""
-    return [getattr(cell, name).data().asnumpy().astype('float64')
-            for name in ('i2h_weight', 'h2h_weight', 'i2h_bias', 'h2h_bias')]
+    return [
+        getattr(cell, name).data().asnumpy().astype('float64')
+        for name in ('i2h_weight', 'h2h_weight', 'i2h_bias', 'h2h_bias')
+    ]
 
 
 def np_rnn_step(x, h, wi, wh, bi, bh, act=np.tanh):

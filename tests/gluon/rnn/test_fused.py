@@ -34,64 +34,112 @@ def packed(cells_by_slot, num_layers, dirs):
 
 
 @pytest.mark.parametrize('mode', MODES)
-@pytest.mark.parametrize('num_layers, bidirectional', [
-    (1, False), (2, False), (1, True), (2, True)])
-def test_operator_matches_unrolled_cells(ctx, mode, num_layers,
-                                         bidirectional):
+@pytest.mark.parametrize(
+    'num_layers, bidirectional', [(1, False), (2, False), (1, True), (2, True)]
+)
+def test_operator_matches_unrolled_cells(ctx, mode, num_layers, bidirectional):
     rng = np.random.RandomState(0)
     T, N, C, H = 4, 3, 5, 6
     dirs = 2 if bidirectional else 1
     stack = rnn.SequentialRNNCell()
-    slots = []                                    # cell of state row k
+    slots = []  # cell of state row k
     width = C
     for i in range(num_layers):
-        cells = [CELLS[mode](H, prefix=f'{d}{i}_', input_size=width)
-                 for d in 'lr'[:dirs]]
-        stack.add(rnn.BidirectionalCell(*cells) if bidirectional
-                  else cells[0])
+        cells = [
+            CELLS[mode](H, prefix=f'{d}{i}_', input_size=width)
+            for d in 'lr'[:dirs]
+        ]
+        stack.add(rnn.BidirectionalCell(*cells) if bidirectional else cells[0])
         slots += cells
         width = H * dirs
     stack.initialize()
     randomize(stack, rng)
     x = uniform(rng, (T, N, C))
-    states = [uniform(rng, (num_layers * dirs, N, H))
-              for _ in range(2 if mode == 'lstm' else 1)]
-    out = nd.RNN(x, packed(slots, num_layers, dirs), *states, state_size=H,
-                 num_layers=num_layers, bidirectional=bidirectional,
-                 mode=mode, state_outputs=True)
+    states = [
+        uniform(rng, (num_layers * dirs, N, H))
+        for _ in range(2 if mode == 'lstm' else 1)
+    ]
+    out = nd.RNN(
+        x,
+        packed(slots, num_layers, dirs),
+        *states,
+        state_size=H,
+        num_layers=num_layers,
+        bidirectional=bidirectional,
+        mode=mode,
+        state_outputs=True,
+    )
     begin = [s[k] for k in range(num_layers * dirs) for s in states]
-    want, want_states = stack.unroll(T, x, begin_state=begin,
-                                     layout='TNC', merge_outputs=True)
+    want, want_states = stack.unroll(
+        T, x, begin_state=begin, layout='TNC', merge_outputs=True
+    )
     close(out[0], want, rtol=1e-5, atol=1e-5)
     for k in range(num_layers * dirs):
         for j in range(len(states)):
-            close(out[1 + j][k], want_states[k * len(states) + j],
-                  rtol=1e-5, atol=1e-5)
+            close(
+                out[1 + j][k],
+                want_states[k * len(states) + j],
+                rtol=1e-5,
+                atol=1e-5,
+            )
 
 
 def test_operator_interface_follows_mxnet():
     data = sym.var('data')
-    lstm = sym.RNN(data, state_size=4, num_layers=2, mode='lstm',
-                   bidirectional=True, state_outputs=True, name='rnn')
-    assert lstm.list_arguments() == ['data', 'rnn_parameters', 'rnn_state',
-                                     'rnn_state_cell']
-    assert lstm.list_outputs() == ['rnn_output', 'rnn_state_output',
-                                   'rnn_statecell_output']
+    lstm = sym.RNN(
+        data,
+        state_size=4,
+        num_layers=2,
+        mode='lstm',
+        bidirectional=True,
+        state_outputs=True,
+        name='rnn',
+    )
+    assert lstm.list_arguments() == [
+        'data',
+        'rnn_parameters',
+        'rnn_state',
+        'rnn_state_cell',
+    ]
+    assert lstm.list_outputs() == [
+        'rnn_output',
+        'rnn_state_output',
+        'rnn_statecell_output',
+    ]
     gru = sym.RNN(data, state_size=4, num_layers=1, mode='gru', name='gru')
     assert gru.list_arguments() == ['data', 'gru_parameters', 'gru_state']
     assert gru.list_outputs() == ['gru_output']
     with pytest.raises(DLBookError, match='mode must be one of'):
-        nd.RNN(nd.ones((2, 1, 3)), nd.ones(5), nd.ones((1, 1, 2)),
-               state_size=2, num_layers=1, mode='lstmp')
+        nd.RNN(
+            nd.ones((2, 1, 3)),
+            nd.ones(5),
+            nd.ones((1, 1, 2)),
+            state_size=2,
+            num_layers=1,
+            mode='lstmp',
+        )
     with pytest.raises(DLBookError, match='parameters has shape'):
-        nd.RNN(nd.ones((2, 1, 3)), nd.ones(5), nd.ones((1, 1, 2)),
-               state_size=2, num_layers=1, mode='rnn_tanh')
+        nd.RNN(
+            nd.ones((2, 1, 3)),
+            nd.ones(5),
+            nd.ones((1, 1, 2)),
+            state_size=2,
+            num_layers=1,
+            mode='rnn_tanh',
+        )
 
 
 def test_infer_shape_fills_parameters_and_states():
     data = sym.var('data')
-    lstm = sym.RNN(data, state_size=4, num_layers=2, mode='lstm',
-                   bidirectional=True, state_outputs=True, name='rnn')
+    lstm = sym.RNN(
+        data,
+        state_size=4,
+        num_layers=2,
+        mode='lstm',
+        bidirectional=True,
+        state_outputs=True,
+        name='rnn',
+    )
     args, outs, aux = lstm.infer_shape(data=(7, 3, 5))
     shapes = dict(zip(lstm.list_arguments(), args))
     # per direction: layer 0 has 4H * (5 + 4 + 2), layer 1 4H * (8 + 4 + 2)
@@ -115,27 +163,58 @@ def test_infer_shape_fills_parameters_and_states():
 # -- eager, hybridized and symbolic runs agree --------------------------------
 
 PARITY = [
-    ('RNN-relu', lambda: rnn.RNN(4, input_size=3), [(5, 2, 3)],
-     {'states': [(1, 2, 4)]}),
-    ('RNN-tanh-2-bi', lambda: rnn.RNN(3, num_layers=2, activation='tanh',
-                                      bidirectional=True, input_size=3),
-     [(4, 2, 3)], {'states': [(4, 2, 3)]}),
-    ('LSTM', lambda: rnn.LSTM(4, input_size=3), [(5, 2, 3)],
-     {'states': [(1, 2, 4), (1, 2, 4)]}),
-    ('LSTM-2-bi-NTC', lambda: rnn.LSTM(3, num_layers=2, bidirectional=True,
-                                       layout='NTC', input_size=3),
-     [(2, 4, 3)], {'states': [(4, 2, 3), (4, 2, 3)]}),
-    ('GRU-2', lambda: rnn.GRU(4, num_layers=2, input_size=3), [(5, 2, 3)],
-     {'states': [(2, 2, 4)]}),
-    ('GRU-bi-NTC', lambda: rnn.GRU(3, bidirectional=True, layout='NTC',
-                                   input_size=3),
-     [(2, 5, 3)], {'states': [(2, 2, 3)]}),
+    (
+        'RNN-relu',
+        lambda: rnn.RNN(4, input_size=3),
+        [(5, 2, 3)],
+        {'states': [(1, 2, 4)]},
+    ),
+    (
+        'RNN-tanh-2-bi',
+        lambda: rnn.RNN(
+            3,
+            num_layers=2,
+            activation='tanh',
+            bidirectional=True,
+            input_size=3,
+        ),
+        [(4, 2, 3)],
+        {'states': [(4, 2, 3)]},
+    ),
+    (
+        'LSTM',
+        lambda: rnn.LSTM(4, input_size=3),
+        [(5, 2, 3)],
+        {'states': [(1, 2, 4), (1, 2, 4)]},
+    ),
+    (
+        'LSTM-2-bi-NTC',
+        lambda: rnn.LSTM(
+            3, num_layers=2, bidirectional=True, layout='NTC', input_size=3
+        ),
+        [(2, 4, 3)],
+        {'states': [(4, 2, 3), (4, 2, 3)]},
+    ),
+    (
+        'GRU-2',
+        lambda: rnn.GRU(4, num_layers=2, input_size=3),
+        [(5, 2, 3)],
+        {'states': [(2, 2, 4)]},
+    ),
+    (
+        'GRU-bi-NTC',
+        lambda: rnn.GRU(3, bidirectional=True, layout='NTC', input_size=3),
+        [(2, 5, 3)],
+        {'states': [(2, 2, 3)]},
+    ),
 ]
 
 
-@pytest.mark.parametrize('factory,shapes,options',
-                         [row[1:] for row in PARITY],
-                         ids=[row[0] for row in PARITY])
+@pytest.mark.parametrize(
+    'factory,shapes,options',
+    [row[1:] for row in PARITY],
+    ids=[row[0] for row in PARITY],
+)
 def test_eager_hybridized_and_symbolic_agree(factory, shapes, options):
     """Outputs, states, input, state and parameter gradients (the harness
     of ``tests/symbol/test_hybridize.py``); hybridized, the layer is one
@@ -149,8 +228,10 @@ def test_eager_hybridized_and_symbolic_agree(factory, shapes, options):
         _assert_same(hybrid, eager, f'hybridized, record={record}')
         _assert_same(symbolic, eager, f'executor, record={record}')
     assert case.layer._cached_graph is not None
-    ops = [n['op'] for n in json.loads(
-        case.layer._cached_graph.symbol.tojson())['nodes']]
+    ops = [
+        n['op']
+        for n in json.loads(case.layer._cached_graph.symbol.tojson())['nodes']
+    ]
     assert ops.count('RNN') == 1 and 'FullyConnected' not in ops
 
 
@@ -190,8 +271,9 @@ def test_hybridized_layer_inside_a_model_with_default_states():
     want = net(x)
     net.hybridize()
     close(net(x), want, atol=1e-5)
-    ops = [n['op'] for n in json.loads(
-        net._cached_graph.symbol.tojson())['nodes']]
+    ops = [
+        n['op'] for n in json.loads(net._cached_graph.symbol.tojson())['nodes']
+    ]
     assert 'RNN' in ops and '_zeros' not in ops
 
 
@@ -201,7 +283,7 @@ def test_dropout_between_layers_in_a_hybridized_layer():
     layer.initialize()
     plain = layer(x)
     layer.hybridize()
-    close(layer(x), plain, atol=1e-5)          # inference: no dropout
+    close(layer(x), plain, atol=1e-5)  # inference: no dropout
     with autograd.record():
         trained = layer(x)
     assert not np.allclose(trained.asnumpy(), plain.asnumpy(), atol=1e-4)
@@ -209,14 +291,16 @@ def test_dropout_between_layers_in_a_hybridized_layer():
 
 # -- export and imports -------------------------------------------------------
 
+
 class Tagger(gluon.HybridBlock):
     """LSTM over (N, T, C) plus a per-step read-out."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
         with self.name_scope():
-            self.lstm = rnn.LSTM(6, num_layers=2, layout='NTC',
-                                 bidirectional=True)
+            self.lstm = rnn.LSTM(
+                6, num_layers=2, layout='NTC', bidirectional=True
+            )
             self.out = nn.Dense(3, flatten=False)
 
     def hybrid_forward(self, F, x):
@@ -229,7 +313,7 @@ def test_export_and_imports_an_lstm_model(tmp_path):
         net = Tagger()
     net.initialize(mx.init.Uniform(0.3))
     x = uniform(rng, (2, 5, 4))
-    net(x)                                     # infer the input size
+    net(x)  # infer the input size
     net.hybridize()
     y = net(x)
     symbol_file, params_file = net.export(str(tmp_path / 'tagger'))
@@ -239,10 +323,11 @@ def test_export_and_imports_an_lstm_model(tmp_path):
     with open(symbol_file) as f:
         ops = [n['op'] for n in json.load(f)['nodes']]
     assert ops.count('RNN') == 1
-    back = gluon.SymbolBlock.imports(symbol_file, ['data'], params_file,
-                                     ctx=mx.cpu())
+    back = gluon.SymbolBlock.imports(
+        symbol_file, ['data'], params_file, ctx=mx.cpu()
+    )
     close(back(x), y, atol=1e-6)
-    z = uniform(rng, (3, 7, 4))                # other batch and length
+    z = uniform(rng, (3, 7, 4))  # other batch and length
     close(back(z), net(z), atol=1e-6)
     # the imported model trains: gradients reach the LSTM weights
     with autograd.record():
@@ -252,6 +337,7 @@ def test_export_and_imports_an_lstm_model(tmp_path):
 
 
 # -- variable lengths ---------------------------------------------------------
+
 
 @pytest.mark.parametrize('mode', MODES)
 def test_sequence_length_matches_a_bidirectional_cell(ctx, mode):
@@ -273,9 +359,14 @@ def test_sequence_length_matches_a_bidirectional_cell(ctx, mode):
     lengths = nd.array([2, 5, 3])
     states = [uniform(rng, (2, N, H)) for _ in cells[0].state_info()]
     begin = [s[k] for k in range(2) for s in states]
-    want, want_states = cell.unroll(T, x, begin_state=begin, layout='NTC',
-                                    merge_outputs=None,
-                                    valid_length=lengths)
+    want, want_states = cell.unroll(
+        T,
+        x,
+        begin_state=begin,
+        layout='NTC',
+        merge_outputs=None,
+        valid_length=lengths,
+    )
     assert want.shape == (N, T, 2 * H)
     inputs = [x.swapaxes(0, 1), packed(cells, 1, 2)] + states
     if mode == 'lstm':
@@ -283,11 +374,17 @@ def test_sequence_length_matches_a_bidirectional_cell(ctx, mode):
         kwargs = {}
     else:
         kwargs = {'sequence_length': lengths}
-    out = nd.RNN(*inputs, use_sequence_length=True, state_size=H,
-                 num_layers=1, bidirectional=True, mode=mode,
-                 state_outputs=True, **kwargs)
+    out = nd.RNN(
+        *inputs,
+        use_sequence_length=True,
+        state_size=H,
+        num_layers=1,
+        bidirectional=True,
+        mode=mode,
+        state_outputs=True,
+        **kwargs,
+    )
     close(out[0].swapaxes(0, 1), want, atol=1e-6)
     for k in range(2):
         for j in range(len(states)):
-            close(out[1 + j][k], want_states[k * len(states) + j],
-                  atol=1e-6)
+            close(out[1 + j][k], want_states[k * len(states) + j], atol=1e-6)

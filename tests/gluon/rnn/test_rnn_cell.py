@@ -8,8 +8,16 @@ from dlbook.base import DLBookError
 from dlbook.gluon import rnn
 from dlbook.name import NameManager
 
-from ._helpers import (close, np_gru_step, np_lstm_step, np_params,
-                       np_rnn_step, randomize, relu, uniform)
+from ._helpers import (
+    close,
+    np_gru_step,
+    np_lstm_step,
+    np_params,
+    np_rnn_step,
+    randomize,
+    relu,
+    uniform,
+)
 
 N, C, H, T = 3, 4, 5, 6
 
@@ -52,6 +60,7 @@ KINDS = ['rnn_tanh', 'rnn_relu', 'lstm', 'gru']
 
 # -- one step -------------------------------------------------------------
 
+
 @pytest.mark.parametrize('kind', KINDS)
 def test_cell_step_matches_numpy(ctx, kind):
     rng = np.random.RandomState(0)
@@ -72,7 +81,7 @@ def test_lstm_gate_order_is_i_f_g_o(ctx):
     # states, the gates are sigmoid(bias) and g = tanh(bias).
     cell = rnn.LSTMCell(1, input_size=1)
     cell.initialize(init='zeros')
-    cell.i2h_bias.set_data(nd.array([10., -10., 0.5, 10.]))
+    cell.i2h_bias.set_data(nd.array([10.0, -10.0, 0.5, 10.0]))
     h, (h_, c) = cell(nd.ones((1, 1)), [nd.zeros((1, 1)), nd.ones((1, 1))])
     # i = 1, f = 0 (old c forgotten), g = tanh(0.5), o = 1
     close(c, [[np.tanh(0.5)]], atol=1e-4)
@@ -83,9 +92,9 @@ def test_gru_reset_gate_scales_h2h_bias(ctx):
     # With h = 0 only b_hn reaches n through r * (W_hn h + b_hn).
     cell = rnn.GRUCell(1, input_size=1)
     cell.initialize(init='zeros')
-    cell.h2h_bias.set_data(nd.array([0., -100., 2.]))     # r = 1/2, z = 0
+    cell.h2h_bias.set_data(nd.array([0.0, -100.0, 2.0]))  # r = 1/2, z = 0
     h, _ = cell(nd.zeros((1, 1)), [nd.zeros((1, 1))])
-    close(h, [[np.tanh(0.5 * 2.)]])
+    close(h, [[np.tanh(0.5 * 2.0)]])
 
 
 def test_cell_input_size_is_inferred_and_shapes(ctx):
@@ -101,21 +110,37 @@ def test_cell_input_size_is_inferred_and_shapes(ctx):
 
 # -- names, reprs, begin_state -------------------------------------------
 
+
 def test_cell_names_and_reprs():
     with NameManager():
-        cells = [rnn.RNNCell(100), rnn.RNNCell(100, activation='relu'),
-                 rnn.LSTMCell(100), rnn.GRUCell(100),
-                 rnn.LSTMCell(100, input_size=10, prefix='enc_')]
-    assert [c.prefix for c in cells] == ['rnn0_', 'rnn1_', 'lstm0_',
-                                         'gru0_', 'enc_']
+        cells = [
+            rnn.RNNCell(100),
+            rnn.RNNCell(100, activation='relu'),
+            rnn.LSTMCell(100),
+            rnn.GRUCell(100),
+            rnn.LSTMCell(100, input_size=10, prefix='enc_'),
+        ]
+    assert [c.prefix for c in cells] == [
+        'rnn0_',
+        'rnn1_',
+        'lstm0_',
+        'gru0_',
+        'enc_',
+    ]
     assert list(cells[2].collect_params()) == [
-        'lstm0_i2h_weight', 'lstm0_h2h_weight', 'lstm0_i2h_bias',
-        'lstm0_h2h_bias']
+        'lstm0_i2h_weight',
+        'lstm0_h2h_weight',
+        'lstm0_i2h_bias',
+        'lstm0_h2h_bias',
+    ]
     # MXNet shows the number of i2h rows (gates * hidden) on the right
     assert [repr(c) for c in cells] == [
-        'RNNCell(None -> 100, tanh)', 'RNNCell(None -> 100, relu)',
-        'LSTMCell(None -> 400)', 'GRUCell(None -> 300)',
-        'LSTMCell(10 -> 400)']
+        'RNNCell(None -> 100, tanh)',
+        'RNNCell(None -> 100, relu)',
+        'LSTMCell(None -> 400)',
+        'GRUCell(None -> 300)',
+        'LSTMCell(10 -> 400)',
+    ]
     assert cells[2].i2h_bias.shape == (400,)
 
 
@@ -129,8 +154,10 @@ def test_begin_state_names_shapes_and_kwargs(ctx):
         return nd.ones(kwargs['shape'], dtype=kwargs.get('dtype'))
 
     states = cell.begin_state(batch_size=N, func=func, dtype='float64')
-    assert [c['name'] for c in calls] == ['lstm0_begin_state_0',
-                                          'lstm0_begin_state_1']
+    assert [c['name'] for c in calls] == [
+        'lstm0_begin_state_0',
+        'lstm0_begin_state_1',
+    ]
     assert calls[0]['shape'] == (N, H) and calls[0]['__layout__'] == 'NC'
     assert [s.dtype for s in states] == [np.float64, np.float64]
     # the counter goes on until the next unroll/reset
@@ -145,12 +172,14 @@ def test_begin_state_names_shapes_and_kwargs(ctx):
 
 def test_state_info():
     assert rnn.GRUCell(8).state_info(4) == [
-        {'shape': (4, 8), '__layout__': 'NC'}]
+        {'shape': (4, 8), '__layout__': 'NC'}
+    ]
     assert len(rnn.LSTMCell(8).state_info()) == 2
     assert rnn.LSTMCell(8).state_info()[0]['shape'] == (0, 8)
 
 
 # -- unroll ----------------------------------------------------------------
+
 
 def manual_steps(cell, steps, states):
     outputs = []
@@ -179,14 +208,16 @@ def test_unroll_matches_manual_steps(ctx, kind, layout):
     for got, w in zip(states, want_states):
         close(got, w)
 
-    merged, _ = cell.unroll(T, x, begin_state=begin, layout=layout,
-                            merge_outputs=True)
+    merged, _ = cell.unroll(
+        T, x, begin_state=begin, layout=layout, merge_outputs=True
+    )
     assert merged.shape == ((N, T, H) if layout == 'NTC' else (T, N, H))
     close(merged, np.stack([w.asnumpy() for w in want], axis=axis))
 
     # a list of steps is accepted as input too
-    listed, _ = cell.unroll(T, steps, begin_state=begin, layout=layout,
-                            merge_outputs=False)
+    listed, _ = cell.unroll(
+        T, steps, begin_state=begin, layout=layout, merge_outputs=False
+    )
     close(listed[-1], want[-1])
 
 
@@ -196,8 +227,9 @@ def test_unroll_default_state_is_zeros(ctx):
     x = uniform(rng, (N, T, C))
     zeros = [nd.zeros((N, H)), nd.zeros((N, H))]
     got, got_states = cell.unroll(T, x, merge_outputs=True)
-    want, want_states = cell.unroll(T, x, begin_state=zeros,
-                                    merge_outputs=True)
+    want, want_states = cell.unroll(
+        T, x, begin_state=zeros, merge_outputs=True
+    )
     close(got, want)
     close(got_states[1], want_states[1])
 
@@ -215,13 +247,14 @@ def test_unroll_valid_length(ctx, kind):
     cell = ready_cell(kind, rng)
     x = uniform(rng, (N, T, C))
     lengths = [2, T, 4]
-    outputs, states = cell.unroll(T, x, layout='NTC',
-                                  valid_length=nd.array(lengths))
+    outputs, states = cell.unroll(
+        T, x, layout='NTC', valid_length=nd.array(lengths)
+    )
     # with valid_length, the default is one merged array
     assert outputs.shape == (N, T, H)
     steps = [x[:, t] for t in range(T)]
     want, _ = manual_steps(cell, steps, cell.begin_state(batch_size=N))
-    want = np.stack([w.asnumpy() for w in want], axis=1)      # (N, T, H)
+    want = np.stack([w.asnumpy() for w in want], axis=1)  # (N, T, H)
     all_states = []
     s = cell.begin_state(batch_size=N)
     for step in steps:
@@ -233,12 +266,14 @@ def test_unroll_valid_length(ctx, kind):
         assert np.all(got[n, length:] == 0)
         for k, state in enumerate(states):
             close(state.asnumpy()[n], all_states[length - 1][k][n])
-    as_list, _ = cell.unroll(T, x, valid_length=nd.array(lengths),
-                             merge_outputs=False)
+    as_list, _ = cell.unroll(
+        T, x, valid_length=nd.array(lengths), merge_outputs=False
+    )
     assert len(as_list) == T and as_list[0].shape == (N, H)
 
 
 # -- containers and modifiers ----------------------------------------------
+
 
 def test_sequential_cell_steps_and_unrolls(ctx):
     rng = np.random.RandomState(4)
@@ -247,26 +282,29 @@ def test_sequential_cell_steps_and_unrolls(ctx):
         with stack.name_scope():
             stack.add(rnn.LSTMCell(H))
             stack.add(rnn.GRUCell(H))
-    assert list(stack.collect_params())[0] == \
-        'sequentialrnncell0_lstm0_i2h_weight'
-    assert repr(stack) == ('SequentialRNNCell(\n(0): LSTMCell(None -> 20)\n'
-                           '(1): GRUCell(None -> 15)\n)')
+    assert (
+        list(stack.collect_params())[0]
+        == 'sequentialrnncell0_lstm0_i2h_weight'
+    )
+    assert repr(stack) == (
+        'SequentialRNNCell(\n(0): LSTMCell(None -> 20)\n'
+        '(1): GRUCell(None -> 15)\n)'
+    )
     assert len(stack) == 2 and isinstance(stack[1], rnn.GRUCell)
     stack.initialize()
     begin = stack.begin_state(batch_size=N)
     assert [s.shape for s in begin] == [(N, H)] * 3
     x = uniform(rng, (N, T, C))
-    stack.unroll(T, x, begin_state=begin)          # infer the input sizes
+    stack.unroll(T, x, begin_state=begin)  # infer the input sizes
     randomize(stack, rng)
 
-    outputs, states = stack.unroll(T, x, begin_state=begin,
-                                   merge_outputs=True)
+    outputs, states = stack.unroll(T, x, begin_state=begin, merge_outputs=True)
     assert outputs.shape == (N, T, H) and len(states) == 3
     # the same by hand: first cell over all steps, then the second
     lstm_out, lstm_states = stack[0].unroll(T, x, begin_state=begin[:2])
-    gru_out, gru_states = stack[1].unroll(T, lstm_out,
-                                          begin_state=begin[2:],
-                                          merge_outputs=True)
+    gru_out, gru_states = stack[1].unroll(
+        T, lstm_out, begin_state=begin[2:], merge_outputs=True
+    )
     close(outputs, gru_out)
     for got, want in zip(states, lstm_states + gru_states):
         close(got, want)
@@ -289,28 +327,37 @@ def test_hybrid_sequential_cell(ctx):
 def test_bidirectional_cell(ctx):
     rng = np.random.RandomState(5)
     with NameManager():
-        cell = rnn.BidirectionalCell(rnn.LSTMCell(H, prefix='l0_'),
-                                     rnn.LSTMCell(H, prefix='r0_'))
-    assert repr(cell) == ('BidirectionalCell(forward=LSTMCell(None -> 20), '
-                          'backward=LSTMCell(None -> 20))')
+        cell = rnn.BidirectionalCell(
+            rnn.LSTMCell(H, prefix='l0_'), rnn.LSTMCell(H, prefix='r0_')
+        )
+    assert repr(cell) == (
+        'BidirectionalCell(forward=LSTMCell(None -> 20), '
+        'backward=LSTMCell(None -> 20))'
+    )
     assert list(cell.collect_params())[:1] == ['l0_i2h_weight']
     cell.initialize()
     x = uniform(rng, (T, N, C))
     cell.unroll(T, x, layout='TNC')
     randomize(cell, rng)
     begin = [uniform(rng, (N, H)) for _ in range(4)]
-    outputs, states = cell.unroll(T, x, begin_state=begin, layout='TNC',
-                                  merge_outputs=True)
+    outputs, states = cell.unroll(
+        T, x, begin_state=begin, layout='TNC', merge_outputs=True
+    )
     assert outputs.shape == (T, N, 2 * H) and len(states) == 4
 
     l_cell, r_cell = cell._children.values()
-    fwd, fwd_states = manual_steps(l_cell, [x[t] for t in range(T)],
-                                   begin[:2])
-    bwd, bwd_states = manual_steps(r_cell, [x[t] for t in
-                                            reversed(range(T))], begin[2:])
+    fwd, fwd_states = manual_steps(l_cell, [x[t] for t in range(T)], begin[:2])
+    bwd, bwd_states = manual_steps(
+        r_cell, [x[t] for t in reversed(range(T))], begin[2:]
+    )
     bwd = bwd[::-1]
-    want = np.concatenate([np.stack([o.asnumpy() for o in fwd]),
-                           np.stack([o.asnumpy() for o in bwd])], axis=2)
+    want = np.concatenate(
+        [
+            np.stack([o.asnumpy() for o in fwd]),
+            np.stack([o.asnumpy() for o in bwd]),
+        ],
+        axis=2,
+    )
     close(outputs, want)
     for got, w in zip(states, fwd_states + bwd_states):
         close(got, w)
@@ -324,17 +371,19 @@ def test_bidirectional_cell_valid_length(ctx):
     cell.initialize()
     x = uniform(rng, (N, T, C))
     lengths = [3, T, 1]
-    outputs, states = cell.unroll(T, x, valid_length=nd.array(lengths),
-                                  merge_outputs=True)
+    outputs, states = cell.unroll(
+        T, x, valid_length=nd.array(lengths), merge_outputs=True
+    )
     got = outputs.asnumpy()
     for n, length in enumerate(lengths):
         # sequence n alone, cut to its length, gives the same outputs
-        alone, alone_states = cell.unroll(length, x[n:n + 1, :length],
-                                          merge_outputs=True)
-        close(got[n:n + 1, :length], alone)
+        alone, alone_states = cell.unroll(
+            length, x[n : n + 1, :length], merge_outputs=True
+        )
+        close(got[n : n + 1, :length], alone)
         assert np.all(got[n, length:] == 0)
         for s, a in zip(states, alone_states):
-            close(s[n:n + 1], a)
+            close(s[n : n + 1], a)
 
 
 def test_dropout_cell_only_in_training(ctx):
@@ -396,8 +445,10 @@ def test_zoneout_cell(ctx):
     with autograd.train_mode():
         zoned, _ = cell.unroll(T, x, merge_outputs=True)
     zoned = zoned.asnumpy()
-    assert np.all(zoned[:, 0][zoned[:, 0] != 0] ==
-                  plain.asnumpy()[:, 0][zoned[:, 0] != 0])
+    assert np.all(
+        zoned[:, 0][zoned[:, 0] != 0]
+        == plain.asnumpy()[:, 0][zoned[:, 0] != 0]
+    )
     assert not np.allclose(zoned, plain.asnumpy())
 
 

@@ -4,23 +4,26 @@ names, dropout, and a small training run."""
 import numpy as np
 import pytest
 
-from dlbook import autograd, nd
-from dlbook import gluon, initializer
+from dlbook import autograd, gluon, initializer, nd
 from dlbook.base import DLBookError
 from dlbook.gluon import rnn
 from dlbook.name import NameManager
 
 from ._helpers import close, randomize, uniform
 
-LAYERS = {'rnn_relu': lambda h, **kw: rnn.RNN(h, **kw),
-          'rnn_tanh': lambda h, **kw: rnn.RNN(h, activation='tanh', **kw),
-          'lstm': lambda h, **kw: rnn.LSTM(h, **kw),
-          'gru': lambda h, **kw: rnn.GRU(h, **kw)}
+LAYERS = {
+    'rnn_relu': lambda h, **kw: rnn.RNN(h, **kw),
+    'rnn_tanh': lambda h, **kw: rnn.RNN(h, activation='tanh', **kw),
+    'lstm': lambda h, **kw: rnn.LSTM(h, **kw),
+    'gru': lambda h, **kw: rnn.GRU(h, **kw),
+}
 
-CELLS = {'rnn_relu': lambda h, **kw: rnn.RNNCell(h, 'relu', **kw),
-         'rnn_tanh': lambda h, **kw: rnn.RNNCell(h, 'tanh', **kw),
-         'lstm': lambda h, **kw: rnn.LSTMCell(h, **kw),
-         'gru': lambda h, **kw: rnn.GRUCell(h, **kw)}
+CELLS = {
+    'rnn_relu': lambda h, **kw: rnn.RNNCell(h, 'relu', **kw),
+    'rnn_tanh': lambda h, **kw: rnn.RNNCell(h, 'tanh', **kw),
+    'lstm': lambda h, **kw: rnn.LSTMCell(h, **kw),
+    'gru': lambda h, **kw: rnn.GRUCell(h, **kw),
+}
 
 
 def unfused_stack(mode, layer, hidden, num_layers, bidirectional, width):
@@ -29,9 +32,12 @@ def unfused_stack(mode, layer, hidden, num_layers, bidirectional, width):
     stack = rnn.SequentialRNNCell()
     for i in range(num_layers):
         if bidirectional:
-            stack.add(rnn.BidirectionalCell(
-                CELLS[mode](hidden, prefix=f'l{i}_', input_size=width),
-                CELLS[mode](hidden, prefix=f'r{i}_', input_size=width)))
+            stack.add(
+                rnn.BidirectionalCell(
+                    CELLS[mode](hidden, prefix=f'l{i}_', input_size=width),
+                    CELLS[mode](hidden, prefix=f'r{i}_', input_size=width),
+                )
+            )
         else:
             stack.add(CELLS[mode](hidden, prefix=f'l{i}_', input_size=width))
         width = hidden * (2 if bidirectional else 1)
@@ -42,39 +48,44 @@ def unfused_stack(mode, layer, hidden, num_layers, bidirectional, width):
 
 
 @pytest.mark.parametrize('mode', list(LAYERS))
-@pytest.mark.parametrize('num_layers, bidirectional, layout', [
-    (1, False, 'TNC'), (2, False, 'NTC'), (1, True, 'NTC'),
-    (2, True, 'TNC')])
-def test_layer_matches_stepped_cells(ctx, mode, num_layers, bidirectional,
-                                     layout):
+@pytest.mark.parametrize(
+    'num_layers, bidirectional, layout',
+    [(1, False, 'TNC'), (2, False, 'NTC'), (1, True, 'NTC'), (2, True, 'TNC')],
+)
+def test_layer_matches_stepped_cells(
+    ctx, mode, num_layers, bidirectional, layout
+):
     rng = np.random.RandomState(0)
     T, N, C, H = 5, 3, 4, 6
-    layer = LAYERS[mode](H, num_layers=num_layers, layout=layout,
-                         bidirectional=bidirectional)
+    layer = LAYERS[mode](
+        H, num_layers=num_layers, layout=layout, bidirectional=bidirectional
+    )
     layer.initialize()
     shape = (T, N, C) if layout == 'TNC' else (N, T, C)
     x = uniform(rng, shape)
-    layer(x)                                  # infers input_size = C
+    layer(x)  # infers input_size = C
     randomize(layer, rng)
-    states = [uniform(rng, info['shape'])
-              for info in layer.state_info(N)]
+    states = [uniform(rng, info['shape']) for info in layer.state_info(N)]
     out, new_states = layer(x, states)
     D = 2 if bidirectional else 1
     assert out.shape == shape[:2] + (D * H,)
-    assert [s.shape for s in new_states] == [(num_layers * D, N, H)] * \
-        len(states)
+    assert [s.shape for s in new_states] == [(num_layers * D, N, H)] * len(
+        states
+    )
 
     stack = unfused_stack(mode, layer, H, num_layers, bidirectional, C)
     # the cells' begin states: per layer and direction, (h[, c])
     begin = [s[k] for k in range(num_layers * D) for s in states]
-    want, want_states = stack.unroll(T, x, begin_state=begin, layout=layout,
-                                     merge_outputs=True)
+    want, want_states = stack.unroll(
+        T, x, begin_state=begin, layout=layout, merge_outputs=True
+    )
     close(out, want, rtol=1e-4, atol=1e-5)
     ns = len(states)
     for k in range(num_layers * D):
         for j in range(ns):
-            close(new_states[j][k], want_states[k * ns + j],
-                  rtol=1e-4, atol=1e-5)
+            close(
+                new_states[j][k], want_states[k * ns + j], rtol=1e-4, atol=1e-5
+            )
 
 
 def test_return_convention_and_begin_state(ctx):
@@ -109,8 +120,14 @@ def test_begin_state_names_dtype_and_func(ctx):
         return nd.zeros(kwargs['shape'], dtype=kwargs['dtype'])
 
     layer.begin_state(batch_size=2, func=func)
-    assert calls == [{'name': 'gru0_h0_0', 'shape': (3, 2, 7),
-                      '__layout__': 'LNC', 'dtype': 'float32'}]
+    assert calls == [
+        {
+            'name': 'gru0_h0_0',
+            'shape': (3, 2, 7),
+            '__layout__': 'LNC',
+            'dtype': 'float32',
+        }
+    ]
     lstm = rnn.LSTM(7)
     lstm.cast('float64')
     states = lstm.begin_state(batch_size=2)
@@ -122,32 +139,43 @@ def test_begin_state_names_dtype_and_func(ctx):
 def test_wrong_state_shape_raises(ctx):
     layer = rnn.LSTM(8)
     layer.initialize()
-    with pytest.raises(ValueError, match=r'Expecting \(1, 3, 8\), got '
-                                         r'\(1, 2, 8\)'):
+    with pytest.raises(
+        ValueError,
+        match=r'Expecting \(1, 3, 8\), got '
+        r'\(1, 2, 8\)',
+    ):
         layer(nd.ones((5, 3, 4)), [nd.zeros((1, 2, 8))] * 2)
 
 
 def test_names_shapes_and_reprs():
     with NameManager():
         lstm = rnn.LSTM(256)
-        big = rnn.LSTM(20, num_layers=2, bidirectional=True, input_size=10,
-                       dropout=0.5)
+        big = rnn.LSTM(
+            20, num_layers=2, bidirectional=True, input_size=10, dropout=0.5
+        )
         gru = rnn.GRU(16, layout='NTC')
         plain = rnn.RNN(32, 3, 'tanh')
     assert repr(lstm) == 'LSTM(None -> 256, TNC)'
-    assert repr(big) == ('LSTM(10 -> 20, TNC, num_layers=2, dropout=0.5, '
-                         'bidirectional)')
+    assert repr(big) == (
+        'LSTM(10 -> 20, TNC, num_layers=2, dropout=0.5, bidirectional)'
+    )
     assert repr(gru) == 'GRU(None -> 16, NTC)'
     assert repr(plain) == 'RNN(None -> 32, TNC, num_layers=3)'
     assert list(lstm.collect_params()) == [
-        'lstm0_l0_i2h_weight', 'lstm0_l0_h2h_weight', 'lstm0_l0_i2h_bias',
-        'lstm0_l0_h2h_bias']
+        'lstm0_l0_i2h_weight',
+        'lstm0_l0_h2h_weight',
+        'lstm0_l0_i2h_bias',
+        'lstm0_l0_h2h_bias',
+    ]
     assert list(big.collect_params())[4:8] == [
-        'lstm1_r0_i2h_weight', 'lstm1_r0_h2h_weight', 'lstm1_r0_i2h_bias',
-        'lstm1_r0_h2h_bias']
+        'lstm1_r0_i2h_weight',
+        'lstm1_r0_h2h_weight',
+        'lstm1_r0_i2h_bias',
+        'lstm1_r0_h2h_bias',
+    ]
     shapes = {k: p.shape for k, p in big.collect_params().items()}
     assert shapes['lstm1_l0_i2h_weight'] == (80, 10)
-    assert shapes['lstm1_l1_i2h_weight'] == (80, 40)   # both directions
+    assert shapes['lstm1_l1_i2h_weight'] == (80, 40)  # both directions
     assert shapes['lstm1_r1_h2h_weight'] == (80, 20)
     assert shapes['lstm1_l1_h2h_bias'] == (80,)
     assert gru.l0_h2h_weight.shape == (48, 16)
@@ -167,11 +195,17 @@ def test_input_size_is_inferred(ctx):
 def test_structural_parameter_names_follow_mxnet():
     layer = rnn.LSTM(4, num_layers=2, input_size=3)
     keys = list(layer._collect_params_with_prefix())
-    assert keys[:4] == ['_unfused.0.i2h_weight', '_unfused.0.h2h_weight',
-                        '_unfused.0.i2h_bias', '_unfused.0.h2h_bias']
+    assert keys[:4] == [
+        '_unfused.0.i2h_weight',
+        '_unfused.0.h2h_weight',
+        '_unfused.0.i2h_bias',
+        '_unfused.0.h2h_bias',
+    ]
     bi = rnn.GRU(4, bidirectional=True, input_size=3)
-    assert list(bi._collect_params_with_prefix('enc'))[4] == \
-        'enc._unfused.0.r_cell.i2h_weight'
+    assert (
+        list(bi._collect_params_with_prefix('enc'))[4]
+        == 'enc._unfused.0.r_cell.i2h_weight'
+    )
 
 
 def test_save_and_load_parameters(ctx, tmp_path):
@@ -195,7 +229,7 @@ def test_dropout_only_between_layers_and_in_training(ctx):
     with_dropout.initialize()
     without.initialize()
     for name, param in without.collect_params().items():
-        twin = getattr(with_dropout, name[len(without.prefix):])
+        twin = getattr(with_dropout, name[len(without.prefix) :])
         param.set_data(twin.data())
     # predict mode: dropout is the identity
     close(with_dropout(x), without(x))
@@ -226,8 +260,9 @@ def check_layer_gradients(layer, x, states, rng):
     with autograd.record():
         loss = loss_fn(*layer(x, states))
     loss.backward()
-    arrays = [(p.data(), p.grad().asnumpy())
-              for p in layer.collect_params().values()]
+    arrays = [
+        (p.data(), p.grad().asnumpy()) for p in layer.collect_params().values()
+    ]
     arrays.append((x, x.grad.asnumpy()))
     eps = 1e-6
     for data, grad in arrays:
@@ -245,19 +280,25 @@ def check_layer_gradients(layer, x, states, rng):
         np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize('mode, num_layers, bidirectional', [
-    ('lstm', 1, True), ('gru', 2, False), ('rnn_tanh', 2, True)])
-def test_gradients_match_finite_differences(ctx, mode, num_layers,
-                                            bidirectional):
+@pytest.mark.parametrize(
+    'mode, num_layers, bidirectional',
+    [('lstm', 1, True), ('gru', 2, False), ('rnn_tanh', 2, True)],
+)
+def test_gradients_match_finite_differences(
+    ctx, mode, num_layers, bidirectional
+):
     rng = np.random.RandomState(3)
-    layer = LAYERS[mode](2, num_layers=num_layers,
-                         bidirectional=bidirectional, input_size=3)
+    layer = LAYERS[mode](
+        2, num_layers=num_layers, bidirectional=bidirectional, input_size=3
+    )
     layer.initialize()
     layer.cast('float64')
     randomize(layer, rng)
     x = uniform(rng, (3, 2, 3), dtype='float64')
-    states = [uniform(rng, info['shape'], dtype='float64')
-              for info in layer.state_info(2)]
+    states = [
+        uniform(rng, info['shape'], dtype='float64')
+        for info in layer.state_info(2)
+    ]
     check_layer_gradients(layer, x, states, rng)
 
 
@@ -272,8 +313,9 @@ class SineModel(gluon.HybridBlock):
             self.bias = self.params.get('bias', shape=(1,), init='zeros')
 
     def hybrid_forward(self, F, x, weight, bias):
-        return F.FullyConnected(self.lstm(x), weight, bias, num_hidden=1,
-                                flatten=False)
+        return F.FullyConnected(
+            self.lstm(x), weight, bias, num_hidden=1, flatten=False
+        )
 
 
 def test_lstm_learns_a_sine_wave(ctx):
@@ -287,19 +329,19 @@ def test_lstm_learns_a_sine_wave(ctx):
     losses = []
     for step in range(1, 301):
         start = rng.randint(0, len(series) - T - 1, size=N)
-        window = np.stack([series[s:s + T + 1] for s in start], axis=1)
-        x = nd.array(window[:-1, :, None])                 # (T, N, 1)
+        window = np.stack([series[s : s + T + 1] for s in start], axis=1)
+        x = nd.array(window[:-1, :, None])  # (T, N, 1)
         y = nd.array(window[1:, :, None])
         with autograd.record():
             loss = ((model(x) - y) ** 2).mean()
         loss.backward()
         losses.append(loss.asscalar())
-        for p, (m, v) in zip(params, moments):         # Adam
+        for p, (m, v) in zip(params, moments):  # Adam
             g = p.grad()
             m[:] = 0.9 * m + 0.1 * g
             v[:] = 0.999 * v + 0.001 * g * g
-            m_hat = m / (1 - 0.9 ** step)
-            v_hat = v / (1 - 0.999 ** step)
+            m_hat = m / (1 - 0.9**step)
+            v_hat = v / (1 - 0.999**step)
             p.data()[:] = p.data() - lr * m_hat / (nd.sqrt(v_hat) + 1e-8)
     first, last = np.mean(losses[:10]), np.mean(losses[-10:])
     assert last < first / 30, (first, last)

@@ -10,7 +10,7 @@ step are handlers, sorted by ``priority``.  Inside a Jupyter kernel a
 live ``TrainingMonitor`` handler is added too.
 """
 
-from . import estimator, event_handler, batch_processor  # noqa: F401
+from . import batch_processor, estimator, event_handler
+from .batch_processor import *  # noqa: F401,F403
 from .estimator import *  # noqa: F401,F403
 from .event_handler import *  # noqa: F401,F403
-from .batch_processor import *  # noqa: F401,F403

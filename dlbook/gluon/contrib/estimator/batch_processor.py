@@ -22,8 +22,9 @@ class BatchProcessor:
     def evaluate_batch(self, estimator, val_batch, batch_axis=0):
         """``(data, label, pred, loss)``, lists with one entry per device,
         from ``estimator.val_net`` and ``estimator.val_loss``."""
-        data, label = self._get_data_and_label(val_batch, estimator.context,
-                                               batch_axis)
+        data, label = self._get_data_and_label(
+            val_batch, estimator.context, batch_axis
+        )
         pred = [estimator.val_net(x) for x in data]
         loss = [estimator.val_loss(y_hat, y) for y_hat, y in zip(pred, label)]
         return data, label, pred, loss
@@ -32,8 +33,9 @@ class BatchProcessor:
         """Forward under ``autograd.record()`` and backward; the update
         itself is the :class:`GradientUpdateHandler`'s job.  Returns
         ``(data, label, pred, loss)``, lists with one entry per device."""
-        data, label = self._get_data_and_label(train_batch,
-                                               estimator.context, batch_axis)
+        data, label = self._get_data_and_label(
+            train_batch, estimator.context, batch_axis
+        )
         with autograd.record():
             pred = [estimator.net(x) for x in data]
             loss = [estimator.loss(y_hat, y) for y_hat, y in zip(pred, label)]

@@ -12,9 +12,10 @@ def _check_metrics(metrics):
         return [metrics]
     metrics = metrics or []
     if not all(isinstance(m, _metric.EvalMetric) for m in metrics):
-        raise ValueError('metrics must be a Metric or a list of Metric, '
-                         'refer to mxnet.metric.EvalMetric: {}'
-                         .format(metrics))
+        raise ValueError(
+            'metrics must be a Metric or a list of Metric, '
+            'refer to mxnet.metric.EvalMetric: {}'.format(metrics)
+        )
     return metrics
 
 
@@ -29,15 +30,18 @@ def _check_handler_metric_ref(handler, known_metrics):
         reference = getattr(handler, attribute)
         if not reference:
             continue
-        for metric in (reference if isinstance(reference, list)
-                       else [reference]):
+        for metric in (
+            reference if isinstance(reference, list) else [reference]
+        ):
             if metric not in known_metrics:
                 raise ValueError(
                     'Event handler {} refers to a metric instance {} '
                     'outside of the known training and validation metrics. '
                     'Please use the metrics from estimator.train_metrics and '
                     'estimator.val_metrics instead.'.format(
-                        type(handler).__name__, metric))
+                        type(handler).__name__, metric
+                    )
+                )
 
 
 def _suggest_metric_for_loss(loss):

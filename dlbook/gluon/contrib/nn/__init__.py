@@ -2,4 +2,4 @@
 shuffling (MXNet 1.x's ``mxnet.gluon.contrib.nn``)."""
 
 from .basic_layers import *  # noqa: F401,F403
-from .basic_layers import __all__  # noqa: F401
+from .basic_layers import __all__

@@ -11,8 +11,14 @@
   Neural Network").
 """
 
-__all__ = ['Concurrent', 'HybridConcurrent', 'Identity', 'PixelShuffle1D',
-           'PixelShuffle2D', 'PixelShuffle3D']
+__all__ = [
+    'Concurrent',
+    'HybridConcurrent',
+    'Identity',
+    'PixelShuffle1D',
+    'PixelShuffle2D',
+    'PixelShuffle3D',
+]
 
 from ... import nn
 from ...block import HybridBlock
@@ -37,6 +43,7 @@ class Concurrent(nn.Sequential):
 
     def forward(self, x):
         from .... import ndarray as nd
+
         out = [block(x) for block in self._children.values()]
         return nd.concat(*out, dim=self.axis)
 
@@ -47,8 +54,10 @@ def _factors(factor, count, name):
     except TypeError:
         factors = tuple(int(f) for f in factor)
         if len(factors) != count:
-            raise ValueError(f'{name}: wrong length {len(factors)} of '
-                             f'factor {factor}, expected {count}') from None
+            raise ValueError(
+                f'{name}: wrong length {len(factors)} of '
+                f'factor {factor}, expected {count}'
+            ) from None
         return factors
 
 
@@ -69,9 +78,9 @@ class PixelShuffle1D(HybridBlock):
 
     def hybrid_forward(self, F, x):
         f = self._factor
-        x = F.reshape(x, (0, -4, -1, f, 0))        # (N, C, f, W)
-        x = F.transpose(x, (0, 1, 3, 2))           # (N, C, W, f)
-        return F.reshape(x, (0, 0, -3))            # (N, C, W*f)
+        x = F.reshape(x, (0, -4, -1, f, 0))  # (N, C, f, W)
+        x = F.transpose(x, (0, 1, 3, 2))  # (N, C, W, f)
+        return F.reshape(x, (0, 0, -3))  # (N, C, W*f)
 
     def __repr__(self):
         return f'{type(self).__name__}({self._factor})'
@@ -95,10 +104,10 @@ class PixelShuffle2D(HybridBlock):
 
     def hybrid_forward(self, F, x):
         f1, f2 = self._factors
-        x = F.reshape(x, (0, -4, -1, f1 * f2, 0, 0))   # (N, C, f1*f2, H, W)
-        x = F.reshape(x, (0, 0, -4, f1, f2, 0, 0))     # (N, C, f1, f2, H, W)
-        x = F.transpose(x, (0, 1, 4, 2, 5, 3))         # (N, C, H, f1, W, f2)
-        return F.reshape(x, (0, 0, -3, -3))            # (N, C, H*f1, W*f2)
+        x = F.reshape(x, (0, -4, -1, f1 * f2, 0, 0))  # (N, C, f1*f2, H, W)
+        x = F.reshape(x, (0, 0, -4, f1, f2, 0, 0))  # (N, C, f1, f2, H, W)
+        x = F.transpose(x, (0, 1, 4, 2, 5, 3))  # (N, C, H, f1, W, f2)
+        return F.reshape(x, (0, 0, -3, -3))  # (N, C, H*f1, W*f2)
 
     def __repr__(self):
         return f'{type(self).__name__}({self._factors})'
@@ -128,8 +137,8 @@ class PixelShuffle3D(HybridBlock):
         x = F.reshape(x, (0, -4, -1, f1 * f2 * f3, 0, 0, 0))
         x = F.reshape(x, (0, 0, -4, f1, f2 * f3, 0, 0, 0))
         x = F.reshape(x, (0, 0, 0, -4, f2, f3, 0, 0, 0))
-        x = F.transpose(x, (0, 1, 5, 2, 6, 3, 7, 4))   # (N, C, D, f1, H, f2,
-        return F.reshape(x, (0, 0, -3, -3, -3))        # W, f3) -> merged
+        x = F.transpose(x, (0, 1, 5, 2, 6, 3, 7, 4))  # (N, C, D, f1, H, f2,
+        return F.reshape(x, (0, 0, -3, -3, -3))  # W, f3) -> merged
 
     def __repr__(self):
         return f'{type(self).__name__}({self._factors})'

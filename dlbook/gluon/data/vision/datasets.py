@@ -15,8 +15,14 @@ IDX header against the data length, CIFAR record size and label range);
 a damaged file raises an error naming it and is never half loaded.
 """
 
-__all__ = ['MNIST', 'FashionMNIST', 'CIFAR10', 'CIFAR100',
-           'ImageRecordDataset', 'ImageFolderDataset']
+__all__ = [
+    'MNIST',
+    'FashionMNIST',
+    'CIFAR10',
+    'CIFAR100',
+    'ImageRecordDataset',
+    'ImageFolderDataset',
+]
 
 import os
 import shutil
@@ -25,20 +31,22 @@ import warnings
 
 import numpy
 
+from .... import _datafiles as files
 from .... import ndarray as nd
 from .... import recordio
 from ...._atomic import atomic_write
-from ....base import DLBookError
+from ...._datafiles import corrupt_file_error as _corrupt  # noqa: F401
+from ...._datafiles import read_idx
+from ...._imaging.imread import IMAGE_EXTENSIONS, imdecode, imread
 from ...._np_state import is_np_array
+from ....base import DLBookError
 from ....context import cpu, current_context
 from ....ndarray.ndarray import from_raw
-from ...._datafiles import corrupt_file_error as _corrupt, read_idx  # noqa: F401
-from .... import _datafiles as files
 from ..dataset import Dataset, RecordFileDataset, _gather
-from ...._imaging.imread import IMAGE_EXTENSIONS, imdecode, imread
 
-_MXNET_MIRROR = ('https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com'
-                 '/gluon/dataset/')
+_MXNET_MIRROR = (
+    'https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/gluon/dataset/'
+)
 
 
 def _to_ndarray(array):
@@ -49,8 +57,9 @@ def _to_ndarray(array):
         out = nd.array(array, ctx=ctx, dtype=array.dtype)
     else:
         out = from_raw(array, ctx)
-    if is_np_array():               # npx.set_np(): samples are mx.np arrays
+    if is_np_array():  # npx.set_np(): samples are mx.np arrays
         from ....numpy._core import to_np
+
         to_np(out)
     return out
 
@@ -118,23 +127,29 @@ class MNIST(_DownloadedDataset):
     """
 
     _namespace = 'mnist'
-    _mirrors = ('https://ossci-datasets.s3.amazonaws.com/mnist/',
-                _MXNET_MIRROR + 'mnist/',
-                'http://yann.lecun.com/exdb/mnist/')
+    _mirrors = (
+        'https://ossci-datasets.s3.amazonaws.com/mnist/',
+        _MXNET_MIRROR + 'mnist/',
+        'http://yann.lecun.com/exdb/mnist/',
+    )
     # md5 of the canonical files, and sha1 (MXNet's mirror, same bytes).
     _files = {
         'train-images-idx3-ubyte.gz': (
             'f68b3c2dcbeaaa9fbdd348bbdeb94873',
-            '6c95f4b05d2bf285e1bfb0e7960c31bd3b3f8a7d'),
+            '6c95f4b05d2bf285e1bfb0e7960c31bd3b3f8a7d',
+        ),
         'train-labels-idx1-ubyte.gz': (
             'd53e105ee54ea40749a09fcbcd1e9432',
-            '2a80914081dc54586dbdf242f9805a6b8d2a15fc'),
+            '2a80914081dc54586dbdf242f9805a6b8d2a15fc',
+        ),
         't10k-images-idx3-ubyte.gz': (
             '9fb629c4189551a2d022fa330f9573f3',
-            'c3a25af1f52dad7f726cce8cacb138654b760d48'),
+            'c3a25af1f52dad7f726cce8cacb138654b760d48',
+        ),
         't10k-labels-idx1-ubyte.gz': (
             'ec29112dd5afa0611ce80d1b7f02629c',
-            '763e7fa3757d93b0cdec073cef058b2004252c17'),
+            '763e7fa3757d93b0cdec073cef058b2004252c17',
+        ),
     }
 
     def __init__(self, root=None, train=True, transform=None):
@@ -143,16 +158,20 @@ class MNIST(_DownloadedDataset):
 
     def _get_data(self):
         prefix = 'train' if self._train else 't10k'
-        names = (f'{prefix}-images-idx3-ubyte.gz',
-                 f'{prefix}-labels-idx1-ubyte.gz')
+        names = (
+            f'{prefix}-images-idx3-ubyte.gz',
+            f'{prefix}-labels-idx1-ubyte.gz',
+        )
         remotes = [_remote(n, self._files[n], self._mirrors) for n in names]
         paths = files.find_or_download(self._namespace, remotes, self._root)
         images = read_idx(paths[names[0]], 3)
         labels = read_idx(paths[names[1]], 1)
         if len(images) != len(labels):
-            raise DLBookError(f'{paths[names[0]]} holds {len(images)} '
-                              f'images but {paths[names[1]]} holds '
-                              f'{len(labels)} labels')
+            raise DLBookError(
+                f'{paths[names[0]]} holds {len(images)} '
+                f'images but {paths[names[1]]} holds '
+                f'{len(labels)} labels'
+            )
         self._data = _to_ndarray(images.reshape(images.shape + (1,)))
         self._label = labels.astype(numpy.int32)
 
@@ -167,27 +186,33 @@ class FashionMNIST(MNIST):
     """
 
     _namespace = 'fashion-mnist'
-    _mirrors = ('http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/',
-                _MXNET_MIRROR + 'fashion-mnist/')
+    _mirrors = (
+        'http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/',
+        _MXNET_MIRROR + 'fashion-mnist/',
+    )
     # md5 and sha1 of the canonical files, then sha1 of MXNet's mirror
     # (re-compressed there, so its bytes differ).
     _files = {
         'train-images-idx3-ubyte.gz': (
             '8d4fb7e6c68d591d4c3dfef9ec88bf0d',
             '95978b76b6897f6ca69a25145d01716efb615989',
-            '0cf37b0d40ed5169c6b3aba31069a9770ac9043d'),
+            '0cf37b0d40ed5169c6b3aba31069a9770ac9043d',
+        ),
         'train-labels-idx1-ubyte.gz': (
             '25c81989df183df01b3e8a0aad5dffbe',
             '09814cfef5a041118ceace42f8dae995319d331a',
-            '236021d52f1e40852b06a4c3008d8de8aef1e40b'),
+            '236021d52f1e40852b06a4c3008d8de8aef1e40b',
+        ),
         't10k-images-idx3-ubyte.gz': (
             'bef4ecab320f06d8554ea6380940ec79',
             '5edda96c6d8c36ff915115a0e8136d370a021576',
-            '626ed6a7c06dd17c0eec72fa3be1740f146a2863'),
+            '626ed6a7c06dd17c0eec72fa3be1740f146a2863',
+        ),
         't10k-labels-idx1-ubyte.gz': (
             'bb300cfdad3c16e7a12a480ee83cd310',
             '9caad14e1aff9adac77d3744963212d36af15bee',
-            '17f9ab60e7257a1620f4ad76bbbaf857c3920701'),
+            '17f9ab60e7257a1620f4ad76bbbaf857c3920701',
+        ),
     }
 
 
@@ -204,8 +229,7 @@ def _extract(archive, names, target):
             base = os.path.basename(member.name)
             if member.isfile() and base in names:
                 path = os.path.join(target, base)
-                with tar.extractfile(member) as src, \
-                        atomic_write(path) as dst:
+                with tar.extractfile(member) as src, atomic_write(path) as dst:
                     shutil.copyfileobj(src, dst)
                 written[base] = path
     return written
@@ -236,18 +260,25 @@ class CIFAR10(_DownloadedDataset):
     _num_classes = (10,)
     _archive = files.RemoteFile(
         'cifar-10-binary.tar.gz',
-        ('c32a1d4ab5d03f1284b67883e8d87530',           # md5, Toronto
-         'fab780a1e191a7eda0f345501ccd62d20f7ed891'),  # sha1, MXNet mirror
-        ('https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz',
-         _MXNET_MIRROR + 'cifar10/cifar-10-binary.tar.gz'))
+        (
+            'c32a1d4ab5d03f1284b67883e8d87530',  # md5, Toronto
+            'fab780a1e191a7eda0f345501ccd62d20f7ed891',
+        ),  # sha1, MXNet mirror
+        (
+            'https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz',
+            _MXNET_MIRROR + 'cifar10/cifar-10-binary.tar.gz',
+        ),
+    )
     _train_files = (
         ('data_batch_1.bin', 'aadd24acce27caa71bf4b10992e9e7b2d74c2540'),
         ('data_batch_2.bin', 'c0ba65cce70568cd57b4e03e9ac8d2a5367c1795'),
         ('data_batch_3.bin', '1dd00a74ab1d17a6e7d73e185b69dbf31242f295'),
         ('data_batch_4.bin', 'aab85764eb3584312d3c7f65fd2fd016e36a258e'),
-        ('data_batch_5.bin', '26e2849e66a845b7f1e4614ae70f4889ae604628'))
+        ('data_batch_5.bin', '26e2849e66a845b7f1e4614ae70f4889ae604628'),
+    )
     _test_files = (
-        ('test_batch.bin', '67eb016db431130d61cd03c7ad570b013799c88c'),)
+        ('test_batch.bin', '67eb016db431130d61cd03c7ad570b013799c88c'),
+    )
 
     def __init__(self, root=None, train=True, transform=None):
         self._train = train
@@ -260,34 +291,52 @@ class CIFAR10(_DownloadedDataset):
         record = self._label_bytes + 3072
         raw = numpy.fromfile(path, dtype=numpy.uint8)
         if raw.size == 0 or raw.size % record:
-            raise _corrupt(path, f'its size, {raw.size} bytes, is not a '
-                                 f'multiple of the {record}-byte record '
-                                 f'({self._label_bytes} label byte(s) + '
-                                 f'3072 pixel bytes)')
+            raise _corrupt(
+                path,
+                f'its size, {raw.size} bytes, is not a '
+                f'multiple of the {record}-byte record '
+                f'({self._label_bytes} label byte(s) + '
+                f'3072 pixel bytes)',
+            )
         raw = raw.reshape(-1, record)
-        labels = raw[:, :self._label_bytes]
+        labels = raw[:, : self._label_bytes]
         for column, classes in enumerate(self._num_classes):
             if labels[:, column].max() >= classes:
-                raise _corrupt(path, f'label byte {column} has value '
-                                     f'{labels[:, column].max()}, but there '
-                                     f'are only {classes} classes')
-        images = raw[:, self._label_bytes:].reshape(-1, 3, 32, 32)
-        return (numpy.ascontiguousarray(images.transpose(0, 2, 3, 1)),
-                labels[:, self._label_column()].astype(numpy.int32))
+                raise _corrupt(
+                    path,
+                    f'label byte {column} has value '
+                    f'{labels[:, column].max()}, but there '
+                    f'are only {classes} classes',
+                )
+        images = raw[:, self._label_bytes :].reshape(-1, 3, 32, 32)
+        return (
+            numpy.ascontiguousarray(images.transpose(0, 2, 3, 1)),
+            labels[:, self._label_column()].astype(numpy.int32),
+        )
 
     def _get_data(self):
         wanted = self._train_files if self._train else self._test_files
         every = self._train_files + self._test_files
         remotes = [files.RemoteFile(n, (h,), ()) for n, h in wanted]
-        found, missing, _ = files.locate(self._namespace, remotes,
-                                         self._root, self._subdirs)
+        found, missing, _ = files.locate(
+            self._namespace, remotes, self._root, self._subdirs
+        )
         if missing:
-            archive = files.fetch_archive(self._namespace, self._archive,
-                                          missing, self._root, self._subdirs)
+            archive = files.fetch_archive(
+                self._namespace,
+                self._archive,
+                missing,
+                self._root,
+                self._subdirs,
+            )
             # The archive's checksum vouches for what comes out of it.
-            found.update(_extract(archive, {n for n, _ in every},
-                                  files.download_dir(self._namespace,
-                                                     self._root)))
+            found.update(
+                _extract(
+                    archive,
+                    {n for n, _ in every},
+                    files.download_dir(self._namespace, self._root),
+                )
+            )
             absent = [r.name for r in missing if r.name not in found]
             if absent:
                 raise DLBookError(f'{archive} does not contain {absent}')
@@ -320,15 +369,21 @@ class CIFAR100(CIFAR10):
     _num_classes = (20, 100)
     _archive = files.RemoteFile(
         'cifar-100-binary.tar.gz',
-        ('03b5dce01913d631647c71ecec9e9cb8',           # md5, Toronto
-         'a0bb982c76b83111308126cc779a992fa506b90b'),  # sha1, MXNet mirror
-        ('https://www.cs.toronto.edu/~kriz/cifar-100-binary.tar.gz',
-         _MXNET_MIRROR + 'cifar100/cifar-100-binary.tar.gz'))
+        (
+            '03b5dce01913d631647c71ecec9e9cb8',  # md5, Toronto
+            'a0bb982c76b83111308126cc779a992fa506b90b',
+        ),  # sha1, MXNet mirror
+        (
+            'https://www.cs.toronto.edu/~kriz/cifar-100-binary.tar.gz',
+            _MXNET_MIRROR + 'cifar100/cifar-100-binary.tar.gz',
+        ),
+    )
     _train_files = (('train.bin', 'e207cd2e05b73b1393c74c7f5e7bea451d63e08e'),)
     _test_files = (('test.bin', '8fb6623e830365ff53cf14adec797474f5478006'),)
 
-    def __init__(self, root=None, fine_label=False, train=True,
-                 transform=None):
+    def __init__(
+        self, root=None, fine_label=False, train=True, transform=None
+    ):
         self._fine_label = fine_label
         super().__init__(root, train, transform)
 
@@ -378,8 +433,9 @@ class ImageRecordDataset(RecordFileDataset):
         try:
             header, img = recordio.unpack(record)
         except DLBookError as err:
-            raise DLBookError(f'{self.filename}, record {key!r}: '
-                              f'{err}') from err
+            raise DLBookError(
+                f'{self.filename}, record {key!r}: {err}'
+            ) from err
         img = from_raw(imdecode(img, self._flag, source), cpu(0))
         if self._transform is not None:
             return self._transform(img, header.label)
@@ -428,8 +484,9 @@ class ImageFolderDataset(Dataset):
         for folder in sorted(os.listdir(root)):
             path = os.path.join(root, folder)
             if not os.path.isdir(path):
-                warnings.warn(f'Ignoring {path}, which is not a directory.',
-                              stacklevel=3)
+                warnings.warn(
+                    f'Ignoring {path}, which is not a directory.', stacklevel=3
+                )
                 continue
             label = len(self.synsets)
             self.synsets.append(folder)
@@ -437,8 +494,10 @@ class ImageFolderDataset(Dataset):
                 filename = os.path.join(path, filename)
                 ext = os.path.splitext(filename)[1]
                 if ext.lower() not in self._exts:
-                    warnings.warn(f'Ignoring {filename} of type {ext}. Only '
-                                  f'support {", ".join(self._exts)}')
+                    warnings.warn(
+                        f'Ignoring {filename} of type {ext}. Only '
+                        f'support {", ".join(self._exts)}'
+                    )
                     continue
                 self.items.append((filename, label))
 

@@ -20,20 +20,34 @@ Typical use (d2l)::
     loader = gluon.data.DataLoader(train.transform_first(trans), 256)
 """
 
-__all__ = ['Compose', 'Cast', 'ToTensor', 'Normalize', 'Resize',
-           'CenterCrop', 'CropResize', 'RandomCrop', 'RandomResizedCrop',
-           'RandomFlipLeftRight', 'RandomFlipTopBottom', 'RandomBrightness',
-           'RandomContrast', 'RandomSaturation', 'RandomHue',
-           'RandomColorJitter', 'RandomLighting']
+__all__ = [
+    'Compose',
+    'Cast',
+    'ToTensor',
+    'Normalize',
+    'Resize',
+    'CenterCrop',
+    'CropResize',
+    'RandomCrop',
+    'RandomResizedCrop',
+    'RandomFlipLeftRight',
+    'RandomFlipTopBottom',
+    'RandomBrightness',
+    'RandomContrast',
+    'RandomSaturation',
+    'RandomHue',
+    'RandomColorJitter',
+    'RandomLighting',
+]
 
 import numbers
 
 import numpy
 
 from .... import random as _random
+from ...._imaging import ops
 from ....base import DLBookError
 from ....ndarray.ndarray import NDArray, from_raw
-from ...._imaging import ops
 
 
 def _indent(text, spaces):
@@ -41,8 +55,7 @@ def _indent(text, spaces):
     lines = text.split('\n')
     if len(lines) == 1:
         return text
-    return '\n'.join([lines[0]] + [' ' * spaces + line
-                                   for line in lines[1:]])
+    return '\n'.join([lines[0]] + [' ' * spaces + line for line in lines[1:]])
 
 
 def _pair(size):
@@ -55,8 +68,10 @@ def _pair(size):
 
 def _check_image(name, img, ndims=(3, 4)):
     if img.ndim not in ndims:
-        raise DLBookError(f'{name} expects an image of shape (H, W, C) or a '
-                          f'batch (N, H, W, C); got shape {img.shape}')
+        raise DLBookError(
+            f'{name} expects an image of shape (H, W, C) or a '
+            f'batch (N, H, W, C); got shape {img.shape}'
+        )
 
 
 class Transform:
@@ -76,7 +91,7 @@ class Transform:
             with ctx.backend.scope(ctx.device_id):
                 out = from_raw(self._forward(ctx.xp, x._data), ctx)
             if type(x) is not NDArray:
-                out.__class__ = type(x)     # an mx.np.ndarray stays one
+                out.__class__ = type(x)  # an mx.np.ndarray stays one
             return out
         return self._forward(numpy, numpy.asarray(x))
 
@@ -117,12 +132,13 @@ class Compose(Transform):
 
     @property
     def batchable(self):
-        return all(isinstance(t, Transform) and t.batchable
-                   for t in self._transforms)
+        return all(
+            isinstance(t, Transform) and t.batchable for t in self._transforms
+        )
 
     def __call__(self, x):
         if all(isinstance(t, Transform) for t in self._transforms):
-            return super().__call__(x)   # one unwrap, raw arrays between
+            return super().__call__(x)  # one unwrap, raw arrays between
         for transform in self._transforms:
             x = transform(x)
         return x
@@ -139,8 +155,10 @@ class Compose(Transform):
         return self._transforms[index]
 
     def __repr__(self):
-        body = '\n'.join(f'  ({i}): {_indent(repr(t), 2)}'
-                         for i, t in enumerate(self._transforms))
+        body = '\n'.join(
+            f'  ({i}): {_indent(repr(t), 2)}'
+            for i, t in enumerate(self._transforms)
+        )
         return f'{type(self).__name__}(\n{body}\n)'
 
 
@@ -174,8 +192,9 @@ class ToTensor(Transform):
 
     def _forward(self, xp, img):
         _check_image('ToTensor', img)
-        out = xp.ascontiguousarray(xp.moveaxis(img, -1, -3),
-                                   dtype=numpy.float32)
+        out = xp.ascontiguousarray(
+            xp.moveaxis(img, -1, -3), dtype=numpy.float32
+        )
         out /= numpy.float32(255.0)
         return out
 
@@ -199,8 +218,10 @@ class Normalize(Transform):
     def _per_channel(self, xp, value, channels, dtype, name):
         value = numpy.asarray(value, dtype=numpy.float64).reshape(-1)
         if value.size not in (1, channels):
-            raise DLBookError(f'Normalize: {name} has {value.size} values '
-                              f'but the input has {channels} channels')
+            raise DLBookError(
+                f'Normalize: {name} has {value.size} values '
+                f'but the input has {channels} channels'
+            )
         return xp.asarray(value.reshape(-1, 1, 1), dtype=dtype)
 
     def _forward(self, xp, img):
@@ -286,8 +307,9 @@ class CropResize(Transform):
 
     def _forward(self, xp, img):
         _check_image('CropResize', img)
-        out = ops.fixed_crop(xp, img, *self._box, self._size,
-                             self._interpolation)
+        out = ops.fixed_crop(
+            xp, img, *self._box, self._size, self._interpolation
+        )
         return xp.ascontiguousarray(out)
 
 
@@ -312,8 +334,11 @@ class RandomCrop(Transform):
     def _forward(self, xp, img):
         _check_image('RandomCrop', img)
         if self._pad:
-            ph, pw = (self._pad, self._pad) if isinstance(
-                self._pad, numbers.Integral) else self._pad[:2]
+            ph, pw = (
+                (self._pad, self._pad)
+                if isinstance(self._pad, numbers.Integral)
+                else self._pad[:2]
+            )
             widths = [(0, 0)] * (img.ndim - 3) + [(ph, ph), (pw, pw), (0, 0)]
             img = xp.pad(img, widths, constant_values=self._pad_value)
         h, w = img.shape[-3], img.shape[-2]
@@ -340,8 +365,13 @@ class RandomResizedCrop(Transform):
     interpolation : int, default 1
     """
 
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0),
-                 interpolation=1):
+    def __init__(
+        self,
+        size,
+        scale=(0.08, 1.0),
+        ratio=(3.0 / 4.0, 4.0 / 3.0),
+        interpolation=1,
+    ):
         self._size = _pair(size)
         self._scale = scale
         self._ratio = ratio
@@ -349,9 +379,15 @@ class RandomResizedCrop(Transform):
 
     def _forward(self, xp, img):
         _check_image('RandomResizedCrop', img)
-        out = ops.random_size_crop(xp, _random.numpy_rng(), img, self._size,
-                                   self._scale, self._ratio,
-                                   self._interpolation)
+        out = ops.random_size_crop(
+            xp,
+            _random.numpy_rng(),
+            img,
+            self._size,
+            self._scale,
+            self._ratio,
+            self._interpolation,
+        )
         return xp.ascontiguousarray(out)
 
 

@@ -10,9 +10,9 @@ variant (64-192-384-256-256 filters) that MXNet and torchvision ship.
 __all__ = ['AlexNet', 'alexnet']
 
 from ....context import cpu
-from ..model_store import load_pretrained
-from ...block import HybridBlock
 from ... import nn
+from ...block import HybridBlock
+from ..model_store import load_pretrained
 
 
 class AlexNet(HybridBlock):
@@ -36,18 +36,29 @@ class AlexNet(HybridBlock):
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             with self.features.name_scope():
-                self.features.add(nn.Conv2D(64, kernel_size=11, strides=4,
-                                            padding=2, activation='relu'))
+                self.features.add(
+                    nn.Conv2D(
+                        64,
+                        kernel_size=11,
+                        strides=4,
+                        padding=2,
+                        activation='relu',
+                    )
+                )
                 self.features.add(nn.MaxPool2D(pool_size=3, strides=2))
-                self.features.add(nn.Conv2D(192, kernel_size=5, padding=2,
-                                            activation='relu'))
+                self.features.add(
+                    nn.Conv2D(192, kernel_size=5, padding=2, activation='relu')
+                )
                 self.features.add(nn.MaxPool2D(pool_size=3, strides=2))
-                self.features.add(nn.Conv2D(384, kernel_size=3, padding=1,
-                                            activation='relu'))
-                self.features.add(nn.Conv2D(256, kernel_size=3, padding=1,
-                                            activation='relu'))
-                self.features.add(nn.Conv2D(256, kernel_size=3, padding=1,
-                                            activation='relu'))
+                self.features.add(
+                    nn.Conv2D(384, kernel_size=3, padding=1, activation='relu')
+                )
+                self.features.add(
+                    nn.Conv2D(256, kernel_size=3, padding=1, activation='relu')
+                )
+                self.features.add(
+                    nn.Conv2D(256, kernel_size=3, padding=1, activation='relu')
+                )
                 self.features.add(nn.MaxPool2D(pool_size=3, strides=2))
                 self.features.add(nn.Flatten())
                 self.features.add(nn.Dense(4096, activation='relu'))

@@ -9,18 +9,22 @@ a 1x1 bottleneck convolution (``bn_size * growth_rate`` channels), and the
 transitions between blocks halve both the channels and the resolution.
 """
 
-__all__ = ['DenseNet', 'densenet121', 'densenet161', 'densenet169',
-           'densenet201']
+__all__ = [
+    'DenseNet',
+    'densenet121',
+    'densenet161',
+    'densenet169',
+    'densenet201',
+]
 
 from ....context import cpu
-from ..model_store import load_pretrained
-from ...block import HybridBlock
 from ... import nn
+from ...block import HybridBlock
 from ..custom_layers import HybridConcurrent, Identity
+from ..model_store import load_pretrained
 
 
-def _make_dense_block(num_layers, bn_size, growth_rate, dropout,
-                      stage_index):
+def _make_dense_block(num_layers, bn_size, growth_rate, dropout, stage_index):
     out = nn.HybridSequential(prefix=f'stage{stage_index}_')
     with out.name_scope():
         for _ in range(num_layers):
@@ -33,12 +37,14 @@ def _make_dense_layer(growth_rate, bn_size, dropout):
     new_features = nn.HybridSequential(prefix='')
     new_features.add(nn.BatchNorm())
     new_features.add(nn.Activation('relu'))
-    new_features.add(nn.Conv2D(bn_size * growth_rate, kernel_size=1,
-                               use_bias=False))
+    new_features.add(
+        nn.Conv2D(bn_size * growth_rate, kernel_size=1, use_bias=False)
+    )
     new_features.add(nn.BatchNorm())
     new_features.add(nn.Activation('relu'))
-    new_features.add(nn.Conv2D(growth_rate, kernel_size=3, padding=1,
-                               use_bias=False))
+    new_features.add(
+        nn.Conv2D(growth_rate, kernel_size=3, padding=1, use_bias=False)
+    )
     if dropout:
         new_features.add(nn.Dropout(dropout))
 
@@ -83,22 +89,38 @@ class DenseNet(HybridBlock):
         Number of classification classes.
     """
 
-    def __init__(self, num_init_features, growth_rate, block_config,
-                 bn_size=4, dropout=0, classes=1000, **kwargs):
+    def __init__(
+        self,
+        num_init_features,
+        growth_rate,
+        block_config,
+        bn_size=4,
+        dropout=0,
+        classes=1000,
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
-            self.features.add(nn.Conv2D(num_init_features, kernel_size=7,
-                                        strides=2, padding=3,
-                                        use_bias=False))
+            self.features.add(
+                nn.Conv2D(
+                    num_init_features,
+                    kernel_size=7,
+                    strides=2,
+                    padding=3,
+                    use_bias=False,
+                )
+            )
             self.features.add(nn.BatchNorm())
             self.features.add(nn.Activation('relu'))
-            self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                           padding=1))
+            self.features.add(nn.MaxPool2D(pool_size=3, strides=2, padding=1))
             num_features = num_init_features
             for i, num_layers in enumerate(block_config):
-                self.features.add(_make_dense_block(
-                    num_layers, bn_size, growth_rate, dropout, i + 1))
+                self.features.add(
+                    _make_dense_block(
+                        num_layers, bn_size, growth_rate, dropout, i + 1
+                    )
+                )
                 num_features = num_features + num_layers * growth_rate
                 if i != len(block_config) - 1:
                     self.features.add(_make_transition(num_features // 2))
@@ -117,14 +139,15 @@ class DenseNet(HybridBlock):
 
 
 # Initial filters, growth rate and layers per dense block.
-densenet_spec = {121: (64, 32, [6, 12, 24, 16]),
-                 161: (96, 48, [6, 12, 36, 24]),
-                 169: (64, 32, [6, 12, 32, 32]),
-                 201: (64, 32, [6, 12, 48, 32])}
+densenet_spec = {
+    121: (64, 32, [6, 12, 24, 16]),
+    161: (96, 48, [6, 12, 36, 24]),
+    169: (64, 32, [6, 12, 32, 32]),
+    201: (64, 32, [6, 12, 48, 32]),
+}
 
 
-def get_densenet(num_layers, pretrained=False, ctx=cpu(), root=None,
-                 **kwargs):
+def get_densenet(num_layers, pretrained=False, ctx=cpu(), root=None, **kwargs):
     r"""Densenet-BC model from the `"Densely Connected Convolutional
     Networks" <https://arxiv.org/pdf/1608.06993.pdf>`_ paper.
 

@@ -12,10 +12,10 @@ normalization.  Expects 3x299x299 images.
 __all__ = ['Inception3', 'inception_v3']
 
 from ....context import cpu
-from ..model_store import load_pretrained
-from ...block import HybridBlock
 from ... import nn
+from ...block import HybridBlock
 from ..custom_layers import HybridConcurrent
+from ..model_store import load_pretrained
 
 
 def _make_basic_conv(**kwargs):
@@ -47,29 +47,26 @@ def _make_branch(use_pool, *conv_settings):
 def _make_A(pool_features, prefix):
     out = HybridConcurrent(axis=1, prefix=prefix)
     with out.name_scope():
-        out.add(_make_branch(None,
-                             (64, 1, None, None)))
-        out.add(_make_branch(None,
-                             (48, 1, None, None),
-                             (64, 5, None, 2)))
-        out.add(_make_branch(None,
-                             (64, 1, None, None),
-                             (96, 3, None, 1),
-                             (96, 3, None, 1)))
-        out.add(_make_branch('avg',
-                             (pool_features, 1, None, None)))
+        out.add(_make_branch(None, (64, 1, None, None)))
+        out.add(_make_branch(None, (48, 1, None, None), (64, 5, None, 2)))
+        out.add(
+            _make_branch(
+                None, (64, 1, None, None), (96, 3, None, 1), (96, 3, None, 1)
+            )
+        )
+        out.add(_make_branch('avg', (pool_features, 1, None, None)))
     return out
 
 
 def _make_B(prefix):
     out = HybridConcurrent(axis=1, prefix=prefix)
     with out.name_scope():
-        out.add(_make_branch(None,
-                             (384, 3, 2, None)))
-        out.add(_make_branch(None,
-                             (64, 1, None, None),
-                             (96, 3, None, 1),
-                             (96, 3, 2, None)))
+        out.add(_make_branch(None, (384, 3, 2, None)))
+        out.add(
+            _make_branch(
+                None, (64, 1, None, None), (96, 3, None, 1), (96, 3, 2, None)
+            )
+        )
         out.add(_make_branch('max'))
     return out
 
@@ -77,34 +74,42 @@ def _make_B(prefix):
 def _make_C(channels_7x7, prefix):
     out = HybridConcurrent(axis=1, prefix=prefix)
     with out.name_scope():
-        out.add(_make_branch(None,
-                             (192, 1, None, None)))
-        out.add(_make_branch(None,
-                             (channels_7x7, 1, None, None),
-                             (channels_7x7, (1, 7), None, (0, 3)),
-                             (192, (7, 1), None, (3, 0))))
-        out.add(_make_branch(None,
-                             (channels_7x7, 1, None, None),
-                             (channels_7x7, (7, 1), None, (3, 0)),
-                             (channels_7x7, (1, 7), None, (0, 3)),
-                             (channels_7x7, (7, 1), None, (3, 0)),
-                             (192, (1, 7), None, (0, 3))))
-        out.add(_make_branch('avg',
-                             (192, 1, None, None)))
+        out.add(_make_branch(None, (192, 1, None, None)))
+        out.add(
+            _make_branch(
+                None,
+                (channels_7x7, 1, None, None),
+                (channels_7x7, (1, 7), None, (0, 3)),
+                (192, (7, 1), None, (3, 0)),
+            )
+        )
+        out.add(
+            _make_branch(
+                None,
+                (channels_7x7, 1, None, None),
+                (channels_7x7, (7, 1), None, (3, 0)),
+                (channels_7x7, (1, 7), None, (0, 3)),
+                (channels_7x7, (7, 1), None, (3, 0)),
+                (192, (1, 7), None, (0, 3)),
+            )
+        )
+        out.add(_make_branch('avg', (192, 1, None, None)))
     return out
 
 
 def _make_D(prefix):
     out = HybridConcurrent(axis=1, prefix=prefix)
     with out.name_scope():
-        out.add(_make_branch(None,
-                             (192, 1, None, None),
-                             (320, 3, 2, None)))
-        out.add(_make_branch(None,
-                             (192, 1, None, None),
-                             (192, (1, 7), None, (0, 3)),
-                             (192, (7, 1), None, (3, 0)),
-                             (192, 3, 2, None)))
+        out.add(_make_branch(None, (192, 1, None, None), (320, 3, 2, None)))
+        out.add(
+            _make_branch(
+                None,
+                (192, 1, None, None),
+                (192, (1, 7), None, (0, 3)),
+                (192, (7, 1), None, (3, 0)),
+                (192, 3, 2, None),
+            )
+        )
         out.add(_make_branch('max'))
     return out
 
@@ -112,34 +117,31 @@ def _make_D(prefix):
 def _make_E(prefix):
     out = HybridConcurrent(axis=1, prefix=prefix)
     with out.name_scope():
-        out.add(_make_branch(None,
-                             (320, 1, None, None)))
+        out.add(_make_branch(None, (320, 1, None, None)))
 
         branch_3x3 = nn.HybridSequential(prefix='')
         out.add(branch_3x3)
-        branch_3x3.add(_make_branch(None,
-                                    (384, 1, None, None)))
+        branch_3x3.add(_make_branch(None, (384, 1, None, None)))
         branch_3x3_split = HybridConcurrent(axis=1, prefix='')
-        branch_3x3_split.add(_make_branch(None,
-                                          (384, (1, 3), None, (0, 1))))
-        branch_3x3_split.add(_make_branch(None,
-                                          (384, (3, 1), None, (1, 0))))
+        branch_3x3_split.add(_make_branch(None, (384, (1, 3), None, (0, 1))))
+        branch_3x3_split.add(_make_branch(None, (384, (3, 1), None, (1, 0))))
         branch_3x3.add(branch_3x3_split)
 
         branch_3x3dbl = nn.HybridSequential(prefix='')
         out.add(branch_3x3dbl)
-        branch_3x3dbl.add(_make_branch(None,
-                                       (448, 1, None, None),
-                                       (384, 3, None, 1)))
+        branch_3x3dbl.add(
+            _make_branch(None, (448, 1, None, None), (384, 3, None, 1))
+        )
         branch_3x3dbl_split = HybridConcurrent(axis=1, prefix='')
         branch_3x3dbl.add(branch_3x3dbl_split)
-        branch_3x3dbl_split.add(_make_branch(None,
-                                             (384, (1, 3), None, (0, 1))))
-        branch_3x3dbl_split.add(_make_branch(None,
-                                             (384, (3, 1), None, (1, 0))))
+        branch_3x3dbl_split.add(
+            _make_branch(None, (384, (1, 3), None, (0, 1)))
+        )
+        branch_3x3dbl_split.add(
+            _make_branch(None, (384, (3, 1), None, (1, 0)))
+        )
 
-        out.add(_make_branch('avg',
-                             (192, 1, None, None)))
+        out.add(_make_branch('avg', (192, 1, None, None)))
     return out
 
 
@@ -174,11 +176,13 @@ class Inception3(HybridBlock):
         super().__init__(**kwargs)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
-            self.features.add(_make_basic_conv(channels=32, kernel_size=3,
-                                               strides=2))
+            self.features.add(
+                _make_basic_conv(channels=32, kernel_size=3, strides=2)
+            )
             self.features.add(_make_basic_conv(channels=32, kernel_size=3))
-            self.features.add(_make_basic_conv(channels=64, kernel_size=3,
-                                               padding=1))
+            self.features.add(
+                _make_basic_conv(channels=64, kernel_size=3, padding=1)
+            )
             self.features.add(nn.MaxPool2D(pool_size=3, strides=2))
             self.features.add(_make_basic_conv(channels=80, kernel_size=1))
             self.features.add(_make_basic_conv(channels=192, kernel_size=3))

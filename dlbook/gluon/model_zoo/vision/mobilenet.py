@@ -16,15 +16,25 @@ information); the shortcut joins the narrow ends.  It uses ReLU6,
 ``min(max(x, 0), 6)``, which behaves well in low precision.
 """
 
-__all__ = ['MobileNet', 'MobileNetV2', 'mobilenet1_0', 'mobilenet_v2_1_0',
-           'mobilenet0_75', 'mobilenet_v2_0_75', 'mobilenet0_5',
-           'mobilenet_v2_0_5', 'mobilenet0_25', 'mobilenet_v2_0_25',
-           'get_mobilenet', 'get_mobilenet_v2']
+__all__ = [
+    'MobileNet',
+    'MobileNetV2',
+    'mobilenet1_0',
+    'mobilenet_v2_1_0',
+    'mobilenet0_75',
+    'mobilenet_v2_0_75',
+    'mobilenet0_5',
+    'mobilenet_v2_0_5',
+    'mobilenet0_25',
+    'mobilenet_v2_0_25',
+    'get_mobilenet',
+    'get_mobilenet_v2',
+]
 
-from ... import nn
 from ....context import cpu
-from ..model_store import load_pretrained
+from ... import nn
 from ...block import HybridBlock
+from ..model_store import load_pretrained
 
 
 class RELU6(nn.HybridBlock):
@@ -37,12 +47,23 @@ class RELU6(nn.HybridBlock):
         return F.clip(x, 0, 6, name='relu6')
 
 
-def _add_conv(out, channels=1, kernel=1, stride=1, pad=0,
-              num_group=1, active=True, relu6=False):
+def _add_conv(
+    out,
+    channels=1,
+    kernel=1,
+    stride=1,
+    pad=0,
+    num_group=1,
+    active=True,
+    relu6=False,
+):
     """Append convolution (no bias), BatchNorm and, if ``active``, ReLU
     (or ReLU6) to ``out``."""
-    out.add(nn.Conv2D(channels, kernel, stride, pad, groups=num_group,
-                      use_bias=False))
+    out.add(
+        nn.Conv2D(
+            channels, kernel, stride, pad, groups=num_group, use_bias=False
+        )
+    )
     out.add(nn.BatchNorm(scale=True))
     if active:
         out.add(RELU6() if relu6 else nn.Activation('relu'))
@@ -50,8 +71,15 @@ def _add_conv(out, channels=1, kernel=1, stride=1, pad=0,
 
 def _add_conv_dw(out, dw_channels, channels, stride, relu6=False):
     """Depthwise 3x3 (one group per channel), then pointwise 1x1."""
-    _add_conv(out, channels=dw_channels, kernel=3, stride=stride,
-              pad=1, num_group=dw_channels, relu6=relu6)
+    _add_conv(
+        out,
+        channels=dw_channels,
+        kernel=3,
+        stride=stride,
+        pad=1,
+        num_group=dw_channels,
+        relu6=relu6,
+    )
     _add_conv(out, channels=channels, relu6=relu6)
 
 
@@ -84,8 +112,15 @@ class LinearBottleneck(nn.HybridBlock):
             self.out = nn.HybridSequential()
 
             _add_conv(self.out, in_channels * t, relu6=True)
-            _add_conv(self.out, in_channels * t, kernel=3, stride=stride,
-                      pad=1, num_group=in_channels * t, relu6=True)
+            _add_conv(
+                self.out,
+                in_channels * t,
+                kernel=3,
+                stride=stride,
+                pad=1,
+                num_group=in_channels * t,
+                relu6=True,
+            )
             _add_conv(self.out, channels, active=False, relu6=True)
 
     def hybrid_forward(self, F, x):
@@ -119,18 +154,34 @@ class MobileNet(HybridBlock):
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             with self.features.name_scope():
-                _add_conv(self.features, channels=int(32 * multiplier),
-                          kernel=3, pad=1, stride=2)
-                dw_channels = [int(x * multiplier) for x in
-                               [32, 64] + [128] * 2 + [256] * 2 + [512] * 6
-                               + [1024]]
-                channels = [int(x * multiplier) for x in
-                            [64] + [128] * 2 + [256] * 2 + [512] * 6
-                            + [1024] * 2]
+                _add_conv(
+                    self.features,
+                    channels=int(32 * multiplier),
+                    kernel=3,
+                    pad=1,
+                    stride=2,
+                )
+                dw_channels = [
+                    int(x * multiplier)
+                    for x in [32, 64]
+                    + [128] * 2
+                    + [256] * 2
+                    + [512] * 6
+                    + [1024]
+                ]
+                channels = [
+                    int(x * multiplier)
+                    for x in [64]
+                    + [128] * 2
+                    + [256] * 2
+                    + [512] * 6
+                    + [1024] * 2
+                ]
                 strides = [1, 2] * 3 + [1] * 5 + [2, 1]
                 for dwc, c, s in zip(dw_channels, channels, strides):
-                    _add_conv_dw(self.features, dw_channels=dwc, channels=c,
-                                 stride=s)
+                    _add_conv_dw(
+                        self.features, dw_channels=dwc, channels=c, stride=s
+                    )
                 self.features.add(nn.GlobalAvgPool2D())
                 self.features.add(nn.Flatten())
 
@@ -167,25 +218,50 @@ class MobileNetV2(nn.HybridBlock):
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='features_')
             with self.features.name_scope():
-                _add_conv(self.features, int(32 * multiplier), kernel=3,
-                          stride=2, pad=1, relu6=True)
+                _add_conv(
+                    self.features,
+                    int(32 * multiplier),
+                    kernel=3,
+                    stride=2,
+                    pad=1,
+                    relu6=True,
+                )
 
-                in_channels_group = [int(x * multiplier) for x in
-                                     [32] + [16] + [24] * 2 + [32] * 3
-                                     + [64] * 4 + [96] * 3 + [160] * 3]
-                channels_group = [int(x * multiplier) for x in
-                                  [16] + [24] * 2 + [32] * 3 + [64] * 4
-                                  + [96] * 3 + [160] * 3 + [320]]
+                in_channels_group = [
+                    int(x * multiplier)
+                    for x in [32]
+                    + [16]
+                    + [24] * 2
+                    + [32] * 3
+                    + [64] * 4
+                    + [96] * 3
+                    + [160] * 3
+                ]
+                channels_group = [
+                    int(x * multiplier)
+                    for x in [16]
+                    + [24] * 2
+                    + [32] * 3
+                    + [64] * 4
+                    + [96] * 3
+                    + [160] * 3
+                    + [320]
+                ]
                 ts = [1] + [6] * 16
                 strides = [1, 2] * 2 + [1, 1, 2] + [1] * 6 + [2] + [1] * 3
 
-                for in_c, c, t, s in zip(in_channels_group, channels_group,
-                                         ts, strides):
-                    self.features.add(LinearBottleneck(
-                        in_channels=in_c, channels=c, t=t, stride=s))
+                for in_c, c, t, s in zip(
+                    in_channels_group, channels_group, ts, strides
+                ):
+                    self.features.add(
+                        LinearBottleneck(
+                            in_channels=in_c, channels=c, t=t, stride=s
+                        )
+                    )
 
-                last_channels = int(1280 * multiplier) \
-                    if multiplier > 1.0 else 1280
+                last_channels = (
+                    int(1280 * multiplier) if multiplier > 1.0 else 1280
+                )
                 _add_conv(self.features, last_channels, relu6=True)
 
                 self.features.add(nn.GlobalAvgPool2D())
@@ -194,7 +270,7 @@ class MobileNetV2(nn.HybridBlock):
             with self.output.name_scope():
                 self.output.add(
                     nn.Conv2D(classes, 1, use_bias=False, prefix='pred_'),
-                    nn.Flatten()
+                    nn.Flatten(),
                 )
 
     def hybrid_forward(self, F, x):
@@ -212,8 +288,9 @@ def _version_suffix(multiplier):
     return suffix
 
 
-def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=None,
-                  **kwargs):
+def get_mobilenet(
+    multiplier, pretrained=False, ctx=cpu(), root=None, **kwargs
+):
     r"""MobileNet model from the `"MobileNets: Efficient Convolutional
     Neural Networks for Mobile Vision Applications"
     <https://arxiv.org/abs/1704.04861>`_ paper.
@@ -237,13 +314,15 @@ def get_mobilenet(multiplier, pretrained=False, ctx=cpu(), root=None,
     """
     net = MobileNet(multiplier, **kwargs)
     if pretrained:
-        load_pretrained(net, f'mobilenet{_version_suffix(multiplier)}',
-                        ctx, root)
+        load_pretrained(
+            net, f'mobilenet{_version_suffix(multiplier)}', ctx, root
+        )
     return net
 
 
-def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=None,
-                     **kwargs):
+def get_mobilenet_v2(
+    multiplier, pretrained=False, ctx=cpu(), root=None, **kwargs
+):
     r"""MobileNetV2 model from the `"Inverted Residuals and Linear
     Bottlenecks: Mobile Networks for Classification, Detection and
     Segmentation" <https://arxiv.org/abs/1801.04381>`_ paper.
@@ -266,8 +345,9 @@ def get_mobilenet_v2(multiplier, pretrained=False, ctx=cpu(), root=None,
     """
     net = MobileNetV2(multiplier, **kwargs)
     if pretrained:
-        load_pretrained(net, f'mobilenetv2_{_version_suffix(multiplier)}',
-                        ctx, root)
+        load_pretrained(
+            net, f'mobilenetv2_{_version_suffix(multiplier)}', ctx, root
+        )
     return net
 
 

@@ -16,28 +16,46 @@ block may halve the resolution (stride 2) and change the width; its
 shortcut is then a 1x1 convolution (``downsample``).
 """
 
-__all__ = ['ResNetV1', 'ResNetV2',
-           'BasicBlockV1', 'BasicBlockV2',
-           'BottleneckV1', 'BottleneckV2',
-           'resnet18_v1', 'resnet34_v1', 'resnet50_v1', 'resnet101_v1',
-           'resnet152_v1',
-           'resnet18_v2', 'resnet34_v2', 'resnet50_v2', 'resnet101_v2',
-           'resnet152_v2',
-           'get_resnet']
+__all__ = [
+    'ResNetV1',
+    'ResNetV2',
+    'BasicBlockV1',
+    'BasicBlockV2',
+    'BottleneckV1',
+    'BottleneckV2',
+    'resnet18_v1',
+    'resnet34_v1',
+    'resnet50_v1',
+    'resnet101_v1',
+    'resnet152_v1',
+    'resnet18_v2',
+    'resnet34_v2',
+    'resnet50_v2',
+    'resnet101_v2',
+    'resnet152_v2',
+    'get_resnet',
+]
 
-from ....context import cpu
 from ....base import UsageError
-from ..model_store import load_pretrained
-from ...block import HybridBlock
+from ....context import cpu
 from ... import nn
+from ...block import HybridBlock
+from ..model_store import load_pretrained
 
 
 def _conv3x3(channels, stride, in_channels):
-    return nn.Conv2D(channels, kernel_size=3, strides=stride, padding=1,
-                     use_bias=False, in_channels=in_channels)
+    return nn.Conv2D(
+        channels,
+        kernel_size=3,
+        strides=stride,
+        padding=1,
+        use_bias=False,
+        in_channels=in_channels,
+    )
 
 
 # ------------------------------------------------------------------ blocks
+
 
 class BasicBlockV1(HybridBlock):
     r"""BasicBlock V1 from `"Deep Residual Learning for Image Recognition"
@@ -59,8 +77,9 @@ class BasicBlockV1(HybridBlock):
         Number of input channels. Default is 0, to infer from the graph.
     """
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0,
-                 **kwargs):
+    def __init__(
+        self, channels, stride, downsample=False, in_channels=0, **kwargs
+    ):
         super().__init__(**kwargs)
         self.body = nn.HybridSequential(prefix='')
         self.body.add(_conv3x3(channels, stride, in_channels))
@@ -70,9 +89,15 @@ class BasicBlockV1(HybridBlock):
         self.body.add(nn.BatchNorm())
         if downsample:
             self.downsample = nn.HybridSequential(prefix='')
-            self.downsample.add(nn.Conv2D(channels, kernel_size=1,
-                                          strides=stride, use_bias=False,
-                                          in_channels=in_channels))
+            self.downsample.add(
+                nn.Conv2D(
+                    channels,
+                    kernel_size=1,
+                    strides=stride,
+                    use_bias=False,
+                    in_channels=in_channels,
+                )
+            )
             self.downsample.add(nn.BatchNorm())
         else:
             self.downsample = None
@@ -108,12 +133,12 @@ class BottleneckV1(HybridBlock):
         Number of input channels. Default is 0, to infer from the graph.
     """
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0,
-                 **kwargs):
+    def __init__(
+        self, channels, stride, downsample=False, in_channels=0, **kwargs
+    ):
         super().__init__(**kwargs)
         self.body = nn.HybridSequential(prefix='')
-        self.body.add(nn.Conv2D(channels // 4, kernel_size=1,
-                                strides=stride))
+        self.body.add(nn.Conv2D(channels // 4, kernel_size=1, strides=stride))
         self.body.add(nn.BatchNorm())
         self.body.add(nn.Activation('relu'))
         self.body.add(_conv3x3(channels // 4, 1, channels // 4))
@@ -123,9 +148,15 @@ class BottleneckV1(HybridBlock):
         self.body.add(nn.BatchNorm())
         if downsample:
             self.downsample = nn.HybridSequential(prefix='')
-            self.downsample.add(nn.Conv2D(channels, kernel_size=1,
-                                          strides=stride, use_bias=False,
-                                          in_channels=in_channels))
+            self.downsample.add(
+                nn.Conv2D(
+                    channels,
+                    kernel_size=1,
+                    strides=stride,
+                    use_bias=False,
+                    in_channels=in_channels,
+                )
+            )
             self.downsample.add(nn.BatchNorm())
         else:
             self.downsample = None
@@ -160,16 +191,18 @@ class BasicBlockV2(HybridBlock):
         Number of input channels. Default is 0, to infer from the graph.
     """
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0,
-                 **kwargs):
+    def __init__(
+        self, channels, stride, downsample=False, in_channels=0, **kwargs
+    ):
         super().__init__(**kwargs)
         self.bn1 = nn.BatchNorm()
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels, 1, channels)
         if downsample:
-            self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                        in_channels=in_channels)
+            self.downsample = nn.Conv2D(
+                channels, 1, stride, use_bias=False, in_channels=in_channels
+            )
         else:
             self.downsample = None
 
@@ -209,20 +242,24 @@ class BottleneckV2(HybridBlock):
         Number of input channels. Default is 0, to infer from the graph.
     """
 
-    def __init__(self, channels, stride, downsample=False, in_channels=0,
-                 **kwargs):
+    def __init__(
+        self, channels, stride, downsample=False, in_channels=0, **kwargs
+    ):
         super().__init__(**kwargs)
         self.bn1 = nn.BatchNorm()
-        self.conv1 = nn.Conv2D(channels // 4, kernel_size=1, strides=1,
-                               use_bias=False)
+        self.conv1 = nn.Conv2D(
+            channels // 4, kernel_size=1, strides=1, use_bias=False
+        )
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels // 4, stride, channels // 4)
         self.bn3 = nn.BatchNorm()
-        self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1,
-                               use_bias=False)
+        self.conv3 = nn.Conv2D(
+            channels, kernel_size=1, strides=1, use_bias=False
+        )
         if downsample:
-            self.downsample = nn.Conv2D(channels, 1, stride, use_bias=False,
-                                        in_channels=in_channels)
+            self.downsample = nn.Conv2D(
+                channels, 1, stride, use_bias=False, in_channels=in_channels
+            )
         else:
             self.downsample = None
 
@@ -247,15 +284,24 @@ class BottleneckV2(HybridBlock):
 
 # -------------------------------------------------------------------- nets
 
+
 def _make_layer(block, layers, channels, stride, stage_index, in_channels):
     """One stage: ``layers`` blocks, the first changing width/stride."""
     layer = nn.HybridSequential(prefix=f'stage{stage_index}_')
     with layer.name_scope():
-        layer.add(block(channels, stride, channels != in_channels,
-                        in_channels=in_channels, prefix=''))
+        layer.add(
+            block(
+                channels,
+                stride,
+                channels != in_channels,
+                in_channels=in_channels,
+                prefix='',
+            )
+        )
         for _ in range(layers - 1):
-            layer.add(block(channels, 1, False, in_channels=channels,
-                            prefix=''))
+            layer.add(
+                block(channels, 1, False, in_channels=channels, prefix='')
+            )
     return layer
 
 
@@ -264,7 +310,8 @@ def _check_stages(name, layers, channels):
         raise UsageError(
             f'{name}: channels needs one entry more than layers (the stem '
             f'and then one per stage), got {len(layers)} layers '
-            f'{list(layers)} and {len(channels)} channels {list(channels)}.')
+            f'{list(layers)} and {len(channels)} channels {list(channels)}.'
+        )
 
 
 class ResNetV1(HybridBlock):
@@ -293,8 +340,9 @@ class ResNetV1(HybridBlock):
         images such as CIFAR's 32x32.
     """
 
-    def __init__(self, block, layers, channels, classes=1000,
-                 thumbnail=False, **kwargs):
+    def __init__(
+        self, block, layers, channels, classes=1000, thumbnail=False, **kwargs
+    ):
         super().__init__(**kwargs)
         _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
@@ -302,25 +350,35 @@ class ResNetV1(HybridBlock):
             if thumbnail:
                 self.features.add(_conv3x3(channels[0], 1, 0))
             else:
-                self.features.add(nn.Conv2D(channels[0], 7, 2, 3,
-                                            use_bias=False))
+                self.features.add(
+                    nn.Conv2D(channels[0], 7, 2, 3, use_bias=False)
+                )
                 self.features.add(nn.BatchNorm())
                 self.features.add(nn.Activation('relu'))
                 self.features.add(nn.MaxPool2D(3, 2, 1))
 
             for i, num_layer in enumerate(layers):
                 stride = 1 if i == 0 else 2
-                self.features.add(self._make_layer(
-                    block, num_layer, channels[i + 1], stride, i + 1,
-                    in_channels=channels[i]))
+                self.features.add(
+                    self._make_layer(
+                        block,
+                        num_layer,
+                        channels[i + 1],
+                        stride,
+                        i + 1,
+                        in_channels=channels[i],
+                    )
+                )
             self.features.add(nn.GlobalAvgPool2D())
 
             self.output = nn.Dense(classes, in_units=channels[-1])
 
-    def _make_layer(self, block, layers, channels, stride, stage_index,
-                    in_channels=0):
-        return _make_layer(block, layers, channels, stride, stage_index,
-                           in_channels)
+    def _make_layer(
+        self, block, layers, channels, stride, stage_index, in_channels=0
+    ):
+        return _make_layer(
+            block, layers, channels, stride, stage_index, in_channels
+        )
 
     def hybrid_forward(self, F, x):
         x = self.features(x)
@@ -353,8 +411,9 @@ class ResNetV2(HybridBlock):
         Enable thumbnail: a 3x3 stride-1 stem without pooling.
     """
 
-    def __init__(self, block, layers, channels, classes=1000,
-                 thumbnail=False, **kwargs):
+    def __init__(
+        self, block, layers, channels, classes=1000, thumbnail=False, **kwargs
+    ):
         super().__init__(**kwargs)
         _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
@@ -363,8 +422,9 @@ class ResNetV2(HybridBlock):
             if thumbnail:
                 self.features.add(_conv3x3(channels[0], 1, 0))
             else:
-                self.features.add(nn.Conv2D(channels[0], 7, 2, 3,
-                                            use_bias=False))
+                self.features.add(
+                    nn.Conv2D(channels[0], 7, 2, 3, use_bias=False)
+                )
                 self.features.add(nn.BatchNorm())
                 self.features.add(nn.Activation('relu'))
                 self.features.add(nn.MaxPool2D(3, 2, 1))
@@ -372,9 +432,16 @@ class ResNetV2(HybridBlock):
             in_channels = channels[0]
             for i, num_layer in enumerate(layers):
                 stride = 1 if i == 0 else 2
-                self.features.add(self._make_layer(
-                    block, num_layer, channels[i + 1], stride, i + 1,
-                    in_channels=in_channels))
+                self.features.add(
+                    self._make_layer(
+                        block,
+                        num_layer,
+                        channels[i + 1],
+                        stride,
+                        i + 1,
+                        in_channels=in_channels,
+                    )
+                )
                 in_channels = channels[i + 1]
             self.features.add(nn.BatchNorm())
             self.features.add(nn.Activation('relu'))
@@ -383,10 +450,12 @@ class ResNetV2(HybridBlock):
 
             self.output = nn.Dense(classes, in_units=in_channels)
 
-    def _make_layer(self, block, layers, channels, stride, stage_index,
-                    in_channels=0):
-        return _make_layer(block, layers, channels, stride, stage_index,
-                           in_channels)
+    def _make_layer(
+        self, block, layers, channels, stride, stage_index, in_channels=0
+    ):
+        return _make_layer(
+            block, layers, channels, stride, stage_index, in_channels
+        )
 
     def hybrid_forward(self, F, x):
         x = self.features(x)
@@ -395,23 +464,24 @@ class ResNetV2(HybridBlock):
 
 
 # Block type, blocks per stage and channels (stem, then each stage).
-resnet_spec = {18: ('basic_block', [2, 2, 2, 2], [64, 64, 128, 256, 512]),
-               34: ('basic_block', [3, 4, 6, 3], [64, 64, 128, 256, 512]),
-               50: ('bottle_neck', [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
-               101: ('bottle_neck', [3, 4, 23, 3],
-                     [64, 256, 512, 1024, 2048]),
-               152: ('bottle_neck', [3, 8, 36, 3],
-                     [64, 256, 512, 1024, 2048])}
+resnet_spec = {
+    18: ('basic_block', [2, 2, 2, 2], [64, 64, 128, 256, 512]),
+    34: ('basic_block', [3, 4, 6, 3], [64, 64, 128, 256, 512]),
+    50: ('bottle_neck', [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
+    101: ('bottle_neck', [3, 4, 23, 3], [64, 256, 512, 1024, 2048]),
+    152: ('bottle_neck', [3, 8, 36, 3], [64, 256, 512, 1024, 2048]),
+}
 
 resnet_net_versions = [ResNetV1, ResNetV2]
-resnet_block_versions = [{'basic_block': BasicBlockV1,
-                          'bottle_neck': BottleneckV1},
-                         {'basic_block': BasicBlockV2,
-                          'bottle_neck': BottleneckV2}]
+resnet_block_versions = [
+    {'basic_block': BasicBlockV1, 'bottle_neck': BottleneckV1},
+    {'basic_block': BasicBlockV2, 'bottle_neck': BottleneckV2},
+]
 
 
-def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None,
-               **kwargs):
+def get_resnet(
+    version, num_layers, pretrained=False, ctx=cpu(), root=None, **kwargs
+):
     r"""ResNet V1 model from `"Deep Residual Learning for Image
     Recognition" <http://arxiv.org/abs/1512.03385>`_ paper.
     ResNet V2 model from `"Identity Mappings in Deep Residual Networks"
@@ -436,12 +506,15 @@ def get_resnet(version, num_layers, pretrained=False, ctx=cpu(), root=None,
         Small-image stem (see :class:`ResNetV1`).
     """
     if num_layers not in resnet_spec:
-        raise UsageError(f'Invalid number of layers: {num_layers}. Options '
-                         f'are {sorted(resnet_spec)}.')
+        raise UsageError(
+            f'Invalid number of layers: {num_layers}. Options '
+            f'are {sorted(resnet_spec)}.'
+        )
     block_type, layers, channels = resnet_spec[num_layers]
     if version not in (1, 2):
-        raise UsageError(f'Invalid resnet version: {version}. Options are '
-                         f'1 and 2.')
+        raise UsageError(
+            f'Invalid resnet version: {version}. Options are 1 and 2.'
+        )
     resnet_class = resnet_net_versions[version - 1]
     block_class = resnet_block_versions[version - 1][block_type]
     net = resnet_class(block_class, layers, channels, **kwargs)

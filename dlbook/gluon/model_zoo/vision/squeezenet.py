@@ -13,12 +13,12 @@ less computation for the same accuracy.
 
 __all__ = ['SqueezeNet', 'squeezenet1_0', 'squeezenet1_1']
 
-from ....context import cpu
 from ....base import UsageError
-from ..model_store import load_pretrained
-from ...block import HybridBlock
+from ....context import cpu
 from ... import nn
+from ...block import HybridBlock
 from ..custom_layers import HybridConcurrent
+from ..model_store import load_pretrained
 
 
 def _make_fire(squeeze_channels, expand1x1_channels, expand3x3_channels):
@@ -63,40 +63,48 @@ class SqueezeNet(HybridBlock):
     def __init__(self, version, classes=1000, **kwargs):
         super().__init__(**kwargs)
         if version not in ['1.0', '1.1']:
-            raise UsageError(f'Unsupported SqueezeNet version {version!r}: '
-                             f"'1.0' or '1.1' expected (a string).")
+            raise UsageError(
+                f'Unsupported SqueezeNet version {version!r}: '
+                f"'1.0' or '1.1' expected (a string)."
+            )
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             if version == '1.0':
                 self.features.add(nn.Conv2D(96, kernel_size=7, strides=2))
                 self.features.add(nn.Activation('relu'))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(16, 64, 64))
                 self.features.add(_make_fire(16, 64, 64))
                 self.features.add(_make_fire(32, 128, 128))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(32, 128, 128))
                 self.features.add(_make_fire(48, 192, 192))
                 self.features.add(_make_fire(48, 192, 192))
                 self.features.add(_make_fire(64, 256, 256))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(64, 256, 256))
             else:
                 self.features.add(nn.Conv2D(64, kernel_size=3, strides=2))
                 self.features.add(nn.Activation('relu'))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(16, 64, 64))
                 self.features.add(_make_fire(16, 64, 64))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(32, 128, 128))
                 self.features.add(_make_fire(32, 128, 128))
-                self.features.add(nn.MaxPool2D(pool_size=3, strides=2,
-                                               ceil_mode=True))
+                self.features.add(
+                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                )
                 self.features.add(_make_fire(48, 192, 192))
                 self.features.add(_make_fire(48, 192, 192))
                 self.features.add(_make_fire(64, 256, 256))
@@ -115,8 +123,7 @@ class SqueezeNet(HybridBlock):
         return x
 
 
-def get_squeezenet(version, pretrained=False, ctx=cpu(), root=None,
-                   **kwargs):
+def get_squeezenet(version, pretrained=False, ctx=cpu(), root=None, **kwargs):
     r"""SqueezeNet model from the `"SqueezeNet: AlexNet-level accuracy with
     50x fewer parameters and <0.5MB model size"
     <https://arxiv.org/abs/1602.07360>`_ paper.

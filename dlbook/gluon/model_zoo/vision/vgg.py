@@ -8,17 +8,25 @@ resolution, then three fully connected layers.  The ``_bn`` variants add
 batch normalization after every convolution.
 """
 
-__all__ = ['VGG',
-           'vgg11', 'vgg13', 'vgg16', 'vgg19',
-           'vgg11_bn', 'vgg13_bn', 'vgg16_bn', 'vgg19_bn',
-           'get_vgg']
+__all__ = [
+    'VGG',
+    'vgg11',
+    'vgg13',
+    'vgg16',
+    'vgg19',
+    'vgg11_bn',
+    'vgg13_bn',
+    'vgg16_bn',
+    'vgg19_bn',
+    'get_vgg',
+]
 
-from ....context import cpu
 from ....base import UsageError
-from ..model_store import load_pretrained
+from ....context import cpu
 from ....initializer import Xavier
-from ...block import HybridBlock
 from ... import nn
+from ...block import HybridBlock
+from ..model_store import load_pretrained
 
 
 class VGG(HybridBlock):
@@ -41,39 +49,56 @@ class VGG(HybridBlock):
         Use batch normalization after each convolution.
     """
 
-    def __init__(self, layers, filters, classes=1000, batch_norm=False,
-                 **kwargs):
+    def __init__(
+        self, layers, filters, classes=1000, batch_norm=False, **kwargs
+    ):
         super().__init__(**kwargs)
         if len(layers) != len(filters):
             raise UsageError(
                 f'VGG: layers and filters must have the same length (one '
                 f'count of conv layers and one channel count per stage), '
                 f'got {len(layers)} layers {list(layers)} and '
-                f'{len(filters)} filters {list(filters)}.')
+                f'{len(filters)} filters {list(filters)}.'
+            )
         with self.name_scope():
             self.features = self._make_features(layers, filters, batch_norm)
-            self.features.add(nn.Dense(4096, activation='relu',
-                                       weight_initializer='normal',
-                                       bias_initializer='zeros'))
+            self.features.add(
+                nn.Dense(
+                    4096,
+                    activation='relu',
+                    weight_initializer='normal',
+                    bias_initializer='zeros',
+                )
+            )
             self.features.add(nn.Dropout(rate=0.5))
-            self.features.add(nn.Dense(4096, activation='relu',
-                                       weight_initializer='normal',
-                                       bias_initializer='zeros'))
+            self.features.add(
+                nn.Dense(
+                    4096,
+                    activation='relu',
+                    weight_initializer='normal',
+                    bias_initializer='zeros',
+                )
+            )
             self.features.add(nn.Dropout(rate=0.5))
-            self.output = nn.Dense(classes,
-                                   weight_initializer='normal',
-                                   bias_initializer='zeros')
+            self.output = nn.Dense(
+                classes, weight_initializer='normal', bias_initializer='zeros'
+            )
 
     def _make_features(self, layers, filters, batch_norm):
         featurizer = nn.HybridSequential(prefix='')
         for i, num in enumerate(layers):
             for _ in range(num):
-                featurizer.add(nn.Conv2D(
-                    filters[i], kernel_size=3, padding=1,
-                    weight_initializer=Xavier(rnd_type='gaussian',
-                                              factor_type='out',
-                                              magnitude=2),
-                    bias_initializer='zeros'))
+                featurizer.add(
+                    nn.Conv2D(
+                        filters[i],
+                        kernel_size=3,
+                        padding=1,
+                        weight_initializer=Xavier(
+                            rnd_type='gaussian', factor_type='out', magnitude=2
+                        ),
+                        bias_initializer='zeros',
+                    )
+                )
                 if batch_norm:
                     featurizer.add(nn.BatchNorm())
                 featurizer.add(nn.Activation('relu'))
@@ -87,10 +112,12 @@ class VGG(HybridBlock):
 
 
 # Convolutions per stage and filters per stage, by depth.
-vgg_spec = {11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
-            13: ([2, 2, 2, 2, 2], [64, 128, 256, 512, 512]),
-            16: ([2, 2, 3, 3, 3], [64, 128, 256, 512, 512]),
-            19: ([2, 2, 4, 4, 4], [64, 128, 256, 512, 512])}
+vgg_spec = {
+    11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
+    13: ([2, 2, 2, 2, 2], [64, 128, 256, 512, 512]),
+    16: ([2, 2, 3, 3, 3], [64, 128, 256, 512, 512]),
+    19: ([2, 2, 4, 4, 4], [64, 128, 256, 512, 512]),
+}
 
 
 def get_vgg(num_layers, pretrained=False, ctx=cpu(), root=None, **kwargs):
