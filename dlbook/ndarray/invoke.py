@@ -17,7 +17,7 @@ from .. import _profile_state as _profile
 from .. import _tape, _write_clock
 from ..base import DLBookError
 from ..context import HOST_TYPES, current_context
-from .ndarray import NDArray, from_raw
+from .ndarray import NDArray
 from .pending import settle_inputs
 
 __all__ = ['invoke', 'describe_inputs', 'DENSE_CLASSES']
@@ -185,11 +185,15 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
 
     out_ctx = op.out_context(ctx)
     if isinstance(result, (tuple, list)):
-        outputs = [from_raw(r, out_ctx) for r in result]
+        # each output made as out_cls from the start (a class switched
+        # afterwards would lose CPython's fast attribute layout)
+        outputs = []
+        for r in result:
+            o = _new(out_cls)
+            o._data = r
+            o._ctx = out_ctx
+            outputs.append(o)
         meta = [(r.shape, r.dtype) for r in result]
-        if out_cls is not NDArray:
-            for o in outputs:
-                o.__class__ = out_cls
         single = None
     else:
         single = _new(out_cls)
