@@ -10,7 +10,9 @@ patterns by one *fused operator* each:
   ``relu``, ``sigmoid`` or ``tanh`` (``Activation`` or the plain
   operator): the activation is applied in place to the layer's output
   (``np.maximum(y, 0, out=y)``), and backward multiplies by the
-  activation's derivative before the layer's own backward;
+  activation's derivative before the layer's own backward.  A dense
+  layer without an activation becomes the same step with none: either
+  way its shape checks run once per input shape, not on every call;
 * **softmax cross-entropy** - ``log_softmax`` → ``pick`` (→ ``* s``)
   (→ ``mean`` over all axes but the batch axis), what
   ``gluon.loss.SoftmaxCrossEntropyLoss`` traces: backward is
@@ -31,7 +33,7 @@ its own step.
 
 from ..ops import REGISTRY
 from ..ops.activation import stable_log_softmax
-from ..ops.index import _as_int, _fix_indices, take_along
+from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
 from ..ops.op import Op, cast_scalar
 from ..ops.unary import sigmoid
@@ -47,8 +49,8 @@ _ACTIVATIONS = ('relu', 'sigmoid', 'tanh')
 
 class DenseActivation(FullyConnected):
     """``act(x @ weight.T + bias)`` as one step (``act`` in relu,
-    sigmoid, tanh); the layer's checks and gradients are
-    ``FullyConnected``'s own.
+    sigmoid, tanh, or none); the layer's checks, product and gradients
+    are ``FullyConnected``'s own, its shape checks run once per shape.
 
     relu:    y = max(h, 0) in place;   dh = dy * (y > 0)
     sigmoid: y = sigmoid(h);           dh = dy * (y * (1 - y))
@@ -59,11 +61,20 @@ class DenseActivation(FullyConnected):
     """
 
     name = 'DenseActivation'
-    act = 'relu'
+    act = None  # or 'relu', 'sigmoid', 'tanh'
+    checked = None  # {(x shape, weight shape, bias shape): in_units}
 
     def forward(self, xp, x, weight, bias=None):
-        h = FullyConnected.forward(self, xp, x, weight, bias)
+        # the shapes are checked once per shape (by the layer's own
+        # check), not on every call
+        key = (x.shape, weight.shape, None if bias is None else bias.shape)
+        in_units = self.checked.get(key)
+        if in_units is None:
+            in_units = self.checked[key] = self.check(x, weight, bias)
+        h = self.product(xp, x, weight, bias, in_units)
         act = self.act
+        if act is None:
+            return h
         if act == 'relu':
             y = xp.maximum(h, 0, out=h)  # h is this step's own new array
         elif act == 'tanh':
@@ -74,15 +85,16 @@ class DenseActivation(FullyConnected):
         return y
 
     def backward(self, xp, dy):
-        y = self.y
         act = self.act
-        if act == 'relu':
-            dh = dy * (y > 0)
-        elif act == 'tanh':
-            dh = dy * (1 - y * y)
-        else:
-            dh = dy * (y * (1 - y))
-        return FullyConnected.backward(self, xp, dh)
+        if act is not None:
+            y = self.y
+            if act == 'relu':
+                dy = dy * (y > 0)
+            elif act == 'tanh':
+                dy = dy * (1 - y * y)
+            else:
+                dy = dy * (y * (1 - y))
+        return FullyConnected.backward(self, xp, dy)
 
 
 class SoftmaxCrossEntropy(Op):
@@ -106,48 +118,41 @@ class SoftmaxCrossEntropy(Op):
     parts = ()  # (class, prototype attributes) of the replaced operators
     scalar = None  # s, or None without the ``* s`` step
     mean = False
+    rows = None
+    simple = False  # the attributes allow the fused computation
+    mode = 'clip'  # pick's
     chain = None
 
     def forward(self, xp, x, label):
         self.chain = None
-        if x.ndim != 2 or not self._simple(x):
+        if (
+            not self.simple
+            or x.ndim != 2
+            or x.dtype.kind != 'f'
+            or label.size != x.shape[0]
+        ):
             return self._forward_chain(xp, x, label)
         logp = stable_log_softmax(xp, x, 1)
         lane = (x.shape[0], 1)
-        if label.size != x.shape[0]:
-            return self._forward_chain(xp, x, label)
-        pick = self.parts[1][1]['attrs']
         idx = _fix_indices(
             xp,
             _as_int(xp, label).reshape(lane),
             x.shape[1],
-            pick['mode'],
+            self.mode,
             'pick',
             x.shape,
         )
-        y = take_along(xp, logp, idx, 1)
+        rows = self.rows.get(lane[0])
+        if rows is None:
+            rows = self.rows[lane[0]] = xp.arange(lane[0]).reshape(lane)
+        # take_along's row-wise fancy index, with the row numbers kept
+        y = logp[rows, idx]
         s = None
         if self.scalar is not None:
             s = cast_scalar(xp, self.scalar, x.dtype)
             y = y * s
         self.saved = (logp, idx, s, x.dtype)
         return y.reshape(x.shape[0]) if self.mean else y
-
-    def _simple(self, x):
-        """Whether the softmax and pick run on the last of 2 axes, without
-        temperature, dtype or length, and the mean (if any) averages one
-        element per row."""
-        soft = self.parts[0][1]['attrs']
-        pick = self.parts[1][1]['attrs']
-        return (
-            soft['axis'] in (-1, 1)
-            and soft['temperature'] in (None, 1, 1.0)
-            and soft['dtype'] is None
-            and not soft['use_length']
-            and pick['axis'] in (-1, 1)
-            and pick['keepdims']
-            and x.dtype.kind == 'f'
-        )
 
     def backward(self, xp, dy):
         if self.chain is not None:
@@ -159,8 +164,7 @@ class SoftmaxCrossEntropy(Op):
         dx = xp.exp(logp)
         dx *= g
         xp.negative(dx, out=dx)
-        rows = xp.arange(idx.shape[0]).reshape(idx.shape)
-        dx[rows, idx] += g
+        dx[self.rows[idx.shape[0]], idx] += g
         if dx.dtype != dtype:
             dx = dx.astype(dtype)
         return dx, None
@@ -268,13 +272,14 @@ def fuse(steps, entry, protected):
 
 
 def _dense_activation(steps, k, only_reader):
-    nxt = only_reader(steps[k])
-    if nxt != k + 1 or _activation(steps[nxt]) is None:
-        return None
     op = _new(DenseActivation)
     op.__dict__.update(steps[k].proto.__dict__)
-    op.act = _activation(steps[nxt])
-    return op, [k, nxt], steps[k].in_slots
+    op.checked = {}
+    nxt = only_reader(steps[k])
+    if nxt == k + 1 and _activation(steps[nxt]) is not None:
+        op.act = _activation(steps[nxt])
+        return op, [k, nxt], steps[k].in_slots
+    return op, [k], steps[k].in_slots
 
 
 def _softmax_ce(steps, k, only_reader):
@@ -308,8 +313,28 @@ def _softmax_ce(steps, k, only_reader):
             mean = True
             used.append(nxt)
             parts.append((step.cls, step.proto.__dict__))
+    soft_attrs = soft.proto.attrs
+    pick_attrs = pick.proto.attrs
+    # the softmax and pick on the last of 2 axes (checked when running),
+    # without temperature, dtype or length
+    simple = (
+        soft_attrs['axis'] in (-1, 1)
+        and soft_attrs['temperature'] in (None, 1, 1.0)
+        and soft_attrs['dtype'] is None
+        and not soft_attrs['use_length']
+        and pick_attrs['axis'] in (-1, 1)
+        and pick_attrs['keepdims']
+    )
     op = _new(SoftmaxCrossEntropy)
     op.__dict__.update(
-        {'parts': tuple(parts), 'scalar': scalar, 'mean': mean, 'attrs': {}}
+        {
+            'parts': tuple(parts),
+            'scalar': scalar,
+            'mean': mean,
+            'attrs': {},
+            'rows': {},  # batch size -> arange(batch) as a column
+            'simple': simple,
+            'mode': pick_attrs['mode'],
+        }
     )
     return op, used, [soft.in_slots[0], pick.in_slots[1]]

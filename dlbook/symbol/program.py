@@ -333,7 +333,10 @@ class GraphProgram:
 
                 protected = set(self.out_slots) | set(self.var_slots)
                 plan, origin = fuse(self.steps, self._entry, protected)
-                if len(plan) == len(self.steps):  # nothing fused
+                if len(plan) == len(self.steps) and all(
+                    entry[0] is step.cls
+                    for entry, step in zip(plan, self.steps)
+                ):  # nothing fused
                     plan, origin = self._plan(), self.steps
             else:
                 plan = [self._entry(step) for step in self.steps]
