@@ -29,7 +29,14 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
-from benchmarks.common import best_of, fmt_us, table, try_torch, write_section  # noqa
+from benchmarks.common import (
+    best_of,
+    fmt_ms,
+    fmt_us,
+    table,
+    try_torch,
+    write_section,
+)  # noqa
 from dlbook import autograd, gluon, nd, sym  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 from dlbook.symbol.program import GraphProgram  # noqa: E402
@@ -93,7 +100,7 @@ def torch_step(torch, sizes, batch):
     return step
 
 
-def interleaved(steps, rounds=REPEAT):
+def interleaved(steps, rounds=REPEAT, number=STEPS):
     """Best CPU time per call of each function in ``steps`` (a dict).
 
     The candidates take turns, so that a busy machine slows them alike,
@@ -102,14 +109,14 @@ def interleaved(steps, rounds=REPEAT):
     time other processes run, the CPU time does not.
     """
     for step in steps.values():
-        for _ in range(5):  # warm up (and trace, when hybridized)
+        for _ in range(min(5, number)):  # warm up (and trace, hybridized)
             step()
     best = {name: float('inf') for name in steps}
     for _ in range(rounds):
         for name, step in steps.items():
             start = time.process_time()
-            best_of(step, 1, STEPS)
-            cpu = (time.process_time() - start) / STEPS
+            best_of(step, 1, number)
+            cpu = (time.process_time() - start) / number
             best[name] = min(best[name], cpu)
     return best
 
@@ -180,6 +187,58 @@ def network_times(sizes=(64, 64, 10), batch=16):
                 fmt_us(t['eager']),
                 fmt_us(t['net']),
                 f"{t['eager'] / t['net']:.2f}×",
+            )
+        )
+    return rows
+
+
+def lenet_step(batch, mode):
+    """One LeNet training step (Conv2D 20@5x5 relu, max pool, Conv2D
+    50@5x5 relu, max pool, Dense 500 relu, Dense 10; SGD with momentum),
+    eager or with network and loss hybridized ('all')."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(20, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Conv2D(50, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Dense(500, activation='relu'),
+        nn.Dense(10),
+    )
+    net.initialize(mx.init.Xavier())
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    if mode == 'all':
+        net.hybridize()
+        loss_fn.hybridize()
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
+    )
+    rng = np.random.RandomState(0)
+    x = nd.array(rng.rand(batch, 1, 28, 28))
+    y = nd.array(rng.randint(0, 10, batch))
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+
+    return step
+
+
+def lenet_times(batches=(16, 128)):
+    """Eager against hybridized LeNet steps: compute-bound, where
+    hybridize must not cost time."""
+    rows = []
+    for batch in batches:
+        steps = {mode: lenet_step(batch, mode) for mode in ('eager', 'all')}
+        t = interleaved(steps, rounds=5, number=4)
+        rows.append(
+            (
+                batch,
+                fmt_ms(t['eager']),
+                fmt_ms(t['all']),
+                f"{t['eager'] / t['all']:.2f}×",
             )
         )
     return rows

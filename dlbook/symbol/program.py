@@ -538,6 +538,8 @@ class GraphProgram:
             raise DLBookError(
                 'backward needs a forward pass with is_train=True first'
             )
+        if type(tape) is _Tape:  # from run_local: one device, no copies
+            return self._backward_local(tape, out_grads, needed)
         track = self.track_memory and tape and isinstance(tape[-1], dict)
         local = self.local_ctx
         if (
@@ -625,7 +627,7 @@ class GraphProgram:
         for slot, g in zip(self.out_slots, out_grads):
             if g is not None:
                 grads[slot] = g if grads[slot] is None else grads[slot] + g
-        plan = getattr(tape, 'plan', None) or self._plan()
+        plan = tape.plan if type(tape) is _Tape else self._plan()
         needs = None if needed is None else self.input_needs(needed, plan)
         ctx = self.local_ctx
         xp = ctx._xp or ctx.xp
