@@ -5,7 +5,9 @@
    the network hybridized, dlbook with network and loss hybridized, and
    PyTorch eager, in the same process.  One step = forward, softmax
    cross-entropy, backward, ``trainer.step`` (SGD).
-2. The executor's memory plan: the peak of the intermediate arrays alive
+2. LeNet training steps, eager and hybridized: with the NumPy work
+   dominating, hybridizing must not cost time.
+3. The executor's memory plan: the peak of the intermediate arrays alive
    at once during forward + backward of a LeNet graph (arrays kept for
    backward included, bound arguments excluded;
    ``GraphProgram.track_memory``) against the sum of every intermediate
@@ -301,6 +303,7 @@ def main():
     before = load()
     rows = step_times()
     network = network_times()
+    lenet = lenet_times()
     after = load()
     memory = memory_plan()
     body = (
@@ -326,6 +329,15 @@ def main():
         'the part hybridize replaces; the rest of a step (loss, autograd '
         'bookkeeping, `trainer.step`) is the same in both:\n\n'
         + table(('pass', 'eager', 'hybridized', 'speed-up'), network)
+        + '\n\nA hybridized graph runs with its steps fused '
+        '(`dlbook/symbol/fusion.py`: dense layer + activation, '
+        'log_softmax + pick + scale + mean of the loss) unless the fast '
+        'path is off (`DLBOOK_FAST_OPS=0`). LeNet (conv 20@5x5 relu, max '
+        'pool, conv 50@5x5 relu, max pool, dense 500 relu, dense 10; SGD '
+        'with momentum), where the NumPy work dominates: eager against '
+        'network and loss hybridized, CPU time, best of 5 runs of 4 steps, '
+        'taking turns:\n\n'
+        + table(('batch', 'eager', 'hybridized', 'speed-up'), lenet)
         + '\n\nExecutor memory plan, LeNet (conv 20@5x5, pool, conv 50@5x5, '
         'pool, dense 500, dense 10, SoftmaxOutput), batch 64: peak of the '
         'intermediate arrays alive at once (released after their last '
