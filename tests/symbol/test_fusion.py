@@ -169,7 +169,7 @@ def symbol_mlp(act_op):
 
 
 @pytest.mark.parametrize('act_op', ['Activation', 'relu', 'sigmoid', 'tanh'])
-def test_executor_fused_equals_reference(act_op):
+def test_executor_fused_equals_reference_and_eager(act_op):
     net = symbol_mlp(act_op)
     rng = np.random.RandomState(4)
     args = {
@@ -193,6 +193,29 @@ def test_executor_fused_equals_reference(act_op):
     program = exe._program
     assert len(program._plan(True)) == 3  # fc1+act, fc2, log_softmax
     for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    # and the same graph run eagerly, operator by operator, on NDArrays
+    arrays = {name: nd.array(value) for name, value in args.items()}
+    for a in arrays.values():
+        a.attach_grad()
+    with autograd.record():
+        h = nd.FullyConnected(
+            arrays['data'],
+            arrays['fc1_weight'],
+            arrays['fc1_bias'],
+            num_hidden=5,
+        )
+        if act_op == 'Activation':
+            h = nd.Activation(h, act_type='relu')
+        else:
+            h = getattr(nd, act_op)(h)
+        h = nd.FullyConnected(
+            h, arrays['fc2_weight'], num_hidden=3, no_bias=True
+        )
+        out = nd.log_softmax(h)
+    out.backward(nd.array(dy))
+    eager = [out.asnumpy()] + [arrays[n].grad.asnumpy() for n in sorted(args)]
+    for a, b in zip(results[0], eager):
         np.testing.assert_array_equal(a, b)
 
 
