@@ -437,7 +437,7 @@ class HybridBlock(Block):
             graph = self._cached_graph
             if (
                 graph is not None
-                and getattr(graph, "_ready", False)
+                and getattr(graph, '_ready', False)
                 and not self._forward_pre_hooks
                 and not self._forward_hooks
                 and type(self).forward is HybridBlock.forward
