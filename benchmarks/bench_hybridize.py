@@ -5,7 +5,9 @@
    the network hybridized, dlbook with network and loss hybridized, and
    PyTorch eager, in the same process.  One step = forward, softmax
    cross-entropy, backward, ``trainer.step`` (SGD).
-2. The executor's memory plan: the peak of the intermediate arrays alive
+2. LeNet training steps, eager and hybridized: with the NumPy work
+   dominating, hybridizing must not cost time.
+3. The executor's memory plan: the peak of the intermediate arrays alive
    at once during forward + backward of a LeNet graph (arrays kept for
    backward included, bound arguments excluded;
    ``GraphProgram.track_memory``) against the sum of every intermediate
@@ -29,7 +31,14 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
-from benchmarks.common import best_of, fmt_us, table, try_torch, write_section  # noqa
+from benchmarks.common import (
+    best_of,
+    fmt_ms,
+    fmt_us,
+    table,
+    try_torch,
+    write_section,
+)  # noqa
 from dlbook import autograd, gluon, nd, sym  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 from dlbook.symbol.program import GraphProgram  # noqa: E402
@@ -93,7 +102,7 @@ def torch_step(torch, sizes, batch):
     return step
 
 
-def interleaved(steps, rounds=REPEAT):
+def interleaved(steps, rounds=REPEAT, number=STEPS):
     """Best CPU time per call of each function in ``steps`` (a dict).
 
     The candidates take turns, so that a busy machine slows them alike,
@@ -102,14 +111,14 @@ def interleaved(steps, rounds=REPEAT):
     time other processes run, the CPU time does not.
     """
     for step in steps.values():
-        for _ in range(5):  # warm up (and trace, when hybridized)
+        for _ in range(min(5, number)):  # warm up (and trace, hybridized)
             step()
     best = {name: float('inf') for name in steps}
     for _ in range(rounds):
         for name, step in steps.items():
             start = time.process_time()
-            best_of(step, 1, STEPS)
-            cpu = (time.process_time() - start) / STEPS
+            best_of(step, 1, number)
+            cpu = (time.process_time() - start) / number
             best[name] = min(best[name], cpu)
     return best
 
@@ -185,6 +194,58 @@ def network_times(sizes=(64, 64, 10), batch=16):
     return rows
 
 
+def lenet_step(batch, mode):
+    """One LeNet training step (Conv2D 20@5x5 relu, max pool, Conv2D
+    50@5x5 relu, max pool, Dense 500 relu, Dense 10; SGD with momentum),
+    eager or with network and loss hybridized ('all')."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(20, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Conv2D(50, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Dense(500, activation='relu'),
+        nn.Dense(10),
+    )
+    net.initialize(mx.init.Xavier())
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    if mode == 'all':
+        net.hybridize()
+        loss_fn.hybridize()
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
+    )
+    rng = np.random.RandomState(0)
+    x = nd.array(rng.rand(batch, 1, 28, 28))
+    y = nd.array(rng.randint(0, 10, batch))
+
+    def step():
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(batch)
+
+    return step
+
+
+def lenet_times(batches=(16, 128)):
+    """Eager against hybridized LeNet steps: compute-bound, where
+    hybridize must not cost time."""
+    rows = []
+    for batch in batches:
+        steps = {mode: lenet_step(batch, mode) for mode in ('eager', 'all')}
+        t = interleaved(steps, rounds=5, number=4)
+        rows.append(
+            (
+                batch,
+                fmt_ms(t['eager']),
+                fmt_ms(t['all']),
+                f"{t['eager'] / t['all']:.2f}×",
+            )
+        )
+    return rows
+
+
 def lenet_symbol():
     data = sym.var('data')
     net = sym.Convolution(data, kernel=(5, 5), num_filter=20, name='conv1')
@@ -242,6 +303,7 @@ def main():
     before = load()
     rows = step_times()
     network = network_times()
+    lenet = lenet_times()
     after = load()
     memory = memory_plan()
     body = (
@@ -267,6 +329,15 @@ def main():
         'the part hybridize replaces; the rest of a step (loss, autograd '
         'bookkeeping, `trainer.step`) is the same in both:\n\n'
         + table(('pass', 'eager', 'hybridized', 'speed-up'), network)
+        + '\n\nA hybridized graph runs with its steps fused '
+        '(`dlbook/symbol/fusion.py`: dense layer + activation, '
+        'log_softmax + pick + scale + mean of the loss) unless the fast '
+        'path is off (`DLBOOK_FAST_OPS=0`). LeNet (conv 20@5x5 relu, max '
+        'pool, conv 50@5x5 relu, max pool, dense 500 relu, dense 10; SGD '
+        'with momentum), where the NumPy work dominates: eager against '
+        'network and loss hybridized, CPU time, best of 5 runs of 4 steps, '
+        'taking turns:\n\n'
+        + table(('batch', 'eager', 'hybridized', 'speed-up'), lenet)
         + '\n\nExecutor memory plan, LeNet (conv 20@5x5, pool, conv 50@5x5, '
         'pool, dense 500, dense 10, SoftmaxOutput), batch 64: peak of the '
         'intermediate arrays alive at once (released after their last '

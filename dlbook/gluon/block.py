@@ -21,7 +21,7 @@ from .. import ndarray as nd
 from .._np_state import is_np_array
 from ..base import DLBookError
 from ..ndarray.ndarray import NDArray
-from .cached_op import call_cached
+from .cached_op import call_cached, run_graph
 from .deferred import call_deferred
 from .parameter import (
     DeferredInitializationError,
@@ -434,6 +434,20 @@ class HybridBlock(Block):
 
     def __call__(self, *args):
         if self._active and args and isinstance(args[0], NDArray):
+            graph = self._cached_graph
+            if (
+                graph is not None
+                and getattr(graph, '_ready', False)
+                and not self._forward_pre_hooks
+                and not self._forward_hooks
+                and type(self).forward is HybridBlock.forward
+                and type(self)._call_cached_op is HybridBlock._call_cached_op
+                and not is_np_array()
+            ):
+                # the common call of a hybridized block, straight to its
+                # traced graph: what __call__ -> forward -> _call_cached_op
+                # do in this case, without their look-ups
+                return run_graph(self, graph, args)
             if self._traced_by_running():
                 # traced by running it (MXNet 2's forward, F.np under
                 # set_np): see dlbook/gluon/deferred.py

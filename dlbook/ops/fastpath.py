@@ -10,6 +10,12 @@ compute the same numbers:
   result is already ``(N, F, H, W)``, max pooling by ``argmax`` over each
   window).
 
+The same switch turns on the **fused steps of compiled graphs**
+(``dlbook/symbol/fusion.py``): a hybridized block or a bound Executor
+runs a dense layer with its activation, and a loss's ``log_softmax`` with
+its ``pick``, as one step each; with the switch off every operator runs
+as its own step.  Both compute the same numbers.
+
 The fast path is on by default.  Set the environment variable
 ``DLBOOK_FAST_OPS=0`` before starting Python to run the reference code,
 or switch at run time (the tests compare the two this way)::
@@ -18,8 +24,8 @@ or switch at run time (the tests compare the two this way)::
     with fastpath.use(False):      # the reference path inside the block
         y = nd.Convolution(...)
 
-The flag is read when an operator runs its forward pass; the backward
-pass always uses the path its forward pass used.
+The flag is read when an operator (or a compiled graph) runs its forward
+pass; the backward pass always uses the path its forward pass used.
 """
 
 import contextlib
@@ -37,7 +43,8 @@ _ENABLED = _from_environment()
 
 
 def enabled():
-    """Whether Convolution, Deconvolution and Pooling use the fast path."""
+    """Whether Convolution, Deconvolution and Pooling use the fast path
+    (and compiled graphs their fused steps)."""
     return _ENABLED
 
 

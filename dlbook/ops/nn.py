@@ -70,6 +70,11 @@ class FullyConnected(Op):
         return [data, weight] + bias_shape, [out], []
 
     def forward(self, xp, x, weight, bias=None):
+        return self.product(xp, x, weight, bias, self.check(x, weight, bias))
+
+    def check(self, x, weight, bias):
+        """Raise unless the shapes fit the attributes; return the input
+        width (``in_units``)."""
         num_hidden = self._num_hidden()
         in_units = self._in_units(x.shape)
         if weight.shape != (num_hidden, in_units):
@@ -90,6 +95,12 @@ class FullyConnected(Op):
                     f'FullyConnected: bias has shape '
                     f'{bias.shape}, expected ({num_hidden},)'
                 )
+        return in_units
+
+    def product(self, xp, x, weight, bias, in_units):
+        """``x @ weight.T + bias`` for inputs :meth:`check` accepted."""
+        num_hidden = weight.shape[0]
+        no_bias = self.attrs['no_bias']
         # A 2-D view (batch, in_units); reshape of a contiguous array is free.
         x2 = x if x.ndim == 2 else x.reshape(-1, in_units)
         for_gemm(xp, x2.shape[0], num_hidden, in_units)

@@ -24,6 +24,7 @@ Three details matter:
 from .. import _profile_state as _profile
 from ..base import DLBookError
 from ..ops import REGISTRY
+from ..ops import fastpath as _fastpath
 from .node import topological_nodes
 
 __all__ = ['GraphProgram']
@@ -70,6 +71,13 @@ class _Step:
         op.__dict__.update(self.proto.__dict__)
         op.is_train = is_train
         return op
+
+
+class _Tape(list):
+    """What :meth:`GraphProgram.run_local` keeps for backward: one entry
+    per step, and the step list (``plan``, fused or not) they follow."""
+
+    __slots__ = ('plan',)
 
 
 def _owner(array):
@@ -306,26 +314,54 @@ class GraphProgram:
             self.local_ctx is ctx and not self.sparse and not self.track_memory
         )
 
-    def _plan(self):
+    def _plan(self, fused=False):
         """Each step as one flat tuple, read by :meth:`run_local` and
         :meth:`_backward_local` without attribute look-ups: (operator
         class, prototype attributes, input slots, output slot (None for
-        several outputs), output slots, slots to release, needs_rng)."""
-        plan = self.__dict__.get('_flat_plan')
+        several outputs), output slots, slots to release, needs_rng).
+
+        With ``fused``, the list where :func:`dlbook.symbol.fusion.fuse`
+        has merged dense layers with their activation and a loss's
+        softmax with its pick: the fast path's list.  Both lists are made
+        once; :meth:`_plan_steps` names the step behind each entry."""
+        cache = self.__dict__
+        key = '_fused_plan' if fused else '_flat_plan'
+        plan = cache.get(key)
         if plan is None:
-            plan = self._flat_plan = [
-                (
-                    step.cls,
-                    step.proto.__dict__,
-                    tuple(step.in_slots),
-                    step.out_slots[0] if step.single else None,
-                    tuple(step.out_slots),
-                    step.release,
-                    step.needs_rng,
-                )
-                for step in self.steps
-            ]
+            if fused:
+                from .fusion import fuse
+
+                protected = set(self.out_slots) | set(self.var_slots)
+                plan, origin = fuse(self.steps, self._entry, protected)
+                if len(plan) == len(self.steps) and all(
+                    entry[0] is step.cls
+                    for entry, step in zip(plan, self.steps)
+                ):  # nothing fused
+                    plan, origin = self._plan(), self.steps
+            else:
+                plan = [self._entry(step) for step in self.steps]
+                origin = self.steps
+            cache[key] = plan
+            cache[key + '_steps'] = origin
         return plan
+
+    def _plan_steps(self, plan):
+        """The step each entry of ``plan`` comes from (error messages)."""
+        if plan is self.__dict__.get('_fused_plan'):
+            return self._fused_plan_steps
+        return self.steps
+
+    @staticmethod
+    def _entry(step):
+        return (
+            step.cls,
+            step.proto.__dict__,
+            tuple(step.in_slots),
+            step.out_slots[0] if step.single else None,
+            tuple(step.out_slots),
+            step.release,
+            step.needs_rng,
+        )
 
     def run_local(self, raws, is_train, rng=None, keep=False):
         """:meth:`forward` when every array and node is on one device
@@ -342,7 +378,10 @@ class GraphProgram:
         values = [None] * self.num_slots
         for slot, raw in zip(self.var_slots, raws):
             values[slot] = raw
-        tape = [] if keep else None
+        plan = self._plan(_fastpath._ENABLED)
+        tape = _Tape() if keep else None
+        if keep:
+            tape.plan = plan
         new = _new
         for k, (
             cls,
@@ -352,7 +391,7 @@ class GraphProgram:
             out_slots,
             release,
             needs_rng,
-        ) in enumerate(self._plan()):
+        ) in enumerate(plan):
             op = new(cls)
             op.__dict__.update(attrs)
             op.is_train = is_train
@@ -364,7 +403,7 @@ class GraphProgram:
                 else:
                     out = op.forward(xp, *[values[s] for s in ins])
             except (ValueError, TypeError, IndexError) as err:
-                step = self.steps[k]
+                step = self._plan_steps(plan)[k]
                 shapes = [values[s].shape for s in ins]
                 raise DLBookError(
                     f'{step.node.op} (node '
@@ -456,20 +495,23 @@ class GraphProgram:
         self.peak_bytes = max(self.peak_bytes, total)
 
     # -- backward ------------------------------------------------------------
-    def input_needs(self, needed):
-        """For each step, which of its inputs lead to a variable whose
-        gradient is wanted (``needed``: one bool per variable).  Worked
-        out once per pattern."""
-        key = tuple(needed)
+    def input_needs(self, needed, plan=None):
+        """For each step (of ``plan``, default: the unfused steps), which
+        of its inputs lead to a variable whose gradient is wanted
+        (``needed``: one bool per variable).  Worked out once per
+        pattern."""
+        if plan is None:
+            plan = self._plan()
+        key = (tuple(needed), plan is self._plan())
         found = self._needs.get(key)
         if found is None:
             flags = [False] * self.num_slots
-            for slot, flag in zip(self.var_slots, key):
+            for slot, flag in zip(self.var_slots, key[0]):
                 flags[slot] = flag
             found = []
-            for step in self.steps:
-                wanted = tuple(flags[s] for s in step.in_slots)
-                for s in step.out_slots:
+            for entry in plan:
+                wanted = tuple(flags[s] for s in entry[2])
+                for s in entry[4]:
                     flags[s] = any(wanted)
                 found.append(wanted)
             self._needs[key] = found
@@ -496,6 +538,8 @@ class GraphProgram:
             raise DLBookError(
                 'backward needs a forward pass with is_train=True first'
             )
+        if type(tape) is _Tape:  # from run_local: one device, no copies
+            return self._backward_local(tape, out_grads, needed)
         track = self.track_memory and tape and isinstance(tape[-1], dict)
         local = self.local_ctx
         if (
@@ -583,10 +627,10 @@ class GraphProgram:
         for slot, g in zip(self.out_slots, out_grads):
             if g is not None:
                 grads[slot] = g if grads[slot] is None else grads[slot] + g
-        needs = None if needed is None else self.input_needs(needed)
+        plan = tape.plan if type(tape) is _Tape else self._plan()
+        needs = None if needed is None else self.input_needs(needed, plan)
         ctx = self.local_ctx
         xp = ctx._xp or ctx.xp
-        plan = self._plan()
         for k in range(len(plan) - 1, -1, -1):
             op, _, meta = tape[k]
             if not op.differentiable:  # zeros_like, argmax, sampling

@@ -1,0 +1,317 @@
+"""Fused graph steps (``dlbook/symbol/fusion.py``) against the reference.
+
+A compiled graph runs a dense layer and its activation, and a loss's
+``log_softmax`` → ``pick`` → ``* s`` → ``mean``, as single steps when the
+fast path is on.  The fused steps perform the same floating-point
+operations as the operators they replace, so every test here asks for
+**equal** arrays (``assert_array_equal``), not close ones: eager,
+hybridized (fast and reference path) and symbolic (Executor) runs, values
+and gradients, and the parameters after several Trainer steps.  The
+gradients of the fused graph are also checked against float64 central
+differences.
+"""
+
+import numpy as np
+import pytest
+
+import dlbook as mx
+from dlbook import autograd, gluon, nd, sym
+from dlbook.gluon import nn
+from dlbook.ops import fastpath
+from dlbook.symbol.fusion import DenseActivation, SoftmaxCrossEntropy
+from dlbook.test_utils import check_numeric_gradient
+
+ACTS = ['relu', 'sigmoid', 'tanh']
+
+
+@pytest.fixture(autouse=True)
+def fresh_names():
+    with mx.name.NameManager():
+        yield
+
+
+def mlp(act, n_in=6, hidden=5, n_out=4, ctx=None):
+    net = nn.HybridSequential()
+    net.add(
+        nn.Dense(hidden, activation=act, in_units=n_in),
+        nn.Dense(n_out, in_units=hidden),
+    )
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    return net
+
+
+def fused_kinds(block, ctx):
+    """The operator classes of the block's fused step list."""
+    program, _ = block._cached_graph.program(ctx)
+    return [entry[0] for entry in program._plan(True)]
+
+
+def train(mode, act, ctx, dtype='float32', steps=4, fast=True):
+    """Parameters and last loss after ``steps`` SGD steps: 'eager' or
+    'hybrid' (network and loss hybridized)."""
+    mx.random.seed(3)
+    net = mlp(act, ctx=ctx)
+    net.cast(dtype)
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    if mode == 'hybrid':
+        net.hybridize()
+        loss_fn.hybridize()
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.5, 'momentum': 0.9}
+    )
+    rng = np.random.RandomState(0)
+    with fastpath.use(fast):
+        for _ in range(steps):
+            x = nd.array(rng.randn(8, 6), ctx=ctx, dtype=dtype)
+            y = nd.array(rng.randint(0, 4, 8), ctx=ctx, dtype=dtype)
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(8)
+    params = [p.data(ctx).asnumpy() for p in net.collect_params().values()]
+    return params, loss.asnumpy(), (net, loss_fn)
+
+
+@pytest.mark.parametrize('act', ACTS)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_trainer_steps_equal_eager(ctx, act, dtype):
+    eager, eager_loss, _ = train('eager', act, ctx, dtype)
+    fused, fused_loss, (net, loss_fn) = train('hybrid', act, ctx, dtype)
+    reference, reference_loss, _ = train('hybrid', act, ctx, dtype, fast=False)
+    # the fused steps really ran
+    assert fused_kinds(net, ctx) == [DenseActivation, DenseActivation]
+    assert fused_kinds(loss_fn, ctx) == [SoftmaxCrossEntropy]
+    np.testing.assert_array_equal(fused_loss, eager_loss)
+    np.testing.assert_array_equal(reference_loss, eager_loss)
+    for a, b, c in zip(fused, eager, reference):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(c, b)
+
+
+def forward_backward(block, inputs, grad_req='write', out_grad=None):
+    for x in inputs:
+        x.attach_grad(grad_req)
+    with autograd.record():
+        y = block(*inputs)
+    y.backward(out_grad)
+    params = block.collect_params().values()
+    return (
+        y.asnumpy(),
+        [x.grad.asnumpy() for x in inputs],
+        [p.grad().asnumpy() for p in params],
+    )
+
+
+def assert_runs_equal(a, b):
+    np.testing.assert_array_equal(a[0], b[0])
+    for u, v in zip(a[1] + a[2], b[1] + b[2]):
+        np.testing.assert_array_equal(u, v)
+
+
+@pytest.mark.parametrize('act', ACTS)
+def test_dense_activation_values_and_all_gradients(ctx, act):
+    """Data gradient included (x.attach_grad()), a head gradient given."""
+    net = mlp(act, ctx=ctx)
+    rng = np.random.RandomState(1)
+    x = nd.array(rng.randn(3, 6), ctx=ctx)
+    dy = nd.array(rng.randn(3, 4), ctx=ctx)
+    eager = forward_backward(net, [x.copy()], out_grad=dy)
+    net.hybridize()
+    fused = forward_backward(net, [x.copy()], out_grad=dy)
+    with fastpath.use(False):
+        reference = forward_backward(net, [x.copy()], out_grad=dy)
+    assert_runs_equal(fused, eager)
+    assert_runs_equal(reference, eager)
+
+
+def test_grad_req_add_accumulates_as_eager(ctx):
+    def twice(hybrid):
+        mx.random.seed(5)
+        net = mlp('relu', ctx=ctx)
+        for p in net.collect_params().values():
+            p.grad_req = 'add'
+        if hybrid:
+            net.hybridize()
+        x = nd.array(np.random.RandomState(2).randn(4, 6), ctx=ctx)
+        for _ in range(2):
+            with autograd.record():
+                y = net(x)
+            y.backward()
+        return [p.grad().asnumpy() for p in net.collect_params().values()]
+
+    for a, b in zip(twice(True), twice(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_retain_graph_backward_twice(ctx):
+    net = mlp('tanh', ctx=ctx)
+    net.hybridize()
+    x = nd.array(np.random.RandomState(2).randn(4, 6), ctx=ctx)
+    with autograd.record():
+        y = net(x)
+    y.backward(retain_graph=True)
+    first = net[0].weight.grad().asnumpy().copy()
+    y.backward()
+    np.testing.assert_array_equal(net[0].weight.grad().asnumpy(), first)
+    with pytest.raises(mx.base.MXNetError):
+        y.backward()
+
+
+def symbol_mlp(act_op):
+    data = sym.var('data')
+    h = sym.FullyConnected(data, num_hidden=5, name='fc1')
+    if act_op == 'Activation':
+        h = sym.Activation(h, act_type='relu')
+    else:
+        h = getattr(sym, act_op)(h)
+    h = sym.FullyConnected(h, num_hidden=3, no_bias=True, name='fc2')
+    return sym.log_softmax(h)
+
+
+@pytest.mark.parametrize('act_op', ['Activation', 'relu', 'sigmoid', 'tanh'])
+def test_executor_fused_equals_reference_and_eager(act_op):
+    net = symbol_mlp(act_op)
+    rng = np.random.RandomState(4)
+    args = {
+        'data': rng.randn(4, 2, 3),  # flattened to (4, 6) by fc1
+        'fc1_weight': rng.randn(5, 6),
+        'fc1_bias': rng.randn(5),
+        'fc2_weight': rng.randn(3, 5),
+    }
+    dy = rng.randn(4, 3)
+    results = []
+    for fast in (True, False):
+        with fastpath.use(fast):
+            exe = net.simple_bind(mx.cpu(), data=(4, 2, 3))
+            for name, value in args.items():
+                exe.arg_dict[name][:] = value
+            out = exe.forward(is_train=True)[0].asnumpy()
+            exe.backward(nd.array(dy))
+            results.append(
+                [out] + [exe.grad_dict[n].asnumpy() for n in sorted(args)]
+            )
+    program = exe._program
+    assert len(program._plan(True)) == 3  # fc1+act, fc2, log_softmax
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+    # and the same graph run eagerly, operator by operator, on NDArrays
+    arrays = {name: nd.array(value) for name, value in args.items()}
+    for a in arrays.values():
+        a.attach_grad()
+    with autograd.record():
+        h = nd.FullyConnected(
+            arrays['data'],
+            arrays['fc1_weight'],
+            arrays['fc1_bias'],
+            num_hidden=5,
+        )
+        if act_op == 'Activation':
+            h = nd.Activation(h, act_type='relu')
+        else:
+            h = getattr(nd, act_op)(h)
+        h = nd.FullyConnected(
+            h, arrays['fc2_weight'], num_hidden=3, no_bias=True
+        )
+        out = nd.log_softmax(h)
+    out.backward(nd.array(dy))
+    eager = [out.asnumpy()] + [arrays[n].grad.asnumpy() for n in sorted(args)]
+    for a, b in zip(results[0], eager):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('act_op', ['Activation', 'sigmoid', 'tanh'])
+def test_fused_graph_numeric_gradient(act_op):
+    with fastpath.use(True):
+        check_numeric_gradient(
+            symbol_mlp(act_op),
+            {
+                'data': np.random.RandomState(0).randn(3, 2, 3),
+                'fc1_weight': np.random.RandomState(1).randn(5, 6),
+                'fc1_bias': np.random.RandomState(2).randn(5),
+                'fc2_weight': np.random.RandomState(3).randn(3, 5),
+            },
+            dtype=np.float64,
+            rtol=1e-5,
+            atol=1e-7,
+        )
+
+
+def test_intermediate_read_twice_is_not_fused():
+    """An activation input that is also a graph output keeps its step."""
+    data = sym.var('data')
+    h = sym.FullyConnected(data, num_hidden=4, name='fc')
+    out = sym.Group([h, sym.relu(h)])
+    exe = out.simple_bind(mx.cpu(), data=(2, 3))
+    exe.arg_dict['data'][:] = np.arange(6).reshape(2, 3) - 2.5
+    exe.arg_dict['fc_weight'][:] = np.linspace(-1, 1, 12).reshape(4, 3)
+    with fastpath.use(True):
+        h_val, r_val = (o.asnumpy() for o in exe.forward())
+    kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
+    assert kinds == ['DenseActivation', 'Relu']  # no activation fused
+    np.testing.assert_array_equal(r_val, np.maximum(h_val, 0))
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_softmax_ce_equals_eager_with_clipped_labels(ctx, dtype):
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rng = np.random.RandomState(6)
+    pred = nd.array(rng.randn(5, 4) * 3, ctx=ctx, dtype=dtype)
+    # out-of-range labels are clipped by pick, as in MXNet
+    label = nd.array([0, 3, 7, -2, 1], ctx=ctx, dtype=dtype)
+    eager = forward_backward(loss_fn, [pred.copy(), label.copy()])
+    loss_fn.hybridize()
+    fused = forward_backward(loss_fn, [pred.copy(), label.copy()])
+    assert fused_kinds(loss_fn, ctx) == [SoftmaxCrossEntropy]
+    with fastpath.use(False):
+        reference = forward_backward(loss_fn, [pred.copy(), label.copy()])
+    # compare the loss and pred's gradient (the label's is zero)
+    for run in (fused, reference):
+        np.testing.assert_array_equal(run[0], eager[0])
+        np.testing.assert_array_equal(run[1][0], eager[1][0])
+    # and against NumPy: softmax - onehot
+    p = np.exp(pred.asnumpy().astype('float64'))
+    p /= p.sum(1, keepdims=True)
+    onehot = np.eye(4)[np.clip(label.asnumpy().astype(int), 0, 3)]
+    np.testing.assert_allclose(fused[1][0], p - onehot, 1e-5, 1e-6)
+
+
+def test_softmax_ce_other_shapes_fall_back(ctx):
+    """3-D predictions (softmax on the last axis, mean over the rest) and
+    sample weights take the replaced operators' own path."""
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rng = np.random.RandomState(7)
+    pred = nd.array(rng.randn(2, 3, 4), ctx=ctx)
+    label = nd.array(rng.randint(0, 4, (2, 3)), ctx=ctx)
+    weight = nd.array(rng.rand(2, 3, 1), ctx=ctx)
+    for args in ([pred, label], [pred, label, weight]):
+        loss_fn.hybridize(False)
+        eager = forward_backward(loss_fn, [a.copy() for a in args])
+        loss_fn.hybridize()
+        fused = forward_backward(loss_fn, [a.copy() for a in args])
+        np.testing.assert_array_equal(fused[0], eager[0])
+        np.testing.assert_array_equal(fused[1][0], eager[1][0])
+
+
+@pytest.mark.parametrize(
+    'flags',
+    [{'static_alloc': True}, {'static_alloc': True, 'static_shape': True}],
+)
+def test_static_alloc_outputs_are_fresh(ctx, flags):
+    """MXNet 1.9.1 with static_alloc (and static_shape) returns outputs
+    that the next call does not overwrite, predicting and training."""
+    net = mlp('relu', ctx=ctx)
+    net.hybridize(**flags)
+    x1 = nd.ones((2, 6), ctx=ctx)
+    x2 = x1 * 2
+    y1 = net(x1)
+    kept = y1.asnumpy().copy()
+    net(x2)
+    np.testing.assert_array_equal(y1.asnumpy(), kept)
+    with autograd.record():
+        y1 = net(x1)
+    kept = y1.asnumpy().copy()
+    y1.backward()
+    with autograd.record():
+        y2 = net(x2)
+    y2.backward()
+    np.testing.assert_array_equal(y1.asnumpy(), kept)
