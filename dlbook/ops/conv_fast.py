@@ -36,9 +36,11 @@ from .windows import kernel_offsets, sliding_windows, window_slices
 __all__ = [
     'im2col_batched',
     'conv_forward',
+    'use_channels_last',
     'weight_grad',
     'weight_grad_channels_last',
     'data_grad',
+    'bias_grad',
 ]
 
 #: Output rows at least this long use the per-image col2im; shorter ones
@@ -52,6 +54,12 @@ MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD = 256
 #: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
 #: the weight gradient sums over the batch.
 WGRAD_CHUNK_BYTES = 8 * 2**20
+
+#: Bytes of the per-block temporaries (im2col columns, ``dcols``) that
+#: each thread fills and uses before moving to its next images: about
+#: half of a core's L2 cache, so the matrix product and the slice-adds
+#: read them from cache rather than from memory.
+BLOCK_BYTES = 512 * 2**10
 
 
 def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
@@ -76,65 +84,152 @@ def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
     )
 
 
-def conv_forward(xp, x_pad, weight, stride, dilate, out_size, groups):
-    """Convolution without bias: ``(y, cols)``, ``y`` C-contiguous
-    ``(N, F, *out_size)``."""
-    kernel = tuple(weight.shape[2:])
-    w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
-    n = x_pad.shape[0]
-    positions = prod(out_size)
-    threads = split_threads(xp, w_mat.size * positions * n)
-    if threads > 1:
-        # each thread copies its images' windows, then multiplies them
-        rows = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
-        cols = xp.empty(
-            (n, groups, w_mat.shape[2], positions), dtype=x_pad.dtype
-        )
-        cols_nd = cols.reshape(rows.shape)  # a view
-        y = xp.empty(
-            (n,) + w_mat.shape[:2] + (positions,),
-            dtype=xp.result_type(w_mat, cols),
-        )
+def use_channels_last(groups, out_size):
+    """Whether a convolution's windows are gathered channels-last: one
+    group and outputs of fewer than
+    :data:`MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD` positions per image.
 
-        def part(start, stop):
-            cols_nd[start:stop] = rows[start:stop]
-            xp.matmul(w_mat, cols[start:stop], out=y[start:stop])
-
-        run_split(part, n, threads)
-    else:
-        cols = im2col_batched(
-            xp, x_pad, kernel, stride, dilate, out_size, groups
-        )
-        for_gemm(xp, w_mat.shape[1], cols.shape[3], cols.shape[2])
-        y = xp.matmul(w_mat, cols)  # (N, G, Fg, P)
-    return y.reshape((n, weight.shape[0]) + tuple(out_size)), cols
-
-
-def weight_grad_channels_last(xp, x_pad, dy, w_shape, stride, dilate):
-    """Weight gradient (one group) from channels-last windows.
-
-    ``rows[(n, o), (k, c)] = x_pad[n, c, o*s + k*d]`` is copied from the
-    input moved to ``(N, *S, C)``; its innermost run is ``kernel[-1] * C``
-    elements, long when there are many channels.  Then
-    ``dw = dy_rows^T @ rows`` is one GEMM with a large inner dimension
-    ``N*P`` instead of ``N`` small products to sum.
+    Small outputs come from short output rows, which make the
+    ``(N, G, Cg*K, P)`` gather slow (runs of one output row); the
+    channels-last rows ``(N, P, K*C)`` copy runs of ``kernel[-1] * C``
+    elements instead, and their weight gradient is one GEMM.
     """
-    n, f = dy.shape[:2]
-    c = x_pad.shape[1]
-    kernel = tuple(w_shape[2:])
-    out_size = tuple(dy.shape[2:])
+    return (
+        groups == 1 and prod(out_size) < MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD
+    )
+
+
+def _rows_view(xp, x_pad, kernel, stride, dilate, out_size):
+    """Channels-last windows: a zero-copy ``(N, *O, *K, C)`` view of the
+    input moved to ``(N, *S, C)`` (that move is a copy of the input).
+    ``rows[n, o, k, c] = x_pad[n, c, o*s + k*d]``."""
+    n, c = x_pad.shape[:2]
     x_last = xp.ascontiguousarray(xp.moveaxis(x_pad, 1, -1))
     strides_n, *strides_sp, strides_c = x_last.strides
-    shape = (n,) + out_size + kernel + (c,)
+    shape = (n,) + tuple(out_size) + tuple(kernel) + (c,)
     strides = (
         (strides_n,)
         + tuple(st * s for st, s in zip(strides_sp, stride))
         + tuple(st * d for st, d in zip(strides_sp, dilate))
         + (strides_c,)
     )
-    rows = xp.lib.stride_tricks.as_strided(
+    return xp.lib.stride_tricks.as_strided(
         x_last, shape=shape, strides=strides
     )
+
+
+def conv_forward(
+    xp,
+    x_pad,
+    weight,
+    stride,
+    dilate,
+    out_size,
+    groups,
+    bias=None,
+    channels_last=False,
+):
+    """Convolution: ``(y, cols)``, ``y`` C-contiguous ``(N, F, *out_size)``.
+
+    ``cols`` is ``(N, G, Cg*K, P)``, or with ``channels_last`` (one group,
+    see :func:`use_channels_last`) the rows ``(N, P, K*C)``; the weight
+    gradient takes it back (:func:`weight_grad`,
+    :func:`weight_grad_channels_last`).  Either way the product per image
+    is ``(F, Cg*K) @ (Cg*K, P)``: the channels-last rows enter it
+    transposed (BLAS reads them so, no copy) and the result is already
+    in ``(N, F, P)`` order.
+
+    On NumPy the images are processed in blocks of a few (each block's
+    windows copied, multiplied and its ``bias`` added while the copy is
+    still in cache), the blocks shared by a few threads when the work is
+    large (:func:`~dlbook.backend.blas_threads.split_threads`).  ``bias``
+    is ``(F,)`` or None.
+    """
+    kernel = tuple(weight.shape[2:])
+    n = x_pad.shape[0]
+    f = weight.shape[0]
+    positions = prod(out_size)
+    bias_g = None if bias is None else bias.reshape(groups, f // groups, 1)
+    if channels_last:
+        view = _rows_view(xp, x_pad, kernel, stride, dilate, out_size)
+        # weight (F, C, *K) -> (1, F, K*C), the rows' column order
+        w_mat = xp.ascontiguousarray(xp.moveaxis(weight, 1, -1)).reshape(
+            1, f, -1
+        )
+        cols = xp.empty((n, positions, w_mat.shape[2]), dtype=x_pad.dtype)
+        cols_nd = cols.reshape(view.shape)
+    else:
+        view = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
+        w_mat = weight.reshape(groups, f // groups, -1)
+        cols = xp.empty(
+            (n, groups, w_mat.shape[2], positions), dtype=x_pad.dtype
+        )
+        cols_nd = cols.reshape(view.shape)  # a view
+    y = xp.empty(
+        (n,) + w_mat.shape[:2] + (positions,),
+        dtype=xp.result_type(w_mat, cols),
+    )
+
+    def product(begin, end):
+        """Windows, product and bias of images begin..end-1."""
+        cols_nd[begin:end] = view[begin:end]
+        block = cols[begin:end]
+        if channels_last:  # (n, P, KC) -> (n, 1, KC, P), a view
+            block = block.transpose(0, 2, 1)[:, None]
+        xp.matmul(w_mat, block, out=y[begin:end])
+        if bias_g is not None:
+            y[begin:end] += bias_g
+
+    if getattr(xp, '__name__', '') != 'numpy':
+        product(0, n)  # one kernel each for the whole batch
+    else:
+        threads = split_threads(xp, w_mat.size * positions * n)
+        if threads == 1:
+            for_gemm(xp, w_mat.shape[1], positions, w_mat.shape[2])
+        block = _cache_block(cols.nbytes // max(n, 1), n, threads)
+
+        def part(start, stop):
+            for begin in range(start, stop, block):
+                product(begin, min(begin + block, stop))
+
+        run_split(part, n, threads)
+    return y.reshape((n, f) + tuple(out_size)), cols
+
+
+def _cache_block(per_image, n, threads):
+    """Images per block so that one block's temporary (``per_image``
+    bytes each) stays within :data:`BLOCK_BYTES`, at least one."""
+    return max(1, min(-(-n // threads), BLOCK_BYTES // max(per_image, 1)))
+
+
+def bias_grad(xp, dy):
+    """``db[f] = sum_{n, o} dy[n, f, o]`` as a matrix-vector product
+    (BLAS reads ``dy`` once; a ``sum`` over axes 0, 2, 3 is several
+    times slower)."""
+    n, f = dy.shape[:2]
+    rows = dy.reshape(n * f, -1)
+    ones = xp.ones(rows.shape[1], dtype=dy.dtype)
+    return xp.matmul(rows, ones).reshape(n, f).sum(axis=0)
+
+
+def weight_grad_channels_last(
+    xp, x_pad, dy, w_shape, stride, dilate, rows=None
+):
+    """Weight gradient (one group) from channels-last windows.
+
+    ``rows[(n, o), (k, c)] = x_pad[n, c, o*s + k*d]`` (the ``cols`` of a
+    channels-last :func:`conv_forward`, else copied from the input moved
+    to ``(N, *S, C)``: runs of ``kernel[-1] * C`` elements, long when
+    there are many channels).  Then ``dw = dy_rows^T @ rows`` is one GEMM
+    with a large inner dimension ``N*P`` instead of ``N`` small products
+    to sum.
+    """
+    n, f = dy.shape[:2]
+    c = x_pad.shape[1]
+    kernel = tuple(w_shape[2:])
+    out_size = tuple(dy.shape[2:])
+    if rows is None:
+        rows = _rows_view(xp, x_pad, kernel, stride, dilate, out_size)
     rows = rows.reshape(n * prod(out_size), prod(kernel) * c)
     dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 1, -1)).reshape(-1, f)
     for_gemm(xp, f, rows.shape[1], rows.shape[0])
@@ -217,13 +312,22 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     if threads == 1:
         for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
 
+    block = _cache_block(
+        w_t.shape[0] * w_t.shape[1] * prod(out_size) * dx_pad.itemsize,
+        n,
+        threads,
+    )
+
     def images(start, stop):
-        """col2im of images start..stop-1 into their part of dx_pad."""
-        dcols = xp.matmul(w_t, dy_rows[start:stop])
-        dcols = dcols.reshape((stop - start, c) + kernel + out_size)
-        target = dx_pad[start:stop]  # (n, C, *padded)
-        for offset, where in offsets:
-            target[where] += dcols[(slice(None), slice(None)) + offset]
+        """col2im of images start..stop-1 into their part of dx_pad, a
+        block of images at a time (``dcols`` stays in cache)."""
+        for begin in range(start, stop, block):
+            end = min(begin + block, stop)
+            dcols = xp.matmul(w_t, dy_rows[begin:end])
+            dcols = dcols.reshape((end - begin, c) + kernel + out_size)
+            target = dx_pad[begin:end]  # (n, C, *padded)
+            for offset, where in offsets:
+                target[where] += dcols[(slice(None), slice(None)) + offset]
 
     run_split(images, n, threads)
     if not any(pad):

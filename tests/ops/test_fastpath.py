@@ -117,6 +117,71 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     )
 
 
+@pytest.mark.parametrize('layout', ['channels_last', 'channels_first'])
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize(
+    'batch,spatial,kernel,s,p,d',
+    [
+        (1, (7,), (3,), 1, 0, 1),
+        (3, (9, 11), (3, 3), 1, 1, 1),
+        (4, (10, 9), (3, 2), 2, 1, 1),
+        (2, (11, 13), (3, 3), 1, 2, 2),
+        (3, (4, 5, 6), (2, 3, 2), 1, 1, 1),
+    ],
+)
+def test_conv_fast_layouts_and_blocks_match_reference(
+    monkeypatch, layout, threads, batch, spatial, kernel, s, p, d
+):
+    """Both window layouts of the forward (channels-last rows or
+    ``(N, G, Cg*K, P)`` columns), one image per cache block, on one and on
+    two threads, with bias, give the reference outputs and gradients."""
+    from dlbook.backend import blas_threads
+
+    limit = 10**9 if layout == 'channels_last' else 0
+    monkeypatch.setattr(
+        conv_fast, 'MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD', limit
+    )
+    monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False),
+    )
+    rng = np.random.RandomState(0)
+    nd = len(kernel)
+    attrs = dict(
+        kernel=kernel,
+        num_filter=4,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+    )
+    for dtype in (np.float64, np.float32):
+        inputs = [
+            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
+            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
+            rng.uniform(-1, 1, 4).astype(dtype),
+        ]
+        want = run('Convolution', attrs, inputs, fast=False)
+        for is_train in (True, False):  # rows kept, or rebuilt
+            got = run(
+                'Convolution', attrs, inputs, fast=True, is_train=is_train
+            )
+            assert_same(got, want, dtype, f'{layout} {attrs} {dtype}')
+
+
+def test_bias_grad_is_the_sum_over_batch_and_positions():
+    rng = np.random.RandomState(0)
+    for shape in [(1, 3, 5), (4, 2, 3, 7), (2, 5, 2, 3, 4)]:
+        dy = rng.uniform(-1, 1, shape)
+        np.testing.assert_allclose(
+            conv_fast.bias_grad(np, dy),
+            dy.sum(axis=(0,) + tuple(range(2, dy.ndim))),
+            rtol=1e-12,
+        )
+
+
 @pytest.mark.parametrize('threads', [2, 3])
 @pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
 @pytest.mark.parametrize(
