@@ -135,9 +135,9 @@ def conv_forward(
     see :func:`use_channels_last`) the rows ``(N, P, K*C)``; the weight
     gradient takes it back (:func:`weight_grad`,
     :func:`weight_grad_channels_last`).  Either way the product per image
-    is ``(F, Cg*K) @ (Cg*K, P)``: the channels-last rows enter it
-    transposed (BLAS reads them so, no copy) and the result is already
-    in ``(N, F, P)`` order.
+    is ``(F, Cg*K) @ (Cg*K, P)``, the result already in ``(N, F, P)``
+    order; the channels-last rows of a block of images are multiplied
+    at once, ``(b*P, K*C) @ (K*C, F)``, and the small result transposed.
 
     On NumPy the images are processed in blocks of a few (each block's
     windows copied, multiplied and its ``bias`` added while the copy is
@@ -173,12 +173,20 @@ def conv_forward(
     def product(begin, end):
         """Windows, product and bias of images begin..end-1."""
         cols_nd[begin:end] = view[begin:end]
-        block = cols[begin:end]
-        if channels_last:  # (n, P, KC) -> (n, 1, KC, P), a view
-            block = block.transpose(0, 2, 1)[:, None]
-        xp.matmul(w_mat, block, out=y[begin:end])
-        if bias_g is not None:
-            y[begin:end] += bias_g
+        if not channels_last:
+            xp.matmul(w_mat, cols[begin:end], out=y[begin:end])
+            if bias_g is not None:
+                y[begin:end] += bias_g
+            return
+        # one (b*P, KC) @ (KC, F) product for the block (faster than b
+        # products with transposed rows), then one pass that moves it
+        # to (b, F, P) and adds the bias
+        t = xp.matmul(cols[begin:end].reshape(-1, w_mat.shape[2]), w_mat[0].T)
+        t = t.reshape(end - begin, positions, f).transpose(0, 2, 1)
+        if bias_g is None:
+            y[begin:end, 0] = t
+        else:
+            xp.add(t, bias_g[0], out=y[begin:end, 0])
 
     if getattr(xp, '__name__', '') != 'numpy':
         product(0, n)  # one kernel each for the whole batch
