@@ -260,6 +260,48 @@ def test_pool_fast_matches_reference(nd, k, s, p, pool, conv):
             )
 
 
+@pytest.mark.parametrize('threads', [2, 3])
+@pytest.mark.parametrize('pool', ['max', 'avg', 'sum'])
+@pytest.mark.parametrize('nd,p', [(1, 0), (2, 0), (2, 1), (3, 1)])
+def test_pool_fast_split_over_threads_matches_reference(
+    monkeypatch, threads, pool, nd, p
+):
+    """Non-overlapping pooling with the batch split into ranges of images
+    on a thread pool (forced here for tiny shapes), batch 1 included."""
+    from dlbook.backend import blas_threads
+    from dlbook.ops import pool_fast
+
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False),
+    )
+    calls = []
+    real_split = blas_threads.run_split
+    monkeypatch.setattr(
+        pool_fast,
+        'run_split',
+        lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
+    )
+    rng = np.random.RandomState(0)
+    attrs = dict(kernel=(2,) * nd, stride=(2,) * nd, pad=(p,) * nd)
+    attrs['pool_type'] = pool
+    spatial = {1: (7,), 2: (6, 7), 3: (4, 5, 6)}[nd]
+    for batch in (1, 5):
+        x = rng.uniform(-1, 1, (batch, 3) + spatial)
+        for data in (x, np.maximum(np.round(x), 0)):  # with ties (ReLU)
+            for dtype in (np.float64, np.float32):
+                inputs = [data.astype(dtype)]
+                assert_same(
+                    run('Pooling', attrs, inputs, fast=True),
+                    run('Pooling', attrs, inputs, fast=False),
+                    dtype,
+                    f'{attrs} batch {batch}',
+                )
+    assert calls and set(calls) == {threads}
+
+
 def test_max_pool_fast_routes_ties_to_first_maximum():
     # MXNet 1.9.1 gives [[[[1, 0], [0, 0]]]] (first maximum, row-major).
     x = np.zeros((1, 1, 2, 2), np.float32)
