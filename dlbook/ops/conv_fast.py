@@ -15,8 +15,9 @@ row (contiguous in the input when ``stride == 1``).
 
 * weight gradient: ``dw = sum_n dy[n] @ cols[n]^T`` as batched products
   summed over the batch, in chunks so the temporary stays small;
-* data gradient ("col2im"): ``dcols = w^T @ dy`` per image, then one
-  strided slice-add per kernel offset.  When output rows are short, the
+* data gradient: for stride 1 and "same" padding a forward convolution
+  of ``dy`` with the flipped kernel; else ("col2im") ``dcols = w^T @ dy``
+  per image, then one strided slice-add per kernel offset.  When output rows are short, the
   reference layout (batch axis last, long contiguous runs) adds faster,
   and is used instead.
 
@@ -50,6 +51,18 @@ MIN_ROW_FOR_BATCHED_COL2IM = 24
 #: Outputs with fewer positions than this (per image) take the weight
 #: gradient from channels-last windows (one GEMM), when there is one group.
 MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD = 256
+
+#: The data gradient of a stride-1 convolution is computed as a "full"
+#: convolution of ``dy`` with the flipped kernel (no col2im) when the
+#: input has at most this many times the output's positions and
+#: ``F <= MAX_FILTER_RATIO_FOR_FULL_CONV * C``: its im2col copy is
+#: ``F * K`` per input position, against ``C * K`` per output position
+#: for col2im.  Measured: "same"-padded 3x3 layers 1.2-2.6x faster
+#: (16 -> 32 channels on 14x14, 64 -> 64 on 16x16 and 28x28, 32 -> 16),
+#: 3 -> 32 channels (F = 11 C) 3x slower, LeNet's unpadded 5x5 (input
+#: 2.25x the output) 2.4x slower.
+MAX_POSITION_RATIO_FOR_FULL_CONV = 1.25
+MAX_FILTER_RATIO_FOR_FULL_CONV = 4
 
 #: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
 #: the weight gradient sums over the batch.
@@ -287,12 +300,19 @@ def weight_grad(xp, cols, dy, w_shape, groups):
 def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     """Input gradient of a convolution (Deconvolution's forward).
 
-    ``reference`` is the reference routine (``conv.conv_data_grad``),
+    Stride-1 layers whose input is about as large as their output
+    ("same" padding) take it as a full convolution of ``dy`` through
+    :func:`conv_forward` (:func:`_data_grad_full_conv`, no col2im); the
+    others by col2im.  ``reference`` is the reference routine (``conv.conv_data_grad``),
     used when output rows are shorter than
     :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges of channels
     when the work is large, :func:`_data_grad_by_channels`).
     """
     out_size = tuple(dy.shape[2:])
+    if _full_conv_wins(
+        w.shape, stride, dilate, pad, data_shape, out_size, groups
+    ):
+        return _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape)
     if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
         threads = (
             1
@@ -346,6 +366,52 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
         ]
     )
+
+
+def _full_conv_wins(
+    w_shape, stride, dilate, pad, data_shape, out_size, groups
+):
+    """Whether :func:`_data_grad_full_conv` applies and is expected to be
+    faster than col2im (see :data:`MAX_POSITION_RATIO_FOR_FULL_CONV`)."""
+    kernel = w_shape[2:]
+    return (
+        groups == 1
+        and all(s == 1 for s in stride)
+        and all(d * (k - 1) >= p for k, d, p in zip(kernel, dilate, pad))
+        and prod(data_shape[2:])
+        <= MAX_POSITION_RATIO_FOR_FULL_CONV * prod(out_size)
+        and w_shape[0] <= MAX_FILTER_RATIO_FOR_FULL_CONV * w_shape[1]
+    )
+
+
+def _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape):
+    """Stride-1 data gradient as a forward convolution (no col2im).
+
+    ``dx[n, c, i] = sum_{f, k} dy[n, f, i + p - k*d] * w[f, c, k]``: a
+    convolution of ``dy`` zero-padded by ``d*(K-1) - p`` with the kernel
+    flipped and its two channel axes swapped, ``(C, F, *K)``; the output
+    lands on the input's grid.
+    """
+    kernel = tuple(w.shape[2:])
+    nd = len(kernel)
+    spatial = tuple(data_shape[2:])
+    widths = [(0, 0), (0, 0)] + [
+        (d * (k - 1) - p,) * 2 for k, d, p in zip(kernel, dilate, pad)
+    ]
+    dy_pad = xp.pad(dy, widths) if any(any(a) for a in widths) else dy
+    spatial_axes = tuple(range(2, 2 + nd))
+    w_flip = xp.ascontiguousarray(xp.flip(w, spatial_axes).swapaxes(0, 1))
+    dx, _ = conv_forward(
+        xp,
+        dy_pad,
+        w_flip,
+        (1,) * nd,
+        dilate,
+        spatial,
+        1,
+        channels_last=use_channels_last(1, spatial),
+    )
+    return dx
 
 
 def _data_grad_by_channels(

@@ -117,6 +117,7 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     )
 
 
+@pytest.mark.parametrize('dgrad', ['full_conv', 'col2im'])
 @pytest.mark.parametrize('layout', ['channels_last', 'channels_first'])
 @pytest.mark.parametrize('threads', [1, 2])
 @pytest.mark.parametrize(
@@ -130,17 +131,22 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     ],
 )
 def test_conv_fast_layouts_and_blocks_match_reference(
-    monkeypatch, layout, threads, batch, spatial, kernel, s, p, d
+    monkeypatch, dgrad, layout, threads, batch, spatial, kernel, s, p, d
 ):
     """Both window layouts of the forward (channels-last rows or
-    ``(N, G, Cg*K, P)`` columns), one image per cache block, on one and on
-    two threads, with bias, give the reference outputs and gradients."""
+    ``(N, G, Cg*K, P)`` columns) and of the weight gradient, the data
+    gradient as a full convolution (stride 1) or by col2im, one image per
+    cache block, on one and on two threads, with bias, give the
+    reference outputs and gradients."""
     from dlbook.backend import blas_threads
 
     limit = 10**9 if layout == 'channels_last' else 0
     monkeypatch.setattr(
         conv_fast, 'MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD', limit
     )
+    full = 10**9 if dgrad == 'full_conv' else 0
+    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
+    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
     monkeypatch.setattr(
