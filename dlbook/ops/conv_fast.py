@@ -378,6 +378,14 @@ def _full_conv_wins(
         groups == 1
         and all(s == 1 for s in stride)
         and all(d * (k - 1) >= p for k, d, p in zip(kernel, dilate, pad))
+        # the full convolution lands exactly on the input's grid (a
+        # Deconvolution's output may be larger: adj, target_shape)
+        and all(
+            o + d * (k - 1) - 2 * p == size
+            for o, k, d, p, size in zip(
+                out_size, kernel, dilate, pad, data_shape[2:]
+            )
+        )
         and prod(data_shape[2:])
         <= MAX_POSITION_RATIO_FOR_FULL_CONV * prod(out_size)
         and w_shape[0] <= MAX_FILTER_RATIO_FOR_FULL_CONV * w_shape[1]

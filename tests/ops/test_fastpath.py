@@ -177,6 +177,37 @@ def test_conv_fast_layouts_and_blocks_match_reference(
             assert_same(got, want, dtype, f'{layout} {attrs} {dtype}')
 
 
+@pytest.mark.parametrize(
+    'attrs',
+    [
+        dict(kernel=(3, 3), num_filter=4),
+        dict(kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        dict(kernel=(3, 3), num_filter=4, target_shape=(8, 9)),
+        dict(kernel=(3, 2), num_filter=4, dilate=(2, 1), pad=(2, 0)),
+    ],
+)
+def test_deconv_fast_full_convolution_forward_matches_reference(
+    monkeypatch, attrs
+):
+    """Deconvolution's forward is a convolution's data gradient: forced
+    through the full-convolution route where it applies (stride 1; a
+    ``target_shape`` there can only be the natural size, as in MXNet)."""
+    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', 1e9)
+    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', 1e9)
+    rng = np.random.RandomState(0)
+    inputs = [
+        rng.uniform(-1, 1, (2, 3, 6, 7)),
+        rng.uniform(-1, 1, (3, 4) + attrs['kernel']),
+        rng.uniform(-1, 1, 4),
+    ]
+    assert_same(
+        run('Deconvolution', attrs, inputs, fast=True),
+        run('Deconvolution', attrs, inputs, fast=False),
+        np.float64,
+        str(attrs),
+    )
+
+
 def test_bias_grad_is_the_sum_over_batch_and_positions():
     rng = np.random.RandomState(0)
     for shape in [(1, 3, 5), (4, 2, 3, 7), (2, 5, 2, 3, 4)]:
