@@ -16,14 +16,17 @@ pytestmark = pytest.mark.skipif(
     not _is_glibc(), reason='malloc tuning applies to glibc only'
 )
 
-# One LeNet-sized convolution step, repeated; reports whether tuning is on
-# and the minor page faults of the later steps (the first ones warm up).
+# LeNet's second convolution on a batch of 512, repeated; reports whether
+# tuning is on and the minor page faults of the later steps (the first
+# ones warm up).  The batch makes the im2col matrix (65 MB) larger than
+# glibc's largest dynamic mmap threshold (32 MB), so that with glibc's
+# defaults it is mapped and unmapped again every step.
 PROBE = r'''
 import json, resource
 import dlbook as mx
 from dlbook import nd, autograd
 from dlbook.backend.host_memory import tune_malloc
-x = nd.random.uniform(shape=(128, 20, 12, 12))
+x = nd.random.uniform(shape=(512, 20, 12, 12))
 w = nd.random.uniform(shape=(50, 20, 5, 5))
 x.attach_grad(); w.attach_grad()
 def step():
@@ -61,8 +64,9 @@ def run_probe(**env):
 def test_steps_reuse_freed_memory():
     result = run_probe()
     assert result['tuned'] is True
-    # The step moves ~40 MB of temporaries; reusing them means next to no
-    # fresh pages (200 faults = 800 KiB) once the first steps are done.
+    # The step moves over 100 MB of temporaries; reusing them means next
+    # to no fresh pages (200 faults = 800 KiB) once the first steps are
+    # done.
     assert result['faults'] < 200, result
 
 

@@ -341,14 +341,22 @@ class Convolution(_ConvBase):
         fast = fastpath.enabled()
         if fast:
             y, cols = conv_fast.conv_forward(
-                xp, x_pad, weight, stride, dilate, out_size, groups
+                xp,
+                x_pad,
+                weight,
+                stride,
+                dilate,
+                out_size,
+                groups,
+                bias,
+                channels_last=conv_fast.use_channels_last(groups, out_size),
             )
         else:
             cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
             w_mat = weight.reshape(groups, num_filter // groups, -1)
             y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
-        if bias is not None:
-            y += bias.reshape(_bias_shape(len(kernel)))
+            if bias is not None:
+                y += bias.reshape(_bias_shape(len(kernel)))
         # The weight gradient needs ``cols`` again.  Keeping it saves one
         # im2col copy in backward, but the matrix is prod(kernel) times
         # larger than the input: keep it only in training mode and when
@@ -367,7 +375,10 @@ class Convolution(_ConvBase):
         )
         if not has_bias:
             return dx, dw
-        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        if fast:
+            db = conv_fast.bias_grad(xp, dy)
+        else:
+            db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
 
     def _reference_grads(
@@ -394,14 +405,10 @@ class Convolution(_ConvBase):
     ):
         kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
-        positions = prod(dy.shape[2:])
-        if (
-            need_dw
-            and groups == 1
-            and positions < conv_fast.MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD
-        ):
+        if need_dw and conv_fast.use_channels_last(groups, dy.shape[2:]):
+            # cols, when kept, are the forward's channels-last rows
             dw = conv_fast.weight_grad_channels_last(
-                xp, x_pad, dy, weight.shape, stride, dilate
+                xp, x_pad, dy, weight.shape, stride, dilate, rows=cols
             )
         elif need_dw:
             if cols is None:

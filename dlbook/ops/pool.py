@@ -212,7 +212,12 @@ class Pooling(Op):
             and pool_type != 'lp'
             and pool_fast.non_overlapping(kernel, stride)
         )
-        y = self._loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
+        if fast:
+            y = pool_fast.forward(xp, x_pad, kernel, out, pool_type)
+        else:
+            y = self._loop_forward(
+                xp, x_pad, kernel, stride, out, pool_type, p
+            )
         divisor = None
         if pool_type == 'avg':
             divisor = self._counts(

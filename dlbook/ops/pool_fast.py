@@ -13,12 +13,54 @@ axes of a reshaped view, would read better, but NumPy reduces short
 strided axes slowly (measured 5 to 25 times slower than these
 whole-array passes on LeNet-sized inputs), so the offset loop stays.
 Overlapping windows use the reference code in ``pool.py``.
+
+These passes are memory-bound and single-threaded in NumPy; on a large
+batch the images are split into ranges computed at once on a few Python
+threads (the policy of ``blas_threads.split_threads``; NumPy releases the
+GIL in these loops), as the convolution fast path does.
 Everything runs through ``xp`` (NumPy or CuPy).
 """
 
+from ..backend.blas_threads import run_split, split_threads
 from .windows import kernel_offsets, window_slices
 
-__all__ = ['non_overlapping', 'max_backward', 'spread_backward']
+__all__ = ['non_overlapping', 'forward', 'max_backward', 'spread_backward']
+
+#: Each element-wise pass over an element is counted as this many
+#: multiply-adds when deciding whether to split over threads: passes
+#: over strided slices run at about 1 ns per element, so inputs of a
+#: quarter million elements and more (about a millisecond of work, for
+#: 2x2 max pooling) are split; smaller ones do not repay the threads.
+PASS_COST = 16
+
+
+def _split(xp, fn, x_pad):
+    """Run ``fn(start, stop)`` over ranges of images (on threads when the
+    batch is large: up to four passes touch each element of ``x_pad``)."""
+    threads = split_threads(xp, PASS_COST * 4 * x_pad.size)
+    run_split(fn, x_pad.shape[0], threads)
+
+
+def forward(xp, x_pad, kernel, out, pool_type):
+    """Max, average (before dividing) or sum pooling, windows tiling the
+    input: one whole-array pass per kernel offset."""
+    ones = (1,) * len(kernel)
+    y = xp.empty(x_pad.shape[:2] + tuple(out), dtype=x_pad.dtype)
+    combine = xp.maximum if pool_type == 'max' else xp.add
+    offsets = [
+        window_slices(offset, kernel, ones, out)
+        for offset in kernel_offsets(kernel)
+    ]
+
+    def images(start, stop):
+        part = y[start:stop]
+        source = x_pad[start:stop]
+        part[...] = source[offsets[0]]
+        for where in offsets[1:]:
+            combine(part, source[where], out=part)
+
+    _split(xp, images, x_pad)
+    return y
 
 
 def non_overlapping(kernel, stride):
@@ -41,14 +83,27 @@ def max_backward(xp, x_pad, y, dy, kernel, out):
     """
     ones = (1,) * len(kernel)
     dx_pad = _grid(xp, x_pad.shape, kernel, out, dy.dtype)
-    unclaimed = xp.ones(y.shape, dtype=bool)
-    hit = xp.empty(y.shape, dtype=bool)
-    for offset in kernel_offsets(kernel):
-        where = window_slices(offset, kernel, ones, out)
-        xp.equal(x_pad[where], y, out=hit)
-        hit &= unclaimed
-        xp.multiply(dy, hit, out=dx_pad[where])
-        unclaimed ^= hit  # hit is a subset of unclaimed
+    offsets = [
+        window_slices(offset, kernel, ones, out)
+        for offset in kernel_offsets(kernel)
+    ]
+
+    def images(start, stop):
+        x_part, y_part, dy_part = (
+            x_pad[start:stop],
+            y[start:stop],
+            dy[start:stop],
+        )
+        target = dx_pad[start:stop]
+        unclaimed = xp.ones(y_part.shape, dtype=bool)
+        hit = xp.empty(y_part.shape, dtype=bool)
+        for where in offsets:
+            xp.equal(x_part[where], y_part, out=hit)
+            hit &= unclaimed
+            xp.multiply(dy_part, hit, out=target[where])
+            unclaimed ^= hit  # hit is a subset of unclaimed
+
+    _split(xp, images, x_pad)
     return dx_pad
 
 
@@ -57,6 +112,15 @@ def spread_backward(xp, dy, padded_shape, kernel, out):
     window element receives its window's ``dy``."""
     ones = (1,) * len(kernel)
     dx_pad = _grid(xp, padded_shape, kernel, out, dy.dtype)
-    for offset in kernel_offsets(kernel):
-        dx_pad[window_slices(offset, kernel, ones, out)] = dy
+    offsets = [
+        window_slices(offset, kernel, ones, out)
+        for offset in kernel_offsets(kernel)
+    ]
+
+    def images(start, stop):
+        target, dy_part = dx_pad[start:stop], dy[start:stop]
+        for where in offsets:
+            target[where] = dy_part
+
+    _split(xp, images, dx_pad)
     return dx_pad

@@ -117,6 +117,108 @@ def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     )
 
 
+@pytest.mark.parametrize('dgrad', ['full_conv', 'col2im'])
+@pytest.mark.parametrize('layout', ['channels_last', 'channels_first'])
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize(
+    'batch,spatial,kernel,s,p,d',
+    [
+        (1, (7,), (3,), 1, 0, 1),
+        (3, (9, 11), (3, 3), 1, 1, 1),
+        (4, (10, 9), (3, 2), 2, 1, 1),
+        (2, (11, 13), (3, 3), 1, 2, 2),
+        (3, (4, 5, 6), (2, 3, 2), 1, 1, 1),
+    ],
+)
+def test_conv_fast_layouts_and_blocks_match_reference(
+    monkeypatch, dgrad, layout, threads, batch, spatial, kernel, s, p, d
+):
+    """Both window layouts of the forward (channels-last rows or
+    ``(N, G, Cg*K, P)`` columns) and of the weight gradient, the data
+    gradient as a full convolution (stride 1) or by col2im, one image per
+    cache block, on one and on two threads, with bias, give the
+    reference outputs and gradients."""
+    from dlbook.backend import blas_threads
+
+    limit = 10**9 if layout == 'channels_last' else 0
+    monkeypatch.setattr(
+        conv_fast, 'MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD', limit
+    )
+    full = 10**9 if dgrad == 'full_conv' else 0
+    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
+    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
+    monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False),
+    )
+    rng = np.random.RandomState(0)
+    nd = len(kernel)
+    attrs = dict(
+        kernel=kernel,
+        num_filter=4,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+    )
+    for dtype in (np.float64, np.float32):
+        inputs = [
+            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
+            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
+            rng.uniform(-1, 1, 4).astype(dtype),
+        ]
+        want = run('Convolution', attrs, inputs, fast=False)
+        for is_train in (True, False):  # rows kept, or rebuilt
+            got = run(
+                'Convolution', attrs, inputs, fast=True, is_train=is_train
+            )
+            assert_same(got, want, dtype, f'{layout} {attrs} {dtype}')
+
+
+@pytest.mark.parametrize(
+    'attrs',
+    [
+        dict(kernel=(3, 3), num_filter=4),
+        dict(kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        dict(kernel=(3, 3), num_filter=4, target_shape=(8, 9)),
+        dict(kernel=(3, 2), num_filter=4, dilate=(2, 1), pad=(2, 0)),
+    ],
+)
+def test_deconv_fast_full_convolution_forward_matches_reference(
+    monkeypatch, attrs
+):
+    """Deconvolution's forward is a convolution's data gradient: forced
+    through the full-convolution route where it applies (stride 1; a
+    ``target_shape`` there can only be the natural size, as in MXNet)."""
+    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', 1e9)
+    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', 1e9)
+    rng = np.random.RandomState(0)
+    inputs = [
+        rng.uniform(-1, 1, (2, 3, 6, 7)),
+        rng.uniform(-1, 1, (3, 4) + attrs['kernel']),
+        rng.uniform(-1, 1, 4),
+    ]
+    assert_same(
+        run('Deconvolution', attrs, inputs, fast=True),
+        run('Deconvolution', attrs, inputs, fast=False),
+        np.float64,
+        str(attrs),
+    )
+
+
+def test_bias_grad_is_the_sum_over_batch_and_positions():
+    rng = np.random.RandomState(0)
+    for shape in [(1, 3, 5), (4, 2, 3, 7), (2, 5, 2, 3, 4)]:
+        dy = rng.uniform(-1, 1, shape)
+        np.testing.assert_allclose(
+            conv_fast.bias_grad(np, dy),
+            dy.sum(axis=(0,) + tuple(range(2, dy.ndim))),
+            rtol=1e-12,
+        )
+
+
 @pytest.mark.parametrize('threads', [2, 3])
 @pytest.mark.parametrize('name', ['Convolution', 'Deconvolution'])
 @pytest.mark.parametrize(
@@ -193,6 +295,48 @@ def test_pool_fast_matches_reference(nd, k, s, p, pool, conv):
                 dtype,
                 str(attrs),
             )
+
+
+@pytest.mark.parametrize('threads', [2, 3])
+@pytest.mark.parametrize('pool', ['max', 'avg', 'sum'])
+@pytest.mark.parametrize('nd,p', [(1, 0), (2, 0), (2, 1), (3, 1)])
+def test_pool_fast_split_over_threads_matches_reference(
+    monkeypatch, threads, pool, nd, p
+):
+    """Non-overlapping pooling with the batch split into ranges of images
+    on a thread pool (forced here for tiny shapes), batch 1 included."""
+    from dlbook.backend import blas_threads
+    from dlbook.ops import pool_fast
+
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False),
+    )
+    calls = []
+    real_split = blas_threads.run_split
+    monkeypatch.setattr(
+        pool_fast,
+        'run_split',
+        lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
+    )
+    rng = np.random.RandomState(0)
+    attrs = dict(kernel=(2,) * nd, stride=(2,) * nd, pad=(p,) * nd)
+    attrs['pool_type'] = pool
+    spatial = {1: (7,), 2: (6, 7), 3: (4, 5, 6)}[nd]
+    for batch in (1, 5):
+        x = rng.uniform(-1, 1, (batch, 3) + spatial)
+        for data in (x, np.maximum(np.round(x), 0)):  # with ties (ReLU)
+            for dtype in (np.float64, np.float32):
+                inputs = [data.astype(dtype)]
+                assert_same(
+                    run('Pooling', attrs, inputs, fast=True),
+                    run('Pooling', attrs, inputs, fast=False),
+                    dtype,
+                    f'{attrs} batch {batch}',
+                )
+    assert calls and set(calls) == {threads}
 
 
 def test_max_pool_fast_routes_ties_to_first_maximum():
