@@ -36,6 +36,7 @@ OLD_STAMP    = $(OLD_VENV)/.dlbook-installed
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m compileall -q dlbook tests benchmarks examples >/dev/null
 	$(BIN)/python -m pytest -q tests
 	DLBOOK_FAKE_GPUS=2 $(BIN)/python -m pytest -q -p no:cacheprovider -k gpu0 \
 	    tests/ops tests/gluon tests/symbol tests/test_*.py
@@ -64,10 +65,13 @@ notebooks: $(STAMP)
 	$(BIN)/python -m tests.notebooks.regenerate
 
 # pyflakes rules, syntax errors, import order and formatting
-# (pyproject.toml [tool.ruff]); `make format` rewrites the files
+# (pyproject.toml [tool.ruff]); `make format` rewrites the files.
+# compileall: this Python must accept every file (ruff parses the newest
+# syntax, e.g. line breaks inside an f-string's braces)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/python -m compileall -q dlbook tests benchmarks examples >/dev/null
 
 format: $(STAMP)
 	$(BIN)/ruff check --select I --fix .

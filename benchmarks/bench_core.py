@@ -190,11 +190,11 @@ def per_op_overhead():
     return rows, before, after
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 CHAIN_ALONE = f"""
 import sys, time
-sys.path.insert(0, {
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))!r
-})
+sys.path.insert(0, {ROOT!r})
 import numpy as np
 from dlbook import autograd, nd
 rng = np.random.RandomState(0)
