@@ -25,7 +25,14 @@ def fresh(monkeypatch):
     monkeypatch.setattr(
         blas_threads,
         '_STATE',
-        dict(saved, current=None, default=None, single=False),
+        dict(
+            saved,
+            current=None,
+            default=None,
+            single=False,
+            fixed=False,
+            sample=None,
+        ),
     )
     yield
     blas_threads._STATE.clear()
@@ -53,6 +60,65 @@ def test_automatic_uses_at_least_one_thread(fresh, monkeypatch):
     monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
     assert blas_threads.default_threads() >= 1
     assert blas_threads.info()['reason'].startswith('automatic')
+
+
+def test_automatic_counts_only_other_processes(fresh, monkeypatch):
+    """Threads = cores less the cores other processes kept busy since the
+    last look; this process's own work does not count, and the choice is
+    made again after RECHECK_SECONDS (the load average would lag)."""
+    monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
+    monkeypatch.setattr(
+        blas_threads.os, 'sched_getaffinity', lambda pid: {0, 1, 2, 3}
+    )
+    monkeypatch.setattr(blas_threads.os, 'getloadavg', lambda: (3.5, 3.5, 3.5))
+    clock = {'now': 100.0, 'busy': 1000.0, 'own': 10.0}
+    monkeypatch.setattr(blas_threads.time, 'monotonic', lambda: clock['now'])
+    monkeypatch.setattr(
+        blas_threads, '_busy_cpu_seconds', lambda: clock['busy']
+    )
+    monkeypatch.setattr(blas_threads, '_own_cpu_seconds', lambda: clock['own'])
+
+    def after(seconds, busy_cores, own_cores):
+        clock['now'] += seconds
+        clock['busy'] += seconds * busy_cores  # all processes, this one too
+        clock['own'] += seconds * own_cores
+        return blas_threads.default_threads()
+
+    # the first look has nothing to compare with: the load average
+    assert blas_threads.default_threads() == 1
+    assert 'load average 3' in blas_threads.info()['reason']
+    # this process alone keeps 2 cores busy: all 4 cores stay available
+    assert after(blas_threads.RECHECK_SECONDS + 1, 2.0, 2.0) == 4
+    assert blas_threads.info()['reason'] == 'automatic: 4 cores'
+    # another program takes one core
+    assert after(3.0, 3.0, 2.0) == 3
+    assert (
+        '1.0 cores busy with other processes' in blas_threads.info()['reason']
+    )
+    # within RECHECK_SECONDS the choice stands, whatever happens
+    assert after(blas_threads.RECHECK_SECONDS / 4, 4.0, 0.0) == 3
+    # two other programs
+    assert after(3.0, 4.0, 2.0) == 2
+    # never below one thread
+    assert after(3.0, 4.0, 0.0) == 1
+
+
+def test_environment_variable_is_not_rechecked(fresh, monkeypatch):
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '2')
+    clock = {'now': 0.0}
+    monkeypatch.setattr(blas_threads.time, 'monotonic', lambda: clock['now'])
+    assert blas_threads.default_threads() == 2
+    monkeypatch.setenv('DLBOOK_NUM_THREADS', '3')
+    clock['now'] += 10 * blas_threads.RECHECK_SECONDS
+    assert blas_threads.default_threads() == 2
+
+
+def test_busy_cpu_seconds_reads_proc_stat():
+    busy = blas_threads._busy_cpu_seconds()
+    if busy is None:
+        pytest.skip('no /proc/stat here')
+    own = blas_threads._own_cpu_seconds()
+    assert busy >= own > 0
 
 
 def test_worker_processes_use_one_thread(fresh, monkeypatch):

@@ -9,8 +9,13 @@ other and a training loop can run ten times slower than on one thread
 
 * ``DLBOOK_NUM_THREADS=n`` (environment variable) sets it; ``0`` or unset
   means automatic: the cores this process may run on, less the cores
-  other programs keep busy (the 1-minute load average) when the first
-  matrix product runs, at least 1;
+  other programs keep busy, at least 1.  "Busy" is measured, not
+  guessed from the load average (which lags by minutes and counts this
+  process's own work): every :data:`RECHECK_SECONDS` at most, the CPU
+  time all processes used since the last look (``/proc/stat``) less the
+  CPU time this process used (``os.times``), over the wall time between.
+  The very first look has nothing to compare with and uses the 1-minute
+  load average, as do systems without ``/proc/stat``;
 * products smaller than :data:`SMALL_GEMM` multiply-adds run on one thread
   (starting threads costs more than they save);
 * DataLoader worker processes use one BLAS thread each
@@ -23,11 +28,13 @@ CuPy arrays are not affected.  :func:`info` says what was chosen.
 """
 
 import os
+import time
 
 __all__ = [
     'for_gemm',
     'use_single_thread',
     'default_threads',
+    'RECHECK_SECONDS',
     'info',
     'split_threads',
     'run_split',
@@ -37,18 +44,60 @@ __all__ = [
 #: Matrix products with fewer multiply-adds (m * n * k) run on one thread.
 SMALL_GEMM = 1 << 24  # e.g. 256 x 256 x 256
 
+#: The automatic choice is made again after this many seconds at most.
+RECHECK_SECONDS = 2.0
+
 _STATE = {
     'controllers': None,
     'current': None,
     'default': None,
     'reason': 'not configured yet',
     'single': False,
+    'fixed': False,  # DLBOOK_NUM_THREADS or a worker process: no re-check
+    'checked': 0.0,  # time.monotonic() of the last automatic choice
+    'sample': None,  # (time, busy CPU seconds of all processes, own)
 }
+
+
+def _busy_cpu_seconds():
+    """CPU seconds all processes have used since boot (``/proc/stat``'s
+    first line: user, nice, system, irq, softirq and steal time), or None
+    where there is no ``/proc/stat``."""
+    try:
+        with open('/proc/stat') as f:
+            ticks = [int(v) for v in f.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    idle = sum(ticks[3:5])  # idle and iowait
+    return (sum(ticks) - idle) / os.sysconf('SC_CLK_TCK')
+
+
+def _own_cpu_seconds():
+    """CPU seconds this process has used, all its threads together."""
+    times = os.times()
+    return times.user + times.system
+
+
+def _cores_busy_elsewhere(now):
+    """Cores other processes kept busy since the previous call (CPU time
+    of all processes less this one's, over the wall time between), or
+    None on the first call and without ``/proc/stat``."""
+    busy = _busy_cpu_seconds()
+    own = _own_cpu_seconds()
+    last = _STATE['sample']
+    _STATE['sample'] = (now, busy, own)
+    if busy is None or last is None or now <= last[0]:
+        return None
+    elsewhere = (busy - last[1]) - (own - last[2])
+    return max(0.0, elsewhere / (now - last[0]))
 
 
 def default_threads():
     """Threads for large products: ``DLBOOK_NUM_THREADS`` or automatic."""
-    if _STATE['default'] is not None:
+    now = time.monotonic()
+    if _STATE['default'] is not None and (
+        _STATE['fixed'] or now - _STATE['checked'] < RECHECK_SECONDS
+    ):
         return _STATE['default']
     text = os.environ.get('DLBOOK_NUM_THREADS', '').strip()
     try:
@@ -57,23 +106,28 @@ def default_threads():
         wanted = 0
     if wanted > 0:
         threads, why = wanted, f'DLBOOK_NUM_THREADS={wanted}'
+        _STATE['fixed'] = True
     else:
         try:
             cores = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             cores = os.cpu_count() or 1
-        try:
-            busy = int(os.getloadavg()[0])
-        except OSError:
-            busy = 0
+        elsewhere = _cores_busy_elsewhere(now)
+        if elsewhere is not None:
+            busy = round(elsewhere)
+            seen = f'{elsewhere:.1f} cores busy with other processes'
+        else:
+            try:
+                busy = int(os.getloadavg()[0])
+            except OSError:
+                busy = 0
+            seen = f'load average {busy}'
         threads = max(1, cores - busy)
-        why = (
-            f'automatic: {cores} cores, load average {busy}'
-            if busy
-            else f'automatic: {cores} cores'
-        )
+        why = f'automatic: {cores} cores' + (f', {seen}' if busy else '')
+        _STATE['fixed'] = False
     _STATE['default'] = threads
     _STATE['reason'] = why
+    _STATE['checked'] = now
     return threads
 
 
@@ -170,6 +224,7 @@ def run_split(fn, n, threads):
 def use_single_thread():
     """One BLAS thread in this process from now on (DataLoader workers)."""
     _STATE['single'] = True
+    _STATE['fixed'] = True
     _STATE['default'] = 1
     _STATE['reason'] = 'worker process: 1 thread'
     _set(1)
