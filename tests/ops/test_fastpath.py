@@ -152,7 +152,7 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     monkeypatch.setattr(
         blas_threads,
         '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False),
+        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
     )
     rng = np.random.RandomState(0)
     nd = len(kernel)
@@ -235,7 +235,7 @@ def test_conv_fast_split_over_threads_matches_reference(
     monkeypatch.setattr(
         blas_threads,
         '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False),
+        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
     )
     calls = []
     real_split = blas_threads.run_split
@@ -312,7 +312,7 @@ def test_pool_fast_split_over_threads_matches_reference(
     monkeypatch.setattr(
         blas_threads,
         '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False),
+        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
     )
     calls = []
     real_split = blas_threads.run_split
