@@ -32,8 +32,7 @@ imported when something is drawn.
 This file is only a list of re-exports: each chapter's helpers go in a
 module of their own, plus one import line below.
 """
-
-from ..widgets import (
+from ..widgets import (  # noqa: F401
     Accumulator,
     Animator,
     Timer,
@@ -43,8 +42,8 @@ from ..widgets import (
     show_images,
     use_svg_display,
 )
-from ._fast import fast_mode, scale
-from .cnn import (
+from ._fast import fast_mode, scale  # noqa: F401
+from .cnn import (  # noqa: F401
     BatchNorm,
     Residual,
     batch_norm,
@@ -61,7 +60,7 @@ from .cnn import (
     vgg,
     vgg_block,
 )
-from .data import (
+from .data import (  # noqa: F401
     get_dataloader_workers,
     get_fashion_mnist_labels,
     load_array,
@@ -69,8 +68,8 @@ from .data import (
     show_fashion_mnist,
     synthetic_data,
 )
-from .devices import gpu_status, try_all_gpus, try_gpu
-from .optimization import (
+from .devices import gpu_status, try_all_gpus, try_gpu  # noqa: F401
+from .optimization import (  # noqa: F401
     get_data_ch11,
     show_trace,
     show_trace_2d,
@@ -79,7 +78,7 @@ from .optimization import (
     train_concise_ch11,
     train_with_scheduler,
 )
-from .rnn import (
+from .rnn import (  # noqa: F401
     PerplexityResult,
     RNNModel,
     RNNModelScratch,
@@ -88,8 +87,8 @@ from .rnn import (
     train_ch8,
     train_epoch_ch8,
 )
-from .scratch import linreg, sgd, squared_loss
-from .text_data import (
+from .scratch import linreg, sgd, squared_loss  # noqa: F401
+from .text_data import (  # noqa: F401
     SeqDataLoader,
     Vocab,
     count_corpus,
@@ -100,7 +99,7 @@ from .text_data import (
     seq_data_iter_sequential,
     tokenize,
 )
-from .training import (
+from .training import (  # noqa: F401
     TrainResult,
     accuracy,
     evaluate_accuracy,

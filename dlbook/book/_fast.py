@@ -5,7 +5,6 @@ small, fixed subset of Fashion-MNIST and notebooks shrink their epoch
 counts with ``scale(full, fast)``.  Students run without it (full mode)
 and get the books' numbers.
 """
-
 import os
 
 FAST_ENV = 'DLBOOK_FAST'

@@ -18,34 +18,19 @@ networks from repeated blocks:
 ``vgg_block``, ``vgg``, ``nin_block``, ``batch_norm``, ``BatchNorm``
 (from scratch), ``Residual``, ``resnet_block``, ``resnet18``.
 """
-
 import math
 import warnings
 
 from .. import autograd, nd
 from ..gluon import nn
 
-__all__ = [
-    'corr2d',
-    'corr2d_multi_in',
-    'corr2d_multi_in_out',
-    'corr2d_multi_in_out_1x1',
-    'pool2d',
-    'conv_output_shape',
-    'comp_conv2d',
-    'vgg_block',
-    'vgg',
-    'nin_block',
-    'batch_norm',
-    'BatchNorm',
-    'Residual',
-    'resnet_block',
-    'resnet18',
-]
+__all__ = ['corr2d', 'corr2d_multi_in', 'corr2d_multi_in_out',
+           'corr2d_multi_in_out_1x1', 'pool2d', 'conv_output_shape',
+           'comp_conv2d', 'vgg_block', 'vgg', 'nin_block', 'batch_norm',
+           'BatchNorm', 'Residual', 'resnet_block', 'resnet18']
 
 
 # -- convolution and pooling by hand ---------------------------------------
-
 
 def corr2d(X, K):
     """Two-dimensional cross-correlation of ``X`` with the kernel ``K``.
@@ -74,12 +59,11 @@ def corr2d(X, K):
     >>> d2l.corr2d(X, nd.array([[0, 1], [2, 3]]))      # [[19, 25], [37, 43]]
     """
     h, w = K.shape
-    Y = nd.zeros(
-        (X.shape[0] - h + 1, X.shape[1] - w + 1), ctx=X.context, dtype=X.dtype
-    )
+    Y = nd.zeros((X.shape[0] - h + 1, X.shape[1] - w + 1), ctx=X.context,
+                 dtype=X.dtype)
     for i in range(Y.shape[0]):
         for j in range(Y.shape[1]):
-            Y[i, j] = (X[i : i + h, j : j + w] * K).sum().asscalar()
+            Y[i, j] = (X[i: i + h, j: j + w] * K).sum().asscalar()
     return Y
 
 
@@ -135,21 +119,19 @@ def pool2d(X, pool_size, mode='max'):
     if mode not in ('max', 'avg'):
         raise ValueError(f"mode must be 'max' or 'avg', got {mode!r}")
     p_h, p_w = pool_size
-    Y = nd.zeros(
-        (X.shape[0] - p_h + 1, X.shape[1] - p_w + 1),
-        ctx=X.context,
-        dtype=X.dtype,
-    )
+    Y = nd.zeros((X.shape[0] - p_h + 1, X.shape[1] - p_w + 1),
+                 ctx=X.context, dtype=X.dtype)
     for i in range(Y.shape[0]):
         for j in range(Y.shape[1]):
-            window = X[i : i + p_h, j : j + p_w]
+            window = X[i: i + p_h, j: j + p_w]
             value = window.max() if mode == 'max' else window.mean()
             Y[i, j] = value.asscalar()
     return Y
 
 
 def _pair(value):
-    return tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    return tuple(value) if isinstance(value, (tuple, list)) \
+        else (value, value)
 
 
 def conv_output_shape(input_shape, kernel_size, padding=0, strides=1):
@@ -179,15 +161,13 @@ def conv_output_shape(input_shape, kernel_size, padding=0, strides=1):
     (4, 4)
     """
     shape = []
-    for n, k, p, s in zip(
-        _pair(input_shape), _pair(kernel_size), _pair(padding), _pair(strides)
-    ):
+    for n, k, p, s in zip(_pair(input_shape), _pair(kernel_size),
+                          _pair(padding), _pair(strides)):
         out = math.floor((n + 2 * p - k) / s) + 1
         if out < 1:
             raise ValueError(
                 f'a window of {k} with padding {p} does not fit in an '
-                f'input of size {n}'
-            )
+                f'input of size {n}')
         shape.append(out)
     return tuple(shape)
 
@@ -228,18 +208,14 @@ def comp_conv2d(conv2d, X):
 
 # -- modern CNN blocks ------------------------------------------------------
 
-
 def vgg_block(num_convs, num_channels):
     """A VGG block: ``num_convs`` 3x3 convolutions (padding 1, ReLU),
     then a 2x2 max-pooling with stride 2, which halves height and width.
     """
     blk = nn.Sequential()
     for _ in range(num_convs):
-        blk.add(
-            nn.Conv2D(
-                num_channels, kernel_size=3, padding=1, activation='relu'
-            )
-        )
+        blk.add(nn.Conv2D(num_channels, kernel_size=3, padding=1,
+                          activation='relu'))
     blk.add(nn.MaxPool2D(pool_size=2, strides=2))
     return blk
 
@@ -265,13 +241,9 @@ def vgg(conv_arch, num_classes=10, fc_units=4096, dropout=0.5):
     net = nn.Sequential()
     for num_convs, num_channels in conv_arch:
         net.add(vgg_block(num_convs, num_channels))
-    net.add(
-        nn.Dense(fc_units, activation='relu'),
-        nn.Dropout(dropout),
-        nn.Dense(fc_units, activation='relu'),
-        nn.Dropout(dropout),
-        nn.Dense(num_classes),
-    )
+    net.add(nn.Dense(fc_units, activation='relu'), nn.Dropout(dropout),
+            nn.Dense(fc_units, activation='relu'), nn.Dropout(dropout),
+            nn.Dense(num_classes))
     return net
 
 
@@ -279,13 +251,10 @@ def nin_block(num_channels, kernel_size, strides, padding):
     """A Network-in-Network block: one ordinary convolution, then two
     1x1 convolutions (per-pixel dense layers), all with ReLU."""
     blk = nn.Sequential()
-    blk.add(
-        nn.Conv2D(
-            num_channels, kernel_size, strides, padding, activation='relu'
-        ),
-        nn.Conv2D(num_channels, kernel_size=1, activation='relu'),
-        nn.Conv2D(num_channels, kernel_size=1, activation='relu'),
-    )
+    blk.add(nn.Conv2D(num_channels, kernel_size, strides, padding,
+                      activation='relu'),
+            nn.Conv2D(num_channels, kernel_size=1, activation='relu'),
+            nn.Conv2D(num_channels, kernel_size=1, activation='relu'))
     return blk
 
 
@@ -325,9 +294,8 @@ def batch_norm(X, gamma, beta, moving_mean, moving_var, eps, momentum):
         X_hat = (X - moving_mean) / nd.sqrt(moving_var + eps)
     else:
         if len(X.shape) not in (2, 4):
-            raise ValueError(
-                f'batch_norm expects 2-D or 4-D input, got shape {X.shape}'
-            )
+            raise ValueError(f'batch_norm expects 2-D or 4-D input, got '
+                             f'shape {X.shape}')
         if len(X.shape) == 2:
             mean = X.mean(axis=0, keepdims=True)
             var = ((X - mean) ** 2).mean(axis=0, keepdims=True)
@@ -360,7 +328,8 @@ class BatchNorm(nn.Block):
         super().__init__(**kwargs)
         if num_dims not in (2, 4):
             raise ValueError(f'num_dims must be 2 or 4, got {num_dims}')
-        shape = (1, num_features) if num_dims == 2 else (1, num_features, 1, 1)
+        shape = (1, num_features) if num_dims == 2 \
+            else (1, num_features, 1, 1)
         self.gamma = self.params.get('gamma', shape=shape, init='ones')
         self.beta = self.params.get('beta', shape=shape, init='zeros')
         self.moving_mean = nd.zeros(shape)
@@ -371,14 +340,8 @@ class BatchNorm(nn.Block):
             self.moving_mean = self.moving_mean.copyto(X.context)
             self.moving_var = self.moving_var.copyto(X.context)
         Y, self.moving_mean, self.moving_var = batch_norm(
-            X,
-            self.gamma.data(X.context),
-            self.beta.data(X.context),
-            self.moving_mean,
-            self.moving_var,
-            eps=1e-5,
-            momentum=0.9,
-        )
+            X, self.gamma.data(X.context), self.beta.data(X.context),
+            self.moving_mean, self.moving_var, eps=1e-5, momentum=0.9)
         # the running statistics are data, not part of the graph
         self.moving_mean = self.moving_mean.detach()
         self.moving_var = self.moving_var.detach()
@@ -400,16 +363,15 @@ class Residual(nn.HybridBlock):
     strides : int, optional
     """
 
-    def __init__(self, num_channels, use_1x1conv=False, strides=1, **kwargs):
+    def __init__(self, num_channels, use_1x1conv=False, strides=1,
+                 **kwargs):
         super().__init__(**kwargs)
-        self.conv1 = nn.Conv2D(
-            num_channels, kernel_size=3, padding=1, strides=strides
-        )
+        self.conv1 = nn.Conv2D(num_channels, kernel_size=3, padding=1,
+                               strides=strides)
         self.conv2 = nn.Conv2D(num_channels, kernel_size=3, padding=1)
         if use_1x1conv:
-            self.conv3 = nn.Conv2D(
-                num_channels, kernel_size=1, strides=strides
-            )
+            self.conv3 = nn.Conv2D(num_channels, kernel_size=1,
+                                   strides=strides)
         else:
             self.conv3 = None
         self.bn1 = nn.BatchNorm()
@@ -458,12 +420,10 @@ def resnet18(num_classes, base_channels=64):
     nn.HybridSequential
     """
     net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(base_channels, kernel_size=3, strides=1, padding=1),
-        nn.BatchNorm(),
-        nn.Activation('relu'),
-    )
+    net.add(nn.Conv2D(base_channels, kernel_size=3, strides=1, padding=1),
+            nn.BatchNorm(), nn.Activation('relu'))
     for i in range(4):
-        net.add(resnet_block(base_channels * 2**i, 2, first_block=(i == 0)))
+        net.add(resnet_block(base_channels * 2 ** i, 2,
+                             first_block=(i == 0)))
     net.add(nn.GlobalAvgPool2D(), nn.Dense(num_classes))
     return net

@@ -13,7 +13,6 @@ Linear regression data
     ``synthetic_data`` and ``load_array``; the model, loss and optimizer
     that chapter 3 writes by hand are in ``scratch.py``.
 """
-
 import os
 
 from .. import nd
@@ -27,17 +26,8 @@ FAST_TRAIN_SIZE = 2000
 FAST_TEST_SIZE = 1000
 
 FASHION_MNIST_LABELS = (
-    't-shirt',
-    'trouser',
-    'pullover',
-    'dress',
-    'coat',
-    'sandal',
-    'shirt',
-    'sneaker',
-    'bag',
-    'ankle boot',
-)
+    't-shirt', 'trouser', 'pullover', 'dress', 'coat', 'sandal', 'shirt',
+    'sneaker', 'bag', 'ankle boot')
 
 
 def get_dataloader_workers():
@@ -62,7 +52,8 @@ def _fashion_mnist(train, size=None):
     batches are gathered in one indexing operation like the full set's,
     instead of image by image as ``dataset.take(size)`` would.
     """
-    key = (train, size, os.environ.get('DLBOOK_DATA'), str(current_context()))
+    key = (train, size, os.environ.get('DLBOOK_DATA'),
+           str(current_context()))
     if key not in _datasets:
         dataset = FashionMNIST(train=train)
         if size is not None and size < len(dataset):
@@ -107,20 +98,10 @@ def load_data_fashion_mnist(batch_size, resize=None):
     mnist_train = _fashion_mnist(True, FAST_TRAIN_SIZE if fast else None)
     mnist_test = _fashion_mnist(False, FAST_TEST_SIZE if fast else None)
     workers = get_dataloader_workers()
-    return (
-        DataLoader(
-            mnist_train.transform_first(trans),
-            batch_size,
-            shuffle=True,
-            num_workers=workers,
-        ),
-        DataLoader(
-            mnist_test.transform_first(trans),
-            batch_size,
-            shuffle=False,
-            num_workers=workers,
-        ),
-    )
+    return (DataLoader(mnist_train.transform_first(trans), batch_size,
+                       shuffle=True, num_workers=workers),
+            DataLoader(mnist_test.transform_first(trans), batch_size,
+                       shuffle=False, num_workers=workers))
 
 
 def get_fashion_mnist_labels(labels):
@@ -161,9 +142,8 @@ def show_fashion_mnist(images, labels, scale=1.5):
     if isinstance(images, (list, tuple)):
         images = nd.stack(*images)
     images = images.reshape((-1, 28, 28))
-    return show_images(
-        images, 1, images.shape[0], titles=list(labels), scale=scale
-    )
+    return show_images(images, 1, images.shape[0], titles=list(labels),
+                       scale=scale)
 
 
 def synthetic_data(w, b, num_examples):

@@ -6,7 +6,6 @@ was installed, CuPy is missing, the driver does not match CUDA...). These
 say why, in one line, the first time they fall back; ``gpu_status()``
 returns the same explanation at any time.
 """
-
 from .. import backend
 from ..context import cpu, gpu, num_gpus
 
@@ -98,7 +97,6 @@ def try_all_gpus():
     count = num_gpus()
     if count:
         return [gpu(i) for i in range(count)]
-    _report_once(
-        f'try_all_gpus: using [cpu(0)], no GPU available: {_no_gpu_reason()}'
-    )
+    _report_once(f'try_all_gpus: using [cpu(0)], no GPU available: '
+                 f'{_no_gpu_reason()}')
     return [cpu()]

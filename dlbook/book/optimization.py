@@ -17,7 +17,6 @@
 The names and signatures are those of d2l (d2l-en 0.17, ``d2l/mxnet.py``)
 so that the book's code runs as printed.
 """
-
 from collections import namedtuple
 
 import numpy as np
@@ -50,13 +49,8 @@ class LossCurve(namedtuple('LossCurve', ['times', 'losses'])):
 #: Seed of the data set: the same 1,500 examples on every machine.
 DATA_SEED = 11
 
-AIRFOIL_FEATURES = (
-    'frequency',
-    'angle of attack',
-    'chord length',
-    'free-stream velocity',
-    'displacement thickness',
-)
+AIRFOIL_FEATURES = ('frequency', 'angle of attack', 'chord length',
+                    'free-stream velocity', 'displacement thickness')
 
 
 def airfoil_like_data(n=1500, seed=DATA_SEED):
@@ -90,23 +84,12 @@ def airfoil_like_data(n=1500, seed=DATA_SEED):
     angle = np.clip(rng.gamma(1.5, 4.0, n), 0, 22)
     chord = rng.choice([0.0254, 0.0508, 0.1016, 0.1524, 0.2286, 0.3048], n)
     velocity = rng.choice([31.7, 39.6, 55.5, 71.3], n)
-    thickness = (
-        0.002
-        * np.exp(0.12 * angle)
-        * np.sqrt(chord / 0.1)
-        * rng.uniform(0.7, 1.3, n)
-    )
+    thickness = (0.002 * np.exp(0.12 * angle) * np.sqrt(chord / 0.1)
+                 * rng.uniform(0.7, 1.3, n))
     log_f = np.log(freq)
-    level = (
-        130
-        - 1.6 * (log_f - 8.0) ** 2
-        - 1.2 * (log_f - 7.5)
-        - 25 * chord
-        + 0.06 * velocity
-        - 300 * thickness
-        + 0.2 * angle
-        + rng.normal(0, 2.0, n)
-    )
+    level = (130 - 1.6 * (log_f - 8.0) ** 2 - 1.2 * (log_f - 7.5)
+             - 25 * chord + 0.06 * velocity - 300 * thickness
+             + 0.2 * angle + rng.normal(0, 2.0, n))
     data = np.column_stack([freq, angle, chord, velocity, thickness, level])
     return data.astype(np.float32)
 
@@ -147,8 +130,8 @@ def get_data_ch11(batch_size=10, n=1500):
     data = (data - data.mean(axis=0)) / data.std(axis=0)
     features, labels = nd.array(data[:n, :-1]), nd.array(data[:n, -1])
     data_iter = gluon.data.DataLoader(
-        gluon.data.ArrayDataset(features, labels), batch_size, shuffle=True
-    )
+        gluon.data.ArrayDataset(features, labels), batch_size,
+        shuffle=True)
     return data_iter, data.shape[1] - 1
 
 
@@ -169,9 +152,8 @@ def _report(animator, timer, num_epochs):
     print(f'loss: {loss:.3f}, {timer.sum() / num_epochs:.3f} sec/epoch')
 
 
-def train_ch11(
-    trainer_fn, states, hyperparams, data_iter, feature_dim, num_epochs=2
-):
+def train_ch11(trainer_fn, states, hyperparams, data_iter, feature_dim,
+               num_epochs=2):
     """Train a linear regression with a hand-written optimizer.
 
     The model is ``X w + b`` with the squared loss (halved, averaged over
@@ -214,13 +196,8 @@ def train_ch11(
     def net(X):
         return linreg(X, w, b)
 
-    animator = Animator(
-        xlabel='epoch',
-        ylabel='loss',
-        legend=['loss'],
-        xlim=[0, num_epochs],
-        ylim=[0.22, 0.35],
-    )
+    animator = Animator(xlabel='epoch', ylabel='loss', legend=['loss'],
+                        xlim=[0, num_epochs], ylim=[0.22, 0.35])
     n, timer = 0, Timer()
     num_batches = len(data_iter)
     for _ in range(num_epochs):
@@ -266,13 +243,8 @@ def train_concise_ch11(trainer_name, hyperparams, data_iter, num_epochs=4):
     trainer = gluon.Trainer(net.collect_params(), trainer_name, hyperparams)
     loss = gluon.loss.L2Loss()
     X_all, y_all = _full_batch(data_iter)
-    animator = Animator(
-        xlabel='epoch',
-        ylabel='loss',
-        legend=['loss'],
-        xlim=[0, num_epochs],
-        ylim=[0.22, 0.35],
-    )
+    animator = Animator(xlabel='epoch', ylabel='loss', legend=['loss'],
+                        xlim=[0, num_epochs], ylim=[0.22, 0.35])
     n, timer = 0, Timer()
     num_batches = len(data_iter)
     for _ in range(num_epochs):
@@ -306,13 +278,8 @@ def show_trace(results, f):
     f_line = np.arange(-n, n, 0.01)
     results = np.asarray(results, dtype=float)
     set_figsize()
-    plot(
-        [f_line, results],
-        [f(f_line), f(results)],
-        'x',
-        'f(x)',
-        fmts=['-', '-o'],
-    )
+    plot([f_line, results], [f(f_line), f(results)], 'x', 'f(x)',
+         fmts=['-', '-o'])
 
 
 def train_2d(trainer, steps=20, f_grad=None):
@@ -357,25 +324,17 @@ def show_trace_2d(f, results):
         From ``train_2d``.
     """
     import matplotlib.pyplot as plt
-
     set_figsize()
     plt.plot(*zip(*results), '-o', color='#ff7f0e')
-    x1, x2 = np.meshgrid(np.arange(-5.5, 1.0, 0.1), np.arange(-3.0, 1.0, 0.1))
+    x1, x2 = np.meshgrid(np.arange(-5.5, 1.0, 0.1),
+                         np.arange(-3.0, 1.0, 0.1))
     plt.contour(x1, x2, f(x1, x2), colors='#1f77b4')
     plt.xlabel('x1')
     plt.ylabel('x2')
 
 
-def train_with_scheduler(
-    net,
-    train_iter,
-    test_iter,
-    num_epochs,
-    loss,
-    trainer,
-    device=None,
-    scheduler=None,
-):
+def train_with_scheduler(net, train_iter, test_iter, num_epochs, loss,
+                         trainer, device=None, scheduler=None):
     """Train a classifier, optionally changing the rate every epoch.
 
     d2l's ``train`` from the learning-rate scheduling section. With
@@ -408,18 +367,8 @@ def train_with_scheduler(
     """
     if device is None:
         device = try_gpu()
-    result, _ = fit_classifier(
-        net,
-        train_iter,
-        test_iter,
-        num_epochs,
-        loss,
-        trainer,
-        device,
-        scheduler,
-    )
-    print(
-        f'train loss {result.train_loss:.3f}, train acc '
-        f'{result.train_acc:.3f}, test acc {result.test_acc:.3f}'
-    )
+    result, _ = fit_classifier(net, train_iter, test_iter, num_epochs, loss,
+                               trainer, device, scheduler)
+    print(f'train loss {result.train_loss:.3f}, train acc '
+          f'{result.train_acc:.3f}, test acc {result.test_acc:.3f}')
     return result

@@ -6,7 +6,6 @@ Gluon ``rnn.RNN``/``LSTM``/``GRU`` layer plus a ``Dense`` output),
 ``predict_ch8``, ``grad_clipping``, ``train_epoch_ch8`` and
 ``train_ch8``, trained on the text of ``text_data.py``.
 """
-
 import math
 from collections import namedtuple
 
@@ -14,19 +13,11 @@ from .. import autograd, gluon, init, nd
 from ..widgets import Accumulator, Animator, Timer
 from .scratch import sgd
 
-__all__ = [
-    'RNNModelScratch',
-    'RNNModel',
-    'predict_ch8',
-    'grad_clipping',
-    'train_epoch_ch8',
-    'train_ch8',
-    'PerplexityResult',
-]
+__all__ = ['RNNModelScratch', 'RNNModel', 'predict_ch8', 'grad_clipping',
+           'train_epoch_ch8', 'train_ch8', 'PerplexityResult']
 
 
 # -- models -----------------------------------------------------------------
-
 
 class RNNModelScratch:
     """A recurrent network whose parameters you create and update yourself.
@@ -49,15 +40,8 @@ class RNNModelScratch:
         ``(num_steps * batch_size, vocab_size)``.
     """
 
-    def __init__(
-        self,
-        vocab_size,
-        num_hiddens,
-        device,
-        get_params,
-        init_state,
-        forward_fn,
-    ):
+    def __init__(self, vocab_size, num_hiddens, device, get_params,
+                 init_state, forward_fn):
         self.vocab_size, self.num_hiddens = vocab_size, num_hiddens
         self.params = get_params(vocab_size, num_hiddens, device)
         self.init_state, self.forward_fn = init_state, forward_fn
@@ -77,10 +61,8 @@ class RNNModelScratch:
 
     def __repr__(self):
         name = getattr(self.forward_fn, '__name__', 'forward_fn')
-        return (
-            f'RNNModelScratch({name}, vocab_size={self.vocab_size}, '
-            f'num_hiddens={self.num_hiddens})'
-        )
+        return (f'RNNModelScratch({name}, vocab_size={self.vocab_size}, '
+                f'num_hiddens={self.num_hiddens})')
 
 
 class RNNModel(gluon.Block):
@@ -120,10 +102,8 @@ class RNNModel(gluon.Block):
 
 # -- prediction and training --------------------------------------------------
 
-
-class PerplexityResult(
-    namedtuple('PerplexityResult', ['perplexity', 'tokens_per_sec'])
-):
+class PerplexityResult(namedtuple('PerplexityResult',
+                                  ['perplexity', 'tokens_per_sec'])):
     """Final numbers of ``train_ch8``: a tuple with a rounded repr.
 
     The perplexity is shown with one decimal, as d2l prints it; the speed
@@ -134,10 +114,8 @@ class PerplexityResult(
     __slots__ = ()
 
     def __repr__(self):
-        return (
-            f'PerplexityResult(perplexity={self.perplexity:.1f}, '
-            f"speed='{self.tokens_per_sec:.1f} tokens/sec')"
-        )
+        return (f'PerplexityResult(perplexity={self.perplexity:.1f}, '
+                f"speed='{self.tokens_per_sec:.1f} tokens/sec')")
 
 
 def predict_ch8(prefix, num_preds, net, vocab, device):
@@ -166,10 +144,10 @@ def predict_ch8(prefix, num_preds, net, vocab, device):
     def get_input():
         return nd.array([outputs[-1]], ctx=device).reshape((1, 1))
 
-    for y in prefix[1:]:  # warm-up period
+    for y in prefix[1:]:                      # warm-up period
         _, state = net(get_input(), state)
         outputs.append(vocab[y])
-    for _ in range(num_preds):  # predict num_preds steps
+    for _ in range(num_preds):                # predict num_preds steps
         y, state = net(get_input(), state)
         outputs.append(int(y.argmax(axis=1).reshape((1,)).asscalar()))
     return ''.join(vocab.idx_to_token[i] for i in outputs)
@@ -177,11 +155,8 @@ def predict_ch8(prefix, num_preds, net, vocab, device):
 
 def _parameter_arrays(net):
     if isinstance(net, gluon.Block):
-        return [
-            p.data()
-            for p in net.collect_params().values()
-            if p.grad_req != 'null'
-        ]
+        return [p.data() for p in net.collect_params().values()
+                if p.grad_req != 'null']
     return list(net.params)
 
 
@@ -209,14 +184,16 @@ def grad_clipping(net, theta):
         watch how often clipping happens).
     """
     params = _parameter_arrays(net)
-    norm = math.sqrt(sum(float((p.grad**2).sum().asscalar()) for p in params))
+    norm = math.sqrt(sum(float((p.grad ** 2).sum().asscalar())
+                         for p in params))
     if norm > theta:
         for p in params:
             p.grad[:] *= theta / norm
     return norm
 
 
-def train_epoch_ch8(net, train_iter, loss, updater, device, use_random_iter):
+def train_epoch_ch8(net, train_iter, loss, updater, device,
+                    use_random_iter):
     """Train for one epoch; return ``(perplexity, tokens per second)``.
 
     With sequential batches the hidden state is carried over from one
@@ -225,27 +202,26 @@ def train_epoch_ch8(net, train_iter, loss, updater, device, use_random_iter):
     (already freed) one. With random batches the state is reset.
     """
     state, timer = None, Timer()
-    metric = Accumulator(2)  # sum of losses, number of tokens
+    metric = Accumulator(2)         # sum of losses, number of tokens
     for X, Y in train_iter:
         if state is None or use_random_iter:
             state = net.begin_state(batch_size=X.shape[0], ctx=device)
         else:
             state = [s.detach() for s in state]
-        y = Y.T.reshape((-1,))  # time major, as the outputs
+        y = Y.T.reshape((-1,))      # time major, as the outputs
         X, y = X.as_in_context(device), y.as_in_context(device)
         with autograd.record():
             y_hat, state = net(X, state)
             l = loss(y_hat, y).mean()
         l.backward()
         grad_clipping(net, 1)
-        updater(batch_size=1)  # the loss is already a mean
+        updater(batch_size=1)       # the loss is already a mean
         metric.add(float(l.asscalar()) * y.size, y.size)
     return math.exp(metric[0] / metric[1]), metric[1] / timer.stop()
 
 
-def train_ch8(
-    net, train_iter, vocab, lr, num_epochs, device, use_random_iter=False
-):
+def train_ch8(net, train_iter, vocab, lr, num_epochs, device,
+              use_random_iter=False):
     """Train a character-level language model, as d2l does.
 
     A Gluon model is (re)initialized with ``init.Normal(0.01)`` and
@@ -277,19 +253,16 @@ def train_ch8(
     every = max(1, num_epochs // 50)
     # matplotlib warns about an empty x range such as [1, 1]
     xlim = [every, num_epochs] if num_epochs > every else None
-    animator = Animator(
-        xlabel='epoch', ylabel='perplexity', legend=['train'], xlim=xlim
-    )
+    animator = Animator(xlabel='epoch', ylabel='perplexity',
+                        legend=['train'], xlim=xlim)
     if isinstance(net, gluon.Block):
         net.initialize(ctx=device, force_reinit=True, init=init.Normal(0.01))
-        trainer = gluon.Trainer(
-            net.collect_params(), 'sgd', {'learning_rate': lr}
-        )
+        trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                                {'learning_rate': lr})
 
         def updater(batch_size):
             trainer.step(batch_size)
     else:
-
         def updater(batch_size):
             sgd(net.params, lr, batch_size)
 
@@ -298,9 +271,8 @@ def train_ch8(
 
     ppl, speed = float('nan'), 0.0
     for epoch in range(num_epochs):
-        ppl, speed = train_epoch_ch8(
-            net, train_iter, loss, updater, device, use_random_iter
-        )
+        ppl, speed = train_epoch_ch8(net, train_iter, loss, updater, device,
+                                     use_random_iter)
         if (epoch + 1) % every == 0:
             animator.add(epoch + 1, [ppl])
     animator.finish()

@@ -20,7 +20,6 @@ The pipeline, one function per step, as in the book:
 The models trained on it are in ``rnn.py``; ``notebooks/ch10_rnn.ipynb``
 teaches each of them.
 """
-
 import collections
 import re
 from importlib import resources
@@ -31,23 +30,13 @@ from ..random import numpy_rng
 
 CORPUS_FILE = 'time_traveller.txt'
 
-__all__ = [
-    'CORPUS_FILE',
-    'corpus_path',
-    'read_time_machine',
-    'tokenize',
-    'count_corpus',
-    'Vocab',
-    'load_corpus_time_machine',
-    'seq_data_iter_random',
-    'seq_data_iter_sequential',
-    'SeqDataLoader',
-    'load_data_time_machine',
-]
+__all__ = ['CORPUS_FILE', 'corpus_path', 'read_time_machine', 'tokenize',
+           'count_corpus', 'Vocab', 'load_corpus_time_machine',
+           'seq_data_iter_random', 'seq_data_iter_sequential',
+           'SeqDataLoader', 'load_data_time_machine']
 
 
 # -- reading and tokenizing ---------------------------------------------------
-
 
 def corpus_path():
     """Where the corpus file is: inside the installed package, or ``data/``.
@@ -67,10 +56,8 @@ def corpus_path():
         Naming every place that was searched.
     """
     packaged = resources.files(__package__).joinpath('data', CORPUS_FILE)
-    candidates = [
-        Path(str(packaged)),
-        Path(__file__).resolve().parents[2] / 'data' / CORPUS_FILE,
-    ]
+    candidates = [Path(str(packaged)),
+                  Path(__file__).resolve().parents[2] / 'data' / CORPUS_FILE]
     for path in candidates:
         if path.is_file():
             return path
@@ -78,8 +65,7 @@ def corpus_path():
     raise FileNotFoundError(
         f'the corpus {CORPUS_FILE!r} was not found (searched: {searched}); '
         f'reinstall dlbook, or copy data/{CORPUS_FILE} from the dlbook '
-        f'repository into one of those places'
-    )
+        f'repository into one of those places')
 
 
 def read_time_machine():
@@ -102,7 +88,8 @@ def read_time_machine():
     """
     with open(corpus_path(), encoding='utf-8') as f:
         lines = f.readlines()
-    return [re.sub('[^A-Za-z]+', ' ', line).strip().lower() for line in lines]
+    return [re.sub('[^A-Za-z]+', ' ', line).strip().lower()
+            for line in lines]
 
 
 def tokenize(lines, token='word'):
@@ -177,13 +164,11 @@ class Vocab:
         if reserved_tokens is None:
             reserved_tokens = []
         counter = count_corpus(tokens)
-        self._token_freqs = sorted(
-            counter.items(), key=lambda x: x[1], reverse=True
-        )
+        self._token_freqs = sorted(counter.items(), key=lambda x: x[1],
+                                   reverse=True)
         self.idx_to_token = ['<unk>'] + list(reserved_tokens)
-        self.token_to_idx = {
-            tok: idx for idx, tok in enumerate(self.idx_to_token)
-        }
+        self.token_to_idx = {tok: idx
+                             for idx, tok in enumerate(self.idx_to_token)}
         for tok, freq in self._token_freqs:
             if freq < min_freq:
                 break
@@ -249,7 +234,6 @@ def load_corpus_time_machine(max_tokens=-1):
 
 # -- minibatches of subsequences ----------------------------------------------
 
-
 def seq_data_iter_random(corpus, batch_size, num_steps):
     """Yield minibatches of subsequences taken at random places.
 
@@ -277,17 +261,17 @@ def seq_data_iter_random(corpus, batch_size, num_steps):
     makes them reproducible (d2l uses Python's ``random`` module).
     """
     rng = numpy_rng()
-    corpus = corpus[rng.randint(0, num_steps) :]
+    corpus = corpus[rng.randint(0, num_steps):]
     num_subseqs = (len(corpus) - 1) // num_steps
     initial_indices = list(range(0, num_subseqs * num_steps, num_steps))
     rng.shuffle(initial_indices)
 
     def data(pos):
-        return corpus[pos : pos + num_steps]
+        return corpus[pos: pos + num_steps]
 
     num_batches = num_subseqs // batch_size
     for i in range(0, batch_size * num_batches, batch_size):
-        starts = initial_indices[i : i + batch_size]
+        starts = initial_indices[i: i + batch_size]
         X = [data(j) for j in starts]
         Y = [data(j + 1) for j in starts]
         yield nd.array(X), nd.array(Y)
@@ -315,12 +299,12 @@ def seq_data_iter_sequential(corpus, batch_size, num_steps):
     """
     offset = numpy_rng().randint(0, num_steps + 1)
     num_tokens = ((len(corpus) - offset - 1) // batch_size) * batch_size
-    Xs = nd.array(corpus[offset : offset + num_tokens])
-    Ys = nd.array(corpus[offset + 1 : offset + 1 + num_tokens])
+    Xs = nd.array(corpus[offset: offset + num_tokens])
+    Ys = nd.array(corpus[offset + 1: offset + 1 + num_tokens])
     Xs, Ys = Xs.reshape((batch_size, -1)), Ys.reshape((batch_size, -1))
     num_batches = Xs.shape[1] // num_steps
     for i in range(0, num_steps * num_batches, num_steps):
-        yield Xs[:, i : i + num_steps], Ys[:, i : i + num_steps]
+        yield Xs[:, i: i + num_steps], Ys[:, i: i + num_steps]
 
 
 class SeqDataLoader:
@@ -349,24 +333,19 @@ class SeqDataLoader:
         self.batch_size, self.num_steps = batch_size, num_steps
 
     def __iter__(self):
-        return self.data_iter_fn(self.corpus, self.batch_size, self.num_steps)
+        return self.data_iter_fn(self.corpus, self.batch_size,
+                                 self.num_steps)
 
     def __repr__(self):
-        kind = (
-            'random'
-            if self.data_iter_fn is seq_data_iter_random
+        kind = 'random' if self.data_iter_fn is seq_data_iter_random \
             else 'sequential'
-        )
-        return (
-            f'SeqDataLoader({len(self.corpus)} tokens, '
-            f'batch_size={self.batch_size}, '
-            f'num_steps={self.num_steps}, {kind})'
-        )
+        return (f'SeqDataLoader({len(self.corpus)} tokens, '
+                f'batch_size={self.batch_size}, '
+                f'num_steps={self.num_steps}, {kind})')
 
 
-def load_data_time_machine(
-    batch_size, num_steps, use_random_iter=False, max_tokens=10000
-):
+def load_data_time_machine(batch_size, num_steps, use_random_iter=False,
+                           max_tokens=10000):
     """Return a minibatch iterator over the corpus, and its vocabulary.
 
     Parameters
@@ -392,7 +371,6 @@ def load_data_time_machine(
     >>> X.shape, len(vocab)
     ((32, 35), 28)
     """
-    data_iter = SeqDataLoader(
-        batch_size, num_steps, use_random_iter, max_tokens
-    )
+    data_iter = SeqDataLoader(batch_size, num_steps, use_random_iter,
+                              max_tokens)
     return data_iter, data_iter.vocab

@@ -7,7 +7,6 @@ loops return their final numbers as a ``TrainResult``, so tests and
 notebooks can check them; unlike d2l's ``train_ch3`` they assert nothing
 (d2l-ai/d2l-en#1701: checks belong in tests, not in a reusable loop).
 """
-
 from collections import namedtuple
 
 from .. import autograd, gluon, init
@@ -18,9 +17,8 @@ from .devices import try_all_gpus, try_gpu
 LEGEND = ['train loss', 'train acc', 'test acc']
 
 
-class TrainResult(
-    namedtuple('TrainResult', ['train_loss', 'train_acc', 'test_acc'])
-):
+class TrainResult(namedtuple('TrainResult',
+                             ['train_loss', 'train_acc', 'test_acc'])):
     """Final numbers of a training run: a tuple with a rounded repr.
 
     Unpack it like d2l's numbers, ``train_loss, train_acc, test_acc =
@@ -31,11 +29,9 @@ class TrainResult(
     __slots__ = ()
 
     def __repr__(self):
-        return (
-            f'TrainResult(train_loss={self.train_loss:.3f}, '
-            f'train_acc={self.train_acc:.3f}, '
-            f'test_acc={self.test_acc:.3f})'
-        )
+        return (f'TrainResult(train_loss={self.train_loss:.3f}, '
+                f'train_acc={self.train_acc:.3f}, '
+                f'test_acc={self.test_acc:.3f})')
 
 
 def _epoch_xlim(num_epochs):
@@ -68,7 +64,7 @@ def accuracy(y_hat, y):
 
 def evaluate_accuracy(net, data_iter):
     """Fraction of correct predictions of ``net`` over ``data_iter``."""
-    metric = Accumulator(2)  # correct predictions, predictions
+    metric = Accumulator(2)         # correct predictions, predictions
     for X, y in data_iter:
         metric.add(accuracy(net(X), y), y.size)
     return metric[0] / metric[1]
@@ -77,10 +73,8 @@ def evaluate_accuracy(net, data_iter):
 def _first_param_contexts(net):
     params = list(net.collect_params().values())
     if not params:
-        raise ValueError(
-            f'{type(net).__name__} has no parameters, so its '
-            f'device is unknown; pass device=... explicitly'
-        )
+        raise ValueError(f'{type(net).__name__} has no parameters, so its '
+                         f'device is unknown; pass device=... explicitly')
     return params[0].list_ctx()
 
 
@@ -110,7 +104,7 @@ def evaluate_accuracy_gpu(net, data_iter, device=None):
 
 def evaluate_loss(net, data_iter, loss):
     """Mean of ``loss(net(X), y)`` over every example of ``data_iter``."""
-    metric = Accumulator(2)  # sum of losses, number of losses
+    metric = Accumulator(2)         # sum of losses, number of losses
     for X, y in data_iter:
         l = loss(net(X), y)
         metric.add(l.sum().asscalar(), l.size)
@@ -138,12 +132,12 @@ def train_epoch_ch3(net, train_iter, loss, updater):
     """
     if isinstance(updater, gluon.Trainer):
         updater = updater.step
-    metric = Accumulator(3)  # sum of losses, correct, examples
+    metric = Accumulator(3)         # sum of losses, correct, examples
     for X, y in train_iter:
         with autograd.record():
             y_hat = net(X)
             l = loss(y_hat, y)
-        l.backward()  # the gradient of l.sum()
+        l.backward()                # the gradient of l.sum()
         updater(X.shape[0])
         metric.add(l.sum().asscalar(), accuracy(y_hat, y), y.size)
     return metric[0] / metric[2], metric[1] / metric[2]
@@ -165,14 +159,11 @@ def train_ch3(net, train_iter, test_iter, loss, num_epochs, updater):
     TrainResult
         ``(train_loss, train_acc, test_acc)`` after the last epoch.
     """
-    animator = Animator(
-        xlabel='epoch',
-        xlim=_epoch_xlim(num_epochs),
-        ylim=[0.3, 0.9],
-        legend=LEGEND,
-    )
+    animator = Animator(xlabel='epoch', xlim=_epoch_xlim(num_epochs),
+                        ylim=[0.3, 0.9], legend=LEGEND)
     for epoch in range(num_epochs):
-        train_loss, train_acc = train_epoch_ch3(net, train_iter, loss, updater)
+        train_loss, train_acc = train_epoch_ch3(net, train_iter, loss,
+                                                updater)
         test_acc = evaluate_accuracy(net, test_iter)
         animator.add(epoch + 1, (train_loss, train_acc, test_acc))
     animator.finish()
@@ -221,28 +212,18 @@ def train_ch6(net, train_iter, test_iter, num_epochs, lr, device=None):
         device = try_gpu()
     net.initialize(force_reinit=True, ctx=device, init=init.Xavier())
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': lr})
-    result, speed = fit_classifier(
-        net, train_iter, test_iter, num_epochs, loss, trainer, device
-    )
-    print(
-        f'loss {result.train_loss:.3f}, train acc {result.train_acc:.3f}, '
-        f'test acc {result.test_acc:.3f}'
-    )
+    trainer = gluon.Trainer(net.collect_params(), 'sgd',
+                            {'learning_rate': lr})
+    result, speed = fit_classifier(net, train_iter, test_iter, num_epochs,
+                                   loss, trainer, device)
+    print(f'loss {result.train_loss:.3f}, train acc {result.train_acc:.3f}, '
+          f'test acc {result.test_acc:.3f}')
     print(f'{speed:.1f} examples/sec on {device}')
     return result
 
 
-def fit_classifier(
-    net,
-    train_iter,
-    test_iter,
-    num_epochs,
-    loss,
-    trainer,
-    device,
-    scheduler=None,
-):
+def fit_classifier(net, train_iter, test_iter, num_epochs, loss, trainer,
+                   device, scheduler=None):
     """The classification training loop of chapters 6 and 11.
 
     For every batch: move it to ``device``, record the forward pass and
@@ -257,15 +238,14 @@ def fit_classifier(
         The final numbers, and the examples per second of the batch loop
         (the timer covers the batches only, not the evaluation).
     """
-    animator = Animator(
-        xlabel='epoch', xlim=_epoch_xlim(num_epochs), legend=LEGEND
-    )
+    animator = Animator(xlabel='epoch', xlim=_epoch_xlim(num_epochs),
+                        legend=LEGEND)
     timer, num_batches = Timer(), len(train_iter)
     every = _plot_every(num_batches)
     for epoch in range(num_epochs):
         if scheduler:
             trainer.set_learning_rate(scheduler(epoch + 1))
-        metric = Accumulator(3)  # sum of losses, correct, examples
+        metric = Accumulator(3)     # sum of losses, correct, examples
         for i, (X, y) in enumerate(train_iter):
             timer.start()
             X, y = X.as_in_context(device), y.as_in_context(device)
@@ -280,9 +260,8 @@ def fit_classifier(
             train_l = metric[0] / metric[2]
             train_acc = metric[1] / metric[2]
             if (i + 1) % every == 0 or i == num_batches - 1:
-                animator.add(
-                    epoch + (i + 1) / num_batches, (train_l, train_acc, None)
-                )
+                animator.add(epoch + (i + 1) / num_batches,
+                             (train_l, train_acc, None))
         test_acc = evaluate_accuracy_gpu(net, test_iter, device)
         animator.add(epoch + 1, (None, None, test_acc))
     animator.finish()
@@ -300,18 +279,14 @@ def split_batch(X, y, devices):
         ``devices``.
     """
     if X.shape[0] != y.shape[0]:
-        raise ValueError(
-            f'split_batch: X has {X.shape[0]} examples but y has {y.shape[0]}'
-        )
-    return (
-        gluon.utils.split_and_load(X, devices),
-        gluon.utils.split_and_load(y, devices),
-    )
+        raise ValueError(f'split_batch: X has {X.shape[0]} examples but y '
+                         f'has {y.shape[0]}')
+    return (gluon.utils.split_and_load(X, devices),
+            gluon.utils.split_and_load(y, devices))
 
 
-def train_batch_ch13(
-    net, features, labels, loss, trainer, devices, split_f=split_batch
-):
+def train_batch_ch13(net, features, labels, loss, trainer, devices,
+                     split_f=split_batch):
     """Train one mini-batch split over several devices (chapter 13).
 
     Returns
@@ -322,50 +297,33 @@ def train_batch_ch13(
     X_shards, y_shards = split_f(features, labels, devices)
     with autograd.record():
         pred_shards = [net(X_shard) for X_shard in X_shards]
-        ls = [
-            loss(pred_shard, y_shard)
-            for pred_shard, y_shard in zip(pred_shards, y_shards)
-        ]
+        ls = [loss(pred_shard, y_shard)
+              for pred_shard, y_shard in zip(pred_shards, y_shards)]
     for l in ls:
         l.backward()
     # ignore_stale_grad: parameters unused by this batch (fine-tuning)
     # must not stop the step.
     trainer.step(labels.shape[0], ignore_stale_grad=True)
     train_loss_sum = sum(l.sum().asscalar() for l in ls)
-    train_acc_sum = sum(
-        accuracy(pred_shard, y_shard)
-        for pred_shard, y_shard in zip(pred_shards, y_shards)
-    )
+    train_acc_sum = sum(accuracy(pred_shard, y_shard)
+                        for pred_shard, y_shard in zip(pred_shards, y_shards))
     return float(train_loss_sum), train_acc_sum
 
 
 def evaluate_accuracy_gpus(net, data_iter, split_f=split_batch):
     """Accuracy of ``net`` with every batch split over its devices."""
     devices = _first_param_contexts(net)
-    metric = Accumulator(2)  # correct predictions, predictions
+    metric = Accumulator(2)         # correct predictions, predictions
     for features, labels in data_iter:
         X_shards, y_shards = split_f(features, labels, devices)
         pred_shards = [net(X_shard) for X_shard in X_shards]
-        metric.add(
-            sum(
-                accuracy(pred_shard, y_shard)
-                for pred_shard, y_shard in zip(pred_shards, y_shards)
-            ),
-            labels.size,
-        )
+        metric.add(sum(accuracy(pred_shard, y_shard) for pred_shard, y_shard
+                       in zip(pred_shards, y_shards)), labels.size)
     return metric[0] / metric[1]
 
 
-def train_ch13(
-    net,
-    train_iter,
-    test_iter,
-    loss,
-    trainer,
-    num_epochs,
-    devices=None,
-    split_f=split_batch,
-):
+def train_ch13(net, train_iter, test_iter, loss, trainer, num_epochs,
+               devices=None, split_f=split_batch):
     """Train with data parallelism over ``devices`` (chapter 13).
 
     Each batch is split with ``split_f`` (one slice per device), every
@@ -398,36 +356,27 @@ def train_ch13(
         devices = try_all_gpus()
     timer, num_batches = Timer(), len(train_iter)
     every = _plot_every(num_batches)
-    animator = Animator(
-        xlabel='epoch',
-        xlim=_epoch_xlim(num_epochs),
-        ylim=[0, 1],
-        legend=LEGEND,
-    )
+    animator = Animator(xlabel='epoch', xlim=_epoch_xlim(num_epochs),
+                        ylim=[0, 1], legend=LEGEND)
     for epoch in range(num_epochs):
         # sum of losses, correct, examples, predictions
         metric = Accumulator(4)
         for i, (features, labels) in enumerate(train_iter):
             timer.start()
-            l, acc = train_batch_ch13(
-                net, features, labels, loss, trainer, devices, split_f
-            )
+            l, acc = train_batch_ch13(net, features, labels, loss, trainer,
+                                      devices, split_f)
             metric.add(l, acc, labels.shape[0], labels.size)
             timer.stop()
             if (i + 1) % every == 0 or i == num_batches - 1:
-                animator.add(
-                    epoch + (i + 1) / num_batches,
-                    (metric[0] / metric[2], metric[1] / metric[3], None),
-                )
+                animator.add(epoch + (i + 1) / num_batches,
+                             (metric[0] / metric[2], metric[1] / metric[3],
+                              None))
         test_acc = evaluate_accuracy_gpus(net, test_iter, split_f)
         animator.add(epoch + 1, (None, None, test_acc))
     animator.finish()
     train_loss, train_acc = metric[0] / metric[2], metric[1] / metric[3]
-    print(
-        f'loss {train_loss:.3f}, train acc {train_acc:.3f}, '
-        f'test acc {test_acc:.3f}'
-    )
-    print(
-        f'{metric[2] * num_epochs / timer.sum():.1f} examples/sec on {devices}'
-    )
+    print(f'loss {train_loss:.3f}, train acc {train_acc:.3f}, '
+          f'test acc {test_acc:.3f}')
+    print(f'{metric[2] * num_epochs / timer.sum():.1f} examples/sec on '
+          f'{devices}')
     return TrainResult(train_loss, train_acc, test_acc)
