@@ -31,6 +31,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks.bench_training import dlbook_lenet  # noqa: E402
 from benchmarks.common import (
     best_of,
     fmt_ms,
@@ -198,15 +199,7 @@ def lenet_step(batch, mode):
     """One LeNet training step (Conv2D 20@5x5 relu, max pool, Conv2D
     50@5x5 relu, max pool, Dense 500 relu, Dense 10; SGD with momentum),
     eager or with network and loss hybridized ('all')."""
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(20, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Conv2D(50, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Dense(500, activation='relu'),
-        nn.Dense(10),
-    )
+    net = dlbook_lenet()
     net.initialize(mx.init.Xavier())
     loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
     if mode == 'all':

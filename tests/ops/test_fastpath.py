@@ -99,6 +99,29 @@ def test_conv_fast_skips_unneeded_gradients(mask):
     assert_same(got, want, np.float64, str(mask))
 
 
+def force_thread_split(monkeypatch, module, threads):
+    """Make every product big enough to split over ``threads`` threads,
+    whatever the machine; with ``module``, record the thread counts its
+    ``run_split`` calls get (the list returned)."""
+    from dlbook.backend import blas_threads
+
+    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
+    monkeypatch.setattr(
+        blas_threads,
+        '_STATE',
+        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
+    )
+    calls = []
+    if module is not None:
+        real_split = blas_threads.run_split
+        monkeypatch.setattr(
+            module,
+            'run_split',
+            lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
+        )
+    return calls
+
+
 def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
     # A chunk of one image: the batch sum runs over many small products.
     monkeypatch.setattr(conv_fast, 'WGRAD_CHUNK_BYTES', 1)
@@ -138,7 +161,6 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     gradient as a full convolution (stride 1) or by col2im, one image per
     cache block, on one and on two threads, with bias, give the
     reference outputs and gradients."""
-    from dlbook.backend import blas_threads
 
     limit = 10**9 if layout == 'channels_last' else 0
     monkeypatch.setattr(
@@ -148,12 +170,7 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
     monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
-    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
-    monkeypatch.setattr(
-        blas_threads,
-        '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
-    )
+    force_thread_split(monkeypatch, None, threads)
     rng = np.random.RandomState(0)
     nd = len(kernel)
     attrs = dict(
@@ -229,21 +246,8 @@ def test_conv_fast_split_over_threads_matches_reference(
 ):
     """Batches split into ranges of images on a thread pool (forced here
     for tiny shapes) give the reference results."""
-    from dlbook.backend import blas_threads
 
-    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
-    monkeypatch.setattr(
-        blas_threads,
-        '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
-    )
-    calls = []
-    real_split = blas_threads.run_split
-    monkeypatch.setattr(
-        conv_fast,
-        'run_split',
-        lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
-    )
+    calls = force_thread_split(monkeypatch, conv_fast, threads)
     test_conv_fast_matches_reference(name, nd, s, p, d, g, width)
     assert calls and set(calls) == {threads}
 
@@ -305,22 +309,9 @@ def test_pool_fast_split_over_threads_matches_reference(
 ):
     """Non-overlapping pooling with the batch split into ranges of images
     on a thread pool (forced here for tiny shapes), batch 1 included."""
-    from dlbook.backend import blas_threads
     from dlbook.ops import pool_fast
 
-    monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
-    monkeypatch.setattr(
-        blas_threads,
-        '_STATE',
-        dict(blas_threads._STATE, default=threads, single=False, fixed=True),
-    )
-    calls = []
-    real_split = blas_threads.run_split
-    monkeypatch.setattr(
-        pool_fast,
-        'run_split',
-        lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
-    )
+    calls = force_thread_split(monkeypatch, pool_fast, threads)
     rng = np.random.RandomState(0)
     attrs = dict(kernel=(2,) * nd, stride=(2,) * nd, pad=(p,) * nd)
     attrs['pool_type'] = pool
