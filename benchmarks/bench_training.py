@@ -1,10 +1,13 @@
 """Training-step throughput: dlbook against PyTorch CPU, same process.
 
-Models (MNIST-sized inputs, random data, SGD with momentum):
+Models (random data, SGD with momentum):
 
 * MLP 784-256-256-10, batch 256;
 * the classic two-conv LeNet (conv 20@5x5 - pool - conv 50@5x5 - pool -
   dense 500 - dense 10), batch 128, eager and hybridized.
+* LeNet-5 on CIFAR-sized 3x32x32 images (conv 6@5x5 - pool - conv
+  16@5x5 - pool - dense 120 - 84 - 10), batch 512: a training step and
+  inference (forward only, PyTorch under ``no_grad`` in eval mode).
 
 One step = forward, loss, backward, optimizer update.  Also reports the
 wall time of one real MNIST epoch of the LeNet (60,000 images through the
@@ -60,10 +63,32 @@ def dlbook_lenet():
     return net
 
 
-def time_dlbook(net, x_np, y_np, hybridize=False):
+def dlbook_lenet5():
+    """LeNet-5 for CIFAR-sized 3x32x32 images (6@5x5, pool, 16@5x5, pool,
+    120, 84, 10; ReLU)."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(6, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5, activation='relu'),
+        nn.MaxPool2D(pool_size=2, strides=2),
+        nn.Dense(120, activation='relu'),
+        nn.Dense(84, activation='relu'),
+        nn.Dense(10),
+    )
+    return net
+
+
+def time_dlbook(net, x_np, y_np, hybridize=False, inference=False):
     net.initialize(mx.init.Xavier())
     if hybridize:
         net.hybridize()
+    if inference:
+        x = nd.array(x_np)
+        net(x).wait_to_read()
+        return best_of(
+            lambda: net(x).wait_to_read(), repeat=REPEAT, number=STEPS // 4
+        )
     trainer = gluon.Trainer(
         net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
     )
@@ -80,7 +105,7 @@ def time_dlbook(net, x_np, y_np, hybridize=False):
     return best_of(step, repeat=REPEAT, number=STEPS // 4)
 
 
-def time_torch(torch, kind, x_np, y_np):
+def time_torch(torch, kind, x_np, y_np, inference=False):
     tnn = torch.nn
     if kind == 'mlp':
         net = tnn.Sequential(
@@ -90,6 +115,21 @@ def time_torch(torch, kind, x_np, y_np):
             tnn.Linear(256, 256),
             tnn.ReLU(),
             tnn.Linear(256, 10),
+        )
+    elif kind == 'lenet5':
+        net = tnn.Sequential(
+            tnn.Conv2d(3, 6, 5),
+            tnn.ReLU(),
+            tnn.MaxPool2d(2, 2),
+            tnn.Conv2d(6, 16, 5),
+            tnn.ReLU(),
+            tnn.MaxPool2d(2, 2),
+            tnn.Flatten(),
+            tnn.Linear(400, 120),
+            tnn.ReLU(),
+            tnn.Linear(120, 84),
+            tnn.ReLU(),
+            tnn.Linear(84, 10),
         )
     else:
         net = tnn.Sequential(
@@ -113,6 +153,13 @@ def time_torch(torch, kind, x_np, y_np):
         opt.zero_grad()
         loss(net(x), y).backward()
         opt.step()
+
+    if inference:
+        net.eval()
+
+        def step():
+            with torch.no_grad():
+                net(x)
 
     step()
     return best_of(step, repeat=REPEAT, number=STEPS // 4)
@@ -157,6 +204,12 @@ MODELS = {
         128,
         False,
     ),
+    'lenet5': ('LeNet-5 on 3×32×32 (CIFAR-sized)', 512, False),
+    'lenet5-inference': (
+        'LeNet-5 on 3×32×32, inference (forward only)',
+        512,
+        False,
+    ),
 }
 
 
@@ -166,12 +219,15 @@ def time_model(key, torch):
     rng = np.random.RandomState(0)
     _, batch, hybridize = MODELS[key]
     kind = key.split('-')[0]
-    x = rng.rand(batch, 1, 28, 28).astype(np.float32)
+    inference = key.endswith('-inference')
+    image = (3, 32, 32) if kind == 'lenet5' else (1, 28, 28)
+    x = rng.rand(batch, *image).astype(np.float32)
     y = rng.randint(0, 10, batch).astype(np.float32)
-    net = dlbook_mlp() if kind == 'mlp' else dlbook_lenet()
+    build = {'mlp': dlbook_mlp, 'lenet': dlbook_lenet, 'lenet5': dlbook_lenet5}
+    net = build[kind]()
     with fastpath.use(not key.endswith('-reference')):
-        ours = time_dlbook(net, x, y, hybridize=hybridize)
-    theirs = time_torch(torch, kind, x, y) if torch else None
+        ours = time_dlbook(net, x, y, hybridize=hybridize, inference=inference)
+    theirs = time_torch(torch, kind, x, y, inference) if torch else None
     return ours, theirs
 
 
@@ -217,7 +273,8 @@ def main():
     )
     body = (
         'Time per training step (forward, loss, backward, SGD '
-        f'momentum update), best of {REPEAT}×{STEPS // 4} steps. '
+        f'momentum update; the inference row: forward only), best of '
+        f'{REPEAT}×{STEPS // 4} steps. '
         'The last row runs in a fresh process with glibc\'s default '
         '`malloc` settings, which both libraries then share '
         '(`DLBOOK_HOST_MALLOC=system`):\n\n'
