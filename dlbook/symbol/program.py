@@ -72,6 +72,36 @@ class _Step:
         op.is_train = is_train
         return op
 
+    def run(self, op, raws):
+        """``op.forward`` on the raw inputs, through the profiler when it
+        is on and inside the device switch when the backend needs one."""
+        try:
+            if _profile.ON:
+                return _profile.run(
+                    op.name,
+                    'symbolic',
+                    self.ctx,
+                    op.forward,
+                    self.xp,
+                    raws,
+                    self.switch,
+                )
+            if self.switch is None:
+                return op.forward(self.xp, *raws)
+            with self.switch:
+                return op.forward(self.xp, *raws)
+        except (ValueError, TypeError, IndexError) as err:
+            raise self.failure(err, raws) from err
+
+    def failure(self, err, raws):
+        """The error for an operator that failed on ``raws``: it names
+        the node, its operator and the input shapes."""
+        shapes = [r.shape for r in raws]
+        return DLBookError(
+            f'{self.node.op} (node {self.node.name!r}) failed on inputs '
+            f'of shapes {shapes}: {err}'
+        )
+
 
 class _Tape(list):
     """What :meth:`GraphProgram.run_local` keeps for backward: one entry
@@ -260,29 +290,7 @@ class GraphProgram:
                         copies = []
                     copies.append((len(raws), copy))
                 raws.append(raw)
-            try:
-                if _profile.ON:
-                    out = _profile.run(
-                        op.name,
-                        'symbolic',
-                        step.ctx,
-                        op.forward,
-                        step.xp,
-                        raws,
-                        step.switch,
-                    )
-                elif step.switch is None:
-                    out = op.forward(step.xp, *raws)
-                else:
-                    with step.switch:
-                        out = op.forward(step.xp, *raws)
-            except (ValueError, TypeError, IndexError) as err:
-                shapes = [r.shape for r in raws]
-                raise DLBookError(
-                    f'{step.node.op} (node '
-                    f'{step.node.name!r}) failed on inputs '
-                    f'of shapes {shapes}: {err}'
-                ) from err
+            out = step.run(op, raws)
             out_ctx = step.out_ctx
             if step.single:
                 if isinstance(out, (tuple, list)):
@@ -404,12 +412,7 @@ class GraphProgram:
                     out = op.forward(xp, *[values[s] for s in ins])
             except (ValueError, TypeError, IndexError) as err:
                 step = self._plan_steps(plan)[k]
-                shapes = [values[s].shape for s in ins]
-                raise DLBookError(
-                    f'{step.node.op} (node '
-                    f'{step.node.name!r}) failed on inputs '
-                    f'of shapes {shapes}: {err}'
-                ) from err
+                raise step.failure(err, [values[s] for s in ins]) from err
             if out_slot is not None:
                 if isinstance(out, (tuple, list)):
                     out = out[0]
@@ -437,30 +440,7 @@ class GraphProgram:
             op = step.make_op(is_train)
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
-            ins = [values[s] for s in step.in_slots]
-            try:
-                if _profile.ON:
-                    out = _profile.run(
-                        op.name,
-                        'symbolic',
-                        step.ctx,
-                        op.forward,
-                        step.xp,
-                        ins,
-                        step.switch,
-                    )
-                elif step.switch is None:
-                    out = op.forward(step.xp, *ins)
-                else:
-                    with step.switch:
-                        out = op.forward(step.xp, *ins)
-            except (ValueError, TypeError, IndexError) as err:
-                shapes = [x.shape for x in ins]
-                raise DLBookError(
-                    f'{step.node.op} (node '
-                    f'{step.node.name!r}) failed on inputs '
-                    f'of shapes {shapes}: {err}'
-                ) from err
+            out = step.run(op, [values[s] for s in step.in_slots])
             self.store_step_outputs(step, op, out, values, tape)
         return [values[s] for s in self.out_slots], tape
 

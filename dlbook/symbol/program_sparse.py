@@ -126,12 +126,7 @@ def forward(program, inputs, is_train, rng=None, keep=None):
                 with step.switch:
                     out = run.forward(xp, *raws)
         except (ValueError, TypeError, IndexError) as err:
-            shapes = [r.shape for r in raws]
-            raise DLBookError(
-                f'{step.node.op} (node {step.node.name!r}) '
-                f'failed on inputs of shapes {shapes}: '
-                f'{err}'
-            ) from err
+            raise step.failure(err, raws) from err
         program.store_step_outputs(step, op, out, values, tape)
     return [(values[s], ctx) for s in program.out_slots], tape
 
