@@ -20,7 +20,7 @@ import numpy as np
 
 # Run from a checkout without installing: put the repository root first.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from benchmarks.common import write_section  # noqa: E402
+from benchmarks.common import load_average, write_section  # noqa: E402
 from dlbook.backend import blas_threads  # noqa: E402
 from dlbook.ops import REGISTRY, fastpath  # noqa: E402
 
@@ -145,10 +145,6 @@ def torch_step(torch, name, attrs, inputs):
     return run
 
 
-def load():
-    return ' '.join(open('/proc/loadavg').read().split()[:3])
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument('--batch', type=int, default=128)
@@ -172,7 +168,7 @@ def main():
         rule += '---|---|'
     lines = [header, rule]
     totals = {'fast': 0.0, 'ref': 0.0, 'torch': 0.0}
-    load_before = load()
+    load_before = load_average()
     for label, batch, shape, name, attrs, w_shape in LAYERS:
         batch = batch or args.batch
         data = rng.uniform(-1, 1, (batch,) + shape).astype(np.float32)
@@ -212,7 +208,7 @@ def main():
         f'Forward + backward (all gradients) per layer, float32, median '
         f'of {args.repeat} runs taken in turns; BLAS and PyTorch on '
         f'{threads} thread(s) ({blas_threads.info()["reason"]}); '
-        f'load average before {load_before}, after {load()} '
+        f'load average before {load_before}, after {load_average()} '
         f'(2 cores shared with other jobs: noisy).\n\n' + '\n'.join(lines)
     )
     write_section(

@@ -23,10 +23,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
-from benchmarks.common import (  # noqa
+from benchmarks.common import (
     best_of,
     fmt_ms,
     fmt_us,
+    load_average,
     table,
     try_torch,
     write_section,
@@ -35,10 +36,6 @@ from dlbook import autograd, nd  # noqa: E402
 
 N_OPS = 10_000
 ROUNDS = 7
-
-
-def load():
-    return ' '.join(open('/proc/loadavg').read().split()[:3])
 
 
 def interleaved_medians(loops, rounds=ROUNDS):
@@ -133,9 +130,9 @@ def per_op_overhead():
             torch_grad=torch_grad,
             torch_chain=torch_chain,
         )
-    before = load()
+    before = load_average()
     results = interleaved_medians(loops)
-    after = load()
+    after = load_average()
     if threads is not None:
         torch.set_num_threads(threads)
 

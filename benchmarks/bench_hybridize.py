@@ -36,6 +36,7 @@ from benchmarks.common import (
     best_of,
     fmt_ms,
     fmt_us,
+    load_average,
     table,
     try_torch,
     write_section,
@@ -288,16 +289,12 @@ def memory_plan(batch=64):
     ]
 
 
-def load():
-    return ' '.join(open('/proc/loadavg').read().split()[:3])
-
-
 def main():
-    before = load()
+    before = load_average()
     rows = step_times()
     network = network_times()
     lenet = lenet_times()
-    after = load()
+    after = load_average()
     memory = memory_plan()
     body = (
         f'Time per training step (forward, softmax cross-entropy, '

@@ -26,7 +26,13 @@ import numpy
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
-from benchmarks.common import fmt_ms, fmt_us, table, write_section  # noqa
+from benchmarks.common import (
+    fmt_ms,
+    fmt_us,
+    load_average,
+    table,
+    write_section,
+)
 from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 
@@ -47,11 +53,6 @@ def alternate(first, second, repeat=REPEAT):
             fn()
             times[i].append(time.perf_counter() - start)
     return [statistics.median(t) for t in times] + [min(t) for t in times]
-
-
-def load():
-    """The 1, 5 and 15 minute load averages, as text."""
-    return ', '.join(f'{v:.2f}' for v in os.getloadavg())
 
 
 def per_op_rows():
@@ -163,13 +164,13 @@ def step_times(hybridize):
 
 
 def main():
-    before = load()
+    before = load_average()
     rows = per_op_rows()
     body = (
         'Per-operation time (lower is better), median of '
         f'{REPEAT} runs of {N_OPS:,} operations on 16×16 float32, '
         '`nd` and `np` runs alternating in one process; load average '
-        f'(1, 5, 15 min) before {before}, after {load()}:\n\n'
+        f'(1, 5, 15 min) before {before}, after {load_average()}:\n\n'
         + table(
             (
                 'operation',
@@ -181,7 +182,7 @@ def main():
             rows,
         )
     )
-    before = load()
+    before = load_average()
     rows = []
     for hybridize in (False, True):
         t_nd, t_np, b_nd, b_np = step_times(hybridize)
@@ -198,7 +199,7 @@ def main():
         '\n\nLeNet training step (batch 64, forward + loss + backward '
         f'+ SGD), median of {STEP_REPEAT} runs of {STEPS} steps, `nd` '
         'and `np` alternating; load average before '
-        f'{before}, after {load()}; a short run on a shared machine, '
+        f'{before}, after {load_average()}; a short run on a shared machine, '
         'so differences under ~5 % are noise:\n\n'
         + table(
             (

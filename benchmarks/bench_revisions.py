@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 
-from benchmarks.common import table, write_section  # noqa: E402
+from benchmarks.common import load_average, table, write_section  # noqa: E402
 
 #: Run in a fresh interpreter with the tree under test first on sys.path;
 #: prints one JSON object {workload: seconds}.
@@ -161,7 +161,7 @@ def main():
     args = parser.parse_args()
     base = git('rev-parse', '--short', args.base)
     head = git('rev-parse', '--short', 'HEAD')
-    loads = [open('/proc/loadavg').read().split()[0]]
+    loads = [load_average().split()[0]]
     with tempfile.TemporaryDirectory() as tmp:
         tree = os.path.join(tmp, 'base')
         git('worktree', 'add', '--detach', tree, base)
@@ -172,7 +172,7 @@ def main():
                 runs['current'].append(measure(ROOT))
         finally:
             git('worktree', 'remove', '--force', tree)
-    loads.append(open('/proc/loadavg').read().split()[0])
+    loads.append(load_average().split()[0])
     rows = []
     for key in runs['current'][0]:
         old = statistics.median(r[key] for r in runs['base'])

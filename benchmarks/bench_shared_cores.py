@@ -41,10 +41,10 @@ from dlbook import autograd, gluon, nd
 from dlbook.backend import blas_threads
 
 BURNERS, STEPS = int(sys.argv[1]), int(sys.argv[2])
+from benchmarks.bench_training import dlbook_mlp
+
 mx.random.seed(0)
-net = gluon.nn.Sequential()
-net.add(gluon.nn.Dense(256, activation='relu'),
-        gluon.nn.Dense(256, activation='relu'), gluon.nn.Dense(10))
+net = dlbook_mlp()
 net.initialize(mx.init.Xavier())
 trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': 0.1})
 loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()

@@ -75,6 +75,12 @@ def git_revision():
         return 'unknown'
 
 
+def load_average():
+    """The 1, 5 and 15-minute load averages, e.g. ``'0.76 0.87 0.97'``
+    (how busy the machine was while a benchmark ran)."""
+    return ' '.join(f'{v:.2f}' for v in os.getloadavg())
+
+
 def table(header, rows):
     """A Markdown table from a header tuple and row tuples."""
     lines = [
