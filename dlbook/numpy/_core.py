@@ -63,7 +63,7 @@ def to_np(x):
 def wrap(raw, ctx):
     """A new ``mx.np.ndarray`` around the raw array ``raw`` on ``ctx`` (no
     copy): the np twin of ``ndarray.from_raw``."""
-    x = _new(_CLASS[0] if _CLASS else ndarray_class())
+    x = _new(_CLASS[0])
     x._data = raw
     x._ctx = ctx
     return x
@@ -76,7 +76,7 @@ def call(name, *inputs, ctx=None, **attrs):
         REGISTRY[name](**attrs),
         inputs,
         ctx=ctx,
-        out_cls=_CLASS[0] if _CLASS else ndarray_class(),
+        out_cls=_CLASS[0],
     )
 
 
