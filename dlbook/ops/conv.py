@@ -411,11 +411,14 @@ class Convolution(_ConvBase):
                 xp, x_pad, dy, weight.shape, stride, dilate, rows=cols
             )
         elif need_dw:
+            windows = None
             if cols is None:
-                cols = conv_fast.im2col_batched(
-                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups
+                windows = conv_fast.window_rows(
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:]
                 )
-            dw = conv_fast.weight_grad(xp, cols, dy, weight.shape, groups)
+            dw = conv_fast.weight_grad(
+                xp, cols, dy, weight.shape, groups, windows
+            )
             del cols
         if need_dx:
             dx = conv_fast.data_grad(

@@ -35,7 +35,7 @@ from ..backend.blas_threads import for_gemm, run_split, split_threads
 from .windows import kernel_offsets, sliding_windows, window_slices
 
 __all__ = [
-    'im2col_batched',
+    'window_rows',
     'conv_forward',
     'use_channels_last',
     'weight_grad',
@@ -75,18 +75,7 @@ WGRAD_CHUNK_BYTES = 8 * 2**20
 BLOCK_BYTES = 512 * 2**10
 
 
-def im2col_batched(xp, x_pad, kernel, stride, dilate, out_size, groups):
-    """All windows of ``x_pad`` as a ``(N, G, Cg*K, P)`` array (one copy).
-
-    ``cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*s + k*d]``.
-    """
-    n, c = x_pad.shape[:2]
-    return _window_rows(xp, x_pad, kernel, stride, dilate, out_size).reshape(
-        n, groups, (c // groups) * prod(kernel), prod(out_size)
-    )
-
-
-def _window_rows(xp, x_pad, kernel, stride, dilate, out_size):
+def window_rows(xp, x_pad, kernel, stride, dilate, out_size):
     """The windows as a zero-copy ``(N, C, *K, *O)`` view; reshaping it
     to ``(N, G, Cg*K, P)`` (rows (c, k), columns o) is the im2col copy."""
     nd = len(kernel)
@@ -172,7 +161,7 @@ def conv_forward(
         cols = xp.empty((n, positions, w_mat.shape[2]), dtype=x_pad.dtype)
         cols_nd = cols.reshape(view.shape)
     else:
-        view = _window_rows(xp, x_pad, kernel, stride, dilate, out_size)
+        view = window_rows(xp, x_pad, kernel, stride, dilate, out_size)
         w_mat = weight.reshape(groups, f // groups, -1)
         cols = xp.empty(
             (n, groups, w_mat.shape[2], positions), dtype=x_pad.dtype
@@ -259,31 +248,59 @@ def weight_grad_channels_last(
     return xp.ascontiguousarray(xp.moveaxis(dw, -1, 1))
 
 
-def weight_grad(xp, cols, dy, w_shape, groups):
+def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
     """``dw[f, c, k] = sum_{n, o} dy[n, f, o] * cols[n, g, (c, k), o]``.
 
     ``dy`` is ``(N, F, *out)``; the sum over the batch runs over chunks of
     images, each one batched matrix product, so no temporary exceeds
     about :data:`WGRAD_CHUNK_BYTES`.
+
+    ``cols`` is the forward's ``(N, G, Cg*K, P)`` im2col matrix, or None:
+    then ``windows`` (the zero-copy view of :func:`window_rows`) is
+    copied a cache-sized block of images at a time, each block multiplied
+    while it is still in cache.  Copying the whole matrix first costs a
+    trip through memory: LeNet-5's first layer on CIFAR-sized images
+    (3 -> 6 channels, 5x5, batch 512, a 120 MB matrix) took 15.6 ms that
+    way against 7.2 ms by blocks, on 2 cores.
     """
     n = dy.shape[0]
     f = w_shape[0]
     dy_rows = dy.reshape(n, groups, f // groups, -1)  # (N, G, Fg, P)
-    cols_t = cols.transpose(0, 1, 3, 2)  # (N, G, P, CgK)
-    per_image = f * cols.shape[2] * dy.itemsize
-    chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
-    threads = split_threads(xp, f * cols.shape[2] * cols.shape[3] * n)
+    rows = prod(w_shape[1:])  # Cg*K, the rows of one group's matrix
+    positions = dy_rows.shape[3]
+    threads = split_threads(xp, f * rows * positions * n)
     if threads == 1:
-        for_gemm(xp, dy_rows.shape[2], cols.shape[2], dy_rows.shape[3])
+        for_gemm(xp, dy_rows.shape[2], rows, positions)
+    blocks = cols is None and getattr(xp, '__name__', '') == 'numpy'
+    if blocks:
+        chunk = _cache_block(
+            groups * rows * positions * dy.itemsize, n, threads
+        )
+    else:
+        if cols is None:  # one copy of the whole batch (one GPU kernel)
+            cols = windows.reshape(n, groups, rows, positions)
+        per_image = f * rows * dy.itemsize  # one image's product
+        chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
 
     def summed(begin, end):
         """The sum over images begin..end-1, in chunks of ``chunk``."""
+        if blocks:
+            buffer = xp.empty(
+                (min(chunk, end - begin), groups, rows, positions),
+                dtype=windows.dtype,
+            )
         dw = None
         for start in range(begin, end, chunk):
             stop = min(start + chunk, end)
-            part = xp.matmul(dy_rows[start:stop], cols_t[start:stop]).sum(
-                axis=0
-            )
+            if blocks:  # this block's windows, copied while in cache
+                part = buffer[: stop - start]
+                part.reshape(windows[start:stop].shape)[...] = windows[
+                    start:stop
+                ]
+            else:
+                part = cols[start:stop]
+            part = xp.matmul(dy_rows[start:stop], part.transpose(0, 1, 3, 2))
+            part = part.sum(axis=0)
             if dw is None:
                 dw = part
             else:

@@ -122,21 +122,35 @@ def force_thread_split(monkeypatch, module, threads):
     return calls
 
 
-def test_conv_fast_weight_gradient_in_chunks(monkeypatch):
-    # A chunk of one image: the batch sum runs over many small products.
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize('groups', [1, 2])
+@pytest.mark.parametrize('kept', [True, False])
+def test_conv_fast_weight_gradient_in_chunks(
+    monkeypatch, kept, groups, threads
+):
+    """A chunk or block of one image: the batch sum runs over many small
+    products, from the forward's kept im2col matrix or (``kept=False``,
+    as for a matrix too large to keep) from windows copied block by
+    block."""
+    from dlbook.ops import conv
+
     monkeypatch.setattr(conv_fast, 'WGRAD_CHUNK_BYTES', 1)
+    monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
+    if not kept:
+        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', 0)
+    force_thread_split(monkeypatch, None, threads)
     rng = np.random.RandomState(0)
     inputs = [
-        rng.uniform(-1, 1, (5, 2, 20, 20)),
-        rng.uniform(-1, 1, (3, 2, 3, 3)),
-        np.zeros(3),
+        rng.uniform(-1, 1, (5, 2 * groups, 20, 20)),
+        rng.uniform(-1, 1, (3 * groups, 2, 3, 3)),
+        np.zeros(3 * groups),
     ]
-    attrs = dict(kernel=(3, 3), num_filter=3)
+    attrs = dict(kernel=(3, 3), num_filter=3 * groups, num_group=groups)
     assert_same(
         run('Convolution', attrs, inputs, fast=True),
         run('Convolution', attrs, inputs, fast=False),
         np.float64,
-        'chunks',
+        f'chunks, kept={kept}, groups={groups}, threads={threads}',
     )
 
 
