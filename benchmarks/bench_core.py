@@ -184,6 +184,17 @@ def per_op_overhead():
             '–',
         )
     )
+    if torch is not None:
+        rows.append(
+            (
+                "the same chain with PyTorch imported and Python's "
+                'collector left at its defaults (`DLBOOK_GC_THRESHOLD=0`)',
+                fmt_us(chain_alone(with_torch=True, gc_threshold=0)),
+                '–',
+                cell('torch_chain'),
+                '–',
+            )
+        )
     return rows, before, after
 
 
@@ -192,6 +203,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHAIN_ALONE = f"""
 import sys, time
 sys.path.insert(0, {ROOT!r})
+if sys.argv[1] == 'torch':
+    import torch
 import numpy as np
 from dlbook import autograd, nd
 rng = np.random.RandomState(0)
@@ -212,18 +225,24 @@ print(float(np.median(times[1:])))
 """
 
 
-def chain_alone():
-    """The recorded chain + backward per op, in a fresh process that has
-    not imported PyTorch: recording creates a few Python objects per
-    operator, and the garbage collector's full passes also traverse every
-    object of the process (PyTorch's among them)."""
+def chain_alone(with_torch=False, gc_threshold=None):
+    """The recorded chain + backward per op, in a fresh process (that
+    imports PyTorch first when ``with_torch``): recording creates a few
+    Python objects per operator, and the garbage collector's full passes
+    also traverse every object of the process (PyTorch's among them).
+    ``gc_threshold`` sets ``DLBOOK_GC_THRESHOLD`` for that process
+    (``dlbook/_gc_policy.py``)."""
     import subprocess
 
+    env = dict(os.environ)
+    if gc_threshold is not None:
+        env['DLBOOK_GC_THRESHOLD'] = str(gc_threshold)
     out = subprocess.run(
-        [sys.executable, '-c', CHAIN_ALONE],
+        [sys.executable, '-c', CHAIN_ALONE, 'torch' if with_torch else '-'],
         check=True,
         capture_output=True,
         text=True,
+        env=env,
     )
     return float(out.stdout.strip().splitlines()[-1])
 

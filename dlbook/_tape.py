@@ -34,8 +34,8 @@ topological order.  Two rules make the result right:
 
 import threading
 
+from . import _gc_policy, _write_clock
 from . import _profile_state as _profile
-from . import _write_clock
 from .base import DLBookError
 
 
@@ -92,11 +92,19 @@ class _Scope:
             _state.recording = recording
         if training is not None:
             _state.training = training
+        if self._starts_recording():
+            _gc_policy.enter_recording()
         return self
 
     def __exit__(self, *exc):
+        if self._starts_recording():
+            _gc_policy.exit_recording()
         _state.recording, _state.training = self._old
         return False
+
+    def _starts_recording(self):
+        """Whether this scope turns recording on (it was off before)."""
+        return self._new[0] is True and not self._old[0]
 
 
 # -- variables -------------------------------------------------------------

@@ -26,6 +26,7 @@ LAYERS = [
         'dlbook._atomic',
         'dlbook._write_clock',
         'dlbook._profile_state',
+        'dlbook._gc_policy',
         'dlbook._np_state',
         'dlbook.name',
         'dlbook.attribute',

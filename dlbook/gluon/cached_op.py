@@ -204,6 +204,7 @@ class _GraphOp:
     needs_rng = True
     differentiable = True
     same_dtype = False
+    out_context = None  # outputs on the inputs' context
 
     def __init__(self, program, keep):
         self.program = program
@@ -220,9 +221,6 @@ class _GraphOp:
                 step.needs_rng for step in program.steps
             )
         self.needs_rng = needs_rng
-
-    def out_context(self, ctx):
-        return ctx
 
     def forward(self, xp, *raws):
         program = self.program

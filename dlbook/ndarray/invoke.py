@@ -35,6 +35,9 @@ _state = _tape._state
 _Node = _tape.Node
 _new = object.__new__
 _weakref = weakref.ref
+#: Result types of multi-output operators (a ``type(...) in`` test is
+#: quicker than ``isinstance`` against a tuple of classes).
+_SEQUENCES = frozenset((tuple, list))
 
 
 def describe_inputs(inputs):
@@ -62,6 +65,13 @@ def _check_inputs(op, inputs):
     if op.same_dtype:
         _check_same_dtype(op, inputs)
     return ctx, inputs
+
+
+def _careful_inputs(op, inputs, out_cls):
+    """``(ctx, inputs, out_cls)`` for inputs of mixed classes or contexts
+    (the slow path of :func:`invoke`)."""
+    ctx, inputs = _check_inputs(op, inputs)
+    return ctx, inputs, out_cls or _output_class(inputs)
 
 
 def _same_host_memory(a, b):
@@ -121,30 +131,40 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
     NDArray or list of NDArray
     """
     # This function runs for every operation, so the common case (plain
-    # NDArrays on one device, one output, nothing recorded) is checked
+    # NDArrays of one class on one device, nothing recorded) is checked
     # first, cheaply, with few attribute reads and no temporary lists;
     # anything else takes the careful path in _check_inputs.
     n_in = len(inputs)
-    if n_in:
+    if n_in == 2:
+        first, second = inputs
+        cls = type(first)
+        if (
+            type(second) is cls
+            and cls in DENSE_CLASSES
+            and second._ctx is first._ctx
+        ):
+            ctx = first._ctx
+            if out_cls is None:
+                out_cls = cls
+            if op.same_dtype and first._data.dtype != second._data.dtype:
+                _check_same_dtype(op, inputs)
+        else:
+            ctx, inputs, out_cls = _careful_inputs(op, inputs, out_cls)
+            first, second = inputs
+    elif n_in:
         first = inputs[0]
         cls = type(first)
         ctx = first._ctx if cls in DENSE_CLASSES else None
         for x in inputs:
             if type(x) is not cls or x._ctx is not ctx:
-                ctx, inputs = _check_inputs(op, inputs)
+                ctx, inputs, out_cls = _careful_inputs(op, inputs, out_cls)
                 first = inputs[0]
-                if out_cls is None:
-                    out_cls = _output_class(inputs)
                 break
         else:
             if out_cls is None:
                 out_cls = cls
             if op.same_dtype and n_in > 1:
-                if n_in == 2:
-                    if first._data.dtype != inputs[1]._data.dtype:
-                        _check_same_dtype(op, inputs)
-                else:
-                    _check_same_dtype(op, inputs)
+                _check_same_dtype(op, inputs)
     else:
         if ctx is None:
             ctx = current_context()
@@ -168,7 +188,7 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
             )
         elif ctx._switch is None:  # no device switch needed (CPU)
             if n_in == 2:
-                result = op.forward(xp, first._data, inputs[1]._data)
+                result = op.forward(xp, first._data, second._data)
             elif n_in == 1:
                 result = op.forward(xp, first._data)
             else:
@@ -183,8 +203,8 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
             f'{op.name}: {err} (inputs: {describe_inputs(inputs) or "none"})'
         ) from err
 
-    out_ctx = op.out_context(ctx)
-    if isinstance(result, (tuple, list)):
+    out_ctx = ctx if op.out_context is None else op.out_context(ctx)
+    if type(result) in _SEQUENCES:
         # each output made as out_cls from the start (a class switched
         # afterwards would lose CPython's fast attribute layout)
         outputs = []

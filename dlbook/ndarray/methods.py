@@ -304,9 +304,9 @@ def _binary(x, other, array_op, scalar_op):
     # Reflected operators (``2 - x``) only ever see numbers: with two
     # NDArrays Python calls the left operand's method.
     if isinstance(other, NDArray) and array_op is not None:
-        return invoke(REGISTRY[array_op](), [x, other])
+        return invoke(REGISTRY[array_op](), (x, other))
     if isinstance(other, numbers.Number):
-        return invoke(REGISTRY[scalar_op](scalar=other), [x])
+        return invoke(REGISTRY[scalar_op](scalar=other), (x,))
     raise TypeError(
         f'type {type(other).__name__} not supported for NDArray '
         f'arithmetic; use nd.array(...) to convert it first'

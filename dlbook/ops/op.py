@@ -107,22 +107,31 @@ class Op:
     saved = ()
     is_train = False
     rng = None
+    #: None: the outputs live on the inputs' context.  An operator that
+    #: moves data (``_copyto``) defines ``out_context(self, ctx)``
+    #: returning its outputs' context (the front end tests for None
+    #: first, which is quicker than calling a method on every operation).
+    out_context = None
     needs_input_grad = None
 
     def __init__(self, **attrs):
         defaults = self.defaults
-        if attrs:
-            if not attrs.keys() <= defaults.keys():
-                unknown = sorted(set(attrs) - set(defaults))
-                accepted = ', '.join(defaults) or 'no attributes'
-                raise DLBookError(
-                    f'operator {self.name!r} got unexpected argument(s) '
-                    f'{unknown}; it accepts: {accepted}'
-                )
-            self.attrs = {**defaults, **attrs}
-        else:
+        if not attrs:
             # attrs are read-only, so the class defaults can be shared
             self.attrs = defaults
+            return
+        merged = defaults.copy()
+        merged.update(attrs)
+        # more keys than the defaults means an unknown argument (one length
+        # test: quicker than comparing the two key sets on every call)
+        if len(merged) != len(defaults):
+            unknown = sorted(set(attrs) - set(defaults))
+            accepted = ', '.join(defaults) or 'no attributes'
+            raise DLBookError(
+                f'operator {self.name!r} got unexpected argument(s) '
+                f'{unknown}; it accepts: {accepted}'
+            )
+        self.attrs = merged
 
     # -- interface used by front ends -------------------------------------
     def list_arguments(self):
@@ -145,10 +154,6 @@ class Op:
         if self.num_outputs == 1:
             return ('output',)
         return tuple(f'output{i}' for i in range(self.num_outputs))
-
-    def out_context(self, ctx):
-        """Context of the outputs given the inputs' context (``_copyto``)."""
-        return ctx
 
     def forward(self, xp, *inputs):
         """Compute the outputs from raw arrays; save what backward needs."""

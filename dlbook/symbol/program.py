@@ -59,7 +59,8 @@ class _Step:
         self.in_slots = in_slots
         self.out_slots = out_slots
         self.ctx = ctx
-        self.out_ctx = self.proto.out_context(ctx)
+        out_context = self.proto.out_context
+        self.out_ctx = ctx if out_context is None else out_context(ctx)
         self.xp = ctx.xp
         self.switch = ctx.scope if ctx.backend.switches_device else None
         self.needs_rng = self.proto.needs_rng
