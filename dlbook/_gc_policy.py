@@ -10,9 +10,11 @@ a large library loaded beside dlbook (PyTorch alone brings about 140,000
 objects) a long recorded chain spends most of its time in the collector,
 looking at objects that cannot be garbage.
 
-So while the outermost ``record()`` scope is open, the first threshold is
-raised to :data:`RECORDING_THRESHOLD` (when it is lower, and not 0, which
-means "collection off"), and put back when the scope closes.  The
+So while the outermost ``record()`` scope is open, and during
+``backward`` (which allocates a few objects per node too), the first
+threshold is raised to :data:`RECORDING_THRESHOLD` (when it is lower, and
+not 0, which means "collection off"), and put back when the last such
+scope closes.  The
 collector still runs; it runs less often.  Nothing recorded is a cycle
 (the tape holds its inputs through weak references the other way), so no
 memory waits longer to be freed.
@@ -29,7 +31,7 @@ import gc
 import os
 import threading
 
-__all__ = ['RECORDING_THRESHOLD', 'enter_recording', 'exit_recording']
+__all__ = ['RECORDING_THRESHOLD', 'relax', 'restore']
 
 
 def _threshold_from_env():
@@ -55,8 +57,9 @@ _lock = threading.Lock()
 _open = {'scopes': 0, 'saved': None}
 
 
-def enter_recording():
-    """A recording scope opens: relax the collector if it is the first."""
+def relax():
+    """A recording scope (or a backward pass) starts: raise the threshold
+    if it is the first one open."""
     if not RECORDING_THRESHOLD:
         return
     with _lock:
@@ -69,9 +72,9 @@ def enter_recording():
             _open['saved'] = current
 
 
-def exit_recording():
-    """A recording scope closes: restore the collector after the last,
-    unless someone changed its thresholds in between."""
+def restore():
+    """A recording scope (or backward pass) ends: restore the threshold
+    after the last one, unless someone changed it in between."""
     if not RECORDING_THRESHOLD:
         return
     with _lock:

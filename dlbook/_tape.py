@@ -93,12 +93,12 @@ class _Scope:
         if training is not None:
             _state.training = training
         if self._starts_recording():
-            _gc_policy.enter_recording()
+            _gc_policy.relax()
         return self
 
     def __exit__(self, *exc):
         if self._starts_recording():
-            _gc_policy.exit_recording()
+            _gc_policy.restore()
         _state.recording, _state.training = self._old
         return False
 
@@ -202,7 +202,20 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
     """Propagate gradients from ``heads`` (a list); return
     ``{id(x): (x, grad)}`` for every variable reached, plus the arrays
     listed in ``capture``.  ``head_grads`` is a list of the same length
-    (None entries mean all ones), or None."""
+    (None entries mean all ones), or None.
+
+    The garbage collector runs less often meanwhile, as while recording
+    (``dlbook/_gc_policy.py``): the pass allocates a few objects per node.
+    """
+    _gc_policy.relax()
+    try:
+        return _propagate(heads, head_grads, retain_graph, capture)
+    finally:
+        _gc_policy.restore()
+
+
+def _propagate(heads, head_grads, retain_graph, capture):
+    """The body of :func:`run_backward`."""
     if head_grads is None:
         head_grads = [None] * len(heads)
     if len(head_grads) != len(heads):
