@@ -123,3 +123,26 @@ def test_recorded_graph_is_freed_without_the_collector():
         assert node() is None
     finally:
         gc.enable()
+
+
+def test_backward_runs_relaxed_and_restores():
+    import dlbook as mx
+
+    seen = []
+
+    class Probe(autograd.Function):
+        def forward(self, x):
+            return x * 1
+
+        def backward(self, dy):
+            seen.append(gc.get_threshold()[0])
+            return dy
+
+    x = mx.nd.ones((2, 2))
+    x.attach_grad()
+    with autograd.record():
+        y = Probe()(x)
+    assert gc.get_threshold()[0] == 700
+    y.backward()
+    assert seen == [10000]
+    assert gc.get_threshold() == (700, 10, 10)

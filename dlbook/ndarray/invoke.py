@@ -151,6 +151,16 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         else:
             ctx, inputs, out_cls = _careful_inputs(op, inputs, out_cls)
             first, second = inputs
+    elif n_in == 1:
+        first = inputs[0]
+        cls = type(first)
+        if cls in DENSE_CLASSES:
+            ctx = first._ctx
+            if out_cls is None:
+                out_cls = cls
+        else:
+            ctx, inputs, out_cls = _careful_inputs(op, inputs, out_cls)
+            first = inputs[0]
     elif n_in:
         first = inputs[0]
         cls = type(first)
@@ -163,7 +173,7 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         else:
             if out_cls is None:
                 out_cls = cls
-            if op.same_dtype and n_in > 1:
+            if op.same_dtype:
                 _check_same_dtype(op, inputs)
     else:
         if ctx is None:

@@ -300,12 +300,17 @@ class _Methods:
         return cast_storage(self, stype)
 
 
+#: The usual numbers, tested by type before the slower ``isinstance``
+#: check against the abstract ``numbers.Number``.
+_PLAIN_NUMBERS = frozenset((int, float))
+
+
 def _binary(x, other, array_op, scalar_op):
     # Reflected operators (``2 - x``) only ever see numbers: with two
     # NDArrays Python calls the left operand's method.
     if isinstance(other, NDArray) and array_op is not None:
         return invoke(REGISTRY[array_op](), (x, other))
-    if isinstance(other, numbers.Number):
+    if type(other) in _PLAIN_NUMBERS or isinstance(other, numbers.Number):
         return invoke(REGISTRY[scalar_op](scalar=other), (x,))
     raise TypeError(
         f'type {type(other).__name__} not supported for NDArray '
