@@ -24,7 +24,7 @@ from .parameter_constant import Constant
 from .parameter_core import Parameter
 from .parameter_deferred import (
     DeferredInitializationError,
-    DeferredParameter,  # noqa: F401 (not in __all__, as in MXNet)
+    DeferredParameter,  # noqa: F401 (dlbook's own: kept out of __all__)
 )
 from .parameter_dict import ParameterDict
 
