@@ -27,8 +27,8 @@ from .parameter import (
     DeferredInitializationError,
     Parameter,
     ParameterDict,
-    _brief_print_list,
 )
+from .parameter_files import _brief_print_list
 
 __all__ = ['Block', 'HybridBlock']
 

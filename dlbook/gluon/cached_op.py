@@ -25,7 +25,7 @@ from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 from ..ndarray.pending import settle_shapes
 from ..symbol.program import GraphProgram
-from .parameter import DeferredParameter
+from .parameter_deferred import DeferredParameter
 
 __all__ = ['call_cached', 'run_graph', 'trace', 'flatten', 'regroup']
 

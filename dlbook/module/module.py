@@ -12,25 +12,26 @@ With a list of contexts, each batch is split between the devices (see
 ``executor_group``); their gradients are summed before the update, so the
 result matches single-device training on the whole batch.  The semantics
 follow ``apache/mxnet@1.9.1:python/mxnet/module/module.py``.
+
+This file holds what makes a Module: its names, ``bind`` to input shapes
+(one executor per device) and ``Module.load``.  The rest comes from one
+mixin per idea, each in its own file:
+
+* ``module_parameters``: ``init_params``, ``get_params``, ``set_params``
+  and ``save_checkpoint``;
+* ``module_optimizer``: ``init_optimizer`` and the optimizer's states;
+* ``module_computation``: ``forward``, ``backward``, ``update`` and
+  their outputs.
+
+``Module`` is still one class, as in MXNet: subclass it or replace a
+method (``mx.mod.Module.forward = ...``) as before.
 """
 
 import logging
-import warnings
 
 from .. import ndarray as nd
-from .. import optimizer as opt
-from .._atomic import atomic_write
 from ..context import Context, cpu
-from ..initializer import InitDesc, Uniform
-from ..io import DataDesc
-from ..model import (
-    _create_kvstore,
-    _initialize_kvstore,
-    _params_file,
-    _update_params,
-    _update_params_on_kvstore,
-    load_checkpoint,
-)
+from ..model import load_checkpoint
 from .base_module import (
     BaseModule,
     ModuleUsageError,
@@ -38,11 +39,14 @@ from .base_module import (
     _parse_data_desc,
 )
 from .executor_group import DataParallelExecutorGroup
+from .module_computation import ComputationMixin
+from .module_optimizer import OptimizerMixin
+from .module_parameters import ParametersMixin
 
 __all__ = ['Module']
 
 
-class Module(BaseModule):
+class Module(ParametersMixin, OptimizerMixin, ComputationMixin, BaseModule):
     """A module over one symbol, data-parallel over ``context``.
 
     Parameters
@@ -139,7 +143,7 @@ class Module(BaseModule):
         self._data_shapes = None
         self._label_shapes = None
 
-    # -- checkpoints ----------------------------------------------------------
+    # -- checkpoints (saving: module_parameters) ------------------------------
     @staticmethod
     def load(prefix, epoch, load_optimizer_states=False, **kwargs):
         """A Module from a checkpoint (``prefix-symbol.json`` and
@@ -168,31 +172,6 @@ class Module(BaseModule):
         if load_optimizer_states:
             mod._preload_opt_states = '%s-%04d.states' % (prefix, epoch)
         return mod
-
-    def save_checkpoint(
-        self, prefix, epoch, save_optimizer_states=False, remove_amp_cast=True
-    ):
-        """Save ``prefix-symbol.json`` and ``prefix-%04d.params`` (and
-        ``prefix-%04d.states`` with ``save_optimizer_states``).
-
-        Parameters
-        ----------
-        prefix : str
-        epoch : int
-        save_optimizer_states : bool, default False
-        remove_amp_cast : bool, default True
-            Accepted for compatibility.
-        """
-        self._symbol.save(
-            '%s-symbol.json' % prefix, remove_amp_cast=remove_amp_cast
-        )
-        param_name = _params_file(prefix, epoch)
-        self.save_params(param_name)
-        logging.info('Saved checkpoint to "%s"', param_name)
-        if save_optimizer_states:
-            state_name = '%s-%04d.states' % (prefix, epoch)
-            self.save_optimizer_states(state_name)
-            logging.info('Saved optimizer state to "%s"', state_name)
 
     # -- names and shapes -----------------------------------------------------
     def _reset_bind(self):
@@ -233,128 +212,6 @@ class Module(BaseModule):
         """``[(output name, shape)]``, whole batch."""
         self._require('output_shapes')
         return self._exec_group.get_output_shapes()
-
-    # -- parameters -----------------------------------------------------------
-    def get_params(self):
-        """``(arg_params, aux_params)``: dicts of CPU arrays holding the
-        current parameters (copied from the devices if they changed)."""
-        self._require('get_params()', params=True)
-        if self._params_dirty:
-            self._sync_params_from_devices()
-        return self._arg_params, self._aux_params
-
-    def init_params(
-        self,
-        initializer=Uniform(0.01),
-        arg_params=None,
-        aux_params=None,
-        allow_missing=False,
-        force_init=False,
-        allow_extra=False,
-    ):
-        """Initialize the parameters and auxiliary states.
-
-        Parameters
-        ----------
-        initializer : Initializer, default ``Uniform(0.01)``
-            Called as ``initializer(InitDesc(name, attrs), array)``: by
-            name suffix, weights get its distribution, biases zeros,
-            BatchNorm's gamma ones...
-        arg_params, aux_params : dict of str to NDArray, optional
-            Values to use instead (e.g. from ``load_checkpoint``).
-        allow_missing : bool, default False
-            Initialize names missing from ``arg_params``/``aux_params``
-            with ``initializer`` instead of raising.
-        force_init : bool, default False
-            Initialize again even if already initialized.
-        allow_extra : bool, default False
-            Accepted for compatibility with ``set_params``.
-        """
-        if self.params_initialized and not force_init:
-            warnings.warn(
-                'Parameters already initialized and '
-                'force_init=False. init_params call ignored.',
-                stacklevel=2,
-            )
-            return
-        self._require('init_params()')
-
-        def _impl(desc, arr, cache):
-            if cache is None:
-                initializer(desc, arr)
-            elif desc in cache:
-                given = cache[desc]
-                if given is arr:
-                    return
-                _check_given_shape(desc, arr, given)
-                given.copyto(arr)
-            else:
-                if not allow_missing:
-                    raise RuntimeError('%s is not presented' % desc)
-                if initializer is not None:
-                    initializer(desc, arr)
-
-        # Check every given value first: a bad checkpoint changes nothing.
-        for own, given in (
-            (self._arg_params, arg_params),
-            (self._aux_params, aux_params),
-        ):
-            if given is None:
-                continue
-            for name, arr in sorted(own.items()):
-                if name in given:
-                    _check_given_shape(name, arr, given[name])
-                elif not allow_missing:
-                    raise RuntimeError(
-                        f'{name} is not presented: the given '
-                        f'parameters have no value for it '
-                        f'(pass allow_missing=True to '
-                        f'initialize it instead)'
-                    )
-        attrs = self._symbol.attr_dict()
-        # Sorted, so that random draws do not depend on the graph order.
-        for name, arr in sorted(self._arg_params.items()):
-            _impl(InitDesc(name, attrs.get(name)), arr, arg_params)
-        for name, arr in sorted(self._aux_params.items()):
-            _impl(InitDesc(name, attrs.get(name)), arr, aux_params)
-        self.params_initialized = True
-        self._params_dirty = False
-        self._exec_group.set_params(
-            self._arg_params, self._aux_params, allow_extra=allow_extra
-        )
-
-    def set_params(
-        self,
-        arg_params,
-        aux_params,
-        allow_missing=False,
-        force_init=True,
-        allow_extra=False,
-    ):
-        """Assign parameter values (see ``BaseModule.set_params``).
-
-        Examples
-        --------
-        >>> _, arg_params, aux_params = mx.model.load_checkpoint('mlp', 3)
-        ... # doctest: +SKIP
-        >>> mod.set_params(arg_params, aux_params)
-        """
-        if self._set_params_done(
-            arg_params, aux_params, allow_missing, force_init, allow_extra
-        ):
-            return
-        self._exec_group.set_params(
-            arg_params, aux_params, allow_extra=allow_extra
-        )
-        # Only the devices got the new values: read them back on demand.
-        self._params_dirty = True
-        self.params_initialized = True
-
-    def _sync_params_from_devices(self):
-        """Copy the devices' parameters into ``_arg_params``/
-        ``_aux_params``."""
-        self._exec_group.get_params(self._arg_params, self._aux_params)
-        self._params_dirty = False
 
     # -- binding --------------------------------------------------------------
     def bind(
@@ -479,298 +336,3 @@ class Module(BaseModule):
             self.data_names, self.label_names, data_shapes, label_shapes
         )
         self._exec_group.reshape(self._data_shapes, self._label_shapes)
-
-    # -- optimizer ------------------------------------------------------------
-    def init_optimizer(
-        self,
-        kvstore='local',
-        optimizer='sgd',
-        optimizer_params=(('learning_rate', 0.01),),
-        force_init=False,
-    ):
-        """Install an optimizer.
-
-        With an optimizer name, ``rescale_grad`` defaults to
-        ``1 / batch_size`` (loss outputs such as ``SoftmaxOutput`` give
-        the gradient of the *sum* over the batch) and ``param_idx2name``
-        is set, so that weight decay skips parameters whose names do not
-        end in ``_weight`` or ``_gamma`` (biases, BatchNorm's beta).
-
-        Parameters
-        ----------
-        kvstore : str or KVStore or None, default 'local'
-            How several devices combine gradients (unused on one device).
-        optimizer : str or Optimizer, default 'sgd'
-        optimizer_params : dict or pairs, default ``(('learning_rate',
-            0.01),)``
-        force_init : bool, default False
-            Replace an already installed optimizer.
-        """
-        self._require('init_optimizer()', params=True)
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning('optimizer already initialized, ignoring...')
-            return
-        if self._params_dirty:
-            self._sync_params_from_devices()
-
-        kvstore, update_on_kvstore = _create_kvstore(
-            kvstore, len(self._context), self._arg_params
-        )
-        batch_size = self._exec_group.batch_size
-        if kvstore and 'dist' in kvstore.type and '_sync' in kvstore.type:
-            batch_size *= kvstore.num_workers
-        rescale_grad = 1.0 / batch_size
-
-        idx2name = {}
-        param_names = self._exec_group.param_names
-        if update_on_kvstore:
-            idx2name.update(enumerate(param_names))
-        else:
-            # _update_params gives device k's copy of parameter i the
-            # index i * num_device + k.
-            n = len(self._context)
-            for k in range(n):
-                idx2name.update(
-                    {i * n + k: name for i, name in enumerate(param_names)}
-                )
-        if isinstance(optimizer, str):
-            optimizer_params = dict(optimizer_params)
-            if 'rescale_grad' not in optimizer_params:
-                optimizer_params['rescale_grad'] = rescale_grad
-            optimizer = opt.create(
-                optimizer,
-                sym=self.symbol,
-                param_idx2name=idx2name,
-                **optimizer_params,
-            )
-        else:
-            if not isinstance(optimizer, opt.Optimizer):
-                raise ModuleUsageError(
-                    f'init_optimizer(): optimizer must be a name or an '
-                    f'Optimizer, got {type(optimizer).__name__}'
-                )
-            if optimizer.rescale_grad != rescale_grad:
-                warnings.warn(
-                    'Optimizer created manually outside Module but '
-                    'rescale_grad is not normalized to '
-                    '1.0/batch_size/num_workers (%s vs. %s). Is this '
-                    'intended?' % (optimizer.rescale_grad, rescale_grad),
-                    stacklevel=2,
-                )
-            if not optimizer.idx2name:
-                optimizer.idx2name = idx2name.copy()
-
-        self._optimizer = optimizer
-        self._kvstore = kvstore
-        self._update_on_kvstore = update_on_kvstore
-        self._updater = None
-        if kvstore:
-            if self._compression_params:
-                kvstore.set_gradient_compression(self._compression_params)
-            if update_on_kvstore:
-                kvstore.set_optimizer(self._optimizer)
-            _initialize_kvstore(
-                kvstore=kvstore,
-                param_arrays=self._exec_group.param_arrays,
-                arg_params=self._arg_params,
-                param_names=self._param_names,
-                update_on_kvstore=update_on_kvstore,
-            )
-        if not update_on_kvstore:
-            self._updater = opt.get_updater(optimizer)
-        self.optimizer_initialized = True
-        if self._preload_opt_states is not None:
-            self.load_optimizer_states(self._preload_opt_states)
-            self._preload_opt_states = None
-
-    def borrow_optimizer(self, shared_module):
-        """Use ``shared_module``'s optimizer, store and updater."""
-        shared_module._require('borrow_optimizer() from it', optimizer=True)
-        self._optimizer = shared_module._optimizer
-        self._kvstore = shared_module._kvstore
-        self._update_on_kvstore = shared_module._update_on_kvstore
-        self._updater = shared_module._updater
-        self.optimizer_initialized = True
-
-    def save_optimizer_states(self, fname):
-        """Save the optimizer states (momentum...) to ``fname``.
-
-        dlbook writes its pickle-free format (see
-        ``dlbook.optimizer.updater``), never a pickle, so a states file
-        cannot run code when loaded.
-        """
-        self._require('save_optimizer_states()', optimizer=True)
-        if self._update_on_kvstore:
-            self._kvstore.save_optimizer_states(fname)
-        else:
-            with atomic_write(fname) as fout:
-                fout.write(self._updater.get_states())
-
-    def load_optimizer_states(self, fname):
-        """Load optimizer states saved by :meth:`save_optimizer_states`."""
-        self._require('load_optimizer_states()', optimizer=True)
-        if self._update_on_kvstore:
-            self._kvstore.load_optimizer_states(fname)
-        else:
-            group = self._exec_group
-            shapes = {
-                i * len(self._context) + k: w.shape
-                for i, ws in enumerate(group.param_arrays)
-                for k, w in enumerate(ws)
-            }
-            with open(fname, 'rb') as fin:
-                self._updater.set_states(
-                    fin.read(), f"optimizer states file '{fname}'", shapes
-                )
-
-    # -- computation ----------------------------------------------------------
-    def forward(self, data_batch, is_train=None):
-        """Compute the outputs of ``data_batch``.
-
-        A batch whose shapes differ from the bound ones (another batch
-        size) first reshapes the executors.
-
-        Parameters
-        ----------
-        data_batch : DataBatch (or a list of them, one per device)
-        is_train : bool, optional
-            Training mode (Dropout, BatchNorm); default ``for_training``.
-        """
-        self._require('forward()', params=True)
-        curr_shapes = tuple(d.shape for d in self._data_shapes)
-        if isinstance(data_batch, list):
-            new_shapes = []
-            for i in range(len(data_batch[0].data)):
-                shape = data_batch[0].data[i].shape
-                for db in data_batch:
-                    if shape != db.data[i].shape:
-                        raise ModuleUsageError(
-                            f'All data batches in a list need to have the '
-                            f'same shape: data {i} has shapes {shape} and '
-                            f'{db.data[i].shape}'
-                        )
-                new_shapes.append((len(data_batch) * shape[0],) + shape[1:])
-            new_shapes = tuple(new_shapes)
-        else:
-            new_shapes = tuple(d.shape for d in data_batch.data)
-        if curr_shapes != new_shapes:
-            self.reshape(*self._new_descs(data_batch, new_shapes))
-        self._exec_group.forward(data_batch, is_train)
-
-    def _new_descs(self, data_batch, new_shapes):
-        """Data and label DataDescs for a batch of other shapes."""
-        if getattr(data_batch, 'provide_data', None):
-            new_dshape = data_batch.provide_data
-        else:
-            new_dshape = [
-                DataDesc(d.name, shape, d.dtype, d.layout)
-                for d, shape in zip(self._data_shapes, new_shapes)
-            ]
-        if getattr(data_batch, 'provide_label', None):
-            new_lshape = data_batch.provide_label
-        elif getattr(data_batch, 'label', None) and self._label_shapes:
-            new_lshape = [
-                DataDesc(d.name, label.shape, d.dtype, d.layout)
-                for d, label in zip(self._label_shapes, data_batch.label)
-            ]
-        else:
-            new_lshape = None
-        return new_dshape, new_lshape
-
-    def backward(self, out_grads=None):
-        """Gradients of the last ``forward(is_train=True)``.
-
-        Parameters
-        ----------
-        out_grads : NDArray or list of NDArray, optional
-            Gradients of the outputs (not needed for loss outputs).
-        """
-        self._require('backward()', params=True)
-        self._exec_group.backward(out_grads=out_grads)
-
-    def update(self):
-        """Update the parameters from the last ``backward``: gradients
-        are summed over the devices, then the optimizer runs."""
-        self._require('update()', params=True, optimizer=True)
-        self._params_dirty = True
-        if self._update_on_kvstore:
-            _update_params_on_kvstore(
-                self._exec_group.param_arrays,
-                self._exec_group.grad_arrays,
-                self._kvstore,
-                self._exec_group.param_names,
-            )
-        else:
-            _update_params(
-                self._exec_group.param_arrays,
-                self._exec_group.grad_arrays,
-                updater=self._updater,
-                num_device=len(self._context),
-                kvstore=self._kvstore,
-                param_names=self._exec_group.param_names,
-            )
-
-    def get_outputs(self, merge_multi_context=True):
-        """Outputs of the last forward.
-
-        Parameters
-        ----------
-        merge_multi_context : bool, default True
-            Concatenate the devices' parts (else one list per output).
-
-        Returns
-        -------
-        list of NDArray (or of lists of NDArray)
-        """
-        self._require('get_outputs()', params=True)
-        return self._exec_group.get_outputs(
-            merge_multi_context=merge_multi_context
-        )
-
-    def get_input_grads(self, merge_multi_context=True):
-        """Gradients of the data inputs (bind with
-        ``inputs_need_grad=True``)."""
-        self._require('get_input_grads()', params=True, input_grads=True)
-        return self._exec_group.get_input_grads(
-            merge_multi_context=merge_multi_context
-        )
-
-    def get_states(self, merge_multi_context=True):
-        """The state arrays (``state_names``), one list per state."""
-        self._require('get_states()', params=True)
-        return self._exec_group.get_states(
-            merge_multi_context=merge_multi_context
-        )
-
-    def set_states(self, states=None, value=None):
-        """Set the states from per-device arrays, or all to ``value``."""
-        self._require('set_states()', params=True)
-        self._exec_group.set_states(states, value)
-
-    def update_metric(self, eval_metric, labels, pre_sliced=False):
-        """Update ``eval_metric`` with the last outputs and ``labels``.
-
-        Parameters
-        ----------
-        eval_metric : EvalMetric
-        labels : list of NDArray
-            The whole batch's labels (or, with ``pre_sliced``, one list
-            per device).
-        pre_sliced : bool, default False
-        """
-        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
-
-    def install_monitor(self, mon):
-        """Install a monitor (anything with ``install(executor)``) on
-        every executor."""
-        self._require('install_monitor()')
-        self._exec_group.install_monitor(mon)
-
-
-def _check_given_shape(name, arr, given):
-    if tuple(given.shape) != tuple(arr.shape):
-        raise ValueError(
-            f'init_params: {name} has shape {arr.shape} in the bound module '
-            f'but {tuple(given.shape)} in the given parameters; was the '
-            f'checkpoint saved from another network?'
-        )
