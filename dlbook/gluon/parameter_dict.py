@@ -6,7 +6,6 @@ and ``collect_params()`` gathers the dictionaries of a Block and its
 children into one, which ``Trainer`` and ``initialize`` work on.
 """
 
-import re
 from collections import OrderedDict
 
 from ..base import DLBookError, dtype_name
@@ -187,9 +186,3 @@ class ParameterDict:
             cast_dtype,
             dtype_source,
         )
-
-
-def _select(params, select):
-    """Parameters whose name matches ``select`` at the start (re.match)."""
-    pattern = re.compile(select)
-    return OrderedDict((k, v) for k, v in params.items() if pattern.match(k))
