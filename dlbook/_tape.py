@@ -42,9 +42,12 @@ from .base import DLBookError
 class _State(threading.local):
     recording = False
     training = False
+    in_backward = False
 
 
 _state = _State()
+# fewer garbage collections while this thread records or runs backward
+_gc_policy.watch(lambda: _state.recording or _state.in_backward)
 
 
 class Node:
@@ -92,19 +95,13 @@ class _Scope:
             _state.recording = recording
         if training is not None:
             _state.training = training
-        if self._starts_recording():
-            _gc_policy.relax()
         return self
 
     def __exit__(self, *exc):
-        if self._starts_recording():
-            _gc_policy.restore()
         _state.recording, _state.training = self._old
+        if not self._old[0]:  # recording off again, or never on
+            _gc_policy.restore()
         return False
-
-    def _starts_recording(self):
-        """Whether this scope turns recording on (it was off before)."""
-        return self._new[0] is True and not self._old[0]
 
 
 # -- variables -------------------------------------------------------------
@@ -207,11 +204,14 @@ def run_backward(heads, head_grads, retain_graph, capture=()):
     The garbage collector runs less often meanwhile, as while recording
     (``dlbook/_gc_policy.py``): the pass allocates a few objects per node.
     """
-    _gc_policy.relax()
+    was_in_backward = _state.in_backward
+    _state.in_backward = True
     try:
         return _propagate(heads, head_grads, retain_graph, capture)
     finally:
-        _gc_policy.restore()
+        _state.in_backward = was_in_backward
+        if not (was_in_backward or _state.recording):
+            _gc_policy.restore()
 
 
 def _propagate(heads, head_grads, retain_graph, capture):

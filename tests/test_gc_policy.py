@@ -1,6 +1,7 @@
 """The garbage collector's threshold while ``autograd.record()`` is open
-(``dlbook/_gc_policy.py``): raised in the outermost scope, restored after
-it, never lowered, and left alone when the user has changed it."""
+or ``backward`` runs (``dlbook/_gc_policy.py``): raised at the first
+collection inside, restored after, never lowered, and left alone when the
+user has changed it."""
 
 import gc
 import threading
@@ -16,35 +17,51 @@ def default_collector(monkeypatch):
     default setting, and puts the process's thresholds back after."""
     saved = gc.get_threshold()
     monkeypatch.setattr(_gc_policy, 'RECORDING_THRESHOLD', 10000)
+    monkeypatch.setitem(_gc_policy._raised, 'saved', None)
     gc.set_threshold(700, 10, 10)
     yield
     gc.set_threshold(*saved)
 
 
-def test_recording_raises_the_first_threshold_and_restores_it():
+def test_a_collection_while_recording_raises_the_threshold():
     with autograd.record():
+        # nothing changes until the collector runs inside the scope
+        assert gc.get_threshold() == (700, 10, 10)
+        gc.collect()
         assert gc.get_threshold() == (10000, 10, 10)
-        with autograd.record():  # nested: still relaxed
-            assert gc.get_threshold() == (10000, 10, 10)
+        with autograd.record():  # nested: still raised
+            gc.collect()
         assert gc.get_threshold() == (10000, 10, 10)
-        with autograd.pause():
-            assert gc.get_threshold() == (10000, 10, 10)
-            with autograd.record():  # recording again inside pause
-                assert gc.get_threshold()[0] == 10000
-            assert gc.get_threshold()[0] == 10000
     assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_training_scopes_leave_the_collector_alone():
+def test_recording_again_inside_pause_keeps_the_outer_scope_relaxed():
+    with autograd.record():
+        with autograd.pause():
+            with autograd.record():
+                gc.collect()
+                assert gc.get_threshold()[0] == 10000
+            # the inner recording ended: put back until the next collection
+            assert gc.get_threshold()[0] == 700
+        gc.collect()
+        assert gc.get_threshold()[0] == 10000
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_outside_recording_the_collector_is_left_alone():
+    gc.collect()
     with autograd.train_mode():
+        gc.collect()
         assert gc.get_threshold() == (700, 10, 10)
     with autograd.pause():
+        gc.collect()
         assert gc.get_threshold() == (700, 10, 10)
 
 
 def test_restored_after_an_exception():
     with pytest.raises(RuntimeError):
         with autograd.record():
+            gc.collect()
             raise RuntimeError('in the loop')
     assert gc.get_threshold() == (700, 10, 10)
 
@@ -53,12 +70,14 @@ def test_restored_after_an_exception():
 def test_collection_off_or_a_higher_threshold_is_kept(threshold):
     gc.set_threshold(threshold, 10, 10)
     with autograd.record():
+        gc.collect()
         assert gc.get_threshold() == (threshold, 10, 10)
     assert gc.get_threshold() == (threshold, 10, 10)
 
 
 def test_a_threshold_set_inside_the_scope_is_not_overwritten():
     with autograd.record():
+        gc.collect()
         gc.set_threshold(123, 4, 5)
     assert gc.get_threshold() == (123, 4, 5)
 
@@ -66,28 +85,31 @@ def test_a_threshold_set_inside_the_scope_is_not_overwritten():
 def test_policy_off(monkeypatch):
     monkeypatch.setattr(_gc_policy, 'RECORDING_THRESHOLD', 0)
     with autograd.record():
+        gc.collect()
         assert gc.get_threshold() == (700, 10, 10)
 
 
-def test_scopes_in_two_threads_restore_after_the_last():
+def test_only_the_recording_thread_raises_it():
     inside, release = threading.Event(), threading.Event()
     seen = {}
 
     def worker():
         with autograd.record():
+            gc.collect()
+            seen['worker'] = gc.get_threshold()[0]
             inside.set()
             release.wait(10)
-            seen['worker'] = gc.get_threshold()[0]
 
+    gc.collect()  # this thread does not record: no change
+    seen['before'] = gc.get_threshold()[0]
     thread = threading.Thread(target=worker)
     thread.start()
     inside.wait(10)
-    with autograd.record():
-        pass
-    seen['after main'] = gc.get_threshold()[0]  # the worker is still in
+    gc.collect()  # a collection in this thread keeps the worker's setting
+    seen['beside'] = gc.get_threshold()[0]
     release.set()
     thread.join(10)
-    assert seen == {'worker': 10000, 'after main': 10000}
+    assert seen == {'before': 700, 'worker': 10000, 'beside': 10000}
     assert gc.get_threshold() == (700, 10, 10)
 
 
@@ -125,7 +147,7 @@ def test_recorded_graph_is_freed_without_the_collector():
         gc.enable()
 
 
-def test_backward_runs_relaxed_and_restores():
+def test_a_collection_in_backward_raises_it_until_backward_ends():
     import dlbook as mx
 
     seen = []
@@ -135,6 +157,7 @@ def test_backward_runs_relaxed_and_restores():
             return x * 1
 
         def backward(self, dy):
+            gc.collect()
             seen.append(gc.get_threshold()[0])
             return dy
 
