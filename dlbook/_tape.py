@@ -187,6 +187,27 @@ def _is_row_sparse(g):
     return False
 
 
+def _accumulate(acc, g, owned):
+    """``(acc + g, owned)`` for a variable used several times.
+
+    The first sum is a new array, which this pass owns; later ones are
+    added into it in place (no new array per use: an RNN's weights get
+    one gradient per time step).  A gradient that arrived as it is may be
+    shared with other nodes, so it is never written into.
+    """
+    if (
+        owned
+        and type(acc) is type(g)
+        and type(g) in _DENSE_TYPES
+        and acc.dtype == g.dtype
+        and acc.shape == g.shape
+    ):
+        acc += g
+        return acc, True
+    total = _add(acc, g)
+    return total, type(total) in _DENSE_TYPES
+
+
 def _add(acc, g):
     if acc is None:
         return g
@@ -225,7 +246,8 @@ def _propagate(heads, head_grads, retain_graph, capture):
         )
 
     node_grads = {}  # id(node) -> [grad per output]
-    leaf_grads = {}  # id(array) -> [array, grad]
+    # id(array) -> [array, grad, whether the grad array is ours to add to]
+    leaf_grads = {}
     captured = {id(x): x for x in capture}
     results = {}
 
@@ -244,8 +266,11 @@ def _propagate(heads, head_grads, retain_graph, capture):
             index = x._out_index
             slots[index] = _add(slots[index], g)
         elif x._grad_req is not None or id(x) in captured:
-            entry = leaf_grads.setdefault(id(x), [x, None])
-            entry[1] = _add(entry[1], g)
+            entry = leaf_grads.get(id(x))
+            if entry is None:
+                leaf_grads[id(x)] = [x, g, False]
+            else:
+                entry[1], entry[2] = _accumulate(entry[1], g, entry[2])
 
     for head, hg in zip(heads, head_grads):
         if head._node is None and head._grad_req is None:
@@ -290,9 +315,19 @@ def _propagate(heads, head_grads, retain_graph, capture):
         inputs = node.inputs
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
-        op.needs_input_grad = tuple(
-            [x._node is not None or x._grad_req is not None for x in inputs]
-        )
+        if len(inputs) == 2:  # the common case, without a list
+            a, b = inputs
+            op.needs_input_grad = (
+                a._node is not None or a._grad_req is not None,
+                b._node is not None or b._grad_req is not None,
+            )
+        else:
+            op.needs_input_grad = tuple(
+                [
+                    x._node is not None or x._grad_req is not None
+                    for x in inputs
+                ]
+            )
         op.row_sparse_grad = True  # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:  # mx.profiler running
@@ -323,7 +358,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
             node.op.saved = ()
             node.inputs = ()
             node.written_outputs = ()
-    results.update({k: tuple(v) for k, v in leaf_grads.items()})
+    results.update({k: (v[0], v[1]) for k, v in leaf_grads.items()})
     return results
 
 

@@ -28,6 +28,26 @@ def test_reuse_accumulates_before_store(ctx):
     np.testing.assert_allclose(y.grad.asnumpy(), 4 * y.asnumpy())
 
 
+@pytest.mark.parametrize('uses', [2, 3, 5])
+def test_many_uses_sum_without_touching_shared_gradients(ctx, uses):
+    """``a`` is used ``uses`` times; ``b`` gets the very array that
+    ``a``'s first contribution was (``+`` passes ``dy`` to both inputs),
+    so summing ``a``'s contributions in place must not write into it."""
+    a = nd.array([1.0, 2.0, 3.0], ctx=ctx)
+    b = nd.array([4.0, 5.0, 6.0], ctx=ctx)
+    a.attach_grad()
+    b.attach_grad()
+    with autograd.record():
+        y = a + b
+        for _ in range(uses - 1):
+            y = y + a
+        y = y * nd.array([1.0, 10.0, 100.0], ctx=ctx)
+    y.backward()
+    scale = np.array([1.0, 10.0, 100.0])
+    np.testing.assert_allclose(a.grad.asnumpy(), uses * scale)
+    np.testing.assert_allclose(b.grad.asnumpy(), scale)
+
+
 def test_grad_req_write_add_null(ctx):
     x = nd.array([1.0, 2.0])
     x.attach_grad(grad_req='add')

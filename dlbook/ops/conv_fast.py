@@ -32,7 +32,12 @@ Every routine takes the array module ``xp`` (NumPy or CuPy).
 from math import prod
 
 from ..backend.blas_threads import for_gemm, run_split, split_threads
-from .windows import kernel_offsets, sliding_windows, window_slices
+from .windows import (
+    kernel_offsets,
+    pad_spatial,
+    sliding_windows,
+    window_slices,
+)
 
 __all__ = [
     'window_rows',
@@ -420,10 +425,9 @@ def _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape):
     kernel = tuple(w.shape[2:])
     nd = len(kernel)
     spatial = tuple(data_shape[2:])
-    widths = [(0, 0), (0, 0)] + [
-        (d * (k - 1) - p,) * 2 for k, d, p in zip(kernel, dilate, pad)
-    ]
-    dy_pad = xp.pad(dy, widths) if any(any(a) for a in widths) else dy
+    dy_pad = pad_spatial(
+        xp, dy, [d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad)]
+    )
     spatial_axes = tuple(range(2, 2 + nd))
     w_flip = xp.ascontiguousarray(xp.flip(w, spatial_axes).swapaxes(0, 1))
     dx, _ = conv_forward(
