@@ -7,7 +7,9 @@ Models (random data, SGD with momentum):
   dense 500 - dense 10), batch 128, eager and hybridized.
 * LeNet-5 on CIFAR-sized 3x32x32 images (conv 6@5x5 - pool - conv
   16@5x5 - pool - dense 120 - 84 - 10), batch 512: a training step and
-  inference (forward only, PyTorch under ``no_grad`` in eval mode).
+  inference (forward only, PyTorch under ``no_grad`` in eval mode);
+* chapter 9's small ResNet (BatchNorm after every convolution) on
+  1x32x32 images, batch 256.
 
 One step = forward, loss, backward, optimizer update.  Also reports the
 wall time of one real MNIST epoch of the LeNet (60,000 images through the
@@ -79,6 +81,67 @@ def dlbook_lenet5():
     return net
 
 
+def dlbook_resnet():
+    """Chapter 9's ResNet for 1x32x32 images: a 7x7 stem with BatchNorm
+    and 3x3 max pooling, four stages of two residual blocks (8, 16, 32,
+    64 channels), global average pooling, dense 10."""
+    from dlbook import book as d2l
+
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(8, kernel_size=7, strides=2, padding=3),
+        nn.BatchNorm(),
+        nn.Activation('relu'),
+        nn.MaxPool2D(pool_size=3, strides=2, padding=1),
+    )
+    net.add(
+        d2l.resnet_block(8, 2, first_block=True),
+        d2l.resnet_block(16, 2),
+        d2l.resnet_block(32, 2),
+        d2l.resnet_block(64, 2),
+    )
+    net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
+    return net
+
+
+def torch_resnet(tnn):
+    """The same ResNet in PyTorch."""
+
+    class Residual(tnn.Module):
+        def __init__(self, c_in, c_out, stride):
+            super().__init__()
+            self.conv1 = tnn.Conv2d(c_in, c_out, 3, stride, 1)
+            self.bn1 = tnn.BatchNorm2d(c_out)
+            self.conv2 = tnn.Conv2d(c_out, c_out, 3, 1, 1)
+            self.bn2 = tnn.BatchNorm2d(c_out)
+            self.conv3 = (
+                tnn.Conv2d(c_in, c_out, 1, stride) if stride != 1 else None
+            )
+
+        def forward(self, x):
+            y = tnn.functional.relu(self.bn1(self.conv1(x)))
+            y = self.bn2(self.conv2(y))
+            shortcut = x if self.conv3 is None else self.conv3(x)
+            return tnn.functional.relu(y + shortcut)
+
+    layers = [
+        tnn.Conv2d(1, 8, 7, 2, 3),
+        tnn.BatchNorm2d(8),
+        tnn.ReLU(),
+        tnn.MaxPool2d(3, 2, 1),
+    ]
+    c_in = 8
+    for stage, channels in enumerate((8, 16, 32, 64)):
+        stride = 1 if stage == 0 else 2
+        layers += [
+            Residual(c_in, channels, stride),
+            Residual(channels, channels, 1),
+        ]
+        c_in = channels
+    layers += [tnn.AdaptiveAvgPool2d(1), tnn.Flatten(), tnn.Linear(64, 10)]
+    return tnn.Sequential(*layers)
+
+
 def time_dlbook(net, x_np, y_np, hybridize=False, inference=False):
     net.initialize(mx.init.Xavier())
     if hybridize:
@@ -116,6 +179,8 @@ def time_torch(torch, kind, x_np, y_np, inference=False):
             tnn.ReLU(),
             tnn.Linear(256, 10),
         )
+    elif kind == 'resnet':
+        net = torch_resnet(tnn)
     elif kind == 'lenet5':
         net = tnn.Sequential(
             tnn.Conv2d(3, 6, 5),
@@ -210,6 +275,7 @@ MODELS = {
         512,
         False,
     ),
+    'resnet': ('ResNet of chapter 9 (BatchNorm) on 1×32×32', 256, False),
 }
 
 
@@ -220,10 +286,17 @@ def time_model(key, torch):
     _, batch, hybridize = MODELS[key]
     kind = key.split('-')[0]
     inference = key.endswith('-inference')
-    image = (3, 32, 32) if kind == 'lenet5' else (1, 28, 28)
+    image = {'lenet5': (3, 32, 32), 'resnet': (1, 32, 32)}.get(
+        kind, (1, 28, 28)
+    )
     x = rng.rand(batch, *image).astype(np.float32)
     y = rng.randint(0, 10, batch).astype(np.float32)
-    build = {'mlp': dlbook_mlp, 'lenet': dlbook_lenet, 'lenet5': dlbook_lenet5}
+    build = {
+        'mlp': dlbook_mlp,
+        'lenet': dlbook_lenet,
+        'lenet5': dlbook_lenet5,
+        'resnet': dlbook_resnet,
+    }
     net = build[kind]()
     with fastpath.use(not key.endswith('-reference')):
         ours = time_dlbook(net, x, y, hybridize=hybridize, inference=inference)

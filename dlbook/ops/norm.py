@@ -32,6 +32,32 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
     return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
 
 
+def _channel_sum(xp, a, axis, axes):
+    """``a.sum(axis=axes)``, the sum over every axis but ``axis``.
+
+    For the channel axis of ``(N, C, ...)`` float32/float64 data this is a
+    matrix-vector product, ``a.reshape(N*C, -1) @ ones``, then a sum over
+    ``N``: BLAS reads ``a`` once in order, where NumPy's reduction over
+    axes 0, 2 and 3 strides through it (4 times slower on a ResNet
+    block's ``(256, 16, 8, 8)``).
+    """
+    if axis != 1 or a.ndim < 3 or a.dtype.kind != 'f' or a.itemsize < 4:
+        return a.sum(axis=axes)
+    n, c = a.shape[:2]
+    rows = a.reshape(n * c, -1)
+    ones = xp.ones(rows.shape[1], dtype=a.dtype)
+    return xp.matmul(rows, ones).reshape(n, c).sum(axis=0)
+
+
+def _channel_dot(xp, a, b, axis, axes):
+    """``(a * b).sum(axis=axes)`` without the product array (for the
+    channel axis of float32/float64 data: one ``einsum`` pass)."""
+    if axis != 1 or a.ndim < 3 or a.dtype.kind != 'f' or a.itemsize < 4:
+        return (a * b).sum(axis=axes)
+    n, c = a.shape[:2]
+    return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))
+
+
 def _check_param(op, name, array, channels, data_shape):
     if array.shape != (channels,):
         raise DLBookError(
@@ -124,9 +150,10 @@ class BatchNorm(Op):
 
         batch_stats = self.is_train and not attrs['use_global_stats']
         if batch_stats:
-            mean = x.mean(axis=axes)
+            count = x.size // channels  # elements per channel
+            mean = _channel_sum(xp, x, axis, axes) / count
             centered = x - mean.reshape(shape)
-            var = (centered * centered).mean(axis=axes)
+            var = _channel_dot(xp, centered, centered, axis, axes) / count
             # update the running statistics in place (aux states)
             moving_mean[...] = momentum * moving_mean + (1 - momentum) * mean
             moving_var[...] = momentum * moving_var + (1 - momentum) * var
@@ -135,14 +162,20 @@ class BatchNorm(Op):
             var = moving_var.astype(x.dtype, copy=False)
             centered = x - mean.reshape(shape)
         invstd = 1 / xp.sqrt(var + eps)
-        xhat = centered * invstd.reshape(shape)
-        scale = xp.ones_like(invstd) if attrs['fix_gamma'] else gamma
-        y = xhat * scale.reshape(shape) + beta.reshape(shape)
+        xhat = centered
+        xhat *= invstd.reshape(shape)  # in place: centered is not kept
+        if attrs['fix_gamma']:
+            scale = xp.ones_like(invstd)
+            y = xhat + beta.reshape(shape)
+        else:
+            scale = gamma
+            y = xhat * gamma.reshape(shape)
+            y += beta.reshape(shape)
         self.saved = (
             xhat,
             invstd.reshape(shape),
             scale.reshape(shape),
-            axes,
+            (axis, axes),
             batch_stats,
             gamma,
         )
@@ -151,17 +184,23 @@ class BatchNorm(Op):
         return y
 
     def backward(self, xp, dy, *ignored):
-        xhat, invstd, scale, axes, batch_stats, gamma = self.saved
-        dbeta = dy.sum(axis=axes)
-        if self.attrs['fix_gamma']:
-            dgamma = xp.zeros_like(gamma)
-        else:
-            dgamma = (dy * xhat).sum(axis=axes)
-        if batch_stats:
-            count = xhat.size // invstd.size  # elements per channel
-            dx = _normalize_backward(xp, dy * scale, xhat, invstd, axes, count)
-        else:
-            dx = dy * (scale * invstd)
+        xhat, invstd, scale, (axis, axes), batch_stats, gamma = self.saved
+        dbeta = _channel_sum(xp, dy, axis, axes)
+        if batch_stats or not self.attrs['fix_gamma']:
+            dy_xhat = _channel_dot(xp, dy, xhat, axis, axes)
+        dgamma = xp.zeros_like(gamma) if self.attrs['fix_gamma'] else dy_xhat
+        if not batch_stats:
+            return dy * (scale * invstd), dgamma, dbeta, None, None
+        # the module docstring's dx with g = dy * gamma, whose sums are
+        # gamma * dbeta and gamma * dy_xhat:
+        #   dx = gamma * invstd * (dy - dbeta/m - xhat * dy_xhat/m)
+        # in four passes over one new array
+        count = xhat.size // invstd.size  # elements per channel
+        shape = invstd.shape
+        dx = xhat * (-dy_xhat / count).reshape(shape)
+        dx += dy
+        dx -= (dbeta / count).reshape(shape)
+        dx *= scale * invstd
         return dx, dgamma, dbeta, None, None
 
 

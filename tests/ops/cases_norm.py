@@ -115,6 +115,23 @@ CASES = {
             ref=bn_ref(),
             atol=1e-5,
         ),
+        # training, fix_gamma=True, NCHW and NCW (the channel sums taken
+        # as matrix-vector products)
+        Case(
+            BN4,
+            is_train=True,
+            make_inputs=_bn_inputs((4, 3, 2, 2), 1),
+            ref=bn_ref(),
+            atol=1e-5,
+        ),
+        Case(
+            [(3, 4, 5), (4,), (4,), (4,), (4,)],
+            attrs={'fix_gamma': False},
+            is_train=True,
+            make_inputs=_bn_inputs((3, 4, 5), 1),
+            ref=bn_ref(fix_gamma=False),
+            atol=1e-5,
+        ),
         # inference: moving statistics
         Case(
             BN4,
