@@ -268,21 +268,36 @@ class Pooling(Op):
                 )
             return crop_spatial(dx_pad, before, data_shape[2:])
         dx_pad = xp.zeros(padded_shape, dtype=dy.dtype)
-        if pool_type == 'max':
-            # Route dy to the first element equal to the max (row-major
-            # order inside the window), as MXNet does for ties.
-            unclaimed = xp.ones(y.shape, dtype=bool)
-        for offset in kernel_offsets(kernel):
-            where = window_slices(offset, stride, ones, out)
+        offsets = [
+            window_slices(offset, stride, ones, out)
+            for offset in kernel_offsets(kernel)
+        ]
+
+        def images(start, stop):
+            """Overlapping windows of images start..stop-1: one pass per
+            kernel offset, adding into that offset's strided slice."""
+            part = slice(start, stop)
+            target, dy_part, y_part = dx_pad[part], dy[part], y[part]
             if pool_type == 'max':
-                hit = x_pad[where] == y
-                hit &= unclaimed
-                dx_pad[where] += dy * hit
-                unclaimed ^= hit  # hit is a subset of unclaimed
-            elif pool_type == 'lp' and p > 1:
-                dx_pad[where] += dy * (x_pad[where] / y) ** (p - 1)
-            else:
-                dx_pad[where] += dy
+                # Route dy to the first element equal to the max (row-major
+                # order inside the window), as MXNet does for ties.
+                unclaimed = xp.ones(y_part.shape, dtype=bool)
+            for where in offsets:
+                if pool_type == 'max':
+                    hit = x_pad[part][where] == y_part
+                    hit &= unclaimed
+                    target[where] += dy_part * hit
+                    unclaimed ^= hit  # hit is a subset of unclaimed
+                elif pool_type == 'lp' and p > 1:
+                    ratio = x_pad[part][where] / y_part
+                    target[where] += dy_part * ratio ** (p - 1)
+                else:
+                    target[where] += dy_part
+
+        if fastpath.enabled():  # images shared by a few threads
+            pool_fast.split_images(xp, images, dx_pad)
+        else:
+            images(0, dx_pad.shape[0])
         return crop_spatial(dx_pad, before, data_shape[2:])
 
     # -- global pooling: reduce over every spatial axis ---------------------

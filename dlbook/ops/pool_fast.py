@@ -12,7 +12,8 @@ A single ``argmax`` over each window, or a reduction over the window
 axes of a reshaped view, would read better, but NumPy reduces short
 strided axes slowly (measured 5 to 25 times slower than these
 whole-array passes on LeNet-sized inputs), so the offset loop stays.
-Overlapping windows use the reference code in ``pool.py``.
+Overlapping windows use the per-offset loop of ``pool.py``, whose
+backward this module splits over images too (:func:`split_images`).
 
 These passes are memory-bound and single-threaded in NumPy; on a large
 batch the images are split into ranges computed at once on a few Python
@@ -24,7 +25,13 @@ Everything runs through ``xp`` (NumPy or CuPy).
 from ..backend.blas_threads import run_split, split_threads
 from .windows import kernel_offsets, window_slices
 
-__all__ = ['non_overlapping', 'forward', 'max_backward', 'spread_backward']
+__all__ = [
+    'non_overlapping',
+    'forward',
+    'max_backward',
+    'spread_backward',
+    'split_images',
+]
 
 #: Each element-wise pass over an element is counted as this many
 #: multiply-adds when deciding whether to split over threads: passes
@@ -34,9 +41,10 @@ __all__ = ['non_overlapping', 'forward', 'max_backward', 'spread_backward']
 PASS_COST = 16
 
 
-def _split(xp, fn, x_pad):
+def split_images(xp, fn, x_pad):
     """Run ``fn(start, stop)`` over ranges of images (on threads when the
-    batch is large: up to four passes touch each element of ``x_pad``)."""
+    batch is large: up to four passes touch each element of ``x_pad``).
+    Overlapping windows (``pool.py``'s per-offset backward) use it too."""
     threads = split_threads(xp, PASS_COST * 4 * x_pad.size)
     run_split(fn, x_pad.shape[0], threads)
 
@@ -59,7 +67,7 @@ def forward(xp, x_pad, kernel, out, pool_type):
         for where in offsets[1:]:
             combine(part, source[where], out=part)
 
-    _split(xp, images, x_pad)
+    split_images(xp, images, x_pad)
     return y
 
 
@@ -103,7 +111,7 @@ def max_backward(xp, x_pad, y, dy, kernel, out):
             xp.multiply(dy_part, hit, out=target[where])
             unclaimed ^= hit  # hit is a subset of unclaimed
 
-    _split(xp, images, x_pad)
+    split_images(xp, images, x_pad)
     return dx_pad
 
 
@@ -122,5 +130,5 @@ def spread_backward(xp, dy, padded_shape, kernel, out):
         for where in offsets:
             target[where] = dy_part
 
-    _split(xp, images, dx_pad)
+    split_images(xp, images, dx_pad)
     return dx_pad

@@ -316,23 +316,34 @@ def test_pool_fast_matches_reference(nd, k, s, p, pool, conv):
 
 
 @pytest.mark.parametrize('threads', [2, 3])
-@pytest.mark.parametrize('pool', ['max', 'avg', 'sum'])
+@pytest.mark.parametrize('pool', ['max', 'avg', 'sum', 'lp'])
 @pytest.mark.parametrize('nd,p', [(1, 0), (2, 0), (2, 1), (3, 1)])
+@pytest.mark.parametrize('k,s', [(2, 2), (3, 2)])
 def test_pool_fast_split_over_threads_matches_reference(
-    monkeypatch, threads, pool, nd, p
+    monkeypatch, threads, pool, nd, p, k, s
 ):
-    """Non-overlapping pooling with the batch split into ranges of images
-    on a thread pool (forced here for tiny shapes), batch 1 included."""
+    """Pooling with the batch split into ranges of images on a thread
+    pool (forced here for tiny shapes), batch 1 included: non-overlapping
+    windows (kernel 2, stride 2) and overlapping ones (3, 2: the
+    per-offset backward of ``pool.py``, threaded under the fast path)."""
     from dlbook.ops import pool_fast
 
+    if pool == 'lp' and k == s:
+        pytest.skip('Lp pooling always takes the per-offset path')
     calls = force_thread_split(monkeypatch, pool_fast, threads)
     rng = np.random.RandomState(0)
-    attrs = dict(kernel=(2,) * nd, stride=(2,) * nd, pad=(p,) * nd)
+    attrs = dict(kernel=(k,) * nd, stride=(s,) * nd, pad=(p,) * nd)
     attrs['pool_type'] = pool
+    if pool == 'lp':
+        attrs['p_value'] = 2
     spatial = {1: (7,), 2: (6, 7), 3: (4, 5, 6)}[nd]
     for batch in (1, 5):
         x = rng.uniform(-1, 1, (batch, 3) + spatial)
-        for data in (x, np.maximum(np.round(x), 0)):  # with ties (ReLU)
+        # with ties (ReLU); Lp pooling's gradient x / y needs y > 0
+        datas = (x, np.maximum(np.round(x), 0))
+        if pool == 'lp':
+            datas = (np.abs(x) + 0.1,)
+        for data in datas:
             for dtype in (np.float64, np.float32):
                 inputs = [data.astype(dtype)]
                 assert_same(
