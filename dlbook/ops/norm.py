@@ -58,6 +58,16 @@ def _channel_dot(xp, a, b, axis, axes):
     return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))
 
 
+def _scalar_count(dtype, count):
+    """``count`` (elements per channel) as a scalar of a float32/float64
+    ``dtype``, so that dividing by it keeps the dtype under every NumPy:
+    NumPy 1.x reads a Python int over 65,535 as uint32, and ``float32 /
+    uint32`` is float64.  Other dtypes get the Python int."""
+    if dtype.kind == 'f' and dtype.itemsize >= 4:
+        return dtype.type(count)
+    return count
+
+
 def _check_param(op, name, array, channels, data_shape):
     if array.shape != (channels,):
         raise DLBookError(
@@ -150,7 +160,7 @@ class BatchNorm(Op):
 
         batch_stats = self.is_train and not attrs['use_global_stats']
         if batch_stats:
-            count = x.size // channels  # elements per channel
+            count = _scalar_count(x.dtype, x.size // channels)  # per channel
             mean = _channel_sum(xp, x, axis, axes) / count
             centered = x - mean.reshape(shape)
             var = _channel_dot(xp, centered, centered, axis, axes) / count
@@ -195,7 +205,7 @@ class BatchNorm(Op):
         # gamma * dbeta and gamma * dy_xhat:
         #   dx = gamma * invstd * (dy - dbeta/m - xhat * dy_xhat/m)
         # in four passes over one new array
-        count = xhat.size // invstd.size  # elements per channel
+        count = _scalar_count(xhat.dtype, xhat.size // invstd.size)
         shape = invstd.shape
         dx = xhat * (-dy_xhat / count).reshape(shape)
         dx += dy

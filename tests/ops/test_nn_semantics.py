@@ -589,3 +589,27 @@ def test_upsampling_needs_sample_type_and_scale():
         make('UpSampling', scale=2)
     with pytest.raises(DLBookError, match='scale'):
         make('UpSampling', sample_type='nearest')
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('fix_gamma', [True, False])
+def test_batch_norm_keeps_the_dtype_with_many_elements_per_channel(
+    dtype, fix_gamma
+):
+    """80,000 elements per channel: NumPy 1.x would read that count as
+    uint32 and turn float32 statistics into float64."""
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 3, 200, 200)).astype(dtype)
+    params = [np.ones(3, dtype), np.zeros(3, dtype)]
+    stats = [np.zeros(3, dtype), np.ones(3, dtype)]
+    op = REGISTRY['BatchNorm'](fix_gamma=fix_gamma)
+    op.is_train = True
+    y = op.forward(np, x, *params, *stats)
+    grads = op.backward(np, np.ones_like(y))
+    assert y.dtype == dtype
+    assert [g.dtype for g in grads[:3]] == [dtype] * 3
+    assert [s.dtype for s in stats] == [dtype] * 2
+    want = (x - x.mean(axis=(0, 2, 3), keepdims=True)) / np.sqrt(
+        x.var(axis=(0, 2, 3), keepdims=True) + 1e-3
+    )
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
