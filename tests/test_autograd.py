@@ -48,6 +48,25 @@ def test_many_uses_sum_without_touching_shared_gradients(ctx, uses):
     np.testing.assert_allclose(b.grad.asnumpy(), scale)
 
 
+@pytest.mark.parametrize('op', ['+', '-'])
+def test_add_and_subtract_keep_only_shapes(ctx, op):
+    """``+`` and ``-`` need no values for their gradient: they keep the
+    two shapes, so writing into an input before ``backward`` is harmless
+    (``*`` would raise)."""
+    a = nd.array([[1.0, 2.0]], ctx=ctx)
+    x = nd.array([[3.0], [4.0]], ctx=ctx)  # broadcast: (2, 1) with (1, 2)
+    x.attach_grad()
+    with autograd.record():
+        y = a + x if op == '+' else a - x
+    saved = y._node.op.saved
+    assert saved[:2] == ((1, 2), (2, 1))
+    assert saved[2] == (None, None, None)
+    a[:] = 100  # after recording, outside record(): allowed
+    y.backward()
+    sign = 1 if op == '+' else -1
+    np.testing.assert_allclose(x.grad.asnumpy(), [[2.0 * sign]] * 2)
+
+
 def test_grad_req_write_add_null(ctx):
     x = nd.array([1.0, 2.0])
     x.attach_grad(grad_req='add')

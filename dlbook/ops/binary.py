@@ -37,6 +37,11 @@ class _Binary(Op):
 
     arguments = ('lhs', 'rhs')
     same_dtype = True
+    #: whether ``grads`` reads ``a``, ``b`` or ``z``.  False (``+``, ``-``,
+    #: comparisons) keeps only the two shapes: the output array is not
+    #: held for ``backward``, and writing into an input after the operator
+    #: ran is harmless (autograd's check for in-place writes knows that).
+    needs_values = True
 
     def f(self, xp, a, b):
         raise NotImplementedError(f'{type(self).__name__} must define f()')
@@ -54,18 +59,21 @@ class _Binary(Op):
                     f'broadcast together (each axis must match or be 1)'
                 ) from None
             raise
-        self.saved = (a, b, z)
+        values = (a, b, z) if self.needs_values else (None, None, None)
+        self.saved = (a.shape, b.shape, values)
         return z
 
     def backward(self, xp, dz):
-        a, b, z = self.saved
-        da, db = self.grads(xp, dz, a, b, z)
-        return unbroadcast(xp, da, a.shape), unbroadcast(xp, db, b.shape)
+        a_shape, b_shape, values = self.saved
+        da, db = self.grads(xp, dz, *values)
+        return unbroadcast(xp, da, a_shape), unbroadcast(xp, db, b_shape)
 
 
 @register('broadcast_add', 'broadcast_plus')
 class BroadcastAdd(_Binary):
     """z = a + b;   da = dz,   db = dz"""
+
+    needs_values = False
 
     def f(self, xp, a, b):
         return a + b
@@ -77,6 +85,8 @@ class BroadcastAdd(_Binary):
 @register('broadcast_sub', 'broadcast_minus')
 class BroadcastSub(_Binary):
     """z = a - b;   da = dz,   db = -dz"""
+
+    needs_values = False
 
     def f(self, xp, a, b):
         return a - b

@@ -25,6 +25,7 @@ class _Compare(_Binary):
     """Base of comparisons and logic: 0/1 in the input dtype, no gradient."""
 
     differentiable = False
+    needs_values = False
 
     def forward(self, xp, a, b):
         return super().forward(xp, a, b).astype(a.dtype)
