@@ -315,19 +315,9 @@ def _propagate(heads, head_grads, retain_graph, capture):
         inputs = node.inputs
         # tell the operator which input gradients are wanted, so it can
         # skip the others (the image gradient of a first conv layer)
-        if len(inputs) == 2:  # the common case, without a list
-            a, b = inputs
-            op.needs_input_grad = (
-                a._node is not None or a._grad_req is not None,
-                b._node is not None or b._grad_req is not None,
-            )
-        else:
-            op.needs_input_grad = tuple(
-                [
-                    x._node is not None or x._grad_req is not None
-                    for x in inputs
-                ]
-            )
+        op.needs_input_grad = tuple(
+            [x._node is not None or x._grad_req is not None for x in inputs]
+        )
         op.row_sparse_grad = True  # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:  # mx.profiler running

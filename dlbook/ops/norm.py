@@ -32,6 +32,15 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
     return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
 
 
+def _blas_friendly(a, axis):
+    """Whether ``a`` is ``(N, C, ...)`` float32/float64 data normalized
+    over every axis but the channels (axis 1): its per-channel sums can
+    run over ``a.reshape(N*C, -1)`` in memory order."""
+    return (
+        axis == 1 and a.ndim >= 3 and a.dtype.kind == 'f' and a.itemsize >= 4
+    )
+
+
 def _channel_sum(xp, a, axis, axes):
     """``a.sum(axis=axes)``, the sum over every axis but ``axis``.
 
@@ -41,7 +50,7 @@ def _channel_sum(xp, a, axis, axes):
     axes 0, 2 and 3 strides through it (4 times slower on a ResNet
     block's ``(256, 16, 8, 8)``).
     """
-    if axis != 1 or a.ndim < 3 or a.dtype.kind != 'f' or a.itemsize < 4:
+    if not _blas_friendly(a, axis):
         return a.sum(axis=axes)
     n, c = a.shape[:2]
     rows = a.reshape(n * c, -1)
@@ -52,7 +61,7 @@ def _channel_sum(xp, a, axis, axes):
 def _channel_dot(xp, a, b, axis, axes):
     """``(a * b).sum(axis=axes)`` without the product array (for the
     channel axis of float32/float64 data: one ``einsum`` pass)."""
-    if axis != 1 or a.ndim < 3 or a.dtype.kind != 'f' or a.itemsize < 4:
+    if not _blas_friendly(a, axis):
         return (a * b).sum(axis=axes)
     n, c = a.shape[:2]
     return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))

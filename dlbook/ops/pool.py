@@ -278,18 +278,19 @@ class Pooling(Op):
             kernel offset, adding into that offset's strided slice."""
             part = slice(start, stop)
             target, dy_part, y_part = dx_pad[part], dy[part], y[part]
+            x_part = None if x_pad is None else x_pad[part]  # avg: None
             if pool_type == 'max':
                 # Route dy to the first element equal to the max (row-major
                 # order inside the window), as MXNet does for ties.
                 unclaimed = xp.ones(y_part.shape, dtype=bool)
             for where in offsets:
                 if pool_type == 'max':
-                    hit = x_pad[part][where] == y_part
+                    hit = x_part[where] == y_part
                     hit &= unclaimed
                     target[where] += dy_part * hit
                     unclaimed ^= hit  # hit is a subset of unclaimed
                 elif pool_type == 'lp' and p > 1:
-                    ratio = x_pad[part][where] / y_part
+                    ratio = x_part[where] / y_part
                     target[where] += dy_part * ratio ** (p - 1)
                 else:
                     target[where] += dy_part
