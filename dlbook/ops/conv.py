@@ -338,6 +338,19 @@ class Convolution(_ConvBase):
         n, out_size = data.shape[0], out_shape[2:]
 
         x_pad = pad_spatial(xp, data, pad)
+        # The weight gradient needs ``cols`` again.  Keeping it saves one
+        # im2col copy in backward, but the matrix is prod(kernel) times
+        # larger than the input: keep it only in training mode and when
+        # small, else keep the padded input and rebuild it.
+        keep = (
+            self.is_train
+            and n
+            * prod(out_size)
+            * data.shape[1]
+            * prod(kernel)
+            * x_pad.itemsize
+            <= KEEP_COLS_BYTES
+        )
         fast = fastpath.enabled()
         if fast:
             y, cols = conv_fast.conv_forward(
@@ -350,6 +363,7 @@ class Convolution(_ConvBase):
                 groups,
                 bias,
                 channels_last=conv_fast.use_channels_last(groups, out_size),
+                keep_cols=keep,
             )
         else:
             cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
@@ -357,11 +371,7 @@ class Convolution(_ConvBase):
             y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
             if bias is not None:
                 y += bias.reshape(_bias_shape(len(kernel)))
-        # The weight gradient needs ``cols`` again.  Keeping it saves one
-        # im2col copy in backward, but the matrix is prod(kernel) times
-        # larger than the input: keep it only in training mode and when
-        # small, else keep the padded input and rebuild it.
-        if not (self.is_train and cols.nbytes <= KEEP_COLS_BYTES):
+        if not keep:
             cols = None
         self.saved = (x_pad, cols, weight, data.shape, bias is not None, fast)
         return y

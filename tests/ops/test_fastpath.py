@@ -363,3 +363,26 @@ def test_max_pool_fast_routes_ties_to_first_maximum():
         op.forward(np, x)
         dx = op.backward(np, np.ones((1, 1, 1, 1), np.float32))
     np.testing.assert_array_equal(dx, [[[[1, 0], [0, 0]]]])
+
+
+@pytest.mark.parametrize('channels_last', [False, True])
+@pytest.mark.parametrize('threads', [1, 2])
+def test_conv_forward_without_keeping_the_window_matrix(
+    monkeypatch, channels_last, threads
+):
+    """``keep_cols=False`` (inference, or a matrix too large to keep)
+    copies each block's windows into a small reused buffer: the same
+    output, and no window matrix returned."""
+    monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)  # one image a block
+    force_thread_split(monkeypatch, None, threads)
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (5, 3, 9, 8))
+    w = rng.uniform(-1, 1, (4, 3, 3, 2))
+    b = rng.uniform(-1, 1, 4)
+    args = (np, x, w, (1, 2), (1, 1), (7, 4), 1, b)
+    want, cols = conv_fast.conv_forward(*args, channels_last=channels_last)
+    got, none = conv_fast.conv_forward(
+        *args, channels_last=channels_last, keep_cols=False
+    )
+    assert cols is not None and none is None
+    np.testing.assert_allclose(got, want, 1e-12, 1e-12)
