@@ -1,6 +1,7 @@
 """BLAS thread policy: DLBOOK_NUM_THREADS, one thread for small products,
 one per DataLoader worker process, threadpoolctl loaded lazily."""
 
+import os
 import subprocess
 import sys
 
@@ -200,3 +201,91 @@ def test_run_split_in_a_forked_child():
     with multiprocessing.get_context('fork').Pool(1) as pool:
         result = pool.apply_async(_split_in_child).get(timeout=60)
     assert result == [(0, 2), (2, 5)]
+
+
+class FakeLibrary:
+    """A BLAS library's functions as ``threadpoolctl`` exposes them."""
+
+    def __init__(self):
+        self.calls = []
+
+    def openblas_read_env(self):
+        self.calls.append('read_env')
+
+    def blas_thread_shutdown_(self):
+        self.calls.append('shutdown')
+
+
+class FakeController:
+    def __init__(self, internal_api='openblas', dynlib=None):
+        self.internal_api = internal_api
+        self.dynlib = dynlib
+
+
+def clear_timeout(monkeypatch):
+    for name in blas_threads._TIMEOUT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_openblas_threads_are_restarted_to_sleep_at_once(monkeypatch):
+    """The timeout is set, OpenBLAS re-reads it and restarts its threads
+    (re-read first: the restart applies what was read)."""
+    clear_timeout(monkeypatch)
+    lib = FakeLibrary()
+    changed = blas_threads._stop_spinning([FakeController(dynlib=lib)])
+    assert len(changed) == 1
+    assert lib.calls == ['read_env', 'shutdown']
+    assert os.environ['OPENBLAS_THREAD_TIMEOUT'] == blas_threads.THREAD_TIMEOUT
+
+
+@pytest.mark.parametrize(
+    'name', ['OPENBLAS_THREAD_TIMEOUT', 'GOTO_THREAD_TIMEOUT']
+)
+def test_a_timeout_set_by_the_user_is_kept(monkeypatch, name):
+    clear_timeout(monkeypatch)
+    monkeypatch.setenv(name, '20')
+    lib = FakeLibrary()
+    assert blas_threads._stop_spinning([FakeController(dynlib=lib)]) == []
+    assert lib.calls == []
+
+
+def test_other_libraries_and_builds_without_the_functions_are_left(
+    monkeypatch,
+):
+    clear_timeout(monkeypatch)
+    mkl = FakeLibrary()
+    controllers = [
+        FakeController('mkl', mkl),
+        FakeController('openblas', object()),  # functions not exported
+        FakeController('openblas', None),
+    ]
+    assert blas_threads._stop_spinning(controllers) == []
+    assert mkl.calls == []
+
+
+def test_numpy_openblas_gets_the_short_timeout():
+    """In a fresh process (NumPy imported first, as in a notebook), the
+    first product dlbook configures leaves OpenBLAS with the new
+    timeout; skipped where NumPy does not use an OpenBLAS that exports
+    the functions."""
+    code = (
+        'import numpy\n'
+        'from dlbook.backend import blas_threads\n'
+        'blas_threads.for_gemm(numpy, 1024, 1024, 1024)\n'
+        'a = numpy.ones((512, 512), numpy.float32)\n'
+        'a @ a  # starts the threads again\n'
+        'for c in blas_threads._controllers():\n'
+        '    if hasattr(c.dynlib, "openblas_thread_timeout"):\n'
+        '        print(c.dynlib.openblas_thread_timeout())\n'
+    )
+    env = {k: v for k, v in os.environ.items() if 'THREAD_TIMEOUT' not in k}
+    out = subprocess.run(
+        [sys.executable, '-c', code],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.split()
+    if not out:
+        pytest.skip('NumPy does not use an OpenBLAS exporting the functions')
+    assert set(out) == {blas_threads.THREAD_TIMEOUT}

@@ -20,7 +20,19 @@ other and a training loop can run ten times slower than on one thread
   (starting threads costs more than they save);
 * DataLoader worker processes use one BLAS thread each
   (:func:`use_single_thread`), so ``num_workers`` processes never
-  oversubscribe the cores together with the main process.
+  oversubscribe the cores together with the main process;
+* OpenBLAS's idle threads go to sleep at once instead of spinning.  After
+  each multi-threaded product OpenBLAS keeps its threads busy-waiting for
+  the next one (``OPENBLAS_THREAD_TIMEOUT``, by default 2**28 cycles,
+  about a tenth of a second), and a spinning thread holds a core that
+  the next single-threaded NumPy pass, or the convolution's own threads,
+  then have to share.  On 2 cores a LeNet training step (batch 128) took
+  46 ms with the spinning threads and 26 ms without.  dlbook sets the
+  timeout to its minimum (2**4 cycles) and restarts OpenBLAS's threads
+  so that it applies (:func:`_stop_spinning`); waking a sleeping thread
+  costs microseconds, and only products large enough to be worth
+  several threads use them.  An ``OPENBLAS_THREAD_TIMEOUT`` set by the
+  user is left as it is.
 
 The control goes through ``threadpoolctl`` (imported at the first matrix
 product, not by ``import dlbook``); without it nothing is changed.
@@ -39,6 +51,7 @@ __all__ = [
     'split_threads',
     'run_split',
     'SMALL_GEMM',
+    'THREAD_TIMEOUT',
 ]
 
 #: Matrix products with fewer multiply-adds (m * n * k) run on one thread.
@@ -142,7 +155,43 @@ def _controllers():
         except Exception as err:  # not installed, or fails
             _STATE['controllers'] = []
             _STATE['reason'] = f'threadpoolctl unavailable ({err})'
+        _stop_spinning(_STATE['controllers'])
     return _STATE['controllers']
+
+
+#: The value dlbook gives ``OPENBLAS_THREAD_TIMEOUT`` (OpenBLAS's minimum:
+#: idle threads wait 2**4 cycles before they sleep).
+THREAD_TIMEOUT = '4'
+
+_TIMEOUT_VARIABLES = ('OPENBLAS_THREAD_TIMEOUT', 'GOTO_THREAD_TIMEOUT')
+
+
+def _stop_spinning(controllers):
+    """Make OpenBLAS's idle threads sleep at once (see the module's
+    docstring); returns the libraries changed.
+
+    OpenBLAS reads ``OPENBLAS_THREAD_TIMEOUT`` when it starts its
+    threads, which happened when NumPy was imported.  So the variable is
+    set, OpenBLAS re-reads its environment (``openblas_read_env``) and
+    its threads are stopped (``blas_thread_shutdown_``, what it does
+    itself before a ``fork``); the next multi-threaded product starts
+    them again with the new timeout.  Builds that do not export these
+    functions are left alone, as is a timeout the user has set.
+    """
+    if any(name in os.environ for name in _TIMEOUT_VARIABLES):
+        return []
+    changed = []
+    for lib in controllers:
+        dynlib = getattr(lib, 'dynlib', None)
+        read_env = getattr(dynlib, 'openblas_read_env', None)
+        shutdown = getattr(dynlib, 'blas_thread_shutdown_', None)
+        if lib.internal_api != 'openblas' or not (read_env and shutdown):
+            continue
+        os.environ['OPENBLAS_THREAD_TIMEOUT'] = THREAD_TIMEOUT
+        read_env()
+        shutdown()
+        changed.append(lib)
+    return changed
 
 
 def _set(threads):
@@ -231,11 +280,14 @@ def use_single_thread():
 
 
 def info():
-    """What was chosen: ``{'threads', 'current', 'reason', 'libraries'}``."""
+    """What was chosen: ``{'threads', 'current', 'reason', 'libraries',
+    'thread_timeout'}`` (the last: ``OPENBLAS_THREAD_TIMEOUT``, None when
+    unset)."""
     libs = [f'{lib.internal_api} {lib.version}' for lib in _controllers()]
     return {
         'threads': default_threads(),
         'current': _STATE['current'],
         'reason': _STATE['reason'],
         'libraries': libs,
+        'thread_timeout': os.environ.get('OPENBLAS_THREAD_TIMEOUT'),
     }
