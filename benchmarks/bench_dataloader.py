@@ -29,7 +29,8 @@ from benchmarks.common import table, write_section  # noqa: E402
 from dlbook import gluon  # noqa: E402
 from dlbook.gluon.data.vision import transforms  # noqa: E402
 
-N_SAMPLES = int(sys.argv[1]) if len(sys.argv) > 1 else 6000
+#: Samples per epoch (``python bench_dataloader.py N`` sets another).
+N_SAMPLES = 6000
 BATCH = 256
 ROUNDS = 4
 
@@ -138,4 +139,6 @@ def main():
 
 
 if __name__ == '__main__':
+    if len(sys.argv) > 1:
+        N_SAMPLES = int(sys.argv[1])
     main()

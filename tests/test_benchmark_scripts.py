@@ -1,0 +1,48 @@
+"""The benchmark scripts still fit the code they measure.
+
+Benchmarks are not run by the test suite (timing has no place in
+pass/fail tests), but a script that no longer imports, or whose hooks
+into dlbook's internals no longer match, would only be found when
+someone runs it.  This imports every ``benchmarks/bench_*.py`` and runs
+the cheap hooks.
+"""
+
+import importlib
+import pathlib
+
+import pytest
+
+from dlbook import autograd, nd
+
+SCRIPTS = sorted(
+    path.stem
+    for path in (pathlib.Path(__file__).parents[1] / 'benchmarks').glob(
+        'bench_*.py'
+    )
+)
+
+
+@pytest.mark.parametrize('name', SCRIPTS)
+def test_benchmark_script_imports(name):
+    module = importlib.import_module(f'benchmarks.{name}')
+    assert callable(module.main)
+
+
+def test_stale_input_benchmark_builds_invoke_without_the_check():
+    """``bench_stale_inputs`` rewrites ``invoke``'s source; the rewritten
+    function must still run an operator and its backward."""
+    bench = importlib.import_module('benchmarks.bench_stale_inputs')
+    without = bench._invoke_without_check()
+    caller = bench._caller_module
+    shipped = caller.invoke
+    a, b = nd.ones((2, 2)), nd.ones((2, 2))
+    a.attach_grad()
+    caller.invoke = without
+    try:
+        with autograd.record():
+            c = a + b
+        c.backward()
+    finally:
+        caller.invoke = shipped
+    assert c.asnumpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
+    assert a.grad.asnumpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
