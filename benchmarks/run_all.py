@@ -15,6 +15,7 @@ SCRIPTS = [
     'bench_stale_inputs.py',
     'bench_np_mode.py',
     'bench_sparse.py',
+    'bench_mxnet.py',  # skipped without an MXNet interpreter
 ]
 
 

@@ -46,3 +46,13 @@ def test_stale_input_benchmark_builds_invoke_without_the_check():
         caller.invoke = shipped
     assert c.asnumpy().tolist() == [[2.0, 2.0], [2.0, 2.0]]
     assert a.grad.asnumpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_mxnet_workloads_run_on_dlbook():
+    """The workload file shared with MXNet runs its cheapest workloads on
+    dlbook (``import dlbook as mx``)."""
+    workloads = importlib.import_module('benchmarks.mxnet_workloads')
+    workloads.use('dlbook')
+    for name in ('add', 'conv'):
+        make, _ = workloads.WORKLOADS[name]
+        assert workloads.median_seconds(make(), 1) > 0
