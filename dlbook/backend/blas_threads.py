@@ -50,6 +50,8 @@ __all__ = [
     'info',
     'split_threads',
     'run_split',
+    'split_passes',
+    'PASS_COST',
     'SMALL_GEMM',
     'THREAD_TIMEOUT',
 ]
@@ -235,6 +237,25 @@ def split_threads(xp, work):
     if threads > 1:
         _set(1)
     return threads
+
+
+#: Each element-wise pass over an element is counted as this many
+#: multiply-adds when deciding whether to split it over threads
+#: (:func:`split_passes`): NumPy's passes over strided or mixed-type
+#: arrays run at about 1 ns per element, so one pass over a million
+#: elements (about a millisecond of work) is split; smaller ones do not
+#: repay the threads.
+PASS_COST = 16
+
+
+def split_passes(xp, fn, n, elements, passes=1):
+    """Run ``fn(start, stop)`` over ranges of ``range(n)`` (a leading
+    axis) on threads when ``passes`` element-wise passes over
+    ``elements`` elements are large enough (:data:`PASS_COST`), else
+    once over everything.  NumPy releases the GIL in its loops, so the
+    ranges run at once; CuPy's kernels are not split."""
+    threads = split_threads(xp, PASS_COST * passes * elements)
+    run_split(fn, n, threads)
 
 
 _POOL = {'pool': None, 'size': 0, 'pid': None}

@@ -22,7 +22,7 @@ GIL in these loops), as the convolution fast path does.
 Everything runs through ``xp`` (NumPy or CuPy).
 """
 
-from ..backend.blas_threads import run_split, split_threads
+from ..backend.blas_threads import split_passes
 from .windows import kernel_offsets, window_slices
 
 __all__ = [
@@ -33,20 +33,13 @@ __all__ = [
     'split_images',
 ]
 
-#: Each element-wise pass over an element is counted as this many
-#: multiply-adds when deciding whether to split over threads: passes
-#: over strided slices run at about 1 ns per element, so inputs of a
-#: quarter million elements and more (about a millisecond of work, for
-#: 2x2 max pooling) are split; smaller ones do not repay the threads.
-PASS_COST = 16
-
 
 def split_images(xp, fn, x_pad):
     """Run ``fn(start, stop)`` over ranges of images (on threads when the
-    batch is large: up to four passes touch each element of ``x_pad``).
+    batch is large: up to four passes touch each element of ``x_pad``,
+    so inputs of a quarter million elements and more are split).
     Overlapping windows (``pool.py``'s per-offset backward) use it too."""
-    threads = split_threads(xp, PASS_COST * 4 * x_pad.size)
-    run_split(fn, x_pad.shape[0], threads)
+    split_passes(xp, fn, x_pad.shape[0], x_pad.size, passes=4)
 
 
 def forward(xp, x_pad, kernel, out, pool_type):

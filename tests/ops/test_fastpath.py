@@ -102,7 +102,8 @@ def test_conv_fast_skips_unneeded_gradients(mask):
 def force_thread_split(monkeypatch, module, threads):
     """Make every product big enough to split over ``threads`` threads,
     whatever the machine; with ``module``, record the thread counts its
-    ``run_split`` calls get (the list returned)."""
+    ``run_split`` calls get (the list returned; a module that splits
+    through ``blas_threads.split_passes`` is recorded there)."""
     from dlbook.backend import blas_threads
 
     monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 0)
@@ -115,7 +116,7 @@ def force_thread_split(monkeypatch, module, threads):
     if module is not None:
         real_split = blas_threads.run_split
         monkeypatch.setattr(
-            module,
+            module if hasattr(module, 'run_split') else blas_threads,
             'run_split',
             lambda fn, n, t: calls.append(t) or real_split(fn, n, t),
         )
