@@ -28,9 +28,11 @@ import multiprocessing
 import random
 import signal
 import sys
+import time
 import weakref
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker, shared_memory
+from multiprocessing.connection import wait as wait_ready
 
 import numpy
 
@@ -233,6 +235,7 @@ class WorkerPool:
         SIGTERM, so any other cause is the culprit."""
         for process in self._processes:
             process.join(timeout=1.0)
+        _await_exit_codes(self._processes)
         dead = [p for p in self._processes if p.exitcode not in (None, 0)]
         culprits = [p for p in dead if p.exitcode != -signal.SIGTERM] or dead
         return '; '.join(_exit_reason(p) for p in culprits)
@@ -249,6 +252,30 @@ class WorkerPool:
     def close(self):
         """Stop the workers after their current tasks."""
         self.discard()
+
+
+def _await_exit_codes(processes, seconds=2.0):
+    """Wait until every ended process shows its exit code.
+
+    The executor's own thread reaps its dead workers at the same moment:
+    while it does, ``exitcode`` of a process that has ended can still
+    read None here (our ``waitpid`` finds nothing left to reap), and the
+    report would blame a survivor the pool stopped.  A process has ended
+    when its sentinel is ready.
+    """
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        waiting = []
+        for process in processes:
+            try:
+                ended = wait_ready([process.sentinel], 0)
+            except ValueError:  # closed: nothing more to learn
+                continue
+            if ended and process.exitcode is None:
+                waiting.append(process)
+        if not waiting:
+            return
+        time.sleep(0.01)
 
 
 def _describe(indices):
