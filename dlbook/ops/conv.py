@@ -52,6 +52,10 @@ __all__ = [
 ]
 
 
+#: First entry of a Convolution's ``saved`` when its forward ran with a
+#: cut kernel (``Convolution._forward_cut``).
+_CUT = 'cut kernel'
+
 #: Convolution keeps its window matrix from forward to backward when it is
 #: at most this large (bytes); larger ones are rebuilt in backward.
 KEEP_COLS_BYTES = 32 * 2**20
@@ -336,6 +340,13 @@ class Convolution(_ConvBase):
             self._check_param('bias', bias.shape, b_shape, data.shape)
         kernel, stride, dilate, pad, num_filter, groups = self._geometry()
         n, out_size = data.shape[0], out_shape[2:]
+        fast = fastpath.enabled()
+        if fast:
+            cut = conv_fast.live_taps(
+                kernel, stride, dilate, pad, data.shape[2:], out_size
+            )
+            if cut is not None:
+                return self._forward_cut(xp, data, weight, bias, cut)
 
         x_pad = pad_spatial(xp, data, pad)
         # The weight gradient needs ``cols`` again.  Keeping it saves one
@@ -351,7 +362,6 @@ class Convolution(_ConvBase):
             * x_pad.itemsize
             <= KEEP_COLS_BYTES
         )
-        fast = fastpath.enabled()
         if fast:
             y, cols = conv_fast.conv_forward(
                 xp,
@@ -376,7 +386,34 @@ class Convolution(_ConvBase):
         self.saved = (x_pad, cols, weight, data.shape, bias is not None, fast)
         return y
 
+    def _forward_cut(self, xp, data, weight, bias, cut):
+        """The convolution with its kernel cut to the taps that read
+        input (:func:`~dlbook.ops.conv_fast.live_taps`), run by an inner
+        Convolution; backward puts its weight gradient back into the
+        full kernel's shape (zeros for the cut taps)."""
+        index, kernel, pad = cut
+        inner = Convolution(**dict(self.attrs, kernel=kernel, pad=pad))
+        inner.attrs['layout'] = None  # the data is channels-first here
+        inner.is_train = self.is_train
+        y = inner.forward(xp, data, weight[index], bias)
+        # inner.saved listed too: memory accounting and autograd's check
+        # for stale inputs look for arrays in ``saved``
+        self.saved = (_CUT, inner, index, weight.shape, inner.saved)
+        return y
+
+    def _backward_cut(self, xp, dy):
+        _, inner, index, w_shape, _ = self.saved
+        inner.needs_input_grad = getattr(self, 'needs_input_grad', None)
+        dx, dw_cut, *db = inner.backward(xp, dy)
+        dw = None
+        if dw_cut is not None:
+            dw = xp.zeros(w_shape, dtype=dw_cut.dtype)
+            dw[index] = dw_cut
+        return (dx, dw, *db)
+
     def backward(self, xp, dy):
+        if self.saved[0] is _CUT:
+            return self._backward_cut(xp, dy)
         x_pad, cols, weight, data_shape, has_bias, fast = self.saved
         need_dx, need_dw = _needed(self)
         grads = self._fast_grads if fast else self._reference_grads

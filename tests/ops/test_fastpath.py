@@ -387,3 +387,62 @@ def test_conv_forward_without_keeping_the_window_matrix(
     )
     assert cols is not None and none is None
     np.testing.assert_allclose(got, want, 1e-12, 1e-12)
+
+
+@pytest.mark.parametrize('layout', [None, 'NHWC'])
+@pytest.mark.parametrize(
+    'spatial,kernel,s,p,d',
+    [
+        ((1, 1), (3, 3), 1, 1, 1),  # a ResNet's last stage on 32x32
+        ((2, 2), (3, 3), 2, 1, 1),  # the stride-2 block before it
+        ((1, 3), (3, 3), 1, 1, 1),  # cut along one axis only
+        ((2, 1), (5, 3), 1, 2, 1),
+        ((1, 1), (3, 3), 1, 2, 2),  # dilated
+        ((3, 3), (3, 3), 1, 1, 1),  # every tap reads input: not cut
+    ],
+)
+def test_conv_kernel_cut_to_live_taps_matches_reference(
+    layout, spatial, kernel, s, p, d
+):
+    """On maps so small that some kernel taps only ever read padding,
+    the fast path runs a convolution with the kernel cut to the other
+    taps: same outputs and gradients (zero for the cut taps), and the
+    data gradient skipped when not needed."""
+    rng = np.random.RandomState(0)
+    nd = len(kernel)
+    attrs = dict(
+        kernel=kernel,
+        num_filter=4,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+    )
+    data = rng.uniform(-1, 1, (3, 2) + spatial)
+    weight = rng.uniform(-1, 1, (4, 2) + kernel)
+    if layout:
+        attrs['layout'] = layout
+        data, weight = np.moveaxis(data, 1, -1), np.moveaxis(weight, 1, -1)
+    inputs = [data, weight, rng.uniform(-1, 1, 4)]
+    for needs in (None, (False, True, True)):
+        assert_same(
+            run('Convolution', attrs, inputs, fast=True, needs=needs),
+            run('Convolution', attrs, inputs, fast=False, needs=needs),
+            np.float64,
+            f'{attrs} needs={needs}',
+        )
+
+
+def test_live_taps():
+    # 3x3, pad 1 on a 1x1 map: only the centre reads input
+    cut = conv_fast.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (1, 1), (1, 1))
+    index, kernel, pad = cut
+    assert kernel == (1, 1) and pad == (0, 0)
+    assert index[2:] == (slice(1, 2), slice(1, 2))
+    # stride 2 on 2x2: taps 1 and 2 of each axis, no padding left
+    cut = conv_fast.live_taps((3, 3), (2, 2), (1, 1), (1, 1), (2, 2), (1, 1))
+    assert cut[1:] == ((2, 2), (0, 0))
+    # every tap reads input on larger maps
+    assert (
+        conv_fast.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (8, 8), (8, 8))
+        is None
+    )
