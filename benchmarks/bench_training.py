@@ -33,6 +33,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks import mxnet_workloads  # noqa: E402
 from benchmarks.common import best_of, fmt_ms, table, try_torch, write_section  # noqa
 from dlbook import autograd, gluon, nd  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
@@ -42,43 +43,12 @@ STEPS = 20
 REPEAT = 7
 
 
-def dlbook_mlp():
-    net = nn.Sequential()
-    net.add(
-        nn.Dense(256, activation='relu'),
-        nn.Dense(256, activation='relu'),
-        nn.Dense(10),
-    )
-    return net
-
-
-def dlbook_lenet():
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(20, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Conv2D(50, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Dense(500, activation='relu'),
-        nn.Dense(10),
-    )
-    return net
-
-
-def dlbook_lenet5():
-    """LeNet-5 for CIFAR-sized 3x32x32 images (6@5x5, pool, 16@5x5, pool,
-    120, 84, 10; ReLU)."""
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(6, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Conv2D(16, kernel_size=5, activation='relu'),
-        nn.MaxPool2D(pool_size=2, strides=2),
-        nn.Dense(120, activation='relu'),
-        nn.Dense(84, activation='relu'),
-        nn.Dense(10),
-    )
-    return net
+# The MLP, LeNet and LeNet-5 are written once, for dlbook and MXNet alike
+# (``bench_mxnet.py`` runs the same definitions with MXNet 1.9.1).
+mxnet_workloads.use('dlbook')
+dlbook_mlp = mxnet_workloads.mlp
+dlbook_lenet = mxnet_workloads.lenet
+dlbook_lenet5 = mxnet_workloads.lenet5
 
 
 def dlbook_resnet():

@@ -30,6 +30,8 @@ def use(library):
 
 
 def lenet():
+    """The classic LeNet of MXNet's examples (20@5x5, pool, 50@5x5, pool,
+    500, 10; ReLU)."""
     net = nn.HybridSequential()
     net.add(
         nn.Conv2D(20, kernel_size=5, activation='relu'),
@@ -43,6 +45,8 @@ def lenet():
 
 
 def lenet5():
+    """LeNet-5 for CIFAR-sized 3x32x32 images (6@5x5, pool, 16@5x5, pool,
+    120, 84, 10; ReLU)."""
     net = nn.HybridSequential()
     net.add(
         nn.Conv2D(6, kernel_size=5, activation='relu'),

@@ -99,6 +99,19 @@ def test_conv_fast_skips_unneeded_gradients(mask):
     assert_same(got, want, np.float64, str(mask))
 
 
+def conv_attrs(kernel, s, p, d, num_filter=4):
+    """Convolution attributes with the same stride, pad and dilation on
+    every axis of ``kernel``."""
+    nd = len(kernel)
+    return dict(
+        kernel=kernel,
+        num_filter=num_filter,
+        stride=(s,) * nd,
+        pad=(p,) * nd,
+        dilate=(d,) * nd,
+    )
+
+
 def force_thread_split(monkeypatch, module, threads):
     """Make every product big enough to split over ``threads`` threads,
     whatever the machine; with ``module``, record the thread counts its
@@ -187,14 +200,7 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
     rng = np.random.RandomState(0)
-    nd = len(kernel)
-    attrs = dict(
-        kernel=kernel,
-        num_filter=4,
-        stride=(s,) * nd,
-        pad=(p,) * nd,
-        dilate=(d,) * nd,
-    )
+    attrs = conv_attrs(kernel, s, p, d)
     for dtype in (np.float64, np.float32):
         inputs = [
             rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
@@ -409,14 +415,7 @@ def test_conv_kernel_cut_to_live_taps_matches_reference(
     taps: same outputs and gradients (zero for the cut taps), and the
     data gradient skipped when not needed."""
     rng = np.random.RandomState(0)
-    nd = len(kernel)
-    attrs = dict(
-        kernel=kernel,
-        num_filter=4,
-        stride=(s,) * nd,
-        pad=(p,) * nd,
-        dilate=(d,) * nd,
-    )
+    attrs = conv_attrs(kernel, s, p, d)
     data = rng.uniform(-1, 1, (3, 2) + spatial)
     weight = rng.uniform(-1, 1, (4, 2) + kernel)
     if layout:
