@@ -23,6 +23,8 @@ def fresh(monkeypatch):
     """A clean policy state; the process's thread count restored after."""
     saved = dict(blas_threads._STATE)
     before = blas_threads_now()
+    for name in blas_threads.CAP_VARIABLES:  # the suite may run under them
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(
         blas_threads,
         '_STATE',
@@ -102,6 +104,35 @@ def test_automatic_counts_only_other_processes(fresh, monkeypatch):
     assert after(3.0, 4.0, 2.0) == 2
     # never below one thread
     assert after(3.0, 4.0, 0.0) == 1
+
+
+@pytest.mark.parametrize(
+    'variables, expected',
+    [
+        ({'OPENBLAS_NUM_THREADS': '1'}, 1),
+        ({'OMP_NUM_THREADS': '2'}, 2),
+        ({'OMP_NUM_THREADS': '3', 'OPENBLAS_NUM_THREADS': '2'}, 2),
+        ({'OMP_NUM_THREADS': '8'}, 4),  # a cap above the cores
+        ({'OMP_NUM_THREADS': 'many'}, 4),  # not a number: ignored
+    ],
+)
+def test_automatic_keeps_to_openblas_and_omp_num_threads(
+    fresh, monkeypatch, variables, expected
+):
+    """A job script's OPENBLAS_NUM_THREADS or OMP_NUM_THREADS caps the
+    automatic choice (dlbook sets OpenBLAS's threads itself, so without
+    the cap the variable would be overridden)."""
+    monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
+    monkeypatch.setattr(
+        blas_threads.os, 'sched_getaffinity', lambda pid: {0, 1, 2, 3}
+    )
+    monkeypatch.setattr(blas_threads.os, 'getloadavg', lambda: (0.0,) * 3)
+    monkeypatch.setattr(blas_threads, '_busy_cpu_seconds', lambda: None)
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    assert blas_threads.default_threads() == expected
+    if expected < 4:
+        assert 'at most' in blas_threads.info()['reason']
 
 
 def test_environment_variable_is_not_rechecked(fresh, monkeypatch):

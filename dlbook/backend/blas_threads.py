@@ -9,7 +9,9 @@ other and a training loop can run ten times slower than on one thread
 
 * ``DLBOOK_NUM_THREADS=n`` (environment variable) sets it; ``0`` or unset
   means automatic: the cores this process may run on, less the cores
-  other programs keep busy, at least 1.  "Busy" is measured, not
+  other programs keep busy, at least 1, and at most what
+  ``OPENBLAS_NUM_THREADS`` or ``OMP_NUM_THREADS`` say when set (a job
+  script's "one core per process" is kept).  "Busy" is measured, not
   guessed from the load average (which lags by minutes and counts this
   process's own work): every :data:`RECHECK_SECONDS` at most, the CPU
   time all processes used since the last look (``/proc/stat``) less the
@@ -107,6 +109,25 @@ def _cores_busy_elsewhere(now):
     return max(0.0, elsewhere / (now - last[0]))
 
 
+#: Variables by which a user or a job script limits a process's threads:
+#: the automatic choice never exceeds them.
+CAP_VARIABLES = ('OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS')
+
+
+def _environment_cap():
+    """``(n, variable)``: the smallest positive thread count set by one of
+    :data:`CAP_VARIABLES`, or None."""
+    found = []
+    for name in CAP_VARIABLES:
+        try:
+            value = int(os.environ.get(name, '').strip())
+        except ValueError:
+            continue
+        if value > 0:
+            found.append((value, name))
+    return min(found) if found else None
+
+
 def default_threads():
     """Threads for large products: ``DLBOOK_NUM_THREADS`` or automatic."""
     now = time.monotonic()
@@ -139,6 +160,10 @@ def default_threads():
             seen = f'load average {busy}'
         threads = max(1, cores - busy)
         why = f'automatic: {cores} cores' + (f', {seen}' if busy else '')
+        cap = _environment_cap()
+        if cap is not None and cap[0] < threads:
+            threads = cap[0]
+            why += f', at most {cap[0]} ({cap[1]}={cap[0]})'
         _STATE['fixed'] = False
     _STATE['default'] = threads
     _STATE['reason'] = why
