@@ -16,6 +16,8 @@ flows back through the batch statistics is::
 squares over neighbouring channels, with no learnt parameters.
 """
 
+from math import prod
+
 from ..base import DLBookError
 from .activation import is_known_shape
 from .op import Op, normalize_axis, register
@@ -65,6 +67,37 @@ def _channel_dot(xp, a, b, axis, axes):
         return (a * b).sum(axis=axes)
     n, c = a.shape[:2]
     return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))
+
+
+class _ChannelBroadcast:
+    """Per-channel vectors broadcast against ``(N, C, ...)`` data.
+
+    The plain way reshapes a vector to ``(1, C, 1, 1)``; NumPy then runs
+    its inner loop over one channel's spatial block at a time, which is
+    short on a small feature map (16 elements on 4x4).  For the channel
+    axis of float32/float64 data (:func:`_blas_friendly`) the data is
+    seen as ``(N, C*S)`` rows instead and the vector repeated to one row,
+    ``(C*S,)``: one long inner loop per image (a subtraction on
+    ``(256, 16, 4, 4)``: 37 -> 22 us).  ``rows`` gives the data's view,
+    ``vector`` the vector's, ``back`` a result in the data's shape.
+    """
+
+    def __init__(self, xp, x, axis, shape):
+        self.xp, self.data_shape, self.shape = xp, x.shape, shape
+        self.flat = _blas_friendly(x, axis)
+        if self.flat:
+            self.spatial = prod(x.shape[2:])
+
+    def rows(self, a):
+        return a.reshape(a.shape[0], -1) if self.flat else a
+
+    def vector(self, v):
+        if self.flat:
+            return self.xp.repeat(v, self.spatial)
+        return v.reshape(self.shape)
+
+    def back(self, a):
+        return a.reshape(self.data_shape)
 
 
 def _scalar_count(dtype, count):
@@ -168,10 +201,12 @@ class BatchNorm(Op):
         eps, momentum = float(attrs['eps']), float(attrs['momentum'])
 
         batch_stats = self.is_train and not attrs['use_global_stats']
+        per = _ChannelBroadcast(xp, x, axis, shape)
+        rows = per.rows(x)
         if batch_stats:
             count = _scalar_count(x.dtype, x.size // channels)  # per channel
             mean = _channel_sum(xp, x, axis, axes) / count
-            centered = x - mean.reshape(shape)
+            centered = per.back(rows - per.vector(mean))
             var = _channel_dot(xp, centered, centered, axis, axes) / count
             # update the running statistics in place (aux states)
             moving_mean[...] = momentum * moving_mean + (1 - momentum) * mean
@@ -179,22 +214,24 @@ class BatchNorm(Op):
         else:
             mean = moving_mean.astype(x.dtype, copy=False)
             var = moving_var.astype(x.dtype, copy=False)
-            centered = x - mean.reshape(shape)
+            centered = per.back(rows - per.vector(mean))
         invstd = 1 / xp.sqrt(var + eps)
         xhat = centered
-        xhat *= invstd.reshape(shape)  # in place: centered is not kept
+        xhat_rows = per.rows(xhat)
+        xhat_rows *= per.vector(invstd)  # in place: centered is not kept
         if attrs['fix_gamma']:
             scale = xp.ones_like(invstd)
-            y = xhat + beta.reshape(shape)
+            y = xhat_rows + per.vector(beta)
         else:
             scale = gamma
-            y = xhat * gamma.reshape(shape)
-            y += beta.reshape(shape)
+            y = xhat_rows * per.vector(gamma)
+            y += per.vector(beta)
+        y = per.back(y)
         self.saved = (
             xhat,
-            invstd.reshape(shape),
-            scale.reshape(shape),
-            (axis, axes),
+            invstd,
+            scale,
+            (axis, axes, shape),
             batch_stats,
             gamma,
         )
@@ -203,24 +240,27 @@ class BatchNorm(Op):
         return y
 
     def backward(self, xp, dy, *ignored):
-        xhat, invstd, scale, (axis, axes), batch_stats, gamma = self.saved
+        xhat, invstd, scale, (axis, axes, shape), batch_stats, gamma = (
+            self.saved
+        )
         dbeta = _channel_sum(xp, dy, axis, axes)
         if batch_stats or not self.attrs['fix_gamma']:
             dy_xhat = _channel_dot(xp, dy, xhat, axis, axes)
         dgamma = xp.zeros_like(gamma) if self.attrs['fix_gamma'] else dy_xhat
+        per = _ChannelBroadcast(xp, dy, axis, shape)
         if not batch_stats:
-            return dy * (scale * invstd), dgamma, dbeta, None, None
+            dx = per.rows(dy) * per.vector(scale * invstd)
+            return per.back(dx), dgamma, dbeta, None, None
         # the module docstring's dx with g = dy * gamma, whose sums are
         # gamma * dbeta and gamma * dy_xhat:
         #   dx = gamma * invstd * (dy - dbeta/m - xhat * dy_xhat/m)
         # in four passes over one new array
         count = _scalar_count(xhat.dtype, xhat.size // invstd.size)
-        shape = invstd.shape
-        dx = xhat * (-dy_xhat / count).reshape(shape)
-        dx += dy
-        dx -= (dbeta / count).reshape(shape)
-        dx *= scale * invstd
-        return dx, dgamma, dbeta, None, None
+        dx = per.rows(xhat) * per.vector(-dy_xhat / count)
+        dx += per.rows(dy)
+        dx -= per.vector(dbeta / count)
+        dx *= per.vector(scale * invstd)
+        return per.back(dx), dgamma, dbeta, None, None
 
 
 @register('LayerNorm')
