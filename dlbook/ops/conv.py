@@ -348,7 +348,10 @@ class Convolution(_ConvBase):
             if cut is not None:
                 return self._forward_cut(xp, data, weight, bias, cut)
 
-        x_pad = pad_spatial(xp, data, pad)
+        # channels-last windows pad while they move the channels (one
+        # copy): their "x_pad" is the input itself, padded on the way
+        channels_last = fast and conv_fast.use_channels_last(groups, out_size)
+        x_pad = data if channels_last else pad_spatial(xp, data, pad)
         # The weight gradient needs ``cols`` again.  Keeping it saves one
         # im2col copy in backward, but the matrix is prod(kernel) times
         # larger than the input: keep it only in training mode and when
@@ -372,8 +375,9 @@ class Convolution(_ConvBase):
                 out_size,
                 groups,
                 bias,
-                channels_last=conv_fast.use_channels_last(groups, out_size),
+                channels_last=channels_last,
                 keep_cols=keep,
+                pad=pad if channels_last else None,
             )
         else:
             cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
@@ -383,7 +387,9 @@ class Convolution(_ConvBase):
                 y += bias.reshape(_bias_shape(len(kernel)))
         if not keep:
             cols = None
-        self.saved = (x_pad, cols, weight, data.shape, bias is not None, fast)
+        # backward rebuilds the windows from x_pad only without cols
+        x_kept = x_pad if cols is None else None
+        self.saved = (x_kept, cols, weight, data.shape, bias is not None, fast)
         return y
 
     def _forward_cut(self, xp, data, weight, bias, cut):
@@ -453,9 +459,10 @@ class Convolution(_ConvBase):
         kernel, stride, dilate, pad, _, groups = self._geometry()
         dx = dw = None
         if need_dw and conv_fast.use_channels_last(groups, dy.shape[2:]):
-            # cols, when kept, are the forward's channels-last rows
+            # cols, when kept, are the forward's channels-last rows; x_pad
+            # is then the unpadded input (see forward)
             dw = conv_fast.weight_grad_channels_last(
-                xp, x_pad, dy, weight.shape, stride, dilate, rows=cols
+                xp, x_pad, dy, weight.shape, stride, dilate, cols, pad
             )
         elif need_dw:
             windows = None

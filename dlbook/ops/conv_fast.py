@@ -36,6 +36,7 @@ from ..backend.cpu_cache import l2_cache_bytes
 from .windows import (
     conv_out_size,
     kernel_offsets,
+    pad_channels_last,
     pad_spatial,
     sliding_windows,
     window_slices,
@@ -120,12 +121,13 @@ def use_channels_last(groups, out_size):
     )
 
 
-def _rows_view(xp, x_pad, kernel, stride, dilate, out_size):
+def _rows_view(xp, x, kernel, stride, dilate, out_size, pad=None):
     """Channels-last windows: a zero-copy ``(N, *O, *K, C)`` view of the
-    input moved to ``(N, *S, C)`` (that move is a copy of the input).
+    input padded by ``pad`` (None: ``x`` is padded already) and moved to
+    ``(N, *S, C)`` (one copy of the input).
     ``rows[n, o, k, c] = x_pad[n, c, o*s + k*d]``."""
-    n, c = x_pad.shape[:2]
-    x_last = xp.ascontiguousarray(xp.moveaxis(x_pad, 1, -1))
+    n, c = x.shape[:2]
+    x_last = pad_channels_last(xp, x, pad or (0,) * len(kernel))
     strides_n, *strides_sp, strides_c = x_last.strides
     shape = (n,) + tuple(out_size) + tuple(kernel) + (c,)
     strides = (
@@ -150,8 +152,13 @@ def conv_forward(
     bias=None,
     channels_last=False,
     keep_cols=True,
+    pad=None,
 ):
     """Convolution: ``(y, cols)``, ``y`` C-contiguous ``(N, F, *out_size)``.
+
+    ``x_pad`` is the input padded already, or with ``pad`` (one amount
+    per spatial axis) the input to pad here: channels-last windows pad
+    while they move the channels (one copy of the input instead of two).
 
     ``cols`` is ``(N, G, Cg*K, P)``, or with ``channels_last`` (one group,
     see :func:`use_channels_last`) the rows ``(N, P, K*C)``; the weight
@@ -179,8 +186,10 @@ def conv_forward(
     f = weight.shape[0]
     positions = prod(out_size)
     bias_g = None if bias is None else bias.reshape(groups, f // groups, 1)
+    if pad is not None and not channels_last:
+        x_pad, pad = pad_spatial(xp, x_pad, pad), None
     if channels_last:
-        view = _rows_view(xp, x_pad, kernel, stride, dilate, out_size)
+        view = _rows_view(xp, x_pad, kernel, stride, dilate, out_size, pad)
         # weight (F, C, *K) -> (1, F, K*C), the rows' column order
         w_mat = xp.ascontiguousarray(xp.moveaxis(weight, 1, -1)).reshape(
             1, f, -1
@@ -263,23 +272,23 @@ def bias_grad(xp, dy):
 
 
 def weight_grad_channels_last(
-    xp, x_pad, dy, w_shape, stride, dilate, rows=None
+    xp, x_pad, dy, w_shape, stride, dilate, rows=None, pad=None
 ):
     """Weight gradient (one group) from channels-last windows.
 
     ``rows[(n, o), (k, c)] = x_pad[n, c, o*s + k*d]`` (the ``cols`` of a
-    channels-last :func:`conv_forward`, else copied from the input moved
-    to ``(N, *S, C)``: runs of ``kernel[-1] * C`` elements, long when
-    there are many channels).  Then ``dw = dy_rows^T @ rows`` is one GEMM
+    channels-last :func:`conv_forward`, else copied from the input, padded
+    by ``pad`` unless None, moved to ``(N, *S, C)``: runs of
+    ``kernel[-1] * C`` elements, long when there are many channels).  Then ``dw = dy_rows^T @ rows`` is one GEMM
     with a large inner dimension ``N*P`` instead of ``N`` small products
     to sum.
     """
     n, f = dy.shape[:2]
-    c = x_pad.shape[1]
+    c = w_shape[1]  # one group
     kernel = tuple(w_shape[2:])
     out_size = tuple(dy.shape[2:])
     if rows is None:
-        rows = _rows_view(xp, x_pad, kernel, stride, dilate, out_size)
+        rows = _rows_view(xp, x_pad, kernel, stride, dilate, out_size, pad)
     rows = rows.reshape(n * prod(out_size), prod(kernel) * c)
     dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 1, -1)).reshape(-1, f)
     for_gemm(xp, f, rows.shape[1], rows.shape[0])
@@ -460,14 +469,11 @@ def _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape):
     kernel = tuple(w.shape[2:])
     nd = len(kernel)
     spatial = tuple(data_shape[2:])
-    dy_pad = pad_spatial(
-        xp, dy, [d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad)]
-    )
     spatial_axes = tuple(range(2, 2 + nd))
     w_flip = xp.ascontiguousarray(xp.flip(w, spatial_axes).swapaxes(0, 1))
     dx, _ = conv_forward(
         xp,
-        dy_pad,
+        dy,
         w_flip,
         (1,) * nd,
         dilate,
@@ -475,6 +481,7 @@ def _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape):
         1,
         channels_last=use_channels_last(1, spatial),
         keep_cols=False,
+        pad=tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad)),
     )
     return dx
 

@@ -37,6 +37,7 @@ __all__ = [
     'spatial_tuple',
     'conv_out_size',
     'pad_spatial',
+    'pad_channels_last',
     'crop_spatial',
     'sliding_windows',
     'window_slices',
@@ -178,6 +179,24 @@ def pad_spatial(xp, x, before, after=None, value=0):
         else xp.full(shape, value, dtype=x.dtype)
     )
     out[crop_index(before, x.shape[2:])] = x
+    return out
+
+
+def pad_channels_last(xp, x, pad):
+    """``(N, C, *S)`` -> ``(N, *(S + 2*pad), C)``: zero-padded and with the
+    channels moved last, C-contiguous, in one copy (where
+    :func:`pad_spatial` and then a move of the channels copy twice)."""
+    moved = xp.moveaxis(x, 1, -1)
+    if not any(pad):
+        return xp.ascontiguousarray(moved)
+    spatial = x.shape[2:]
+    shape = (
+        (x.shape[0],)
+        + tuple(n + 2 * p for n, p in zip(spatial, pad))
+        + (x.shape[1],)
+    )
+    out = xp.zeros(shape, dtype=x.dtype)
+    out[crop_index(pad, spatial)[1:]] = moved
     return out
 
 

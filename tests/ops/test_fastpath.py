@@ -445,3 +445,40 @@ def test_live_taps():
         conv_fast.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (8, 8), (8, 8))
         is None
     )
+
+
+@pytest.mark.parametrize(
+    'shape, pad',
+    [
+        ((2, 3, 4, 5), (1, 2)),
+        ((2, 3, 4, 5), (0, 0)),
+        ((1, 2, 7), (3,)),
+        ((2, 1, 2, 3, 4), (1, 0, 2)),
+    ],
+)
+def test_pad_channels_last_is_pad_then_move(shape, pad):
+    from dlbook.ops.windows import pad_channels_last, pad_spatial
+
+    x = np.random.RandomState(0).uniform(-1, 1, shape).astype(np.float32)
+    got = pad_channels_last(np, x, pad)
+    want = np.moveaxis(pad_spatial(np, x, pad), 1, -1)
+    np.testing.assert_array_equal(got, want)
+    assert got.flags.c_contiguous and got.dtype == x.dtype
+    assert not np.shares_memory(got, x)
+
+
+def test_conv_keeps_the_input_only_when_it_rebuilds_windows(monkeypatch):
+    """With the window matrix kept, backward never reads the input, so
+    the operator does not hold it (memory, and writes into the input
+    after the forward are harmless); without, it does."""
+    from dlbook.ops import conv
+
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 3, 6, 6))
+    w = rng.uniform(-1, 1, (4, 3, 3, 3))
+    for keep_bytes, holds in ((10**9, False), (0, True)):
+        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', keep_bytes)
+        op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=4, pad=(1, 1))
+        op.is_train = True
+        op.forward(np, x, w)
+        assert (op.saved[0] is not None) == holds
