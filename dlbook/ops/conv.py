@@ -356,15 +356,8 @@ class Convolution(_ConvBase):
         # im2col copy in backward, but the matrix is prod(kernel) times
         # larger than the input: keep it only in training mode and when
         # small, else keep the padded input and rebuild it.
-        keep = (
-            self.is_train
-            and n
-            * prod(out_size)
-            * data.shape[1]
-            * prod(kernel)
-            * x_pad.itemsize
-            <= KEEP_COLS_BYTES
-        )
+        cols_bytes = n * prod(out_size) * data.shape[1] * prod(kernel)
+        keep = self.is_train and cols_bytes * data.itemsize <= KEEP_COLS_BYTES
         if fast:
             y, cols = conv_fast.conv_forward(
                 xp,
