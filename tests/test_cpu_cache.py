@@ -45,9 +45,12 @@ def test_unreadable_cache_info_gives_none(tmp_path):
 
 
 def test_l2_cache_bytes_falls_back_to_the_default(monkeypatch):
-    monkeypatch.setattr(cpu_cache, '_found', [])
     monkeypatch.setattr(cpu_cache, '_read_l2', lambda: None)
-    assert cpu_cache.l2_cache_bytes() == cpu_cache.DEFAULT_L2_BYTES
+    cpu_cache.l2_cache_bytes.cache_clear()
+    try:
+        assert cpu_cache.l2_cache_bytes() == cpu_cache.DEFAULT_L2_BYTES
+    finally:
+        cpu_cache.l2_cache_bytes.cache_clear()  # the real size next time
 
 
 @pytest.mark.parametrize(

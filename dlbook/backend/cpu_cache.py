@@ -8,6 +8,7 @@ in ``/sys/devices/system/cpu/cpu0/cache/index*/`` (``level`` 2,
 it cannot be read, :data:`DEFAULT_L2_BYTES` is assumed.
 """
 
+import functools
 import glob
 import os
 
@@ -17,8 +18,6 @@ __all__ = ['l2_cache_bytes', 'DEFAULT_L2_BYTES']
 DEFAULT_L2_BYTES = 2**20
 
 _UNITS = {'K': 2**10, 'M': 2**20, 'G': 2**30}
-
-_found = []
 
 
 def _parse_size(text):
@@ -45,8 +44,7 @@ def _read_l2(root='/sys/devices/system/cpu/cpu0/cache'):
     return None
 
 
+@functools.cache
 def l2_cache_bytes():
     """One core's L2 cache in bytes (read once, then remembered)."""
-    if not _found:
-        _found.append(_read_l2() or DEFAULT_L2_BYTES)
-    return _found[0]
+    return _read_l2() or DEFAULT_L2_BYTES

@@ -279,9 +279,9 @@ def weight_grad_channels_last(
     ``rows[(n, o), (k, c)] = x_pad[n, c, o*s + k*d]`` (the ``cols`` of a
     channels-last :func:`conv_forward`, else copied from the input, padded
     by ``pad`` unless None, moved to ``(N, *S, C)``: runs of
-    ``kernel[-1] * C`` elements, long when there are many channels).  Then ``dw = dy_rows^T @ rows`` is one GEMM
-    with a large inner dimension ``N*P`` instead of ``N`` small products
-    to sum.
+    ``kernel[-1] * C`` elements, long when there are many channels).
+    Then ``dw = dy_rows^T @ rows`` is one GEMM with a large inner
+    dimension ``N*P`` instead of ``N`` small products to sum.
     """
     n, f = dy.shape[:2]
     c = w_shape[1]  # one group

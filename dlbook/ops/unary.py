@@ -435,7 +435,7 @@ class Relu(_Unary):
         return y > 0
 
     def forward(self, xp, x):
-        if x.ndim == 0:
+        if x.ndim == 0 or x.dtype.kind != 'f':  # bool, integers: as _Unary
             return super().forward(xp, x)
         y = xp.empty_like(x)
 
@@ -448,7 +448,7 @@ class Relu(_Unary):
 
     def backward(self, xp, dy):
         x, y = self.saved
-        if y.ndim == 0 or dy.shape != y.shape:
+        if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
             return super().backward(xp, dy)
         dx = xp.empty_like(dy)
 

@@ -196,7 +196,8 @@ def pad_channels_last(xp, x, pad):
         + (x.shape[1],)
     )
     out = xp.zeros(shape, dtype=x.dtype)
-    out[crop_index(pad, spatial)[1:]] = moved
+    # crop_index's spatial slices, with the channels now the last axis
+    out[(slice(None),) + crop_index(pad, spatial)[2:]] = moved
     return out
 
 

@@ -35,6 +35,17 @@ def test_relu_split_matches_formula(monkeypatch, threads, shape, dtype):
         assert calls and set(calls) == {threads}
 
 
+@pytest.mark.parametrize('dtype', [np.bool_, np.int8, np.uint8])
+def test_relu_of_non_float_arrays_keeps_the_plain_rule(monkeypatch, dtype):
+    """Booleans and integers take ``_Unary``'s path, as before the split
+    (``maximum(bool, 0)`` into a bool buffer would not cast)."""
+    force_thread_split(monkeypatch, blas_threads, 2)
+    x = np.array([[1, 0, 3], [0, 2, 1]]).astype(dtype)
+    y = REGISTRY['relu']().forward(np, x)
+    assert y.dtype == dtype
+    np.testing.assert_array_equal(y, np.maximum(x, 0).astype(dtype))
+
+
 def test_split_passes_keeps_small_work_on_one_thread(monkeypatch):
     calls = force_thread_split(monkeypatch, blas_threads, 2)
     monkeypatch.setattr(blas_threads, 'SMALL_GEMM', 1 << 24)
