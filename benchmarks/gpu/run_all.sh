@@ -10,7 +10,9 @@
 #   5 dist_device_sync with 2 processes (needs mpi4py) ~10 s: NCCL with 2+
 #     GPUs (one per process); with 1 GPU both processes share it, which
 #     NCCL refuses, so this checks the fall-back to host-staged MPI
-# STEPS=1,3 runs only some steps; SMOKE=1 uses tiny sizes (fake GPU check:
+# STEPS=1,3 runs only some steps; PYTEST_ADDOPTS='-n 8' spreads step 2
+# over pytest-xdist workers; BENCH_ARGS passes options to step 4 (e.g.
+# '--warmup 5 --repeat 20'); SMOKE=1 uses tiny sizes (fake GPU check:
 # DLBOOK_FAKE_GPUS=1 SMOKE=1 bash benchmarks/gpu/run_all.sh /tmp/out).
 set -u
 OUT=${1:-gpu-results}
@@ -45,12 +47,17 @@ if step 4; then
   echo "== 4 benchmarks vs PyTorch"
   args=()
   [[ -n "${SMOKE:-}" ]] && args+=(--smoke)
+  [[ -n "${BENCH_ARGS:-}" ]] && read -ra extra <<< "$BENCH_ARGS" && args+=("${extra[@]}")
   timeout ${BENCH_TIMEOUT:-480} $PY benchmarks/gpu/bench_vs_torch.py --out "$OUT" "${args[@]}" || status=1
   cat "$OUT/bench.md" 2>/dev/null
 fi
 if step 5; then
   echo "== 5 dist_device_sync, 2 processes"
   if $PY -c 'import mpi4py' 2>/dev/null; then
+    # lent GPU machines run commands as root, which Open MPI refuses
+    # unless told twice
+    [[ $(id -u) == 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 \
+      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     ngpu=$($PY -c 'import dlbook; print(dlbook.context.num_gpus())')
     if [[ $ngpu -ge 2 ]]; then
       where=own; export DLBOOK_DIST_DEVICE_COMM=nccl

@@ -13,6 +13,8 @@ program can go wrong on a machine that has only ever run on a CPU:
   'numpy.ndarray'>``, as CuPy does.  Explicit transfers work: ``x.get()``,
   ``cupy.asnumpy(x)``, ``cupy.asarray(host)``, ``x[idx] = host``, NumPy
   arrays as indices.
+* **CuPy's stricter argument checks** where they differ from NumPy's:
+  ``tensordot`` of a 0-d operand with ``axes=([], [])`` raises.
 * **What CuPy converts, the fake converts**: ``float(x)``, ``int(x)``,
   ``bool(x)``, ``x.item()``, ``x.tolist()``, ``repr(x)``; reductions give
   0-d arrays, not NumPy scalars.  There is no ``__index__`` and no
@@ -538,6 +540,16 @@ def _fuse(*args, **kwargs):
     return lambda f: f
 
 
+def _tensordot(a, b, axes=2):
+    """``cupy.tensordot``, which refuses a 0-d operand unless ``axes`` is 0
+    or ``((), ())`` (NumPy accepts ``([], [])`` too)."""
+    if (numpy.ndim(a) == 0 or numpy.ndim(b) == 0) and (
+        axes != 0 and axes != ((), ())
+    ):
+        raise ValueError('An input is zero-dim while axes has dimensions')
+    return _call(numpy.tensordot, (a, b), {'axes': axes})
+
+
 class _NoCudaKernel:
     def __init__(self, *args, **kwargs):
         raise NotImplementedError(
@@ -870,6 +882,7 @@ def make_module(device_count=1):
         'asnumpy': _asnumpy,
         'get_array_module': _get_array_module,
         'fuse': _fuse,
+        'tensordot': _tensordot,
         'ElementwiseKernel': _NoCudaKernel,
         'ReductionKernel': _NoCudaKernel,
         'RawKernel': _NoCudaKernel,

@@ -233,7 +233,8 @@ def conv_forward(
         threads = split_threads(xp, w_mat.size * positions * n)
         if threads == 1:
             for_gemm(xp, w_mat.shape[1], positions, w_mat.shape[2])
-        block = _cache_block(prod(image_cols) * x_pad.itemsize, n, threads)
+        per_image = prod(image_cols) * x_pad.itemsize
+        block = _cache_block(xp, per_image, n, threads)
 
         def part(start, stop):
             buffer = None
@@ -255,9 +256,15 @@ def conv_forward(
     return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
 
 
-def _cache_block(per_image, n, threads):
+def _cache_block(xp, per_image, n, threads):
     """Images per block so that one block's temporary (``per_image``
-    bytes each) stays within :func:`block_bytes`, at least one."""
+    bytes each) stays within :func:`block_bytes`, at least one.
+
+    Blocks are a CPU cache policy: on a GPU the whole batch is one block,
+    so each step is one kernel launch rather than one per block.
+    """
+    if getattr(xp, '__name__', '') != 'numpy':
+        return n
     return max(1, min(-(-n // threads), block_bytes() // max(per_image, 1)))
 
 
@@ -323,7 +330,7 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
     blocks = cols is None and getattr(xp, '__name__', '') == 'numpy'
     if blocks:
         chunk = _cache_block(
-            groups * rows * positions * dy.itemsize, n, threads
+            xp, groups * rows * positions * dy.itemsize, n, threads
         )
     else:
         if cols is None:  # one copy of the whole batch (one GPU kernel)
@@ -407,6 +414,7 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
         for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
 
     block = _cache_block(
+        xp,
         w_t.shape[0] * w_t.shape[1] * prod(out_size) * dx_pad.itemsize,
         n,
         threads,

@@ -243,6 +243,8 @@ class NpDot(Op):
         la = a.ndim - 1  # a's axes kept in y
         if b.ndim == 1:
             da = dy[..., None] * b
+            if la == 0:  # two vectors: dy is 0-d (CuPy's tensordot refuses it)
+                return da, a * dy
             db = xp.tensordot(a, dy, axes=(list(range(la)), list(range(la))))
             return da, db
         lb = b.ndim - 2  # b's leading axes kept in y

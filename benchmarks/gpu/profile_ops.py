@@ -1,0 +1,303 @@
+"""Where a GPU training step spends its time, operator by operator.
+
+For each workload (the slow convolution shapes of ``bench_vs_torch.py``,
+ResNet-18 on 32x32 images, LeNet, an LSTM) this prints
+
+* the step's wall time, and the host time until Python returns from the
+  step before the final device synchronisation (when the two are close,
+  the step is bound by Python and kernel launches, not by the GPU);
+* a table of every operator's forward and backward, each timed with a
+  device synchronisation before and after (so the times are the GPU's
+  work plus one launch each), largest first;
+* the same for the convolution helpers of ``dlbook/ops/conv_fast.py``.
+
+Run from the repository root: ``python benchmarks/gpu/profile_ops.py
+[--out DIR] [--only conv,resnet]``.  ``--smoke`` uses tiny sizes (fake
+GPU check).
+"""
+
+import argparse
+import collections
+import functools
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.getcwd())
+
+import dlbook as mx  # noqa: E402
+from dlbook import autograd, gluon, nd  # noqa: E402
+from dlbook.gluon import nn, rnn  # noqa: E402
+from dlbook.ops import conv, conv_fast  # noqa: E402
+from dlbook.ops.op import REGISTRY  # noqa: E402
+
+CTX = mx.gpu(0)
+TIMES = collections.defaultdict(float)
+CALLS = collections.Counter()
+_DEPTH = collections.Counter()  # nesting per group: 'op', 'conv'
+
+
+def sync():
+    nd.waitall()
+
+
+def _timed(label, fn, group='op'):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if _DEPTH[group]:  # time the outermost call of a group only
+            return fn(*args, **kwargs)
+        _DEPTH[group] += 1
+        sync()
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            sync()
+            TIMES[label] += time.perf_counter() - start
+            CALLS[label] += 1
+            _DEPTH[group] -= 1
+
+    return wrapper
+
+
+def instrument():
+    """Wrap every operator's forward/backward and the conv helpers."""
+    for cls in set(REGISTRY.values()):
+        for method in ('forward', 'backward'):
+            fn = cls.__dict__.get(method)
+            if fn is not None:
+                setattr(cls, method, _timed(f'{cls.name}.{method}', fn))
+    for name in (
+        'conv_forward',
+        'weight_grad',
+        'weight_grad_channels_last',
+        'data_grad',
+        'bias_grad',
+    ):
+        fn = _timed(f'conv_fast.{name}', getattr(conv_fast, name), 'conv')
+        setattr(conv_fast, name, fn)
+    conv.conv_data_grad = _timed(
+        'conv.conv_data_grad', conv.conv_data_grad, 'conv'
+    )
+    gluon.Trainer.step = _timed('Trainer.step', gluon.Trainer.step, 'step')
+
+
+def wall(step, repeat):
+    """Median wall time and median host time (before the final sync)."""
+    walls, hosts = [], []
+    for _ in range(repeat):
+        sync()
+        start = time.perf_counter()
+        step()
+        hosts.append(time.perf_counter() - start)
+        sync()
+        walls.append(time.perf_counter() - start)
+    walls.sort()
+    hosts.sort()
+    return walls[len(walls) // 2], hosts[len(hosts) // 2]
+
+
+def conv_step(cin, cout, size, k, s, batch):
+    x = nd.random.uniform(shape=(batch, cin, size, size), ctx=CTX)
+    w = nd.random.uniform(shape=(cout, cin, k, k), ctx=CTX)
+    x.attach_grad()
+    w.attach_grad()
+
+    def step():
+        with autograd.record():
+            y = nd.Convolution(
+                x,
+                w,
+                kernel=(k, k),
+                stride=(s, s),
+                pad=(k // 2, k // 2),
+                num_filter=cout,
+                no_bias=True,
+            )
+        y.backward()
+
+    return step
+
+
+def train_step(net, shape, classes, batch, hybridize=False):
+    net.initialize(ctx=CTX, init=mx.init.Xavier(), force_reinit=True)
+    if hybridize:
+        net.hybridize(static_alloc=True, static_shape=True)
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
+    )
+    X = nd.random.uniform(shape=(batch,) + shape, ctx=CTX)
+    y = nd.array([i % classes for i in range(batch)], ctx=CTX)
+
+    def step():
+        with autograd.record():
+            l = loss(net(X), y)
+        l.backward()
+        trainer.step(batch)
+
+    return step
+
+
+def lenet():
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(2, 2),
+        nn.Conv2D(16, 5, activation='sigmoid'),
+        nn.AvgPool2D(2, 2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
+    return net
+
+
+def lstm_step(batch, steps, hidden, vocab):
+    layer = rnn.LSTM(hidden)
+    dense = nn.Dense(vocab, flatten=False)
+    layer.initialize(ctx=CTX)
+    dense.initialize(ctx=CTX)
+    params = layer.collect_params()
+    params.update(dense.collect_params())
+    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
+    loss = gluon.loss.SoftmaxCrossEntropyLoss()
+    x = nd.random.uniform(shape=(steps, batch, vocab), ctx=CTX)
+    y = nd.array([i % vocab for i in range(steps * batch)], ctx=CTX)
+    y = y.reshape(steps, batch)
+
+    def step():
+        with autograd.record():
+            l = loss(dense(layer(x)), y)
+        l.backward()
+        trainer.step(batch)
+
+    return step
+
+
+def workloads(smoke):
+    from dlbook.gluon.model_zoo import vision
+
+    b = 2 if smoke else 32
+    big = 16 if smoke else 224
+    mid = 8 if smoke else 56
+    yield 'conv 3->64 k7 s2', conv_step(3, 8 if smoke else 64, big, 7, 2, b)
+    yield (
+        'conv 64->128 k3 s2',
+        conv_step(4 if smoke else 64, 8 if smoke else 128, mid, 3, 2, b),
+    )
+    yield (
+        'conv 64->64 k3 s1',
+        conv_step(4 if smoke else 64, 4 if smoke else 64, mid, 3, 1, b),
+    )
+    yield (
+        'resnet18 32x32 b128',
+        train_step(
+            vision.resnet18_v1(classes=10),
+            (3, 32, 32),
+            10,
+            4 if smoke else 128,
+        ),
+    )
+    yield (
+        'resnet18 32x32 b128 hybridized',
+        train_step(
+            vision.resnet18_v1(classes=10),
+            (3, 32, 32),
+            10,
+            4 if smoke else 128,
+            hybridize=True,
+        ),
+    )
+    yield (
+        'lenet b256',
+        train_step(lenet(), (1, 28, 28), 10, 8 if smoke else 256),
+    )
+    yield (
+        'lstm 256x35 b32',
+        lstm_step(
+            4 if smoke else 32, 5 if smoke else 35, 16 if smoke else 256, 28
+        ),
+    )
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--out', default='.')
+    p.add_argument('--only', default='')
+    p.add_argument('--repeat', type=int, default=10)
+    p.add_argument('--smoke', action='store_true')
+    a = p.parse_args()
+    repeat = 2 if a.smoke else a.repeat
+    os.makedirs(a.out, exist_ok=True)
+    results = []
+    lines = []
+    for name, step in workloads(a.smoke):
+        if a.only and not any(w in name for w in a.only.split(',')):
+            continue
+        for _ in range(3):  # warm-up: kernels compiled, pool filled
+            step()
+        sync()
+        t_wall, t_host = wall(step, repeat)
+        instrument_once()
+        TIMES.clear()
+        CALLS.clear()
+        step()
+        sync()
+        ops = sorted(TIMES.items(), key=lambda kv: -kv[1])
+        uninstrument()
+        results.append(
+            {
+                'workload': name,
+                'wall_ms': t_wall * 1e3,
+                'host_ms': t_host * 1e3,
+                'ops': [(k, v * 1e3, CALLS[k]) for k, v in ops],
+            }
+        )
+        lines.append(
+            f'## {name}: wall {t_wall * 1e3:.2f} ms, host '
+            f'{t_host * 1e3:.2f} ms, {sum(CALLS.values())} timed calls'
+        )
+        lines.append('| call | ms | calls |')
+        lines.append('| --- | --- | --- |')
+        for k, v in ops[:25]:
+            lines.append(f'| {k} | {v * 1e3:.3f} | {CALLS[k]} |')
+        print('\n'.join(lines[-(min(len(ops), 25) + 3) :]), flush=True)
+    with open(os.path.join(a.out, 'profile.json'), 'w') as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(a.out, 'profile.md'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+    return 0
+
+
+_SAVED = {}
+
+
+def instrument_once():
+    """Instrument, remembering the originals so they can be put back."""
+    if not _SAVED:
+        for cls in set(REGISTRY.values()):
+            for method in ('forward', 'backward'):
+                if method in cls.__dict__:
+                    _SAVED[(cls, method)] = cls.__dict__[method]
+        for name in (
+            'conv_forward',
+            'weight_grad',
+            'weight_grad_channels_last',
+            'data_grad',
+            'bias_grad',
+        ):
+            _SAVED[(conv_fast, name)] = getattr(conv_fast, name)
+        _SAVED[(conv, 'conv_data_grad')] = conv.conv_data_grad
+        _SAVED[(gluon.Trainer, 'step')] = gluon.Trainer.step
+    instrument()
+
+
+def uninstrument():
+    for (owner, name), fn in _SAVED.items():
+        setattr(owner, name, fn)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
