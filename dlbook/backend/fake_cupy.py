@@ -53,7 +53,16 @@ import numpy
 
 from . import cupy_names
 
-__all__ = ['ndarray', 'SYNCS', 'count_syncs', 'make_module', 'is_fake']
+__all__ = [
+    'ndarray',
+    'SYNCS',
+    'count_syncs',
+    'CALLS',
+    'count_calls',
+    'one_kernel',
+    'make_module',
+    'is_fake',
+]
 
 IMPLICIT_MSG = (
     'Implicit conversion to a NumPy array is not allowed. '
@@ -85,6 +94,74 @@ def count_syncs():
 
 def _sync(kind):
     SYNCS[kind] += 1
+
+
+#: Calls that compute on the device, by name (``'add'``, ``'matmul'``,
+#: ``'sum'``, ...): functions, operators and array methods.  On a real
+#: GPU each one costs a kernel launch and some microseconds of CuPy's
+#: Python, which bounds small training steps; views and shape changes
+#: that launch nothing (``reshape``, ``transpose``, indexing) are not
+#: counted.
+CALLS = Counter()
+
+# array methods and functions that only make views or read metadata
+_NO_KERNEL = frozenset(
+    {
+        'reshape',
+        'transpose',
+        'swapaxes',
+        'moveaxis',
+        'view',
+        'squeeze',
+        'expand_dims',
+        'broadcast_to',
+        'as_strided',
+        'ravel',
+        'result_type',
+        'get_array_module',
+        'ndim',
+        'shape',
+        'rollaxis',
+        'atleast_1d',
+        'atleast_2d',
+        'atleast_3d',
+        'can_cast',
+        'iscomplexobj',
+        'isscalar',
+    }
+)
+
+
+_PAUSED = [0]  # inside a fused kernel's twin: count the kernel once
+
+
+def _count(name):
+    if name not in _NO_KERNEL and not _PAUSED[0]:
+        CALLS[name] += 1
+
+
+@contextlib.contextmanager
+def one_kernel(name):
+    """Count what runs inside the block as the one kernel launch ``name``
+    (a fused kernel's twin, which a real GPU runs as one kernel)."""
+    _count(name)
+    _PAUSED[0] += 1
+    try:
+        yield
+    finally:
+        _PAUSED[0] -= 1
+
+
+@contextlib.contextmanager
+def count_calls():
+    """Count the device calls (:data:`CALLS`) inside a ``with`` block,
+    as :func:`count_syncs` counts syncs."""
+    before = Counter(CALLS)
+    result = Counter()
+    try:
+        yield result
+    finally:
+        result.update(CALLS - before)
 
 
 # creation functions that accept host data (a host-to-device copy)
@@ -129,8 +206,10 @@ def _wrap(r):
 
 def _bind(fn, allow_host=False):
     """``fn`` taking and returning fake arrays."""
+    name = getattr(fn, '__name__', '?')
 
     def call(*args, **kwargs):
+        _count(name)
         return _call(fn, args, kwargs, allow_host)
 
     return call
@@ -270,10 +349,14 @@ class ndarray:
 
     def __getitem__(self, key):
         key = _index(key)
+        parts = key if type(key) is tuple else (key,)
+        if any(isinstance(p, (numpy.ndarray, list)) for p in parts):
+            _count('getitem')  # advanced indexing gathers: a kernel
         return _wrap(self._a[key])
 
     def __setitem__(self, key, value):
         key = _index(key)
+        _count('setitem')
         self._a[key] = _unwrap(value, allow_host=True)
 
     # -- NumPy protocols: NumPy functions on fake arrays run "on device" ---
@@ -316,6 +399,7 @@ def _binary(ufunc, reflected=False, inplace=False):
         ) and not isinstance(other, numpy.generic):
             return NotImplemented
         a, b = self._a, _unwrap(other)
+        _count(ufunc.__name__)
         if inplace:
             ufunc(a, b, out=a)
             return self
@@ -361,7 +445,9 @@ for _name, _uf in [
     setattr(
         ndarray,
         f'__{_name}__',
-        (lambda uf: lambda self: _wrap(uf(self._a)))(_uf),
+        (lambda uf: lambda self: _count(uf.__name__) or _wrap(uf(self._a)))(
+            _uf
+        ),
     )
 del _name, _uf
 
@@ -376,6 +462,7 @@ class _Ufunc:
         self.nin, self.nout, self.nargs = uf.nin, uf.nout, uf.nargs
 
     def __call__(self, *args, **kwargs):
+        _count(self.__name__)
         return _call(self._uf, args, kwargs)
 
     def __getattr__(self, name):

@@ -137,7 +137,8 @@ def conv_data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups):
     dx_pad = xp.zeros((c,) + padded + (n,), dtype=dcols.dtype)
     for offset in kernel_offsets(kernel):
         where = window_slices(offset, stride, dilate, out_size, lead=1)
-        dx_pad[where] += dcols[(slice(None),) + offset]
+        view = dx_pad[where]  # added in place: no copy back
+        view += dcols[(slice(None),) + offset]
     # crop the padding, then (C, *S, N) -> (N, C, *S)
     dx = dx_pad[
         (slice(None),)

@@ -33,6 +33,8 @@ from math import prod
 
 from ..backend.blas_threads import for_gemm, run_split, split_threads
 from ..backend.cpu_cache import l2_cache_bytes
+from ..backend.kernels import on_host
+from .col2im import col2im_2d
 from .windows import (
     conv_out_size,
     kernel_offsets,
@@ -223,11 +225,11 @@ def conv_forward(
         else:
             xp.add(t, bias_g[0], out=y[begin:end, 0])
 
-    numpy = getattr(xp, '__name__', '') == 'numpy'
+    host = on_host(xp)
     cols = None
-    if keep_cols or not numpy:
+    if keep_cols or not host:
         cols = xp.empty((n,) + image_cols, dtype=x_pad.dtype)
-    if not numpy:
+    if not host:
         product(0, n, cols)  # one kernel each for the whole batch
     else:
         threads = split_threads(xp, w_mat.size * positions * n)
@@ -263,7 +265,7 @@ def _cache_block(xp, per_image, n, threads):
     Blocks are a CPU cache policy: on a GPU the whole batch is one block,
     so each step is one kernel launch rather than one per block.
     """
-    if getattr(xp, '__name__', '') != 'numpy':
+    if not on_host(xp):
         return n
     return max(1, min(-(-n // threads), block_bytes() // max(per_image, 1)))
 
@@ -271,7 +273,9 @@ def _cache_block(xp, per_image, n, threads):
 def bias_grad(xp, dy):
     """``db[f] = sum_{n, o} dy[n, f, o]`` as a matrix-vector product
     (BLAS reads ``dy`` once; a ``sum`` over axes 0, 2, 3 is several
-    times slower)."""
+    times slower; on a GPU one reduction kernel is quicker)."""
+    if not on_host(xp):
+        return dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
     n, f = dy.shape[:2]
     rows = dy.reshape(n * f, -1)
     ones = xp.ones(rows.shape[1], dtype=dy.dtype)
@@ -327,7 +331,7 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
     threads = split_threads(xp, f * rows * positions * n)
     if threads == 1:
         for_gemm(xp, dy_rows.shape[2], rows, positions)
-    blocks = cols is None and getattr(xp, '__name__', '') == 'numpy'
+    blocks = cols is None and on_host(xp)
     if blocks:
         chunk = _cache_block(
             xp, groups * rows * positions * dy.itemsize, n, threads
@@ -382,6 +386,10 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     when the work is large, :func:`_data_grad_by_channels`).
     """
     out_size = tuple(dy.shape[2:])
+    if len(out_size) == 2 and not on_host(xp):
+        return _data_grad_col2im_kernel(
+            xp, dy, w, stride, dilate, pad, data_shape, groups
+        )
     if _full_conv_wins(
         w.shape, stride, dilate, pad, data_shape, out_size, groups
     ):
@@ -429,7 +437,8 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             dcols = dcols.reshape((end - begin, c) + kernel + out_size)
             target = dx_pad[begin:end]  # (n, C, *padded)
             for offset, where in offsets:
-                target[where] += dcols[(slice(None), slice(None)) + offset]
+                view = target[where]  # added in place: no copy back
+                view += dcols[(slice(None), slice(None)) + offset]
 
     run_split(images, n, threads)
     if not any(pad):
@@ -439,6 +448,27 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             (slice(None), slice(None))
             + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
         ]
+    )
+
+
+def _data_grad_col2im_kernel(
+    xp, dy, w, stride, dilate, pad, data_shape, groups
+):
+    """2-D data gradient on a GPU: one batched product for ``dcols``
+    ``(N, G, Cg*K, P)``, which is ``(N, C, kh, kw, out_h, out_w)`` in
+    memory, then col2im as one kernel (:mod:`~dlbook.ops.col2im`)."""
+    n, f = dy.shape[:2]
+    w_t = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
+    dcols = xp.matmul(w_t, dy.reshape(n, groups, f // groups, -1))
+    return col2im_2d(
+        xp,
+        dcols,
+        data_shape,
+        tuple(w.shape[2:]),
+        stride,
+        pad,
+        dilate,
+        tuple(dy.shape[2:]),
     )
 
 
@@ -522,7 +552,8 @@ def _data_grad_by_channels(
         dcols = dcols.reshape((stop - start,) + kernel + out_size + (n,))
         target = dx_pad[start:stop]
         for offset, where in offsets:
-            target[where] += dcols[(slice(None),) + offset]
+            view = target[where]
+            view += dcols[(slice(None),) + offset]
 
     run_split(channels, c, threads)
     # crop the padding, then (C, *S, N) -> (N, C, *S)

@@ -18,6 +18,7 @@ squares over neighbouring channels, with no learnt parameters.
 
 from math import prod
 
+from ..backend.kernels import Elementwise, on_host
 from ..base import DLBookError
 from .activation import is_known_shape
 from .op import Op, normalize_axis, register
@@ -34,12 +35,18 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
     return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
 
 
-def _blas_friendly(a, axis):
-    """Whether ``a`` is ``(N, C, ...)`` float32/float64 data normalized
-    over every axis but the channels (axis 1): its per-channel sums can
-    run over ``a.reshape(N*C, -1)`` in memory order."""
+def _blas_friendly(xp, a, axis):
+    """Whether ``a`` is ``(N, C, ...)`` float32/float64 NumPy data
+    normalized over every axis but the channels (axis 1): its per-channel
+    sums can run over ``a.reshape(N*C, -1)`` in memory order.  (On a GPU
+    one reduction kernel is quicker than the matrix-vector product and
+    its reshapes.)"""
     return (
-        axis == 1 and a.ndim >= 3 and a.dtype.kind == 'f' and a.itemsize >= 4
+        axis == 1
+        and a.ndim >= 3
+        and a.dtype.kind == 'f'
+        and a.itemsize >= 4
+        and on_host(xp)
     )
 
 
@@ -52,7 +59,7 @@ def _channel_sum(xp, a, axis, axes):
     axes 0, 2 and 3 strides through it (4 times slower on a ResNet
     block's ``(256, 16, 8, 8)``).
     """
-    if not _blas_friendly(a, axis):
+    if not _blas_friendly(xp, a, axis):
         return a.sum(axis=axes)
     n, c = a.shape[:2]
     rows = a.reshape(n * c, -1)
@@ -63,7 +70,7 @@ def _channel_sum(xp, a, axis, axes):
 def _channel_dot(xp, a, b, axis, axes):
     """``(a * b).sum(axis=axes)`` without the product array (for the
     channel axis of float32/float64 data: one ``einsum`` pass)."""
-    if not _blas_friendly(a, axis):
+    if not _blas_friendly(xp, a, axis):
         return (a * b).sum(axis=axes)
     n, c = a.shape[:2]
     return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))
@@ -84,7 +91,7 @@ class _ChannelBroadcast:
 
     def __init__(self, xp, x, axis, shape):
         self.xp, self.data_shape, self.shape = xp, x.shape, shape
-        self.flat = _blas_friendly(x, axis)
+        self.flat = _blas_friendly(xp, x, axis)
         if self.flat:
             self.spatial = prod(x.shape[2:])
 
@@ -108,6 +115,74 @@ def _scalar_count(dtype, count):
     if dtype.kind == 'f' and dtype.itemsize >= 4:
         return dtype.type(count)
     return count
+
+
+def _apply_steps(xp, centered, invstd, gamma, beta, xhat, y):
+    """:data:`BN_APPLY` in array operations; ``xhat`` may be ``centered``
+    itself (updated in place), and a ``gamma`` of exactly 1 (fix_gamma)
+    skips its product."""
+    xp.multiply(centered, invstd, out=xhat)
+    if isinstance(gamma, float) and gamma == 1.0:
+        xp.add(xhat, beta, out=y)
+    else:
+        xp.multiply(xhat, gamma, out=y)
+        y += beta
+
+
+#: ``xhat = centered * invstd``; ``y = xhat * gamma + beta``.
+BN_APPLY = Elementwise(
+    'dlbook_batch_norm_apply',
+    'T centered, T invstd, T gamma, T beta',
+    'T xhat, T y',
+    'xhat = centered * invstd; y = xhat * gamma + beta;',
+    _apply_steps,
+)
+
+
+def _stats_steps(
+    xp, mean, var, eps, momentum, invstd, moving_mean, moving_var
+):
+    """:data:`BN_STATS` in array operations."""
+    moving_mean[...] = momentum * moving_mean + (1 - momentum) * mean
+    moving_var[...] = momentum * moving_var + (1 - momentum) * var
+    xp.divide(1, xp.sqrt(var + eps), out=invstd)
+
+
+#: The per-channel step of a training forward: ``invstd = 1 / sqrt(var +
+#: eps)`` and the running statistics updated in place,
+#: ``moving = momentum * moving + (1 - momentum) * batch``.
+BN_STATS = Elementwise(
+    'dlbook_batch_norm_stats',
+    'T mean, T var, T eps, T momentum',
+    'T invstd, T moving_mean, T moving_var',
+    """
+    moving_mean = momentum * moving_mean + (1 - momentum) * mean;
+    moving_var = momentum * moving_var + (1 - momentum) * var;
+    invstd = 1 / sqrt(var + eps);
+    """,
+    _stats_steps,
+)
+
+
+def _grad_steps(xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx):
+    """:data:`BN_GRAD` in array operations: four passes over ``dx``."""
+    xp.multiply(xhat, dy_xhat / count, out=dx)
+    xp.subtract(dy, dx, out=dx)
+    dx -= dbeta / count
+    dx *= scale * invstd
+
+
+#: The batch-statistics gradient of the module docstring with ``g = dy *
+#: gamma``, whose sums are ``gamma * dbeta`` and ``gamma * dy_xhat``:
+#: ``dx = gamma*invstd * (dy - dbeta/m - xhat * dy_xhat/m)`` (``scale``
+#: is gamma, ``count`` is m).
+BN_GRAD = Elementwise(
+    'dlbook_batch_norm_grad',
+    'T dy, T xhat, T dbeta, T dy_xhat, T scale, T invstd, T count',
+    'T dx',
+    'dx = scale * invstd * (dy - dbeta / count - xhat * (dy_xhat / count));',
+    _grad_steps,
+)
 
 
 def _check_param(op, name, array, channels, data_shape):
@@ -208,25 +283,32 @@ class BatchNorm(Op):
             mean = _channel_sum(xp, x, axis, axes) / count
             centered = per.back(rows - per.vector(mean))
             var = _channel_dot(xp, centered, centered, axis, axes) / count
-            # update the running statistics in place (aux states)
-            moving_mean[...] = momentum * moving_mean + (1 - momentum) * mean
-            moving_var[...] = momentum * moving_var + (1 - momentum) * var
+            # invstd, and the running statistics (aux states) in place
+            invstd = xp.empty_like(var)
+            BN_STATS(
+                xp, mean, var, eps, momentum, invstd, moving_mean, moving_var
+            )
         else:
             mean = moving_mean.astype(x.dtype, copy=False)
             var = moving_var.astype(x.dtype, copy=False)
             centered = per.back(rows - per.vector(mean))
-        invstd = 1 / xp.sqrt(var + eps)
-        xhat = centered
-        xhat_rows = per.rows(xhat)
-        xhat_rows *= per.vector(invstd)  # in place: centered is not kept
-        if attrs['fix_gamma']:
-            scale = xp.ones_like(invstd)
-            y = xhat_rows + per.vector(beta)
-        else:
-            scale = gamma
-            y = xhat_rows * per.vector(gamma)
-            y += per.vector(beta)
+            invstd = 1 / xp.sqrt(var + eps)
+        # on NumPy xhat overwrites centered (not kept); a GPU kernel
+        # writes a new array
+        xhat = centered if on_host(xp) else xp.empty_like(centered)
+        fixed = attrs['fix_gamma']
+        y = xp.empty(rows.shape, dtype=x.dtype)
+        BN_APPLY(
+            xp,
+            per.rows(centered),
+            per.vector(invstd),
+            1.0 if fixed else per.vector(gamma),
+            per.vector(beta),
+            per.rows(xhat),
+            y,
+        )
         y = per.back(y)
+        scale = xp.ones_like(invstd) if fixed else gamma
         self.saved = (
             xhat,
             invstd,
@@ -256,10 +338,18 @@ class BatchNorm(Op):
         #   dx = gamma * invstd * (dy - dbeta/m - xhat * dy_xhat/m)
         # in four passes over one new array
         count = _scalar_count(xhat.dtype, xhat.size // invstd.size)
-        dx = per.rows(xhat) * per.vector(-dy_xhat / count)
-        dx += per.rows(dy)
-        dx -= per.vector(dbeta / count)
-        dx *= per.vector(scale * invstd)
+        dx = xp.empty(per.rows(dy).shape, dtype=dy.dtype)
+        BN_GRAD(
+            xp,
+            per.rows(dy),
+            per.rows(xhat),
+            per.vector(dbeta),
+            per.vector(dy_xhat),
+            per.vector(scale),
+            per.vector(invstd),
+            count,
+            dx,
+        )
         return per.back(dx), dgamma, dbeta, None, None
 
 

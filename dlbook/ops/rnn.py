@@ -67,6 +67,7 @@ backward direction starts at that step, as cuDNN does.
 """
 
 from ..base import DLBookError
+from .lstm_step import LSTM_STEP, LSTM_STEP_GRAD
 from .op import Op, register
 from .unary import sigmoid
 
@@ -130,18 +131,19 @@ class _ElmanCell:
     def __init__(self, relu):
         self.relu = relu
 
-    def forward(self, xp, t, xw, hw, h_prev, c_prev):
+    def forward(self, xp, t, xw, hw, h_prev, c_prev, out=None):
         a = xw + hw
         return (xp.maximum(a, 0) if self.relu else xp.tanh(a)), None
 
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
         da = dh * (h > 0) if self.relu else dh * (1 - h * h)
         return da, da, None, None
 
 
 class _LSTMCell:
     """Gates i, f, g, o (in this order along the 4H axis); see the module
-    docstring for the rules.  Saves the activated gates of every step."""
+    docstring for the rules.  Saves the activated gates of every step.
+    Each step is one kernel on a GPU (:mod:`~dlbook.ops.lstm_step`)."""
 
     has_cell = True
     fold_h2h_bias = True
@@ -149,48 +151,47 @@ class _LSTMCell:
     def __init__(self, xp, steps, batch, hidden, dtype, clip):
         self.hidden = hidden
         self.gate_values = xp.empty((steps, batch, 4 * hidden), dtype=dtype)
-        self.clip = clip  # None or (low, high, stop_nan)
+        # (clip_on, low, high, stop_nan) as the kernels take them
+        self.clip = (0, 0.0, 0.0, 0) if clip is None else (1,) + clip
 
-    def _clip(self, xp, c):
-        low, high, stop_nan = self.clip
-        if stop_nan:  # fmax/fmin turn NaN into the bound
-            return xp.fmin(xp.fmax(c, low), high)
-        return xp.minimum(xp.maximum(c, low), high)
+    def forward(self, xp, t, xw, hw, h_prev, c_prev, out=None):
+        h, c = (
+            out
+            if out is not None
+            else (
+                xp.empty_like(c_prev),
+                xp.empty_like(c_prev),
+            )
+        )
+        LSTM_STEP(
+            xp,
+            xw,
+            hw,
+            c_prev,
+            self.hidden,
+            *self.clip,
+            self.gate_values[t],
+            h,
+            c,
+        )
+        return h, c
 
-    def forward(self, xp, t, xw, hw, h_prev, c_prev):
-        H = self.hidden
-        a = xw + hw
-        gates = self.gate_values[t]
-        gates[:, : 2 * H] = sigmoid(xp, a[:, : 2 * H])  # i, f
-        gates[:, 2 * H : 3 * H] = xp.tanh(a[:, 2 * H : 3 * H])  # g
-        gates[:, 3 * H :] = sigmoid(xp, a[:, 3 * H :])  # o
-        i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
-        c = f * c_prev + i * g
-        if self.clip is not None:
-            c = self._clip(xp, c)
-        return o * xp.tanh(c), c
-
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
-        H = self.hidden
-        gates = self.gate_values[t]
-        i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
-        tanh_c = xp.tanh(c)
-        do = dh * tanh_c
-        dc = dc + dh * o * (1 - tanh_c * tanh_c)
-        if self.clip is not None:
-            # no gradient flows through a clipped cell state
-            raw = f * c_prev + i * g
-            dc = dc * (self._clip(xp, raw) == raw)
-        da = xp.concatenate(
-            [
-                dc * g * i * (1 - i),  # d a_i
-                dc * c_prev * f * (1 - f),  # d a_f
-                dc * i * (1 - g * g),  # d a_g
-                do * o * (1 - o),
-            ],
-            axis=1,
-        )  # d a_o
-        return da, da, None, dc * f
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
+        da = out if out is not None else xp.empty_like(self.gate_values[t])
+        dc_prev = xp.empty_like(c)
+        LSTM_STEP_GRAD(
+            xp,
+            dh,
+            dc,
+            self.gate_values[t],
+            c,
+            c_prev,
+            self.hidden,
+            *self.clip,
+            da,
+            dc_prev,
+        )
+        return da, da, None, dc_prev
 
 
 class _GRUCell:
@@ -205,7 +206,7 @@ class _GRUCell:
         self.gate_values = xp.empty((steps, batch, 3 * hidden), dtype=dtype)
         self.h2h_n = xp.empty((steps, batch, hidden), dtype=dtype)
 
-    def forward(self, xp, t, xw, hw, h_prev, c_prev):
+    def forward(self, xp, t, xw, hw, h_prev, c_prev, out=None):
         H = self.hidden
         gates = self.gate_values[t]
         gates[:, : 2 * H] = sigmoid(xp, xw[:, : 2 * H] + hw[:, : 2 * H])
@@ -216,7 +217,7 @@ class _GRUCell:
         # (1 - z) * n + z * h_prev, with one operation fewer
         return n + z * (h_prev - n), None
 
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c):
+    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
         H = self.hidden
         gates = self.gate_values[t]
         r, z, n = (gates[:, k * H : (k + 1) * H] for k in range(3))
@@ -281,13 +282,18 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
         hw = h_prev @ wh.T
         if not cell.fold_h2h_bias:
             hw += bh
-        h, c = cell.forward(xp, t, xw[t], hw, h_prev, c_prev)
+        # a cell may write h (and c) into their rows of hs (and cs)
+        slots = None
+        if keep is None:
+            slots = (hs[t + write], None if cs is None else cs[t + write])
+        h, c = cell.forward(xp, t, xw[t], hw, h_prev, c_prev, slots)
         if keep is not None:
             h = xp.where(keep[t], h, h_prev)
             if c is not None:
                 c = xp.where(keep[t], c, c_prev)
-        hs[t + write] = h
-        if c is not None:
+        if slots is None or h is not slots[0]:
+            hs[t + write] = h
+        if c is not None and (slots is None or c is not slots[1]):
             cs[t + write] = c
     return hs, cs
 
@@ -320,10 +326,12 @@ def _direction_backward(
             if dc is not None:
                 dc_new = xp.where(keep[t], dc, 0)
                 dc_skip = xp.where(keep[t], 0, dc)
+        slot = dxw[t]  # a cell may write its gradient there
         dxw_t, dhw_t, dh_direct, dc = cell.backward(
-            xp, t, dh_new, dc_new, h_prev, h, c_prev, c
+            xp, t, dh_new, dc_new, h_prev, h, c_prev, c, slot
         )
-        dxw[t] = dxw_t
+        if dxw_t is not slot:
+            dxw[t] = dxw_t
         if dhw is not dxw:
             dhw[t] = dhw_t
         dh = dhw_t @ wh

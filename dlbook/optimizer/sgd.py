@@ -15,6 +15,7 @@ import math
 import os
 
 from .. import ndarray as nd
+from ..backend.kernels import Elementwise
 from ._gradient import rescaled
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
@@ -55,15 +56,54 @@ def sgd_mom_update(
     """SGD with momentum, in place.
 
     ``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``
+
+    One fused kernel on a GPU (:data:`SGD_MOM_KERNEL`), as MXNet's
+    ``sgd_mom_update``.
     """
+    SGD_MOM_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        -1.0 if clip_gradient is None else clip_gradient,
+        weight,
+        mom,
+    )
+
+
+def _sgd_mom_steps(
+    xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
+):
+    """:data:`SGD_MOM_KERNEL` in array operations (a negative
+    ``clip_gradient`` means no clipping)."""
     mom *= momentum
     if wd:
         mom -= (lr * wd) * weight
-    if clip_gradient is None:
+    if clip_gradient < 0:
         mom -= (lr * rescale_grad) * grad
     else:
         mom -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
     weight += mom
+
+
+#: SGD with momentum as one kernel (``weight`` and ``mom`` updated).
+SGD_MOM_KERNEL = Elementwise(
+    'dlbook_sgd_mom_update',
+    'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
+    'T weight, T mom',
+    """
+    T g = rescale_grad * grad;
+    if (clip_gradient >= 0) {
+        g = g > clip_gradient ? clip_gradient
+            : (g < -clip_gradient ? -clip_gradient : g);
+    }
+    mom = momentum * mom - lr * wd * weight - lr * g;
+    weight += mom;
+    """,
+    _sgd_mom_steps,
+)
 
 
 def nag_mom_update(

@@ -1,0 +1,127 @@
+"""Fused elementwise kernels: one CUDA kernel on a GPU, a NumPy twin elsewhere.
+
+Written with ``xp``, a step such as SGD with momentum is several array
+operations::
+
+    mom *= momentum
+    mom -= (lr * rescale_grad) * grad
+    weight += mom
+
+On NumPy that is cheap, but on a GPU each line is one kernel launch plus
+some microseconds of CuPy's Python, and a small training step becomes a
+queue of hundreds of tiny launches that the GPU finishes faster than
+Python issues them.  MXNet has one hand-written kernel for each such
+step (``sgd_mom_update``, ``adam_update``, its BatchNorm).
+
+An :class:`Elementwise` pairs the two tiers, as Chainer did:
+
+* a CUDA C body for ``cupy.ElementwiseKernel``, compiled once per dtype
+  the first time a GPU runs it (CuPy caches it on disk);
+* its **twin**, a Python function with the same arguments written with
+  ``xp`` that computes the same values: what NumPy runs, what the strict
+  fake CuPy of the tests runs, and what a GPU runs when the fast path is
+  switched off (``dlbook.ops.fastpath``).  Tests compare the two.
+
+Every kernel is registered in :data:`KERNELS` by name.
+"""
+
+from .fake_cupy import is_fake, one_kernel
+
+__all__ = ['Elementwise', 'KERNELS', 'on_host', 'compiled']
+
+#: Every :class:`Elementwise`, by name.
+KERNELS = {}
+
+
+def on_host(xp):
+    """Whether ``xp`` is NumPy, whose arrays live in host memory: the CPU
+    policies (BLAS threads, cache-sized blocks, BLAS-friendly layouts)
+    apply to it and not to a GPU's arrays."""
+    return getattr(xp, '__name__', '') == 'numpy'
+
+
+def compiled(xp):
+    """Whether :class:`Elementwise` kernels run compiled on ``xp``: real
+    CuPy with the fast path on."""
+    from ..ops import fastpath
+
+    return (
+        fastpath.enabled()
+        and getattr(xp, '__name__', '') == 'cupy'
+        and not is_fake(xp)
+    )
+
+
+def _one_float_dtype(args):
+    """Whether the array arguments share one float32/float64 dtype, the
+    case the kernels are written for (their ``T``); other mixes (float16
+    data with float32 statistics, say) run the twin."""
+    dtype = None
+    for a in args:
+        d = getattr(a, 'dtype', None)
+        if d is None:
+            continue
+        if dtype is None:
+            if d.kind != 'f' or d.itemsize < 4:
+                return False
+            dtype = d
+        elif d != dtype:
+            return False
+    return dtype is not None
+
+
+class Elementwise:
+    """One elementwise step, compiled on a GPU, run by ``twin`` elsewhere.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name (also its CUDA function name).
+    in_params, out_params : str
+        CuPy's parameter lists, e.g. ``'T grad, T lr'`` and
+        ``'T weight, T mom'``, one type ``T`` for all: the kernel runs
+        when the array arguments share one float32 or float64 dtype, the
+        twin otherwise.  Every argument is passed, outputs too (they are
+        written in place); CuPy broadcasts the arrays against each other
+        and casts Python scalars to ``T``.
+    operation : str
+        The CUDA C body, run once per element.
+    twin : callable
+        ``twin(xp, *args)``: the same computation with ``xp``, the same
+        arguments in the same order, updating the same outputs in place.
+
+    Called with the inputs only, the kernel allocates its outputs and
+    returns them (one array, or a tuple); the twin is then called with
+    the inputs only and returns new arrays the same way.
+    """
+
+    def __init__(self, name, in_params, out_params, operation, twin):
+        if name in KERNELS:
+            raise ValueError(f'kernel {name!r} is already registered')
+        self.name = name
+        self.in_params = in_params
+        self.out_params = out_params
+        self.operation = operation
+        self.twin = twin
+        self._built = {}  # id(xp) -> cupy.ElementwiseKernel
+        KERNELS[name] = self
+
+    def __call__(self, xp, *args):
+        if not compiled(xp) or not _one_float_dtype(args):
+            if is_fake(xp) and _one_float_dtype(args):
+                # counted as the one launch a GPU makes (fake_cupy.CALLS)
+                with one_kernel(self.name):
+                    return self.twin(xp, *args)
+            return self.twin(xp, *args)
+        kernel = self._built.get(id(xp))
+        if kernel is None:
+            kernel = xp.ElementwiseKernel(
+                self.in_params, self.out_params, self.operation, self.name
+            )
+            self._built[id(xp)] = kernel
+        return kernel(*args)
+
+    def __repr__(self):
+        return f'<Elementwise {self.name}({self.in_params}) -> ' + (
+            f'({self.out_params})>'
+        )

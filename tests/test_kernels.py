@@ -1,0 +1,265 @@
+"""Fused GPU kernels (``dlbook/backend/kernels.py``) and their twins.
+
+* On a real GPU each kernel must agree with its twin: the same operator
+  is run with the fast path on (kernels) and off (twins) on ``gpu(0)``.
+* Without a GPU the strict fake CuPy counts device calls, each kernel as
+  one launch, so the tests check that a training step's operators issue
+  few launches: a GPU step is bound by them.
+"""
+
+import numpy
+import pytest
+
+import dlbook as mx
+from dlbook import autograd, gluon, nd
+from dlbook.backend import fake_cupy, kernels, reset_gpu_backend
+from dlbook.ops import fastpath
+from dlbook.ops.rnn import rnn_param_size
+from dlbook.optimizer.sgd import sgd_mom_update
+
+
+def _batch_norm(x, fix_gamma=False):
+    c = x.shape[1]
+    g = nd.random.uniform(0.5, 1.5, shape=(c,), ctx=x.context)
+    b = nd.random.uniform(-1, 1, shape=(c,), ctx=x.context)
+    mm = nd.zeros((c,), ctx=x.context)
+    mv = nd.ones((c,), ctx=x.context)
+    for p in (g, b):
+        p.attach_grad()
+    return (
+        lambda: nd.BatchNorm(x, g, b, mm, mv, fix_gamma=fix_gamma),
+        [g, b],
+        [mm, mv],
+    )
+
+
+def _conv(stride, kernel):
+    def make(x):
+        w = nd.random.uniform(-1, 1, shape=(5, x.shape[1], kernel, kernel))
+        w = w.as_in_context(x.context)
+        w.attach_grad()
+        return (
+            lambda: nd.Convolution(
+                x,
+                w,
+                kernel=(kernel, kernel),
+                stride=(stride, stride),
+                pad=(kernel // 2, kernel // 2),
+                dilate=(1, 1),
+                num_filter=5,
+                no_bias=True,
+            ),
+            [w],
+            [],
+        )
+
+    return make
+
+
+def _lstm(clip):
+    def make(x):
+        steps, batch, width = x.shape
+        hidden = 6
+        size = rnn_param_size('lstm', 1, width, hidden)
+        ctx = x.context
+        params = nd.random.uniform(-0.5, 0.5, shape=(size,), ctx=ctx)
+        h0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), ctx=ctx)
+        c0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), ctx=ctx)
+        clip_args = (
+            {
+                'lstm_state_clip_min': -0.2,
+                'lstm_state_clip_max': 0.2,
+                'lstm_state_clip_nan': True,
+            }
+            if clip
+            else {}
+        )
+        return (
+            lambda: nd.RNN(
+                x,
+                params,
+                h0,
+                c0,
+                state_size=hidden,
+                num_layers=1,
+                mode='lstm',
+                **clip_args,
+            ),
+            [params, h0, c0],
+            [],
+        )
+
+    return make
+
+
+#: name -> (input shape, make(x) -> (forward, [arrays with .grad], [aux]))
+CASES = {
+    'batch_norm': ((4, 3, 5, 5), _batch_norm),
+    'batch_norm_fix_gamma': (
+        (4, 3, 5, 5),
+        lambda x: _batch_norm(x, fix_gamma=True),
+    ),
+    'sigmoid': ((3, 4, 5), lambda x: (lambda: nd.sigmoid(x), [], [])),
+    'col2im_stride2': ((2, 3, 9, 9), _conv(2, 3)),
+    'col2im_7x7': ((2, 3, 12, 12), _conv(2, 7)),
+    'lstm': ((5, 3, 4), _lstm(clip=False)),
+    'lstm_clipped': ((5, 3, 4), _lstm(clip=True)),
+}
+
+
+def _run(ctx, case):
+    """Outputs, gradients and aux states of one case on ``ctx``."""
+    shape, make = CASES[case]
+    mx.random.seed(3)
+    x = nd.random.uniform(-2, 2, shape=shape, ctx=ctx)
+    x.attach_grad()
+    forward, params, aux = make(x)
+    for p in params:
+        p.attach_grad()
+    with autograd.record():
+        y = forward()
+    cot = nd.random.uniform(-1, 1, shape=y.shape, ctx=ctx, dtype=y.dtype)
+    y.backward(cot)
+    arrays = [y, x.grad] + [p.grad for p in params] + aux
+    return [a.asnumpy() for a in arrays]
+
+
+@pytest.mark.parametrize('case', sorted(CASES))
+def test_kernels_agree_with_twins(ctx, case):
+    """Fast path on (kernels on a GPU) == off (twins).  On the CPU the
+    switch also changes the convolution code (fast path or reference)."""
+    with fastpath.use(True):
+        fast = _run(ctx, case)
+    with fastpath.use(False):
+        slow = _run(ctx, case)
+    for a, b in zip(fast, slow):
+        # float32; a GPU kernel may round differently (fused multiply-add)
+        numpy.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
+
+
+def test_sgd_momentum_kernel_agrees_with_twin(ctx):
+    """One fused SGD-momentum update (with clipping and weight decay)
+    equals the array operations; MXNet's values checked by hand."""
+    xp = ctx.xp
+    rng = numpy.random.RandomState(0)
+    w0, g0, m0 = (rng.uniform(-1, 1, 20) for _ in range(3))
+    results = []
+    for fast in (True, False):
+        w, g, m = (xp.asarray(a.copy()) for a in (w0, g0, m0))
+        with fastpath.use(fast):
+            sgd_mom_update(xp, w, g, m, 0.1, 0.01, 0.9, 2.0, 0.5)
+        results.append([ctx.backend.to_numpy(a) for a in (w, m)])
+    clipped = numpy.clip(2.0 * g0, -0.5, 0.5)
+    mom = 0.9 * m0 - 0.1 * 0.01 * w0 - 0.1 * clipped
+    for w, m in results:
+        numpy.testing.assert_allclose(m, mom, rtol=1e-12)
+        numpy.testing.assert_allclose(w, w0 + mom, rtol=1e-12)
+
+
+# -- the registry ----------------------------------------------------------------
+
+
+def test_registry_names_are_unique():
+    with pytest.raises(ValueError, match='already registered'):
+        kernels.Elementwise('dlbook_sigmoid', 'T x', 'T y', 'y = x;', None)
+
+
+def test_numpy_runs_the_twin():
+    calls = []
+
+    def twin(xp, x, y):
+        calls.append(xp)
+        y[...] = x + 1
+
+    k = kernels.Elementwise('dlbook_test_twin', 'T x', 'T y', 'y = x+1;', twin)
+    try:
+        x = numpy.arange(3.0)
+        y = numpy.empty(3)
+        k(numpy, x, y)
+        assert calls == [numpy]
+        numpy.testing.assert_array_equal(y, [1, 2, 3])
+        assert not kernels.compiled(numpy)
+        assert kernels.on_host(numpy)
+    finally:
+        del kernels.KERNELS['dlbook_test_twin']
+
+
+def test_one_float_dtype():
+    f32 = numpy.zeros(2, 'float32')
+    assert kernels._one_float_dtype((f32, 1.0, 3))
+    assert not kernels._one_float_dtype((f32, numpy.zeros(2)))
+    assert not kernels._one_float_dtype((numpy.zeros(2, 'float16'),))
+    assert not kernels._one_float_dtype((numpy.zeros(2, 'int32'),))
+    assert not kernels._one_float_dtype((1.0,))
+
+
+# -- launches per operator on the fake GPU ---------------------------------------
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
+    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+    reset_gpu_backend()
+    yield mx.gpu(0)
+    monkeypatch.undo()
+    reset_gpu_backend()
+
+
+def _launches(fn):
+    with fake_cupy.count_calls() as calls:
+        fn()
+    return sum(calls.values()), calls
+
+
+def test_fake_gpu_counts_a_kernel_once(fake_gpu):
+    assert not kernels.compiled(fake_gpu.xp)
+    assert not kernels.on_host(fake_gpu.xp)
+    x = nd.random.uniform(shape=(4, 5), ctx=fake_gpu)
+    n, calls = _launches(lambda: nd.sigmoid(x).wait_to_read())
+    assert calls == {'dlbook_sigmoid': 1}, calls
+
+
+@pytest.mark.parametrize(
+    'case, forward_most, backward_most',
+    [
+        ('batch_norm', 12, 10),
+        ('col2im_7x7', 8, 10),
+        ('lstm', 5 * 2 + 13, 5 * 4 + 22),
+    ],
+)
+def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
+    """Upper bounds on the device calls of one forward and one backward
+    (with the tape's own writes of the gradients): a step that grows back
+    to one launch per array operation fails here."""
+    shape, make = CASES[case]
+    x = nd.random.uniform(-2, 2, shape=shape, ctx=fake_gpu)
+    x.attach_grad()
+    forward, params, _ = make(x)
+    for p in params:
+        p.attach_grad()
+    with autograd.record():
+        forward()  # warm: parameters, buffers
+    with autograd.record():
+        n_forward, calls_f = _launches(lambda: forward())
+        y = forward()
+    n_backward, calls_b = _launches(lambda: y.backward())
+    assert n_forward <= forward_most, calls_f
+    assert n_backward <= backward_most, calls_b
+
+
+def test_sgd_step_is_one_launch_per_parameter(fake_gpu):
+    net = gluon.nn.Dense(3, in_units=4)
+    net.initialize(ctx=fake_gpu)
+    trainer = gluon.Trainer(
+        net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9}
+    )
+    x = nd.ones((2, 4), ctx=fake_gpu)
+    for _ in range(2):
+        with autograd.record():
+            loss = net(x).sum()
+        loss.backward()
+        if _ == 0:
+            trainer.step(2)
+    n, calls = _launches(lambda: trainer.step(2))
+    assert calls == {'dlbook_sgd_mom_update': 2}, calls
