@@ -1,4 +1,4 @@
-"""Fused GPU kernels (``dlbook/backend/kernels.py``) and their twins.
+"""Fused GPU kernels (``dlbook/ops/kernels.py``) and their twins.
 
 * On a real GPU each kernel must agree with its twin: the same operator
   is run with the fast path on (kernels) and off (twins) on ``gpu(0)``.
@@ -12,8 +12,8 @@ import pytest
 
 import dlbook as mx
 from dlbook import autograd, gluon, nd
-from dlbook.backend import fake_cupy, kernels, reset_gpu_backend
-from dlbook.ops import fastpath
+from dlbook.backend import fake_cupy, on_host, reset_gpu_backend
+from dlbook.ops import fastpath, kernels
 from dlbook.ops.rnn import rnn_param_size
 from dlbook.optimizer.sgd import sgd_mom_update
 
@@ -179,7 +179,7 @@ def test_numpy_runs_the_twin():
         assert calls == [numpy]
         numpy.testing.assert_array_equal(y, [1, 2, 3])
         assert not kernels.compiled(numpy)
-        assert kernels.on_host(numpy)
+        assert on_host(numpy)
     finally:
         del kernels.KERNELS['dlbook_test_twin']
 
@@ -214,7 +214,7 @@ def _launches(fn):
 
 def test_fake_gpu_counts_a_kernel_once(fake_gpu):
     assert not kernels.compiled(fake_gpu.xp)
-    assert not kernels.on_host(fake_gpu.xp)
+    assert not on_host(fake_gpu.xp)
     x = nd.random.uniform(shape=(4, 5), ctx=fake_gpu)
     n, calls = _launches(lambda: nd.sigmoid(x).wait_to_read())
     assert calls == {'dlbook_sigmoid': 1}, calls

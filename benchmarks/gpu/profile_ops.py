@@ -19,6 +19,7 @@ GPU check).
 import argparse
 import collections
 import functools
+import io
 import json
 import os
 import sys
@@ -228,6 +229,13 @@ def main():
     p.add_argument('--only', default='')
     p.add_argument('--repeat', type=int, default=10)
     p.add_argument('--smoke', action='store_true')
+    p.add_argument(
+        '--cprofile',
+        type=int,
+        default=0,
+        help='also print the N functions with the most own time (cProfile '
+        'of 3 uninstrumented steps)',
+    )
     a = p.parse_args()
     repeat = 2 if a.smoke else a.repeat
     os.makedirs(a.out, exist_ok=True)
@@ -240,6 +248,8 @@ def main():
             step()
         sync()
         t_wall, t_host = wall(step, repeat)
+        if a.cprofile:
+            lines.extend(python_profile(name, step, a.cprofile))
         instrument_once()
         TIMES.clear()
         CALLS.clear()
@@ -269,6 +279,24 @@ def main():
     with open(os.path.join(a.out, 'profile.md'), 'w') as f:
         f.write('\n'.join(lines) + '\n')
     return 0
+
+
+def python_profile(name, step, top):
+    """The ``top`` functions by own time over three steps (cProfile)."""
+    import cProfile
+    import pstats
+
+    profile = cProfile.Profile()
+    profile.enable()
+    for _ in range(3):
+        step()
+    sync()
+    profile.disable()
+    out = io.StringIO()
+    pstats.Stats(profile, stream=out).sort_stats('tottime').print_stats(top)
+    text = out.getvalue().strip().splitlines()
+    print(f'## {name}: cProfile, 3 steps', *text, sep='\n', flush=True)
+    return [f'## {name}: cProfile, 3 steps', '```', *text, '```']
 
 
 _SAVED = {}

@@ -64,7 +64,9 @@ if step 5; then
     else
       where=same; export DLBOOK_DIST_DEVICE_COMM=auto
     fi
-    timeout ${DIST_TIMEOUT:-120} $PY -m dlbook.launch -n 2 $PY \
+    # the interpreter's full path: mpiexec searches its own PATH
+    pyexe=$($PY -c 'import sys; print(sys.executable)')
+    timeout ${DIST_TIMEOUT:-120} $PY -m dlbook.launch -n 2 "$pyexe" \
       tests/dist/worker_device.py $where > "$OUT/dist-device-sync.txt" 2>&1
     rc=$?
     unset DLBOOK_DIST_DEVICE_COMM

@@ -22,11 +22,19 @@ __all__ = [
     'gpu_unavailable_reason',
     'fake_mode',
     'reset_gpu_backend',
+    'on_host',
 ]
 
 _NUMPY = NumpyBackend()
 _GPU = None
 _GPU_REASON = None
+
+
+def on_host(xp):
+    """Whether ``xp`` is NumPy, whose arrays live in host memory: the CPU
+    policies (BLAS threads, cache-sized blocks, BLAS-friendly layouts)
+    apply to it and not to a GPU's arrays."""
+    return getattr(xp, '__name__', '') == 'numpy'
 
 
 def fake_mode():

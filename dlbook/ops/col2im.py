@@ -20,7 +20,7 @@ which gathers the taps that saw it::
 No padded buffer, no atomics: each thread writes one element.
 """
 
-from ..backend.kernels import Elementwise
+from .kernels import Elementwise
 from .windows import kernel_offsets, window_slices
 
 __all__ = ['COL2IM_2D', 'col2im_2d']

@@ -31,9 +31,9 @@ Every routine takes the array module ``xp`` (NumPy or CuPy).
 
 from math import prod
 
+from ..backend import on_host
 from ..backend.blas_threads import for_gemm, run_split, split_threads
 from ..backend.cpu_cache import l2_cache_bytes
-from ..backend.kernels import on_host
 from .col2im import col2im_2d
 from .windows import (
     conv_out_size,

@@ -22,7 +22,7 @@ and backward, given ``dh`` and ``dc`` (``dc`` stops at a clipped ``c``)::
 The twins (what NumPy runs) are the same formulas with ``xp``.
 """
 
-from ..backend.kernels import Elementwise
+from .kernels import Elementwise
 from .unary import sigmoid
 
 __all__ = ['LSTM_STEP', 'LSTM_STEP_GRAD']

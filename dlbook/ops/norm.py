@@ -18,9 +18,10 @@ squares over neighbouring channels, with no learnt parameters.
 
 from math import prod
 
-from ..backend.kernels import Elementwise, on_host
+from ..backend import on_host
 from ..base import DLBookError
 from .activation import is_known_shape
+from .kernels import Elementwise
 from .op import Op, normalize_axis, register
 
 

@@ -16,8 +16,8 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 import math
 
 from ..backend.blas_threads import split_passes
-from ..backend.kernels import Elementwise
 from ..base import DLBookError
+from .kernels import Elementwise
 from .op import Op, cast_scalar, register
 
 

@@ -15,7 +15,7 @@ import math
 import os
 
 from .. import ndarray as nd
-from ..backend.kernels import Elementwise
+from ..ops.kernels import Elementwise
 from ._gradient import rescaled
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register

@@ -25,26 +25,18 @@ An :class:`Elementwise` pairs the two tiers, as Chainer did:
 Every kernel is registered in :data:`KERNELS` by name.
 """
 
-from .fake_cupy import is_fake, one_kernel
+from ..backend.fake_cupy import is_fake, one_kernel
+from . import fastpath
 
-__all__ = ['Elementwise', 'KERNELS', 'on_host', 'compiled']
+__all__ = ['Elementwise', 'KERNELS', 'compiled']
 
 #: Every :class:`Elementwise`, by name.
 KERNELS = {}
 
 
-def on_host(xp):
-    """Whether ``xp`` is NumPy, whose arrays live in host memory: the CPU
-    policies (BLAS threads, cache-sized blocks, BLAS-friendly layouts)
-    apply to it and not to a GPU's arrays."""
-    return getattr(xp, '__name__', '') == 'numpy'
-
-
 def compiled(xp):
     """Whether :class:`Elementwise` kernels run compiled on ``xp``: real
     CuPy with the fast path on."""
-    from ..ops import fastpath
-
     return (
         fastpath.enabled()
         and getattr(xp, '__name__', '') == 'cupy'
