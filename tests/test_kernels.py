@@ -100,6 +100,7 @@ CASES = {
         lambda x: _batch_norm(x, fix_gamma=True),
     ),
     'sigmoid': ((3, 4, 5), lambda x: (lambda: nd.sigmoid(x), [], [])),
+    'relu': ((3, 4, 5), lambda x: (lambda: nd.relu(x), [], [])),
     'col2im_stride2': ((2, 3, 9, 9), _conv(2, 3)),
     'col2im_7x7': ((2, 3, 12, 12), _conv(2, 7)),
     'lstm': ((5, 3, 4), _lstm(clip=False)),

@@ -13,7 +13,10 @@ run cut off by a time limit still leaves numbers):
 * peak memory of each training row (CuPy pool bytes, torch max allocated).
 
 Timing: ``warmup`` calls, then the median of ``repeat`` timed calls, each
-ended by a device synchronisation on both sides.  ``--smoke`` uses tiny
+ended by a device synchronisation on both sides, after a second of
+matrix products that brings the GPU's clock up.  Both sides compute in
+full float32 (TF32 off; torch's cuDNN would use TF32 by default) except
+the ``tf32=True`` GEMM rows.  ``--smoke`` uses tiny
 sizes (to check the script on a fake GPU).
 Run from the repository root: ``python benchmarks/gpu/bench_vs_torch.py``.
 """
@@ -61,6 +64,19 @@ def median_time(fn, sync, warmup, repeat):
         sync()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+def warm_up(seconds):
+    """Keep the GPU busy for ``seconds`` before timing anything: an idle
+    GPU runs at a low clock (an H200 read 345 MHz idle and 1980 MHz
+    under load), so the first section would otherwise be timed while
+    the clock ramps up."""
+    x = nd.random.uniform(shape=(2048, 2048), ctx=CTX)
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        for _ in range(10):
+            nd.dot(x, x)
+        dsync()
 
 
 def dsync():
@@ -441,6 +457,10 @@ def main():
     OUT = a.out
     os.makedirs(OUT, exist_ok=True)
     CTX.backend  # fail early with the reason
+    warm_up(1.0 if not a.smoke else 0.01)
+    # full float32 on both sides (torch's cuDNN defaults to TF32, CuPy's
+    # cuBLAS to float32); only the gemm section's tf32=True rows use TF32
+    set_tf32(False)
     for name in a.sections.split(','):
         try:
             SECTIONS[name](a)

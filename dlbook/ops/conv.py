@@ -167,6 +167,20 @@ def _known(shape):
 # -- shared attribute handling ----------------------------------------------
 
 
+#: The attributes :meth:`_ConvBase._geometry` reads, and its results by
+#: their values.
+_GEOMETRY_ATTRIBUTES = (
+    'kernel',
+    'stride',
+    'dilate',
+    'pad',
+    'num_filter',
+    'num_group',
+    'layout',
+)
+_GEOMETRIES = {}
+
+
 class _ConvBase(Op):
     """Attribute parsing, argument lists and checks shared by both ops."""
 
@@ -181,7 +195,23 @@ class _ConvBase(Op):
         """Parse the attributes into tuples, with MXNet's defaults.
 
         Empty ``stride``/``dilate``/``pad`` mean 1/1/0 on every axis.
+        Every layer call makes a new operator with the same attributes,
+        so the parsed result is remembered by the attribute values.
         """
+        key = (self.name,) + tuple(
+            self.attrs[name] for name in _GEOMETRY_ATTRIBUTES
+        )
+        try:
+            geometry = _GEOMETRIES.get(key)
+        except TypeError:  # an unhashable attribute value (a list)
+            return self._parse_geometry()
+        if geometry is None:
+            geometry = self._parse_geometry()  # raises on bad attributes
+            if len(_GEOMETRIES) < 4096:
+                _GEOMETRIES[key] = geometry
+        return geometry
+
+    def _parse_geometry(self):
         name = self.name
         kernel = parse_tuple(self.attrs['kernel'], 'kernel', name)
         if not kernel:

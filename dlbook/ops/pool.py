@@ -9,8 +9,12 @@ the backward the same number of slice-adds.  Global pooling reduces over
 the spatial axes directly.
 """
 
+import functools
 from math import prod
 
+import numpy
+
+from ..backend import on_host
 from ..base import DLBookError
 from . import fastpath, pool_fast
 from .layouts import channels_last_aware
@@ -31,6 +35,23 @@ __all__ = ['Pooling']
 
 POOL_TYPES = ('max', 'avg', 'sum', 'lp')
 CONVENTIONS = ('valid', 'full', 'same')
+
+
+@functools.lru_cache(maxsize=256)
+def _host_counts(spatial, kernel, stride, before, out, include, dtype):
+    """:meth:`Pooling._counts` as a read-only NumPy array (cached)."""
+    total = None
+    for axis, (size, k, s, p, o) in enumerate(
+        zip(spatial, kernel, stride, before, out)
+    ):
+        lo, hi = (0, size + 2 * p) if include else (p, p + size)
+        start = numpy.arange(o) * s
+        count = numpy.minimum(start + k, hi) - numpy.maximum(start, lo)
+        count = numpy.maximum(count, 1).astype(dtype)  # never divide by 0
+        count = count.reshape((-1,) + (1,) * (len(out) - axis - 1))
+        total = count if total is None else total * count
+    total.flags.writeable = False
+    return total
 
 
 @channels_last_aware(moved=(0,))
@@ -170,9 +191,8 @@ class Pooling(Op):
         out = self._geometry(tuple(data_shape))[4]
         return [tuple(data_shape)], [tuple(data_shape[:2]) + out], []
 
-    def _counts(
-        self, xp, spatial, kernel, stride, before, out, include, dtype
-    ):
+    @staticmethod
+    def _counts(xp, spatial, kernel, stride, before, out, include, dtype):
         """Divisor of average pooling per output position, shape ``out``.
 
         Along one axis window ``o`` covers padded positions
@@ -180,18 +200,19 @@ class Pooling(Op):
         ``[0, H + 2p)`` (``count_include_pad``) or inside the data
         ``[p, p + H)``; MXNet's CPU kernel does the same.  Axes are
         independent, so the divisor is an outer product of 1-D counts.
+        Computed once per geometry on the host (:func:`_host_counts`),
+        then copied to the data's device.
         """
-        total = None
-        for axis, (size, k, s, p, o) in enumerate(
-            zip(spatial, kernel, stride, before, out)
-        ):
-            lo, hi = (0, size + 2 * p) if include else (p, p + size)
-            start = xp.arange(o) * s
-            count = xp.minimum(start + k, hi) - xp.maximum(start, lo)
-            count = xp.maximum(count, 1).astype(dtype)  # never divide by 0
-            count = count.reshape((-1,) + (1,) * (len(out) - axis - 1))
-            total = count if total is None else total * count
-        return total
+        counts = _host_counts(
+            tuple(spatial),
+            tuple(kernel),
+            tuple(stride),
+            tuple(before),
+            tuple(out),
+            bool(include),
+            numpy.dtype(dtype).str,
+        )
+        return counts if on_host(xp) else xp.asarray(counts)
 
     # -- forward and backward ----------------------------------------------
     def forward(self, xp, data):

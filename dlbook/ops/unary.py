@@ -454,10 +454,26 @@ class Relu(_Unary):
         dx = xp.empty_like(dy)
 
         def part(start, stop):
-            xp.multiply(dy[start:stop], y[start:stop] > 0, out=dx[start:stop])
+            RELU_GRAD(xp, dy[start:stop], y[start:stop], dx[start:stop])
 
         split_passes(xp, part, dy.shape[0], dy.size)
         return dx
+
+
+def _relu_grad_steps(xp, dy, y, dx):
+    """:data:`RELU_GRAD` with array operations."""
+    xp.multiply(dy, y > 0, out=dx)
+
+
+#: ``dx = dy * (y > 0)`` in one pass (a comparison and a product
+#: otherwise).
+RELU_GRAD = Elementwise(
+    'dlbook_relu_grad',
+    'T dy, T y',
+    'T dx',
+    'dx = dy * (T)(y > 0);',
+    _relu_grad_steps,
+)
 
 
 def _sigmoid_steps(xp, x, y=None):
