@@ -15,7 +15,7 @@ from dlbook import autograd, gluon, nd
 from dlbook.backend import fake_cupy, on_host, reset_gpu_backend
 from dlbook.ops import fastpath, kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.optimizer.sgd import sgd_mom_update
+from dlbook.optimizer.sgd import sgd_mom_update, sgd_update
 
 
 def _batch_norm(x, fix_gamma=False):
@@ -136,6 +136,23 @@ def test_kernels_agree_with_twins(ctx, case):
     for a, b in zip(fast, slow):
         # float32; a GPU kernel may round differently (fused multiply-add)
         numpy.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
+
+
+def test_sgd_kernel_agrees_with_twin(ctx):
+    """One fused plain-SGD update (with clipping and weight decay)
+    equals the array operations and MXNet's formula."""
+    xp = ctx.xp
+    rng = numpy.random.RandomState(1)
+    w0, g0 = (rng.uniform(-1, 1, 20) for _ in range(2))
+    results = []
+    for fast in (True, False):
+        w, g = (xp.asarray(a.copy()) for a in (w0, g0))
+        with fastpath.use(fast):
+            sgd_update(xp, w, g, 0.1, 0.01, 2.0, 0.5)
+        results.append(ctx.backend.to_numpy(w))
+    want = (1 - 0.1 * 0.01) * w0 - 0.1 * numpy.clip(2.0 * g0, -0.5, 0.5)
+    for w in results:
+        numpy.testing.assert_allclose(w, want, rtol=1e-12)
 
 
 def test_sgd_momentum_kernel_agrees_with_twin(ctx):

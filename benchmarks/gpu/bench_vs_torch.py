@@ -155,6 +155,18 @@ def bench_overhead(a):
             'torch',
             median_time(lambda: tx + ty, tsync, w, r),
         )
+    # the dispatch cost alone: 100 operations between two syncs, per op
+    chains = [('dlbook', x, y, dsync), ('raw xp', xr, yr, dsync)]
+    if torch is not None:
+        chains.append(('torch', tx, ty, tsync))
+    for who, p, q, sync in chains:
+
+        def hundred(p=p, q=q):
+            for _ in range(100):
+                p + q
+
+        t = median_time(hundred, sync, w, a.repeat)
+        record('overhead', 'a+b 16x16, 100 per sync', who, t / 100)
 
 
 def bench_gemm(a):

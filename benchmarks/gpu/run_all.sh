@@ -10,13 +10,16 @@
 #   5 dist_device_sync with 2 processes (needs mpi4py) ~10 s: NCCL with 2+
 #     GPUs (one per process); with 1 GPU both processes share it, which
 #     NCCL refuses, so this checks the fall-back to host-staged MPI
+#   6 chapters 7 and 13 run as scripts on the GPU machine ~15 s
+#     (Fashion-MNIST from $DLBOOK_DATA)
+#   7 where a step's time goes, operator by operator           ~40 s
 # STEPS=1,3 runs only some steps; PYTEST_ADDOPTS='-n 8' spreads step 2
 # over pytest-xdist workers; BENCH_ARGS passes options to step 4 (e.g.
 # '--warmup 5 --repeat 20'); SMOKE=1 uses tiny sizes (fake GPU check:
 # DLBOOK_FAKE_GPUS=1 SMOKE=1 bash benchmarks/gpu/run_all.sh /tmp/out).
 set -u
 OUT=${1:-gpu-results}
-STEPS=${STEPS:-1,2,3,4,5}
+STEPS=${STEPS:-1,2,3,4,5,6,7}
 PY=${PYTHON:-python}
 mkdir -p "$OUT"
 export PYTHONPATH=.${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1
@@ -77,5 +80,20 @@ if step 5; then
   else
     echo "mpi4py is not installed: skipped" | tee "$OUT/dist-device-sync.txt"
   fi
+fi
+if step 6; then
+  echo "== 6 chapters 7 and 13"
+  DLBOOK_FAST=1 timeout ${NOTEBOOK_TIMEOUT:-120} $PY \
+    benchmarks/gpu/run_notebooks.py notebooks/ch07_gpus_and_contexts.ipynb \
+    notebooks/ch13_multi_device.ipynb > "$OUT/notebooks.txt" 2>&1 || status=1
+  grep -E 'FAILED|===' "$OUT/notebooks.txt"
+fi
+if step 7; then
+  echo "== 7 profile"
+  args=()
+  [[ -n "${SMOKE:-}" ]] && args+=(--smoke)
+  timeout ${PROFILE_TIMEOUT:-120} $PY benchmarks/gpu/profile_ops.py \
+    --out "$OUT" --cprofile 25 "${args[@]}" > "$OUT/profile.log" 2>&1 \
+    || status=1
 fi
 exit $status

@@ -12,9 +12,6 @@ the spatial axes directly.
 import functools
 from math import prod
 
-import numpy
-
-from ..backend import on_host
 from ..base import DLBookError
 from . import fastpath, pool_fast
 from .layouts import channels_last_aware
@@ -38,20 +35,23 @@ CONVENTIONS = ('valid', 'full', 'same')
 
 
 @functools.lru_cache(maxsize=256)
-def _host_counts(spatial, kernel, stride, before, out, include, dtype):
-    """:meth:`Pooling._counts` as a read-only NumPy array (cached)."""
-    total = None
-    for axis, (size, k, s, p, o) in enumerate(
-        zip(spatial, kernel, stride, before, out)
-    ):
+def _count_table(spatial, kernel, stride, before, out, include):
+    """:meth:`Pooling._counts` as nested tuples of Python ints (cached:
+    the same layer has the same divisors at every call)."""
+    per_axis = []
+    for size, k, s, p, o in zip(spatial, kernel, stride, before, out):
         lo, hi = (0, size + 2 * p) if include else (p, p + size)
-        start = numpy.arange(o) * s
-        count = numpy.minimum(start + k, hi) - numpy.maximum(start, lo)
-        count = numpy.maximum(count, 1).astype(dtype)  # never divide by 0
-        count = count.reshape((-1,) + (1,) * (len(out) - axis - 1))
-        total = count if total is None else total * count
-    total.flags.writeable = False
-    return total
+        # never divide by 0
+        per_axis.append(
+            [max(min(j * s + k, hi) - max(j * s, lo), 1) for j in range(o)]
+        )
+
+    def outer(axes, scale):
+        if not axes:
+            return scale
+        return tuple(outer(axes[1:], scale * c) for c in axes[0])
+
+    return outer(per_axis, 1)
 
 
 @channels_last_aware(moved=(0,))
@@ -200,19 +200,18 @@ class Pooling(Op):
         ``[0, H + 2p)`` (``count_include_pad``) or inside the data
         ``[p, p + H)``; MXNet's CPU kernel does the same.  Axes are
         independent, so the divisor is an outer product of 1-D counts.
-        Computed once per geometry on the host (:func:`_host_counts`),
-        then copied to the data's device.
+        Computed once per geometry in Python (:func:`_count_table`),
+        then made an array on the data's device.
         """
-        counts = _host_counts(
+        table = _count_table(
             tuple(spatial),
             tuple(kernel),
             tuple(stride),
             tuple(before),
             tuple(out),
             bool(include),
-            numpy.dtype(dtype).str,
         )
-        return counts if on_host(xp) else xp.asarray(counts)
+        return xp.asarray(table, dtype=dtype)
 
     # -- forward and backward ----------------------------------------------
     def forward(self, xp, data):

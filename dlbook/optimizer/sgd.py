@@ -40,14 +40,49 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
     """Plain SGD, in place.
 
     ``weight = (1 - lr*wd) * weight - lr * g'``
+
+    One fused kernel on a GPU (:data:`SGD_KERNEL`), as MXNet's
+    ``sgd_update``.
     """
+    SGD_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        rescale_grad,
+        -1.0 if clip_gradient is None else clip_gradient,
+        weight,
+    )
+
+
+def _sgd_steps(xp, grad, lr, wd, rescale_grad, clip_gradient, weight):
+    """:data:`SGD_KERNEL` in array operations (a negative
+    ``clip_gradient`` means no clipping)."""
     if wd:
         weight *= 1 - lr * wd
-    if clip_gradient is None:
+    if clip_gradient < 0:
         # One temporary: this is the hot path of every SGD training loop.
         weight -= (lr * rescale_grad) * grad
     else:
         weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
+
+
+_CLIP_G = """
+    T g = rescale_grad * grad;
+    if (clip_gradient >= 0) {
+        g = g > clip_gradient ? clip_gradient
+            : (g < -clip_gradient ? -clip_gradient : g);
+    }
+"""
+
+#: Plain SGD as one kernel (``weight`` updated).
+SGD_KERNEL = Elementwise(
+    'dlbook_sgd_update',
+    'T grad, T lr, T wd, T rescale_grad, T clip_gradient',
+    'T weight',
+    _CLIP_G + 'weight = (1 - lr * wd) * weight - lr * g;',
+    _sgd_steps,
+)
 
 
 def sgd_mom_update(
@@ -93,12 +128,8 @@ SGD_MOM_KERNEL = Elementwise(
     'dlbook_sgd_mom_update',
     'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
     'T weight, T mom',
-    """
-    T g = rescale_grad * grad;
-    if (clip_gradient >= 0) {
-        g = g > clip_gradient ? clip_gradient
-            : (g < -clip_gradient ? -clip_gradient : g);
-    }
+    _CLIP_G
+    + """
     mom = momentum * mom - lr * wd * weight - lr * g;
     weight += mom;
     """,
