@@ -57,8 +57,8 @@ fi
 if step 5; then
   echo "== 5 dist_device_sync, 2 processes"
   if $PY -c 'import mpi4py' 2>/dev/null; then
-    # lent GPU machines run commands as root, which Open MPI refuses
-    # unless told twice
+    # Open MPI refuses to run as root (containers, cloud images) unless
+    # told twice
     [[ $(id -u) == 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 \
       OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     ngpu=$($PY -c 'import dlbook; print(dlbook.context.num_gpus())')

@@ -1,6 +1,6 @@
 """Run chapter notebooks as plain Python on a GPU machine (no Jupyter).
 
-A lent GPU machine has no Jupyter kernel to run nbval with, so this runs
+A GPU machine may have no Jupyter kernel to run nbval with, so this runs
 each notebook's code cells in order in one namespace, as a kernel would:
 IPython magics (``%matplotlib inline``) are skipped, matplotlib draws
 off-screen, and a cell tagged ``raises-exception`` must raise.  It prints
