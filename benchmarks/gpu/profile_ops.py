@@ -212,6 +212,15 @@ def workloads(smoke):
         ),
     )
     yield (
+        'resnet18 224x224 b64',
+        train_step(
+            vision.resnet18_v1(classes=10),
+            (3, 32 if smoke else 224, 32 if smoke else 224),
+            10,
+            2 if smoke else 64,
+        ),
+    )
+    yield (
         'lenet b256',
         train_step(lenet(), (1, 28, 28), 10, 8 if smoke else 256),
     )
