@@ -30,9 +30,10 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
+from workloads import conv_step, lenet, lstm_step, train_step  # noqa: E402
+
 import dlbook as mx  # noqa: E402
-from dlbook import autograd, gluon, nd  # noqa: E402
-from dlbook.gluon import nn, rnn  # noqa: E402
+from dlbook import autograd, nd  # noqa: E402
 
 try:
     import torch
@@ -205,24 +206,7 @@ def bench_conv(a):
         if a.smoke:
             cin, cout, size = min(cin, 4), min(cout, 4), min(size, 16)
         case = f'{cin}->{cout} {size}x{size} k{k} s{s} batch {batch}'
-        x = nd.random.uniform(shape=(batch, cin, size, size), ctx=CTX)
-        w = nd.random.uniform(shape=(cout, cin, k, k), ctx=CTX)
-        x.attach_grad()
-        w.attach_grad()
-
-        def step():
-            with autograd.record():
-                y = nd.Convolution(
-                    x,
-                    w,
-                    kernel=(k, k),
-                    stride=(s, s),
-                    pad=(k // 2, k // 2),
-                    num_filter=cout,
-                    no_bias=True,
-                )
-            y.backward()
-
+        step = conv_step(CTX, cin, cout, size, k, s, batch)
         record(
             'conv',
             case,
@@ -251,22 +235,7 @@ def bench_conv(a):
 
 
 def _train_dlbook(net, shape, classes, batch, a, hybridize):
-    net.initialize(ctx=CTX, init=mx.init.Xavier(), force_reinit=True)
-    if hybridize:
-        net.hybridize(static_alloc=True, static_shape=True)
-    loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(
-        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
-    )
-    X = nd.random.uniform(shape=(batch,) + shape, ctx=CTX)
-    y = nd.array([i % classes for i in range(batch)], ctx=CTX)
-
-    def step():
-        with autograd.record():
-            l = loss(net(X), y)
-        l.backward()
-        trainer.step(batch)
-
+    step = train_step(CTX, net, shape, classes, batch, hybridize)
     return median_time(step, dsync, a.warmup, a.repeat)
 
 
@@ -333,16 +302,7 @@ def bench_resnet18(a):
 
 def bench_small(a):
     batch = 8 if a.smoke else 256
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
-        nn.AvgPool2D(2, 2),
-        nn.Conv2D(16, 5, activation='sigmoid'),
-        nn.AvgPool2D(2, 2),
-        nn.Dense(120, activation='sigmoid'),
-        nn.Dense(84, activation='sigmoid'),
-        nn.Dense(10),
-    )
+    net = lenet()
     for hyb in (False, True):
         t = _train_dlbook(net, (1, 28, 28), 10, batch, a, hyb)
         record(
@@ -376,23 +336,7 @@ def bench_small(a):
         (5, 16, 28, 4) if a.smoke else (35, 256, 28, 32)
     )
     case = f'LSTM {hidden} x {steps} steps batch {bsz}'
-    layer, dense = rnn.LSTM(hidden), nn.Dense(vocab, flatten=False)
-    layer.initialize(ctx=CTX)
-    dense.initialize(ctx=CTX)
-    params = layer.collect_params()
-    params.update(dense.collect_params())
-    trainer = gluon.Trainer(
-        params, 'sgd', {'learning_rate': 1.0, 'clip_gradient': 1.0}
-    )
-    X = nd.random.uniform(shape=(steps, bsz, vocab), ctx=CTX)
-    y = nd.array([[i % vocab] * bsz for i in range(steps)], ctx=CTX)
-    lossf = gluon.loss.SoftmaxCrossEntropyLoss()
-
-    def step():
-        with autograd.record():
-            l = lossf(dense(layer(X)), y)
-        l.backward()
-        trainer.step(bsz)
+    step = lstm_step(CTX, steps, hidden, vocab, bsz)
 
     record(
         'small',

@@ -27,8 +27,10 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
+from workloads import conv_step  # noqa: E402
+
 import dlbook as mx  # noqa: E402
-from dlbook import autograd, nd  # noqa: E402
+from dlbook import nd  # noqa: E402
 from dlbook.ops import conv_fast  # noqa: E402
 from dlbook.ops.col2im import col2im_2d  # noqa: E402
 from dlbook.ops.windows import pad_spatial  # noqa: E402
@@ -69,26 +71,9 @@ def breakdown(shape, repeat, smoke):
         n, c, size, f = 2, min(c, 4), min(size, 12), min(f, 4)
     xp = CTX.xp
     pad = (k // 2, k // 2)
-    x = nd.random.uniform(shape=(n, c, size, size), ctx=CTX)
-    w = nd.random.uniform(shape=(f, c, k, k), ctx=CTX)
-    x.attach_grad()
-    w.attach_grad()
-
-    def op():
-        with autograd.record():
-            y = nd.Convolution(
-                x,
-                w,
-                kernel=(k, k),
-                stride=(s, s),
-                pad=pad,
-                num_filter=f,
-                no_bias=True,
-            )
-        y.backward()
-
-    rows = {'op fwd+bwd': timed(op, repeat)}
-    xr, wr = x._data, w._data
+    rows = {'op fwd+bwd': timed(conv_step(CTX, c, f, size, k, s, n), repeat)}
+    xr = nd.random.uniform(shape=(n, c, size, size), ctx=CTX)._data
+    wr = nd.random.uniform(shape=(f, c, k, k), ctx=CTX)._data
     out = (size + 2 * pad[0] - k) // s + 1
     out_size = (out, out)
     kernel, stride, dilate = (k, k), (s, s), (1, 1)

@@ -27,9 +27,10 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
+from workloads import conv_step, lenet, lstm_step, train_step  # noqa: E402
+
 import dlbook as mx  # noqa: E402
-from dlbook import autograd, gluon, nd  # noqa: E402
-from dlbook.gluon import nn, rnn  # noqa: E402
+from dlbook import gluon, nd  # noqa: E402
 from dlbook.ops import conv, conv_fast  # noqa: E402
 from dlbook.ops.op import REGISTRY  # noqa: E402
 
@@ -99,102 +100,28 @@ def wall(step, repeat):
     return walls[len(walls) // 2], hosts[len(hosts) // 2]
 
 
-def conv_step(cin, cout, size, k, s, batch):
-    x = nd.random.uniform(shape=(batch, cin, size, size), ctx=CTX)
-    w = nd.random.uniform(shape=(cout, cin, k, k), ctx=CTX)
-    x.attach_grad()
-    w.attach_grad()
-
-    def step():
-        with autograd.record():
-            y = nd.Convolution(
-                x,
-                w,
-                kernel=(k, k),
-                stride=(s, s),
-                pad=(k // 2, k // 2),
-                num_filter=cout,
-                no_bias=True,
-            )
-        y.backward()
-
-    return step
-
-
-def train_step(net, shape, classes, batch, hybridize=False):
-    net.initialize(ctx=CTX, init=mx.init.Xavier(), force_reinit=True)
-    if hybridize:
-        net.hybridize(static_alloc=True, static_shape=True)
-    loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(
-        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
-    )
-    X = nd.random.uniform(shape=(batch,) + shape, ctx=CTX)
-    y = nd.array([i % classes for i in range(batch)], ctx=CTX)
-
-    def step():
-        with autograd.record():
-            l = loss(net(X), y)
-        l.backward()
-        trainer.step(batch)
-
-    return step
-
-
-def lenet():
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(6, 5, padding=2, activation='sigmoid'),
-        nn.AvgPool2D(2, 2),
-        nn.Conv2D(16, 5, activation='sigmoid'),
-        nn.AvgPool2D(2, 2),
-        nn.Dense(120, activation='sigmoid'),
-        nn.Dense(84, activation='sigmoid'),
-        nn.Dense(10),
-    )
-    return net
-
-
-def lstm_step(batch, steps, hidden, vocab):
-    layer = rnn.LSTM(hidden)
-    dense = nn.Dense(vocab, flatten=False)
-    layer.initialize(ctx=CTX)
-    dense.initialize(ctx=CTX)
-    params = layer.collect_params()
-    params.update(dense.collect_params())
-    trainer = gluon.Trainer(params, 'sgd', {'learning_rate': 0.1})
-    loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    x = nd.random.uniform(shape=(steps, batch, vocab), ctx=CTX)
-    y = nd.array([i % vocab for i in range(steps * batch)], ctx=CTX)
-    y = y.reshape(steps, batch)
-
-    def step():
-        with autograd.record():
-            l = loss(dense(layer(x)), y)
-        l.backward()
-        trainer.step(batch)
-
-    return step
-
-
 def workloads(smoke):
     from dlbook.gluon.model_zoo import vision
 
     b = 2 if smoke else 32
     big = 16 if smoke else 224
     mid = 8 if smoke else 56
-    yield 'conv 3->64 k7 s2', conv_step(3, 8 if smoke else 64, big, 7, 2, b)
+    yield (
+        'conv 3->64 k7 s2',
+        conv_step(CTX, 3, 8 if smoke else 64, big, 7, 2, b),
+    )
     yield (
         'conv 64->128 k3 s2',
-        conv_step(4 if smoke else 64, 8 if smoke else 128, mid, 3, 2, b),
+        conv_step(CTX, 4 if smoke else 64, 8 if smoke else 128, mid, 3, 2, b),
     )
     yield (
         'conv 64->64 k3 s1',
-        conv_step(4 if smoke else 64, 4 if smoke else 64, mid, 3, 1, b),
+        conv_step(CTX, 4 if smoke else 64, 4 if smoke else 64, mid, 3, 1, b),
     )
     yield (
         'resnet18 32x32 b128',
         train_step(
+            CTX,
             vision.resnet18_v1(classes=10),
             (3, 32, 32),
             10,
@@ -204,6 +131,7 @@ def workloads(smoke):
     yield (
         'resnet18 32x32 b128 hybridized',
         train_step(
+            CTX,
             vision.resnet18_v1(classes=10),
             (3, 32, 32),
             10,
@@ -214,6 +142,7 @@ def workloads(smoke):
     yield (
         'resnet18 224x224 b64',
         train_step(
+            CTX,
             vision.resnet18_v1(classes=10),
             (3, 32 if smoke else 224, 32 if smoke else 224),
             10,
@@ -222,12 +151,16 @@ def workloads(smoke):
     )
     yield (
         'lenet b256',
-        train_step(lenet(), (1, 28, 28), 10, 8 if smoke else 256),
+        train_step(CTX, lenet(), (1, 28, 28), 10, 8 if smoke else 256),
     )
     yield (
         'lstm 256x35 b32',
         lstm_step(
-            4 if smoke else 32, 5 if smoke else 35, 16 if smoke else 256, 28
+            CTX,
+            5 if smoke else 35,
+            16 if smoke else 256,
+            28,
+            4 if smoke else 32,
         ),
     )
 

@@ -75,6 +75,16 @@ SYNCS = Counter()
 
 
 @contextlib.contextmanager
+def _counted(counter):
+    """Yield a Counter of what ``counter`` gains inside the block."""
+    before = Counter(counter)
+    result = Counter()
+    try:
+        yield result
+    finally:
+        result.update(counter - before)
+
+
 def count_syncs():
     """Count the host syncs inside a ``with`` block.
 
@@ -84,12 +94,7 @@ def count_syncs():
             train_step()
         assert sum(syncs.values()) == 0, syncs
     """
-    before = Counter(SYNCS)
-    result = Counter()
-    try:
-        yield result
-    finally:
-        result.update(SYNCS - before)
+    return _counted(SYNCS)
 
 
 def _sync(kind):
@@ -152,16 +157,10 @@ def one_kernel(name):
         _PAUSED[0] -= 1
 
 
-@contextlib.contextmanager
 def count_calls():
     """Count the device calls (:data:`CALLS`) inside a ``with`` block,
     as :func:`count_syncs` counts syncs."""
-    before = Counter(CALLS)
-    result = Counter()
-    try:
-        yield result
-    finally:
-        result.update(CALLS - before)
+    return _counted(CALLS)
 
 
 # creation functions that accept host data (a host-to-device copy)
