@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 import pytest
 
+from dlbook import autograd, nd
 from dlbook.base import DLBookError
 from dlbook.ops import REGISTRY
 from dlbook.ops.special import erf
@@ -228,6 +229,35 @@ def test_batchnorm_output_mean_var_gives_mean_and_invstd():
     np.testing.assert_allclose(mean, x.mean(axis=(0, 2, 3)))
     np.testing.assert_allclose(
         invstd, 1 / np.sqrt(x.var(axis=(0, 2, 3)) + 1e-3)
+    )
+
+
+@pytest.mark.parametrize('fix_gamma', [True, False])
+def test_batchnorm_float16_data_with_float32_parameters(ctx, fix_gamma):
+    """MXNet 1.9.1 (checked by hand): float16 data normalised with float32
+    gamma, beta and running statistics gives float16 output and data
+    gradient; the parameters' gradients and the running statistics stay
+    float32."""
+    x = nd.random.uniform(shape=(2, 3, 4, 4)).astype('float16')
+    gamma, beta = nd.ones(3), nd.zeros(3)
+    mm, mv = nd.zeros(3), nd.ones(3)
+    for a in (x, gamma, beta):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.BatchNorm(x, gamma, beta, mm, mv, fix_gamma=fix_gamma)
+    y.backward()
+    assert y.dtype == np.float16 and x.grad.dtype == np.float16
+    assert gamma.grad.dtype == beta.grad.dtype == np.float32
+    assert mm.dtype == mv.dtype == np.float32
+    want = x.asnumpy().astype(np.float64)
+    mean = want.mean(axis=(0, 2, 3))
+    np.testing.assert_allclose(mm.asnumpy(), 0.1 * mean, rtol=1e-3)
+    np.testing.assert_allclose(
+        y.asnumpy(),
+        (want - mean[:, None, None]) / np.sqrt(
+            want.var(axis=(0, 2, 3))[:, None, None] + 1e-3
+        ),
+        atol=5e-3,
     )
 
 
