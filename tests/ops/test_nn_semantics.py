@@ -254,9 +254,8 @@ def test_batchnorm_float16_data_with_float32_parameters(ctx, fix_gamma):
     np.testing.assert_allclose(mm.asnumpy(), 0.1 * mean, rtol=1e-3)
     np.testing.assert_allclose(
         y.asnumpy(),
-        (want - mean[:, None, None]) / np.sqrt(
-            want.var(axis=(0, 2, 3))[:, None, None] + 1e-3
-        ),
+        (want - mean[:, None, None])
+        / np.sqrt(want.var(axis=(0, 2, 3))[:, None, None] + 1e-3),
         atol=5e-3,
     )
 
