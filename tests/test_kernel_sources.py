@@ -1,0 +1,305 @@
+"""The CUDA C bodies of the fused kernels, compiled and run on the CPU.
+
+A GPU runs each :class:`~dlbook.ops.kernels.Elementwise` kernel from its
+CUDA C body; everywhere else its twin runs.  Without a GPU the bodies
+would go unchecked, so this test compiles each one as C++ (``g++``) in a
+harness that mimics ``cupy.ElementwiseKernel``: one loop iteration per
+element ``i`` of the broadcast shape, array arguments read at ``i``,
+``raw`` arguments indexed by the body itself, outputs written through
+references.  The operators are run on NumPy with every kernel call
+recorded; each recorded call is then replayed through the compiled body
+and the outputs compared with the twin's (float64, so only rounding
+differs).
+"""
+
+import ctypes
+import hashlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from dlbook import autograd, nd
+from dlbook.ops import kernels
+from dlbook.ops.rnn import rnn_param_size
+from dlbook.optimizer.sgd import sgd_mom_update, sgd_update
+
+pytestmark = pytest.mark.skipif(
+    shutil.which('g++') is None, reason='needs a C++ compiler (g++)'
+)
+
+HEADER = r"""
+#include <cmath>
+#include <cstddef>
+using std::abs; using std::exp; using std::fmax; using std::fmin;
+using std::sqrt; using std::tanh;
+template <typename T> struct Raw {
+    T *p;
+    T &operator[](long long k) const { return p[k]; }
+};
+"""
+
+CTYPES = {'T': None, 'int32': 'int'}
+
+
+def _params(spec):
+    """``'raw T a, int32 n'`` -> ``[(raw, type, name), ...]``."""
+    out = []
+    for part in spec.split(','):
+        words = part.split()
+        raw = words[0] == 'raw'
+        typ, name = words[-2], words[-1]
+        out.append((raw, typ, name))
+    return out
+
+
+def _source(kernel, ctype, kinds):
+    """C++ for ``kernel`` with ``T = ctype``; ``kinds[j]`` says how
+    argument ``j`` is passed: ``'raw'``, ``'array'`` or ``'scalar'``."""
+    params = _params(kernel.in_params) + _params(kernel.out_params)
+    n_in = len(_params(kernel.in_params))
+    bind = []
+    for j, ((_, typ, name), kind) in enumerate(zip(params, kinds)):
+        cty = ctype if typ == 'T' else CTYPES[typ]
+        ptr = f'(({cty} *)args[{j}])'
+        if kind == 'raw':
+            bind.append(f'Raw<{cty}> {name}{{{ptr}}};')
+        elif j >= n_in:
+            bind.append(f'{cty} &{name} = {ptr}[i];')
+        elif kind == 'scalar':
+            bind.append(f'const {cty} {name} = {ptr}[0];')
+        else:
+            bind.append(f'const {cty} {name} = {ptr}[i];')
+    return (
+        HEADER
+        + 'extern "C" void run(long long n, void **args) {\n'
+        + f'  typedef {ctype} T;  // as CuPy names the type placeholder\n'
+        + '  for (std::ptrdiff_t i = 0; i < n; ++i) {\n    '
+        + '\n    '.join(bind)
+        + '\n    {\n'
+        + kernel.operation
+        + '\n    }\n  }\n}\n'
+    )
+
+
+_LIBRARIES = {}
+
+
+def _compiled(tmp_dir, source):
+    key = hashlib.sha1(source.encode()).hexdigest()[:16]
+    if key not in _LIBRARIES:
+        src = tmp_dir / f'{key}.cpp'
+        lib = tmp_dir / f'{key}.so'
+        src.write_text(source)
+        done = subprocess.run(
+            ['g++', '-O1', '-shared', '-fPIC', '-o', str(lib), str(src)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, f'{done.stderr}\n{source}'
+        _LIBRARIES[key] = ctypes.CDLL(str(lib))
+    return _LIBRARIES[key]
+
+
+def _replay(tmp_dir, kernel, args):
+    """Run ``kernel``'s C++ body on copies of ``args`` (outputs included,
+    or allocated when the call passed inputs only); returns the outputs."""
+    params = _params(kernel.in_params) + _params(kernel.out_params)
+    n_in = len(_params(kernel.in_params))
+    args = list(args)
+    arrays = [
+        np.asarray(a)
+        for (raw, _, _), a in zip(params, args)
+        if not raw and isinstance(a, np.ndarray)
+    ]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    dtype = next(
+        a.dtype
+        for (_, typ, _), a in zip(params, args)
+        if typ == 'T' and isinstance(a, np.ndarray)
+    )
+    if len(args) == n_in:  # outputs allocated by the kernel
+        args += [np.zeros(shape, dtype) for _ in params[n_in:]]
+    passed, kinds, outputs = [], [], []
+    for j, ((raw, typ, _), a) in enumerate(zip(params, args)):
+        item = dtype if typ == 'T' else np.dtype('int32')
+        if raw:
+            buf = np.ascontiguousarray(a, dtype=item).copy()
+            kinds.append('raw')
+        elif isinstance(a, np.ndarray):
+            buf = np.ascontiguousarray(
+                np.broadcast_to(a, shape), dtype=item
+            ).copy()
+            kinds.append('array')
+        else:
+            buf = np.array([a], dtype=item)
+            kinds.append('scalar')
+        passed.append(buf)
+        if j >= n_in:
+            outputs.append(buf)
+    ctype = {np.dtype('float32'): 'float', np.dtype('float64'): 'double'}[
+        dtype
+    ]
+    lib = _compiled(tmp_dir, _source(kernel, ctype, kinds))
+    pointers = (ctypes.c_void_p * len(passed))(
+        *(b.ctypes.data for b in passed)
+    )
+    lib.run(ctypes.c_longlong(int(np.prod(shape))), pointers)
+    return outputs
+
+
+@pytest.fixture
+def recorded(monkeypatch):
+    """Every Elementwise call on NumPy: ``(kernel, inputs, outputs)``,
+    the arguments copied before the twin runs and the outputs after."""
+    calls = []
+    call = kernels.Elementwise.__call__
+
+    def recording(self, xp, *args):
+        before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        result = call(self, xp, *args)
+        n_in = len(_params(self.in_params))
+        if len(args) == n_in:
+            outs = result if isinstance(result, tuple) else (result,)
+        else:
+            outs = args[n_in:]
+        calls.append((self, before, [np.array(o) for o in outs]))
+        return result
+
+    monkeypatch.setattr(kernels.Elementwise, '__call__', recording)
+    return calls
+
+
+def _batch_norm(fix_gamma):
+    x = nd.random.uniform(-2, 2, shape=(3, 4, 5, 5), dtype='float64')
+    g = nd.random.uniform(0.5, 1.5, shape=(4,), dtype='float64')
+    b = nd.random.uniform(-1, 1, shape=(4,), dtype='float64')
+    mm = nd.zeros((4,), dtype='float64')
+    mv = nd.ones((4,), dtype='float64')
+    for a in (x, g, b):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.BatchNorm(x, g, b, mm, mv, fix_gamma=fix_gamma)
+    y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
+
+
+def _lstm(clip):
+    steps, batch, width, hidden = 4, 3, 5, 6
+    x = nd.random.uniform(-1, 1, shape=(steps, batch, width), dtype='float64')
+    size = rnn_param_size('lstm', 1, width, hidden)
+    params = nd.random.uniform(-0.5, 0.5, shape=(size,), dtype='float64')
+    h0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), dtype='float64')
+    c0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), dtype='float64')
+    extra = (
+        {
+            'lstm_state_clip_min': -0.3,
+            'lstm_state_clip_max': 0.3,
+            'lstm_state_clip_nan': True,
+        }
+        if clip
+        else {}
+    )
+    for a in (x, params, h0, c0):
+        a.attach_grad()
+    with autograd.record():
+        y = nd.RNN(
+            x,
+            params,
+            h0,
+            c0,
+            state_size=hidden,
+            num_layers=1,
+            mode='lstm',
+            **extra,
+        )
+    y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
+
+
+def _col2im(stride, kernel):
+    """The GPU's col2im kernel is called on GPUs only: call it directly
+    on the dcols of a NumPy convolution."""
+    from dlbook.ops.col2im import col2im_2d
+
+    rng = np.random.RandomState(0)
+    out = (9 + 2 - kernel) // stride + 1
+    dcols = rng.uniform(-1, 1, size=(2, 3, kernel, kernel, out, out))
+    col2im_2d(
+        np,
+        dcols,
+        (2, 3, 9, 9),
+        (kernel, kernel),
+        (stride, stride),
+        (1, 1),
+        (1, 1),
+        (out, out),
+    )
+
+
+def _optimizers():
+    rng = np.random.RandomState(1)
+    w, g, m = (rng.uniform(-1, 1, 10) for _ in range(3))
+    sgd_mom_update(np, w, g, m, 0.1, 0.01, 0.9, 2.0, 0.5)
+    sgd_mom_update(np, w, g, m, 0.1, 0.0, 0.9, 1.0, None)
+    sgd_update(np, w, g, 0.1, 0.01, 2.0, 0.5)
+    sgd_update(np, w, g, 0.1, 0.0, 1.0, None)
+
+
+def _activations():
+    x = nd.random.uniform(-30, 30, shape=(4, 5), dtype='float64')
+    x.attach_grad()
+    with autograd.record():
+        y = nd.relu(x) + nd.sigmoid(x)
+    y.backward()
+
+
+WORKLOADS = {
+    'batch_norm': lambda: _batch_norm(False),
+    'batch_norm_fix_gamma': lambda: _batch_norm(True),
+    'lstm': lambda: _lstm(False),
+    'lstm_clipped': lambda: _lstm(True),
+    'col2im_stride2': lambda: _col2im(2, 3),
+    'col2im_stride1': lambda: _col2im(1, 3),
+    'optimizers': _optimizers,
+    'activations': _activations,
+}
+
+
+@pytest.mark.parametrize('workload', sorted(WORKLOADS))
+def test_kernel_bodies_compute_what_their_twins_compute(
+    workload, recorded, tmp_path
+):
+    WORKLOADS[workload]()
+    assert recorded, 'the workload called no kernel'
+    for kernel, args, twin_outputs in recorded:
+        outputs = _replay(tmp_path, kernel, args)
+        for got, want in zip(outputs, twin_outputs):
+            np.testing.assert_allclose(
+                got.reshape(want.shape),
+                want,
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=kernel.name,
+            )
+
+
+def test_every_kernel_is_covered(recorded, tmp_path):
+    """A new kernel needs a workload above."""
+    for workload in WORKLOADS.values():
+        workload()
+    seen = {kernel.name for kernel, _, _ in recorded}
+    assert seen == set(kernels.KERNELS), set(kernels.KERNELS) - seen
+
+
+def test_the_harness_fails_a_wrong_body(tmp_path):
+    wrong = kernels.Elementwise(
+        'dlbook_test_wrong', 'T x', 'T y', 'y = x * 2;', None
+    )
+    try:
+        x = np.arange(4.0)
+        (y,) = _replay(tmp_path, wrong, (x, np.empty(4)))
+        np.testing.assert_array_equal(y, 2 * x)
+        with pytest.raises(AssertionError):
+            np.testing.assert_array_equal(y, x + 1)
+    finally:
+        del kernels.KERNELS['dlbook_test_wrong']
