@@ -20,7 +20,13 @@ An :class:`Elementwise` pairs the two tiers, as Chainer did:
 * its **twin**, a Python function with the same arguments written with
   ``xp`` that computes the same values: what NumPy runs, what the strict
   fake CuPy of the tests runs, and what a GPU runs when the fast path is
-  switched off (``dlbook.ops.fastpath``).  Tests compare the two.
+  switched off (``dlbook.ops.fastpath``).
+
+Tests compare the two: on a GPU (``tests/test_kernels.py``), and on any
+machine by compiling each body as C++ in a harness that mimics CuPy's
+(``tests/test_kernel_sources.py``), so a body uses only what C++'s
+``<cmath>`` also has (``exp``, ``tanh``, ``sqrt``, ``fmin``, ...), no
+CUDA intrinsics.
 
 Every kernel is registered in :data:`KERNELS` by name.
 """
