@@ -19,6 +19,7 @@ squares over neighbouring channels, with no learnt parameters.
 from math import prod
 
 from ..backend import on_host
+from ..backend.blas_threads import split_passes
 from ..base import DLBookError
 from .activation import is_known_shape
 from .kernels import Elementwise
@@ -107,6 +108,18 @@ class _ChannelBroadcast:
     def back(self, a):
         return a.reshape(self.data_shape)
 
+    def split(self, fn, passes):
+        """Run ``fn(start, stop)`` over ranges of images: on threads for
+        large NumPy data (``passes`` element-wise passes, see
+        :func:`~dlbook.backend.blas_threads.split_passes`), else once.
+        Only element-wise work is split, so the numbers never depend on
+        the thread count."""
+        n = self.data_shape[0]
+        if self.flat:
+            split_passes(self.xp, fn, n, prod(self.data_shape), passes)
+        else:
+            fn(0, n)
+
 
 def _scalar_count(dtype, count):
     """``count`` (elements per channel) as a scalar of a float32/float64
@@ -184,6 +197,17 @@ BN_GRAD = Elementwise(
     'dx = scale * invstd * (dy - dbeta / count - xhat * (dy_xhat / count));',
     _grad_steps,
 )
+
+
+def _centered(xp, per, rows, mean):
+    """``x - mean`` per channel, in the data's shape (one pass, split over
+    images on threads for large NumPy data)."""
+    mean_v = per.vector(mean)
+    out = xp.empty(rows.shape, dtype=xp.result_type(rows, mean_v))
+    per.split(
+        lambda a, b: xp.subtract(rows[a:b], mean_v, out=out[a:b]), passes=1
+    )
+    return per.back(out)
 
 
 def _check_param(op, name, array, channels, data_shape):
@@ -282,7 +306,7 @@ class BatchNorm(Op):
         if batch_stats:
             count = _scalar_count(x.dtype, x.size // channels)  # per channel
             mean = _channel_sum(xp, x, axis, axes) / count
-            centered = per.back(rows - per.vector(mean))
+            centered = _centered(xp, per, rows, mean)
             var = _channel_dot(xp, centered, centered, axis, axes) / count
             # invstd, and the running statistics (aux states) in place
             invstd = xp.empty_like(var)
@@ -292,24 +316,26 @@ class BatchNorm(Op):
         else:
             mean = moving_mean.astype(x.dtype, copy=False)
             var = moving_var.astype(x.dtype, copy=False)
-            centered = per.back(rows - per.vector(mean))
+            centered = _centered(xp, per, rows, mean)
             invstd = 1 / xp.sqrt(var + eps)
         # on NumPy xhat overwrites centered (not kept); a GPU kernel
         # writes a new array
         xhat = centered if on_host(xp) else xp.empty_like(centered)
-        fixed = attrs['fix_gamma']
         y = xp.empty(rows.shape, dtype=x.dtype)
-        BN_APPLY(
-            xp,
-            per.rows(centered),
+        c_rows, xhat_rows = per.rows(centered), per.rows(xhat)
+        vectors = (
             per.vector(invstd),
-            1.0 if fixed else per.vector(gamma),
+            1.0 if attrs['fix_gamma'] else per.vector(gamma),
             per.vector(beta),
-            per.rows(xhat),
-            y,
+        )
+        per.split(
+            lambda a, b: BN_APPLY(
+                xp, c_rows[a:b], *vectors, xhat_rows[a:b], y[a:b]
+            ),
+            passes=3,
         )
         y = per.back(y)
-        scale = xp.ones_like(invstd) if fixed else gamma
+        scale = xp.ones_like(invstd) if attrs['fix_gamma'] else gamma
         self.saved = (
             xhat,
             invstd,
@@ -339,17 +365,19 @@ class BatchNorm(Op):
         #   dx = gamma * invstd * (dy - dbeta/m - xhat * dy_xhat/m)
         # in four passes over one new array
         count = _scalar_count(xhat.dtype, xhat.size // invstd.size)
-        dx = xp.empty(per.rows(dy).shape, dtype=dy.dtype)
-        BN_GRAD(
-            xp,
-            per.rows(dy),
-            per.rows(xhat),
+        dy_rows, xhat_rows = per.rows(dy), per.rows(xhat)
+        dx = xp.empty(dy_rows.shape, dtype=dy.dtype)
+        vectors = (
             per.vector(dbeta),
             per.vector(dy_xhat),
             per.vector(scale),
             per.vector(invstd),
-            count,
-            dx,
+        )
+        per.split(
+            lambda a, b: BN_GRAD(
+                xp, dy_rows[a:b], xhat_rows[a:b], *vectors, count, dx[a:b]
+            ),
+            passes=4,
         )
         return per.back(dx), dgamma, dbeta, None, None
 
