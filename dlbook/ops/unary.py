@@ -50,6 +50,49 @@ class _PiecewiseConstant(_Unary):
         return xp.zeros_like(dy)
 
 
+class _Activation(_Unary):
+    """Base of the activations of every network (relu, sigmoid, tanh).
+
+    On float arrays the forward and backward write into one new array
+    each, a range of images at a time: ``f_into(xp, x, y)`` and
+    ``df_into(xp, y, dy, dx)`` (the same operations as ``f`` and
+    ``dy * df``, so the same numbers).  Large NumPy arrays are split over
+    a few threads (:func:`~dlbook.backend.blas_threads.split_passes`,
+    ``passes`` element-wise passes each way), small ones and GPU arrays
+    run in one piece.  Other dtypes take ``_Unary``'s rule.
+    """
+
+    passes = (1, 1)  # (forward, backward)
+
+    def forward(self, xp, x):
+        if x.ndim == 0 or x.dtype.kind != 'f':  # bool, integers: as _Unary
+            return super().forward(xp, x)
+        y = xp.empty_like(x)
+        split_passes(
+            xp,
+            lambda a, b: self.f_into(xp, x[a:b], y[a:b]),
+            x.shape[0],
+            x.size,
+            self.passes[0],
+        )
+        self.saved = (x, y)
+        return y
+
+    def backward(self, xp, dy):
+        x, y = self.saved
+        if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
+            return super().backward(xp, dy)
+        dx = xp.empty_like(dy)
+        split_passes(
+            xp,
+            lambda a, b: self.df_into(xp, y[a:b], dy[a:b], dx[a:b]),
+            dy.shape[0],
+            dy.size,
+            self.passes[1],
+        )
+        return dx
+
+
 @register('negative')
 class Negative(_Unary):
     """y = -x;   dx = -dy"""
@@ -353,14 +396,24 @@ class Cosh(_Unary):
 
 
 @register('tanh')
-class Tanh(_Unary):
+class Tanh(_Activation):
     """y = tanh(x);   dx = dy * (1 - y**2)"""
+
+    passes = (1, 3)
 
     def f(self, xp, x):
         return xp.tanh(x)
 
     def df(self, xp, x, y):
         return 1 - y * y
+
+    def f_into(self, xp, x, y):
+        xp.tanh(x, out=y)
+
+    def df_into(self, xp, y, dy, dx):
+        slope = xp.multiply(y, y)
+        xp.subtract(1, slope, out=slope)
+        xp.multiply(dy, slope, out=dx)
 
 
 @register('arcsinh')
@@ -419,14 +472,12 @@ class Radians(_Unary):
 
 
 @register('relu')
-class Relu(_Unary):
+class Relu(_Activation):
     """y = max(x, 0);   dx = dy where y > 0, else 0
 
-    The activation of every CNN layer, so its two passes run on a few
-    threads for large arrays (split along the first axis,
-    :func:`~dlbook.backend.blas_threads.split_passes`): the backward's
-    mixed float-times-boolean product takes about 1 ns per element on
-    one thread.
+    The activation of every CNN layer: its backward's mixed
+    float-times-boolean product takes about 1 ns per element on one
+    thread, hence the threads of :class:`_Activation`.
     """
 
     def f(self, xp, x):
@@ -435,29 +486,11 @@ class Relu(_Unary):
     def df(self, xp, x, y):
         return y > 0
 
-    def forward(self, xp, x):
-        if x.ndim == 0 or x.dtype.kind != 'f':  # bool, integers: as _Unary
-            return super().forward(xp, x)
-        y = xp.empty_like(x)
+    def f_into(self, xp, x, y):
+        xp.maximum(x, 0, out=y)
 
-        def part(start, stop):
-            xp.maximum(x[start:stop], 0, out=y[start:stop])
-
-        split_passes(xp, part, x.shape[0], x.size)
-        self.saved = (x, y)
-        return y
-
-    def backward(self, xp, dy):
-        x, y = self.saved
-        if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
-            return super().backward(xp, dy)
-        dx = xp.empty_like(dy)
-
-        def part(start, stop):
-            RELU_GRAD(xp, dy[start:stop], y[start:stop], dx[start:stop])
-
-        split_passes(xp, part, dy.shape[0], dy.size)
-        return dx
+    def df_into(self, xp, y, dy, dx):
+        RELU_GRAD(xp, dy, y, dx)
 
 
 def _relu_grad_steps(xp, dy, y, dx):
@@ -531,9 +564,11 @@ def softrelu(xp, x):
 
 
 @register('sigmoid')
-class Sigmoid(_Unary):
+class Sigmoid(_Activation):
     """y = 1 / (1 + exp(-x)) (computed by :func:`sigmoid`);
     dx = dy * y * (1 - y)"""
+
+    passes = (8, 3)
 
     def f(self, xp, x):
         return sigmoid(xp, x)
@@ -541,22 +576,14 @@ class Sigmoid(_Unary):
     def df(self, xp, x, y):
         return y * (1 - y)
 
-    def backward(self, xp, dy):
-        x, y = self.saved
-        if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
-            return super().backward(xp, dy)
-        dx = xp.empty_like(dy)
+    def f_into(self, xp, x, y):
+        SIGMOID(xp, x, y)
 
-        def part(start, stop):
-            # dy * (y * (1 - y)), as _Unary computes it, into dx
-            ys = y[start:stop]
-            slope = xp.subtract(1, ys)
-            xp.multiply(ys, slope, out=slope)
-            xp.multiply(dy[start:stop], slope, out=dx[start:stop])
-
-        # three passes, on threads for large arrays (as relu's)
-        split_passes(xp, part, dy.shape[0], dy.size, passes=3)
-        return dx
+    def df_into(self, xp, y, dy, dx):
+        # dy * (y * (1 - y)), as _Unary computes it
+        slope = xp.subtract(1, y)
+        xp.multiply(y, slope, out=slope)
+        xp.multiply(dy, slope, out=dx)
 
 
 @register('softsign')
