@@ -155,14 +155,9 @@ class _LSTMCell:
         self.clip = (0, 0.0, 0.0, 0) if clip is None else (1,) + clip
 
     def forward(self, xp, t, xw, hw, h_prev, c_prev, out=None):
-        h, c = (
-            out
-            if out is not None
-            else (
-                xp.empty_like(c_prev),
-                xp.empty_like(c_prev),
-            )
-        )
+        if out is None:  # no rows of hs and cs to write into
+            out = (xp.empty_like(c_prev), xp.empty_like(c_prev))
+        h, c = out
         LSTM_STEP(
             xp,
             xw,
