@@ -211,7 +211,8 @@ class Pooling(Op):
             tuple(out),
             bool(include),
         )
-        return xp.asarray(table, dtype=dtype)
+        # the shape spelled out: a zero-size output has an empty table
+        return xp.asarray(table, dtype=dtype).reshape(tuple(out))
 
     # -- forward and backward ----------------------------------------------
     def forward(self, xp, data):

@@ -596,3 +596,13 @@ def test_pooling_runs_on_zero_stride_dummies():
             'Pooling', kernel=(2, 2), stride=(2, 2), pool_type=kind
         ).forward(np, x)
         assert y.shape == (4, 3, 4, 4)
+
+
+@pytest.mark.parametrize('kind', ['avg', 'sum', 'max'])
+def test_pooling_of_zero_size_input_keeps_its_shape(kind):
+    """An empty spatial axis gives an empty output of the right shape
+    (average pooling's divisor table is empty then)."""
+    y = make('Pooling', kernel=(2, 2), stride=(2, 2), pool_type=kind).forward(
+        np, np.zeros((2, 3, 0, 5), np.float32)
+    )
+    assert y.shape == (2, 3, 0, 2)
