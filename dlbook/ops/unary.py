@@ -512,9 +512,7 @@ RELU_GRAD = Elementwise(
 def _sigmoid_steps(xp, x, y=None):
     """:data:`SIGMOID` with array operations (see :func:`sigmoid`): into
     ``y`` when given, else into a new array."""
-    e = xp.abs(x)
-    xp.negative(e, out=e)
-    xp.exp(e, out=e)  # exp(-|x|) <= 1
+    e = xp.exp(-xp.abs(x))  # <= 1, and floating even for integer x
     d = e + 1
     one_over = xp.divide(1, d)
     xp.divide(e, d, out=e)

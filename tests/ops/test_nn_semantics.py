@@ -642,3 +642,11 @@ def test_batch_norm_keeps_the_dtype_with_many_elements_per_channel(
         x.var(axis=(0, 2, 3), keepdims=True) + 1e-3
     )
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+def test_sigmoid_of_integers_as_mxnet(ctx):
+    """MXNet 1.9.1 (checked by hand): nd.sigmoid of int32 [-2, 0, 3]
+    gives int32 [0, 0, 0] (the floating results truncated)."""
+    y = nd.sigmoid(nd.array([-2, 0, 3], dtype='int32'))
+    assert y.dtype == np.int32
+    np.testing.assert_array_equal(y.asnumpy(), [0, 0, 0])
