@@ -28,6 +28,12 @@ program can go wrong on a machine that has only ever run on a CPU:
   ``tolist``, printing, boolean-mask indexing, ``nonzero``/``unique``
   (whose output size CuPy must read back), and stream synchronisation.
 
+* **Every call that computes on the device is counted** (:data:`CALLS`,
+  :func:`count_calls`): a real GPU pays a kernel launch and CuPy's Python
+  for each, so tests can bound the calls of an operator.  A fused
+  kernel's twin counts as the one launch it is on a GPU
+  (:func:`one_kernel`).
+
 Device scopes (``cupy.cuda.Device(i)``) only track the current device;
 streams and memory pools are no-ops; ``cupy.fuse`` is the identity;
 ``ElementwiseKernel`` and other CUDA C kernels raise
