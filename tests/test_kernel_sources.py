@@ -184,10 +184,10 @@ def _batch_norm(fix_gamma):
     y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
 
 
-def _lstm(clip):
+def _lstm(clip, mode='lstm'):
     steps, batch, width, hidden = 4, 3, 5, 6
     x = nd.random.uniform(-1, 1, shape=(steps, batch, width), dtype='float64')
-    size = rnn_param_size('lstm', 1, width, hidden)
+    size = rnn_param_size(mode, 1, width, hidden)
     params = nd.random.uniform(-0.5, 0.5, shape=(size,), dtype='float64')
     h0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), dtype='float64')
     c0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), dtype='float64')
@@ -200,17 +200,17 @@ def _lstm(clip):
         if clip
         else {}
     )
-    for a in (x, params, h0, c0):
+    states = (h0, c0) if mode == 'lstm' else (h0,)
+    for a in (x, params) + states:
         a.attach_grad()
     with autograd.record():
         y = nd.RNN(
             x,
             params,
-            h0,
-            c0,
+            *states,
             state_size=hidden,
             num_layers=1,
-            mode='lstm',
+            mode=mode,
             **extra,
         )
     y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
@@ -258,6 +258,7 @@ WORKLOADS = {
     'batch_norm_fix_gamma': lambda: _batch_norm(True),
     'lstm': lambda: _lstm(False),
     'lstm_clipped': lambda: _lstm(True),
+    'gru': lambda: _lstm(False, mode='gru'),
     'col2im_stride2': lambda: _col2im(2, 3),
     'col2im_stride1': lambda: _col2im(1, 3),
     'optimizers': _optimizers,

@@ -56,11 +56,11 @@ def _conv(stride, kernel):
     return make
 
 
-def _lstm(clip):
+def _lstm(clip, mode='lstm'):
     def make(x):
         steps, batch, width = x.shape
         hidden = 6
-        size = rnn_param_size('lstm', 1, width, hidden)
+        size = rnn_param_size(mode, 1, width, hidden)
         ctx = x.context
         params = nd.random.uniform(-0.5, 0.5, shape=(size,), ctx=ctx)
         h0 = nd.random.uniform(-1, 1, shape=(1, batch, hidden), ctx=ctx)
@@ -74,18 +74,18 @@ def _lstm(clip):
             if clip
             else {}
         )
+        states = [h0, c0] if mode == 'lstm' else [h0]
         return (
             lambda: nd.RNN(
                 x,
                 params,
-                h0,
-                c0,
+                *states,
                 state_size=hidden,
                 num_layers=1,
-                mode='lstm',
+                mode=mode,
                 **clip_args,
             ),
-            [params, h0, c0],
+            [params] + states,
             [],
         )
 
@@ -105,6 +105,7 @@ CASES = {
     'col2im_7x7': ((2, 3, 12, 12), _conv(2, 7)),
     'lstm': ((5, 3, 4), _lstm(clip=False)),
     'lstm_clipped': ((5, 3, 4), _lstm(clip=True)),
+    'gru': ((5, 3, 4), _lstm(clip=False, mode='gru')),
 }
 
 
@@ -202,6 +203,43 @@ def test_numpy_runs_the_twin():
         del kernels.KERNELS['dlbook_test_twin']
 
 
+def test_a_body_that_does_not_compile_falls_back_to_the_twin(monkeypatch):
+    """CuPy raises CompileException at a kernel's first call when the
+    CUDA toolkit rejects its body: the twin then runs, with a warning,
+    and keeps running."""
+
+    class CompileException(Exception):
+        pass
+
+    class FakeKernel:
+        def __init__(self, *args):
+            pass
+
+        def __call__(self, *args):
+            raise CompileException('error: identifier "fmax" is undefined\n')
+
+    class FakeCupy:
+        __name__ = 'cupy'
+        ElementwiseKernel = FakeKernel
+
+    def twin(xp, x, y):
+        y[...] = x + 1
+
+    monkeypatch.setattr(kernels, 'compiled', lambda xp: True)
+    k = kernels.Elementwise('dlbook_test_broken', 'T x', 'T y', 'y =', twin)
+    try:
+        x, y = numpy.arange(3.0), numpy.zeros(3)
+        with pytest.warns(RuntimeWarning, match='dlbook_test_broken'):
+            k(FakeCupy(), x, y)
+        numpy.testing.assert_array_equal(y, [1, 2, 3])
+        assert 'fmax' in k.failed
+        y[...] = 0
+        k(FakeCupy(), x, y)  # no second attempt, no second warning
+        numpy.testing.assert_array_equal(y, [1, 2, 3])
+    finally:
+        del kernels.KERNELS['dlbook_test_broken']
+
+
 def test_one_float_dtype():
     f32 = numpy.zeros(2, 'float32')
     assert kernels._one_float_dtype((f32, 1.0, 3))
@@ -245,6 +283,7 @@ def test_fake_gpu_counts_a_kernel_once(fake_gpu):
         ('batch_norm', 12, 10),
         ('col2im_7x7', 8, 10),
         ('lstm', 5 * 2 + 13, 5 * 4 + 22),
+        ('gru', 5 * 3 + 13, 5 * 5 + 22),
     ],
 )
 def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):

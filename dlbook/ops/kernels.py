@@ -26,10 +26,13 @@ Tests compare the two: on a GPU (``tests/test_kernels.py``), and on any
 machine by compiling each body as C++ in a harness that mimics CuPy's
 (``tests/test_kernel_sources.py``), so a body uses only what C++'s
 ``<cmath>`` also has (``exp``, ``tanh``, ``sqrt``, ``fmin``, ...), no
-CUDA intrinsics.
+CUDA intrinsics.  Should a CUDA toolkit still fail to compile a body,
+the kernel warns once and runs its twin from then on.
 
 Every kernel is registered in :data:`KERNELS` by name.
 """
+
+import warnings
 
 from ..backend.fake_cupy import is_fake, one_kernel
 from . import fastpath
@@ -102,10 +105,15 @@ class Elementwise:
         self.operation = operation
         self.twin = twin
         self._built = {}  # id(xp) -> cupy.ElementwiseKernel
+        self.failed = None  # the compiler's message if the body failed
         KERNELS[name] = self
 
     def __call__(self, xp, *args):
-        if not compiled(xp) or not _one_float_dtype(args):
+        if (
+            not compiled(xp)
+            or self.failed is not None
+            or not _one_float_dtype(args)
+        ):
             if is_fake(xp) and _one_float_dtype(args):
                 # counted as the one launch a GPU makes (fake_cupy.CALLS)
                 with one_kernel(self.name):
@@ -117,7 +125,21 @@ class Elementwise:
                 self.in_params, self.out_params, self.operation, self.name
             )
             self._built[id(xp)] = kernel
-        return kernel(*args)
+        try:
+            return kernel(*args)  # compiled at the first call
+        except Exception as err:
+            # a CUDA toolkit that cannot compile the body (CuPy's
+            # CompileException: nothing ran yet) falls back to the twin
+            if type(err).__name__ != 'CompileException':
+                raise
+            self.failed = (str(err).strip().splitlines() or [''])[0]
+            warnings.warn(
+                f'dlbook: the GPU kernel {self.name} did not compile '
+                f'({self.failed}); its array operations run instead',
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return self.twin(xp, *args)
 
     def __repr__(self):
         return f'<Elementwise {self.name}({self.in_params}) -> ' + (

@@ -67,9 +67,8 @@ backward direction starts at that step, as cuDNN does.
 """
 
 from ..base import DLBookError
-from .lstm_step import LSTM_STEP, LSTM_STEP_GRAD
 from .op import Op, register
-from .unary import sigmoid
+from .rnn_steps import GRU_STEP, GRU_STEP_GRAD, LSTM_STEP, LSTM_STEP_GRAD
 
 __all__ = ['RNN', 'rnn_param_size']
 
@@ -143,7 +142,7 @@ class _ElmanCell:
 class _LSTMCell:
     """Gates i, f, g, o (in this order along the 4H axis); see the module
     docstring for the rules.  Saves the activated gates of every step.
-    Each step is one kernel on a GPU (:mod:`~dlbook.ops.lstm_step`)."""
+    Each step is one kernel on a GPU (:mod:`~dlbook.ops.rnn_steps`)."""
 
     has_cell = True
     fold_h2h_bias = True
@@ -172,7 +171,8 @@ class _LSTMCell:
         return h, c
 
     def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
-        da = out if out is not None else xp.empty_like(self.gate_values[t])
+        # out: the rows of dxw (and of dhw, the same array here)
+        da = out[0] if out is not None else xp.empty_like(self.gate_values[t])
         dc_prev = xp.empty_like(c)
         LSTM_STEP_GRAD(
             xp,
@@ -191,7 +191,8 @@ class _LSTMCell:
 
 class _GRUCell:
     """Gates r, z, n (cuDNN's GRU: r scales ``h_{t-1} W_hn^T + b_hn``).
-    Saves the gates and ``h_n`` of every step."""
+    Saves the gates and ``h_n`` of every step.  Each step is one kernel
+    on a GPU (:mod:`~dlbook.ops.rnn_steps`)."""
 
     has_cell = False
     fold_h2h_bias = False  # b_hn sits inside r * (...)
@@ -202,26 +203,37 @@ class _GRUCell:
         self.h2h_n = xp.empty((steps, batch, hidden), dtype=dtype)
 
     def forward(self, xp, t, xw, hw, h_prev, c_prev, out=None):
-        H = self.hidden
-        gates = self.gate_values[t]
-        gates[:, : 2 * H] = sigmoid(xp, xw[:, : 2 * H] + hw[:, : 2 * H])
-        r, z = gates[:, :H], gates[:, H : 2 * H]
-        self.h2h_n[t] = hw[:, 2 * H :]
-        gates[:, 2 * H :] = xp.tanh(xw[:, 2 * H :] + r * hw[:, 2 * H :])
-        n = gates[:, 2 * H :]
-        # (1 - z) * n + z * h_prev, with one operation fewer
-        return n + z * (h_prev - n), None
+        h = out[0] if out is not None else xp.empty_like(h_prev)
+        GRU_STEP(
+            xp,
+            xw,
+            hw,
+            h_prev,
+            self.hidden,
+            self.gate_values[t],
+            self.h2h_n[t],
+            h,
+        )
+        return h, None
 
     def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
-        H = self.hidden
-        gates = self.gate_values[t]
-        r, z, n = (gates[:, k * H : (k + 1) * H] for k in range(3))
-        da_n = dh * (1 - z) * (1 - n * n)
-        da_r = da_n * self.h2h_n[t] * r * (1 - r)
-        da_z = dh * (h_prev - n) * z * (1 - z)
-        dxw = xp.concatenate([da_r, da_z, da_n], axis=1)
-        dhw = xp.concatenate([da_r, da_z, da_n * r], axis=1)
-        return dxw, dhw, dh * z, None
+        if out is None:
+            shape = self.gate_values[t].shape
+            out = (xp.empty(shape, dh.dtype), xp.empty(shape, dh.dtype))
+        dxw, dhw = out
+        dh_direct = xp.empty_like(dh)
+        GRU_STEP_GRAD(
+            xp,
+            dh,
+            self.gate_values[t],
+            self.h2h_n[t],
+            h_prev,
+            self.hidden,
+            dxw,
+            dhw,
+            dh_direct,
+        )
+        return dxw, dhw, dh_direct, None
 
 
 # -- one layer in one direction ---------------------------------------------
@@ -321,13 +333,13 @@ def _direction_backward(
             if dc is not None:
                 dc_new = xp.where(keep[t], dc, 0)
                 dc_skip = xp.where(keep[t], 0, dc)
-        slot = dxw[t]  # a cell may write its gradient there
+        slots = (dxw[t], dhw[t])  # a cell may write its gradients there
         dxw_t, dhw_t, dh_direct, dc = cell.backward(
-            xp, t, dh_new, dc_new, h_prev, h, c_prev, c, slot
+            xp, t, dh_new, dc_new, h_prev, h, c_prev, c, slots
         )
-        if dxw_t is not slot:
+        if dxw_t is not slots[0]:
             dxw[t] = dxw_t
-        if dhw is not dxw:
+        if dhw is not dxw and dhw_t is not slots[1]:
             dhw[t] = dhw_t
         dh = dhw_t @ wh
         if dh_direct is not None:

@@ -1,12 +1,14 @@
-"""One LSTM time step, forward and backward, as one GPU kernel each.
+"""One LSTM or GRU time step, forward and backward, as one GPU kernel each.
 
-With array operations a step is about thirty operations (four gate
+With array operations an LSTM step is about thirty operations (four gate
 activations, the cell update, its clipping, ``h``), and backpropagation
 through it about thirty more; over 35 time steps a small LSTM issues two
-thousand kernel launches per training step.  Each kernel here gives one
-thread to each ``(n, j)`` of the ``(N, H)`` state and lets it read its four
-gate pre-activations ``a[n, k*H + j]`` (``k`` = i, f, g, o, the order of
-MXNet's fused RNN)::
+thousand kernel launches per training step (a GRU step about a dozen
+each way).  Each kernel here gives one thread to each ``(n, j)`` of the
+``(N, H)`` state and lets it read its gate pre-activations
+``a[n, k*H + j]`` (the gate order of MXNet's fused RNN).
+
+LSTM, gates i, f, g, o::
 
     i, f, o = sigmoid(a_i, a_f, a_o);  g = tanh(a_g)
     c = f * c_prev + i * g    (clipped into [low, high] when clip_on)
@@ -19,13 +21,22 @@ and backward, given ``dh`` and ``dc`` (``dc`` stops at a clipped ``c``)::
     da_g = dc' * i * (1 - g^2)        da_o = dh * tanh(c) * o * (1 - o)
     dc_prev = dc' * f
 
+GRU (cuDNN's variant), gates r, z, n, with ``hw_n = h_prev W_hn^T + b_hn``::
+
+    r, z = sigmoid(xw_r + hw_r, xw_z + hw_z)
+    n = tanh(xw_n + r * hw_n);         h = n + z * (h_prev - n)
+
+    da_n = dh * (1 - z) * (1 - n^2);   da_r = da_n * hw_n * r * (1 - r)
+    da_z = dh * (h_prev - n) * z * (1 - z)
+    d(xw) = (da_r, da_z, da_n);  d(hw) = (da_r, da_z, da_n * r);  dh * z
+
 The twins (what NumPy runs) are the same formulas with ``xp``.
 """
 
 from .kernels import Elementwise
 from .unary import sigmoid
 
-__all__ = ['LSTM_STEP', 'LSTM_STEP_GRAD']
+__all__ = ['LSTM_STEP', 'LSTM_STEP_GRAD', 'GRU_STEP', 'GRU_STEP_GRAD']
 
 _GATES = """
     const long long n = i / H;
@@ -144,4 +155,81 @@ LSTM_STEP_GRAD = Elementwise(
     dc_prev = dcn * gf;
     """,
     _grad_steps,
+)
+
+
+_GRU_GATES = """
+    const long long n = i / H;
+    const long long b = n * 3 * H + i % H;  // gate r of element (n, j)
+"""
+
+
+def _gru_step_steps(xp, xw, hw, h_prev, H, gates, h2h_n, h):
+    """:data:`GRU_STEP` with array operations."""
+    gates[:, : 2 * H] = sigmoid(xp, xw[:, : 2 * H] + hw[:, : 2 * H])
+    r, z = gates[:, :H], gates[:, H : 2 * H]
+    h2h_n[...] = hw[:, 2 * H :]
+    gates[:, 2 * H :] = xp.tanh(xw[:, 2 * H :] + r * hw[:, 2 * H :])
+    n = gates[:, 2 * H :]
+    # (1 - z) * n + z * h_prev, with one operation fewer
+    xp.add(n, z * (h_prev - n), out=h)
+
+
+#: GRU forward step: gates ``(N, 3H)``, the step's ``hw_n`` and ``h``
+#: ``(N, H)`` from ``xw`` and ``hw`` ``(N, 3H)`` and ``h_prev``.
+GRU_STEP = Elementwise(
+    'dlbook_gru_step',
+    'raw T xw, raw T hw, T h_prev, int32 H',
+    'raw T gates, T h2h_n, T h',
+    _GRU_GATES
+    + """
+    T r = 1 / (1 + exp(-(xw[b] + hw[b])));
+    T z = 1 / (1 + exp(-(xw[b + H] + hw[b + H])));
+    T hn = hw[b + 2 * H];
+    T nn = tanh(xw[b + 2 * H] + r * hn);
+    gates[b] = r;
+    gates[b + H] = z;
+    gates[b + 2 * H] = nn;
+    h2h_n = hn;
+    h = nn + z * (h_prev - nn);
+    """,
+    _gru_step_steps,
+)
+
+
+def _gru_grad_steps(xp, dh, gates, h2h_n, h_prev, H, dxw, dhw, dh_direct):
+    """:data:`GRU_STEP_GRAD` with array operations."""
+    r, z, n = (gates[:, k * H : (k + 1) * H] for k in range(3))
+    da_n = dh * (1 - z) * (1 - n * n)
+    da_r = da_n * h2h_n * r * (1 - r)
+    da_z = dh * (h_prev - n) * z * (1 - z)
+    for target in (dxw, dhw):
+        target[:, :H] = da_r
+        target[:, H : 2 * H] = da_z
+    dxw[:, 2 * H :] = da_n
+    xp.multiply(da_n, r, out=dhw[:, 2 * H :])
+    xp.multiply(dh, z, out=dh_direct)
+
+
+#: GRU backward step: the gradients of ``xw`` and ``hw`` ``(N, 3H)`` and
+#: the direct part of ``dh_prev`` from ``dh`` and the step's saved gates.
+GRU_STEP_GRAD = Elementwise(
+    'dlbook_gru_step_grad',
+    'T dh, raw T gates, T h2h_n, T h_prev, int32 H',
+    'raw T dxw, raw T dhw, T dh_direct',
+    _GRU_GATES
+    + """
+    T r = gates[b], z = gates[b + H], nn = gates[b + 2 * H];
+    T da_n = dh * (1 - z) * (1 - nn * nn);
+    T da_r = da_n * h2h_n * r * (1 - r);
+    T da_z = dh * (h_prev - nn) * z * (1 - z);
+    dxw[b] = da_r;
+    dxw[b + H] = da_z;
+    dxw[b + 2 * H] = da_n;
+    dhw[b] = da_r;
+    dhw[b + H] = da_z;
+    dhw[b + 2 * H] = da_n * r;
+    dh_direct = dh * z;
+    """,
+    _gru_grad_steps,
 )
