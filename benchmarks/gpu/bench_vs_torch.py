@@ -8,8 +8,8 @@ run cut off by a time limit still leaves numbers):
 * ``conv``: convolution forward + backward on ResNet-18's layer shapes;
 * ``resnet18``: training images/s at 32x32 (batch 128, 256) and 224x224
   (batch 64), SGD with momentum, dlbook eager / hybridized, torch eager;
-* ``small``: one LeNet step (batch 256, 1x28x28) and one LSTM step
-  (hidden 256, 35 steps, batch 32, vocab 28);
+* ``small``: one LeNet step (batch 256, 1x28x28) and one LSTM and one
+  GRU step (hidden 256, 35 steps, batch 32, vocab 28);
 * peak memory of each training row (CuPy pool bytes, torch max allocated).
 
 Timing: ``warmup`` calls, then the median of ``repeat`` timed calls, each
@@ -335,42 +335,39 @@ def bench_small(a):
     steps, hidden, vocab, bsz = (
         (5, 16, 28, 4) if a.smoke else (35, 256, 28, 32)
     )
-    case = f'LSTM {hidden} x {steps} steps batch {bsz}'
-    step = lstm_step(CTX, steps, hidden, vocab, bsz)
-
-    record(
-        'small',
-        case,
-        'dlbook eager',
-        median_time(step, dsync, a.warmup, a.repeat),
-    )
-    if torch is not None:
-        lstm = torch.nn.LSTM(vocab, hidden).to(tdev())
-        lin = torch.nn.Linear(hidden, vocab).to(tdev())
-        opt = torch.optim.SGD(
-            list(lstm.parameters()) + list(lin.parameters()), lr=1.0
-        )
-        tX = torch.rand(steps, bsz, vocab, device=tdev())
-        ty = (torch.arange(steps, device=tdev()) % vocab).repeat_interleave(
-            bsz
-        )
-
-        def tstep():
-            opt.zero_grad(set_to_none=True)
-            out, _ = lstm(tX)
-            l = torch.nn.functional.cross_entropy(
-                lin(out).reshape(-1, vocab), ty
-            )
-            l.backward()
-            torch.nn.utils.clip_grad_value_(lstm.parameters(), 1.0)
-            opt.step()
-
+    for cell in ('LSTM', 'GRU'):
+        case = f'{cell} {hidden} x {steps} steps batch {bsz}'
+        step = lstm_step(CTX, steps, hidden, vocab, bsz, cell)
         record(
             'small',
             case,
-            'torch eager',
-            median_time(tstep, tsync, a.warmup, a.repeat),
+            'dlbook eager',
+            median_time(step, dsync, a.warmup, a.repeat),
         )
+        if torch is not None:
+            t = _torch_rnn(cell, steps, hidden, vocab, bsz, a)
+            record('small', case, 'torch eager', t)
+
+
+def _torch_rnn(cell, steps, hidden, vocab, bsz, a):
+    """The same language-model step in PyTorch (``cell``: LSTM or GRU)."""
+    layer = getattr(torch.nn, cell)(vocab, hidden).to(tdev())
+    lin = torch.nn.Linear(hidden, vocab).to(tdev())
+    opt = torch.optim.SGD(
+        list(layer.parameters()) + list(lin.parameters()), lr=1.0
+    )
+    tX = torch.rand(steps, bsz, vocab, device=tdev())
+    ty = (torch.arange(steps, device=tdev()) % vocab).repeat_interleave(bsz)
+
+    def tstep():
+        opt.zero_grad(set_to_none=True)
+        out, _ = layer(tX)
+        l = torch.nn.functional.cross_entropy(lin(out).reshape(-1, vocab), ty)
+        l.backward()
+        torch.nn.utils.clip_grad_value_(layer.parameters(), 1.0)
+        opt.step()
+
+    return median_time(tstep, tsync, a.warmup, a.repeat)
 
 
 SECTIONS = {

@@ -72,10 +72,12 @@ def lenet():
     return net
 
 
-def lstm_step(ctx, steps, hidden, vocab, batch):
-    """Chapter 10's language-model step: an LSTM and a dense output over
-    ``steps`` one-hot-sized inputs, SGD with gradient clipping."""
-    layer, dense = rnn.LSTM(hidden), nn.Dense(vocab, flatten=False)
+def lstm_step(ctx, steps, hidden, vocab, batch, cell='LSTM'):
+    """Chapter 10's language-model step: an LSTM (or ``cell='GRU'``) and
+    a dense output over ``steps`` one-hot-sized inputs, SGD with gradient
+    clipping."""
+    layer = getattr(rnn, cell)(hidden)
+    dense = nn.Dense(vocab, flatten=False)
     layer.initialize(ctx=ctx)
     dense.initialize(ctx=ctx)
     params = layer.collect_params()
