@@ -44,6 +44,8 @@ CuPy arrays are not affected.  :func:`info` says what was chosen.
 import os
 import time
 
+from . import on_host
+
 __all__ = [
     'for_gemm',
     'use_single_thread',
@@ -234,7 +236,7 @@ def for_gemm(xp, m, n, k):
 
     Cheap when nothing changes (one comparison); only NumPy is affected.
     """
-    if getattr(xp, '__name__', '') != 'numpy':
+    if not on_host(xp):
         return
     if _STATE['single'] or m * n * k < SMALL_GEMM:
         _set(1)
@@ -252,11 +254,7 @@ def split_threads(xp, work):
     :func:`default_threads`.  When it returns more than 1, BLAS is set to
     one thread, so the threads never oversubscribe the cores.
     """
-    if (
-        getattr(xp, '__name__', '') != 'numpy'
-        or _STATE['single']
-        or work < SMALL_GEMM
-    ):
+    if not on_host(xp) or _STATE['single'] or work < SMALL_GEMM:
         return 1
     threads = default_threads()
     if threads > 1:

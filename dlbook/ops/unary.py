@@ -50,6 +50,18 @@ class _PiecewiseConstant(_Unary):
         return xp.zeros_like(dy)
 
 
+def _filled_by_images(xp, into, x, passes):
+    """A new array like ``x`` filled by ``into(xp, x[a:b], y[a:b])`` over
+    ranges of images: on threads for large NumPy arrays (``passes``
+    element-wise passes, :func:`~dlbook.backend.blas_threads.split_passes`),
+    else in one piece."""
+    y = xp.empty_like(x)
+    split_passes(
+        xp, lambda a, b: into(xp, x[a:b], y[a:b]), x.shape[0], x.size, passes
+    )
+    return y
+
+
 class _Activation(_Unary):
     """Base of the activations of every network (relu, sigmoid, tanh).
 
@@ -67,14 +79,7 @@ class _Activation(_Unary):
     def forward(self, xp, x):
         if x.ndim == 0 or x.dtype.kind != 'f':  # bool, integers: as _Unary
             return super().forward(xp, x)
-        y = xp.empty_like(x)
-        split_passes(
-            xp,
-            lambda a, b: self.f_into(xp, x[a:b], y[a:b]),
-            x.shape[0],
-            x.size,
-            self.passes[0],
-        )
+        y = _filled_by_images(xp, self.f_into, x, self.passes[0])
         self.saved = (x, y)
         return y
 
@@ -545,15 +550,7 @@ def sigmoid(xp, x):
     """
     if x.ndim == 0 or x.dtype.kind != 'f':
         return SIGMOID(xp, x)
-    y = xp.empty_like(x)
-    split_passes(
-        xp,
-        lambda a, b: SIGMOID(xp, x[a:b], y[a:b]),
-        x.shape[0],
-        x.size,
-        passes=8,
-    )
-    return y
+    return _filled_by_images(xp, SIGMOID, x, Sigmoid.passes[0])
 
 
 def softrelu(xp, x):
