@@ -1,15 +1,23 @@
 """The CUDA C bodies of the fused kernels, compiled and run on the CPU.
 
-A GPU runs each :class:`~dlbook.ops.kernels.Elementwise` kernel from its
-CUDA C body; everywhere else its twin runs.  Without a GPU the bodies
-would go unchecked, so this test compiles each one as C++ (``g++``) in a
-harness that mimics ``cupy.ElementwiseKernel``: one loop iteration per
-element ``i`` of the broadcast shape, array arguments read at ``i``,
-``raw`` arguments indexed by the body itself, outputs written through
-references.  The operators are run on NumPy with every kernel call
-recorded; each recorded call is then replayed through the compiled body
-and the outputs compared with the twin's (float64, so only rounding
-differs).
+A GPU runs each :class:`~dlbook.ops.kernels.Elementwise` and
+:class:`~dlbook.ops.kernels.Reduction` kernel from its CUDA C code;
+everywhere else its twin runs.  Without a GPU the code would go
+unchecked, so this test compiles each kernel as C++ (``g++``) in a
+harness that mimics CuPy's:
+
+* ``cupy.ElementwiseKernel``: one loop iteration per element ``i`` of
+  the broadcast shape, array arguments read at ``i``, ``raw`` arguments
+  indexed by the body itself, outputs written through references;
+* ``cupy.ReductionKernel``: for each output element, the map expression
+  over the input elements that reduce into it, combined by the reduce
+  expression (``REDUCE(a, b)``) from the identity, then the post-map
+  expression (``POST_MAP(a)``) with the output bound by reference and
+  scalar inputs in scope.
+
+The operators are run on NumPy with every kernel call recorded; each
+recorded call is then replayed through the compiled code and the outputs
+compared with the twin's (float64, so only rounding differs).
 """
 
 import ctypes
@@ -83,6 +91,39 @@ def _source(kernel, ctype, kinds):
     )
 
 
+def _reduction_source(kernel, ctype, kinds):
+    """C++ for the Reduction ``kernel`` with ``T = ctype``: inputs are
+    ``(n_out, n_red)`` arrays (the reduced axes last) or scalars."""
+    inputs = _params(kernel.in_params)
+    ((_, out_type, out_name),) = _params(kernel.out_params)
+    bind, scalars = [], []
+    for j, ((_, typ, name), kind) in enumerate(zip(inputs, kinds)):
+        cty = ctype if typ == 'T' else CTYPES[typ]
+        ptr = f'(({cty} *)args[{j}])'
+        if kind == 'scalar':
+            scalars.append(f'const {cty} {name} = {ptr}[0];')
+        else:
+            bind.append(f'const {cty} {name} = {ptr}[o * n_red + r];')
+    out_cty = ctype if out_type == 'T' else CTYPES[out_type]
+    return (
+        HEADER
+        + f'#define REDUCE(a, b) ({kernel.reduce_expr})\n'
+        + f'#define POST_MAP(a) ({kernel.post_map_expr})\n'
+        + 'extern "C" void run(long long n_out, long long n_red, '
+        + 'void **args) {\n'
+        + f'  typedef {ctype} T;\n'
+        + '  ' + '\n  '.join(scalars) + '\n'
+        + '  for (long long o = 0; o < n_out; ++o) {\n'
+        + f'    T _s = T({kernel.identity});\n'
+        + '    for (long long r = 0; r < n_red; ++r) {\n      '
+        + '\n      '.join(bind)
+        + f'\n      T _a = ({kernel.map_expr});\n'
+        + '      _s = REDUCE(_s, _a);\n    }\n'
+        + f'    {out_cty} &{out_name} = (({out_cty} *)args[{len(inputs)}])[o];\n'
+        + '    POST_MAP(_s);\n  }\n}\n'
+    )
+
+
 _LIBRARIES = {}
 
 
@@ -149,25 +190,59 @@ def _replay(tmp_dir, kernel, args):
     return outputs
 
 
+def _replay_reduction(tmp_dir, kernel, args, axis):
+    """Run the Reduction ``kernel``'s C++ on ``args`` reduced over
+    ``axis``; returns its one output, the reduced axes removed."""
+    arrays = [a for a in args if isinstance(a, np.ndarray)]
+    shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    dtype = arrays[0].dtype
+    axis = tuple(a % len(shape) for a in axis)
+    kept = [a for a in range(len(shape)) if a not in axis]
+    out_shape = tuple(shape[a] for a in kept)
+    n_out = int(np.prod(out_shape))
+    n_red = int(np.prod([shape[a] for a in axis]))
+    passed, kinds = [], []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            full = np.broadcast_to(a, shape).transpose(kept + list(axis))
+            passed.append(np.ascontiguousarray(full, dtype=dtype).copy())
+            kinds.append('array')
+        else:
+            passed.append(np.array([a], dtype=dtype))
+            kinds.append('scalar')
+    out = np.zeros(out_shape, dtype)
+    passed.append(out)
+    ctype = {np.dtype('float32'): 'float', np.dtype('float64'): 'double'}[
+        dtype
+    ]
+    lib = _compiled(tmp_dir, _reduction_source(kernel, ctype, kinds))
+    pointers = (ctypes.c_void_p * len(passed))(
+        *(b.ctypes.data for b in passed)
+    )
+    lib.run(ctypes.c_longlong(n_out), ctypes.c_longlong(n_red), pointers)
+    return [out]
+
+
 @pytest.fixture
 def recorded(monkeypatch):
-    """Every Elementwise call on NumPy: ``(kernel, inputs, outputs)``,
-    the arguments copied before the twin runs and the outputs after."""
+    """Every kernel call on NumPy: ``(kernel, inputs, outputs,
+    options)``, the arguments copied before the twin runs and the outputs
+    after (``options``: a Reduction's ``axis``)."""
     calls = []
-    call = kernels.Elementwise.__call__
+    call = kernels._Kernel.__call__
 
-    def recording(self, xp, *args):
+    def recording(self, xp, *args, **options):
         before = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        result = call(self, xp, *args)
+        result = call(self, xp, *args, **options)
         n_in = len(_params(self.in_params))
         if len(args) == n_in:
             outs = result if isinstance(result, tuple) else (result,)
         else:
             outs = args[n_in:]
-        calls.append((self, before, [np.array(o) for o in outs]))
+        calls.append((self, before, [np.array(o) for o in outs], options))
         return result
 
-    monkeypatch.setattr(kernels.Elementwise, '__call__', recording)
+    monkeypatch.setattr(kernels._Kernel, '__call__', recording)
     return calls
 
 
@@ -182,6 +257,36 @@ def _batch_norm(fix_gamma):
     with autograd.record():
         y = nd.BatchNorm(x, g, b, mm, mv, fix_gamma=fix_gamma)
     y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
+
+
+def _batch_norm_device():
+    """The BatchNorm kernels that only a GPU calls (NumPy stores
+    ``x - mean`` instead): called directly on NumPy data."""
+    from dlbook.ops import norm
+
+    rng = np.random.RandomState(2)
+    x = rng.uniform(-2, 2, size=(3, 4, 5, 5))
+    dy = rng.uniform(-1, 1, size=x.shape)
+    shape, axes, count = (1, 4, 1, 1), (0, 2, 3), 75.0
+    mean = norm.CHANNEL_MEAN(np, x, count, axis=axes)
+    var = norm.CHANNEL_VARIANCE(np, x, mean.reshape(shape), count, axis=axes)
+    invstd = (1 / np.sqrt(var + 1e-3)).reshape(shape)
+    gamma = rng.uniform(0.5, 1.5, size=shape)
+    xhat, _ = norm.BN_NORMALIZE(
+        np, x, mean.reshape(shape), invstd, gamma, -gamma
+    )
+    dy_xhat = norm.SUM_OF_PRODUCTS(np, dy, xhat, axis=axes)
+    dbeta = dy.sum(axis=axes)
+    norm.BN_GRAD(
+        np,
+        dy,
+        xhat,
+        dbeta.reshape(shape),
+        dy_xhat.reshape(shape),
+        gamma,
+        invstd,
+        count,
+    )
 
 
 def _lstm(clip, mode='lstm'):
@@ -256,6 +361,7 @@ def _activations():
 WORKLOADS = {
     'batch_norm': lambda: _batch_norm(False),
     'batch_norm_fix_gamma': lambda: _batch_norm(True),
+    'batch_norm_device': _batch_norm_device,
     'lstm': lambda: _lstm(False),
     'lstm_clipped': lambda: _lstm(True),
     'gru': lambda: _lstm(False, mode='gru'),
@@ -272,8 +378,11 @@ def test_kernel_bodies_compute_what_their_twins_compute(
 ):
     WORKLOADS[workload]()
     assert recorded, 'the workload called no kernel'
-    for kernel, args, twin_outputs in recorded:
-        outputs = _replay(tmp_path, kernel, args)
+    for kernel, args, twin_outputs, options in recorded:
+        if isinstance(kernel, kernels.Reduction):
+            outputs = _replay_reduction(tmp_path, kernel, args, **options)
+        else:
+            outputs = _replay(tmp_path, kernel, args)
         for got, want in zip(outputs, twin_outputs):
             np.testing.assert_allclose(
                 got.reshape(want.shape),
@@ -288,7 +397,7 @@ def test_every_kernel_is_covered(recorded, tmp_path):
     """A new kernel needs a workload above."""
     for workload in WORKLOADS.values():
         workload()
-    seen = {kernel.name for kernel, _, _ in recorded}
+    seen = {kernel.name for kernel, *_ in recorded}
     assert seen == set(kernels.KERNELS), set(kernels.KERNELS) - seen
 
 
@@ -304,3 +413,22 @@ def test_the_harness_fails_a_wrong_body(tmp_path):
             np.testing.assert_array_equal(y, x + 1)
     finally:
         del kernels.KERNELS['dlbook_test_wrong']
+
+
+def test_the_harness_reduces_over_the_given_axes(tmp_path):
+    total = kernels.Reduction(
+        'dlbook_test_sum',
+        'T x, T scale',
+        'T y',
+        'x * scale',
+        'a + b',
+        'y = a + 1',
+        '0',
+        None,
+    )
+    try:
+        x = np.random.RandomState(0).uniform(size=(2, 3, 4))
+        (y,) = _replay_reduction(tmp_path, total, (x, 2.0), axis=(0, 2))
+        np.testing.assert_allclose(y, (2 * x).sum(axis=(0, 2)) + 1)
+    finally:
+        del kernels.KERNELS['dlbook_test_sum']

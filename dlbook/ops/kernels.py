@@ -1,4 +1,4 @@
-"""Fused elementwise kernels: one CUDA kernel on a GPU, a NumPy twin elsewhere.
+"""Fused kernels: one CUDA kernel on a GPU, a NumPy twin elsewhere.
 
 Written with ``xp``, a step such as SGD with momentum is several array
 operations::
@@ -13,9 +13,11 @@ queue of hundreds of tiny launches that the GPU finishes faster than
 Python issues them.  MXNet has one hand-written kernel for each such
 step (``sgd_mom_update``, ``adam_update``, its BatchNorm).
 
-An :class:`Elementwise` pairs the two tiers, as Chainer did:
+An :class:`Elementwise` (or a :class:`Reduction`, for sums) pairs the
+two tiers, as Chainer did:
 
-* a CUDA C body for ``cupy.ElementwiseKernel``, compiled once per dtype
+* a CUDA C body for ``cupy.ElementwiseKernel`` (``cupy.ReductionKernel``:
+  a map, a reduce and a post-map expression), compiled once per dtype
   the first time a GPU runs it (CuPy caches it on disk);
 * its **twin**, a Python function with the same arguments written with
   ``xp`` that computes the same values: what NumPy runs, what the strict
@@ -37,14 +39,14 @@ import warnings
 from ..backend.fake_cupy import is_fake, one_kernel
 from . import fastpath
 
-__all__ = ['Elementwise', 'KERNELS', 'compiled']
+__all__ = ['Elementwise', 'Reduction', 'KERNELS', 'compiled']
 
-#: Every :class:`Elementwise`, by name.
+#: Every :class:`Elementwise` and :class:`Reduction`, by name.
 KERNELS = {}
 
 
 def compiled(xp):
-    """Whether :class:`Elementwise` kernels run compiled on ``xp``: real
+    """Whether the kernels run compiled on ``xp``: real
     CuPy with the fast path on."""
     return (
         fastpath.enabled()
@@ -71,7 +73,57 @@ def _one_float_dtype(args):
     return dtype is not None
 
 
-class Elementwise:
+class _Kernel:
+    """What :class:`Elementwise` and :class:`Reduction` share: the
+    registry entry, the choice between the compiled kernel and its twin,
+    and the fall-back to the twin when a CUDA toolkit cannot compile the
+    body."""
+
+    def __init__(self, name, twin):
+        if name in KERNELS:
+            raise ValueError(f'kernel {name!r} is already registered')
+        self.name = name
+        self.twin = twin
+        self._built = {}  # id(xp) -> the CuPy kernel object
+        self.failed = None  # the compiler's message if the body failed
+        KERNELS[name] = self
+
+    def _build(self, xp):
+        """The CuPy kernel object (``cupy.ElementwiseKernel``, ...)."""
+        raise NotImplementedError
+
+    def __call__(self, xp, *args, **options):
+        if (
+            not compiled(xp)
+            or self.failed is not None
+            or not _one_float_dtype(args)
+        ):
+            if is_fake(xp) and _one_float_dtype(args):
+                # counted as the one launch a GPU makes (fake_cupy.CALLS)
+                with one_kernel(self.name):
+                    return self.twin(xp, *args, **options)
+            return self.twin(xp, *args, **options)
+        kernel = self._built.get(id(xp))
+        if kernel is None:
+            kernel = self._built[id(xp)] = self._build(xp)
+        try:
+            return kernel(*args, **options)  # compiled at the first call
+        except Exception as err:
+            # a CUDA toolkit that cannot compile the body (CuPy's
+            # CompileException: nothing ran yet) falls back to the twin
+            if type(err).__name__ != 'CompileException':
+                raise
+            self.failed = (str(err).strip().splitlines() or [''])[0]
+            warnings.warn(
+                f'dlbook: the GPU kernel {self.name} did not compile '
+                f'({self.failed}); its array operations run instead',
+                RuntimeWarning,
+                stacklevel=2,
+            )
+            return self.twin(xp, *args, **options)
+
+
+class Elementwise(_Kernel):
     """One elementwise step, compiled on a GPU, run by ``twin`` elsewhere.
 
     Parameters
@@ -97,51 +149,88 @@ class Elementwise:
     """
 
     def __init__(self, name, in_params, out_params, operation, twin):
-        if name in KERNELS:
-            raise ValueError(f'kernel {name!r} is already registered')
-        self.name = name
+        super().__init__(name, twin)
         self.in_params = in_params
         self.out_params = out_params
         self.operation = operation
-        self.twin = twin
-        self._built = {}  # id(xp) -> cupy.ElementwiseKernel
-        self.failed = None  # the compiler's message if the body failed
-        KERNELS[name] = self
 
-    def __call__(self, xp, *args):
-        if (
-            not compiled(xp)
-            or self.failed is not None
-            or not _one_float_dtype(args)
-        ):
-            if is_fake(xp) and _one_float_dtype(args):
-                # counted as the one launch a GPU makes (fake_cupy.CALLS)
-                with one_kernel(self.name):
-                    return self.twin(xp, *args)
-            return self.twin(xp, *args)
-        kernel = self._built.get(id(xp))
-        if kernel is None:
-            kernel = xp.ElementwiseKernel(
-                self.in_params, self.out_params, self.operation, self.name
-            )
-            self._built[id(xp)] = kernel
-        try:
-            return kernel(*args)  # compiled at the first call
-        except Exception as err:
-            # a CUDA toolkit that cannot compile the body (CuPy's
-            # CompileException: nothing ran yet) falls back to the twin
-            if type(err).__name__ != 'CompileException':
-                raise
-            self.failed = (str(err).strip().splitlines() or [''])[0]
-            warnings.warn(
-                f'dlbook: the GPU kernel {self.name} did not compile '
-                f'({self.failed}); its array operations run instead',
-                RuntimeWarning,
-                stacklevel=2,
-            )
-            return self.twin(xp, *args)
+    def _build(self, xp):
+        return xp.ElementwiseKernel(
+            self.in_params, self.out_params, self.operation, self.name
+        )
 
     def __repr__(self):
         return f'<Elementwise {self.name}({self.in_params}) -> ' + (
+            f'({self.out_params})>'
+        )
+
+
+class Reduction(_Kernel):
+    """A reduction over some axes, compiled on a GPU, run by ``twin``
+    elsewhere: ``out = post_map(reduce(map(inputs)))``.
+
+    A sum of products, say, is two array operations (the product, then
+    its sum, through a temporary as large as the inputs); as one
+    reduction kernel it reads each input once and writes only the
+    result.
+
+    Parameters
+    ----------
+    name, in_params : str
+        As for :class:`Elementwise`; array inputs are broadcast against
+        each other (a ``(1, C, 1, 1)`` mean against ``(N, C, H, W)``
+        data), scalars are cast to ``T``.
+    out_params : str
+        One output, e.g. ``'T var'``, with the reduced axes removed.
+    map_expr : str
+        The value each input element contributes, e.g.
+        ``'(x - mean) * (x - mean)'``.
+    reduce_expr : str
+        How two partial results ``a`` and ``b`` combine, e.g.
+        ``'a + b'``.
+    post_map_expr : str
+        Assigns the output from the reduced value ``a``, e.g.
+        ``'var = a / n'`` (scalar inputs can be read here).
+    identity : str
+        The start of each reduction, e.g. ``'0'``.
+    twin : callable
+        ``twin(xp, *inputs, axis=axes)``: the same result with ``xp``.
+
+    Called as ``kernel(xp, *inputs, axis=axes)`` (a tuple of axes); the
+    result is a new array, as CuPy's ``cupy.ReductionKernel`` returns.
+    """
+
+    def __init__(
+        self,
+        name,
+        in_params,
+        out_params,
+        map_expr,
+        reduce_expr,
+        post_map_expr,
+        identity,
+        twin,
+    ):
+        super().__init__(name, twin)
+        self.in_params = in_params
+        self.out_params = out_params
+        self.map_expr = map_expr
+        self.reduce_expr = reduce_expr
+        self.post_map_expr = post_map_expr
+        self.identity = identity
+
+    def _build(self, xp):
+        return xp.ReductionKernel(
+            self.in_params,
+            self.out_params,
+            self.map_expr,
+            self.reduce_expr,
+            self.post_map_expr,
+            self.identity,
+            self.name,
+        )
+
+    def __repr__(self):
+        return f'<Reduction {self.name}({self.in_params}) -> ' + (
             f'({self.out_params})>'
         )

@@ -22,7 +22,7 @@ from ..backend import on_host
 from ..backend.blas_threads import split_passes
 from ..base import DLBookError
 from .activation import is_known_shape
-from .kernels import Elementwise
+from .kernels import Elementwise, Reduction
 from .op import Op, normalize_axis, register
 
 
@@ -71,11 +71,69 @@ def _channel_sum(xp, a, axis, axes):
 
 def _channel_dot(xp, a, b, axis, axes):
     """``(a * b).sum(axis=axes)`` without the product array (for the
-    channel axis of float32/float64 data: one ``einsum`` pass)."""
+    channel axis of float32/float64 NumPy data one ``einsum`` pass, on a
+    GPU one reduction kernel, :data:`SUM_OF_PRODUCTS`)."""
     if not _blas_friendly(xp, a, axis):
-        return (a * b).sum(axis=axes)
+        return SUM_OF_PRODUCTS(xp, a, b, axis=axes)
     n, c = a.shape[:2]
     return xp.einsum('nck,nck->c', a.reshape(n, c, -1), b.reshape(n, c, -1))
+
+
+def _sum_of_products_steps(xp, u, v, axis):
+    """:data:`SUM_OF_PRODUCTS` in array operations."""
+    return (u * v).sum(axis=axis)
+
+
+#: ``sum(u * v)`` over ``axis``: one kernel reading each input once.
+SUM_OF_PRODUCTS = Reduction(
+    'dlbook_sum_of_products',
+    'T u, T v',
+    'T s',
+    'u * v',
+    'a + b',
+    's = a',
+    '0',
+    _sum_of_products_steps,
+)
+
+
+def _mean_steps(xp, x, count, axis):
+    """:data:`CHANNEL_MEAN` in array operations."""
+    return x.sum(axis=axis) / count
+
+
+#: ``sum(x) / count`` over ``axis``: the batch mean as one kernel.
+CHANNEL_MEAN = Reduction(
+    'dlbook_channel_mean',
+    'T x, T count',
+    'T mean',
+    'x',
+    'a + b',
+    'mean = a / count',
+    '0',
+    _mean_steps,
+)
+
+
+def _variance_steps(xp, x, mean, count, axis):
+    """:data:`CHANNEL_VARIANCE` in array operations."""
+    centered = x - mean
+    return (centered * centered).sum(axis=axis) / count
+
+
+#: ``sum((x - mean)^2) / count`` over ``axis`` (``mean`` broadcast
+#: against ``x``): the biased batch variance in one pass over ``x``, with
+#: neither ``x - mean`` nor its square stored.
+CHANNEL_VARIANCE = Reduction(
+    'dlbook_channel_variance',
+    'T x, T mean, T count',
+    'T var',
+    '(x - mean) * (x - mean)',
+    'a + b',
+    'var = a / count',
+    '0',
+    _variance_steps,
+)
 
 
 class _ChannelBroadcast:
@@ -143,6 +201,23 @@ def _apply_steps(xp, centered, invstd, gamma, beta, xhat, y):
         y += beta
 
 
+def _normalize_steps(xp, x, mean, invstd, gamma, beta):
+    """:data:`BN_NORMALIZE` in array operations."""
+    xhat = (x - mean) * invstd
+    return xhat, xhat * gamma + beta
+
+
+#: ``xhat = (x - mean) * invstd``; ``y = xhat * gamma + beta``, new
+#: arrays: the device's apply step, which never stores ``x - mean``.
+BN_NORMALIZE = Elementwise(
+    'dlbook_batch_norm_normalize',
+    'T x, T mean, T invstd, T gamma, T beta',
+    'T xhat, T y',
+    'xhat = (x - mean) * invstd; y = xhat * gamma + beta;',
+    _normalize_steps,
+)
+
+
 #: ``xhat = centered * invstd``; ``y = xhat * gamma + beta``.
 BN_APPLY = Elementwise(
     'dlbook_batch_norm_apply',
@@ -178,8 +253,15 @@ BN_STATS = Elementwise(
 )
 
 
-def _grad_steps(xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx):
-    """:data:`BN_GRAD` in array operations: four passes over ``dx``."""
+def _grad_steps(
+    xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx=None
+):
+    """:data:`BN_GRAD` in array operations: four passes over ``dx`` (a
+    new array like ``dy`` when not given)."""
+    if dx is None:
+        dx = xp.empty_like(dy)
+        _grad_steps(xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx)
+        return dx
     xp.multiply(xhat, dy_xhat / count, out=dx)
     xp.subtract(dy, dx, out=dx)
     dx -= dbeta / count
@@ -303,11 +385,23 @@ class BatchNorm(Op):
         batch_stats = self.is_train and not attrs['use_global_stats']
         per = _ChannelBroadcast(xp, x, axis, shape)
         rows = per.rows(x)
+        # NumPy stores x - mean once and reads it for the variance and
+        # the output; a GPU reads x in each of three kernels instead and
+        # stores nothing between them (each stored array costs a launch
+        # and a pass through memory)
+        host = on_host(xp)
+        centered = None
         if batch_stats:
             count = _scalar_count(x.dtype, x.size // channels)  # per channel
-            mean = _channel_sum(xp, x, axis, axes) / count
-            centered = _centered(xp, per, rows, mean)
-            var = _channel_dot(xp, centered, centered, axis, axes) / count
+            if host:
+                mean = _channel_sum(xp, x, axis, axes) / count
+                centered = _centered(xp, per, rows, mean)
+                var = _channel_dot(xp, centered, centered, axis, axes) / count
+            else:
+                mean = CHANNEL_MEAN(xp, x, count, axis=axes)
+                var = CHANNEL_VARIANCE(
+                    xp, x, mean.reshape(shape), count, axis=axes
+                )
             # invstd, and the running statistics (aux states) in place
             invstd = xp.empty_like(var)
             BN_STATS(
@@ -316,24 +410,32 @@ class BatchNorm(Op):
         else:
             mean = moving_mean.astype(x.dtype, copy=False)
             var = moving_var.astype(x.dtype, copy=False)
-            centered = _centered(xp, per, rows, mean)
             invstd = 1 / xp.sqrt(var + eps)
-        # on NumPy xhat overwrites centered (not kept); a GPU kernel
-        # writes a new array
-        xhat = centered if on_host(xp) else xp.empty_like(centered)
-        y = xp.empty(rows.shape, dtype=x.dtype)
-        c_rows, xhat_rows = per.rows(centered), per.rows(xhat)
-        vectors = (
-            per.vector(invstd),
-            1.0 if attrs['fix_gamma'] else per.vector(gamma),
-            per.vector(beta),
-        )
-        per.split(
-            lambda a, b: BN_APPLY(
-                xp, c_rows[a:b], *vectors, xhat_rows[a:b], y[a:b]
-            ),
-            passes=3,
-        )
+        gamma_or_one = 1.0 if attrs['fix_gamma'] else per.vector(gamma)
+        if host:
+            if centered is None:
+                centered = _centered(xp, per, rows, mean)
+            # xhat overwrites centered (not kept)
+            xhat, c_rows = centered, per.rows(centered)
+            y = xp.empty(rows.shape, dtype=x.dtype)
+            vectors = (per.vector(invstd), gamma_or_one, per.vector(beta))
+            per.split(
+                lambda a, b: BN_APPLY(
+                    xp, c_rows[a:b], *vectors, c_rows[a:b], y[a:b]
+                ),
+                passes=3,
+            )
+        else:
+            xhat, y = BN_NORMALIZE(
+                xp,
+                x,
+                mean.reshape(shape),
+                invstd.reshape(shape),
+                gamma_or_one,
+                beta.reshape(shape),
+            )
+            if y.dtype != x.dtype:  # float16 data, float32 beta
+                y = y.astype(x.dtype)
         y = per.back(y)
         scale = xp.ones_like(invstd) if attrs['fix_gamma'] else gamma
         self.saved = (
@@ -366,13 +468,16 @@ class BatchNorm(Op):
         # in four passes over one new array
         count = _scalar_count(xhat.dtype, xhat.size // invstd.size)
         dy_rows, xhat_rows = per.rows(dy), per.rows(xhat)
-        dx = xp.empty(dy_rows.shape, dtype=dy.dtype)
         vectors = (
             per.vector(dbeta),
             per.vector(dy_xhat),
             per.vector(scale),
             per.vector(invstd),
         )
+        if not on_host(xp):  # one kernel, which allocates dx
+            dx = BN_GRAD(xp, dy_rows, xhat_rows, *vectors, count)
+            return per.back(dx), dgamma, dbeta, None, None
+        dx = xp.empty(dy_rows.shape, dtype=dy.dtype)
         per.split(
             lambda a, b: BN_GRAD(
                 xp, dy_rows[a:b], xhat_rows[a:b], *vectors, count, dx[a:b]
