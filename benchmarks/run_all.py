@@ -16,6 +16,7 @@ SCRIPTS = [
     'bench_np_mode.py',
     'bench_sparse.py',
     'bench_mxnet.py',  # skipped without an MXNet interpreter
+    'bench_gpu_calls.py',
 ]
 
 

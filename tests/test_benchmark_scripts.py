@@ -56,3 +56,30 @@ def test_mxnet_workloads_run_on_dlbook():
     for name in ('add', 'conv'):
         make, _ = workloads.WORKLOADS[name]
         assert workloads.median_seconds(make(), 1) > 0
+
+
+def test_gpu_call_counts_attribute_calls_to_operators(monkeypatch):
+    """``bench_gpu_calls`` counts a step's fake-GPU calls by operator and
+    puts the operators' methods back afterwards."""
+    import dlbook as mx
+    from dlbook.backend import fake_cupy, reset_gpu_backend
+    from dlbook.ops import REGISTRY
+
+    bench = importlib.import_module('benchmarks.bench_gpu_calls')
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
+    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+    reset_gpu_backend()
+    try:
+        forward = REGISTRY['FullyConnected'].forward
+        x = nd.ones((2, 3), ctx=mx.gpu(0))
+        w = nd.ones((4, 3), ctx=mx.gpu(0))
+        calls, by_op = bench._by_operator(
+            lambda: nd.FullyConnected(x, w, no_bias=True, num_hidden=4),
+            fake_cupy,
+        )
+        assert calls['matmul'] == 1
+        assert by_op['FullyConnected forward'] == sum(calls.values())
+        assert REGISTRY['FullyConnected'].forward is forward
+    finally:
+        monkeypatch.undo()
+        reset_gpu_backend()

@@ -41,7 +41,7 @@ HEADER = r"""
 #include <cmath>
 #include <cstddef>
 using std::abs; using std::exp; using std::fmax; using std::fmin;
-using std::sqrt; using std::tanh;
+using std::sqrt; using std::tanh; using std::max; using std::min;
 template <typename T> struct Raw {
     T *p;
     T &operator[](long long k) const { return p[k]; }
@@ -112,7 +112,9 @@ def _reduction_source(kernel, ctype, kinds):
         + 'extern "C" void run(long long n_out, long long n_red, '
         + 'void **args) {\n'
         + f'  typedef {ctype} T;\n'
-        + '  ' + '\n  '.join(scalars) + '\n'
+        + '  '
+        + '\n  '.join(scalars)
+        + '\n'
         + '  for (long long o = 0; o < n_out; ++o) {\n'
         + f'    T _s = T({kernel.identity});\n'
         + '    for (long long r = 0; r < n_red; ++r) {\n      '
@@ -341,6 +343,30 @@ def _col2im(stride, kernel):
     )
 
 
+def _pool2d():
+    """The GPU's pooling kernels are called on GPUs only: call them
+    directly, on data with ties (small integers) so the first maximum of
+    a window matters."""
+    from dlbook.ops import pool2d
+
+    rng = np.random.RandomState(3)
+    x = rng.randint(0, 4, size=(2, 3, 7, 8)).astype(np.float64)
+    lowest = -np.inf
+    for pool_type, kernel, stride, pad, include, out in [
+        ('max', (3, 3), (2, 2), (1, 1), True, (4, 4)),
+        ('max', (2, 2), (2, 2), (0, 0), True, (3, 4)),
+        ('max', (2, 3), (2, 3), (0, 1), True, (4, 3)),  # 'full': past the end
+        ('avg', (2, 3), (2, 3), (0, 1), True, (4, 3)),
+        ('avg', (3, 3), (2, 2), (1, 1), True, (4, 4)),
+        ('avg', (3, 3), (1, 2), (1, 1), False, (7, 4)),
+        ('sum', (2, 3), (1, 1), (0, 1), True, (6, 8)),
+    ]:
+        geometry = (lowest, kernel, stride, pad, out, pool_type, include)
+        y = pool2d.forward(np, x, *geometry)
+        dy = rng.uniform(-1, 1, size=y.shape)
+        pool2d.backward(np, x, y, dy, *geometry)
+
+
 def _optimizers():
     rng = np.random.RandomState(1)
     w, g, m = (rng.uniform(-1, 1, 10) for _ in range(3))
@@ -354,7 +380,7 @@ def _activations():
     x = nd.random.uniform(-30, 30, shape=(4, 5), dtype='float64')
     x.attach_grad()
     with autograd.record():
-        y = nd.relu(x) + nd.sigmoid(x)
+        y = nd.relu(x) + nd.sigmoid(x) + nd.tanh(x / 10)
     y.backward()
 
 
@@ -368,6 +394,7 @@ WORKLOADS = {
     'col2im_stride2': lambda: _col2im(2, 3),
     'col2im_stride1': lambda: _col2im(1, 3),
     'optimizers': _optimizers,
+    'pool2d': _pool2d,
     'activations': _activations,
 }
 

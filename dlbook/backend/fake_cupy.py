@@ -491,7 +491,27 @@ def _function(name, fn):
             return _call(fn, args, kwargs)
 
         return counted
+    if name == 'ascontiguousarray':
+        return functools.wraps(fn)(_ascontiguousarray(fn))
     return functools.wraps(fn)(_bind(fn, allow_host=name in _FROM_HOST))
+
+
+def _ascontiguousarray(fn):
+    """CuPy returns a C-contiguous array of the right dtype as it is:
+    no kernel, so not counted."""
+    copy = _bind(fn, allow_host=True)
+
+    def call(a, dtype=None, **kwargs):
+        if (
+            type(a) is ndarray
+            and a._a.flags.c_contiguous
+            and (dtype is None or numpy.dtype(dtype) == a._a.dtype)
+            and not kwargs
+        ):
+            return a
+        return copy(a, dtype=dtype, **kwargs)
+
+    return call
 
 
 class _Facade(types.ModuleType):

@@ -201,6 +201,11 @@ def conv_forward(
         view = window_rows(xp, x_pad, kernel, stride, dilate, out_size)
         w_mat = weight.reshape(groups, f // groups, -1)
         image_cols = (groups, w_mat.shape[2], positions)
+    if not on_host(xp):
+        y, cols = _device_forward(
+            xp, view, w_mat, bias_g, channels_last, (n,) + image_cols
+        )
+        return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
     y = xp.empty(
         (n,) + w_mat.shape[:2] + (positions,),
         dtype=xp.result_type(w_mat, x_pad),
@@ -225,37 +230,54 @@ def conv_forward(
         else:
             xp.add(t, bias_g[0], out=y[begin:end, 0])
 
-    host = on_host(xp)
     cols = None
-    if keep_cols or not host:
+    if keep_cols:
         cols = xp.empty((n,) + image_cols, dtype=x_pad.dtype)
-    if not host:
-        product(0, n, cols)  # one kernel each for the whole batch
-    else:
-        threads = split_threads(xp, w_mat.size * positions * n)
-        if threads == 1:
-            for_gemm(xp, w_mat.shape[1], positions, w_mat.shape[2])
-        per_image = prod(image_cols) * x_pad.itemsize
-        block = _cache_block(xp, per_image, n, threads)
+    threads = split_threads(xp, w_mat.size * positions * n)
+    if threads == 1:
+        for_gemm(xp, w_mat.shape[1], positions, w_mat.shape[2])
+    per_image = prod(image_cols) * x_pad.itemsize
+    block = _cache_block(xp, per_image, n, threads)
 
-        def part(start, stop):
-            buffer = None
-            if cols is None:  # one block's windows, reused
-                buffer = xp.empty(
-                    (min(block, stop - start),) + image_cols,
-                    dtype=x_pad.dtype,
-                )
-            for begin in range(start, stop, block):
-                end = min(begin + block, stop)
-                target = (
-                    cols[begin:end]
-                    if buffer is None
-                    else buffer[: end - begin]
-                )
-                product(begin, end, target)
+    def part(start, stop):
+        buffer = None
+        if cols is None:  # one block's windows, reused
+            buffer = xp.empty(
+                (min(block, stop - start),) + image_cols,
+                dtype=x_pad.dtype,
+            )
+        for begin in range(start, stop, block):
+            end = min(begin + block, stop)
+            target = (
+                cols[begin:end] if buffer is None else buffer[: end - begin]
+            )
+            product(begin, end, target)
 
-        run_split(part, n, threads)
+    run_split(part, n, threads)
     return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
+
+
+def _device_forward(xp, view, w_mat, bias_g, channels_last, cols_shape):
+    """:func:`conv_forward` on a GPU: the whole batch at once, one kernel
+    per step, each allocating its result (a copy into a new array is one
+    launch, where ``empty`` and a copy into it are two calls)."""
+    cols = xp.ascontiguousarray(view).reshape(cols_shape)
+    if not channels_last:
+        y = xp.matmul(w_mat, cols)  # (N, G, Fg, P)
+        if bias_g is not None:
+            y += bias_g
+        return y, cols
+    n, positions = cols_shape[:2]
+    t = xp.matmul(cols.reshape(-1, w_mat.shape[2]), w_mat[0].T)
+    # (N*P, F) -> (N, F, P)
+    t = t.reshape(n, positions, -1).transpose(0, 2, 1)
+    if bias_g is None:
+        return xp.ascontiguousarray(t), cols
+    # into a C-contiguous array (an elementwise result follows its
+    # inputs' memory order, here t's transposed one)
+    y = xp.empty(t.shape, dtype=xp.result_type(t, bias_g))
+    xp.add(t, bias_g[0], out=y)
+    return y, cols
 
 
 def _cache_block(xp, per_image, n, threads):

@@ -93,6 +93,8 @@ class _Kernel:
         raise NotImplementedError
 
     def __call__(self, xp, *args, **options):
+        while args and args[-1] is None:  # outputs not given: allocated
+            args = args[:-1]
         if (
             not compiled(xp)
             or self.failed is not None
@@ -143,9 +145,10 @@ class Elementwise(_Kernel):
         ``twin(xp, *args)``: the same computation with ``xp``, the same
         arguments in the same order, updating the same outputs in place.
 
-    Called with the inputs only, the kernel allocates its outputs and
-    returns them (one array, or a tuple); the twin is then called with
-    the inputs only and returns new arrays the same way.
+    Called with the inputs only (or with None for the outputs), the
+    kernel allocates its outputs and returns them (one array, or a
+    tuple); the twin is then called with the inputs only and returns new
+    arrays the same way.
     """
 
     def __init__(self, name, in_params, out_params, operation, twin):

@@ -253,9 +253,7 @@ BN_STATS = Elementwise(
 )
 
 
-def _grad_steps(
-    xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx=None
-):
+def _grad_steps(xp, dy, xhat, dbeta, dy_xhat, scale, invstd, count, dx=None):
     """:data:`BN_GRAD` in array operations: four passes over ``dx`` (a
     new array like ``dy`` when not given)."""
     if dx is None:

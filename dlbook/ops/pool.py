@@ -9,13 +9,14 @@ the backward the same number of slice-adds.  Global pooling reduces over
 the spatial axes directly.
 """
 
-import functools
 from math import prod
 
+from ..backend import on_host
 from ..base import DLBookError
-from . import fastpath, pool_fast
+from . import fastpath, pool2d, pool_fast
 from .layouts import channels_last_aware
 from .op import Op, register
+from .pool_windows import add_window_grads, counts, loop_forward
 from .windows import (
     check_layout,
     crop_spatial,
@@ -31,27 +32,8 @@ from .windows import (
 __all__ = ['Pooling']
 
 POOL_TYPES = ('max', 'avg', 'sum', 'lp')
+_POOL2D = object()  # marks ``saved`` of the GPU's 2-D kernels
 CONVENTIONS = ('valid', 'full', 'same')
-
-
-@functools.lru_cache(maxsize=256)
-def _count_table(spatial, kernel, stride, before, out, include):
-    """:meth:`Pooling._counts` as nested tuples of Python ints (cached:
-    the same layer has the same divisors at every call)."""
-    per_axis = []
-    for size, k, s, p, o in zip(spatial, kernel, stride, before, out):
-        lo, hi = (0, size + 2 * p) if include else (p, p + size)
-        # never divide by 0
-        per_axis.append(
-            [max(min(j * s + k, hi) - max(j * s, lo), 1) for j in range(o)]
-        )
-
-    def outer(axes, scale):
-        if not axes:
-            return scale
-        return tuple(outer(axes[1:], scale * c) for c in axes[0])
-
-    return outer(per_axis, 1)
 
 
 @channels_last_aware(moved=(0,))
@@ -191,29 +173,6 @@ class Pooling(Op):
         out = self._geometry(tuple(data_shape))[4]
         return [tuple(data_shape)], [tuple(data_shape[:2]) + out], []
 
-    @staticmethod
-    def _counts(xp, spatial, kernel, stride, before, out, include, dtype):
-        """Divisor of average pooling per output position, shape ``out``.
-
-        Along one axis window ``o`` covers padded positions
-        ``[o*s, o*s + k)``.  It counts positions inside the padded input
-        ``[0, H + 2p)`` (``count_include_pad``) or inside the data
-        ``[p, p + H)``; MXNet's CPU kernel does the same.  Axes are
-        independent, so the divisor is an outer product of 1-D counts.
-        Computed once per geometry in Python (:func:`_count_table`),
-        then made an array on the data's device.
-        """
-        table = _count_table(
-            tuple(spatial),
-            tuple(kernel),
-            tuple(stride),
-            tuple(before),
-            tuple(out),
-            bool(include),
-        )
-        # the shape spelled out: a zero-size output has an empty table
-        return xp.asarray(table, dtype=dtype).reshape(tuple(out))
-
     # -- forward and backward ----------------------------------------------
     def forward(self, xp, data):
         pool_type, global_pool, p, include, _ = self._options()
@@ -226,6 +185,12 @@ class Pooling(Op):
         spatial = data.shape[2:]
         # Max pooling ignores padding: pad with the lowest value.
         fill = _lowest(xp, data.dtype) if pool_type == 'max' else 0
+        if len(kernel) == 2 and pool_type != 'lp' and not on_host(xp):
+            # one kernel each way on a GPU, no padded copy
+            geometry = (fill, kernel, stride, before, out, pool_type, include)
+            y = pool2d.forward(xp, data, *geometry)
+            self.saved = (_POOL2D, data, y, geometry)
+            return y
         x_pad = pad_spatial(xp, data, before, after, value=fill)
 
         fast = (
@@ -236,12 +201,10 @@ class Pooling(Op):
         if fast:
             y = pool_fast.forward(xp, x_pad, kernel, out, pool_type)
         else:
-            y = self._loop_forward(
-                xp, x_pad, kernel, stride, out, pool_type, p
-            )
+            y = loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
         divisor = None
         if pool_type == 'avg':
-            divisor = self._counts(
+            divisor = counts(
                 xp, spatial, kernel, stride, before, out, include, data.dtype
             )
             y /= divisor
@@ -252,28 +215,14 @@ class Pooling(Op):
         self.saved = (keep, x_pad.shape, y, divisor, data.shape, fast)
         return y
 
-    @staticmethod
-    def _loop_forward(xp, x_pad, kernel, stride, out, pool_type, p):
-        """Reference forward: one whole-array operation per offset."""
-        ones = (1,) * len(kernel)
-        y = None
-        for offset in kernel_offsets(kernel):
-            piece = x_pad[window_slices(offset, stride, ones, out)]
-            if pool_type == 'lp' and p > 1:
-                piece = piece**p
-            if y is None:
-                y = piece.copy()
-            elif pool_type == 'max':
-                xp.maximum(y, piece, out=y)
-            else:
-                y += piece
-        return y
-
     def backward(self, xp, dy):
         pool_type, global_pool, p, _, _ = self._options()
         if global_pool:
             data, shape, y = self.saved
             return self._global_backward(xp, data, shape, y, dy, pool_type, p)
+        if self.saved[0] is _POOL2D:
+            _, data, y, geometry = self.saved
+            return pool2d.backward(xp, data, y, dy, *geometry)
         x_pad, padded_shape, y, divisor, data_shape, fast = self.saved
         kernel, stride, before, _, out = self._geometry(data_shape)
         ones = (1,) * len(kernel)
@@ -295,26 +244,19 @@ class Pooling(Op):
         ]
 
         def images(start, stop):
-            """Overlapping windows of images start..stop-1: one pass per
-            kernel offset, adding into that offset's strided slice."""
+            """Overlapping windows of images start..stop-1."""
             part = slice(start, stop)
-            target, dy_part, y_part = dx_pad[part], dy[part], y[part]
             x_part = None if x_pad is None else x_pad[part]  # avg: None
-            if pool_type == 'max':
-                # Route dy to the first element equal to the max (row-major
-                # order inside the window), as MXNet does for ties.
-                unclaimed = xp.ones(y_part.shape, dtype=bool)
-            for where in offsets:
-                if pool_type == 'max':
-                    hit = x_part[where] == y_part
-                    hit &= unclaimed
-                    target[where] += dy_part * hit
-                    unclaimed ^= hit  # hit is a subset of unclaimed
-                elif pool_type == 'lp' and p > 1:
-                    ratio = x_part[where] / y_part
-                    target[where] += dy_part * ratio ** (p - 1)
-                else:
-                    target[where] += dy_part
+            add_window_grads(
+                xp,
+                dx_pad[part],
+                x_part,
+                y[part],
+                dy[part],
+                offsets,
+                pool_type,
+                p,
+            )
 
         if fastpath.enabled():  # images shared by a few threads
             pool_fast.split_images(xp, images, dx_pad)

@@ -15,6 +15,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 
 import math
 
+from ..backend import on_host
 from ..backend.blas_threads import split_passes
 from ..base import DLBookError
 from .kernels import Elementwise
@@ -54,7 +55,10 @@ def _filled_by_images(xp, into, x, passes):
     """A new array like ``x`` filled by ``into(xp, x[a:b], y[a:b])`` over
     ranges of images: on threads for large NumPy arrays (``passes``
     element-wise passes, :func:`~dlbook.backend.blas_threads.split_passes`),
-    else in one piece."""
+    else in one piece.  On a GPU ``into(xp, x, None)`` returns a new
+    array: one kernel, which allocates its result."""
+    if not on_host(xp):
+        return into(xp, x, None)
     y = xp.empty_like(x)
     split_passes(
         xp, lambda a, b: into(xp, x[a:b], y[a:b]), x.shape[0], x.size, passes
@@ -70,8 +74,9 @@ class _Activation(_Unary):
     ``df_into(xp, y, dy, dx)`` (the same operations as ``f`` and
     ``dy * df``, so the same numbers).  Large NumPy arrays are split over
     a few threads (:func:`~dlbook.backend.blas_threads.split_passes`,
-    ``passes`` element-wise passes each way), small ones and GPU arrays
-    run in one piece.  Other dtypes take ``_Unary``'s rule.
+    ``passes`` element-wise passes each way), small ones run in one
+    piece; on a GPU the output argument is None and each is one kernel
+    that returns a new array.  Other dtypes take ``_Unary``'s rule.
     """
 
     passes = (1, 1)  # (forward, backward)
@@ -87,6 +92,8 @@ class _Activation(_Unary):
         x, y = self.saved
         if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
             return super().backward(xp, dy)
+        if not on_host(xp):
+            return self.df_into(xp, y, dy, None)
         dx = xp.empty_like(dy)
         split_passes(
             xp,
@@ -413,12 +420,10 @@ class Tanh(_Activation):
         return 1 - y * y
 
     def f_into(self, xp, x, y):
-        xp.tanh(x, out=y)
+        return xp.tanh(x, out=y)
 
     def df_into(self, xp, y, dy, dx):
-        slope = xp.multiply(y, y)
-        xp.subtract(1, slope, out=slope)
-        xp.multiply(dy, slope, out=dx)
+        return TANH_GRAD(xp, dy, y, dx)
 
 
 @register('arcsinh')
@@ -492,15 +497,15 @@ class Relu(_Activation):
         return y > 0
 
     def f_into(self, xp, x, y):
-        xp.maximum(x, 0, out=y)
+        return xp.maximum(x, 0, out=y)
 
     def df_into(self, xp, y, dy, dx):
-        RELU_GRAD(xp, dy, y, dx)
+        return RELU_GRAD(xp, dy, y, dx)
 
 
-def _relu_grad_steps(xp, dy, y, dx):
+def _relu_grad_steps(xp, dy, y, dx=None):
     """:data:`RELU_GRAD` with array operations."""
-    xp.multiply(dy, y > 0, out=dx)
+    return xp.multiply(dy, y > 0, out=dx)
 
 
 #: ``dx = dy * (y > 0)`` in one pass (a comparison and a product
@@ -511,6 +516,41 @@ RELU_GRAD = Elementwise(
     'T dx',
     'dx = dy * (T)(y > 0);',
     _relu_grad_steps,
+)
+
+
+def _tanh_grad_steps(xp, dy, y, dx=None):
+    """:data:`TANH_GRAD` with array operations."""
+    slope = xp.multiply(y, y)
+    xp.subtract(1, slope, out=slope)
+    return xp.multiply(dy, slope, out=dx)
+
+
+#: ``dx = dy * (1 - y^2)`` in one pass (three operations otherwise).
+TANH_GRAD = Elementwise(
+    'dlbook_tanh_grad',
+    'T dy, T y',
+    'T dx',
+    'dx = dy * (1 - y * y);',
+    _tanh_grad_steps,
+)
+
+
+def _sigmoid_grad_steps(xp, dy, y, dx=None):
+    """:data:`SIGMOID_GRAD` with array operations: ``dy * (y * (1 - y))``,
+    as ``_Unary`` computes it."""
+    slope = xp.subtract(1, y)
+    xp.multiply(y, slope, out=slope)
+    return xp.multiply(dy, slope, out=dx)
+
+
+#: ``dx = dy * y * (1 - y)`` in one pass (three operations otherwise).
+SIGMOID_GRAD = Elementwise(
+    'dlbook_sigmoid_grad',
+    'T dy, T y',
+    'T dx',
+    'dx = dy * (y * (1 - y));',
+    _sigmoid_grad_steps,
 )
 
 
@@ -572,13 +612,10 @@ class Sigmoid(_Activation):
         return y * (1 - y)
 
     def f_into(self, xp, x, y):
-        SIGMOID(xp, x, y)
+        return SIGMOID(xp, x, y)
 
     def df_into(self, xp, y, dy, dx):
-        # dy * (y * (1 - y)), as _Unary computes it
-        slope = xp.subtract(1, y)
-        xp.multiply(y, slope, out=slope)
-        xp.multiply(dy, slope, out=dx)
+        return SIGMOID_GRAD(xp, dy, y, dx)
 
 
 @register('softsign')
