@@ -19,8 +19,10 @@ protocol" attributes, so it needs nothing from ``NDArray`` itself:
 Inside ``with autograd.record():`` every operator whose inputs need a
 gradient appends a :class:`Node` ``(op, inputs)``; each output remembers
 the node that made it.  ``backward`` walks those nodes from the heads back
-to the variables, calling each operator's ``backward`` in reverse
-topological order.  Two rules make the result right:
+to the variables, calling each operator's ``backward`` newest node first
+(nodes are numbered as they are recorded, and an operator's inputs are
+always older than it, so every gradient a node will receive has arrived
+when its turn comes).  Two rules make the result right:
 
 * **accumulate first, store last** - an array used several times gets the
   *sum* of all its contributions; only then is its ``grad_req`` applied
@@ -32,6 +34,8 @@ topological order.  Two rules make the result right:
 ``dlbook.autograd`` is the public API over this module.
 """
 
+import heapq
+import itertools
 import threading
 
 from . import _gc_policy, _write_clock
@@ -50,6 +54,12 @@ _state = _State()
 _gc_policy.watch(lambda: _state.recording or _state.in_backward)
 
 
+#: Numbers the recorded nodes in the order they were made: a node's
+#: inputs were always made before it, so backward can take the nodes in
+#: decreasing number without sorting the graph.
+_NEXT_NUMBER = itertools.count()
+
+
 class Node:
     """One recorded operator call: the op instance (which holds what its
     backward needs) and the input NDArrays the gradient flows into."""
@@ -62,10 +72,12 @@ class Node:
         'freed',
         'recorded_at',
         'written_outputs',
+        'number',
         '__weakref__',
     )
 
     def __init__(self, op, inputs, ctx, out_meta=None, recorded_at=None):
+        self.number = next(_NEXT_NUMBER)
         self.op = op
         self.inputs = inputs
         self.ctx = ctx
@@ -246,6 +258,12 @@ def _propagate(heads, head_grads, retain_graph, capture):
         )
 
     node_grads = {}  # id(node) -> [grad per output]
+    # The nodes holding a gradient, newest first: (-node.number, node).
+    # A node's consumers are all newer than it, so when it comes off the
+    # heap every gradient it will get has arrived; nodes no gradient
+    # reaches are never visited (no sort of the whole graph first).
+    pending = []
+    push = heapq.heappush
     # id(array) -> [array, grad, whether the grad array is ours to add to]
     leaf_grads = {}
     captured = {id(x): x for x in capture}
@@ -259,6 +277,9 @@ def _propagate(heads, head_grads, retain_graph, capture):
             key = id(node)
             slots = node_grads.get(key)
             if slots is None:
+                if node.freed:  # its graph was used by a backward already
+                    raise DLBookError(_NOT_IN_GRAPH)
+                push(pending, (-node.number, node))
                 if node.out_meta is None:  # one output: the common case
                     node_grads[key] = [g]
                     return
@@ -291,13 +312,14 @@ def _propagate(heads, head_grads, retain_graph, capture):
             raw = hg.as_in_context(head._ctx)._data
         route(head, raw)
 
-    order = _topological_order(heads)
     clock = _write_clock.NOW
     pop = node_grads.pop
-    for node in reversed(order):
-        dys = pop(id(node), None)
-        if dys is None:
-            continue
+    take = heapq.heappop
+    done = []  # the nodes run, freed at the end
+    while pending:
+        node = take(pending)[1]
+        done.append(node)
+        dys = pop(id(node))
         if node.out_meta is not None and any(dy is None for dy in dys):
             xp = node.ctx.xp
             dys = [
@@ -313,11 +335,15 @@ def _propagate(heads, head_grads, retain_graph, capture):
             _check_writes(node)
         op = node.op
         inputs = node.inputs
-        # tell the operator which input gradients are wanted, so it can
-        # skip the others (the image gradient of a first conv layer)
-        op.needs_input_grad = tuple(
-            [x._node is not None or x._grad_req is not None for x in inputs]
-        )
+        if op.skips_unneeded_grads:
+            # tell the operator which input gradients are wanted, so it
+            # can skip the others (the image gradient of a first layer)
+            op.needs_input_grad = tuple(
+                [
+                    x._node is not None or x._grad_req is not None
+                    for x in inputs
+                ]
+            )
         op.row_sparse_grad = True  # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:  # mx.profiler running
@@ -343,7 +369,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
             if g is not None:
                 route(x, g)
     if not retain_graph:
-        for node in order:
+        for node in done:
             node.freed = True
             node.op.saved = ()
             node.inputs = ()

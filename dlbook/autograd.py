@@ -294,6 +294,7 @@ class _FunctionOp:
     """Adapter giving an ``autograd.Function`` the operator interface."""
 
     name = 'Function'
+    skips_unneeded_grads = False
 
     def __init__(self, function, outputs):
         self.function = function

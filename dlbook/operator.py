@@ -236,6 +236,8 @@ class Custom(Op):
     inputs that need none).  Recording is paused inside both, as in MXNet.
     """
 
+    skips_unneeded_grads = True
+
     #: attributes other than ``__x__`` ones are the property's keywords
     open_attrs = True
     defaults = {'op_type': None}

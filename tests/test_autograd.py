@@ -106,6 +106,43 @@ def test_second_backward_needs_retain_graph(ctx):
         y.backward()
 
 
+def test_backward_through_a_freed_part_of_the_graph_raises(ctx):
+    """A new head recorded on an output whose graph a backward already
+    freed: MXNet 1.9.1 raises "not in a computational graph" (checked
+    with MXNet), and no gradient is written."""
+    x = nd.ones((2,), ctx=ctx)
+    x.attach_grad()
+    with autograd.record():
+        y = x * 2
+        z1 = y + 1
+    z1.backward()
+    with autograd.record():
+        z2 = y * 3
+    with pytest.raises(mx.MXNetError, match='not in a computational graph'):
+        z2.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [2, 2])
+
+
+def test_backward_visits_nodes_newest_first(ctx):
+    """A node runs only after every consumer of its output: ``y`` feeds
+    three later operators, recorded in an order unlike the graph's
+    shape; its gradient must be their sum before it is passed on."""
+    x = nd.array([1.0, 2.0], ctx=ctx)
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+        a = y * 2
+        b = (a + y) * y  # uses y directly and through a
+        c = nd.exp(y * 0.1)
+        out = b + c + a
+    out.backward()
+    xv = np.array([1.0, 2.0])
+    yv = xv * xv
+    # out = (2y + y) * y + exp(0.1 y) + 2y = 3y^2 + exp(0.1 y) + 2y
+    dy = 6 * yv + 0.1 * np.exp(0.1 * yv) + 2
+    np.testing.assert_allclose(x.grad.asnumpy(), dy * 2 * xv, rtol=1e-5)
+
+
 def test_backward_outside_graph_raises(ctx):
     with pytest.raises(mx.MXNetError, match='not in a computational graph'):
         nd.ones((2,)).backward()

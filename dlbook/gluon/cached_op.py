@@ -200,6 +200,8 @@ class _GraphOp:
     """The whole traced graph as one operator for the eager front end:
     ``invoke`` runs it and records it as a single tape node."""
 
+    skips_unneeded_grads = True
+
     name = 'CachedOp'
     needs_rng = True
     differentiable = True

@@ -66,7 +66,13 @@ class _Binary(Op):
     def backward(self, xp, dz):
         a_shape, b_shape, values = self.saved
         da, db = self.grads(xp, dz, *values)
-        return unbroadcast(xp, da, a_shape), unbroadcast(xp, db, b_shape)
+        # same shapes, the common case, need no reduction (tested here:
+        # backward runs once per recorded operation)
+        if da.shape != a_shape:
+            da = unbroadcast(xp, da, a_shape)
+        if db.shape != b_shape:
+            db = unbroadcast(xp, db, b_shape)
+        return da, db
 
 
 @register('broadcast_add', 'broadcast_plus')

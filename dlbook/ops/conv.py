@@ -184,6 +184,8 @@ _GEOMETRIES = {}
 class _ConvBase(Op):
     """Attribute parsing, argument lists and checks shared by both ops."""
 
+    skips_unneeded_grads = True  # the data gradient of a first layer
+
     same_dtype = True
 
     def list_arguments(self):

@@ -24,6 +24,8 @@ class FullyConnected(Op):
     axis is treated as batch.
     """
 
+    skips_unneeded_grads = True
+
     arguments = ('data', 'weight', 'bias')
     learned_inputs = ('weight', 'bias')
     defaults = {'num_hidden': None, 'no_bias': False, 'flatten': True}

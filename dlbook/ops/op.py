@@ -112,7 +112,14 @@ class Op:
     #: returning its outputs' context (the front end tests for None
     #: first, which is quicker than calling a method on every operation).
     out_context = None
+    #: Which input gradients are wanted (one bool per input, as in
+    #: PyTorch), or None for all.  The tape sets it before ``backward``
+    #: only for operators whose ``skips_unneeded_grads`` is True, those
+    #: whose backward reads it to skip work (the data gradient of a
+    #: first layer); filling it for every node would cost each recorded
+    #: operation a tuple.
     needs_input_grad = None
+    skips_unneeded_grads = False
 
     def __init__(self, **attrs):
         defaults = self.defaults

@@ -378,6 +378,8 @@ class RNN(Op):
               dx = da W_x
     """
 
+    skips_unneeded_grads = True
+
     arguments = (
         'data',
         'parameters',

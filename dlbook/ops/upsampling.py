@@ -58,6 +58,8 @@ class UpSampling(Op):
               weight has shape (C, 1, k, k);   gradients as Deconvolution.
     """
 
+    skips_unneeded_grads = True
+
     variadic = True
     defaults = {
         'scale': None,
