@@ -31,7 +31,11 @@ import pytest
 from dlbook import autograd, nd
 from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.optimizer.sgd import sgd_mom_update, sgd_update
+from dlbook.optimizer.sgd import (
+    multi_sgd_update,
+    sgd_mom_update,
+    sgd_update,
+)
 
 pytestmark = pytest.mark.skipif(
     shutil.which('g++') is None, reason='needs a C++ compiler (g++)'
@@ -48,7 +52,7 @@ template <typename T> struct Raw {
 };
 """
 
-CTYPES = {'T': None, 'int32': 'int'}
+CTYPES = {'T': None, 'int32': 'int', 'int64': 'long long'}
 
 
 def _params(spec):
@@ -145,9 +149,10 @@ def _compiled(tmp_dir, source):
     return _LIBRARIES[key]
 
 
-def _replay(tmp_dir, kernel, args):
+def _replay(tmp_dir, kernel, args, size=None):
     """Run ``kernel``'s C++ body on copies of ``args`` (outputs included,
-    or allocated when the call passed inputs only); returns the outputs."""
+    or allocated when the call passed inputs only); returns the outputs.
+    ``size`` is the index space of a kernel whose arrays are all raw."""
     params = _params(kernel.in_params) + _params(kernel.out_params)
     n_in = len(_params(kernel.in_params))
     args = list(args)
@@ -157,6 +162,8 @@ def _replay(tmp_dir, kernel, args):
         if not raw and isinstance(a, np.ndarray)
     ]
     shape = np.broadcast_shapes(*(a.shape for a in arrays))
+    if size is not None:
+        shape = (size,)
     dtype = next(
         a.dtype
         for (_, typ, _), a in zip(params, args)
@@ -166,7 +173,7 @@ def _replay(tmp_dir, kernel, args):
         args += [np.zeros(shape, dtype) for _ in params[n_in:]]
     passed, kinds, outputs = [], [], []
     for j, ((raw, typ, _), a) in enumerate(zip(params, args)):
-        item = dtype if typ == 'T' else np.dtype('int32')
+        item = dtype if typ == 'T' else np.dtype(typ)
         if raw:
             buf = np.ascontiguousarray(a, dtype=item).copy()
             kinds.append('raw')
@@ -374,6 +381,14 @@ def _optimizers():
     sgd_mom_update(np, w, g, m, 0.1, 0.0, 0.9, 1.0, None)
     sgd_update(np, w, g, 0.1, 0.01, 2.0, 0.5)
     sgd_update(np, w, g, 0.1, 0.0, 1.0, None)
+    # five weights: a full group of four, then one with three empty slots
+    shapes = [(3, 4), (5,), (2, 2, 2), (1,), (6,)]
+    ws, gs, ms = (
+        [rng.uniform(-1, 1, shape) for shape in shapes] for _ in range(3)
+    )
+    lrs, wds = [0.1, 0.2, 0.3, 0.1, 0.05], [0.01, 0.0, 0.02, 0.0, 0.1]
+    multi_sgd_update(np, ws, gs, ms, lrs, wds, 0.9, 2.0, 0.5)
+    multi_sgd_update(np, ws, gs, None, lrs, wds, 0.0, 1.0, None)
 
 
 def _activations():
@@ -409,7 +424,7 @@ def test_kernel_bodies_compute_what_their_twins_compute(
         if isinstance(kernel, kernels.Reduction):
             outputs = _replay_reduction(tmp_path, kernel, args, **options)
         else:
-            outputs = _replay(tmp_path, kernel, args)
+            outputs = _replay(tmp_path, kernel, args, **options)
         for got, want in zip(outputs, twin_outputs):
             np.testing.assert_allclose(
                 got.reshape(want.shape),

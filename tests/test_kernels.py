@@ -15,7 +15,11 @@ from dlbook import autograd, gluon, nd
 from dlbook.backend import fake_cupy, on_host, reset_gpu_backend
 from dlbook.ops import fastpath, kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.optimizer.sgd import sgd_mom_update, sgd_update
+from dlbook.optimizer.sgd import (
+    multi_sgd_update,
+    sgd_mom_update,
+    sgd_update,
+)
 
 
 def _batch_norm(x, fix_gamma=False):
@@ -340,18 +344,80 @@ def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
     assert n_backward <= backward_most, calls_b
 
 
-def test_sgd_step_is_one_launch_per_parameter(fake_gpu):
-    net = gluon.nn.Dense(3, in_units=4)
-    net.initialize(ctx=fake_gpu)
-    trainer = gluon.Trainer(
-        net.collect_params(), 'sgd', {'learning_rate': 0.1, 'momentum': 0.9}
+def _mlp_trainer(ctx, momentum):
+    """Three dense layers (six parameters) and their SGD trainer, after
+    one backward."""
+    mx.random.seed(5)
+    net = gluon.nn.HybridSequential()
+    net.add(
+        gluon.nn.Dense(5, in_units=4),
+        gluon.nn.Dense(4, in_units=5),
+        gluon.nn.Dense(3, in_units=4),
     )
-    x = nd.ones((2, 4), ctx=fake_gpu)
-    for _ in range(2):
+    net.initialize(mx.init.Uniform(0.5), ctx=ctx)
+    params = {'learning_rate': 0.1, 'momentum': momentum, 'wd': 0.01}
+    params['clip_gradient'] = 0.3
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', params)
+    x = nd.array(numpy.arange(8.0).reshape(2, 4) / 8, ctx=ctx)
+
+    def backward():
         with autograd.record():
             loss = net(x).sum()
         loss.backward()
-        if _ == 0:
-            trainer.step(2)
+
+    backward()
+    return net, trainer, backward
+
+
+@pytest.mark.parametrize('momentum', [0.0, 0.9])
+def test_sgd_step_is_one_launch_per_four_parameters(fake_gpu, momentum):
+    """Six parameters, MXNet's groups of four: two launches."""
+    net, trainer, backward = _mlp_trainer(fake_gpu, momentum)
+    trainer.step(2)
+    backward()
     n, calls = _launches(lambda: trainer.step(2))
-    assert calls == {'dlbook_sgd_mom_update': 2}, calls
+    name = (
+        'dlbook_multi_sgd_mom_update'
+        if momentum
+        else 'dlbook_multi_sgd_update'
+    )
+    assert calls == {name: 2}, calls
+
+
+@pytest.mark.parametrize('momentum', [0.0, 0.9])
+def test_grouped_sgd_on_a_gpu_matches_the_cpu(fake_gpu, momentum):
+    """Three steps of the grouped kernels (fake GPU) give the weights the
+    one-weight-at-a-time updates give on the CPU."""
+    results = []
+    for ctx in (mx.cpu(), fake_gpu):
+        net, trainer, backward = _mlp_trainer(ctx, momentum)
+        for _ in range(3):
+            trainer.step(2)
+            backward()
+        results.append(
+            [p.data().asnumpy() for p in net.collect_params().values()]
+        )
+    for a, b in zip(*results):
+        numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_grouped_sgd_kernel_agrees_with_one_weight_updates(ctx):
+    """:func:`multi_sgd_update` (the kernel on a GPU, its twin elsewhere)
+    against :func:`sgd_mom_update` weight by weight, five weights."""
+    xp = ctx.xp
+    rng = numpy.random.RandomState(2)
+    shapes = [(3, 4), (5,), (2, 2, 2), (1,), (6,)]
+    lrs, wds = [0.1, 0.2, 0.3, 0.1, 0.05], [0.01, 0.0, 0.02, 0.0, 0.1]
+    start = [[rng.uniform(-1, 1, shape) for shape in shapes] for _ in range(3)]
+    grouped = [[xp.asarray(a.copy()) for a in arrays] for arrays in start]
+    ws, gs, ms = grouped
+    multi_sgd_update(xp, ws, gs, ms, lrs, wds, 0.9, 2.0, 0.5)
+    for k in range(len(shapes)):
+        w, g, m = (a[k].copy() for a in start)
+        sgd_mom_update(numpy, w, g, m, lrs[k], wds[k], 0.9, 2.0, 0.5)
+        numpy.testing.assert_allclose(
+            ctx.backend.to_numpy(ws[k]), w, rtol=1e-12
+        )
+        numpy.testing.assert_allclose(
+            ctx.backend.to_numpy(ms[k]), m, rtol=1e-12
+        )

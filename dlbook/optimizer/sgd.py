@@ -15,6 +15,7 @@ import math
 import os
 
 from .. import ndarray as nd
+from ..backend import on_host
 from ..ops.kernels import Elementwise
 from ._gradient import rescaled
 from ._lazy import rows_for_update
@@ -184,6 +185,156 @@ def signum_update(
     weight += lr * xp.sign(mom)
 
 
+# -- several weights in one kernel (MXNet's multi_sgd_update) -----------------
+
+#: Weights per grouped kernel: MXNet's default
+#: ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, the group size of ``SGD.update``.
+GROUP = 4
+
+
+def _grouped_kernel(name, single, with_mom, twin):
+    """An :class:`Elementwise` that applies the update ``single`` (a CUDA
+    C statement list on ``weight``, ``mom``, ``grad``, ``lr``, ``wd``) to
+    up to :data:`GROUP` weights: slot ``k`` is ``n<k>`` elements of the
+    flat arrays ``w<k>``, ``g<k>`` (and ``m<k>``); element ``i`` of the
+    kernel's index space (``size=n0+n1+...``) is in the first slot whose
+    running total exceeds it.  One launch where a loop over the weights
+    makes one each (MXNet's ``multi_sgd_update`` and
+    ``multi_sgd_mom_update``)."""
+    slots = range(GROUP)
+    in_params = ', '.join(
+        [f'raw T g{k}' for k in slots]
+        + [f'T lr{k}, T wd{k}, int64 n{k}' for k in slots]
+        + ['T momentum' if with_mom else 'T unused']
+        + ['T rescale_grad, T clip_gradient']
+    )
+    outs = [f'raw T w{k}' for k in slots]
+    if with_mom:
+        outs += [f'raw T m{k}' for k in slots]
+    mom = lambda k: f'm{k}[j], ' if with_mom else ''  # noqa: E731
+    signature = 'T &weight, ' + ('T &mom, ' if with_mom else '')
+    calls = '\n    else '.join(
+        f'if ((j -= {f"n{k - 1}" if k else "0"}) < n{k}) '
+        f'update(w{k}[j], {mom(k)}g{k}[j], lr{k}, wd{k});'
+        for k in slots
+    )
+    body = (
+        f'auto update = [&]({signature}const T grad, const T lr, '
+        f'const T wd) {{\n'
+        + _CLIP_G
+        + single
+        + '};\n    long long j = i;\n    '
+        + calls
+        + '\n'
+    )
+    return Elementwise(name, in_params, ', '.join(outs), body, twin)
+
+
+def _grouped_steps(step, with_mom):
+    """The twin of a grouped kernel: ``step`` (a one-weight twin) for
+    every slot that holds elements."""
+
+    def steps(xp, *args, size=None):
+        g = args[:GROUP]
+        lr_wd_n = args[GROUP : 4 * GROUP]
+        extra, rescale, clip = args[4 * GROUP : 4 * GROUP + 3]
+        outs = args[4 * GROUP + 3 :]
+        for k in range(GROUP):
+            lr, wd, n = lr_wd_n[3 * k : 3 * k + 3]
+            if not n:
+                continue
+            if with_mom:
+                step(
+                    xp,
+                    g[k],
+                    lr,
+                    wd,
+                    extra,
+                    rescale,
+                    clip,
+                    outs[k],
+                    outs[GROUP + k],
+                )
+            else:
+                step(xp, g[k], lr, wd, rescale, clip, outs[k])
+
+    return steps
+
+
+#: Up to four plain SGD updates in one kernel.
+MULTI_SGD_KERNEL = _grouped_kernel(
+    'dlbook_multi_sgd_update',
+    'weight = (1 - lr * wd) * weight - lr * g;\n',
+    False,
+    _grouped_steps(_sgd_steps, False),
+)
+
+#: Up to four SGD-with-momentum updates in one kernel.
+MULTI_SGD_MOM_KERNEL = _grouped_kernel(
+    'dlbook_multi_sgd_mom_update',
+    'mom = momentum * mom - lr * wd * weight - lr * g;\nweight += mom;\n',
+    True,
+    _grouped_steps(_sgd_mom_steps, True),
+)
+
+
+def _groupable(weights, grads):
+    """Whether :func:`multi_sgd_update` takes these weights: dense,
+    C-contiguous arrays on one GPU (on the CPU the loop over weights is
+    as fast, and NumPy's threads split each one)."""
+    ctx = weights[0].context
+    if on_host(ctx.backend.xp) or len(weights) < 2:
+        return False
+    for w, g in zip(weights, grads):
+        if (
+            w.stype != 'default'
+            or g.stype != 'default'
+            or w.context != ctx
+            or not w._data.flags.c_contiguous
+            or not g._data.flags.c_contiguous
+        ):
+            return False
+    return True
+
+
+def multi_sgd_update(
+    xp, weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient
+):
+    """SGD (with momentum when ``moms`` is not None) of several weights,
+    in place, :data:`GROUP` per kernel.  The arrays must be C-contiguous
+    (they are read as flat rows); values as :func:`sgd_update` and
+    :func:`sgd_mom_update` give weight by weight."""
+    clip = -1.0 if clip_gradient is None else clip_gradient
+    kernel = MULTI_SGD_KERNEL if moms is None else MULTI_SGD_MOM_KERNEL
+    for start in range(0, len(weights), GROUP):
+        part = slice(start, start + GROUP)
+        ws = [w.reshape(-1) for w in weights[part]]
+        gs = [g.reshape(-1) for g in grads[part]]
+        ms = None if moms is None else [m.reshape(-1) for m in moms[part]]
+        # empty slots: zero elements of the first weight's arrays
+        while len(ws) < GROUP:
+            ws.append(ws[0][:0])
+            gs.append(gs[0][:0])
+            if ms is not None:
+                ms.append(ms[0][:0])
+        scalars = []
+        for k, (lr, wd) in enumerate(zip(lrs[part], wds[part])):
+            scalars += [lr, wd, ws[k].size]
+        while len(scalars) < 3 * GROUP:
+            scalars += [0.0, 0.0, 0]
+        outs = ws + (ms or [])
+        kernel(
+            xp,
+            *gs,
+            *scalars,
+            0.0 if moms is None else momentum,
+            rescale_grad,
+            clip,
+            *outs,
+            size=sum(w.size for w in ws),
+        )
+
+
 class _MomentumOptimizer(Optimizer):
     """The state of SGD, NAG and Signum: one momentum array per weight,
     or None when ``momentum`` is 0."""
@@ -225,6 +376,27 @@ class SGD(_MomentumOptimizer):
         # MXNet updates SGD weights in groups of this many (same result).
         self.aggregate_num = int(
             os.getenv('MXNET_OPTIMIZER_AGGREGATION_SIZE', '4')
+        )
+
+    def update(self, index, weight, grad, state):
+        """As :meth:`Optimizer.update`; a group of dense weights on a GPU
+        is updated by one kernel (:func:`multi_sgd_update`), as MXNet's
+        aggregated ``multi_sgd_mom_update`` does."""
+        if not (isinstance(index, (list, tuple)) and _groupable(weight, grad)):
+            super().update(index, weight, grad, state)
+            return
+        lrs, wds = zip(*[self._begin_update(i) for i in index])
+        momentum = state[0] is not None and self.momentum > 0
+        multi_sgd_update(
+            weight[0].context.backend.xp,
+            [w._data for w in weight],
+            [g._data for g in grad],
+            [m._data for m in state] if momentum else None,
+            lrs,
+            wds,
+            self.momentum,
+            self.rescale_grad,
+            self._kernel_clip(),
         )
 
     def _update_one(self, index, weight, grad, state):
