@@ -134,7 +134,8 @@ class _ElmanCell:
         a = xw + hw
         return (xp.maximum(a, 0) if self.relu else xp.tanh(a)), None
 
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+        dh = sum(dh_terms)
         da = dh * (h > 0) if self.relu else dh * (1 - h * h)
         return da, da, None, None
 
@@ -170,12 +171,14 @@ class _LSTMCell:
         )
         return h, c
 
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
-        # out: the rows of dxw (and of dhw, the same array here)
-        da = out[0] if out is not None else xp.empty_like(self.gate_values[t])
-        dc_prev = xp.empty_like(c)
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+        # out: the rows of dxw (and of dhw, the same array here) and a
+        # buffer for dc_prev
+        da, _, dc_prev = out
+        dy, dh = dh_terms  # the kernel adds them
         LSTM_STEP_GRAD(
             xp,
+            dy,
             dh,
             dc,
             self.gate_values[t],
@@ -195,7 +198,8 @@ class _GRUCell:
     on a GPU (:mod:`~dlbook.ops.rnn_steps`)."""
 
     has_cell = False
-    fold_h2h_bias = False  # b_hn sits inside r * (...)
+    fold_h2h_bias = False  # b_hn sits inside r * (...): the step adds b_h
+    h2h_bias = None  # b_h, set before the first step
 
     def __init__(self, xp, steps, batch, hidden, dtype):
         self.hidden = hidden
@@ -208,6 +212,7 @@ class _GRUCell:
             xp,
             xw,
             hw,
+            self.h2h_bias,
             h_prev,
             self.hidden,
             self.gate_values[t],
@@ -216,15 +221,17 @@ class _GRUCell:
         )
         return h, None
 
-    def backward(self, xp, t, dh, dc, h_prev, h, c_prev, c, out=None):
-        if out is None:
-            shape = self.gate_values[t].shape
-            out = (xp.empty(shape, dh.dtype), xp.empty(shape, dh.dtype))
-        dxw, dhw = out
-        dh_direct = xp.empty_like(dh)
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+        # out: the rows of dxw and dhw, and a buffer for dh_direct
+        dxw, dhw, dh_direct = out
+        # dy, the product from the next step and that step's direct part
+        # (0 at the last step): the kernel adds them
+        dy, dh, dh_next = (list(dh_terms) + [0.0])[:3]
         GRU_STEP_GRAD(
             xp,
+            dy,
             dh,
+            dh_next,
             self.gate_values[t],
             self.h2h_n[t],
             h_prev,
@@ -283,12 +290,12 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
     hs[begin] = h0
     if cs is not None:
         cs[begin] = c0
+    if not cell.fold_h2h_bias:
+        cell.h2h_bias = bh  # the cell's step adds it to hw
     for t in order:
         h_prev = hs[t + read]
         c_prev = cs[t + read] if cs is not None else None
         hw = h_prev @ wh.T
-        if not cell.fold_h2h_bias:
-            hw += bh
         # a cell may write h (and c) into their rows of hs (and cs)
         slots = None
         if keep is None:
@@ -319,35 +326,48 @@ def _direction_backward(
     rows = wh.shape[0]
     dxw = xp.empty((steps, batch, rows), dtype=x.dtype)
     dhw = dxw if cell.fold_h2h_bias else xp.empty_like(dxw)
+    # two buffers taken in turn for the state gradient a step hands to
+    # the step before (LSTM's dc_prev, GRU's direct part of dh_prev):
+    # one step reads one while it writes the other
+    state_rows = (xp.empty_like(dh), xp.empty_like(dh))
     order, read, write, _ = _slots(steps, reverse)
+    dh_direct = None  # the direct part of dh from the step after (GRU)
     for t in reversed(order):
         h_prev, h = hs[t + read], hs[t + write]
         c_prev = cs[t + read] if cs is not None else None
         c = cs[t + write] if cs is not None else None
-        dh_new = dy[t] + dh
         dc_new = dc
-        if keep is not None:
+        if keep is None:
+            # dh of this step is the sum of these; a cell's kernel adds
+            # them (one launch fewer per term on a GPU)
+            dh_terms = (
+                (dy[t], dh) if dh_direct is None else (dy[t], dh, dh_direct)
+            )
+        else:
             # outside the sequence the state passed through unchanged
-            dh_new = xp.where(keep[t], dh_new, 0)
+            if dh_direct is not None:
+                dh = dh + dh_direct
+            dh_terms = (xp.where(keep[t], dy[t] + dh, 0), 0.0)
             dh_skip = xp.where(keep[t], 0, dh)
             if dc is not None:
                 dc_new = xp.where(keep[t], dc, 0)
                 dc_skip = xp.where(keep[t], 0, dc)
-        slots = (dxw[t], dhw[t])  # a cell may write its gradients there
+        # a cell may write its gradients there
+        slots = (dxw[t], dhw[t], state_rows[t % 2])
         dxw_t, dhw_t, dh_direct, dc = cell.backward(
-            xp, t, dh_new, dc_new, h_prev, h, c_prev, c, slots
+            xp, t, dh_terms, dc_new, h_prev, h, c_prev, c, slots
         )
         if dxw_t is not slots[0]:
             dxw[t] = dxw_t
         if dhw is not dxw and dhw_t is not slots[1]:
             dhw[t] = dhw_t
         dh = dhw_t @ wh
-        if dh_direct is not None:
-            dh += dh_direct
         if keep is not None:
             dh += dh_skip
             if dc is not None:
                 dc = dc + dc_skip
+    if dh_direct is not None:
+        dh = dh + dh_direct
     # weight gradients: one product over all steps each
     flat_dxw = dxw.reshape(steps * batch, rows)
     flat_dhw = dhw.reshape(steps * batch, rows)

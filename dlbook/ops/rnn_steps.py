@@ -110,9 +110,23 @@ LSTM_STEP = Elementwise(
 
 
 def _grad_steps(
-    xp, dh, dc, gates, c, c_prev, H, clip_on, low, high, stop_nan, da, dc_prev
+    xp,
+    dy,
+    dh,
+    dc,
+    gates,
+    c,
+    c_prev,
+    H,
+    clip_on,
+    low,
+    high,
+    stop_nan,
+    da,
+    dc_prev,
 ):
     """:data:`LSTM_STEP_GRAD` with array operations."""
+    dh = dy + dh
     i, f, g, o = (gates[:, k * H : (k + 1) * H] for k in range(4))
     tanh_c = xp.tanh(c)
     dc = dc + dh * o * (1 - tanh_c * tanh_c)
@@ -128,14 +142,16 @@ def _grad_steps(
 
 
 #: Backward step: the pre-activation gradient ``da`` ``(N, 4H)`` and
-#: ``dc_prev`` ``(N, H)`` from ``dh``, ``dc`` and the step's saved gates.
+#: ``dc_prev`` ``(N, H)`` from the step's ``dh = dy + dh`` (its output's
+#: gradient and the one from the next step), ``dc`` and the saved gates.
 LSTM_STEP_GRAD = Elementwise(
     'dlbook_lstm_step_grad',
-    'T dh, T dc, raw T gates, T c, T c_prev, int32 H, int32 clip_on, '
-    'T low, T high, int32 stop_nan',
+    'T dy, T dh_next, T dc, raw T gates, T c, T c_prev, int32 H, '
+    'int32 clip_on, T low, T high, int32 stop_nan',
     'raw T da, T dc_prev',
     _GATES
     + """
+    const T dh = dy + dh_next;
     T gi = gates[b], gf = gates[b + H], gg = gates[b + 2 * H],
       go = gates[b + 3 * H];
     T tc = tanh(c);
@@ -164,8 +180,9 @@ _GRU_GATES = """
 """
 
 
-def _gru_step_steps(xp, xw, hw, h_prev, H, gates, h2h_n, h):
+def _gru_step_steps(xp, xw, hw, bh, h_prev, H, gates, h2h_n, h):
     """:data:`GRU_STEP` with array operations."""
+    hw = hw + bh
     gates[:, : 2 * H] = sigmoid(xp, xw[:, : 2 * H] + hw[:, : 2 * H])
     r, z = gates[:, :H], gates[:, H : 2 * H]
     h2h_n[...] = hw[:, 2 * H :]
@@ -176,16 +193,18 @@ def _gru_step_steps(xp, xw, hw, h_prev, H, gates, h2h_n, h):
 
 
 #: GRU forward step: gates ``(N, 3H)``, the step's ``hw_n`` and ``h``
-#: ``(N, H)`` from ``xw`` and ``hw`` ``(N, 3H)`` and ``h_prev``.
+#: ``(N, H)`` from ``xw`` and ``hw`` ``(N, 3H)`` (``hw`` without its bias
+#: ``bh`` ``(3H,)``, which the step adds) and ``h_prev``.
 GRU_STEP = Elementwise(
     'dlbook_gru_step',
-    'raw T xw, raw T hw, T h_prev, int32 H',
+    'raw T xw, raw T hw, raw T bh, T h_prev, int32 H',
     'raw T gates, T h2h_n, T h',
     _GRU_GATES
     + """
-    T r = 1 / (1 + exp(-(xw[b] + hw[b])));
-    T z = 1 / (1 + exp(-(xw[b + H] + hw[b + H])));
-    T hn = hw[b + 2 * H];
+    const long long j = i % H;
+    T r = 1 / (1 + exp(-(xw[b] + (hw[b] + bh[j]))));
+    T z = 1 / (1 + exp(-(xw[b + H] + (hw[b + H] + bh[j + H]))));
+    T hn = hw[b + 2 * H] + bh[j + 2 * H];
     T nn = tanh(xw[b + 2 * H] + r * hn);
     gates[b] = r;
     gates[b + H] = z;
@@ -197,8 +216,11 @@ GRU_STEP = Elementwise(
 )
 
 
-def _gru_grad_steps(xp, dh, gates, h2h_n, h_prev, H, dxw, dhw, dh_direct):
+def _gru_grad_steps(
+    xp, dy, dh, dh_next, gates, h2h_n, h_prev, H, dxw, dhw, dh_direct
+):
     """:data:`GRU_STEP_GRAD` with array operations."""
+    dh = dy + dh + dh_next
     r, z, n = (gates[:, k * H : (k + 1) * H] for k in range(3))
     da_n = dh * (1 - z) * (1 - n * n)
     da_r = da_n * h2h_n * r * (1 - r)
@@ -212,13 +234,16 @@ def _gru_grad_steps(xp, dh, gates, h2h_n, h_prev, H, dxw, dhw, dh_direct):
 
 
 #: GRU backward step: the gradients of ``xw`` and ``hw`` ``(N, 3H)`` and
-#: the direct part of ``dh_prev`` from ``dh`` and the step's saved gates.
+#: the direct part of ``dh_prev`` from the step's ``dh = dy + dh_w +
+#: dh_next`` (its output's gradient, the product from the next step and
+#: that step's direct part) and the saved gates.
 GRU_STEP_GRAD = Elementwise(
     'dlbook_gru_step_grad',
-    'T dh, raw T gates, T h2h_n, T h_prev, int32 H',
+    'T dy, T dh_w, T dh_next, raw T gates, T h2h_n, T h_prev, int32 H',
     'raw T dxw, raw T dhw, T dh_direct',
     _GRU_GATES
     + """
+    const T dh = dy + dh_w + dh_next;
     T r = gates[b], z = gates[b + H], nn = gates[b + 2 * H];
     T da_n = dh * (1 - z) * (1 - nn * nn);
     T da_r = da_n * h2h_n * r * (1 - r);
