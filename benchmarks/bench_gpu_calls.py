@@ -39,18 +39,15 @@ ALLOCATIONS = frozenset(
 
 def workloads():
     """``(name, make)`` pairs; ``make(ctx)`` returns one training step."""
-    from benchmarks.gpu.workloads import lenet, lstm_step, train_step
-    from dlbook.gluon.model_zoo import vision
+    from benchmarks.gpu.workloads import (
+        lenet,
+        lstm_step,
+        resnet18_step,
+        train_step,
+    )
 
     def resnet18(size, batch, hybridize=False):
-        return lambda ctx: train_step(
-            ctx,
-            vision.resnet18_v1(classes=10),
-            (3, size, size),
-            10,
-            batch,
-            hybridize=hybridize,
-        )
+        return lambda ctx: resnet18_step(ctx, size, batch, hybridize)
 
     return [
         ('ResNet-18 32×32, batch 128', resnet18(32, 128)),

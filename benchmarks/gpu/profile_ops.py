@@ -27,7 +27,13 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-from workloads import conv_step, lenet, lstm_step, train_step  # noqa: E402
+from workloads import (  # noqa: E402
+    conv_step,
+    lenet,
+    lstm_step,
+    resnet18_step,
+    train_step,
+)
 
 import dlbook as mx  # noqa: E402
 from dlbook import gluon, nd  # noqa: E402
@@ -103,21 +109,12 @@ def wall(step, repeat):
 def workloads(smoke):
     """``(name, make)`` pairs: ``make()`` builds the workload's step, so
     only the workloads ``--only`` selects are built."""
-    from dlbook.gluon.model_zoo import vision
-
     b = 2 if smoke else 32
     big = 16 if smoke else 224
     mid = 8 if smoke else 56
 
     def resnet18(size, batch, hybridize=False):
-        return lambda: train_step(
-            CTX,
-            vision.resnet18_v1(classes=10),
-            (3, size, size),
-            10,
-            batch,
-            hybridize=hybridize,
-        )
+        return lambda: resnet18_step(CTX, size, batch, hybridize)
 
     narrow = 4 if smoke else 64
     return [

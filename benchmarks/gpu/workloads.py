@@ -57,6 +57,21 @@ def train_step(ctx, net, shape, classes, batch, hybridize=False):
     return step
 
 
+def resnet18_step(ctx, size, batch, hybridize=False):
+    """ResNet-18 (the model zoo's ``resnet18_v1``, 10 classes) training
+    step on ``size x size`` images."""
+    from dlbook.gluon.model_zoo import vision
+
+    return train_step(
+        ctx,
+        vision.resnet18_v1(classes=10),
+        (3, size, size),
+        10,
+        batch,
+        hybridize=hybridize,
+    )
+
+
 def lenet():
     """d2l's LeNet (sigmoid, average pooling) for 1x28x28 images."""
     net = nn.HybridSequential()
