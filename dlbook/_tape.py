@@ -491,13 +491,37 @@ def _num_outputs(node):
 
 def store_grads(grads):
     """Write the gradients ``run_backward`` returned into the variables'
-    buffers, per ``grad_req``."""
+    buffers, per ``grad_req``.
+
+    On a GPU, dense gradients that fill their buffer exactly are written
+    four per kernel (``dlbook/ops/grad_writes.py``): one launch per
+    parameter would be a tenth of a small network's training step.
+    """
+    grouped = {}  # (device, req) -> (xp, [(grad, buffer), ...])
     for var, g in grads.values():
         buf = var._grad
-        if var._grad_req is None or buf is None:
+        req = var._grad_req
+        if req is None or buf is None:
             continue
-        buf._store_grad(g, var._grad_req)
         var._fresh_grad = True
+        data = buf._data
+        if (
+            buf._ctx.device_type == 'gpu'
+            and type(g) is type(data)
+            and g.shape == data.shape
+            and g.dtype == data.dtype
+            and g.flags.c_contiguous
+            and data.flags.c_contiguous
+        ):
+            key = (buf._ctx, req)
+            grouped.setdefault(key, (buf._ctx.xp, []))[1].append((g, data))
+            continue
+        buf._store_grad(g, req)
+    if grouped:
+        from .ops.grad_writes import write_gradients
+
+        for (_, req), (xp, pairs) in grouped.items():
+            write_gradients(xp, pairs, req)
 
 
 def backward(heads, head_grads=None, retain_graph=False, train_mode=True):

@@ -374,6 +374,19 @@ def _pool2d():
         pool2d.backward(np, x, y, dy, *geometry)
 
 
+def _grad_writes():
+    from dlbook.ops.grad_writes import write_gradients
+
+    rng = np.random.RandomState(4)
+    shapes = [(3, 4), (5,), (2, 2, 2), (1,), (6,)]
+    for req in ('write', 'add'):
+        pairs = [
+            (rng.uniform(-1, 1, shape), rng.uniform(-1, 1, shape))
+            for shape in shapes
+        ]
+        write_gradients(np, pairs, req)
+
+
 def _optimizers():
     rng = np.random.RandomState(1)
     w, g, m = (rng.uniform(-1, 1, 10) for _ in range(3))
@@ -409,6 +422,7 @@ WORKLOADS = {
     'col2im_stride2': lambda: _col2im(2, 3),
     'col2im_stride1': lambda: _col2im(1, 3),
     'optimizers': _optimizers,
+    'grad_writes': _grad_writes,
     'pool2d': _pool2d,
     'activations': _activations,
 }

@@ -421,3 +421,25 @@ def test_grouped_sgd_kernel_agrees_with_one_weight_updates(ctx):
         numpy.testing.assert_allclose(
             ctx.backend.to_numpy(ms[k]), m, rtol=1e-12
         )
+
+
+@pytest.mark.parametrize('req', ['write', 'add'])
+def test_gradients_are_written_four_per_launch(fake_gpu, req):
+    """The six gradients of a backward reach their buffers in two
+    launches, with the values the CPU writes one by one."""
+    results = []
+    for ctx in (mx.cpu(), fake_gpu):
+        net, trainer, backward = _mlp_trainer(ctx, 0.0)
+        params = list(net.collect_params().values())
+        for p in params:
+            p.grad_req = req
+        with fake_cupy.count_calls() as calls:
+            backward()  # with 'add', on top of the first backward's
+        results.append([p.grad().asnumpy() for p in params])
+        if ctx is fake_gpu:
+            name = 'dlbook_grad_add' if req == 'add' else 'dlbook_grad_copy'
+            assert calls[name] == 2, calls
+            # not one copy (setitem) or addition per parameter
+            assert calls['setitem'] + calls['add'] < len(params), calls
+    for a, b in zip(*results):
+        numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

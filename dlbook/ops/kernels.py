@@ -237,3 +237,141 @@ class Reduction(_Kernel):
         return f'<Reduction {self.name}({self.in_params}) -> ' + (
             f'({self.out_params})>'
         )
+
+
+def _split_params(spec):
+    """``'raw T a, T b'`` -> ``[('raw T', 'a'), ('T', 'b')]``."""
+    if not spec.strip():
+        return []
+    out = []
+    for part in spec.split(','):
+        *kind, name = part.split()
+        out.append((' '.join(kind), name))
+    return out
+
+
+class Grouped(Elementwise):
+    """One elementwise step applied to several arrays of different sizes
+    in one launch: ``slots`` arrays (four, MXNet's default aggregation of
+    ``multi_sgd_update``) per kernel, where a loop over the arrays makes
+    one launch each.
+
+    Parameters
+    ----------
+    name : str
+        The kernel's name.
+    slot_in, slot_out : str
+        One array's parameters, e.g. ``'raw T grad, T lr'`` and
+        ``'raw T weight'``: ``raw`` arrays (read as flat C-contiguous
+        rows) and scalars, repeated for every slot with the slot's number
+        appended (``grad0``, ``lr0``, ``grad1``, ...).
+    shared_in : str
+        Parameters common to all slots, e.g. ``'T momentum'``.
+    statement : str
+        CUDA C for one element of one slot, on the names of ``slot_in``,
+        ``slot_out`` and ``shared_in`` (an array name is that element;
+        outputs are assigned).
+    twin : callable
+        ``twin(xp, *one_slot_inputs, *shared, *one_slot_outputs)``: the
+        same step on one array with ``xp``, outputs updated in place.
+
+    The kernel's index space is the slots' elements one after the other:
+    element ``i`` belongs to the first slot whose running total of sizes
+    (``n0``, ``n0 + n1``, ...) exceeds it.  Call :meth:`apply`.
+    """
+
+    def __init__(
+        self, name, slot_in, slot_out, shared_in, statement, twin, slots=4
+    ):
+        self.slots = slots
+        self.slot_in = _split_params(slot_in)
+        self.slot_out = _split_params(slot_out)
+        self.shared_in = _split_params(shared_in)
+        self.one_twin = twin
+        ins = [
+            f'{kind} {n}{k}' for k in range(slots) for kind, n in self.slot_in
+        ] + [f'int64 n{k}' for k in range(slots)]
+        ins += [f'{kind} {n}' for kind, n in self.shared_in]
+        outs = [
+            f'{kind} {n}{k}' for k in range(slots) for kind, n in self.slot_out
+        ]
+
+        def declared(kind, name, output):
+            base = kind.replace('raw ', '')
+            return f'{base} &{name}' if output else f'const {base} {name}'
+
+        params = [declared(kind, n, False) for kind, n in self.slot_in]
+        params += [declared(kind, n, True) for kind, n in self.slot_out]
+
+        def arguments(k):
+            return ', '.join(
+                f'{n}{k}[j]' if kind.startswith('raw') else f'{n}{k}'
+                for kind, n in self.slot_in + self.slot_out
+            )
+
+        calls = '\n    else '.join(
+            f'if ((j -= {f"n{k - 1}" if k else "0"}) < n{k}) '
+            f'one({arguments(k)});'
+            for k in range(slots)
+        )
+        body = (
+            f'auto one = [&]({", ".join(params)}) {{\n{statement}\n}};\n'
+            f'    long long j = i;\n    {calls}\n'
+        )
+        super().__init__(
+            name, ', '.join(ins), ', '.join(outs), body, self._twin
+        )
+
+    def _twin(self, xp, *args, size=None):
+        """The kernel in array operations: the one-array twin for every
+        slot that holds elements."""
+        n_in, n_out = len(self.slot_in), len(self.slot_out)
+        slots = self.slots
+        counts = args[slots * n_in : slots * (n_in + 1)]
+        shared = args[
+            slots * (n_in + 1) : slots * (n_in + 1) + len(self.shared_in)
+        ]
+        outs = args[slots * (n_in + 1) + len(self.shared_in) :]
+        for k in range(slots):
+            if counts[k]:
+                self.one_twin(
+                    xp,
+                    *args[k * n_in : (k + 1) * n_in],
+                    *shared,
+                    *outs[k * n_out : (k + 1) * n_out],
+                )
+
+    def apply(self, xp, items, *shared):
+        """Run the step on every item, :attr:`slots` per launch.
+
+        ``items`` are ``(inputs, outputs)`` pairs, one per array, in the
+        order of ``slot_in`` and ``slot_out``; their arrays must be
+        C-contiguous (read as flat rows), one array size per item.
+        """
+        raw_in = [kind.startswith('raw') for kind, _ in self.slot_in]
+        for start in range(0, len(items), self.slots):
+            group = [
+                (
+                    [a.reshape(-1) if r else a for a, r in zip(ins, raw_in)],
+                    [a.reshape(-1) for a in outs],
+                )
+                for ins, outs in items[start : start + self.slots]
+            ]
+            sizes = [outs[0].size for _, outs in group]
+            first_in, first_out = group[0]
+            while len(group) < self.slots:  # empty slots: no elements
+                group.append(
+                    (
+                        [a[:0] if r else 0 for a, r in zip(first_in, raw_in)],
+                        [a[:0] for a in first_out],
+                    )
+                )
+                sizes.append(0)
+            self(
+                xp,
+                *[a for ins, _ in group for a in ins],
+                *sizes,
+                *shared,
+                *[a for _, outs in group for a in outs],
+                size=sum(sizes),
+            )

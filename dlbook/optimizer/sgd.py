@@ -16,7 +16,7 @@ import os
 
 from .. import ndarray as nd
 from ..backend import on_host
-from ..ops.kernels import Elementwise
+from ..ops.kernels import Elementwise, Grouped
 from ._gradient import rescaled
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
@@ -187,94 +187,30 @@ def signum_update(
 
 # -- several weights in one kernel (MXNet's multi_sgd_update) -----------------
 
-#: Weights per grouped kernel: MXNet's default
-#: ``MXNET_OPTIMIZER_AGGREGATION_SIZE``, the group size of ``SGD.update``.
-GROUP = 4
-
-
-def _grouped_kernel(name, single, with_mom, twin):
-    """An :class:`Elementwise` that applies the update ``single`` (a CUDA
-    C statement list on ``weight``, ``mom``, ``grad``, ``lr``, ``wd``) to
-    up to :data:`GROUP` weights: slot ``k`` is ``n<k>`` elements of the
-    flat arrays ``w<k>``, ``g<k>`` (and ``m<k>``); element ``i`` of the
-    kernel's index space (``size=n0+n1+...``) is in the first slot whose
-    running total exceeds it.  One launch where a loop over the weights
-    makes one each (MXNet's ``multi_sgd_update`` and
-    ``multi_sgd_mom_update``)."""
-    slots = range(GROUP)
-    in_params = ', '.join(
-        [f'raw T g{k}' for k in slots]
-        + [f'T lr{k}, T wd{k}, int64 n{k}' for k in slots]
-        + ['T momentum' if with_mom else 'T unused']
-        + ['T rescale_grad, T clip_gradient']
-    )
-    outs = [f'raw T w{k}' for k in slots]
-    if with_mom:
-        outs += [f'raw T m{k}' for k in slots]
-    mom = lambda k: f'm{k}[j], ' if with_mom else ''  # noqa: E731
-    signature = 'T &weight, ' + ('T &mom, ' if with_mom else '')
-    calls = '\n    else '.join(
-        f'if ((j -= {f"n{k - 1}" if k else "0"}) < n{k}) '
-        f'update(w{k}[j], {mom(k)}g{k}[j], lr{k}, wd{k});'
-        for k in slots
-    )
-    body = (
-        f'auto update = [&]({signature}const T grad, const T lr, '
-        f'const T wd) {{\n'
-        + _CLIP_G
-        + single
-        + '};\n    long long j = i;\n    '
-        + calls
-        + '\n'
-    )
-    return Elementwise(name, in_params, ', '.join(outs), body, twin)
-
-
-def _grouped_steps(step, with_mom):
-    """The twin of a grouped kernel: ``step`` (a one-weight twin) for
-    every slot that holds elements."""
-
-    def steps(xp, *args, size=None):
-        g = args[:GROUP]
-        lr_wd_n = args[GROUP : 4 * GROUP]
-        extra, rescale, clip = args[4 * GROUP : 4 * GROUP + 3]
-        outs = args[4 * GROUP + 3 :]
-        for k in range(GROUP):
-            lr, wd, n = lr_wd_n[3 * k : 3 * k + 3]
-            if not n:
-                continue
-            if with_mom:
-                step(
-                    xp,
-                    g[k],
-                    lr,
-                    wd,
-                    extra,
-                    rescale,
-                    clip,
-                    outs[k],
-                    outs[GROUP + k],
-                )
-            else:
-                step(xp, g[k], lr, wd, rescale, clip, outs[k])
-
-    return steps
-
-
-#: Up to four plain SGD updates in one kernel.
-MULTI_SGD_KERNEL = _grouped_kernel(
+#: Up to four plain SGD updates in one kernel (MXNet's
+#: ``multi_sgd_update``).
+MULTI_SGD_KERNEL = Grouped(
     'dlbook_multi_sgd_update',
-    'weight = (1 - lr * wd) * weight - lr * g;\n',
-    False,
-    _grouped_steps(_sgd_steps, False),
+    'raw T grad, T lr, T wd',
+    'raw T weight',
+    'T rescale_grad, T clip_gradient',
+    _CLIP_G + 'weight = (1 - lr * wd) * weight - lr * g;',
+    _sgd_steps,
 )
 
-#: Up to four SGD-with-momentum updates in one kernel.
-MULTI_SGD_MOM_KERNEL = _grouped_kernel(
+#: Up to four SGD-with-momentum updates in one kernel (MXNet's
+#: ``multi_sgd_mom_update``).
+MULTI_SGD_MOM_KERNEL = Grouped(
     'dlbook_multi_sgd_mom_update',
-    'mom = momentum * mom - lr * wd * weight - lr * g;\nweight += mom;\n',
-    True,
-    _grouped_steps(_sgd_mom_steps, True),
+    'raw T grad, T lr, T wd',
+    'raw T weight, raw T mom',
+    'T momentum, T rescale_grad, T clip_gradient',
+    _CLIP_G
+    + """
+    mom = momentum * mom - lr * wd * weight - lr * g;
+    weight += mom;
+    """,
+    _sgd_mom_steps,
 )
 
 
@@ -301,38 +237,31 @@ def multi_sgd_update(
     xp, weights, grads, moms, lrs, wds, momentum, rescale_grad, clip_gradient
 ):
     """SGD (with momentum when ``moms`` is not None) of several weights,
-    in place, :data:`GROUP` per kernel.  The arrays must be C-contiguous
-    (they are read as flat rows); values as :func:`sgd_update` and
+    in place, four per kernel.  The arrays must be C-contiguous (they are
+    read as flat rows); values as :func:`sgd_update` and
     :func:`sgd_mom_update` give weight by weight."""
     clip = -1.0 if clip_gradient is None else clip_gradient
-    kernel = MULTI_SGD_KERNEL if moms is None else MULTI_SGD_MOM_KERNEL
-    for start in range(0, len(weights), GROUP):
-        part = slice(start, start + GROUP)
-        ws = [w.reshape(-1) for w in weights[part]]
-        gs = [g.reshape(-1) for g in grads[part]]
-        ms = None if moms is None else [m.reshape(-1) for m in moms[part]]
-        # empty slots: zero elements of the first weight's arrays
-        while len(ws) < GROUP:
-            ws.append(ws[0][:0])
-            gs.append(gs[0][:0])
-            if ms is not None:
-                ms.append(ms[0][:0])
-        scalars = []
-        for k, (lr, wd) in enumerate(zip(lrs[part], wds[part])):
-            scalars += [lr, wd, ws[k].size]
-        while len(scalars) < 3 * GROUP:
-            scalars += [0.0, 0.0, 0]
-        outs = ws + (ms or [])
-        kernel(
+    if moms is None:
+        MULTI_SGD_KERNEL.apply(
             xp,
-            *gs,
-            *scalars,
-            0.0 if moms is None else momentum,
+            [
+                ((g, lr, wd), (w,))
+                for w, g, lr, wd in zip(weights, grads, lrs, wds)
+            ],
             rescale_grad,
             clip,
-            *outs,
-            size=sum(w.size for w in ws),
         )
+        return
+    MULTI_SGD_MOM_KERNEL.apply(
+        xp,
+        [
+            ((g, lr, wd), (w, m))
+            for w, g, m, lr, wd in zip(weights, grads, moms, lrs, wds)
+        ],
+        momentum,
+        rescale_grad,
+        clip,
+    )
 
 
 class _MomentumOptimizer(Optimizer):
