@@ -281,6 +281,26 @@ def test_fake_modes(monkeypatch):
         reset_gpu_backend()
 
 
+@pytest.mark.parametrize('gpus', [1, 2])
+def test_operators_enter_the_device_scope_only_with_several_gpus(
+    monkeypatch, gpus
+):
+    """With one GPU it is always the current device: entering its scope
+    around every operator would only cost host time."""
+    try:
+        monkeypatch.setenv('DLBOOK_FAKE_GPUS', str(gpus))
+        monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+        reset_gpu_backend()
+        ctx = mx.gpu(gpus - 1)
+        assert ctx.backend.switches_device == (gpus > 1)
+        assert (ctx._switch is not None) == (gpus > 1)
+        y = nd.ones((2, 3), ctx=ctx) * 2
+        assert y.asnumpy().tolist() == [[2.0] * 3] * 2
+    finally:
+        monkeypatch.undo()
+        reset_gpu_backend()
+
+
 # -- host syncs in a training step ---------------------------------------------
 
 

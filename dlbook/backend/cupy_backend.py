@@ -8,7 +8,7 @@ import numpy
 
 
 class CupyBackend:
-    """Arrays are ``cupy.ndarray``; operators run inside
+    """Arrays are ``cupy.ndarray``; with several GPUs operators run inside
     ``cupy.cuda.Device(i)`` so each ``gpu(i)`` is a real device.
 
     Parameters
@@ -19,7 +19,13 @@ class CupyBackend:
         Shown by ``ctx.backend.name``.
     """
 
-    switches_device = True
+    @property
+    def switches_device(self):
+        """Whether operators must enter their device's scope: only with
+        several GPUs (with one, device 0 is always the current device,
+        and entering and leaving the scope costs every operation a few
+        microseconds of host time)."""
+        return self.device_count() > 1
 
     def __init__(self, cupy_module=None, name='cupy'):
         if cupy_module is None:
