@@ -358,6 +358,8 @@ class Grouped(Elementwise):
                 for ins, outs in items[start : start + self.slots]
             ]
             sizes = [outs[0].size for _, outs in group]
+            if not any(sizes):
+                continue  # nothing to launch
             first_in, first_out = group[0]
             while len(group) < self.slots:  # empty slots: no elements
                 group.append(

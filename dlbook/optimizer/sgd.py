@@ -226,6 +226,7 @@ def _groupable(weights, grads):
             w.stype != 'default'
             or g.stype != 'default'
             or w.context != ctx
+            or g.context != ctx
             or not w._data.flags.c_contiguous
             or not g._data.flags.c_contiguous
         ):
