@@ -278,3 +278,64 @@ def test_save_load_round_trip_in_mxnet_format(ctx, tmp_path):
     np.testing.assert_array_equal(back['w'].asnumpy(), data['w'].asnumpy())
     nd.save(path, [data['w']])
     assert isinstance(nd.load(path), list)
+
+
+@pytest.mark.parametrize(
+    'name, op',
+    [
+        ('broadcast_add', lambda a, b: a + b),
+        ('broadcast_sub', lambda a, b: a - b),
+        ('broadcast_mul', lambda a, b: a * b),
+        ('broadcast_div', lambda a, b: a / b),
+        ('broadcast_mod', lambda a, b: a % b),
+        ('broadcast_power', lambda a, b: a**b),
+    ],
+)
+def test_operators_outside_record_skip_the_front_end(ctx, name, op):
+    """Outside ``record()`` the Python operators of two NDArrays run the
+    operator's ``f`` directly (``invoke_plain``): the same values, dtype
+    and context as the registered operator through ``invoke``."""
+    from dlbook.ndarray.invoke import invoke, invoke_plain
+    from dlbook.ops import REGISTRY
+    from dlbook.ops.binary import plain_function
+
+    a = nd.array([[1.5, 2.0, 3.0]], ctx=ctx)
+    b = nd.array([[2.0], [0.5]], ctx=ctx)
+    plain = plain_function(REGISTRY[name])
+    direct = invoke_plain(plain, a, b)
+    # with several GPUs, operators enter their device's scope: invoke's
+    assert (direct is None) == (ctx._switch is not None)
+    via_invoke = invoke(REGISTRY[name](), (a, b))
+    got = op(a, b)
+    for y in (got,) if direct is None else (direct, got):
+        assert y.context == ctx and y.dtype == via_invoke.dtype
+        np.testing.assert_array_equal(y.asnumpy(), via_invoke.asnumpy())
+
+
+def test_plain_operators_leave_recording_tracing_and_errors_to_invoke(ctx):
+    from dlbook import autograd, profiler
+    from dlbook.ndarray.invoke import invoke_plain
+    from dlbook.ops import REGISTRY
+    from dlbook.ops.binary import plain_function
+
+    add = plain_function(REGISTRY['broadcast_add'])
+    a, b = nd.ones((2, 2), ctx=ctx), nd.ones((2, 2), ctx=ctx)
+    with autograd.record():
+        assert invoke_plain(add, a, b) is None
+    # other dtypes, shapes that do not broadcast: invoke's errors
+    assert invoke_plain(add, a, b.astype('float64')) is None
+    assert invoke_plain(add, a, nd.ones((3, 2), ctx=ctx)) is None
+    with pytest.raises(mx.MXNetError, match='cannot be broadcast'):
+        a + nd.ones((3, 2), ctx=ctx)
+    # comparisons keep their own forward (0/1 in the input dtype)
+    assert plain_function(REGISTRY['broadcast_equal']) is None
+    profiler.set_state('run')
+    try:
+        assert invoke_plain(add, a, b) is None
+    finally:
+        profiler.set_state('stop')
+    a.attach_grad()
+    with autograd.record():
+        y = a + b
+    y.backward()
+    np.testing.assert_array_equal(a.grad.asnumpy(), np.ones((2, 2)))

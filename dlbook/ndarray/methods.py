@@ -20,8 +20,9 @@ from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import Context
 from ..ops import REGISTRY
+from ..ops.binary import plain_function
 from .creation import array
-from .invoke import invoke
+from .invoke import invoke, invoke_plain
 from .ndarray import NDArray, _raw_key, from_raw
 from .register import function_for as _nd
 from .sparse import cast_storage
@@ -305,11 +306,23 @@ class _Methods:
 _PLAIN_NUMBERS = frozenset((int, float))
 
 
+#: Operator class -> its plain ``f(xp, a, b)`` (``ops.binary.plain_function``)
+_PLAIN = {}
+
+
 def _binary(x, other, array_op, scalar_op):
     # Reflected operators (``2 - x``) only ever see numbers: with two
     # NDArrays Python calls the left operand's method.
     if isinstance(other, NDArray) and array_op is not None:
-        return invoke(REGISTRY[array_op](), (x, other))
+        cls = REGISTRY[array_op]
+        plain = _PLAIN.get(cls, _PLAIN)
+        if plain is _PLAIN:
+            plain = _PLAIN[cls] = plain_function(cls)
+        if plain is not None:  # outside record(): no tape bookkeeping
+            result = invoke_plain(plain, x, other)
+            if result is not None:
+                return result
+        return invoke(cls(), (x, other))
     if type(other) in _PLAIN_NUMBERS or isinstance(other, numbers.Number):
         return invoke(REGISTRY[scalar_op](scalar=other), (x,))
     raise TypeError(

@@ -75,6 +75,17 @@ class _Binary(Op):
         return da, db
 
 
+def plain_function(op_cls):
+    """``f(xp, a, b)`` of a broadcasting binary operator whose forward is
+    :meth:`_Binary.forward`'s (the value, plus what backward keeps),
+    bound to an instance with the default attributes; None for other
+    operators.  The eager front end calls it directly when nothing will
+    run backward (:func:`dlbook.ndarray.invoke.invoke_plain`)."""
+    if issubclass(op_cls, _Binary) and op_cls.forward is _Binary.forward:
+        return op_cls().f
+    return None
+
+
 @register('broadcast_add', 'broadcast_plus')
 class BroadcastAdd(_Binary):
     """z = a + b;   da = dz,   db = dz"""

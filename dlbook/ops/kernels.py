@@ -277,7 +277,17 @@ class Grouped(Elementwise):
 
     The kernel's index space is the slots' elements one after the other:
     element ``i`` belongs to the first slot whose running total of sizes
-    (``n0``, ``n0 + n1``, ...) exceeds it.  Call :meth:`apply`.
+    (``n0``, ``n0 + n1``, ...) exceeds it.  For a copy,
+    ``Grouped('copy', 'raw T src', 'raw T dst', '', 'dst = src;', twin)``,
+    the generated body reads::
+
+        auto one = [&](const T src, T &dst) { dst = src; };
+        long long j = i;
+        if ((j -= 0) < n0) one(src0[j], dst0[j]);
+        else if ((j -= n0) < n1) one(src1[j], dst1[j]);
+        ...
+
+    Call :meth:`apply`.
     """
 
     def __init__(
