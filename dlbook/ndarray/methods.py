@@ -308,6 +308,7 @@ _PLAIN_NUMBERS = frozenset((int, float))
 
 #: Operator class -> its plain ``f(xp, a, b)`` (``ops.binary.plain_function``)
 _PLAIN = {}
+_tape_state = _tape._state
 
 
 def _binary(x, other, array_op, scalar_op):
@@ -315,13 +316,14 @@ def _binary(x, other, array_op, scalar_op):
     # NDArrays Python calls the left operand's method.
     if isinstance(other, NDArray) and array_op is not None:
         cls = REGISTRY[array_op]
-        plain = _PLAIN.get(cls, _PLAIN)
-        if plain is _PLAIN:
-            plain = _PLAIN[cls] = plain_function(cls)
-        if plain is not None:  # outside record(): no tape bookkeeping
-            result = invoke_plain(plain, x, other)
-            if result is not None:
-                return result
+        if not _tape_state.recording:  # no tape bookkeeping: plain f
+            plain = _PLAIN.get(cls, _PLAIN)
+            if plain is _PLAIN:
+                plain = _PLAIN[cls] = plain_function(cls)
+            if plain is not None:
+                result = invoke_plain(plain, x, other)
+                if result is not None:
+                    return result
         return invoke(cls(), (x, other))
     if type(other) in _PLAIN_NUMBERS or isinstance(other, numbers.Number):
         return invoke(REGISTRY[scalar_op](scalar=other), (x,))
