@@ -96,13 +96,20 @@ def max_backward(xp, x_pad, y, dy, kernel, out):
             dy[start:stop],
         )
         target = dx_pad[start:stop]
-        unclaimed = xp.ones(y_part.shape, dtype=bool)
         hit = xp.empty(y_part.shape, dtype=bool)
-        for where in offsets:
+        unclaimed = None  # windows whose max is not found yet: all, at first
+        last = len(offsets) - 1
+        for k, where in enumerate(offsets):
             xp.equal(x_part[where], y_part, out=hit)
-            hit &= unclaimed
+            if unclaimed is not None:
+                hit &= unclaimed
             xp.multiply(dy_part, hit, out=target[where])
-            unclaimed ^= hit  # hit is a subset of unclaimed
+            if k == last:
+                break
+            if unclaimed is None:
+                unclaimed = xp.logical_not(hit)
+            else:
+                unclaimed ^= hit  # hit is a subset of unclaimed
 
     split_images(xp, images, x_pad)
     return dx_pad

@@ -84,14 +84,19 @@ def add_window_grads(xp, target, x_pad, y, dy, offsets, pool_type, p):
     inside the window), as MXNet routes ties; lp: ``dy * (x / y)^(p-1)``;
     avg (``dy`` already divided) and sum: ``dy`` to every element.
     """
-    if pool_type == 'max':
-        unclaimed = xp.ones(y.shape, dtype=bool)
-    for where in offsets:
+    unclaimed = None  # windows whose max is not found yet: all, at first
+    for k, where in enumerate(offsets):
         if pool_type == 'max':
             hit = x_pad[where] == y
-            hit &= unclaimed
+            if unclaimed is not None:
+                hit &= unclaimed
             target[where] += dy * hit
-            unclaimed ^= hit  # hit is a subset of unclaimed
+            if k == len(offsets) - 1:
+                break
+            if unclaimed is None:
+                unclaimed = xp.logical_not(hit)
+            else:
+                unclaimed ^= hit  # hit is a subset of unclaimed
         elif pool_type == 'lp' and p > 1:
             ratio = x_pad[where] / y
             target[where] += dy * ratio ** (p - 1)

@@ -534,6 +534,28 @@ def test_max_pooling_ties_go_to_first_maximum():
     assert dx[0, 0, 0, 0] == 1 and dx.sum() == 1
 
 
+@pytest.mark.parametrize('fast', [True, False])
+@pytest.mark.parametrize(
+    'kw',
+    [
+        dict(kernel=(2, 2), stride=(2, 2)),  # windows tile the input
+        dict(kernel=(3, 3), stride=(2, 2), pad=(1, 1)),  # they overlap
+    ],
+)
+def test_max_pooling_ties_at_every_offset_go_to_the_first(kw, fast):
+    """Small integers: most windows hold their max twice or more, first
+    at any offset; only the first gets the gradient."""
+    from dlbook.ops import fastpath
+
+    x = np.random.RandomState(3).randint(0, 3, (2, 3, 8, 8)).astype(float)
+    op = make('Pooling', **kw)
+    with fastpath.use(fast):
+        y = op.forward(np, x)
+        dy = np.random.RandomState(4).uniform(size=y.shape)
+        dx = op.backward(np, dy)
+    np.testing.assert_allclose(dx, pool_grad_ref(x, dy, **kw), 1e-12, 0)
+
+
 def test_pooling_lp_matches_reference():
     rng = np.random.RandomState(2)
     x = rng.uniform(0.5, 1.5, (2, 2, 5, 5))
