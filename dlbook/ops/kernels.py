@@ -13,8 +13,9 @@ queue of hundreds of tiny launches that the GPU finishes faster than
 Python issues them.  MXNet has one hand-written kernel for each such
 step (``sgd_mom_update``, ``adam_update``, its BatchNorm).
 
-An :class:`Elementwise` (or a :class:`Reduction`, for sums) pairs the
-two tiers, as Chainer did:
+An :class:`Elementwise` (a :class:`Reduction` for sums, a
+:class:`Grouped` for one step on several arrays at once) pairs the two
+tiers, as Chainer did:
 
 * a CUDA C body for ``cupy.ElementwiseKernel`` (``cupy.ReductionKernel``:
   a map, a reduce and a post-map expression), compiled once per dtype
