@@ -344,7 +344,8 @@ def _propagate(heads, head_grads, retain_graph, capture):
                     for x in inputs
                 ]
             )
-        op.row_sparse_grad = True  # the tape accepts RowSparse grads
+        if op.offers_row_sparse:
+            op.row_sparse_grad = True  # the tape accepts RowSparse grads
         ctx = node.ctx
         if _profile.ON:  # mx.profiler running
             grads = _profile.run(

@@ -295,6 +295,7 @@ class _FunctionOp:
 
     name = 'Function'
     skips_unneeded_grads = False
+    offers_row_sparse = False
 
     def __init__(self, function, outputs):
         self.function = function

@@ -201,6 +201,7 @@ class _GraphOp:
     ``invoke`` runs it and records it as a single tape node."""
 
     skips_unneeded_grads = True
+    offers_row_sparse = False
 
     name = 'CachedOp'
     needs_rng = True

@@ -196,6 +196,7 @@ class Embedding(Op):
         'dtype': 'float32',
         'sparse_grad': False,
     }
+    offers_row_sparse = True
 
     def infer_shape(self, *in_shapes):
         data = in_shapes[0]

@@ -120,6 +120,10 @@ class Op:
     #: operation a tuple.
     needs_input_grad = None
     skips_unneeded_grads = False
+    #: True for an operator whose backward can give a RowSparse gradient
+    #: (``Embedding(sparse_grad=True)``) when its front end accepts one:
+    #: the tape then sets ``row_sparse_grad``.
+    offers_row_sparse = False
 
     def __init__(self, **attrs):
         defaults = self.defaults
