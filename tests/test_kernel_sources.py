@@ -374,6 +374,39 @@ def _pool2d():
         pool2d.backward(np, x, y, dy, *geometry)
 
 
+def _log_softmax():
+    """The operator's backward (all backends) and the GPU's forward
+    kernels, called directly on NumPy data."""
+    from dlbook.ops import activation
+
+    x = nd.random.uniform(-5, 5, shape=(4, 7), dtype='float64')
+    x.attach_grad()
+    with autograd.record():
+        y = nd.log_softmax(x)
+    y.backward(nd.random.uniform(-1, 1, shape=y.shape, dtype='float64'))
+    raw = np.random.RandomState(5).uniform(-5, 5, size=(3, 6, 2))
+    top = raw.max(axis=1, keepdims=True)
+    lse = activation.LOG_SUM_EXP(np, raw, top, axis=(1,)).reshape(top.shape)
+    activation.LOG_SOFTMAX_OUT(np, raw, top, lse)
+
+
+def _pick():
+    """The GPU's pick kernels on NumPy data: indices in and out of range,
+    negative and fractional (truncated), both modes."""
+    from dlbook.ops import index as index_ops
+
+    rng = np.random.RandomState(6)
+    data = rng.uniform(-1, 1, size=(3, 5, 4))
+    idx = np.array(
+        [[-7.5, -1.2, 0.0, 0.9], [1.5, 4.0, 4.7, 5.0], [6.0, 9.9, 2.2, 3.0]]
+    )
+    for wrap in (0, 1):
+        y = index_ops.PICK(np, data, idx.reshape(3, 1, 4), 5, 4, wrap)
+        dx = np.empty_like(data)
+        dy = rng.uniform(-1, 1, size=y.shape)
+        index_ops.PICK_GRAD(np, dy, idx.reshape(3, 1, 4), 5, 4, wrap, dx)
+
+
 def _grad_writes():
     from dlbook.ops.grad_writes import write_gradients
 
@@ -423,6 +456,8 @@ WORKLOADS = {
     'col2im_stride1': lambda: _col2im(1, 3),
     'optimizers': _optimizers,
     'grad_writes': _grad_writes,
+    'log_softmax': _log_softmax,
+    'pick': _pick,
     'pool2d': _pool2d,
     'activations': _activations,
 }

@@ -114,6 +114,12 @@ def _pool(pool_type, kernel, stride, pad, **extra):
     return make
 
 
+def _pick(x):
+    # out of range and negative: clipped
+    index = nd.array([[0, 2, 4, 9, -1]] * 3, ctx=x.context)
+    return lambda: nd.pick(x, index, axis=1), [], []
+
+
 #: name -> (input shape, make(x) -> (forward, [arrays with .grad], [aux]))
 CASES = {
     'batch_norm': ((4, 3, 5, 5), _batch_norm),
@@ -135,6 +141,11 @@ CASES = {
         (2, 3, 9, 8),
         _pool('avg', (3, 3), (2, 2), (1, 1), count_include_pad=False),
     ),
+    'log_softmax': (
+        (3, 4, 5),
+        lambda x: (lambda: nd.log_softmax(x, axis=1), [], []),
+    ),
+    'pick': ((3, 4, 5), _pick),
     'lstm': ((5, 3, 4), _lstm(clip=False)),
     'lstm_clipped': ((5, 3, 4), _lstm(clip=True)),
     'gru': ((5, 3, 4), _lstm(clip=False, mode='gru')),
@@ -314,6 +325,8 @@ def test_fake_gpu_counts_a_kernel_once(fake_gpu):
     [
         ('batch_norm', 5, 7),
         ('batch_norm_fix_gamma', 6, 8),
+        ('log_softmax', 3, 4),
+        ('pick', 1, 4),
         ('sigmoid', 1, 3),
         ('relu', 1, 3),
         ('tanh', 1, 3),

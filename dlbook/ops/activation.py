@@ -15,7 +15,9 @@ defines it (``sigmoid`` and ``softrelu`` live there too); GELU takes
 
 import math
 
+from ..backend import on_host
 from ..base import DLBookError
+from .kernels import Elementwise, Reduction
 from .op import Op, normalize_axis, register
 from .special import erf
 from .unary import (  # noqa: F401
@@ -41,9 +43,69 @@ def stable_softmax(xp, x, axis):
 
 
 def stable_log_softmax(xp, x, axis):
-    """``(x - max) - log(sum(exp(x - max)))``, never ``log(softmax)``."""
-    shifted = x - x.max(axis=axis, keepdims=True)
-    return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    """``(x - max) - log(sum(exp(x - max)))``, never ``log(softmax)``.
+
+    NumPy stores ``x - max`` once and reuses it; a GPU runs a reduction
+    kernel for the log of the sum (:data:`LOG_SUM_EXP`) and one
+    elementwise kernel for the result (:data:`LOG_SOFTMAX_OUT`): three
+    launches with the max, where the array operations take six.
+    """
+    top = x.max(axis=axis, keepdims=True)
+    if on_host(xp):
+        shifted = x - top
+        return shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True))
+    lse = LOG_SUM_EXP(xp, x, top, axis=(axis,)).reshape(top.shape)
+    return LOG_SOFTMAX_OUT(xp, x, top, lse)
+
+
+def _log_sum_exp_steps(xp, x, top, axis):
+    """:data:`LOG_SUM_EXP` in array operations."""
+    return xp.log(xp.exp(x - top).sum(axis=axis))
+
+
+#: ``log(sum(exp(x - top)))`` over ``axis`` (``top``, the max, broadcast
+#: against ``x``).
+LOG_SUM_EXP = Reduction(
+    'dlbook_log_sum_exp',
+    'T x, T top',
+    'T lse',
+    'exp(x - top)',
+    'a + b',
+    'lse = log(a)',
+    '0',
+    _log_sum_exp_steps,
+)
+
+
+def _log_softmax_out_steps(xp, x, top, lse):
+    """:data:`LOG_SOFTMAX_OUT` in array operations."""
+    return (x - top) - lse
+
+
+#: ``y = (x - top) - lse``: log-softmax from the max and the log-sum-exp.
+LOG_SOFTMAX_OUT = Elementwise(
+    'dlbook_log_softmax_out',
+    'T x, T top, T lse',
+    'T y',
+    'y = (x - top) - lse;',
+    _log_softmax_out_steps,
+)
+
+
+def _log_softmax_grad_steps(xp, dy, y, total):
+    """:data:`LOG_SOFTMAX_GRAD` in array operations."""
+    return dy - xp.exp(y) * total
+
+
+#: ``dx = dy - exp(y) * sum(dy)`` (``total`` the sum along the axis,
+#: broadcast): the gradient of log-softmax in one pass.
+LOG_SOFTMAX_GRAD = Elementwise(
+    'dlbook_log_softmax_grad',
+    'T dy, T y, T total',
+    'T dx',
+    'dx = dy - exp(y) * total;',
+    _log_softmax_grad_steps,
+)
 
 
 def _length_mask(xp, data, length, axis):
@@ -146,14 +208,15 @@ class LogSoftmax(_SoftmaxBase):
     def backward(self, xp, dy):
         y, axis, mask = self.saved
         if mask is None:
-            dx = dy - xp.exp(y) * dy.sum(axis=axis, keepdims=True)
+            dx = LOG_SOFTMAX_GRAD(xp, dy, y, dy.sum(axis=axis, keepdims=True))
         else:
             dy = xp.where(mask, dy, 0)
             p = xp.where(mask, xp.exp(y), 0)
             dx = dy - p * dy.sum(axis=axis, keepdims=True)
         if self.temperature != 1.0:
             dx /= self.temperature
-        dx = dx.astype(self.in_dtype, copy=False)
+        if dx.dtype != self.in_dtype:
+            dx = dx.astype(self.in_dtype)
         return (dx, None) if self.attrs['use_length'] else dx
 
 

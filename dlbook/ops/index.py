@@ -11,11 +11,15 @@ MXNet passes indices as floating-point arrays more often than not
 
 import math
 
+from ..backend import on_host
 from ..base import DLBookError, DLBookIndexError
+from .kernels import Elementwise
 from .op import Op, register
 from .shape import as_shape, check_axis
 
 __all__ = ['take_along', 'scatter_along']
+
+_ON_DEVICE = object()  # marks ``saved`` of pick's GPU kernels
 
 
 # -- helpers ----------------------------------------------------------------
@@ -230,6 +234,69 @@ class Take(Op):
         return xp.ascontiguousarray(xp.moveaxis(dx, 0, axis)), None
 
 
+# -- pick on a GPU: one kernel each way ----------------------------------------
+#
+# ``data`` is seen as ``(outer, size, inner)`` (``size`` the picked axis)
+# and ``index`` as ``(outer, 1, inner)``; MXNet truncates float indices,
+# then clips (mode 'clip') or wraps them (mode 'wrap').
+
+_PICK_INDEX = """
+    long long k = (long long)index_value;  // truncated, as MXNet
+    if (wrap) { k %= size; if (k < 0) k += size; }
+    else k = k < 0 ? 0 : (k >= size ? size - 1 : k);
+"""
+
+
+def _fixed_lanes(xp, index, size, inner, wrap):
+    """The integer index, fixed by its mode, as ``(outer, 1, inner)``."""
+    k = _as_int(xp, index).reshape(-1, 1, inner)
+    return k % size if wrap else xp.minimum(xp.maximum(k, 0), size - 1)
+
+
+def _pick_steps(xp, data, index, size, inner, wrap):
+    """:data:`PICK` in array operations."""
+    k = _fixed_lanes(xp, index, size, inner, wrap)
+    d = data.reshape(-1, size, inner)
+    return xp.take_along_axis(d, k, axis=1).reshape(index.shape)
+
+
+#: ``y = data[outer, index, inner]`` per lane; ``y`` has ``index``'s shape.
+PICK = Elementwise(
+    'dlbook_pick',
+    'raw T data, T index, int32 size, int32 inner, int32 wrap',
+    'T y',
+    'const T index_value = index;'
+    + _PICK_INDEX
+    + 'y = data[(i / inner * size + k) * inner + i % inner];',
+    _pick_steps,
+)
+
+
+def _pick_grad_steps(xp, dy, index, size, inner, wrap, dx):
+    """:data:`PICK_GRAD` in array operations."""
+    k = _fixed_lanes(xp, index, size, inner, wrap)
+    lanes = dy.reshape(-1, 1, inner)
+    dx[...] = scatter_along(
+        xp, (lanes.shape[0], size, inner), dx.dtype, k, lanes, 1
+    ).reshape(dx.shape)
+
+
+#: ``dx`` (``data``'s shape): ``dy`` of each lane at its picked position,
+#: zeros elsewhere; ``dy`` and ``index`` have the lanes' shape.
+PICK_GRAD = Elementwise(
+    'dlbook_pick_grad',
+    'raw T dy, raw T index, int32 size, int32 inner, int32 wrap',
+    'T dx',
+    """
+    const long long lane = i / ((long long)size * inner) * inner + i % inner;
+    const T index_value = index[lane];
+    """
+    + _PICK_INDEX
+    + 'dx = (i / inner % size == k) ? dy[lane] : (T)0;',
+    _pick_grad_steps,
+)
+
+
 @register('pick')
 class Pick(Op):
     """y[i.., k..] = data[i.., index[i.., k..], k..] on ``axis``;
@@ -246,21 +313,36 @@ class Pick(Op):
                 f'{self.name}: index of shape {index.shape} does not match '
                 f'data of shape {data.shape} without axis {axis}'
             )
-        idx = _fix_indices(
-            xp,
-            _as_int(xp, index).reshape(lane),
-            data.shape[axis],
-            self.attrs['mode'],
-            self.name,
-            data.shape,
-        )
-        self.saved = (data.shape, data.dtype, axis, idx)
-        y = take_along(xp, data, idx, axis)
+        mode = self.attrs['mode']
+        if not on_host(xp) and mode in ('clip', 'wrap'):
+            # one kernel each way on a GPU (five and three calls else)
+            lanes = xp.ascontiguousarray(index.reshape(lane))
+            geometry = (data.shape[axis], math.prod(data.shape[axis + 1 :]))
+            geometry += (int(mode == 'wrap'),)
+            y = PICK(xp, xp.ascontiguousarray(data), lanes, *geometry)
+            self.saved = (_ON_DEVICE, data.shape, data.dtype, lanes, geometry)
+        else:
+            idx = _fix_indices(
+                xp,
+                _as_int(xp, index).reshape(lane),
+                data.shape[axis],
+                mode,
+                self.name,
+                data.shape,
+            )
+            self.saved = (data.shape, data.dtype, axis, idx)
+            y = take_along(xp, data, idx, axis)
         if self.attrs['keepdims']:
             return y
         return _one_d(y.reshape(lane[:axis] + lane[axis + 1 :]))
 
     def backward(self, xp, dy):
+        if self.saved[0] is _ON_DEVICE:
+            _, shape, dtype, lanes, geometry = self.saved
+            dx = xp.empty(shape, dtype=dtype)
+            dy = xp.ascontiguousarray(dy.reshape(lanes.shape))
+            PICK_GRAD(xp, dy, lanes, *geometry, dx)
+            return dx, None
         shape, dtype, axis, idx = self.saved
         return (
             scatter_along(xp, shape, dtype, idx, dy.reshape(idx.shape), axis),
