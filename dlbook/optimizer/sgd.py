@@ -76,12 +76,15 @@ _CLIP_G = """
     }
 """
 
+# MXNet's SGDKernel for one element (after _CLIP_G)
+_SGD = 'weight = (1 - lr * wd) * weight - lr * g;'
+
 #: Plain SGD as one kernel (``weight`` updated).
 SGD_KERNEL = Elementwise(
     'dlbook_sgd_update',
     'T grad, T lr, T wd, T rescale_grad, T clip_gradient',
     'T weight',
-    _CLIP_G + 'weight = (1 - lr * wd) * weight - lr * g;',
+    _CLIP_G + _SGD,
     _sgd_steps,
 )
 
@@ -124,16 +127,18 @@ def _sgd_mom_steps(
     weight += mom
 
 
+# MXNet's SGDMomKernel for one element (after _CLIP_G)
+_SGD_MOM = """
+    mom = momentum * mom - lr * wd * weight - lr * g;
+    weight += mom;
+"""
+
 #: SGD with momentum as one kernel (``weight`` and ``mom`` updated).
 SGD_MOM_KERNEL = Elementwise(
     'dlbook_sgd_mom_update',
     'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
     'T weight, T mom',
-    _CLIP_G
-    + """
-    mom = momentum * mom - lr * wd * weight - lr * g;
-    weight += mom;
-    """,
+    _CLIP_G + _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -194,7 +199,7 @@ MULTI_SGD_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight',
     'T rescale_grad, T clip_gradient',
-    _CLIP_G + 'weight = (1 - lr * wd) * weight - lr * g;',
+    _CLIP_G + _SGD,
     _sgd_steps,
 )
 
@@ -205,11 +210,7 @@ MULTI_SGD_MOM_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight, raw T mom',
     'T momentum, T rescale_grad, T clip_gradient',
-    _CLIP_G
-    + """
-    mom = momentum * mom - lr * wd * weight - lr * g;
-    weight += mom;
-    """,
+    _CLIP_G + _SGD_MOM,
     _sgd_mom_steps,
 )
 
