@@ -31,10 +31,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 #: Kinds of calls that launch no kernel on a real GPU (the memory pool
-#: hands out a block): shown apart from the launches.
-ALLOCATIONS = frozenset(
-    {'empty', 'empty_like', 'zeros', 'zeros_like', 'ones', 'ones_like'}
-)
+#: hands out a block): shown apart from the launches.  ``zeros`` and
+#: ``ones`` fill their block, a launch.
+ALLOCATIONS = frozenset({'empty', 'empty_like'})
 
 
 def workloads():
@@ -209,7 +208,7 @@ def main():
         'CuPy (`DLBOOK_FAKE_GPUS=1`): every CuPy call that would compute '
         'or allocate on a GPU, a fused kernel counted once; views and '
         'shape changes are not calls.  "Launches" leaves out allocations '
-        '(`empty`, `zeros`, ...), which take a block from the memory pool '
+        '(`empty`, `empty_like`), which take a block from the memory pool '
         'without a kernel; "outside operators" are the tape\'s gradient '
         'writes and the optimizer.  On the H200 of the GPU section each '
         'call cost about 20 µs of host time, and ResNet-18 at 32×32 was '

@@ -407,6 +407,16 @@ def _pick():
         index_ops.PICK_GRAD(np, dy, idx.reshape(3, 1, 4), 5, 4, wrap, dx)
 
 
+def _pad_channels_last():
+    """The GPU's padded channels-last copy, called directly."""
+    from dlbook.ops.windows import PAD_CHANNELS_LAST_2D
+
+    x = np.random.RandomState(7).uniform(-1, 1, size=(2, 3, 4, 5))
+    for ph, pw in ((1, 1), (2, 0), (0, 3)):
+        out = np.empty((2, 4 + 2 * ph, 5 + 2 * pw, 3))
+        PAD_CHANNELS_LAST_2D(np, x, 3, 4, 5, ph, pw, out)
+
+
 def _grad_writes():
     from dlbook.ops.grad_writes import write_gradients
 
@@ -458,6 +468,7 @@ WORKLOADS = {
     'grad_writes': _grad_writes,
     'log_softmax': _log_softmax,
     'pick': _pick,
+    'pad_channels_last': _pad_channels_last,
     'pool2d': _pool2d,
     'activations': _activations,
 }

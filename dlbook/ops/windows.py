@@ -28,7 +28,9 @@ import ast
 import functools
 import itertools
 
+from ..backend import on_host
 from ..base import DLBookError
+from .kernels import Elementwise
 
 __all__ = [
     'parse_tuple',
@@ -185,20 +187,62 @@ def pad_spatial(xp, x, before, after=None, value=0):
 def pad_channels_last(xp, x, pad):
     """``(N, C, *S)`` -> ``(N, *(S + 2*pad), C)``: zero-padded and with the
     channels moved last, C-contiguous, in one copy (where
-    :func:`pad_spatial` and then a move of the channels copy twice)."""
-    moved = xp.moveaxis(x, 1, -1)
+    :func:`pad_spatial` and then a move of the channels copy twice).  On
+    a GPU a padded 2-D input is one kernel (:data:`PAD_CHANNELS_LAST_2D`)
+    where zeros and a copy into them are two."""
     if not any(pad):
-        return xp.ascontiguousarray(moved)
+        return xp.ascontiguousarray(xp.moveaxis(x, 1, -1))
     spatial = x.shape[2:]
     shape = (
         (x.shape[0],)
         + tuple(n + 2 * p for n, p in zip(spatial, pad))
         + (x.shape[1],)
     )
+    if len(spatial) == 2 and not on_host(xp):
+        out = xp.empty(shape, dtype=x.dtype)
+        PAD_CHANNELS_LAST_2D(
+            xp, xp.ascontiguousarray(x), x.shape[1], *spatial, *pad, out
+        )
+        return out
     out = xp.zeros(shape, dtype=x.dtype)
-    # crop_index's spatial slices, with the channels now the last axis
-    out[(slice(None),) + crop_index(pad, spatial)[2:]] = moved
+    _copy_channels_last(x, out, pad)
     return out
+
+
+def _copy_channels_last(x, out, pad):
+    """Copy ``x`` ``(N, C, *S)`` into the middle of ``out`` ``(N, *(S +
+    2*pad), C)``."""
+    # crop_index's spatial slices, with the channels now the last axis
+    out[(slice(None),) + crop_index(pad, x.shape[2:])[2:]] = x.transpose(
+        (0,) + tuple(range(2, x.ndim)) + (1,)
+    )
+
+
+def _pad_channels_last_steps(xp, x, C, h, w, ph, pw, out):
+    """:data:`PAD_CHANNELS_LAST_2D` in array operations."""
+    out[...] = 0
+    _copy_channels_last(x, out, (ph, pw))
+
+
+#: ``out[n, y, x, c] = x[n, c, y - ph, x - pw]`` inside the input, 0 in
+#: the padding: ``out`` is ``(N, h + 2ph, w + 2pw, C)``, ``x``
+#: C-contiguous ``(N, C, h, w)``.
+PAD_CHANNELS_LAST_2D = Elementwise(
+    'dlbook_pad_channels_last_2d',
+    'raw T x, int32 C, int32 h, int32 w, int32 ph, int32 pw',
+    'T out',
+    """
+    const int c = i % C;
+    long long r = i / C;
+    const int xx = r % (w + 2 * pw) - pw;
+    r /= w + 2 * pw;
+    const int yy = r % (h + 2 * ph) - ph;
+    r /= h + 2 * ph;  // the image
+    out = (yy < 0 || yy >= h || xx < 0 || xx >= w)
+        ? (T)0 : x[((r * C + c) * h + yy) * w + xx];
+    """,
+    _pad_channels_last_steps,
+)
 
 
 def crop_spatial(x, before, sizes):
