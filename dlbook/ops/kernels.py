@@ -37,6 +37,7 @@ Every kernel is registered in :data:`KERNELS` by name.
 
 import warnings
 
+from ..backend import on_host
 from ..backend.fake_cupy import is_fake, one_kernel
 from . import fastpath
 
@@ -96,6 +97,8 @@ class _Kernel:
     def __call__(self, xp, *args, **options):
         while args and args[-1] is None:  # outputs not given: allocated
             args = args[:-1]
+        if on_host(xp):  # the CPU: the twin, with no more checks
+            return self.twin(xp, *args, **options)
         if (
             not compiled(xp)
             or self.failed is not None

@@ -36,7 +36,7 @@ from ..ops.activation import stable_log_softmax
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
 from ..ops.op import Op, cast_scalar
-from ..ops.unary import sigmoid
+from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid
 
 __all__ = ['fuse']
 
@@ -45,6 +45,13 @@ _new = object.__new__
 #: activations applied in place after a dense layer, by operator name or
 #: ``Activation``'s ``act_type``
 _ACTIVATIONS = ('relu', 'sigmoid', 'tanh')
+#: ``dh = kernel(xp, dy, y)`` of each: ``dy * (y > 0)``, ``dy * (y * (1 -
+#: y))``, ``dy * (1 - y * y)``
+_GRADIENT_KERNELS = {
+    'relu': RELU_GRAD,
+    'sigmoid': SIGMOID_GRAD,
+    'tanh': TANH_GRAD,
+}
 
 
 class DenseActivation(FullyConnected):
@@ -87,13 +94,8 @@ class DenseActivation(FullyConnected):
     def backward(self, xp, dy):
         act = self.act
         if act is not None:
-            y = self.y
-            if act == 'relu':
-                dy = dy * (y > 0)
-            elif act == 'tanh':
-                dy = dy * (1 - y * y)
-            else:
-                dy = dy * (y * (1 - y))
+            # the activations' own gradient kernels (one launch on a GPU)
+            dy = _GRADIENT_KERNELS[act](xp, dy, self.y)
         return FullyConnected.backward(self, xp, dy)
 
 
