@@ -4,8 +4,8 @@ With array operations a pooling layer is one whole-array ``maximum`` (or
 ``add``) per kernel offset, plus a padded copy of the input; its backward
 is four or five operations per offset (which element of each window is
 the first maximum, then a slice-add).  On a GPU each is a launch: the
-3x3 stride-2 max pooling at the start of a ResNet took 12 launches
-forward and 58 backward.  Here each direction is one kernel, and neither
+3x3 stride-2 max pooling at the start of a ResNet took 11 calls
+forward and 56 backward.  Here each direction is one kernel, and neither
 pads the input (positions outside it are skipped, or read as ``lowest``
 for max pooling, which is what the padding held):
 
