@@ -133,6 +133,20 @@ def _reduction_source(kernel, ctype, kinds):
 _LIBRARIES = {}
 
 
+#: ``T`` of the kernels, as C++ names it
+_C_TYPES = {np.dtype('float32'): 'float', np.dtype('float64'): 'double'}
+
+
+def _run(tmp_dir, source, passed, *counts):
+    """Compile ``source`` and call its ``run(*counts, args)`` on the
+    arrays ``passed`` (updated in place)."""
+    lib = _compiled(tmp_dir, source)
+    pointers = (ctypes.c_void_p * len(passed))(
+        *(b.ctypes.data for b in passed)
+    )
+    lib.run(*(ctypes.c_longlong(c) for c in counts), pointers)
+
+
 def _compiled(tmp_dir, source):
     key = hashlib.sha1(source.encode()).hexdigest()[:16]
     if key not in _LIBRARIES:
@@ -188,14 +202,8 @@ def _replay(tmp_dir, kernel, args, size=None):
         passed.append(buf)
         if j >= n_in:
             outputs.append(buf)
-    ctype = {np.dtype('float32'): 'float', np.dtype('float64'): 'double'}[
-        dtype
-    ]
-    lib = _compiled(tmp_dir, _source(kernel, ctype, kinds))
-    pointers = (ctypes.c_void_p * len(passed))(
-        *(b.ctypes.data for b in passed)
-    )
-    lib.run(ctypes.c_longlong(int(np.prod(shape))), pointers)
+    source = _source(kernel, _C_TYPES[dtype], kinds)
+    _run(tmp_dir, source, passed, int(np.prod(shape)))
     return outputs
 
 
@@ -221,14 +229,8 @@ def _replay_reduction(tmp_dir, kernel, args, axis):
             kinds.append('scalar')
     out = np.zeros(out_shape, dtype)
     passed.append(out)
-    ctype = {np.dtype('float32'): 'float', np.dtype('float64'): 'double'}[
-        dtype
-    ]
-    lib = _compiled(tmp_dir, _reduction_source(kernel, ctype, kinds))
-    pointers = (ctypes.c_void_p * len(passed))(
-        *(b.ctypes.data for b in passed)
-    )
-    lib.run(ctypes.c_longlong(n_out), ctypes.c_longlong(n_red), pointers)
+    source = _reduction_source(kernel, _C_TYPES[dtype], kinds)
+    _run(tmp_dir, source, passed, n_out, n_red)
     return [out]
 
 

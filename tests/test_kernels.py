@@ -152,15 +152,22 @@ CASES = {
 }
 
 
-def _run(ctx, case):
-    """Outputs, gradients and aux states of one case on ``ctx``."""
+def _set_up(case, ctx):
+    """``(x, forward, params, aux)`` of one case on ``ctx``, the input
+    and the parameters with gradient buffers."""
     shape, make = CASES[case]
-    mx.random.seed(3)
     x = nd.random.uniform(-2, 2, shape=shape, ctx=ctx)
     x.attach_grad()
     forward, params, aux = make(x)
     for p in params:
         p.attach_grad()
+    return x, forward, params, aux
+
+
+def _run(ctx, case):
+    """Outputs, gradients and aux states of one case on ``ctx``."""
+    mx.random.seed(3)
+    x, forward, params, aux = _set_up(case, ctx)
     with autograd.record():
         y = forward()
     cot = nd.random.uniform(-1, 1, shape=y.shape, ctx=ctx, dtype=y.dtype)
@@ -341,12 +348,7 @@ def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
     """Upper bounds on the device calls of one forward and one backward
     (with the tape's own writes of the gradients): a step that grows back
     to one launch per array operation fails here."""
-    shape, make = CASES[case]
-    x = nd.random.uniform(-2, 2, shape=shape, ctx=fake_gpu)
-    x.attach_grad()
-    forward, params, _ = make(x)
-    for p in params:
-        p.attach_grad()
+    x, forward, params, _ = _set_up(case, fake_gpu)
     with autograd.record():
         forward()  # warm: parameters, buffers
     with autograd.record():

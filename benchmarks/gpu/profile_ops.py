@@ -69,6 +69,16 @@ def _timed(label, fn, group='op'):
     return wrapper
 
 
+#: the functions of ``conv_fast`` timed beside the operators
+CONV_HELPERS = (
+    'conv_forward',
+    'weight_grad',
+    'weight_grad_channels_last',
+    'data_grad',
+    'bias_grad',
+)
+
+
 def instrument():
     """Wrap every operator's forward/backward and the conv helpers."""
     for cls in set(REGISTRY.values()):
@@ -76,13 +86,7 @@ def instrument():
             fn = cls.__dict__.get(method)
             if fn is not None:
                 setattr(cls, method, _timed(f'{cls.name}.{method}', fn))
-    for name in (
-        'conv_forward',
-        'weight_grad',
-        'weight_grad_channels_last',
-        'data_grad',
-        'bias_grad',
-    ):
+    for name in CONV_HELPERS:
         fn = _timed(f'conv_fast.{name}', getattr(conv_fast, name), 'conv')
         setattr(conv_fast, name, fn)
     conv.conv_data_grad = _timed(
@@ -245,13 +249,7 @@ def instrument_once():
             for method in ('forward', 'backward'):
                 if method in cls.__dict__:
                     _SAVED[(cls, method)] = cls.__dict__[method]
-        for name in (
-            'conv_forward',
-            'weight_grad',
-            'weight_grad_channels_last',
-            'data_grad',
-            'bias_grad',
-        ):
+        for name in CONV_HELPERS:
             _SAVED[(conv_fast, name)] = getattr(conv_fast, name)
         _SAVED[(conv, 'conv_data_grad')] = conv.conv_data_grad
         _SAVED[(gluon.Trainer, 'step')] = gluon.Trainer.step

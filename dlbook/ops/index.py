@@ -250,7 +250,8 @@ _PICK_INDEX = """
 def _fixed_lanes(xp, index, size, inner, wrap):
     """The integer index, fixed by its mode, as ``(outer, 1, inner)``."""
     k = _as_int(xp, index).reshape(-1, 1, inner)
-    return k % size if wrap else xp.minimum(xp.maximum(k, 0), size - 1)
+    mode = 'wrap' if wrap else 'clip'
+    return _fix_indices(xp, k, size, mode, 'pick', (size,))
 
 
 def _pick_steps(xp, data, index, size, inner, wrap):
