@@ -117,8 +117,10 @@ def _unpack(flat, mode, num_layers, input_size, hidden, directions):
 # computes step t from the step's projections ``xw = x_t W_x^T + b_x`` and
 # ``hw = h_{t-1} W_h^T (+ b_h)`` and the previous states, and stores what
 # its backward needs in arrays indexed by t.  backward() gets the
-# gradients of the new states and returns those of xw and hw, plus any
-# direct gradient of the previous states.
+# gradients of the new states (``dh_terms``, whose sum is dh) and the
+# rows it may write into (``out``: those of dxw and dhw and a buffer for
+# the previous state's gradient), and returns the gradients of xw and hw,
+# plus any direct gradient of the previous states.
 
 
 class _ElmanCell:
@@ -134,7 +136,7 @@ class _ElmanCell:
         a = xw + hw
         return (xp.maximum(a, 0) if self.relu else xp.tanh(a)), None
 
-    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out):
         dh = sum(dh_terms)
         da = dh * (h > 0) if self.relu else dh * (1 - h * h)
         return da, da, None, None
@@ -171,7 +173,7 @@ class _LSTMCell:
         )
         return h, c
 
-    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out):
         # out: the rows of dxw (and of dhw, the same array here) and a
         # buffer for dc_prev
         da, _, dc_prev = out
@@ -221,7 +223,7 @@ class _GRUCell:
         )
         return h, None
 
-    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out=None):
+    def backward(self, xp, t, dh_terms, dc, h_prev, h, c_prev, c, out):
         # out: the rows of dxw and dhw, and a buffer for dh_direct
         dxw, dhw, dh_direct = out
         # dy, the product from the next step and that step's direct part
