@@ -50,21 +50,36 @@ def test_many_uses_sum_without_touching_shared_gradients(ctx, uses):
 
 @pytest.mark.parametrize('op', ['+', '-'])
 def test_add_and_subtract_keep_only_shapes(ctx, op):
-    """``+`` and ``-`` need no values for their gradient: they keep the
-    two shapes, so writing into an input before ``backward`` is harmless
-    (``*`` would raise)."""
+    """``+`` and ``-`` need no values for their gradient: they keep only
+    the two shapes (broadcast inputs), so writing into an input before
+    ``backward`` is harmless (``*`` would raise)."""
     a = nd.array([[1.0, 2.0]], ctx=ctx)
     x = nd.array([[3.0], [4.0]], ctx=ctx)  # broadcast: (2, 1) with (1, 2)
     x.attach_grad()
     with autograd.record():
         y = a + x if op == '+' else a - x
-    saved = y._node.op.saved
-    assert saved[:2] == ((1, 2), (2, 1))
-    assert saved[2] == (None, None, None)
+    op_ = y._node.op
+    assert op_.input_shapes == ((1, 2), (2, 1))
+    assert op_.saved == (None, None, None)
     a[:] = 100  # after recording, outside record(): allowed
     y.backward()
     sign = 1 if op == '+' else -1
     np.testing.assert_allclose(x.grad.asnumpy(), [[2.0 * sign]] * 2)
+
+
+def test_equal_shapes_keep_no_shapes(ctx):
+    """The common case keeps nothing per call for ``+`` (one shared
+    ``saved`` tuple, no shapes): fewer objects live until ``backward``."""
+    a = nd.array([[1.0, 2.0]], ctx=ctx)
+    x = nd.array([[3.0, 4.0]], ctx=ctx)
+    x.attach_grad()
+    with autograd.record():
+        y = a + x
+        z = a + x
+    assert y._node.op.input_shapes is None
+    assert y._node.op.saved is z._node.op.saved
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [[1.0, 1.0]])
 
 
 def test_grad_req_write_add_null(ctx):

@@ -21,6 +21,10 @@ from ..base import DLBookError
 from .op import Op, keep_dtype, register, unbroadcast
 
 
+#: ``saved`` of an operator whose gradient reads none of ``a, b, z``
+_NO_VALUES = (None, None, None)
+
+
 def _broadcastable(shape_a, shape_b):
     return all(
         m == n or m == 1 or n == 1
@@ -59,19 +63,30 @@ class _Binary(Op):
                     f'broadcast together (each axis must match or be 1)'
                 ) from None
             raise
-        values = (a, b, z) if self.needs_values else (None, None, None)
-        self.saved = (a.shape, b.shape, values)
+        # What backward needs is kept in as few new objects as possible:
+        # each one outlives the operator call until backward, and
+        # Python's garbage collector visits it meanwhile.  Equal shapes,
+        # the common case, need no reduction, so no shapes are kept; an
+        # operator that reads no values keeps one shared tuple.
+        self.saved = (a, b, z) if self.needs_values else _NO_VALUES
+        a_shape = a.shape
+        b_shape = b.shape
+        if a_shape != b_shape:
+            self.input_shapes = (a_shape, b_shape)
         return z
 
+    #: ``(a.shape, b.shape)`` when they differ (set by ``forward``)
+    input_shapes = None
+
     def backward(self, xp, dz):
-        a_shape, b_shape, values = self.saved
-        da, db = self.grads(xp, dz, *values)
-        # same shapes, the common case, need no reduction (tested here:
-        # backward runs once per recorded operation)
-        if da.shape != a_shape:
-            da = unbroadcast(xp, da, a_shape)
-        if db.shape != b_shape:
-            db = unbroadcast(xp, db, b_shape)
+        da, db = self.grads(xp, dz, *self.saved)
+        shapes = self.input_shapes
+        if shapes is not None:  # broadcast: sum back to each input's shape
+            a_shape, b_shape = shapes
+            if da.shape != a_shape:
+                da = unbroadcast(xp, da, a_shape)
+            if db.shape != b_shape:
+                db = unbroadcast(xp, db, b_shape)
         return da, db
 
 
