@@ -20,7 +20,6 @@ with broadcasting live in ``compare.py``.
 from ..base import DLBookError
 from .op import Op, keep_dtype, register, unbroadcast
 
-
 #: ``saved`` of an operator whose gradient reads none of ``a, b, z``
 _NO_VALUES = (None, None, None)
 
