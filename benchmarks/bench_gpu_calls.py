@@ -45,12 +45,15 @@ def workloads():
         train_step,
     )
 
-    def resnet18(size, batch, hybridize=False):
-        return lambda ctx: resnet18_step(ctx, size, batch, hybridize)
+    def resnet18(size, batch, hybridize=False, optimizer='sgd'):
+        return lambda ctx: resnet18_step(
+            ctx, size, batch, hybridize, optimizer
+        )
 
     return [
         ('ResNet-18 32×32, batch 128', resnet18(32, 128)),
         ('ResNet-18 32×32, batch 128, hybridized', resnet18(32, 128, True)),
+        ('ResNet-18 32×32, batch 128, Adam', resnet18(32, 128, False, 'adam')),
         ('ResNet-18 224×224, batch 4', resnet18(224, 4)),
         (
             'LeNet (sigmoid, average pooling), batch 256',

@@ -31,8 +31,16 @@ import pytest
 from dlbook import autograd, nd
 from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
+from dlbook.optimizer.adam import adam_update, adamw_update
+from dlbook.optimizer.adaptive import (
+    adadelta_update,
+    adagrad_update,
+    rmsprop_update,
+    rmspropalex_update,
+)
 from dlbook.optimizer.sgd import (
     multi_sgd_update,
+    nag_mom_update,
     sgd_mom_update,
     sgd_update,
 )
@@ -449,6 +457,25 @@ def _optimizers():
     multi_sgd_update(np, ws, gs, None, lrs, wds, 0.0, 1.0, None)
 
 
+def _adaptive_optimizers():
+    """Each rule with weight decay and both clips, then with neither."""
+    rng = np.random.RandomState(2)
+    for clip, wd, clip_weights in ((0.5, 0.01, 0.9), (None, 0.0, None)):
+        w, g = rng.uniform(-1, 1, 10), rng.uniform(-3, 3, 10)
+        m, v, d = rng.uniform(-1, 1, 10), rng.uniform(0, 1, 10), np.zeros(10)
+        nag_mom_update(np, w, g, m, 0.1, wd, 0.9, 2.0, clip)
+        adam_update(np, w, g, m, v, 0.1, wd, 0.9, 0.999, 1e-8, 2.0, clip)
+        adamw_update(np, w, g, m, v, 0.1, 0.5, wd, 0.9, 0.999, 1e-6, 2.0, clip)
+        adagrad_update(np, w, g, v, 0.1, wd, 1e-7, 2.0, clip)
+        rmsprop_update(
+            np, w, g, v, 0.1, wd, 0.9, 1e-8, 2.0, clip, clip_weights
+        )
+        rmspropalex_update(
+            np, w, g, v, m, d, 0.1, wd, 0.9, 0.8, 1e-8, 2.0, clip, clip_weights
+        )
+        adadelta_update(np, w, g, v, d, wd, 0.9, 1e-5, 2.0, clip)
+
+
 def _activations():
     x = nd.random.uniform(-30, 30, shape=(4, 5), dtype='float64')
     x.attach_grad()
@@ -467,6 +494,7 @@ WORKLOADS = {
     'col2im_stride2': lambda: _col2im(2, 3),
     'col2im_stride1': lambda: _col2im(1, 3),
     'optimizers': _optimizers,
+    'adaptive_optimizers': _adaptive_optimizers,
     'grad_writes': _grad_writes,
     'log_softmax': _log_softmax,
     'pick': _pick,

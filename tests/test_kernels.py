@@ -359,9 +359,9 @@ def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
     assert n_backward <= backward_most, calls_b
 
 
-def _mlp_trainer(ctx, momentum):
-    """Three dense layers (six parameters) and their SGD trainer, after
-    one backward."""
+def _mlp_trainer(ctx, momentum, optimizer='sgd', **options):
+    """Three dense layers (six parameters) and their trainer (SGD by
+    default), after one backward."""
     mx.random.seed(5)
     net = gluon.nn.HybridSequential()
     net.add(
@@ -370,9 +370,11 @@ def _mlp_trainer(ctx, momentum):
         gluon.nn.Dense(3, in_units=4),
     )
     net.initialize(mx.init.Uniform(0.5), ctx=ctx)
-    params = {'learning_rate': 0.1, 'momentum': momentum, 'wd': 0.01}
-    params['clip_gradient'] = 0.3
-    trainer = gluon.Trainer(net.collect_params(), 'sgd', params)
+    params = {'learning_rate': 0.1, 'wd': 0.01, 'clip_gradient': 0.3}
+    params.update(options)
+    if optimizer in ('sgd', 'nag'):
+        params['momentum'] = momentum
+    trainer = gluon.Trainer(net.collect_params(), optimizer, params)
     x = nd.array(numpy.arange(8.0).reshape(2, 4) / 8, ctx=ctx)
 
     def backward():
@@ -382,6 +384,57 @@ def _mlp_trainer(ctx, momentum):
 
     backward()
     return net, trainer, backward
+
+
+#: Update rules with one fused kernel per weight: (optimizer, options,
+#: the kernel)
+UPDATE_RULES = {
+    'nag': ('nag', {}, 'dlbook_nag_mom_update'),
+    'adam': ('adam', {}, 'dlbook_adam_update'),
+    'adamw': ('adamw', {}, 'dlbook_adamw_update'),
+    'adagrad': ('adagrad', {}, 'dlbook_adagrad_update'),
+    'rmsprop': ('rmsprop', {'clip_weights': 0.4}, 'dlbook_rmsprop_update'),
+    'rmsprop_centered': (
+        'rmsprop',
+        {'centered': True},
+        'dlbook_rmspropalex_update',
+    ),
+    'adadelta': ('adadelta', {}, 'dlbook_adadelta_update'),
+}
+
+
+@pytest.mark.parametrize('rule', sorted(UPDATE_RULES))
+def test_update_rule_is_one_launch_per_parameter(fake_gpu, rule):
+    """Six parameters: six launches of the rule's kernel, nothing else
+    (written with array operations, Adam was about fifteen per weight)."""
+    optimizer, options, kernel = UPDATE_RULES[rule]
+    net, trainer, backward = _mlp_trainer(fake_gpu, 0.9, optimizer, **options)
+    trainer.step(2)
+    backward()
+    n, calls = _launches(lambda: trainer.step(2))
+    assert calls == {kernel: 6}, calls
+
+
+@pytest.mark.parametrize('rule', sorted(UPDATE_RULES))
+def test_update_rule_kernel_agrees_with_twin(ctx, rule):
+    """Three training steps with the fast path on (the kernels, on a GPU)
+    and off (array operations) give the same weights."""
+    optimizer, options, _ = UPDATE_RULES[rule]
+    results = []
+    for fast in (True, False):
+        with fastpath.use(fast):
+            net, trainer, backward = _mlp_trainer(
+                ctx, 0.9, optimizer, **options
+            )
+            for _ in range(3):
+                trainer.step(2)
+                backward()
+        results.append(
+            [p.data().asnumpy() for p in net.collect_params().values()]
+        )
+    for a, b in zip(*results):
+        # float32; a GPU kernel may round differently (fused multiply-add)
+        numpy.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
 
 
 @pytest.mark.parametrize('momentum', [0.0, 0.9])

@@ -35,16 +35,20 @@ def conv_step(ctx, cin, cout, size, k, s, batch):
     return step
 
 
-def train_step(ctx, net, shape, classes, batch, hybridize=False):
+def train_step(
+    ctx, net, shape, classes, batch, hybridize=False, optimizer='sgd'
+):
     """A classifier's training step on random images: softmax
-    cross-entropy, SGD with momentum 0.9."""
+    cross-entropy, SGD with momentum 0.9 (or ``optimizer`` with its
+    default settings and a learning rate of 0.001)."""
     net.initialize(ctx=ctx, init=mx.init.Xavier(), force_reinit=True)
     if hybridize:
         net.hybridize(static_alloc=True, static_shape=True)
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
-    trainer = gluon.Trainer(
-        net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
-    )
+    settings = {'learning_rate': 0.001}
+    if optimizer == 'sgd':
+        settings = {'learning_rate': 0.01, 'momentum': 0.9}
+    trainer = gluon.Trainer(net.collect_params(), optimizer, settings)
     X = nd.random.uniform(shape=(batch,) + shape, ctx=ctx)
     y = nd.array([i % classes for i in range(batch)], ctx=ctx)
 
@@ -57,7 +61,7 @@ def train_step(ctx, net, shape, classes, batch, hybridize=False):
     return step
 
 
-def resnet18_step(ctx, size, batch, hybridize=False):
+def resnet18_step(ctx, size, batch, hybridize=False, optimizer='sgd'):
     """ResNet-18 (the model zoo's ``resnet18_v1``, 10 classes) training
     step on ``size x size`` images."""
     from dlbook.gluon.model_zoo import vision
@@ -69,6 +73,7 @@ def resnet18_step(ctx, size, batch, hybridize=False):
         10,
         batch,
         hybridize=hybridize,
+        optimizer=optimizer,
     )
 
 

@@ -6,7 +6,45 @@ some add the weight decay before clipping,
 ``clip(rescale_grad * grad + wd * weight, clip_gradient)``.  Both return
 a new array (the caller's gradient is never changed).  ``xp`` is NumPy or
 CuPy; a ``clip_gradient`` of None means no clipping.
+
+The fused GPU kernels of the rules (``dlbook/ops/kernels.py``) start with
+the same preparation in CUDA C, :data:`RESCALED_G` or
+:data:`RESCALED_G_WITH_WD`, where a negative ``clip_gradient`` means no
+clipping (:func:`kernel_clip`).
 """
+
+#: CUDA C: ``T g = clip(rescale_grad * grad, clip_gradient)``
+#: (:func:`rescaled`), no clipping for a negative bound.
+RESCALED_G = """
+    T g = rescale_grad * grad;
+    if (clip_gradient >= 0) {
+        g = g > clip_gradient ? clip_gradient
+            : (g < -clip_gradient ? -clip_gradient : g);
+    }
+"""
+
+#: CUDA C: ``T g = clip(rescale_grad * grad + wd * weight,
+#: clip_gradient)`` (:func:`rescaled_with_wd`).
+RESCALED_G_WITH_WD = """
+    T g = rescale_grad * grad;
+    if (wd != 0) {
+        g += wd * weight;
+    }
+    if (clip_gradient >= 0) {
+        g = g > clip_gradient ? clip_gradient
+            : (g < -clip_gradient ? -clip_gradient : g);
+    }
+"""
+
+
+def kernel_clip(bound):
+    """A clipping bound for the kernels: None (no clipping) becomes -1."""
+    return -1.0 if bound is None else bound
+
+
+def twin_clip(bound):
+    """A kernel's bound back to the array operations': negative is None."""
+    return None if bound < 0 else bound
 
 
 def clip_inplace(xp, x, bound):

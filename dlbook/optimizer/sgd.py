@@ -17,7 +17,7 @@ import os
 from .. import ndarray as nd
 from ..backend import on_host
 from ..ops.kernels import Elementwise, Grouped
-from ._gradient import rescaled
+from ._gradient import RESCALED_G, kernel_clip, rescaled, twin_clip
 from ._lazy import rows_for_update
 from .optimizer import Optimizer, register
 
@@ -51,7 +51,7 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
         lr,
         wd,
         rescale_grad,
-        -1.0 if clip_gradient is None else clip_gradient,
+        kernel_clip(clip_gradient),
         weight,
     )
 
@@ -68,15 +68,7 @@ def _sgd_steps(xp, grad, lr, wd, rescale_grad, clip_gradient, weight):
         weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
 
 
-_CLIP_G = """
-    T g = rescale_grad * grad;
-    if (clip_gradient >= 0) {
-        g = g > clip_gradient ? clip_gradient
-            : (g < -clip_gradient ? -clip_gradient : g);
-    }
-"""
-
-# MXNet's SGDKernel for one element (after _CLIP_G)
+# MXNet's SGDKernel for one element (after RESCALED_G)
 _SGD = 'weight = (1 - lr * wd) * weight - lr * g;'
 
 #: Plain SGD as one kernel (``weight`` updated).
@@ -84,7 +76,7 @@ SGD_KERNEL = Elementwise(
     'dlbook_sgd_update',
     'T grad, T lr, T wd, T rescale_grad, T clip_gradient',
     'T weight',
-    _CLIP_G + _SGD,
+    RESCALED_G + _SGD,
     _sgd_steps,
 )
 
@@ -106,7 +98,7 @@ def sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        -1.0 if clip_gradient is None else clip_gradient,
+        kernel_clip(clip_gradient),
         weight,
         mom,
     )
@@ -127,7 +119,7 @@ def _sgd_mom_steps(
     weight += mom
 
 
-# MXNet's SGDMomKernel for one element (after _CLIP_G)
+# MXNet's SGDMomKernel for one element (after RESCALED_G)
 _SGD_MOM = """
     mom = momentum * mom - lr * wd * weight - lr * g;
     weight += mom;
@@ -138,7 +130,7 @@ SGD_MOM_KERNEL = Elementwise(
     'dlbook_sgd_mom_update',
     'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
     'T weight, T mom',
-    _CLIP_G + _SGD_MOM,
+    RESCALED_G + _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -149,11 +141,31 @@ def nag_mom_update(
     """Nesterov momentum, in place.
 
     With ``d = lr * (g' + wd*weight)``: ``mom = momentum*mom - d``;
-    ``weight += momentum*mom - d``.  (The kernel writes it as
+    ``weight += momentum*mom - d``.  (MXNet's kernel writes it as
     ``m0 = momentum*mom; weight += -m0 + (1 + momentum)*(m0 - d);
     mom = m0 - d``, the same value.)
+
+    One fused kernel on a GPU (:data:`NAG_MOM_KERNEL`), as MXNet's
+    ``nag_mom_update``.
     """
-    d = rescaled(xp, grad, rescale_grad, clip_gradient)
+    NAG_MOM_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        weight,
+        mom,
+    )
+
+
+def _nag_mom_steps(
+    xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
+):
+    """:data:`NAG_MOM_KERNEL` in array operations."""
+    d = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
     if wd:
         d += wd * weight
     d *= lr
@@ -161,6 +173,26 @@ def nag_mom_update(
     mom -= d
     weight += momentum * mom
     weight -= d
+
+
+#: Nesterov momentum as one kernel (``weight`` and ``mom`` updated); the
+#: operations in the order of the twin, so both round alike.
+NAG_MOM_KERNEL = Elementwise(
+    'dlbook_nag_mom_update',
+    'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
+    'T weight, T mom',
+    RESCALED_G
+    + """
+    if (wd != 0) {
+        g += wd * weight;
+    }
+    T d = g * lr;
+    mom = mom * momentum - d;
+    weight += momentum * mom;
+    weight -= d;
+""",
+    _nag_mom_steps,
+)
 
 
 def signsgd_update(xp, weight, grad, lr, wd):
@@ -199,7 +231,7 @@ MULTI_SGD_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight',
     'T rescale_grad, T clip_gradient',
-    _CLIP_G + _SGD,
+    RESCALED_G + _SGD,
     _sgd_steps,
 )
 
@@ -210,7 +242,7 @@ MULTI_SGD_MOM_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight, raw T mom',
     'T momentum, T rescale_grad, T clip_gradient',
-    _CLIP_G + _SGD_MOM,
+    RESCALED_G + _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -242,7 +274,7 @@ def multi_sgd_update(
     in place, four per kernel.  The arrays must be C-contiguous (they are
     read as flat rows); values as :func:`sgd_update` and
     :func:`sgd_mom_update` give weight by weight."""
-    clip = -1.0 if clip_gradient is None else clip_gradient
+    clip = kernel_clip(clip_gradient)
     if moms is None:
         MULTI_SGD_KERNEL.apply(
             xp,
