@@ -31,14 +31,14 @@ import pytest
 from dlbook import autograd, nd
 from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.optimizer.adam import adam_update, adamw_update
-from dlbook.optimizer.adaptive import (
+from dlbook.ops.update_rules.adam import adam_update, adamw_update
+from dlbook.ops.update_rules.adaptive import (
     adadelta_update,
     adagrad_update,
     rmsprop_update,
     rmspropalex_update,
 )
-from dlbook.optimizer.sgd import (
+from dlbook.ops.update_rules.sgd import (
     multi_sgd_update,
     nag_mom_update,
     sgd_mom_update,

@@ -15,7 +15,7 @@ from dlbook import autograd, gluon, nd
 from dlbook.backend import fake_cupy, on_host, reset_gpu_backend
 from dlbook.ops import fastpath, kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.optimizer.sgd import (
+from dlbook.ops.update_rules.sgd import (
     multi_sgd_update,
     sgd_mom_update,
     sgd_update,

@@ -50,6 +50,7 @@ from .legacy import (
 )
 from .methods import attach_methods as _attach_methods
 from .serialization import load, load_frombuffer, save
+from .updates import *  # noqa: F403  (sgd_update, adam_update, ...)
 
 _attach_methods(NDArray, globals())
 

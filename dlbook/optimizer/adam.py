@@ -1,7 +1,9 @@
 """Adam and the optimizers built on its two moment estimates: AdamW,
 Adamax, Nadam, FTML and LAMB.
 
-As in ``sgd.py``, each rule changes raw arrays in place.  Sources:
+The rules themselves, on raw arrays, are in
+``dlbook/ops/update_rules/adam.py`` (Adamax and Nadam, Python-level rules
+in MXNet too, are written here).  Sources:
 ``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h`` (``AdamUpdateKernel``,
 ``FTMLKernel``, ``LambUpdatePhaseOneKernel``/``PhaseTwoKernel``),
 ``src/operator/contrib/adamw-inl.h`` (``AdamWUpdate``) and the Python rules
@@ -14,247 +16,18 @@ import math
 
 import numpy
 
-from ..ops.kernels import Elementwise
-from ._gradient import (
-    RESCALED_G,
-    RESCALED_G_WITH_WD,
-    kernel_clip,
-    rescaled,
-    rescaled_with_wd,
-    twin_clip,
+from ..ndarray.lazy_update import rows_for_update
+from ..ops.update_rules.adam import (
+    adam_update,
+    adamw_update,
+    ftml_update,
+    lamb_update,
+    update_moments,
 )
-from ._lazy import rows_for_update
+from ..ops.update_rules.gradient import rescaled_with_wd
 from .optimizer import Optimizer, register
 
-__all__ = [
-    'Adam',
-    'AdamW',
-    'Adamax',
-    'Nadam',
-    'FTML',
-    'LAMB',
-    'adam_update',
-    'adamw_update',
-    'lamb_update',
-]
-
-
-def _update_moments(g, mean, var, beta1, beta2):
-    """``mean = b1*mean + (1-b1)*g``; ``var = b2*var + (1-b2)*g*g``."""
-    mean *= beta1
-    mean += (1 - beta1) * g
-    var *= beta2
-    var += (1 - beta2) * g * g
-
-
-def adam_update(
-    xp,
-    weight,
-    grad,
-    mean,
-    var,
-    lr,
-    wd,
-    beta1,
-    beta2,
-    epsilon,
-    rescale_grad,
-    clip_gradient,
-):
-    """Adam, in place (``lr`` already bias-corrected).
-
-    ``g = clip(rescale_grad*grad + wd*weight)``; moments as usual;
-    ``weight -= lr * mean / (sqrt(var) + epsilon)``
-
-    One fused kernel on a GPU (:data:`ADAM_KERNEL`), as MXNet's
-    ``adam_update``; written with array operations it is about fifteen
-    launches per weight.
-    """
-    ADAM_KERNEL(
-        xp,
-        grad,
-        lr,
-        wd,
-        beta1,
-        beta2,
-        epsilon,
-        rescale_grad,
-        kernel_clip(clip_gradient),
-        weight,
-        mean,
-        var,
-    )
-
-
-def _adam_steps(
-    xp,
-    grad,
-    lr,
-    wd,
-    beta1,
-    beta2,
-    epsilon,
-    rescale_grad,
-    clip_gradient,
-    weight,
-    mean,
-    var,
-):
-    """:data:`ADAM_KERNEL` in array operations."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
-    )
-    _update_moments(g, mean, var, beta1, beta2)
-    weight -= lr * mean / (xp.sqrt(var) + epsilon)
-
-
-# _update_moments for one element (after the gradient's preparation)
-_MOMENTS = """
-    mean = mean * beta1 + (1 - beta1) * g;
-    var = var * beta2 + (1 - beta2) * g * g;
-"""
-
-#: Adam as one kernel (``weight``, ``mean`` and ``var`` updated).
-ADAM_KERNEL = Elementwise(
-    'dlbook_adam_update',
-    'T grad, T lr, T wd, T beta1, T beta2, T epsilon, T rescale_grad, '
-    'T clip_gradient',
-    'T weight, T mean, T var',
-    RESCALED_G_WITH_WD
-    + _MOMENTS
-    + 'weight -= lr * mean / (sqrt(var) + epsilon);',
-    _adam_steps,
-)
-
-
-def adamw_update(
-    xp,
-    weight,
-    grad,
-    mean,
-    var,
-    lr,
-    eta,
-    wd,
-    beta1,
-    beta2,
-    epsilon,
-    rescale_grad,
-    clip_gradient,
-):
-    """AdamW (decoupled weight decay), in place.
-
-    ``g = clip(rescale_grad*grad)``; moments as usual;
-    ``weight -= eta * (lr * mean / (sqrt(var) + epsilon) + wd * weight)``
-
-    One fused kernel on a GPU (:data:`ADAMW_KERNEL`), as MXNet's
-    ``adamw_update``.
-    """
-    ADAMW_KERNEL(
-        xp,
-        grad,
-        lr,
-        eta,
-        wd,
-        beta1,
-        beta2,
-        epsilon,
-        rescale_grad,
-        kernel_clip(clip_gradient),
-        weight,
-        mean,
-        var,
-    )
-
-
-def _adamw_steps(
-    xp,
-    grad,
-    lr,
-    eta,
-    wd,
-    beta1,
-    beta2,
-    epsilon,
-    rescale_grad,
-    clip_gradient,
-    weight,
-    mean,
-    var,
-):
-    """:data:`ADAMW_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
-    _update_moments(g, mean, var, beta1, beta2)
-    step = lr * mean / (xp.sqrt(var) + epsilon)
-    if wd:
-        step += wd * weight
-    weight -= eta * step
-
-
-#: AdamW as one kernel (``weight``, ``mean`` and ``var`` updated).
-ADAMW_KERNEL = Elementwise(
-    'dlbook_adamw_update',
-    'T grad, T lr, T eta, T wd, T beta1, T beta2, T epsilon, '
-    'T rescale_grad, T clip_gradient',
-    'T weight, T mean, T var',
-    RESCALED_G
-    + _MOMENTS
-    + """
-    T step = lr * mean / (sqrt(var) + epsilon);
-    if (wd != 0) {
-        step += wd * weight;
-    }
-    weight -= eta * step;
-""",
-    _adamw_steps,
-)
-
-
-def lamb_update(
-    xp,
-    weight,
-    grad,
-    mean,
-    var,
-    lr,
-    wd,
-    t,
-    beta1,
-    beta2,
-    epsilon,
-    bias_correction,
-    lower_bound,
-    upper_bound,
-    rescale_grad,
-    clip_gradient,
-):
-    """LAMB, in place: an Adam direction scaled by a layer trust ratio.
-
-    ``g = clip(rescale_grad*grad)``; moments as usual;
-    ``r = mean_hat / (sqrt(var_hat) + epsilon) + wd*weight``;
-    ``r1 = clip(||weight||, lower_bound, upper_bound)``, ``r2 = ||r||``;
-    ``weight -= lr * (r1 / r2 if r1 and r2 else 1) * r``
-    """
-    g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    _update_moments(g, mean, var, beta1, beta2)
-    if bias_correction:
-        mean_hat = mean / (1.0 - beta1**t)
-        var_hat = var / (1.0 - beta2**t)
-        r = mean_hat / (xp.sqrt(var_hat) + epsilon)
-    else:
-        r = mean / (xp.sqrt(var) + epsilon)
-    r += wd * weight
-    # The trust ratio stays on the device (0-d arrays): no host sync per
-    # weight, as in MXNet's lamb_update_phase2.
-    r1 = xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2))
-    r2 = xp.sqrt(xp.sum(r * r))
-    if lower_bound is not None and lower_bound >= 0:
-        r1 = xp.maximum(r1, lower_bound)
-    if upper_bound is not None and upper_bound >= 0:
-        r1 = xp.minimum(r1, upper_bound)
-    usable = (r1 != 0) & (r2 != 0)
-    ratio = xp.where(usable, r1 / xp.where(r2 != 0, r2, 1), 1)
-    weight -= (lr * ratio).astype(r.dtype) * r
+__all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB']
 
 
 @register
@@ -519,7 +292,7 @@ class Nadam(Optimizer):
         self.m_schedule = self.m_schedule * mu_t
         m_schedule_next = self.m_schedule * mu_t1
         m, v = state[0]._data, state[1]._data
-        _update_moments(g, m, v, self.beta1, self.beta2)
+        update_moments(g, m, v, self.beta1, self.beta2)
         grad_prime = g / (1.0 - self.m_schedule)
         m_prime = m / (1.0 - m_schedule_next)
         v_prime = v / (1.0 - pow(self.beta2, t))
@@ -565,23 +338,23 @@ class FTML(Optimizer):
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
-        xp = weight.context.backend.xp
-        w = weight._data
         d, v, z = (s._data for s in state)
-        g = rescaled_with_wd(
-            xp, w, grad._data, wd, self.rescale_grad, self._kernel_clip()
+        ftml_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            d,
+            v,
+            z,
+            lr,
+            wd,
+            t,
+            self.beta1,
+            self.beta2,
+            self.epsilon,
+            self.rescale_grad,
+            self._kernel_clip(),
         )
-        v *= self.beta2
-        v += (1 - self.beta2) * g * g
-        d_t = (
-            (1 - self.beta1**t)
-            / lr
-            * (xp.sqrt(v / (1 - self.beta2**t)) + self.epsilon)
-        )
-        z *= self.beta1
-        z += (1 - self.beta1) * g - (d_t - self.beta1 * d) * w
-        d[...] = d_t
-        w[...] = -z / d_t
 
 
 @register

@@ -26,8 +26,8 @@ import os
 
 import numpy
 
+from ..ops.update_rules.sgd import sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
-from .sgd import sgd_mom_update, sgd_update
 
 __all__ = ['LARS', 'LBSGD', 'lars_rate']
 

@@ -31,7 +31,7 @@ import numpy
 from .. import lr_scheduler as _lr_scheduler
 from .. import ndarray as nd
 from ..base import DLBookError
-from ._lazy import dense_view
+from ..ndarray.lazy_update import dense_view
 from .optimizer import Optimizer
 
 __all__ = ['Updater', 'get_updater']

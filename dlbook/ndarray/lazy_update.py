@@ -51,7 +51,7 @@ def dense_view(weight):
     place."""
     if weight.stype != 'row_sparse':
         return weight
-    from ..ndarray.ndarray import from_raw
+    from .ndarray import from_raw
 
     return from_raw(_dense_values(weight), weight.context)
 

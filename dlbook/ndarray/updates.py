@@ -1,0 +1,709 @@
+"""MXNet's update operators: ``nd.sgd_update``, ``nd.adam_update``, ...
+
+MXNet's optimizers apply one fused operator per weight, and code written
+for MXNet calls them directly too::
+
+    nd.sgd_mom_update(weight, grad, mom, lr=0.1, momentum=0.9, wd=1e-4,
+                      out=weight)
+
+Each returns the updated weight: a new array, unless ``out`` names one
+(``out=weight`` updates the weight itself, as the optimizers do).  The
+state arrays (``mom``; Adam's ``mean`` and ``var``; the float32 master
+copy ``weight32`` of the ``mp_`` forms) are updated in place, as MXNet's
+mutable inputs are.  A ``clip_gradient`` below 0 means no clipping.
+With a row_sparse ``grad`` and ``lazy_update=True`` (the default, where
+the operator has it) only the rows ``grad`` holds change, weight decay
+and state included.
+
+The rules are the optimizers' own (``dlbook/ops/update_rules/``),
+written once: on a GPU each call is the rule's one fused kernel.  The
+``multi_*`` forms take the arrays interleaved, ``weight0, grad0, [mom0,]
+[weight32_0,] weight1, ...``, as MXNet does.
+
+These are imperative operators (MXNet's own symbolic forms cannot be
+composed with their state inputs); ``sym`` has none.
+"""
+
+import numpy
+
+from ..base import DLBookError
+from ..ops.update_rules import adam, adaptive, sgd
+from .lazy_update import rows_for_update
+from .ndarray import NDArray
+
+__all__ = [
+    'sgd_update',
+    'sgd_mom_update',
+    'mp_sgd_update',
+    'mp_sgd_mom_update',
+    'nag_mom_update',
+    'mp_nag_mom_update',
+    'signsgd_update',
+    'signum_update',
+    'adam_update',
+    'rmsprop_update',
+    'rmspropalex_update',
+    'ftml_update',
+    'ftrl_update',
+    'multi_sgd_update',
+    'multi_sgd_mom_update',
+    'multi_mp_sgd_update',
+    'multi_mp_sgd_mom_update',
+]
+
+
+def _clip(bound):
+    """MXNet's bound (negative: none) as the rules take it (None)."""
+    return None if bound is None or bound < 0 else bound
+
+
+def _required(name, **values):
+    for key, value in values.items():
+        if value is None:
+            raise DLBookError(
+                f'{name}: the parameter {key} is required (MXNet has no '
+                f'default for it)'
+            )
+
+
+def _check(name, weight, grad, states):
+    """Every array an NDArray of the weight's shape and context; grad and
+    the states of the weight's dtype (``weight32``, float32, apart)."""
+    arrays = {'weight': weight, 'grad': grad, **states}
+    for key, x in arrays.items():
+        if not isinstance(x, NDArray):
+            raise DLBookError(
+                f'{name}: {key} must be an NDArray, got {type(x).__name__}'
+            )
+    for key, x in arrays.items():
+        if x.shape != weight.shape:
+            raise DLBookError(
+                f'{name}: {key} has shape {x.shape}, the weight {weight.shape}'
+                f'; every array of an update has the weight\'s shape'
+            )
+        if x.context != weight.context:
+            raise DLBookError(
+                f'{name}: {key} is on {x.context}, the weight on '
+                f'{weight.context}'
+            )
+        want = numpy.float32 if key == 'weight32' else weight.dtype
+        if x.dtype != want:
+            raise DLBookError(
+                f'{name}: {key} is {numpy.dtype(x.dtype).name}, expected '
+                f'{numpy.dtype(want).name}'
+            )
+
+
+def _update(name, rule, weight, grad, states, out, lazy=False):
+    """Run ``rule(xp, w, g, *states)`` on a copy of ``weight`` (on
+    ``weight`` itself when ``out is weight``); the states in place.
+
+    ``states`` maps names to NDArrays, in the rule's order.
+    """
+    _check(name, weight, grad, states)
+    target = weight if out is weight else weight.copy()
+    w, g, raw_states, commit = rows_for_update(
+        target, grad, list(states.values()), lazy
+    )
+    rule(weight.context.backend.xp, w, g, *raw_states)
+    if commit is not None:
+        commit()
+    return _deliver(target, out)
+
+
+def _deliver(result, out):
+    """``result``, or ``result`` written into ``out``."""
+    if out is None or out is result:
+        return result
+    out[:] = result
+    return out
+
+
+def _mixed_precision(name, rule, weight, grad, states, weight32, out, lazy):
+    """The ``mp_`` forms: the rule updates the float32 master copy
+    ``weight32`` (in place) from the gradient cast to float32; the weight
+    returned is that copy cast back to the weight's dtype."""
+    _check(name, weight, grad, {'weight32': weight32})
+    grad32 = grad.astype(numpy.float32)
+    _update(name, rule, weight32, grad32, states, weight32, lazy)
+    result = weight32.astype(weight.dtype)
+    if out is weight:
+        weight[:] = result
+        return weight
+    return _deliver(result, out)
+
+
+# -- SGD and its relatives ----------------------------------------------------
+
+
+def sgd_update(
+    weight,
+    grad,
+    lr=None,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    lazy_update=True,
+    out=None,
+    name=None,
+):
+    """SGD: ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad *
+    grad, clip_gradient)``."""
+    _required('sgd_update', lr=lr)
+
+    def rule(xp, w, g):
+        sgd.sgd_update(xp, w, g, lr, wd, rescale_grad, _clip(clip_gradient))
+
+    return _update('sgd_update', rule, weight, grad, {}, out, lazy_update)
+
+
+def _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient):
+
+    def rule(xp, w, g, mom):
+        sgd.sgd_mom_update(
+            xp, w, g, mom, lr, wd, momentum, rescale_grad, _clip(clip_gradient)
+        )
+
+    return rule
+
+
+def sgd_mom_update(
+    weight,
+    grad,
+    mom,
+    lr=None,
+    momentum=0.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    lazy_update=True,
+    out=None,
+    name=None,
+):
+    """SGD with momentum: ``mom = momentum*mom - lr*wd*weight - lr*g'``
+    (``mom`` in place); ``weight += mom``."""
+    _required('sgd_mom_update', lr=lr)
+    rule = _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    return _update(
+        'sgd_mom_update', rule, weight, grad, {'mom': mom}, out, lazy_update
+    )
+
+
+def mp_sgd_update(
+    weight,
+    grad,
+    weight32,
+    lr=None,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    lazy_update=True,
+    out=None,
+    name=None,
+):
+    """:func:`sgd_update` on the float32 master copy ``weight32``."""
+    _required('mp_sgd_update', lr=lr)
+
+    def rule(xp, w, g):
+        sgd.sgd_update(xp, w, g, lr, wd, rescale_grad, _clip(clip_gradient))
+
+    return _mixed_precision(
+        'mp_sgd_update', rule, weight, grad, {}, weight32, out, lazy_update
+    )
+
+
+def mp_sgd_mom_update(
+    weight,
+    grad,
+    mom,
+    weight32,
+    lr=None,
+    momentum=0.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    lazy_update=True,
+    out=None,
+    name=None,
+):
+    """:func:`sgd_mom_update` on the float32 master copy ``weight32``
+    (``mom`` is float32 too)."""
+    _required('mp_sgd_mom_update', lr=lr)
+    rule = _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    return _mixed_precision(
+        'mp_sgd_mom_update',
+        rule,
+        weight,
+        grad,
+        {'mom': mom},
+        weight32,
+        out,
+        lazy_update,
+    )
+
+
+def _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient):
+
+    def rule(xp, w, g, mom):
+        sgd.nag_mom_update(
+            xp, w, g, mom, lr, wd, momentum, rescale_grad, _clip(clip_gradient)
+        )
+
+    return rule
+
+
+def nag_mom_update(
+    weight,
+    grad,
+    mom,
+    lr=None,
+    momentum=0.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """Nesterov momentum: with ``d = lr * (g' + wd*weight)``,
+    ``mom = momentum*mom - d``; ``weight += momentum*mom - d``."""
+    _required('nag_mom_update', lr=lr)
+    rule = _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
+
+
+def mp_nag_mom_update(
+    weight,
+    grad,
+    mom,
+    weight32,
+    lr=None,
+    momentum=0.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """:func:`nag_mom_update` on the float32 master copy ``weight32``."""
+    _required('mp_nag_mom_update', lr=lr)
+    rule = _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    return _mixed_precision(
+        'mp_nag_mom_update',
+        rule,
+        weight,
+        grad,
+        {'mom': mom},
+        weight32,
+        out,
+        False,
+    )
+
+
+def signsgd_update(
+    weight,
+    grad,
+    lr=None,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """signSGD: ``weight = (1 - lr*wd) * weight - lr * sign(grad)`` (MXNet
+    ignores ``rescale_grad`` and ``clip_gradient`` here)."""
+    _required('signsgd_update', lr=lr)
+
+    def rule(xp, w, g):
+        sgd.signsgd_update(xp, w, g, lr, wd)
+
+    return _update('signsgd_update', rule, weight, grad, {}, out)
+
+
+def signum_update(
+    weight,
+    grad,
+    mom,
+    lr=None,
+    momentum=0.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    wd_lh=0.0,
+    out=None,
+    name=None,
+):
+    """Signum: ``mom = momentum*mom - (1-momentum)*(wd*weight + g')``;
+    ``weight = (1 - lr*wd_lh) * weight + lr * sign(mom)``."""
+    _required('signum_update', lr=lr)
+
+    def rule(xp, w, g, m):
+        sgd.signum_update(
+            xp,
+            w,
+            g,
+            m,
+            lr,
+            wd,
+            momentum,
+            wd_lh,
+            rescale_grad,
+            _clip(clip_gradient),
+        )
+
+    return _update('signum_update', rule, weight, grad, {'mom': mom}, out)
+
+
+# -- adaptive rates --------------------------------------------------------------
+
+
+def adam_update(
+    weight,
+    grad,
+    mean,
+    var,
+    lr=None,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-8,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    lazy_update=True,
+    out=None,
+    name=None,
+):
+    """Adam (``lr`` already bias-corrected, as MXNet's optimizer passes
+    it): ``g = clip(rescale_grad*grad + wd*weight)``; ``mean = beta1*mean
+    + (1-beta1)*g``; ``var = beta2*var + (1-beta2)*g*g``; ``weight -= lr
+    * mean / (sqrt(var) + epsilon)``."""
+    _required('adam_update', lr=lr)
+
+    def rule(xp, w, g, m, v):
+        adam.adam_update(
+            xp,
+            w,
+            g,
+            m,
+            v,
+            lr,
+            wd,
+            beta1,
+            beta2,
+            epsilon,
+            rescale_grad,
+            _clip(clip_gradient),
+        )
+
+    states = {'mean': mean, 'var': var}
+    return _update('adam_update', rule, weight, grad, states, out, lazy_update)
+
+
+def rmsprop_update(
+    weight,
+    grad,
+    n,
+    lr=None,
+    gamma1=0.95,
+    epsilon=1e-8,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    clip_weights=-1.0,
+    out=None,
+    name=None,
+):
+    """RMSProp: ``g = clip(rescale_grad*grad + wd*weight)``; ``n =
+    (1-gamma1)*g*g + gamma1*n``; ``weight = clip(weight - lr*g/sqrt(n +
+    epsilon), clip_weights)``."""
+    _required('rmsprop_update', lr=lr)
+
+    def rule(xp, w, g, n_):
+        adaptive.rmsprop_update(
+            xp,
+            w,
+            g,
+            n_,
+            lr,
+            wd,
+            gamma1,
+            epsilon,
+            rescale_grad,
+            _clip(clip_gradient),
+            _clip(clip_weights),
+        )
+
+    return _update('rmsprop_update', rule, weight, grad, {'n': n}, out)
+
+
+def rmspropalex_update(
+    weight,
+    grad,
+    n,
+    g,
+    delta,
+    lr=None,
+    gamma1=0.95,
+    gamma2=0.9,
+    epsilon=1e-8,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    clip_weights=-1.0,
+    out=None,
+    name=None,
+):
+    """Centered RMSProp (Graves 2013): ``n`` and ``g`` the running means of
+    ``g'**2`` and ``g'``; ``delta = gamma2*delta - lr*g'/sqrt(n - g**2 +
+    epsilon)``; ``weight = clip(weight + delta, clip_weights)``."""
+    _required('rmspropalex_update', lr=lr)
+
+    def rule(xp, w, grad_, n_, g_avg, d):
+        adaptive.rmspropalex_update(
+            xp,
+            w,
+            grad_,
+            n_,
+            g_avg,
+            d,
+            lr,
+            wd,
+            gamma1,
+            gamma2,
+            epsilon,
+            rescale_grad,
+            _clip(clip_gradient),
+            _clip(clip_weights),
+        )
+
+    states = {'n': n, 'g': g, 'delta': delta}
+    return _update('rmspropalex_update', rule, weight, grad, states, out)
+
+
+def ftml_update(
+    weight,
+    grad,
+    d,
+    v,
+    z,
+    lr=None,
+    beta1=0.6,
+    beta2=0.999,
+    epsilon=1e-8,
+    t=None,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_grad=-1.0,
+    out=None,
+    name=None,
+):
+    """FTML at step ``t`` (counted from 1): ``d``, ``v`` and ``z`` updated
+    in place (``dlbook.optimizer.adam.ftml_update`` has the formulas)."""
+    _required('ftml_update', lr=lr, t=t)
+
+    def rule(xp, w, g, d_, v_, z_):
+        adam.ftml_update(
+            xp,
+            w,
+            g,
+            d_,
+            v_,
+            z_,
+            lr,
+            wd,
+            t,
+            beta1,
+            beta2,
+            epsilon,
+            rescale_grad,
+            _clip(clip_grad),
+        )
+
+    states = {'d': d, 'v': v, 'z': z}
+    return _update('ftml_update', rule, weight, grad, states, out)
+
+
+def ftrl_update(
+    weight,
+    grad,
+    z,
+    n,
+    lr=None,
+    lamda1=0.01,
+    beta=1.0,
+    wd=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """FTRL-proximal: ``z`` and ``n`` updated in place
+    (``dlbook.optimizer.adaptive.ftrl_update`` has the formulas)."""
+    _required('ftrl_update', lr=lr)
+
+    def rule(xp, w, g, z_, n_):
+        adaptive.ftrl_update(
+            xp,
+            w,
+            g,
+            z_,
+            n_,
+            lr,
+            wd,
+            lamda1,
+            beta,
+            rescale_grad,
+            _clip(clip_gradient),
+        )
+
+    return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
+
+
+# -- several weights per call -----------------------------------------------------
+
+
+def _multi(name, data, per_weight, num_weights, lrs, wds, out, make_rule):
+    """The ``multi_*`` forms: ``data`` holds ``per_weight`` arrays per
+    weight (weight, grad, then states); ``make_rule(lr, wd)`` gives the
+    update of one weight, ``update(arrays, out)``."""
+    _required(name, lrs=lrs, wds=wds)
+    if len(data) != per_weight * num_weights:
+        raise DLBookError(
+            f'{name}: expected {per_weight} arrays per weight for '
+            f'num_weights={num_weights} ({per_weight * num_weights} in all), '
+            f'got {len(data)}'
+        )
+    lrs, wds = tuple(lrs), tuple(wds)
+    if len(lrs) != num_weights or len(wds) != num_weights:
+        raise DLBookError(
+            f'{name}: lrs and wds need one value per weight '
+            f'(num_weights={num_weights}), got {len(lrs)} and {len(wds)}'
+        )
+    if out is not None and isinstance(out, NDArray):
+        out = [out]
+    if out is not None and len(out) != num_weights:
+        raise DLBookError(
+            f'{name}: out needs one array per weight ({num_weights}), '
+            f'got {len(out)}'
+        )
+    results = []
+    for i in range(num_weights):
+        arrays = data[i * per_weight : (i + 1) * per_weight]
+        target = None if out is None else out[i]
+        results.append(make_rule(lrs[i], wds[i])(arrays, target))
+    return results
+
+
+def multi_sgd_update(
+    *data,
+    lrs=None,
+    wds=None,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    num_weights=1,
+    out=None,
+    name=None,
+):
+    """:func:`sgd_update` of ``num_weights`` weights, ``data`` =
+    ``weight0, grad0, weight1, grad1, ...``; returns the list of updated
+    weights."""
+
+    def make_rule(lr, wd):
+        return lambda arrays, target: sgd_update(
+            *arrays, lr, wd, rescale_grad, clip_gradient, False, target
+        )
+
+    return _multi(
+        'multi_sgd_update', data, 2, num_weights, lrs, wds, out, make_rule
+    )
+
+
+def multi_sgd_mom_update(
+    *data,
+    lrs=None,
+    wds=None,
+    momentum=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    num_weights=1,
+    out=None,
+    name=None,
+):
+    """:func:`sgd_mom_update` of ``num_weights`` weights, ``data`` =
+    ``weight0, grad0, mom0, weight1, ...``."""
+
+    def make_rule(lr, wd):
+        return lambda arrays, target: sgd_mom_update(
+            *arrays,
+            lr,
+            momentum,
+            wd,
+            rescale_grad,
+            clip_gradient,
+            False,
+            target,
+        )
+
+    return _multi(
+        'multi_sgd_mom_update', data, 3, num_weights, lrs, wds, out, make_rule
+    )
+
+
+def multi_mp_sgd_update(
+    *data,
+    lrs=None,
+    wds=None,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    num_weights=1,
+    out=None,
+    name=None,
+):
+    """:func:`mp_sgd_update` of ``num_weights`` weights, ``data`` =
+    ``weight0, grad0, weight32_0, weight1, ...``."""
+
+    def make_rule(lr, wd):
+        return lambda arrays, target: mp_sgd_update(
+            *arrays, lr, wd, rescale_grad, clip_gradient, False, target
+        )
+
+    return _multi(
+        'multi_mp_sgd_update', data, 3, num_weights, lrs, wds, out, make_rule
+    )
+
+
+def multi_mp_sgd_mom_update(
+    *data,
+    lrs=None,
+    wds=None,
+    momentum=0.0,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    num_weights=1,
+    out=None,
+    name=None,
+):
+    """:func:`mp_sgd_mom_update` of ``num_weights`` weights, ``data`` =
+    ``weight0, grad0, mom0, weight32_0, weight1, ...``."""
+
+    def make_rule(lr, wd):
+        return lambda arrays, target: mp_sgd_mom_update(
+            *arrays,
+            lr,
+            momentum,
+            wd,
+            rescale_grad,
+            clip_gradient,
+            False,
+            target,
+        )
+
+    return _multi(
+        'multi_mp_sgd_mom_update',
+        data,
+        4,
+        num_weights,
+        lrs,
+        wds,
+        out,
+        make_rule,
+    )

@@ -1,0 +1,16 @@
+"""The optimizers' update rules on raw arrays (``xp`` is NumPy or CuPy).
+
+Each rule changes a weight and its state in place, so every Parameter
+sharing the array sees the new values.  The optimizer classes
+(``dlbook/optimizer/``) keep the state and settings and call them; the
+update operators of ``nd`` (``nd.sgd_mom_update``, ``nd.adam_update``,
+... in ``dlbook/ndarray/updates.py``) call them too.  On a GPU a rule is
+one fused kernel (``dlbook/ops/kernels.py``), its array operations (the
+kernel's twin) elsewhere.
+
+* ``gradient``: ``clip(rescale_grad * grad [+ wd * weight])``, shared;
+* ``sgd``: plain SGD, momentum, Nesterov, signSGD, Signum, and several
+  weights per kernel;
+* ``adam``: Adam, AdamW, FTML, LAMB;
+* ``adaptive``: AdaGrad, RMSProp (plain and centred), AdaDelta, Ftrl.
+"""

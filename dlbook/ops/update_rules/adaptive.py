@@ -1,0 +1,373 @@
+"""The update rules of the per-coordinate adaptive rates: AdaGrad,
+RMSProp, AdaDelta and Ftrl.
+
+Each rule divides the step by a running measure of past squared
+gradients.  As in ``sgd.py`` the rules change raw arrays in place.
+Sources: ``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``
+(``RMSPropUpdateKernel``, ``RMSPropAlexUpdateKernel``, ``FtrlUpdateKernel``)
+and the Python rules of ``python/mxnet/optimizer/optimizer.py`` (AdaGrad,
+AdaDelta).
+
+AdaGrad, RMSProp (both forms) and AdaDelta are one fused kernel each on a
+GPU, their array operations (the ``_*_steps`` twins) elsewhere.
+"""
+
+from ..kernels import Elementwise
+from .gradient import (
+    RESCALED_G,
+    RESCALED_G_WITH_WD,
+    clip_inplace,
+    kernel_clip,
+    rescaled,
+    rescaled_with_wd,
+    twin_clip,
+)
+
+__all__ = [
+    'adagrad_update',
+    'rmsprop_update',
+    'rmspropalex_update',
+    'adadelta_update',
+    'ftrl_update',
+]
+
+
+def _clips_as_kernel(bound):
+    """Whether a kernel can take this clipping bound: None or >= 0.
+    AdaGrad and AdaDelta clip with any bound that is not None, as MXNet's
+    Python rules do; a negative one runs their array operations."""
+    return bound is None or bound >= 0
+
+
+# Clip ``weight`` into [-clip_weights, clip_weights] unless negative
+_CLIP_WEIGHT = """
+    if (clip_weights >= 0) {
+        weight = weight > clip_weights ? clip_weights
+            : (weight < -clip_weights ? -clip_weights : weight);
+    }
+"""
+
+
+def adagrad_update(
+    xp, weight, grad, history, lr, wd, eps, rescale_grad, clip_gradient
+):
+    """AdaGrad, in place.
+
+    ``g = clip(rescale_grad*grad)``; ``history += g**2``;
+    ``weight -= lr * (g / sqrt(history + eps) + wd*weight)``
+    """
+    args = (grad, lr, wd, eps, rescale_grad)
+    if not _clips_as_kernel(clip_gradient):
+        _adagrad_steps(xp, *args, clip_gradient, weight, history, kernel=False)
+        return
+    ADAGRAD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, history)
+
+
+def _adagrad_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    eps,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    history,
+    kernel=True,
+):
+    """:data:`ADAGRAD_KERNEL` in array operations (``kernel=False``:
+    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = twin_clip(clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    history += g * g
+    step = g / xp.sqrt(history + eps)
+    if wd:
+        step += weight * wd
+    weight -= lr * step
+
+
+#: AdaGrad as one kernel (``weight`` and ``history`` updated).
+ADAGRAD_KERNEL = Elementwise(
+    'dlbook_adagrad_update',
+    'T grad, T lr, T wd, T eps, T rescale_grad, T clip_gradient',
+    'T weight, T history',
+    RESCALED_G
+    + """
+    history += g * g;
+    T step = g / sqrt(history + eps);
+    if (wd != 0) {
+        step += weight * wd;
+    }
+    weight -= lr * step;
+""",
+    _adagrad_steps,
+)
+
+
+def rmsprop_update(
+    xp,
+    weight,
+    grad,
+    n,
+    lr,
+    wd,
+    gamma1,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+):
+    """RMSProp (Tieleman & Hinton), in place.
+
+    ``g = clip(rescale_grad*grad + wd*weight)``;
+    ``n = (1-gamma1)*g*g + gamma1*n``;
+    ``weight = clip(weight - lr*g/sqrt(n + epsilon), clip_weights)``
+
+    One fused kernel on a GPU (:data:`RMSPROP_KERNEL`), as MXNet's
+    ``rmsprop_update``.
+    """
+    RMSPROP_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        gamma1,
+        epsilon,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        kernel_clip(clip_weights),
+        weight,
+        n,
+    )
+
+
+def _rmsprop_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    gamma1,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+    weight,
+    n,
+):
+    """:data:`RMSPROP_KERNEL` in array operations."""
+    g = rescaled_with_wd(
+        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+    )
+    n *= gamma1
+    n += (1 - gamma1) * (g * g)
+    weight -= lr * (g / xp.sqrt(n + epsilon))
+    clip_inplace(xp, weight, twin_clip(clip_weights))
+
+
+#: RMSProp as one kernel (``weight`` and ``n`` updated).
+RMSPROP_KERNEL = Elementwise(
+    'dlbook_rmsprop_update',
+    'T grad, T lr, T wd, T gamma1, T epsilon, T rescale_grad, '
+    'T clip_gradient, T clip_weights',
+    'T weight, T n',
+    RESCALED_G_WITH_WD
+    + """
+    n = n * gamma1 + (1 - gamma1) * (g * g);
+    weight -= lr * (g / sqrt(n + epsilon));
+"""
+    + _CLIP_WEIGHT,
+    _rmsprop_steps,
+)
+
+
+def rmspropalex_update(
+    xp,
+    weight,
+    grad,
+    n,
+    g_avg,
+    delta,
+    lr,
+    wd,
+    gamma1,
+    gamma2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+):
+    """Centered RMSProp (Graves 2013, eq. 38-45), in place.
+
+    ``g = clip(rescale_grad*grad + wd*weight)``;
+    ``n = (1-gamma1)*g*g + gamma1*n``; ``g_avg = (1-gamma1)*g +
+    gamma1*g_avg``; ``delta = gamma2*delta - lr*g/sqrt(n - g_avg**2 +
+    epsilon)``; ``weight = clip(weight + delta, clip_weights)``
+
+    One fused kernel on a GPU (:data:`RMSPROPALEX_KERNEL`), as MXNet's
+    ``rmspropalex_update``.
+    """
+    RMSPROPALEX_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        gamma1,
+        gamma2,
+        epsilon,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        kernel_clip(clip_weights),
+        weight,
+        n,
+        g_avg,
+        delta,
+    )
+
+
+def _rmspropalex_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    gamma1,
+    gamma2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    clip_weights,
+    weight,
+    n,
+    g_avg,
+    delta,
+):
+    """:data:`RMSPROPALEX_KERNEL` in array operations."""
+    g = rescaled_with_wd(
+        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+    )
+    n *= gamma1
+    n += (1 - gamma1) * g * g
+    g_avg *= gamma1
+    g_avg += (1 - gamma1) * g
+    delta *= gamma2
+    delta -= lr * g / xp.sqrt(n - g_avg * g_avg + epsilon)
+    weight += delta
+    clip_inplace(xp, weight, twin_clip(clip_weights))
+
+
+#: Centered RMSProp as one kernel (``weight``, ``n``, ``g_avg`` and
+#: ``delta`` updated).
+RMSPROPALEX_KERNEL = Elementwise(
+    'dlbook_rmspropalex_update',
+    'T grad, T lr, T wd, T gamma1, T gamma2, T epsilon, T rescale_grad, '
+    'T clip_gradient, T clip_weights',
+    'T weight, T n, T g_avg, T delta',
+    RESCALED_G_WITH_WD
+    + """
+    n = n * gamma1 + (1 - gamma1) * g * g;
+    g_avg = g_avg * gamma1 + (1 - gamma1) * g;
+    delta = delta * gamma2 - lr * g / sqrt(n - g_avg * g_avg + epsilon);
+    weight += delta;
+"""
+    + _CLIP_WEIGHT,
+    _rmspropalex_steps,
+)
+
+
+def adadelta_update(
+    xp,
+    weight,
+    grad,
+    acc_g,
+    acc_delta,
+    wd,
+    rho,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+):
+    """AdaDelta, in place (no learning rate).
+
+    ``g = clip(rescale_grad*grad)``; ``acc_g = rho*acc_g + (1-rho)*g*g``;
+    ``delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * g``;
+    ``acc_delta = rho*acc_delta + (1-rho)*delta*delta``;
+    ``weight -= delta + wd*weight``
+    """
+    args = (grad, wd, rho, epsilon, rescale_grad)
+    if not _clips_as_kernel(clip_gradient):
+        _adadelta_steps(
+            xp, *args, clip_gradient, weight, acc_g, acc_delta, kernel=False
+        )
+        return
+    ADADELTA_KERNEL(
+        xp, *args, kernel_clip(clip_gradient), weight, acc_g, acc_delta
+    )
+
+
+def _adadelta_steps(
+    xp,
+    grad,
+    wd,
+    rho,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    acc_g,
+    acc_delta,
+    kernel=True,
+):
+    """:data:`ADADELTA_KERNEL` in array operations (``kernel=False``:
+    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = twin_clip(clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    acc_g *= rho
+    acc_g += (1.0 - rho) * g * g
+    delta = xp.sqrt(acc_delta + epsilon) / xp.sqrt(acc_g + epsilon) * g
+    acc_delta *= rho
+    acc_delta += (1.0 - rho) * delta * delta
+    if wd:
+        delta += wd * weight
+    weight -= delta
+
+
+#: AdaDelta as one kernel (``weight``, ``acc_g`` and ``acc_delta``
+#: updated).
+ADADELTA_KERNEL = Elementwise(
+    'dlbook_adadelta_update',
+    'T grad, T wd, T rho, T epsilon, T rescale_grad, T clip_gradient',
+    'T weight, T acc_g, T acc_delta',
+    RESCALED_G
+    + """
+    acc_g = acc_g * rho + (1 - rho) * g * g;
+    T delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g;
+    acc_delta = acc_delta * rho + (1 - rho) * delta * delta;
+    if (wd != 0) {
+        delta += wd * weight;
+    }
+    weight -= delta;
+""",
+    _adadelta_steps,
+)
+
+
+def ftrl_update(
+    xp, weight, grad, z, n, lr, wd, lamda1, beta, rescale_grad, clip_gradient
+):
+    """FTRL-proximal, in place.
+
+    ``g = clip(rescale_grad*grad)``;
+    ``z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr``; ``n += g*g``;
+    ``weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd)
+    * (|z| > lamda1)``
+    """
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    g2 = g * g
+    z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
+    n += g2
+    weight[...] = (
+        (xp.sign(z) * lamda1 - z)
+        / ((beta + xp.sqrt(n)) / lr + wd)
+        * (xp.abs(z) > lamda1)
+    )
