@@ -60,7 +60,7 @@ template <typename T> struct Raw {
 };
 """
 
-CTYPES = {'T': None, 'int32': 'int', 'int64': 'long long'}
+CTYPES = {'T': None, 'int32': 'int', 'int64': 'long long', 'float64': 'double'}
 
 
 def _params(spec):
@@ -484,6 +484,13 @@ def _activations():
     y.backward()
 
 
+def _dropout():
+    for dtype in ('float64', 'float32'):
+        x = nd.random.uniform(-1, 1, shape=(4, 5), dtype=dtype)
+        with autograd.record():  # training: the mask is drawn
+            nd.Dropout(x, p=0.3)
+
+
 WORKLOADS = {
     'batch_norm': lambda: _batch_norm(False),
     'batch_norm_fix_gamma': lambda: _batch_norm(True),
@@ -501,6 +508,7 @@ WORKLOADS = {
     'pad_channels_last': _pad_channels_last,
     'pool2d': _pool2d,
     'activations': _activations,
+    'dropout': _dropout,
 }
 
 

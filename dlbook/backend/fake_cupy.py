@@ -491,20 +491,27 @@ def _function(name, fn):
             return _call(fn, args, kwargs)
 
         return counted
-    if name == 'ascontiguousarray':
-        return functools.wraps(fn)(_ascontiguousarray(fn))
+    if name in _AS_IT_IS:
+        return functools.wraps(fn)(
+            _as_it_is(fn, contiguous=name == 'ascontiguousarray')
+        )
     return functools.wraps(fn)(_bind(fn, allow_host=name in _FROM_HOST))
 
 
-def _ascontiguousarray(fn):
-    """CuPy returns a C-contiguous array of the right dtype as it is:
-    no kernel, so not counted."""
+# conversions that return a device array of the right dtype as it is
+_AS_IT_IS = frozenset({'asarray', 'asanyarray', 'ascontiguousarray'})
+
+
+def _as_it_is(fn, contiguous):
+    """CuPy's ``asarray(a)`` returns a device array of the right dtype as
+    it is (``ascontiguousarray``: when it is C-contiguous too): no kernel,
+    so not counted."""
     copy = _bind(fn, allow_host=True)
 
     def call(a, dtype=None, **kwargs):
         if (
             type(a) is ndarray
-            and a._a.flags.c_contiguous
+            and (a._a.flags.c_contiguous or not contiguous)
             and (dtype is None or numpy.dtype(dtype) == a._a.dtype)
             and not kwargs
         ):

@@ -60,7 +60,8 @@ def compiled(xp):
 def _one_float_dtype(args):
     """Whether the array arguments share one float32/float64 dtype, the
     case the kernels are written for (their ``T``); other mixes (float16
-    data with float32 statistics, say) run the twin."""
+    data with float32 statistics, say) run the twin.  ``args`` are the
+    arguments declared with type ``T`` (:attr:`_Kernel.typed`)."""
     dtype = None
     for a in args:
         d = getattr(a, 'dtype', None)
@@ -81,11 +82,16 @@ class _Kernel:
     and the fall-back to the twin when a CUDA toolkit cannot compile the
     body."""
 
-    def __init__(self, name, twin):
+    def __init__(self, name, twin, params=''):
         if name in KERNELS:
             raise ValueError(f'kernel {name!r} is already registered')
         self.name = name
         self.twin = twin
+        #: per positional argument, whether it is declared with type ``T``
+        #: (the others have a fixed type, ``float64 u`` or ``int64 n``)
+        self.typed = tuple(
+            kind.split()[-1] == 'T' for kind, _ in _split_params(params)
+        )
         self._built = {}  # id(xp) -> the CuPy kernel object
         self.failed = None  # the compiler's message if the body failed
         KERNELS[name] = self
@@ -99,12 +105,11 @@ class _Kernel:
             args = args[:-1]
         if on_host(xp):  # the CPU: the twin, with no more checks
             return self.twin(xp, *args, **options)
-        if (
-            not compiled(xp)
-            or self.failed is not None
-            or not _one_float_dtype(args)
-        ):
-            if is_fake(xp) and _one_float_dtype(args):
+        one_dtype = _one_float_dtype(
+            [a for a, typed in zip(args, self.typed) if typed]
+        )
+        if not compiled(xp) or self.failed is not None or not one_dtype:
+            if is_fake(xp) and one_dtype:
                 # counted as the one launch a GPU makes (fake_cupy.CALLS)
                 with one_kernel(self.name):
                     return self.twin(xp, *args, **options)
@@ -138,11 +143,12 @@ class Elementwise(_Kernel):
         The kernel's name (also its CUDA function name).
     in_params, out_params : str
         CuPy's parameter lists, e.g. ``'T grad, T lr'`` and
-        ``'T weight, T mom'``, one type ``T`` for all: the kernel runs
-        when the array arguments share one float32 or float64 dtype, the
-        twin otherwise.  Every argument is passed, outputs too (they are
-        written in place); CuPy broadcasts the arrays against each other
-        and casts Python scalars to ``T``.
+        ``'T weight, T mom'``: the kernel runs when the arrays declared
+        ``T`` share one float32 or float64 dtype, the twin otherwise; a
+        parameter of a fixed type (``float64 u``, ``int32 h``) takes that
+        type whatever ``T`` is.  Every argument is passed, outputs too
+        (they are written in place); CuPy broadcasts the arrays against
+        each other and casts Python scalars to their parameter's type.
     operation : str
         The CUDA C body, run once per element.
     twin : callable
@@ -156,7 +162,7 @@ class Elementwise(_Kernel):
     """
 
     def __init__(self, name, in_params, out_params, operation, twin):
-        super().__init__(name, twin)
+        super().__init__(name, twin, f'{in_params}, {out_params}')
         self.in_params = in_params
         self.out_params = out_params
         self.operation = operation
@@ -218,7 +224,7 @@ class Reduction(_Kernel):
         identity,
         twin,
     ):
-        super().__init__(name, twin)
+        super().__init__(name, twin, in_params)
         self.in_params = in_params
         self.out_params = out_params
         self.map_expr = map_expr
@@ -245,12 +251,11 @@ class Reduction(_Kernel):
 
 def _split_params(spec):
     """``'raw T a, T b'`` -> ``[('raw T', 'a'), ('T', 'b')]``."""
-    if not spec.strip():
-        return []
     out = []
     for part in spec.split(','):
-        *kind, name = part.split()
-        out.append((' '.join(kind), name))
+        if part.strip():
+            *kind, name = part.split()
+            out.append((' '.join(kind), name))
     return out
 
 

@@ -11,6 +11,7 @@ src/operator/loss_binary_op-inl.h).  Activations and softmax live in
 from ..backend.blas_threads import for_gemm
 from ..base import DLBookError
 from .activation import is_known_shape, stable_log_softmax
+from .kernels import Elementwise
 from .op import Op, register
 from .sparse import RowSparse
 
@@ -137,6 +138,24 @@ class FullyConnected(Op):
         return dx, dweight, dy2.sum(axis=0)
 
 
+def _dropout_steps(xp, x, u, p, scale):
+    """:data:`DROPOUT` in array operations: ``(y, mask)``."""
+    mask = (u >= p).astype(x.dtype) * scale
+    return x * mask, mask
+
+
+#: Dropout's forward as one kernel: ``mask = scale`` where the uniform
+#: draw ``u >= p``, else 0; ``y = x * mask``.  (As array operations: a
+#: comparison, a cast, a scaling and the product, four launches.)
+DROPOUT = Elementwise(
+    'dlbook_dropout',
+    'T x, float64 u, float64 p, T scale',
+    'T y, T mask',
+    'mask = u >= p ? scale : (T)0; y = x * mask;',
+    _dropout_steps,
+)
+
+
 @register('Dropout')
 class Dropout(Op):
     """Training: y = x * mask / (1 - p), mask ~ Bernoulli(1 - p);
@@ -168,14 +187,14 @@ class Dropout(Op):
             mask_shape[axis] = 1
         if p == 1:
             mask = xp.zeros(mask_shape, dtype=x.dtype)
-        else:
-            keep = (
-                xp.asarray(self.rng.uniform(0.0, 1.0, size=tuple(mask_shape)))
-                >= p
-            )
-            mask = keep.astype(x.dtype) * (1 / (1 - p))
+            self.saved = (mask,)
+            return x * mask
+        u = xp.asarray(self.rng.uniform(0.0, 1.0, size=tuple(mask_shape)))
+        # with ``axes`` the mask broadcasts; on a GPU the kernel's mask
+        # then has the shape of x (the same values, repeated)
+        y, mask = DROPOUT(xp, x, u, p, 1 / (1 - p))
         self.saved = (mask,)
-        return x * mask
+        return y
 
     def backward(self, xp, dy):
         (mask,) = self.saved
