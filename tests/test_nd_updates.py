@@ -390,3 +390,71 @@ def test_optimizers_and_operators_agree():
     np.testing.assert_allclose(
         param.data().asnumpy(), want.asnumpy(), rtol=1e-6
     )
+
+
+def _adamw(w, g, mean, var, rescale, lr, eta, wd, clip):
+    g = _clip(rescale * g, clip)
+    mean = 0.9 * mean + 0.1 * g
+    var = 0.999 * var + 0.001 * g * g
+    step = lr * mean / (np.sqrt(var) + 1e-8) + wd * w
+    return w - eta * step, (mean, var)
+
+
+@pytest.mark.parametrize('rescale', [2.0, 'array'])
+def test_contrib_adamw_update(ctx, rescale):
+    """MXNet 1.9.1's positional order (rescale_grad, lr, eta); its value
+    [0.9341885, 1.9158115, 2.8341885] for these arrays."""
+    w, g = nd.array([1.0, 2.0, 3.0], ctx=ctx), nd.array([0.5, -1, 2], ctx=ctx)
+    mean, var = nd.zeros(3, ctx=ctx), nd.zeros(3, ctx=ctx)
+    factor = nd.array([2.0], ctx=ctx) if rescale == 'array' else rescale
+    result = nd.contrib.adamw_update(
+        w, g, mean, var, factor, 0.01, 0.5, wd=0.1, clip_gradient=1.5
+    )
+    want, (want_mean, want_var) = _adamw(
+        np.array([1.0, 2, 3]),
+        np.array([0.5, -1, 2]),
+        0,
+        0,
+        2.0,
+        0.01,
+        0.5,
+        0.1,
+        1.5,
+    )
+    np.testing.assert_allclose(result.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(
+        result.asnumpy(), [0.9341885, 1.9158115, 2.8341885], rtol=1e-6
+    )
+    np.testing.assert_allclose(mean.asnumpy(), want_mean, rtol=1e-6)
+    np.testing.assert_allclose(var.asnumpy(), want_var, rtol=1e-5)
+    np.testing.assert_array_equal(g.asnumpy(), [0.5, -1, 2])  # left as it was
+
+
+def test_contrib_adamw_update_skips_a_step_that_overflowed(ctx):
+    w, g = nd.array([1.0, 2.0], ctx=ctx), nd.array([0.5, -1], ctx=ctx)
+    mean, var = nd.ones(2, ctx=ctx), nd.ones(2, ctx=ctx)
+    for bad in (float('nan'), float('inf')):
+        out = nd.contrib.adamw_update(
+            w, g, mean, var, nd.array([bad], ctx=ctx), lr=0.01, eta=1.0, out=w
+        )
+        assert out is w
+        np.testing.assert_array_equal(w.asnumpy(), [1.0, 2.0])
+        np.testing.assert_array_equal(mean.asnumpy(), [1.0, 1.0])
+    with pytest.raises(DLBookError, match='eta is required'):
+        nd.contrib.adamw_update(w, g, mean, var, 1.0, lr=0.01)
+
+
+def test_contrib_mp_adamw_update(ctx):
+    w16 = nd.array([1.0, 2.0], ctx=ctx, dtype='float16')
+    g16 = nd.array([0.5, -1.0], ctx=ctx, dtype='float16')
+    w32 = w16.astype('float32')
+    mean, var = nd.zeros(2, ctx=ctx), nd.zeros(2, ctx=ctx)
+    result = nd.contrib.mp_adamw_update(
+        w16, g16, mean, var, w32, 1.0, 0.01, 0.5, wd=0.1
+    )
+    want, _ = _adamw(
+        np.array([1.0, 2]), np.array([0.5, -1]), 0, 0, 1.0, 0.01, 0.5, 0.1, -1
+    )
+    assert result.dtype == np.float16
+    np.testing.assert_allclose(w32.asnumpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(result.asnumpy(), want, rtol=1e-3)

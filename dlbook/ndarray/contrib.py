@@ -1,6 +1,8 @@
 """``nd.contrib``: the operators MXNet registers as ``_contrib_<name>``
 (``nd.contrib.MultiBoxPrior``, ``nd.contrib.box_iou``, ``box_nms``...),
-generated from the operator registry like the rest of ``nd``."""
+generated from the operator registry like the rest of ``nd``, and the
+update operators ``adamw_update``, ``mp_adamw_update``
+(``ndarray/updates.py``)."""
 
 
 def _generate(make):
@@ -15,8 +17,10 @@ def _generate(make):
 
 def _install():
     from .register import make_function
+    from .updates import CONTRIB
 
     globals().update(_generate(make_function))
+    globals().update(CONTRIB)  # adamw_update, mp_adamw_update
 
 
 _install()

@@ -20,6 +20,7 @@ written once: on a GPU each call is the rule's one fused kernel.  The
 ``multi_*`` forms take the arrays interleaved, ``weight0, grad0, [mom0,]
 [weight32_0,] weight1, ...``, as MXNet does.
 
+``nd.contrib.adamw_update`` and ``mp_adamw_update`` are here too.
 These are imperative operators (MXNet's own symbolic forms cannot be
 composed with their state inputs); ``sym`` has none.
 """
@@ -556,6 +557,113 @@ def ftrl_update(
         )
 
     return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
+
+
+def _adamw_rule(lr, eta, beta1, beta2, epsilon, wd, rescale, clip_gradient):
+    def rule(xp, w, g, m, v):
+        adam.adamw_update(
+            xp,
+            w,
+            g,
+            m,
+            v,
+            lr,
+            eta,
+            wd,
+            beta1,
+            beta2,
+            epsilon,
+            rescale,
+            _clip(clip_gradient),
+        )
+
+    return rule
+
+
+def _rescale_factor(name, rescale_grad):
+    """``rescale_grad`` (a number or a one-element NDArray) as a float,
+    or None when it is not finite: the update is then skipped, as in
+    MXNet (whose loss scaling marks an overflowed step that way)."""
+    if isinstance(rescale_grad, NDArray):
+        if rescale_grad.size != 1:
+            raise DLBookError(
+                f'{name}: rescale_grad must hold one value, got shape '
+                f'{rescale_grad.shape}'
+            )
+        rescale_grad = rescale_grad.asscalar()
+    value = float(rescale_grad)
+    return value if numpy.isfinite(value) else None
+
+
+def adamw_update(
+    weight,
+    grad,
+    mean,
+    var,
+    rescale_grad=None,
+    lr=None,
+    eta=None,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-8,
+    wd=0.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """AdamW (``nd.contrib.adamw_update``): ``g = clip(rescale_grad *
+    grad)``; moments as Adam's; ``weight -= eta * (lr * mean /
+    (sqrt(var) + epsilon) + wd * weight)``.  A ``rescale_grad`` that is
+    not finite skips the update (weight and moments unchanged).  MXNet's
+    kernel also leaves the rescaled, clipped gradient in ``grad``; here
+    ``grad`` is left as it was, as everywhere in dlbook."""
+    _required('adamw_update', rescale_grad=rescale_grad, lr=lr, eta=eta)
+    factor = _rescale_factor('adamw_update', rescale_grad)
+    if factor is None:
+        _check('adamw_update', weight, grad, {'mean': mean, 'var': var})
+        return _deliver(weight if out is weight else weight.copy(), out)
+    rule = _adamw_rule(
+        lr, eta, beta1, beta2, epsilon, wd, factor, clip_gradient
+    )
+    states = {'mean': mean, 'var': var}
+    return _update('adamw_update', rule, weight, grad, states, out)
+
+
+def mp_adamw_update(
+    weight,
+    grad,
+    mean,
+    var,
+    weight32,
+    rescale_grad=None,
+    lr=None,
+    eta=None,
+    beta1=0.9,
+    beta2=0.999,
+    epsilon=1e-8,
+    wd=0.0,
+    clip_gradient=-1.0,
+    out=None,
+    name=None,
+):
+    """:func:`adamw_update` on the float32 master copy ``weight32``
+    (``nd.contrib.mp_adamw_update``; ``mean`` and ``var`` float32)."""
+    _required('mp_adamw_update', rescale_grad=rescale_grad, lr=lr, eta=eta)
+    factor = _rescale_factor('mp_adamw_update', rescale_grad)
+    if factor is None:
+        _check('mp_adamw_update', weight, grad, {'weight32': weight32})
+        return _deliver(weight if out is weight else weight.copy(), out)
+    rule = _adamw_rule(
+        lr, eta, beta1, beta2, epsilon, wd, factor, clip_gradient
+    )
+    states = {'mean': mean, 'var': var}
+    return _mixed_precision(
+        'mp_adamw_update', rule, weight, grad, states, weight32, out, False
+    )
+
+
+#: The update operators of ``nd.contrib``
+CONTRIB = {'adamw_update': adamw_update, 'mp_adamw_update': mp_adamw_update}
 
 
 # -- several weights per call -----------------------------------------------------
