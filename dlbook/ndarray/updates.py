@@ -58,6 +58,13 @@ def _clip(bound):
     return None if bound is None or bound < 0 else bound
 
 
+def _bound(rule, *settings):
+    """``rule(xp, weight, grad, *states, *settings)`` (every rule of
+    ``ops/update_rules`` has that order) with its settings given: what
+    :func:`_update` runs."""
+    return lambda xp, w, g, *states: rule(xp, w, g, *states, *settings)
+
+
 def _required(name, **values):
     for key, value in values.items():
         if value is None:
@@ -151,21 +158,8 @@ def sgd_update(
     """SGD: ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad *
     grad, clip_gradient)``."""
     _required('sgd_update', lr=lr)
-
-    def rule(xp, w, g):
-        sgd.sgd_update(xp, w, g, lr, wd, rescale_grad, _clip(clip_gradient))
-
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, _clip(clip_gradient))
     return _update('sgd_update', rule, weight, grad, {}, out, lazy_update)
-
-
-def _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient):
-
-    def rule(xp, w, g, mom):
-        sgd.sgd_mom_update(
-            xp, w, g, mom, lr, wd, momentum, rescale_grad, _clip(clip_gradient)
-        )
-
-    return rule
 
 
 def sgd_mom_update(
@@ -184,7 +178,14 @@ def sgd_mom_update(
     """SGD with momentum: ``mom = momentum*mom - lr*wd*weight - lr*g'``
     (``mom`` in place); ``weight += mom``."""
     _required('sgd_mom_update', lr=lr)
-    rule = _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    rule = _bound(
+        sgd.sgd_mom_update,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _update(
         'sgd_mom_update', rule, weight, grad, {'mom': mom}, out, lazy_update
     )
@@ -204,10 +205,7 @@ def mp_sgd_update(
 ):
     """:func:`sgd_update` on the float32 master copy ``weight32``."""
     _required('mp_sgd_update', lr=lr)
-
-    def rule(xp, w, g):
-        sgd.sgd_update(xp, w, g, lr, wd, rescale_grad, _clip(clip_gradient))
-
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, _clip(clip_gradient))
     return _mixed_precision(
         'mp_sgd_update', rule, weight, grad, {}, weight32, out, lazy_update
     )
@@ -230,7 +228,14 @@ def mp_sgd_mom_update(
     """:func:`sgd_mom_update` on the float32 master copy ``weight32``
     (``mom`` is float32 too)."""
     _required('mp_sgd_mom_update', lr=lr)
-    rule = _sgd_mom_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    rule = _bound(
+        sgd.sgd_mom_update,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _mixed_precision(
         'mp_sgd_mom_update',
         rule,
@@ -241,16 +246,6 @@ def mp_sgd_mom_update(
         out,
         lazy_update,
     )
-
-
-def _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient):
-
-    def rule(xp, w, g, mom):
-        sgd.nag_mom_update(
-            xp, w, g, mom, lr, wd, momentum, rescale_grad, _clip(clip_gradient)
-        )
-
-    return rule
 
 
 def nag_mom_update(
@@ -268,7 +263,14 @@ def nag_mom_update(
     """Nesterov momentum: with ``d = lr * (g' + wd*weight)``,
     ``mom = momentum*mom - d``; ``weight += momentum*mom - d``."""
     _required('nag_mom_update', lr=lr)
-    rule = _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    rule = _bound(
+        sgd.nag_mom_update,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
 
 
@@ -287,7 +289,14 @@ def mp_nag_mom_update(
 ):
     """:func:`nag_mom_update` on the float32 master copy ``weight32``."""
     _required('mp_nag_mom_update', lr=lr)
-    rule = _nag_rule(lr, momentum, wd, rescale_grad, clip_gradient)
+    rule = _bound(
+        sgd.nag_mom_update,
+        lr,
+        wd,
+        momentum,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _mixed_precision(
         'mp_nag_mom_update',
         rule,
@@ -313,10 +322,7 @@ def signsgd_update(
     """signSGD: ``weight = (1 - lr*wd) * weight - lr * sign(grad)`` (MXNet
     ignores ``rescale_grad`` and ``clip_gradient`` here)."""
     _required('signsgd_update', lr=lr)
-
-    def rule(xp, w, g):
-        sgd.signsgd_update(xp, w, g, lr, wd)
-
+    rule = _bound(sgd.signsgd_update, lr, wd)
     return _update('signsgd_update', rule, weight, grad, {}, out)
 
 
@@ -336,21 +342,15 @@ def signum_update(
     """Signum: ``mom = momentum*mom - (1-momentum)*(wd*weight + g')``;
     ``weight = (1 - lr*wd_lh) * weight + lr * sign(mom)``."""
     _required('signum_update', lr=lr)
-
-    def rule(xp, w, g, m):
-        sgd.signum_update(
-            xp,
-            w,
-            g,
-            m,
-            lr,
-            wd,
-            momentum,
-            wd_lh,
-            rescale_grad,
-            _clip(clip_gradient),
-        )
-
+    rule = _bound(
+        sgd.signum_update,
+        lr,
+        wd,
+        momentum,
+        wd_lh,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _update('signum_update', rule, weight, grad, {'mom': mom}, out)
 
 
@@ -378,23 +378,16 @@ def adam_update(
     + (1-beta1)*g``; ``var = beta2*var + (1-beta2)*g*g``; ``weight -= lr
     * mean / (sqrt(var) + epsilon)``."""
     _required('adam_update', lr=lr)
-
-    def rule(xp, w, g, m, v):
-        adam.adam_update(
-            xp,
-            w,
-            g,
-            m,
-            v,
-            lr,
-            wd,
-            beta1,
-            beta2,
-            epsilon,
-            rescale_grad,
-            _clip(clip_gradient),
-        )
-
+    rule = _bound(
+        adam.adam_update,
+        lr,
+        wd,
+        beta1,
+        beta2,
+        epsilon,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     states = {'mean': mean, 'var': var}
     return _update('adam_update', rule, weight, grad, states, out, lazy_update)
 
@@ -417,22 +410,16 @@ def rmsprop_update(
     (1-gamma1)*g*g + gamma1*n``; ``weight = clip(weight - lr*g/sqrt(n +
     epsilon), clip_weights)``."""
     _required('rmsprop_update', lr=lr)
-
-    def rule(xp, w, g, n_):
-        adaptive.rmsprop_update(
-            xp,
-            w,
-            g,
-            n_,
-            lr,
-            wd,
-            gamma1,
-            epsilon,
-            rescale_grad,
-            _clip(clip_gradient),
-            _clip(clip_weights),
-        )
-
+    rule = _bound(
+        adaptive.rmsprop_update,
+        lr,
+        wd,
+        gamma1,
+        epsilon,
+        rescale_grad,
+        _clip(clip_gradient),
+        _clip(clip_weights),
+    )
     return _update('rmsprop_update', rule, weight, grad, {'n': n}, out)
 
 
@@ -457,25 +444,17 @@ def rmspropalex_update(
     ``g'**2`` and ``g'``; ``delta = gamma2*delta - lr*g'/sqrt(n - g**2 +
     epsilon)``; ``weight = clip(weight + delta, clip_weights)``."""
     _required('rmspropalex_update', lr=lr)
-
-    def rule(xp, w, grad_, n_, g_avg, d):
-        adaptive.rmspropalex_update(
-            xp,
-            w,
-            grad_,
-            n_,
-            g_avg,
-            d,
-            lr,
-            wd,
-            gamma1,
-            gamma2,
-            epsilon,
-            rescale_grad,
-            _clip(clip_gradient),
-            _clip(clip_weights),
-        )
-
+    rule = _bound(
+        adaptive.rmspropalex_update,
+        lr,
+        wd,
+        gamma1,
+        gamma2,
+        epsilon,
+        rescale_grad,
+        _clip(clip_gradient),
+        _clip(clip_weights),
+    )
     states = {'n': n, 'g': g, 'delta': delta}
     return _update('rmspropalex_update', rule, weight, grad, states, out)
 
@@ -498,27 +477,19 @@ def ftml_update(
     name=None,
 ):
     """FTML at step ``t`` (counted from 1): ``d``, ``v`` and ``z`` updated
-    in place (``dlbook.optimizer.adam.ftml_update`` has the formulas)."""
+    in place (``dlbook.ops.update_rules.adam.ftml_update`` has the formulas)."""
     _required('ftml_update', lr=lr, t=t)
-
-    def rule(xp, w, g, d_, v_, z_):
-        adam.ftml_update(
-            xp,
-            w,
-            g,
-            d_,
-            v_,
-            z_,
-            lr,
-            wd,
-            t,
-            beta1,
-            beta2,
-            epsilon,
-            rescale_grad,
-            _clip(clip_grad),
-        )
-
+    rule = _bound(
+        adam.ftml_update,
+        lr,
+        wd,
+        t,
+        beta1,
+        beta2,
+        epsilon,
+        rescale_grad,
+        _clip(clip_grad),
+    )
     states = {'d': d, 'v': v, 'z': z}
     return _update('ftml_update', rule, weight, grad, states, out)
 
@@ -538,46 +509,18 @@ def ftrl_update(
     name=None,
 ):
     """FTRL-proximal: ``z`` and ``n`` updated in place
-    (``dlbook.optimizer.adaptive.ftrl_update`` has the formulas)."""
+    (``dlbook.ops.update_rules.adaptive.ftrl_update`` has the formulas)."""
     _required('ftrl_update', lr=lr)
-
-    def rule(xp, w, g, z_, n_):
-        adaptive.ftrl_update(
-            xp,
-            w,
-            g,
-            z_,
-            n_,
-            lr,
-            wd,
-            lamda1,
-            beta,
-            rescale_grad,
-            _clip(clip_gradient),
-        )
-
+    rule = _bound(
+        adaptive.ftrl_update,
+        lr,
+        wd,
+        lamda1,
+        beta,
+        rescale_grad,
+        _clip(clip_gradient),
+    )
     return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
-
-
-def _adamw_rule(lr, eta, beta1, beta2, epsilon, wd, rescale, clip_gradient):
-    def rule(xp, w, g, m, v):
-        adam.adamw_update(
-            xp,
-            w,
-            g,
-            m,
-            v,
-            lr,
-            eta,
-            wd,
-            beta1,
-            beta2,
-            epsilon,
-            rescale,
-            _clip(clip_gradient),
-        )
-
-    return rule
 
 
 def _rescale_factor(name, rescale_grad):
@@ -622,8 +565,16 @@ def adamw_update(
     if factor is None:
         _check('adamw_update', weight, grad, {'mean': mean, 'var': var})
         return _deliver(weight if out is weight else weight.copy(), out)
-    rule = _adamw_rule(
-        lr, eta, beta1, beta2, epsilon, wd, factor, clip_gradient
+    rule = _bound(
+        adam.adamw_update,
+        lr,
+        eta,
+        wd,
+        beta1,
+        beta2,
+        epsilon,
+        factor,
+        _clip(clip_gradient),
     )
     states = {'mean': mean, 'var': var}
     return _update('adamw_update', rule, weight, grad, states, out)
@@ -653,8 +604,16 @@ def mp_adamw_update(
     if factor is None:
         _check('mp_adamw_update', weight, grad, {'weight32': weight32})
         return _deliver(weight if out is weight else weight.copy(), out)
-    rule = _adamw_rule(
-        lr, eta, beta1, beta2, epsilon, wd, factor, clip_gradient
+    rule = _bound(
+        adam.adamw_update,
+        lr,
+        eta,
+        wd,
+        beta1,
+        beta2,
+        epsilon,
+        factor,
+        _clip(clip_gradient),
     )
     states = {'mean': mean, 'var': var}
     return _mixed_precision(
@@ -669,10 +628,10 @@ CONTRIB = {'adamw_update': adamw_update, 'mp_adamw_update': mp_adamw_update}
 # -- several weights per call -----------------------------------------------------
 
 
-def _multi(name, data, per_weight, num_weights, lrs, wds, out, make_rule):
+def _multi(name, single, per_weight, data, num_weights, lrs, wds, out, **kw):
     """The ``multi_*`` forms: ``data`` holds ``per_weight`` arrays per
-    weight (weight, grad, then states); ``make_rule(lr, wd)`` gives the
-    update of one weight, ``update(arrays, out)``."""
+    weight (weight, grad, then states), each weight updated by
+    ``single(*its_arrays, lr=..., wd=..., out=..., **kw)``."""
     _required(name, lrs=lrs, wds=wds)
     if len(data) != per_weight * num_weights:
         raise DLBookError(
@@ -693,12 +652,17 @@ def _multi(name, data, per_weight, num_weights, lrs, wds, out, make_rule):
             f'{name}: out needs one array per weight ({num_weights}), '
             f'got {len(out)}'
         )
-    results = []
-    for i in range(num_weights):
-        arrays = data[i * per_weight : (i + 1) * per_weight]
-        target = None if out is None else out[i]
-        results.append(make_rule(lrs[i], wds[i])(arrays, target))
-    return results
+    return [
+        single(
+            *data[i * per_weight : (i + 1) * per_weight],
+            lr=lrs[i],
+            wd=wds[i],
+            lazy_update=False,  # MXNet's multi_ forms are dense
+            out=None if out is None else out[i],
+            **kw,
+        )
+        for i in range(num_weights)
+    ]
 
 
 def multi_sgd_update(
@@ -714,14 +678,17 @@ def multi_sgd_update(
     """:func:`sgd_update` of ``num_weights`` weights, ``data`` =
     ``weight0, grad0, weight1, grad1, ...``; returns the list of updated
     weights."""
-
-    def make_rule(lr, wd):
-        return lambda arrays, target: sgd_update(
-            *arrays, lr, wd, rescale_grad, clip_gradient, False, target
-        )
-
     return _multi(
-        'multi_sgd_update', data, 2, num_weights, lrs, wds, out, make_rule
+        'multi_sgd_update',
+        sgd_update,
+        2,
+        data,
+        num_weights,
+        lrs,
+        wds,
+        out,
+        rescale_grad=rescale_grad,
+        clip_gradient=clip_gradient,
     )
 
 
@@ -738,21 +705,18 @@ def multi_sgd_mom_update(
 ):
     """:func:`sgd_mom_update` of ``num_weights`` weights, ``data`` =
     ``weight0, grad0, mom0, weight1, ...``."""
-
-    def make_rule(lr, wd):
-        return lambda arrays, target: sgd_mom_update(
-            *arrays,
-            lr,
-            momentum,
-            wd,
-            rescale_grad,
-            clip_gradient,
-            False,
-            target,
-        )
-
     return _multi(
-        'multi_sgd_mom_update', data, 3, num_weights, lrs, wds, out, make_rule
+        'multi_sgd_mom_update',
+        sgd_mom_update,
+        3,
+        data,
+        num_weights,
+        lrs,
+        wds,
+        out,
+        momentum=momentum,
+        rescale_grad=rescale_grad,
+        clip_gradient=clip_gradient,
     )
 
 
@@ -768,14 +732,17 @@ def multi_mp_sgd_update(
 ):
     """:func:`mp_sgd_update` of ``num_weights`` weights, ``data`` =
     ``weight0, grad0, weight32_0, weight1, ...``."""
-
-    def make_rule(lr, wd):
-        return lambda arrays, target: mp_sgd_update(
-            *arrays, lr, wd, rescale_grad, clip_gradient, False, target
-        )
-
     return _multi(
-        'multi_mp_sgd_update', data, 3, num_weights, lrs, wds, out, make_rule
+        'multi_mp_sgd_update',
+        mp_sgd_update,
+        3,
+        data,
+        num_weights,
+        lrs,
+        wds,
+        out,
+        rescale_grad=rescale_grad,
+        clip_gradient=clip_gradient,
     )
 
 
@@ -792,26 +759,16 @@ def multi_mp_sgd_mom_update(
 ):
     """:func:`mp_sgd_mom_update` of ``num_weights`` weights, ``data`` =
     ``weight0, grad0, mom0, weight32_0, weight1, ...``."""
-
-    def make_rule(lr, wd):
-        return lambda arrays, target: mp_sgd_mom_update(
-            *arrays,
-            lr,
-            momentum,
-            wd,
-            rescale_grad,
-            clip_gradient,
-            False,
-            target,
-        )
-
     return _multi(
         'multi_mp_sgd_mom_update',
-        data,
+        mp_sgd_mom_update,
         4,
+        data,
         num_weights,
         lrs,
         wds,
         out,
-        make_rule,
+        momentum=momentum,
+        rescale_grad=rescale_grad,
+        clip_gradient=clip_gradient,
     )
