@@ -82,6 +82,19 @@ def test_equal_shapes_keep_no_shapes(ctx):
     np.testing.assert_allclose(x.grad.asnumpy(), [[1.0, 1.0]])
 
 
+def test_binary_instance_run_again_forgets_broadcast_shapes(ctx):
+    """A graph runs one operator instance many times: shapes kept for a
+    broadcast call must not outlive it."""
+    from dlbook.ops import REGISTRY
+
+    op = REGISTRY['broadcast_add']()
+    xp = ctx.xp
+    op.forward(xp, xp.ones((2, 3)), xp.ones((1, 3)))
+    assert op.backward(xp, xp.ones((2, 3)))[1].shape == (1, 3)
+    op.forward(xp, xp.ones((2, 3)), xp.ones((2, 3)))
+    assert op.backward(xp, xp.ones((2, 3)))[1].shape == (2, 3)
+
+
 def test_grad_req_write_add_null(ctx):
     x = nd.array([1.0, 2.0])
     x.attach_grad(grad_req='add')

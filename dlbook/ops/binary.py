@@ -72,6 +72,8 @@ class _Binary(Op):
         b_shape = b.shape
         if a_shape != b_shape:
             self.input_shapes = (a_shape, b_shape)
+        elif self.input_shapes is not None:  # a graph's node run again
+            self.input_shapes = None
         return z
 
     #: ``(a.shape, b.shape)`` when they differ (set by ``forward``)
