@@ -134,11 +134,7 @@ def _mixed_precision(name, rule, weight, grad, states, weight32, out, lazy):
     _check(name, weight, grad, {'weight32': weight32})
     grad32 = grad.astype(numpy.float32)
     _update(name, rule, weight32, grad32, states, weight32, lazy)
-    result = weight32.astype(weight.dtype)
-    if out is weight:
-        weight[:] = result
-        return weight
-    return _deliver(result, out)
+    return _deliver(weight32.astype(weight.dtype), out)
 
 
 # -- SGD and its relatives ----------------------------------------------------
