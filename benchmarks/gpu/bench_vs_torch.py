@@ -8,6 +8,8 @@ run cut off by a time limit still leaves numbers):
 * ``conv``: convolution forward + backward on ResNet-18's layer shapes;
 * ``resnet18``: training images/s at 32x32 (batch 128, 256) and 224x224
   (batch 64), SGD with momentum, dlbook eager / hybridized, torch eager;
+  and at 32x32, batch 128, with Adam (one fused update kernel per weight
+  in dlbook, torch's default multi-tensor Adam), eager;
 * ``small``: one LeNet step (batch 256, 1x28x28) and one LSTM and one
   GRU step (hidden 256, 35 steps, batch 32, vocab 28);
 * peak memory of each training row (CuPy pool bytes, torch max allocated).
@@ -234,14 +236,17 @@ def bench_conv(a):
             )
 
 
-def _train_dlbook(net, shape, classes, batch, a, hybridize):
-    step = train_step(CTX, net, shape, classes, batch, hybridize)
+def _train_dlbook(net, shape, classes, batch, a, hybridize, optimizer='sgd'):
+    step = train_step(CTX, net, shape, classes, batch, hybridize, optimizer)
     return median_time(step, dsync, a.warmup, a.repeat)
 
 
-def _train_torch(model, shape, classes, batch, a):
+def _train_torch(model, shape, classes, batch, a, optimizer='sgd'):
     model = model.to(tdev())
-    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    if optimizer == 'adam':
+        opt = torch.optim.Adam(model.parameters(), lr=0.001)
+    else:
+        opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     X = torch.rand((batch,) + shape, device=tdev())
     y = torch.arange(batch, device=tdev()) % classes
     lossf = torch.nn.CrossEntropyLoss()
@@ -265,15 +270,25 @@ def _train_torch(model, shape, classes, batch, a):
 def bench_resnet18(a):
     from dlbook.gluon.model_zoo import vision
 
-    rows = [(32, 128), (32, 256), (224, 64)]
+    # (size, batch, optimizer, hybridize settings to time)
+    rows = [
+        (32, 128, 'sgd', (False, True)),
+        (32, 256, 'sgd', (False, True)),
+        (224, 64, 'sgd', (False, True)),
+        (32, 128, 'adam', (False,)),
+    ]
     if a.smoke:
-        rows = [(32, 4)]
-    for size, batch in rows:
+        rows = [(32, 4, 'sgd', (False, True)), (32, 4, 'adam', (False,))]
+    for size, batch, optimizer, hybridize in rows:
         case = f'{size}x{size} batch {batch}'
-        for hyb in (False, True):
+        if optimizer != 'sgd':
+            case += f', {optimizer}'
+        for hyb in hybridize:
             net = vision.resnet18_v1(classes=10)
             CTX.empty_cache()
-            t = _train_dlbook(net, (3, size, size), 10, batch, a, hyb)
+            t = _train_dlbook(
+                net, (3, size, size), 10, batch, a, hyb, optimizer
+            )
             record(
                 'resnet18',
                 case,
@@ -289,7 +304,9 @@ def bench_resnet18(a):
                 model = torchvision.models.resnet18(num_classes=10)
             except ImportError:
                 continue
-            t, peak = _train_torch(model, (3, size, size), 10, batch, a)
+            t, peak = _train_torch(
+                model, (3, size, size), 10, batch, a, optimizer
+            )
             record(
                 'resnet18',
                 case,
