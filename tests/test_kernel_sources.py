@@ -31,10 +31,15 @@ import pytest
 from dlbook import autograd, nd
 from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
-from dlbook.ops.update_rules.adam import adam_update, adamw_update
+from dlbook.ops.update_rules.adam import (
+    adam_update,
+    adamw_update,
+    ftml_update,
+)
 from dlbook.ops.update_rules.adaptive import (
     adadelta_update,
     adagrad_update,
+    ftrl_update,
     rmsprop_update,
     rmspropalex_update,
 )
@@ -43,6 +48,8 @@ from dlbook.ops.update_rules.sgd import (
     nag_mom_update,
     sgd_mom_update,
     sgd_update,
+    signsgd_update,
+    signum_update,
 )
 
 pytestmark = pytest.mark.skipif(
@@ -474,6 +481,12 @@ def _adaptive_optimizers():
             np, w, g, v, m, d, 0.1, wd, 0.9, 0.8, 1e-8, 2.0, clip, clip_weights
         )
         adadelta_update(np, w, g, v, d, wd, 0.9, 1e-5, 2.0, clip)
+        signsgd_update(np, w, g, 0.1, wd)
+        signum_update(np, w, g, m, 0.1, wd, 0.9, 0.01, 2.0, clip)
+        ftml_update(
+            np, w, g, v + 0.5, v, d, 0.1, wd, 3, 0.6, 0.999, 1e-8, 2.0, clip
+        )
+        ftrl_update(np, w, g, m, np.abs(v), 0.1, wd, 0.01, 1.0, 2.0, clip)
 
 
 def _activations():

@@ -365,9 +365,10 @@ def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
     assert n_backward <= backward_most, calls_b
 
 
-def _mlp_trainer(ctx, momentum, optimizer='sgd', **options):
+def _mlp_trainer(ctx, sgd_momentum, optimizer='sgd', **options):
     """Three dense layers (six parameters) and their trainer (SGD by
-    default), after one backward."""
+    default, with ``sgd_momentum``; other optimizers take ``options``),
+    after one backward."""
     mx.random.seed(5)
     net = gluon.nn.HybridSequential()
     net.add(
@@ -379,7 +380,7 @@ def _mlp_trainer(ctx, momentum, optimizer='sgd', **options):
     params = {'learning_rate': 0.1, 'wd': 0.01, 'clip_gradient': 0.3}
     params.update(options)
     if optimizer in ('sgd', 'nag'):
-        params['momentum'] = momentum
+        params['momentum'] = sgd_momentum
     trainer = gluon.Trainer(net.collect_params(), optimizer, params)
     x = nd.array(numpy.arange(8.0).reshape(2, 4) / 8, ctx=ctx)
 
@@ -406,6 +407,10 @@ UPDATE_RULES = {
         'dlbook_rmspropalex_update',
     ),
     'adadelta': ('adadelta', {}, 'dlbook_adadelta_update'),
+    'signum': ('signum', {'momentum': 0.9}, 'dlbook_signum_update'),
+    'signsgd': ('signum', {'momentum': 0.0}, 'dlbook_signsgd_update'),
+    'ftml': ('ftml', {}, 'dlbook_ftml_update'),
+    'ftrl': ('ftrl', {}, 'dlbook_ftrl_update'),
 }
 
 

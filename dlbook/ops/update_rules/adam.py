@@ -268,12 +268,73 @@ def ftml_update(
     ``d_t = (1 - beta1**t) / lr * (sqrt(v / (1 - beta2**t)) + epsilon)``;
     ``z = beta1*z + (1-beta1)*g - (d_t - beta1*d) * weight``;
     ``d = d_t``; ``weight = -z / d_t``
+
+    One fused kernel on a GPU (:data:`FTML_KERNEL`), as MXNet's
+    ``ftml_update``.
     """
-    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    FTML_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        beta1,
+        beta2,
+        epsilon,
+        1 - beta1**t,
+        1 - beta2**t,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        weight,
+        d,
+        v,
+        z,
+    )
+
+
+def _ftml_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    epsilon,
+    bias1,
+    bias2,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    d,
+    v,
+    z,
+):
+    """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
+    ``bias2 = 1 - beta2**t``)."""
+    g = rescaled_with_wd(
+        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+    )
     v *= beta2
     v += (1 - beta2) * g * g
-    d_t = (1 - beta1**t) / lr * (xp.sqrt(v / (1 - beta2**t)) + epsilon)
+    d_t = bias1 / lr * (xp.sqrt(v / bias2) + epsilon)
     z *= beta1
     z += (1 - beta1) * g - (d_t - beta1 * d) * weight
     d[...] = d_t
     weight[...] = -z / d_t
+
+
+#: FTML as one kernel (``weight``, ``d``, ``v`` and ``z`` updated).
+FTML_KERNEL = Elementwise(
+    'dlbook_ftml_update',
+    'T grad, T lr, T wd, T beta1, T beta2, T epsilon, T bias1, T bias2, '
+    'T rescale_grad, T clip_gradient',
+    'T weight, T d, T v, T z',
+    RESCALED_G_WITH_WD
+    + """
+    v = v * beta2 + (1 - beta2) * g * g;
+    T d_t = bias1 / lr * (sqrt(v / bias2) + epsilon);
+    z = z * beta1 + ((1 - beta1) * g - (d_t - beta1 * d) * weight);
+    d = d_t;
+    weight = -z / d_t;
+""",
+    _ftml_steps,
+)

@@ -17,6 +17,7 @@ from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
     clip_inplace,
+    cuda_sign,
     kernel_clip,
     rescaled,
     rescaled_with_wd,
@@ -361,8 +362,30 @@ def ftrl_update(
     ``z += g - (sqrt(n + g*g) - sqrt(n)) * weight / lr``; ``n += g*g``;
     ``weight = (sign(z)*lamda1 - z) / ((beta + sqrt(n))/lr + wd)
     * (|z| > lamda1)``
+
+    One fused kernel on a GPU (:data:`FTRL_KERNEL`), as MXNet's
+    ``ftrl_update``.
     """
-    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    FTRL_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        lamda1,
+        beta,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        weight,
+        z,
+        n,
+    )
+
+
+def _ftrl_steps(
+    xp, grad, lr, wd, lamda1, beta, rescale_grad, clip_gradient, weight, z, n
+):
+    """:data:`FTRL_KERNEL` in array operations."""
+    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
     g2 = g * g
     z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
     n += g2
@@ -371,3 +394,20 @@ def ftrl_update(
         / ((beta + xp.sqrt(n)) / lr + wd)
         * (xp.abs(z) > lamda1)
     )
+
+
+#: FTRL as one kernel (``weight``, ``z`` and ``n`` updated).
+FTRL_KERNEL = Elementwise(
+    'dlbook_ftrl_update',
+    'T grad, T lr, T wd, T lamda1, T beta, T rescale_grad, T clip_gradient',
+    'T weight, T z, T n',
+    RESCALED_G
+    + f"""
+    T g2 = g * g;
+    z += g - (sqrt(n + g2) - sqrt(n)) * weight / lr;
+    n += g2;
+    weight = ({cuda_sign('z')} * lamda1 - z) / ((beta + sqrt(n)) / lr + wd)
+        * (T)(z > lamda1 || z < -lamda1);
+""",
+    _ftrl_steps,
+)

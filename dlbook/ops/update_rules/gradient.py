@@ -37,6 +37,12 @@ RESCALED_G_WITH_WD = """
 """
 
 
+def cuda_sign(name):
+    """CUDA C for ``sign(name)`` as NumPy gives it (a zero or NaN is
+    itself)."""
+    return f'({name} > 0 ? (T)1 : ({name} < 0 ? (T)-1 : {name}))'
+
+
 def kernel_clip(bound):
     """A clipping bound for the kernels: None (no clipping) becomes -1."""
     return -1.0 if bound is None else bound

@@ -11,7 +11,13 @@ kernels (``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``:
 """
 
 from ..kernels import Elementwise, Grouped
-from .gradient import RESCALED_G, kernel_clip, rescaled, twin_clip
+from .gradient import (
+    RESCALED_G,
+    cuda_sign,
+    kernel_clip,
+    rescaled,
+    twin_clip,
+)
 
 __all__ = [
     'sgd_update',
@@ -185,10 +191,32 @@ def signsgd_update(xp, weight, grad, lr, wd):
     """signSGD, in place (MXNet ignores rescale and clipping here).
 
     ``weight = (1 - lr*wd) * weight - lr * sign(grad)``
+
+    One fused kernel on a GPU (:data:`SIGNSGD_KERNEL`).
     """
+    SIGNSGD_KERNEL(xp, grad, lr, wd, weight)
+
+
+def _signsgd_steps(xp, grad, lr, wd, weight):
+    """:data:`SIGNSGD_KERNEL` in array operations."""
     if wd:
         weight *= 1 - lr * wd
     weight -= lr * xp.sign(grad)
+
+
+#: signSGD as one kernel (``weight`` updated).
+SIGNSGD_KERNEL = Elementwise(
+    'dlbook_signsgd_update',
+    'T grad, T lr, T wd',
+    'T weight',
+    f"""
+    if (wd != 0) {{
+        weight *= 1 - lr * wd;
+    }}
+    weight -= lr * {cuda_sign('grad')};
+""",
+    _signsgd_steps,
+)
 
 
 def signum_update(
@@ -198,14 +226,56 @@ def signum_update(
 
     ``mom = momentum*mom - (1-momentum)*(wd*weight + g')``;
     ``weight = (1 - lr*wd_lh) * weight + lr * sign(mom)``
+
+    One fused kernel on a GPU (:data:`SIGNUM_KERNEL`).
     """
+    SIGNUM_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        momentum,
+        wd_lh,
+        rescale_grad,
+        kernel_clip(clip_gradient),
+        weight,
+        mom,
+    )
+
+
+def _signum_steps(
+    xp, grad, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient, weight, mom
+):
+    """:data:`SIGNUM_KERNEL` in array operations."""
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    mom -= (1 - momentum) * rescaled(xp, grad, rescale_grad, clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
+    mom -= (1 - momentum) * g
     if wd_lh:
         weight *= 1 - lr * wd_lh
     weight += lr * xp.sign(mom)
+
+
+#: Signum as one kernel (``weight`` and ``mom`` updated).
+SIGNUM_KERNEL = Elementwise(
+    'dlbook_signum_update',
+    'T grad, T lr, T wd, T momentum, T wd_lh, T rescale_grad, T clip_gradient',
+    'T weight, T mom',
+    RESCALED_G
+    + f"""
+    mom *= momentum;
+    if (wd != 0) {{
+        mom -= ((1 - momentum) * wd) * weight;
+    }}
+    mom -= (1 - momentum) * g;
+    if (wd_lh != 0) {{
+        weight *= 1 - lr * wd_lh;
+    }}
+    weight += lr * {cuda_sign('mom')};
+""",
+    _signum_steps,
+)
 
 
 # -- several weights in one kernel (MXNet's multi_sgd_update) -----------------
