@@ -147,10 +147,25 @@ def grad(
     """Return the gradients of ``heads`` with respect to ``variables``
     without touching ``x.grad``.
 
+    With ``create_graph=True`` the gradients are computed by recorded
+    operators, so they can be differentiated in turn (higher-order
+    gradients)::
+
+        with autograd.record():
+            y = nd.sin(x)
+            dy_dx = autograd.grad(y, x, create_graph=True)[0]  # cos(x)
+        dy_dx.backward()  # x.grad: -sin(x)
+
+    Element-wise operators (unary, binary, with a scalar), reductions
+    (``sum``, ``mean``, ``max``, ``prod`` ...), ``Activation`` and
+    ``FullyConnected`` have such rules (``Op.graph_grads``); any other
+    operator on the way raises an error naming it.
+
     Returns
     -------
     list of NDArray
-        One gradient per variable.
+        One gradient per variable, a list even for one variable, as in
+        MXNet.
 
     Raises
     ------
@@ -158,23 +173,13 @@ def grad(
         As MXNet, when a variable does not require a gradient (no
         ``attach_grad()``) or the heads do not depend on it.
     """
-    if create_graph:
-        ops = sorted(
-            {
-                n.op.name
-                for n in _topological_order(
-                    [heads] if isinstance(heads, NDArray) else heads
-                )
-            }
-        )
-        raise NotImplementedError(
-            'create_graph=True (higher-order gradients) is not implemented '
-            f'in dlbook: the operators in this graph ({", ".join(ops)}) have '
-            'first-order gradient rules only'
-        )
-    single = isinstance(variables, NDArray)
-    variables = [variables] if single else list(variables)
+    if isinstance(variables, NDArray):
+        variables = [variables]
+    variables = list(variables)
     _check_grad_variables(heads, variables)
+    if create_graph:
+        with _Scope(True, train_mode):
+            return _graph_grads(heads, head_grads, variables)
     if retain_graph is None:
         retain_graph = create_graph
     with _Scope(None, train_mode):
@@ -192,7 +197,56 @@ def grad(
             out.append(wrap_raw(g, var._ctx))
             continue
         out.append(from_raw(g, var._ctx))
-    return out[0] if single else out
+    return out
+
+
+def _graph_grads(heads, head_grads, variables):
+    """:func:`grad` with ``create_graph=True``: the gradients computed by
+    recorded operators, so that they can be differentiated again.
+
+    The nodes are taken newest first, as ``backward`` takes them, but
+    each runs its operator's :meth:`~dlbook.ops.Op.graph_grads`: the
+    gradient rule written with ``nd`` operators on NDArrays, which the
+    tape records as it records any other operation (the caller is inside
+    ``record()``).  The graph being differentiated is left as it is.
+    """
+    from . import ndarray as F
+
+    heads, head_grads = _heads_list(heads, head_grads)
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    # id(node) -> {output index: gradient}; id(variable) -> gradient
+    at_outputs, found = {}, {}
+
+    def route(x, g):
+        if g is None:
+            return
+        if x._node is not None:
+            slots = at_outputs.setdefault(id(x._node), {})
+            held = slots.get(x._out_index)
+            slots[x._out_index] = g if held is None else held + g
+        if x._grad_req is not None or x._node is None:
+            held = found.get(id(x))
+            found[id(x)] = g if held is None else held + g
+
+    for head, hg in zip(heads, head_grads):
+        route(head, F.ones_like(head) if hg is None else hg)
+    for node in reversed(_topological_order(heads)):
+        slots = at_outputs.pop(id(node), None)
+        if slots is None:  # no gradient reaches it
+            continue
+        dys = [slots.get(i, None) for i in range(_tape._num_outputs(node))]
+        if any(dy is None for dy in dys):
+            dys = [
+                F.zeros(shape, dtype=dtype, ctx=node.ctx) if dy is None else dy
+                for dy, (shape, dtype) in zip(dys, node.out_meta)
+            ]
+        grads = node.op.graph_grads(F, node.inputs, dys)
+        for x, g in zip(node.inputs, grads):
+            route(x, g)
+    return [
+        found[id(v)] if id(v) in found else F.zeros_like(v) for v in variables
+    ]
 
 
 def _check_grad_variables(heads, variables):

@@ -296,6 +296,22 @@ class Activation(Op):
     def backward(self, xp, dy):
         return self.inner.backward(xp, dy)
 
+    def graph_grads(self, F, inputs, dys):
+        act_type = self.attrs['act_type']
+        if act_type not in GRAPH_ACT_TYPES:
+            raise DLBookError(
+                f'Activation(act_type={act_type!r}) has no higher-order '
+                f'gradient in dlbook; {", ".join(GRAPH_ACT_TYPES)} have'
+            )
+        (x,), (dy,) = inputs, dys
+        inner = ACT_TYPES[act_type]()
+        return (inner.grad(F, dy, x, self.output_again(F, x)),)
+
+
+#: The activations whose derivative is plain arithmetic on ``x`` and
+#: ``y``, so that ``nd`` operators can compute (and record) it
+GRAPH_ACT_TYPES = ('relu', 'sigmoid', 'tanh', 'softsign')
+
 
 # -- LeakyReLU --------------------------------------------------------------
 

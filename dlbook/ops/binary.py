@@ -79,6 +79,12 @@ class _Binary(Op):
     #: ``(a.shape, b.shape)`` when they differ (set by ``forward``)
     input_shapes = None
 
+    def graph_grads(self, F, inputs, dys):
+        a, b = inputs
+        z = self.output_again(F, a, b) if self.needs_values else None
+        da, db = self.grads(F, dys[0], a, b, z)
+        return unbroadcast(F, da, a.shape), unbroadcast(F, db, b.shape)
+
     def backward(self, xp, dz):
         da, db = self.grads(xp, dz, *self.saved)
         shapes = self.input_shapes

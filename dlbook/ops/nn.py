@@ -137,6 +137,20 @@ class FullyConnected(Op):
             return dx, dweight
         return dx, dweight, dy2.sum(axis=0)
 
+    def graph_grads(self, F, inputs, dys):
+        x, weight = inputs[:2]
+        dy = dys[0]
+        x2 = x.reshape((x.shape[0], -1)) if self.attrs['flatten'] else x
+        x2 = x2.reshape((-1, x2.shape[-1]))
+        dy2 = dy.reshape((-1, dy.shape[-1]))
+        grads = (
+            F.dot(dy2, weight).reshape(x.shape),
+            F.dot(dy2, x2, transpose_a=True),
+        )
+        if self.attrs['no_bias']:
+            return grads
+        return grads + (dy2.sum(axis=0),)
+
 
 def _dropout_steps(xp, x, u, p, scale):
     """:data:`DROPOUT` in array operations: ``(y, mask)``."""

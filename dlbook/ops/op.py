@@ -125,6 +125,27 @@ class Op:
     #: the tape then sets ``row_sparse_grad``.
     offers_row_sparse = False
 
+    def graph_grads(self, F, inputs, dys):
+        """The input gradients written with the operators of ``F`` (the
+        ``nd`` module) on NDArrays, so that they are recorded in turn:
+        what ``autograd.grad(..., create_graph=True)`` runs for
+        higher-order gradients.  ``inputs`` are the NDArrays the operator
+        ran on, ``dys`` one NDArray per output; returns one gradient (or
+        None) per input.  Operators with first-order gradients only
+        raise; the families that have a rule (element-wise, reductions,
+        ``FullyConnected``, ``Activation``) write it once, for both
+        orders, with ``xp`` standing for NumPy, CuPy or ``F``."""
+        raise DLBookError(
+            f"operator '{self.name}' has no higher-order gradient in "
+            f'dlbook (autograd.grad(..., create_graph=True) needs one '
+            f'for every operator between the heads and the variables)'
+        )
+
+    def output_again(self, F, *inputs):
+        """This operator's output recomputed with ``F`` from the NDArrays
+        ``inputs`` (recorded, unlike the values kept for ``backward``)."""
+        return getattr(F, self.name)(*inputs, **self.attrs)
+
     def __init__(self, **attrs):
         defaults = self.defaults
         if not attrs:

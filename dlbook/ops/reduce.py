@@ -66,6 +66,16 @@ class _Reduce(Op):
         x, y = self.saved
         return self.grad(xp, dy.reshape(y.shape), x, y)
 
+    def graph_grads(self, F, inputs, dys):
+        (x,), (dy,) = inputs, dys
+        y = getattr(F, self.name)(x, **dict(self.attrs, keepdims=True))
+        return (self.graph_grad(F, dy.reshape(y.shape), x, y),)
+
+    def graph_grad(self, F, dy, x, y):
+        """:meth:`grad` with ``F``'s recorded operators (``_spread``
+        writes into a new array, which a graph cannot record)."""
+        return self.grad(F, dy, x, y)
+
 
 @register('sum', 'sum_axis')
 class Sum(_Reduce):
@@ -76,6 +86,9 @@ class Sum(_Reduce):
 
     def grad(self, xp, dy, x, y):
         return _spread(xp, dy, x.shape)
+
+    def graph_grad(self, F, dy, x, y):
+        return F.broadcast_to(dy, x.shape)
 
 
 @register('mean')
@@ -95,6 +108,9 @@ class Mean(_Reduce):
     def grad(self, xp, dy, x, y):
         n = x.size // max(y.size, 1)
         return _spread(xp, dy / n, x.shape)
+
+    def graph_grad(self, F, dy, x, y):
+        return F.broadcast_to(dy / (x.size // max(y.size, 1)), x.shape)
 
 
 @register('prod')

@@ -42,7 +42,17 @@ class _Scalar(Op):
 
     def backward(self, xp, dy):
         x, s, y = self.saved
+        return self.grad(xp, dy, x, s, y)
+
+    def grad(self, xp, dy, x, s, y):
+        """``dx`` from ``dy``, ``x``, ``s`` and ``y`` (``xp`` may be the
+        ``nd`` module: :meth:`graph_grads`)."""
         return dy * self.df(xp, x, s, y)
+
+    def graph_grads(self, F, inputs, dys):
+        (x,), (dy,) = inputs, dys
+        y = self.output_again(F, x) if self.needs_values else None
+        return (self.grad(F, dy, x, self.attrs['scalar'], y),)
 
 
 @register('_plus_scalar', '_PlusScalar')
@@ -54,7 +64,7 @@ class PlusScalar(_Scalar):
     def f(self, xp, x, s):
         return x + s
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, s, y):
         return dy
 
 
@@ -67,7 +77,7 @@ class MinusScalar(_Scalar):
     def f(self, xp, x, s):
         return x - s
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, s, y):
         return dy
 
 
@@ -80,7 +90,7 @@ class RMinusScalar(_Scalar):
     def f(self, xp, x, s):
         return s - x
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, s, y):
         return -dy
 
 
@@ -107,8 +117,8 @@ class DivScalar(_Scalar):
         check_int_divisor(xp, x, s, self.name)
         return x / s
 
-    def backward(self, xp, dy):
-        return dy / self.saved[1]
+    def grad(self, xp, dy, x, s, y):
+        return dy / s
 
 
 @register('_rdiv_scalar', '_RDivScalar')
@@ -130,7 +140,7 @@ class ModScalar(_Scalar):
     def f(self, xp, x, s):
         return xp.mod(x, s)
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, s, y):
         return dy
 
 

@@ -41,13 +41,22 @@ class _Unary(Op):
 
     def backward(self, xp, dy):
         x, y = self.saved
+        return self.grad(xp, dy, x, y)
+
+    def grad(self, xp, dy, x, y):
+        """``dx`` from ``dy``, ``x`` and ``y`` (``xp`` may be the ``nd``
+        module: :meth:`graph_grads`)."""
         return dy * self.df(xp, x, y)
+
+    def graph_grads(self, F, inputs, dys):
+        (x,), (dy,) = inputs, dys
+        return (self.grad(F, dy, x, self.output_again(F, x)),)
 
 
 class _PiecewiseConstant(_Unary):
     """Base of rounding-like ops: the gradient is zero (as in MXNet)."""
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, y):
         return xp.zeros_like(dy)
 
 
@@ -112,7 +121,7 @@ class Negative(_Unary):
     def f(self, xp, x):
         return -x
 
-    def backward(self, xp, dy):
+    def grad(self, xp, dy, x, y):
         return -dy
 
 

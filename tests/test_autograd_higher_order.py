@@ -1,0 +1,261 @@
+"""Higher-order gradients: ``autograd.grad(..., create_graph=True)``.
+
+Each operator's recorded gradient rule (``Op.graph_grads``) is checked by
+differentiating it once more: the gradient of ``sum(cot * dy/dx)`` with
+respect to the inputs is compared with float64 central differences of
+the first-order gradient (computed the ordinary way), with a random
+cotangent ``cot``.
+"""
+
+import numpy as np
+import pytest
+
+import dlbook as mx
+from dlbook import autograd, nd
+from dlbook.base import DLBookError
+from dlbook.ops import REGISTRY
+from dlbook.ops.scalar import _Scalar
+from dlbook.ops.unary import _PiecewiseConstant, _Unary
+
+RNG = np.random.RandomState(11)
+H = 1e-6
+
+
+def _first(f, arrays):
+    """First-order gradients of ``sum(f(*arrays))`` (ordinary backward)."""
+    xs = [nd.array(a, dtype='float64') for a in arrays]
+    for x in xs:
+        x.attach_grad()
+    with autograd.record():
+        y = f(*xs)
+    return [g.asnumpy() for g in autograd.grad(y, xs)]
+
+
+def _second(f, arrays, cot):
+    """Gradients of ``sum(cot_i * dy/dx_i)`` through ``create_graph``."""
+    xs = [nd.array(a, dtype='float64') for a in arrays]
+    for x in xs:
+        x.attach_grad()
+    with autograd.record():
+        y = f(*xs)
+        grads = autograd.grad(y, xs, create_graph=True)
+        total = sum(
+            (g * nd.array(c, dtype='float64')).sum()
+            for g, c in zip(grads, cot)
+        )
+    total.backward()
+    return [x.grad.asnumpy() for x in xs]
+
+
+def _numeric_second(f, arrays, cot):
+    """Central differences of ``sum(cot_i * dy/dx_i)`` in each input."""
+
+    def value(arrs):
+        return sum(float((g * c).sum()) for g, c in zip(_first(f, arrs), cot))
+
+    out = []
+    for i, a in enumerate(arrays):
+        d = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            up = [b.copy() for b in arrays]
+            down = [b.copy() for b in arrays]
+            up[i][j] += H
+            down[i][j] -= H
+            d[j] = (value(up) - value(down)) / (2 * H)
+        out.append(d)
+    return out
+
+
+def _check(f, arrays, rtol=1e-5, atol=1e-6):
+    cot = [RNG.uniform(-1, 1, a.shape) for a in arrays]
+    got = _second(f, arrays, cot)
+    want = _numeric_second(f, arrays, cot)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+
+
+def _differentiable(base, leave_out=()):
+    return sorted(
+        {
+            cls.name
+            for cls in REGISTRY.values()
+            if issubclass(cls, base)
+            and not issubclass(cls, leave_out)
+            and cls.differentiable
+            and cls.name.isidentifier()
+            and hasattr(nd, cls.name)
+        }
+    )
+
+
+#: inputs inside each operator's domain (default: 0.2 .. 0.8)
+DOMAIN = {'arccosh': (1.2, 1.8), 'erfinv': (-0.5, 0.5)}
+
+
+@pytest.mark.parametrize('name', _differentiable(_Unary, _PiecewiseConstant))
+def test_unary_second_derivative(name):
+    lo, hi = DOMAIN.get(name, (0.2, 0.8))
+    x = RNG.uniform(lo, hi, (2, 3))
+    op = getattr(nd, name)
+    # times x: a linear operator's gradient must reach x too (product
+    # rule), so every rule is checked against a nonzero second derivative
+    _check(lambda a: op(a) * a, [x])
+
+
+@pytest.mark.parametrize('name', _differentiable(_PiecewiseConstant))
+def test_rounding_gradient_is_zero(name):
+    x = nd.array(RNG.uniform(0.2, 2.8, (2, 3)))
+    x.attach_grad()
+    with autograd.record():
+        (g,) = autograd.grad(getattr(nd, name)(x), [x], create_graph=True)
+    assert not g.asnumpy().any()
+
+
+@pytest.mark.parametrize('name', _differentiable(_Scalar))
+def test_scalar_second_derivative(name):
+    x = RNG.uniform(0.2, 0.8, (2, 3))
+    op = getattr(nd, name)
+    _check(lambda a: op(a, scalar=1.7) * a, [x])
+
+
+@pytest.mark.parametrize(
+    'name',
+    [
+        'broadcast_add',
+        'broadcast_sub',
+        'broadcast_mul',
+        'broadcast_div',
+        'broadcast_power',
+        'broadcast_maximum',
+        'broadcast_minimum',
+        'broadcast_hypot',
+        'elemwise_mul',
+    ],
+)
+def test_binary_second_derivative(name):
+    """Broadcast forms with a (1, 3) right operand, whose gradient is
+    summed back."""
+    a = RNG.uniform(0.2, 0.8, (2, 3))
+    b = RNG.uniform(1.2, 1.8, (1 if name.startswith('broadcast') else 2, 3))
+    op = getattr(nd, name)
+    _check(lambda a, b: op(a, b) * a * b, [a, b])
+
+
+@pytest.mark.parametrize(
+    'name, attrs',
+    [
+        ('sum', {}),
+        ('sum', {'axis': 1}),
+        ('mean', {'axis': 0, 'keepdims': True}),
+        ('prod', {'axis': 1}),
+        ('max', {'axis': 1}),
+        ('min', {}),
+    ],
+)
+def test_reduction_second_derivative(name, attrs):
+    """A product first, so that the reduction's gradient feeds something
+    with a second derivative."""
+    x = RNG.uniform(0.2, 0.8, (2, 3))
+    _check(lambda a: getattr(nd, name)(a * a * a, **attrs), [x])
+
+
+@pytest.mark.parametrize('act', ['relu', 'sigmoid', 'tanh', 'softsign'])
+def test_dense_layer_second_derivative(act):
+    """``FullyConnected`` and ``Activation``: the gradient with respect to
+    the data, differentiated with respect to the data, weight and bias."""
+    x = RNG.uniform(-1, 1, (2, 4))
+    w = RNG.uniform(-1, 1, (3, 4))
+    b = RNG.uniform(-1, 1, (3,))
+
+    def layer(x, w, b):
+        h = nd.FullyConnected(x, w, b, num_hidden=3)
+        return nd.Activation(h, act_type=act) * h
+
+    _check(layer, [x, w, b])
+
+
+def test_gradient_penalty_of_a_gluon_network():
+    """A WGAN-GP style penalty ``(||dD/dx||^2 - 1)^2`` trains the critic's
+    weights: its gradient, through ``create_graph``, against central
+    differences of the penalty in one weight."""
+    mx.random.seed(3)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(5, activation='tanh'), mx.gluon.nn.Dense(1))
+    net.initialize(mx.init.Uniform(0.5))
+    net.cast('float64')
+    x = nd.array(RNG.uniform(-1, 1, (3, 4)), dtype='float64')
+    x.attach_grad()
+
+    def penalty():
+        with autograd.record():
+            d = net(x)
+            (g,) = autograd.grad(d, [x], create_graph=True)
+            p = ((g * g).sum(axis=1) - 1) ** 2
+            p = p.sum()
+        return p
+
+    p = penalty()
+    p.backward()
+    weight = net[0].weight
+    got = weight.grad().asnumpy()[1, 2]
+    w = weight.data()
+    base = w.asnumpy()
+    values = []
+    for step in (H, -H):
+        shifted = base.copy()
+        shifted[1, 2] += step
+        w[:] = nd.array(shifted, dtype='float64')
+        values.append(float(penalty().asscalar()))
+    w[:] = nd.array(base, dtype='float64')
+    np.testing.assert_allclose(
+        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
+    )
+
+
+def test_mxnet_example(ctx):
+    """The example of MXNet's documentation; MXNet 1.9.1 gives cos(x) and
+    then x.grad = -sin(x) = [-0.47942555, -0.84147096, -0.9092974]."""
+    x = nd.array([0.5, 1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.sin(x)
+        y_grad = autograd.grad(y, x, create_graph=True, retain_graph=True)[0]
+    y_grad.backward()
+    np.testing.assert_allclose(
+        y_grad.asnumpy(), [0.87758255, 0.5403023, -0.41614684], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        x.grad.asnumpy(), [-0.47942555, -0.84147096, -0.9092974], rtol=1e-6
+    )
+
+
+def test_the_first_graph_stays_usable(ctx):
+    """``create_graph`` leaves the graph it differentiates as it was:
+    ``backward`` on the original head still works afterwards."""
+    x = nd.array([0.3, 0.6])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.exp(x)
+        (g,) = autograd.grad(y, [x], create_graph=True)
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), np.exp([0.3, 0.6]), 1e-6)
+    np.testing.assert_allclose(g.asnumpy(), np.exp([0.3, 0.6]), 1e-6)
+
+
+def test_an_activation_without_a_rule_is_named():
+    x = nd.array([[0.5, -0.5]])
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Activation(x, act_type='softrelu')
+        with pytest.raises(DLBookError, match="act_type='softrelu'"):
+            autograd.grad(y, [x], create_graph=True)
+
+
+def test_an_operator_without_a_rule_is_named():
+    x = nd.array(RNG.uniform(size=(1, 1, 4, 4)))
+    w = nd.array(RNG.uniform(size=(1, 1, 3, 3)))
+    x.attach_grad()
+    with autograd.record():
+        y = nd.Convolution(x, w, kernel=(3, 3), num_filter=1, no_bias=True)
+        with pytest.raises(DLBookError, match="'Convolution' has no higher"):
+            autograd.grad(y, [x], create_graph=True)
