@@ -2,14 +2,11 @@
 Adamax, Nadam, FTML and LAMB.
 
 The rules themselves, on raw arrays, are in
-``dlbook/ops/update_rules/adam.py`` (Adamax and Nadam, Python-level rules
-in MXNet too, are written here).  Sources:
-``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h`` (``AdamUpdateKernel``,
-``FTMLKernel``, ``LambUpdatePhaseOneKernel``/``PhaseTwoKernel``),
-``src/operator/contrib/adamw-inl.h`` (``AdamWUpdate``) and the Python rules
-of ``python/mxnet/optimizer/optimizer.py`` (Adamax, Nadam).  The bias
-correction of Adam is folded into the learning rate, as MXNet does:
-``lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)``.
+``dlbook/ops/update_rules/adam.py`` with their sources; Adamax and Nadam,
+Python-level rules in MXNet too (``python/mxnet/optimizer/optimizer.py``),
+are written here.  The bias correction of Adam is folded into the
+learning rate, as MXNet does: ``lr_t = lr * sqrt(1 - beta2**t) / (1 -
+beta1**t)``.
 """
 
 import math
