@@ -157,7 +157,8 @@ def grad(
         dy_dx.backward()  # x.grad: -sin(x)
 
     Element-wise operators (unary, binary, with a scalar), reductions
-    (``sum``, ``mean``, ``max``, ``prod`` ...), ``Activation`` and
+    (``sum``, ``mean``, ``max``, ``prod`` ...), reshapes and transposes,
+    ``broadcast_to``, ``dot``, ``Activation``, ``LeakyReLU`` and
     ``FullyConnected`` have such rules (``Op.graph_grads``); any other
     operator on the way raises an error naming it.
 

@@ -174,6 +174,28 @@ def test_dense_layer_second_derivative(act):
     _check(layer, [x, w, b])
 
 
+@pytest.mark.parametrize(
+    'f, shapes',
+    [
+        (lambda a: a.reshape((3, 2)) * a.reshape((3, 2)), [(2, 3)]),
+        (lambda a: nd.Flatten(a) ** 3, [(2, 3, 1)]),
+        (lambda a: nd.expand_dims(a, 1) ** 3, [(2, 3)]),
+        (lambda a: nd.squeeze(a) ** 3, [(2, 1, 3)]),
+        (lambda a: a.transpose((1, 0)) * a.T, [(2, 3)]),
+        (lambda a: nd.broadcast_to(a, (2, 3)) ** 3, [(1, 3)]),
+        (lambda a: nd.broadcast_axis(a, axis=0, size=2) ** 3, [(1, 3)]),
+        (lambda a, b: nd.dot(a, b) ** 2, [(2, 3), (3, 4)]),
+        (
+            lambda a, b: nd.dot(a, b, transpose_a=True, transpose_b=True) ** 2,
+            [(3, 2), (4, 3)],
+        ),
+        (lambda a: nd.LeakyReLU(a * 3 - 1, slope=0.1) * a, [(2, 3)]),
+    ],
+)
+def test_shape_dot_and_leaky_second_derivative(f, shapes):
+    _check(f, [RNG.uniform(0.2, 0.8, shape) for shape in shapes])
+
+
 def test_gradient_penalty_of_a_gluon_network():
     """A WGAN-GP style penalty ``(||dD/dx||^2 - 1)^2`` trains the critic's
     weights: its gradient, through ``create_graph``, against central

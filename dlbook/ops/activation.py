@@ -412,6 +412,16 @@ class LeakyReLU(Op):
             f'{list(_LEAKY_TYPES)}, got {act_type!r}'
         )
 
+    def graph_grads(self, F, inputs, dys):
+        if self.attrs['act_type'] != 'leaky':
+            raise DLBookError(
+                f"LeakyReLU(act_type={self.attrs['act_type']!r}) has no "
+                f"higher-order gradient in dlbook; act_type='leaky' has"
+            )
+        (x,), (dy,) = inputs, dys
+        slope = float(self.attrs['slope'])
+        return (dy * ((x > 0) * (1 - slope) + slope),)
+
     @staticmethod
     def _broadcast_gamma(x, gamma):
         """Lay a ``(C,)`` (or ``(1,)``) gamma along axis 1 of ``x``."""

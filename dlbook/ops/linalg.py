@@ -65,6 +65,20 @@ class Dot(Op):
             dB.T if self.attrs['transpose_b'] else dB,
         )
 
+    def graph_grads(self, F, inputs, dys):
+        a, b = inputs
+        A = a.T if self.attrs['transpose_a'] else a
+        B = b.T if self.attrs['transpose_b'] else b
+        k = B.shape[0]
+        A2, B2 = A.reshape((-1, k)), B.reshape((k, -1))
+        dy2 = dys[0].reshape((A2.shape[0], B2.shape[1]))
+        dA = F.dot(dy2, B2, transpose_b=True).reshape(A.shape)
+        dB = F.dot(A2, dy2, transpose_a=True).reshape(B.shape)
+        return (
+            dA.T if self.attrs['transpose_a'] else dA,
+            dB.T if self.attrs['transpose_b'] else dB,
+        )
+
 
 def _check_batched(name, a, b, A, B, min_ndim):
     """Raise unless A @ B is a valid batched product of equal batch axes."""

@@ -215,6 +215,9 @@ class Reshape(Op):
     def backward(self, xp, dy):
         return dy.reshape(self.saved).copy()
 
+    def graph_grads(self, F, inputs, dys):
+        return (dys[0].reshape(inputs[0].shape),)
+
 
 @register('reshape_like')
 class ReshapeLike(Op):
@@ -265,6 +268,9 @@ class Flatten(Op):
     def backward(self, xp, dy):
         return dy.reshape(self.saved).copy()
 
+    def graph_grads(self, F, inputs, dys):
+        return (dys[0].reshape(inputs[0].shape),)
+
 
 @register('transpose')
 class Transpose(Op):
@@ -290,10 +296,20 @@ class Transpose(Op):
         return x.transpose(norm)
 
     def backward(self, xp, dy):
-        inverse = [0] * len(self.saved)
-        for i, a in enumerate(self.saved):
-            inverse[a] = i
-        return dy.transpose(inverse).copy()
+        return dy.transpose(_inverse(self.saved)).copy()
+
+    def graph_grads(self, F, inputs, dys):
+        (x,), (dy,) = inputs, dys
+        axes = as_shape(self.attrs['axes']) or reversed(range(x.ndim))
+        return (dy.transpose(_inverse([int(a) % x.ndim for a in axes])),)
+
+
+def _inverse(axes):
+    """The permutation that undoes ``axes``."""
+    inverse = [0] * len(axes)
+    for i, a in enumerate(axes):
+        inverse[a] = i
+    return tuple(inverse)
 
 
 @register('SwapAxis', 'swapaxes')
@@ -328,6 +344,9 @@ class ExpandDims(Op):
     def backward(self, xp, dy):
         return dy.reshape(self.saved).copy()
 
+    def graph_grads(self, F, inputs, dys):
+        return (dys[0].reshape(inputs[0].shape),)
+
 
 @register('squeeze')
 class Squeeze(Op):
@@ -357,6 +376,9 @@ class Squeeze(Op):
 
     def backward(self, xp, dy):
         return dy.reshape(self.saved).copy()
+
+    def graph_grads(self, F, inputs, dys):
+        return (dys[0].reshape(inputs[0].shape),)
 
 
 @register('reverse', 'flip')

@@ -115,6 +115,9 @@ class BroadcastTo(Op):
     def backward(self, xp, dy):
         return _fresh(unbroadcast(xp, dy, self.saved), dy)
 
+    def graph_grads(self, F, inputs, dys):
+        return (unbroadcast(F, dys[0], inputs[0].shape),)
+
 
 @register('broadcast_like')
 class BroadcastLike(Op):
@@ -180,3 +183,6 @@ class BroadcastAxis(Op):
 
     def backward(self, xp, dy):
         return _fresh(unbroadcast(xp, dy, self.saved), dy)
+
+    def graph_grads(self, F, inputs, dys):
+        return (unbroadcast(F, dys[0], inputs[0].shape),)
