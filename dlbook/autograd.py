@@ -158,9 +158,11 @@ def grad(
 
     Element-wise operators (unary, binary, with a scalar), reductions
     (``sum``, ``mean``, ``max``, ``prod`` ...), reshapes and transposes,
-    ``broadcast_to``, ``dot``, ``Activation``, ``LeakyReLU`` and
-    ``FullyConnected`` have such rules (``Op.graph_grads``); any other
-    operator on the way raises an error naming it.
+    ``broadcast_to``, ``dot``, ``softmax``, ``log_softmax``, ``pick``,
+    ``Activation``, ``LeakyReLU`` and ``FullyConnected`` have such rules
+    (``Op.graph_grads``), so Gluon's dense networks and their softmax
+    cross-entropy can be differentiated twice; any other operator on the
+    way raises an error naming it.
 
     Returns
     -------

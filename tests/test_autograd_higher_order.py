@@ -196,6 +196,61 @@ def test_shape_dot_and_leaky_second_derivative(f, shapes):
     _check(f, [RNG.uniform(0.2, 0.8, shape) for shape in shapes])
 
 
+@pytest.mark.parametrize(
+    'f',
+    [
+        lambda a: nd.softmax(a) * a,
+        lambda a: nd.softmax(a, axis=0, temperature=2.0) * a,
+        lambda a: nd.log_softmax(a) * a,
+        lambda a: nd.log_softmax(a, axis=0) * a,
+        lambda a: nd.pick(a * a, nd.array([2, 0])),
+        lambda a: nd.pick(a * a, nd.array([5, -1]), keepdims=True),
+        lambda a: nd.pick(a * a, nd.array([4, 1]), mode='wrap'),
+        lambda a: nd.pick(a * a, nd.array([1, 0, 1]), axis=0),
+    ],
+)
+def test_softmax_and_pick_second_derivative(f):
+    _check(f, [RNG.uniform(0.2, 0.8, (2, 3))])
+
+
+def test_input_gradient_penalty_of_a_classifier():
+    """Double backpropagation: the norm of the loss's gradient with
+    respect to the images, added to the loss (softmax cross-entropy
+    through log_softmax, pick and mean), trains the weights."""
+    mx.random.seed(4)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(mx.gluon.nn.Dense(6, activation='relu'), mx.gluon.nn.Dense(3))
+    net.initialize(mx.init.Uniform(0.5))
+    net.cast('float64')
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    x = nd.array(RNG.uniform(-1, 1, (4, 5)), dtype='float64')
+    y = nd.array([0, 2, 1, 2], dtype='float64')
+    x.attach_grad()
+
+    def objective():
+        with autograd.record():
+            loss = loss_fn(net(x), y).mean()
+            (g,) = autograd.grad(loss, [x], create_graph=True)
+            total = loss + (g * g).sum()
+        return total
+
+    objective().backward()
+    weight = net[1].weight
+    got = weight.grad().asnumpy()[2, 3]
+    w = weight.data()
+    base = w.asnumpy()
+    values = []
+    for step in (H, -H):
+        shifted = base.copy()
+        shifted[2, 3] += step
+        w[:] = nd.array(shifted, dtype='float64')
+        values.append(float(objective().asscalar()))
+    w[:] = nd.array(base, dtype='float64')
+    np.testing.assert_allclose(
+        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
+    )
+
+
 def test_gradient_penalty_of_a_gluon_network():
     """A WGAN-GP style penalty ``(||dD/dx||^2 - 1)^2`` trains the critic's
     weights: its gradient, through ``create_graph``, against central

@@ -133,6 +133,16 @@ class _SoftmaxBase(Op):
     def list_arguments(self):
         return self.arguments if self.attrs['use_length'] else ('data',)
 
+    def graph_grads(self, F, inputs, dys):
+        attrs = self.attrs
+        if attrs['use_length'] or attrs['dtype'] is not None:
+            return super().graph_grads(F, inputs, dys)  # raises, naming it
+        (x,), (dy,) = inputs, dys
+        axis = normalize_axis(attrs['axis'], x.ndim, self.name)
+        temperature = attrs['temperature']
+        t = 1.0 if temperature is None else float(temperature)
+        return (self.grad(F, dy, self.output_again(F, x), axis) / t,)
+
     def _prepare(self, xp, x, length):
         attrs = self.attrs
         axis = normalize_axis(attrs['axis'], x.ndim, self.name)
@@ -175,9 +185,13 @@ class Softmax(_SoftmaxBase):
         self.saved = (y, axis)
         return y
 
+    def grad(self, xp, dy, y, axis):
+        """``dx`` before the temperature's ``1 / T``."""
+        return y * (dy - (dy * y).sum(axis=axis, keepdims=True))
+
     def backward(self, xp, dy):
         y, axis = self.saved
-        dx = y * (dy - (dy * y).sum(axis=axis, keepdims=True))
+        dx = self.grad(xp, dy, y, axis)
         if self.temperature != 1.0:
             dx /= self.temperature
         dx = dx.astype(self.in_dtype, copy=False)
@@ -204,6 +218,12 @@ class LogSoftmax(_SoftmaxBase):
             y = xp.where(mask, shifted - xp.log(total), 0)
         self.saved = (y, axis, mask)
         return y
+
+    def grad(self, xp, dy, y, axis):
+        """``dx`` before the temperature's ``1 / T`` (no length mask)."""
+        return _log_softmax_grad_steps(
+            xp, dy, y, dy.sum(axis=axis, keepdims=True)
+        )
 
     def backward(self, xp, dy):
         y, axis, mask = self.saved

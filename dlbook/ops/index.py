@@ -350,6 +350,23 @@ class Pick(Op):
             None,
         )
 
+    def graph_grads(self, F, inputs, dys):
+        """``dy`` at the picked positions: a one-hot mask of the (clipped
+        or wrapped) index along ``axis`` times ``dy``."""
+        data, index = inputs
+        axis = check_axis(self.attrs['axis'], data.shape, self.name)
+        n = data.shape[axis]
+        mode = self.attrs['mode']
+        if mode == 'clip':
+            index = F.clip(index, 0, n - 1)
+        elif mode == 'wrap':
+            index = index % n
+        lane = data.shape[:axis] + data.shape[axis + 1 :]
+        mask = F.one_hot(index.reshape(lane), depth=n, dtype=data.dtype)
+        mask = F.moveaxis(mask, -1, axis)
+        dy = dys[0].reshape(data.shape[:axis] + (1,) + data.shape[axis + 1 :])
+        return mask * dy, None
+
 
 @register('gather_nd')
 class GatherND(Op):
