@@ -71,14 +71,12 @@ CTYPES = {'T': None, 'int32': 'int', 'int64': 'long long', 'float64': 'double'}
 
 
 def _params(spec):
-    """``'raw T a, int32 n'`` -> ``[(raw, type, name), ...]``."""
-    out = []
-    for part in spec.split(','):
-        words = part.split()
-        raw = words[0] == 'raw'
-        typ, name = words[-2], words[-1]
-        out.append((raw, typ, name))
-    return out
+    """``'raw T a, int32 n'`` -> ``[(raw, type, name), ...]``, from the
+    kernels' own parser."""
+    return [
+        (kind.startswith('raw '), kind.split()[-1], name)
+        for kind, name in kernels._split_params(spec)
+    ]
 
 
 def _source(kernel, ctype, kinds):
