@@ -478,7 +478,9 @@ def _adaptive_optimizers():
         rmspropalex_update(
             np, w, g, v, m, d, 0.1, wd, 0.9, 0.8, 1e-8, 2.0, clip, clip_weights
         )
-        adadelta_update(np, w, g, v, d, wd, 0.9, 1e-5, 2.0, clip)
+        adadelta_update(
+            np, w, g, np.abs(v), np.abs(d), wd, 0.9, 1e-5, 2.0, clip
+        )
         signsgd_update(np, w, g, 0.1, wd)
         signum_update(np, w, g, m, 0.1, wd, 0.9, 0.01, 2.0, clip)
         ftml_update(
