@@ -159,10 +159,12 @@ def grad(
     Element-wise operators (unary, binary, with a scalar), reductions
     (``sum``, ``mean``, ``max``, ``prod`` ...), reshapes and transposes,
     ``broadcast_to``, ``dot``, ``softmax``, ``log_softmax``, ``pick``,
-    ``Activation``, ``LeakyReLU`` and ``FullyConnected`` have such rules
-    (``Op.graph_grads``), so Gluon's dense networks and their softmax
-    cross-entropy can be differentiated twice; any other operator on the
-    way raises an error naming it.
+    ``Activation``, ``LeakyReLU``, ``FullyConnected``, ``Convolution``
+    (one group) and pooling whose windows tile the input have such rules
+    (``Op.graph_grads``), so Gluon's dense networks and LeNet-like CNNs
+    with their softmax cross-entropy can be differentiated twice; any
+    other operator on the way (``BatchNorm``, ``RNN``, a hybridized
+    block's graph) raises an error naming it.
 
     Returns
     -------

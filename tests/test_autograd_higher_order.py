@@ -251,6 +251,103 @@ def test_input_gradient_penalty_of_a_classifier():
     )
 
 
+@pytest.mark.parametrize(
+    'data, weight, attrs',
+    [
+        ((2, 3, 6, 6), (4, 3, 3, 3), {'pad': (1, 1)}),
+        ((2, 2, 7, 7), (3, 2, 3, 3), {'stride': (2, 2), 'pad': (1, 1)}),
+        ((1, 2, 9, 8), (3, 2, 3, 2), {'stride': (2, 1), 'dilate': (2, 2)}),
+        ((2, 2, 8), (3, 2, 3), {'stride': (2,), 'pad': (1,)}),
+    ],
+)
+def test_convolution_second_derivative(data, weight, attrs):
+    """Data, weight and bias, with strides, dilation, padding, 1-D."""
+    arrays = [
+        RNG.uniform(-1, 1, data),
+        RNG.uniform(-1, 1, weight),
+        RNG.uniform(-1, 1, weight[:1]),
+    ]
+    kernel, num_filter = weight[2:], weight[0]
+
+    def f(x, w, b):
+        y = nd.Convolution(
+            x, w, b, kernel=kernel, num_filter=num_filter, **attrs
+        )
+        return nd.tanh(y)
+
+    _check(f, arrays, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    'attrs',
+    [
+        {'kernel': (2, 2), 'stride': (2, 2), 'pool_type': 'max'},
+        {'kernel': (2, 2), 'stride': (2, 2), 'pool_type': 'avg'},
+        {'kernel': (2, 3), 'stride': (2, 3), 'pool_type': 'sum'},
+        {'kernel': (1, 1), 'global_pool': True, 'pool_type': 'avg'},
+        {'kernel': (1, 1), 'global_pool': True, 'pool_type': 'max'},
+    ],
+)
+def test_pooling_second_derivative(attrs):
+    x = RNG.uniform(-1, 1, (2, 3, 4, 6))
+    _check(lambda a: nd.Pooling(a * a * a, **attrs) ** 2, [x], rtol=1e-4)
+
+
+def test_convolution_and_pooling_without_a_rule_are_named():
+    x = nd.array(RNG.uniform(size=(1, 2, 5, 5)))
+    w = nd.array(RNG.uniform(size=(2, 1, 3, 3)))
+    x.attach_grad()
+    with autograd.record():
+        grouped = nd.Convolution(
+            x, w, kernel=(3, 3), num_filter=2, num_group=2, no_bias=True
+        )
+        overlapping = nd.Pooling(x, kernel=(3, 3), stride=(2, 2))
+        for y, name in ((grouped, 'Convolution'), (overlapping, 'Pooling')):
+            with pytest.raises(DLBookError, match=f"'{name}' has no higher"):
+                autograd.grad(y, [x], create_graph=True)
+
+
+def test_input_gradient_penalty_of_a_cnn():
+    """Double backpropagation through a small LeNet: convolution, relu,
+    max pooling, dense layer and softmax cross-entropy."""
+    mx.random.seed(6)
+    net = mx.gluon.nn.HybridSequential()
+    net.add(
+        mx.gluon.nn.Conv2D(3, kernel_size=3, activation='relu'),
+        mx.gluon.nn.MaxPool2D(pool_size=2, strides=2),
+        mx.gluon.nn.Dense(4),
+    )
+    net.initialize(mx.init.Uniform(0.5))
+    net.cast('float64')
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    x = nd.array(RNG.uniform(-1, 1, (2, 1, 6, 6)), dtype='float64')
+    y = nd.array([1, 3], dtype='float64')
+    x.attach_grad()
+
+    def objective():
+        with autograd.record():
+            loss = loss_fn(net(x), y).mean()
+            (g,) = autograd.grad(loss, [x], create_graph=True)
+            total = loss + (g * g).sum()
+        return total
+
+    objective().backward()
+    weight = net[0].weight
+    got = weight.grad().asnumpy()[1, 0, 2, 1]
+    w = weight.data()
+    base = w.asnumpy()
+    values = []
+    for step in (H, -H):
+        shifted = base.copy()
+        shifted[1, 0, 2, 1] += step
+        w[:] = nd.array(shifted, dtype='float64')
+        values.append(float(objective().asscalar()))
+    w[:] = nd.array(base, dtype='float64')
+    np.testing.assert_allclose(
+        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
+    )
+
+
 def test_gradient_penalty_of_a_gluon_network():
     """A WGAN-GP style penalty ``(||dD/dx||^2 - 1)^2`` trains the critic's
     weights: its gradient, through ``create_graph``, against central
@@ -329,10 +426,11 @@ def test_an_activation_without_a_rule_is_named():
 
 
 def test_an_operator_without_a_rule_is_named():
-    x = nd.array(RNG.uniform(size=(1, 1, 4, 4)))
-    w = nd.array(RNG.uniform(size=(1, 1, 3, 3)))
+    x = nd.array(RNG.uniform(size=(2, 3, 4, 4)))
+    gamma, beta = nd.ones(3), nd.zeros(3)
+    mean, var = nd.zeros(3), nd.ones(3)
     x.attach_grad()
     with autograd.record():
-        y = nd.Convolution(x, w, kernel=(3, 3), num_filter=1, no_bias=True)
-        with pytest.raises(DLBookError, match="'Convolution' has no higher"):
+        y = nd.BatchNorm(x, gamma, beta, mean, var)
+        with pytest.raises(DLBookError, match="'BatchNorm' has no higher"):
             autograd.grad(y, [x], create_graph=True)

@@ -460,6 +460,66 @@ class Convolution(_ConvBase):
             db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
 
+    def graph_grads(self, F, inputs, dys):
+        """The three gradients as recorded convolutions (one group,
+        channels first): ``dx`` is the transposed convolution of ``dy``
+        (``Deconvolution`` with this weight); ``dw[f, c]`` correlates the
+        images with ``dy``, channels and batch swapped, so that the
+        stride becomes a dilation and the dilation a stride; ``db`` sums
+        ``dy``."""
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        if groups != 1 or self.attrs['layout'] not in (
+            None,
+            'NCW',
+            'NCHW',
+            'NCDHW',
+        ):
+            return super().graph_grads(F, inputs, dys)  # raises, naming it
+        x, weight = inputs[:2]
+        dy = dys[0]
+        spatial = x.shape[2:]
+        out = dy.shape[2:]
+        # the rows and columns the forward's windows left out at the end
+        adj = tuple(
+            size + 2 * p - d * (k - 1) - 1 - (o - 1) * s
+            for size, o, k, s, d, p in zip(
+                spatial, out, kernel, stride, dilate, pad
+            )
+        )
+        dx = F.Deconvolution(
+            dy,
+            weight,
+            kernel=kernel,
+            stride=stride,
+            dilate=dilate,
+            pad=pad,
+            adj=adj,
+            num_filter=x.shape[1],
+            no_bias=True,
+        )
+        swap = (1, 0) + tuple(range(2, x.ndim))
+        dw = F.Convolution(
+            x.transpose(swap),
+            dy.transpose(swap),
+            kernel=out,
+            stride=dilate,
+            dilate=stride,
+            pad=pad,
+            num_filter=num_filter,
+            no_bias=True,
+        )
+        # (C, F, ...) with possibly more taps than the kernel: keep its own
+        dw = dw.transpose(swap)
+        if tuple(dw.shape[2:]) != tuple(kernel):
+            dw = F.slice(
+                dw,
+                begin=(None, None) + (0,) * len(kernel),
+                end=(None, None) + kernel,
+            )
+        if len(inputs) == 2:
+            return dx, dw
+        return dx, dw, dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+
     def _reference_grads(
         self, xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
     ):

@@ -215,6 +215,38 @@ class Pooling(Op):
         self.saved = (keep, x_pad.shape, y, divisor, data.shape, fast)
         return y
 
+    def graph_grads(self, F, inputs, dys):
+        """For windows that tile the input (``kernel == stride``, no
+        padding, or global pooling): ``dy`` spread over each window, to
+        every element for 'avg' (divided by the window's size) and 'sum',
+        and for 'max' to the elements equal to the window's maximum (all
+        of them when several tie, where ``backward`` picks the first)."""
+        (x,), (dy,) = inputs, dys
+        pool_type, global_pool, _, _, _ = self._options()
+        kernel, stride, before, after, out = self._geometry(x.shape)
+        tiles = (
+            pool_type in ('max', 'avg', 'sum')
+            and (global_pool or tuple(stride) == tuple(kernel))
+            and not any(before)
+            and not any(after)
+            and all(o * k == n for o, k, n in zip(out, kernel, x.shape[2:]))
+        )
+        if not tiles:
+            return super().graph_grads(F, inputs, dys)  # raises, naming it
+        n, c = x.shape[:2]
+        grid = (n, c) + sum(((o, 1) for o in out), ())
+        full = (n, c) + sum(((o, k) for o, k in zip(out, kernel)), ())
+
+        def spread(t):
+            return F.broadcast_to(t.reshape(grid), full).reshape(x.shape)
+
+        dx = spread(dy)
+        if pool_type == 'avg':
+            return (dx / prod(kernel),)
+        if pool_type == 'sum':
+            return (dx,)
+        return (dx * (x == spread(self.output_again(F, x))),)
+
     def backward(self, xp, dy):
         pool_type, global_pool, p, _, _ = self._options()
         if global_pool:
