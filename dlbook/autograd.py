@@ -160,11 +160,12 @@ def grad(
     (``sum``, ``mean``, ``max``, ``prod`` ...), reshapes and transposes,
     ``broadcast_to``, ``dot``, ``softmax``, ``log_softmax``, ``pick``,
     ``Activation``, ``LeakyReLU``, ``FullyConnected``, ``Convolution``
-    (one group) and pooling whose windows tile the input have such rules
-    (``Op.graph_grads``), so Gluon's dense networks and LeNet-like CNNs
-    with their softmax cross-entropy can be differentiated twice; any
-    other operator on the way (``BatchNorm``, ``RNN``, a hybridized
-    block's graph) raises an error naming it.
+    (one group), pooling whose windows tile the input, ``BatchNorm``,
+    ``LayerNorm`` and ``InstanceNorm`` have such rules
+    (``Op.graph_grads``), so Gluon's dense networks and CNNs with their
+    softmax cross-entropy can be differentiated twice; any other operator
+    on the way (``RNN``, a hybridized block's graph ...) raises an error
+    naming it.
 
     Returns
     -------

@@ -425,12 +425,55 @@ def test_an_activation_without_a_rule_is_named():
             autograd.grad(y, [x], create_graph=True)
 
 
+@pytest.mark.parametrize('fix_gamma', [False, True])
+@pytest.mark.parametrize('global_stats', [False, True])
+def test_batch_norm_second_derivative(fix_gamma, global_stats):
+    """Batch statistics (training) and the moving ones; gamma learnt or
+    fixed at 1."""
+    moving_mean = nd.array(RNG.uniform(-1, 1, 3), dtype='float64')
+    moving_var = nd.array(RNG.uniform(0.5, 1.5, 3), dtype='float64')
+
+    def f(x, gamma, beta):
+        y = nd.BatchNorm(
+            x,
+            gamma,
+            beta,
+            moving_mean.copy(),
+            moving_var.copy(),
+            fix_gamma=fix_gamma,
+            use_global_stats=global_stats,
+        )
+        return y * y * x
+
+    arrays = [
+        RNG.uniform(-1, 1, (2, 3, 2, 2)),
+        RNG.uniform(0.5, 1.5, 3),
+        RNG.uniform(-1, 1, 3),
+    ]
+    _check(f, arrays, rtol=1e-4)
+
+
+@pytest.mark.parametrize(
+    'norm',
+    [
+        lambda x, g, b: nd.LayerNorm(x, g, b),
+        lambda x, g, b: nd.LayerNorm(x.transpose((0, 2, 1)), g, b, axis=1),
+        lambda x, g, b: nd.InstanceNorm(x, g, b),
+    ],
+)
+def test_layer_and_instance_norm_second_derivative(norm):
+    arrays = [
+        RNG.uniform(-1, 1, (2, 3, 3)),
+        RNG.uniform(0.5, 1.5, 3),
+        RNG.uniform(-1, 1, 3),
+    ]
+    _check(lambda x, g, b: norm(x, g, b) ** 2 * 2, arrays, rtol=1e-4)
+
+
 def test_an_operator_without_a_rule_is_named():
-    x = nd.array(RNG.uniform(size=(2, 3, 4, 4)))
-    gamma, beta = nd.ones(3), nd.zeros(3)
-    mean, var = nd.zeros(3), nd.ones(3)
+    x = nd.array(RNG.uniform(size=(2, 3, 4)))
     x.attach_grad()
     with autograd.record():
-        y = nd.BatchNorm(x, gamma, beta, mean, var)
-        with pytest.raises(DLBookError, match="'BatchNorm' has no higher"):
+        y = nd.L2Normalization(x)
+        with pytest.raises(DLBookError, match="'L2Normalization' has no hi"):
             autograd.grad(y, [x], create_graph=True)

@@ -37,6 +37,15 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
     return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
 
 
+def _recorded_xhat(F, x, axes, eps):
+    """``(xhat, invstd)`` of ``x`` normalized over ``axes``, computed with
+    ``nd`` operators (recorded, for ``graph_grads``)."""
+    centered = x - x.mean(axis=axes, keepdims=True)
+    var = (centered * centered).mean(axis=axes, keepdims=True)
+    invstd = 1 / F.sqrt(var + eps)
+    return centered * invstd, invstd
+
+
 def _blas_friendly(xp, a, axis):
     """Whether ``a`` is ``(N, C, ...)`` float32/float64 NumPy data
     normalized over every axis but the channels (axis 1): its per-channel
@@ -448,6 +457,30 @@ class BatchNorm(Op):
             return y, mean, invstd
         return y
 
+    def graph_grads(self, F, inputs, dys):
+        """The rules of the docstring with ``nd`` operators, the batch
+        statistics recomputed (recorded) in training."""
+        x, gamma = inputs[:2]
+        moving_mean, moving_var = inputs[3:5]
+        attrs = self.attrs
+        axis = normalize_axis(attrs['axis'], x.ndim, 'BatchNorm')
+        axes = tuple(i for i in range(x.ndim) if i != axis)
+        shape = tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
+        eps = float(attrs['eps'])
+        dy = dys[0]
+        g = 1.0 if attrs['fix_gamma'] else gamma.reshape(shape)
+        if self.is_train and not attrs['use_global_stats']:
+            xhat, invstd = _recorded_xhat(F, x, axes, eps)
+            dx = _normalize_backward(
+                F, dy * g, xhat, invstd, axes, x.size // x.shape[axis]
+            )
+        else:
+            invstd = 1 / F.sqrt(moving_var.reshape(shape) + eps)
+            xhat = (x - moving_mean.reshape(shape)) * invstd
+            dx = dy * g * invstd
+        dgamma = None if attrs['fix_gamma'] else (dy * xhat).sum(axis=axes)
+        return dx, dgamma, dy.sum(axis=axes), None, None
+
     def backward(self, xp, dy, *ignored):
         xhat, invstd, scale, (axis, axes, shape), batch_stats, gamma = (
             self.saved
@@ -544,6 +577,18 @@ class LayerNorm(Op):
             return y, mean, std
         return y
 
+    def graph_grads(self, F, inputs, dys):
+        x, gamma = inputs[:2]
+        dy = dys[0]
+        axis = normalize_axis(self.attrs['axis'], x.ndim, 'LayerNorm')
+        shape = tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
+        xhat, invstd = _recorded_xhat(F, x, axis, float(self.attrs['eps']))
+        others = tuple(i for i in range(x.ndim) if i != axis)
+        dx = _normalize_backward(
+            F, dy * gamma.reshape(shape), xhat, invstd, axis, x.shape[axis]
+        )
+        return dx, (dy * xhat).sum(axis=others), dy.sum(axis=others)
+
     def backward(self, xp, dy, *ignored):
         xhat, invstd, g, axis = self.saved
         others = tuple(i for i in range(dy.ndim) if i != axis)
@@ -597,10 +642,21 @@ class InstanceNorm(Op):
 
     def backward(self, xp, dy):
         xhat, invstd, g, spatial = self.saved
+        return self._grads(xp, dy, xhat, invstd, g, spatial)
+
+    @staticmethod
+    def _grads(xp, dy, xhat, invstd, g, spatial):
         others = (0,) + spatial
         count = xhat.size // (xhat.shape[0] * xhat.shape[1])
         dx = _normalize_backward(xp, dy * g, xhat, invstd, spatial, count)
         return dx, (dy * xhat).sum(axis=others), dy.sum(axis=others)
+
+    def graph_grads(self, F, inputs, dys):
+        x, gamma = inputs[:2]
+        spatial = tuple(range(2, x.ndim))
+        xhat, invstd = _recorded_xhat(F, x, spatial, float(self.attrs['eps']))
+        g = gamma.reshape((1, -1) + (1,) * len(spatial))
+        return self._grads(F, dys[0], xhat, invstd, g, spatial)
 
 
 @register('L2Normalization')
