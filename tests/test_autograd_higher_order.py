@@ -74,6 +74,26 @@ def _check(f, arrays, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
+def _check_weight(objective, weight, index):
+    """``objective()`` records a scalar through ``create_graph``; its
+    gradient in ``weight.data()[index]`` (after ``backward``) against
+    central differences of the objective itself."""
+    objective().backward()
+    got = weight.grad().asnumpy()[index]
+    w = weight.data()
+    base = w.asnumpy()
+    values = []
+    for step in (H, -H):
+        shifted = base.copy()
+        shifted[index] += step
+        w[:] = nd.array(shifted, dtype='float64')
+        values.append(float(objective().asscalar()))
+    w[:] = nd.array(base, dtype='float64')
+    np.testing.assert_allclose(
+        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
+    )
+
+
 def _differentiable(base, leave_out=()):
     return sorted(
         {
@@ -234,21 +254,7 @@ def test_input_gradient_penalty_of_a_classifier():
             total = loss + (g * g).sum()
         return total
 
-    objective().backward()
-    weight = net[1].weight
-    got = weight.grad().asnumpy()[2, 3]
-    w = weight.data()
-    base = w.asnumpy()
-    values = []
-    for step in (H, -H):
-        shifted = base.copy()
-        shifted[2, 3] += step
-        w[:] = nd.array(shifted, dtype='float64')
-        values.append(float(objective().asscalar()))
-    w[:] = nd.array(base, dtype='float64')
-    np.testing.assert_allclose(
-        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
-    )
+    _check_weight(objective, net[1].weight, (2, 3))
 
 
 @pytest.mark.parametrize(
@@ -331,21 +337,7 @@ def test_input_gradient_penalty_of_a_cnn():
             total = loss + (g * g).sum()
         return total
 
-    objective().backward()
-    weight = net[0].weight
-    got = weight.grad().asnumpy()[1, 0, 2, 1]
-    w = weight.data()
-    base = w.asnumpy()
-    values = []
-    for step in (H, -H):
-        shifted = base.copy()
-        shifted[1, 0, 2, 1] += step
-        w[:] = nd.array(shifted, dtype='float64')
-        values.append(float(objective().asscalar()))
-    w[:] = nd.array(base, dtype='float64')
-    np.testing.assert_allclose(
-        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
-    )
+    _check_weight(objective, net[0].weight, (1, 0, 2, 1))
 
 
 def test_gradient_penalty_of_a_gluon_network():
@@ -368,22 +360,7 @@ def test_gradient_penalty_of_a_gluon_network():
             p = p.sum()
         return p
 
-    p = penalty()
-    p.backward()
-    weight = net[0].weight
-    got = weight.grad().asnumpy()[1, 2]
-    w = weight.data()
-    base = w.asnumpy()
-    values = []
-    for step in (H, -H):
-        shifted = base.copy()
-        shifted[1, 2] += step
-        w[:] = nd.array(shifted, dtype='float64')
-        values.append(float(penalty().asscalar()))
-    w[:] = nd.array(base, dtype='float64')
-    np.testing.assert_allclose(
-        got, (values[0] - values[1]) / (2 * H), rtol=1e-5
-    )
+    _check_weight(penalty, net[0].weight, (1, 2))
 
 
 def test_mxnet_example(ctx):
