@@ -29,6 +29,7 @@ import numpy
 
 from ..base import DLBookError
 from ..ops.update_rules import adam, adaptive, sgd
+from ..ops.update_rules.gradient import rule_bound
 from .lazy_update import rows_for_update
 from .ndarray import NDArray
 
@@ -51,11 +52,6 @@ __all__ = [
     'multi_mp_sgd_update',
     'multi_mp_sgd_mom_update',
 ]
-
-
-def _clip(bound):
-    """MXNet's bound (negative: none) as the rules take it (None)."""
-    return None if bound is None or bound < 0 else bound
 
 
 def _bound(rule, *settings):
@@ -154,7 +150,9 @@ def sgd_update(
     """SGD: ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad *
     grad, clip_gradient)``."""
     _required('sgd_update', lr=lr)
-    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, _clip(clip_gradient))
+    rule = _bound(
+        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
+    )
     return _update('sgd_update', rule, weight, grad, {}, out, lazy_update)
 
 
@@ -180,7 +178,7 @@ def sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _update(
         'sgd_mom_update', rule, weight, grad, {'mom': mom}, out, lazy_update
@@ -201,7 +199,9 @@ def mp_sgd_update(
 ):
     """:func:`sgd_update` on the float32 master copy ``weight32``."""
     _required('mp_sgd_update', lr=lr)
-    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, _clip(clip_gradient))
+    rule = _bound(
+        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
+    )
     return _mixed_precision(
         'mp_sgd_update', rule, weight, grad, {}, weight32, out, lazy_update
     )
@@ -230,7 +230,7 @@ def mp_sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _mixed_precision(
         'mp_sgd_mom_update',
@@ -265,7 +265,7 @@ def nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -291,7 +291,7 @@ def mp_nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _mixed_precision(
         'mp_nag_mom_update',
@@ -345,7 +345,7 @@ def signum_update(
         momentum,
         wd_lh,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _update('signum_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -382,7 +382,7 @@ def adam_update(
         beta2,
         epsilon,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     states = {'mean': mean, 'var': var}
     return _update('adam_update', rule, weight, grad, states, out, lazy_update)
@@ -413,8 +413,8 @@ def rmsprop_update(
         gamma1,
         epsilon,
         rescale_grad,
-        _clip(clip_gradient),
-        _clip(clip_weights),
+        rule_bound(clip_gradient),
+        rule_bound(clip_weights),
     )
     return _update('rmsprop_update', rule, weight, grad, {'n': n}, out)
 
@@ -448,8 +448,8 @@ def rmspropalex_update(
         gamma2,
         epsilon,
         rescale_grad,
-        _clip(clip_gradient),
-        _clip(clip_weights),
+        rule_bound(clip_gradient),
+        rule_bound(clip_weights),
     )
     states = {'n': n, 'g': g, 'delta': delta}
     return _update('rmspropalex_update', rule, weight, grad, states, out)
@@ -484,7 +484,7 @@ def ftml_update(
         beta2,
         epsilon,
         rescale_grad,
-        _clip(clip_grad),
+        rule_bound(clip_grad),
     )
     states = {'d': d, 'v': v, 'z': z}
     return _update('ftml_update', rule, weight, grad, states, out)
@@ -514,7 +514,7 @@ def ftrl_update(
         lamda1,
         beta,
         rescale_grad,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
 
@@ -570,7 +570,7 @@ def adamw_update(
         beta2,
         epsilon,
         factor,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     states = {'mean': mean, 'var': var}
     return _update('adamw_update', rule, weight, grad, states, out)
@@ -609,7 +609,7 @@ def mp_adamw_update(
         beta2,
         epsilon,
         factor,
-        _clip(clip_gradient),
+        rule_bound(clip_gradient),
     )
     states = {'mean': mean, 'var': var}
     return _mixed_precision(

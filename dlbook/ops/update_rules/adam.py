@@ -15,7 +15,7 @@ from .gradient import (
     kernel_clip,
     rescaled,
     rescaled_with_wd,
-    twin_clip,
+    rule_bound,
 )
 
 __all__ = [
@@ -90,7 +90,7 @@ def _adam_steps(
 ):
     """:data:`ADAM_KERNEL` in array operations."""
     g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
     )
     update_moments(g, mean, var, beta1, beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
@@ -171,7 +171,7 @@ def _adamw_steps(
     var,
 ):
     """:data:`ADAMW_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
     update_moments(g, mean, var, beta1, beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
@@ -311,7 +311,7 @@ def _ftml_steps(
     """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
     ``bias2 = 1 - beta2**t``)."""
     g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
     )
     v *= beta2
     v += (1 - beta2) * g * g

@@ -21,7 +21,7 @@ from .gradient import (
     kernel_clip,
     rescaled,
     rescaled_with_wd,
-    twin_clip,
+    rule_bound,
 )
 
 __all__ = [
@@ -79,7 +79,7 @@ def _adagrad_steps(
     """:data:`ADAGRAD_KERNEL` in array operations (``kernel=False``:
     ``clip_gradient`` as the rule takes it, not as the kernel does)."""
     if kernel:
-        clip_gradient = twin_clip(clip_gradient)
+        clip_gradient = rule_bound(clip_gradient)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     history += g * g
     step = g / xp.sqrt(history + eps)
@@ -158,12 +158,12 @@ def _rmsprop_steps(
 ):
     """:data:`RMSPROP_KERNEL` in array operations."""
     g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
     )
     n *= gamma1
     n += (1 - gamma1) * (g * g)
     weight -= lr * (g / xp.sqrt(n + epsilon))
-    clip_inplace(xp, weight, twin_clip(clip_weights))
+    clip_inplace(xp, weight, rule_bound(clip_weights))
 
 
 #: RMSProp as one kernel (``weight`` and ``n`` updated).
@@ -244,7 +244,7 @@ def _rmspropalex_steps(
 ):
     """:data:`RMSPROPALEX_KERNEL` in array operations."""
     g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, twin_clip(clip_gradient)
+        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
     )
     n *= gamma1
     n += (1 - gamma1) * g * g
@@ -253,7 +253,7 @@ def _rmspropalex_steps(
     delta *= gamma2
     delta -= lr * g / xp.sqrt(n - g_avg * g_avg + epsilon)
     weight += delta
-    clip_inplace(xp, weight, twin_clip(clip_weights))
+    clip_inplace(xp, weight, rule_bound(clip_weights))
 
 
 #: Centered RMSProp as one kernel (``weight``, ``n``, ``g_avg`` and
@@ -321,7 +321,7 @@ def _adadelta_steps(
     """:data:`ADADELTA_KERNEL` in array operations (``kernel=False``:
     ``clip_gradient`` as the rule takes it, not as the kernel does)."""
     if kernel:
-        clip_gradient = twin_clip(clip_gradient)
+        clip_gradient = rule_bound(clip_gradient)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     acc_g *= rho
     acc_g += (1.0 - rho) * g * g
@@ -385,7 +385,7 @@ def _ftrl_steps(
     xp, grad, lr, wd, lamda1, beta, rescale_grad, clip_gradient, weight, z, n
 ):
     """:data:`FTRL_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
     g2 = g * g
     z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
     n += g2

@@ -10,7 +10,7 @@ CuPy; a ``clip_gradient`` of None means no clipping.
 The fused GPU kernels of the rules (``dlbook/ops/kernels.py``) start with
 the same preparation in CUDA C, :data:`RESCALED_G` or
 :data:`RESCALED_G_WITH_WD`, where a negative ``clip_gradient`` means no
-clipping (:func:`kernel_clip`).
+clipping (:func:`kernel_clip`, :func:`rule_bound`).
 """
 
 #: CUDA C: ``T g = clip(rescale_grad * grad, clip_gradient)``
@@ -48,9 +48,11 @@ def kernel_clip(bound):
     return -1.0 if bound is None else bound
 
 
-def twin_clip(bound):
-    """A kernel's bound back to the array operations': negative is None."""
-    return None if bound < 0 else bound
+def rule_bound(bound):
+    """A bound written MXNet's way (a kernel's, or an ``nd.*_update``
+    argument: negative or None means no clipping) as the array rules take
+    it (None)."""
+    return None if bound is None or bound < 0 else bound
 
 
 def clip_inplace(xp, x, bound):

@@ -16,7 +16,7 @@ from .gradient import (
     cuda_sign,
     kernel_clip,
     rescaled,
-    twin_clip,
+    rule_bound,
 )
 
 __all__ = [
@@ -157,7 +157,7 @@ def _nag_mom_steps(
     xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`NAG_MOM_KERNEL` in array operations."""
-    d = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
+    d = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
     if wd:
         d += wd * weight
     d *= lr
@@ -250,7 +250,7 @@ def _signum_steps(
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    g = rescaled(xp, grad, rescale_grad, twin_clip(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
     mom -= (1 - momentum) * g
     if wd_lh:
         weight *= 1 - lr * wd_lh
