@@ -37,6 +37,16 @@ def _normalize_backward(xp, g, xhat, invstd, axes, count):
     return (invstd / count) * (count * g - sum_g - xhat * sum_gx)
 
 
+def _affine_grads(xp, dy, xhat, invstd, g, axes, param_axes):
+    """``(dx, dgamma, dbeta)`` of ``y = xhat * g + beta`` with ``xhat``
+    normalized over ``axes`` (a tuple); gamma's and beta's gradients sum
+    over ``param_axes``.  ``xp`` may be the ``nd`` module
+    (``graph_grads``)."""
+    count = prod(xhat.shape[a] for a in axes)
+    dx = _normalize_backward(xp, dy * g, xhat, invstd, axes, count)
+    return dx, (dy * xhat).sum(axis=param_axes), dy.sum(axis=param_axes)
+
+
 def _recorded_xhat(F, x, axes, eps):
     """``(xhat, invstd)`` of ``x`` normalized over ``axes``, computed with
     ``nd`` operators (recorded, for ``graph_grads``)."""
@@ -471,15 +481,17 @@ class BatchNorm(Op):
         g = 1.0 if attrs['fix_gamma'] else gamma.reshape(shape)
         if self.is_train and not attrs['use_global_stats']:
             xhat, invstd = _recorded_xhat(F, x, axes, eps)
-            dx = _normalize_backward(
-                F, dy * g, xhat, invstd, axes, x.size // x.shape[axis]
+            dx, dgamma, dbeta = _affine_grads(
+                F, dy, xhat, invstd, g, axes, axes
             )
         else:
             invstd = 1 / F.sqrt(moving_var.reshape(shape) + eps)
             xhat = (x - moving_mean.reshape(shape)) * invstd
             dx = dy * g * invstd
-        dgamma = None if attrs['fix_gamma'] else (dy * xhat).sum(axis=axes)
-        return dx, dgamma, dy.sum(axis=axes), None, None
+            dgamma, dbeta = (dy * xhat).sum(axis=axes), dy.sum(axis=axes)
+        if attrs['fix_gamma']:
+            dgamma = None
+        return dx, dgamma, dbeta, None, None
 
     def backward(self, xp, dy, *ignored):
         xhat, invstd, scale, (axis, axes, shape), batch_stats, gamma = (
@@ -579,25 +591,18 @@ class LayerNorm(Op):
 
     def graph_grads(self, F, inputs, dys):
         x, gamma = inputs[:2]
-        dy = dys[0]
         axis = normalize_axis(self.attrs['axis'], x.ndim, 'LayerNorm')
         shape = tuple(x.shape[axis] if i == axis else 1 for i in range(x.ndim))
         xhat, invstd = _recorded_xhat(F, x, axis, float(self.attrs['eps']))
-        others = tuple(i for i in range(x.ndim) if i != axis)
-        dx = _normalize_backward(
-            F, dy * gamma.reshape(shape), xhat, invstd, axis, x.shape[axis]
-        )
-        return dx, (dy * xhat).sum(axis=others), dy.sum(axis=others)
+        return self._grads(F, dys[0], xhat, invstd, gamma.reshape(shape), axis)
 
     def backward(self, xp, dy, *ignored):
-        xhat, invstd, g, axis = self.saved
+        return self._grads(xp, dy, *self.saved)
+
+    @staticmethod
+    def _grads(xp, dy, xhat, invstd, g, axis):
         others = tuple(i for i in range(dy.ndim) if i != axis)
-        dgamma = (dy * xhat).sum(axis=others)
-        dbeta = dy.sum(axis=others)
-        dx = _normalize_backward(
-            xp, dy * g, xhat, invstd, axis, dy.shape[axis]
-        )
-        return dx, dgamma, dbeta
+        return _affine_grads(xp, dy, xhat, invstd, g, (axis,), others)
 
 
 @register('InstanceNorm')
@@ -646,10 +651,7 @@ class InstanceNorm(Op):
 
     @staticmethod
     def _grads(xp, dy, xhat, invstd, g, spatial):
-        others = (0,) + spatial
-        count = xhat.size // (xhat.shape[0] * xhat.shape[1])
-        dx = _normalize_backward(xp, dy * g, xhat, invstd, spatial, count)
-        return dx, (dy * xhat).sum(axis=others), dy.sum(axis=others)
+        return _affine_grads(xp, dy, xhat, invstd, g, spatial, (0,) + spatial)
 
     def graph_grads(self, F, inputs, dys):
         x, gamma = inputs[:2]
