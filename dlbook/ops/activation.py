@@ -139,9 +139,10 @@ class _SoftmaxBase(Op):
             return super().graph_grads(F, inputs, dys)  # raises, naming it
         (x,), (dy,) = inputs, dys
         axis = normalize_axis(attrs['axis'], x.ndim, self.name)
-        temperature = attrs['temperature']
-        t = 1.0 if temperature is None else float(temperature)
-        return (self.grad(F, dy, self.output_again(F, x), axis) / t,)
+        dx = self.grad(F, dy, self.output_again(F, x), axis)
+        if attrs['temperature'] is not None:
+            dx = dx / float(attrs['temperature'])
+        return (dx,)
 
     def _prepare(self, xp, x, length):
         attrs = self.attrs

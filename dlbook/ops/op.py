@@ -132,9 +132,9 @@ class Op:
         higher-order gradients.  ``inputs`` are the NDArrays the operator
         ran on, ``dys`` one NDArray per output; returns one gradient (or
         None) per input.  Operators with first-order gradients only
-        raise; the families that have a rule (element-wise, reductions,
-        ``FullyConnected``, ``Activation``) write it once, for both
-        orders, with ``xp`` standing for NumPy, CuPy or ``F``."""
+        raise (``autograd.grad`` lists those that have a rule); where they
+        can, the rule is written once for both orders, with ``xp``
+        standing for NumPy, CuPy or ``F``."""
         raise DLBookError(
             f"operator '{self.name}' has no higher-order gradient in "
             f'dlbook (autograd.grad(..., create_graph=True) needs one '

@@ -179,8 +179,20 @@ def _legacy_target_shape(src, target_shape, keep_highest, op_name):
     return infer_reshape(src, target, op_name=op_name)
 
 
+class _SameElements(Op):
+    """Base of operators whose output holds the input's elements in the
+    same order, in another shape (``self.saved`` is the input's shape):
+    ``dx = dy`` reshaped back."""
+
+    def backward(self, xp, dy):
+        return dy.reshape(self.saved).copy()
+
+    def graph_grads(self, F, inputs, dys):
+        return (dys[0].reshape(inputs[0].shape),)
+
+
 @register('Reshape', 'reshape')
-class Reshape(Op):
+class Reshape(_SameElements):
     """y = x viewed with shape ``infer_reshape(x.shape, shape, reverse)``;
     dx = dy reshaped back to x.shape.
 
@@ -211,12 +223,6 @@ class Reshape(Op):
     def forward(self, xp, x):
         self.saved = x.shape
         return x.reshape(self.out_shape(x.shape))
-
-    def backward(self, xp, dy):
-        return dy.reshape(self.saved).copy()
-
-    def graph_grads(self, F, inputs, dys):
-        return (dys[0].reshape(inputs[0].shape),)
 
 
 @register('reshape_like')
@@ -256,7 +262,7 @@ class ReshapeLike(Op):
 
 
 @register('Flatten', 'flatten')
-class Flatten(Op):
+class Flatten(_SameElements):
     """y = x.reshape(N, -1) for x of shape (N, ...);  dx = dy.reshape(x.shape)"""
 
     def forward(self, xp, x):
@@ -264,12 +270,6 @@ class Flatten(Op):
             raise DLBookError(f'{self.name}: cannot flatten a 0-d input')
         self.saved = x.shape
         return x.reshape(x.shape[0], math.prod(x.shape[1:]))
-
-    def backward(self, xp, dy):
-        return dy.reshape(self.saved).copy()
-
-    def graph_grads(self, F, inputs, dys):
-        return (dys[0].reshape(inputs[0].shape),)
 
 
 @register('transpose')
@@ -280,28 +280,31 @@ class Transpose(Op):
 
     defaults = {'axes': ()}
 
-    def forward(self, xp, x):
+    def permutation(self, shape):
+        """``axes`` for an input of ``shape``, checked and made
+        non-negative."""
+        ndim = len(shape)
         axes = as_shape(self.attrs['axes'])
         if not axes:
-            axes = tuple(reversed(range(x.ndim)))
-        norm = tuple(
-            int(a) % x.ndim if -x.ndim <= a < x.ndim else -1 for a in axes
-        )
-        if sorted(norm) != list(range(x.ndim)):
+            axes = tuple(reversed(range(ndim)))
+        norm = tuple(int(a) % ndim if -ndim <= a < ndim else -1 for a in axes)
+        if sorted(norm) != list(range(ndim)):
             raise DLBookError(
                 f'{self.name}: axes={axes} is not a permutation of the '
-                f'{x.ndim} axes of the input of shape {x.shape}'
+                f'{ndim} axes of the input of shape {tuple(shape)}'
             )
-        self.saved = norm
+        return norm
+
+    def forward(self, xp, x):
+        self.saved = norm = self.permutation(x.shape)
         return x.transpose(norm)
 
     def backward(self, xp, dy):
         return dy.transpose(_inverse(self.saved)).copy()
 
     def graph_grads(self, F, inputs, dys):
-        (x,), (dy,) = inputs, dys
-        axes = as_shape(self.attrs['axes']) or reversed(range(x.ndim))
-        return (dy.transpose(_inverse([int(a) % x.ndim for a in axes])),)
+        norm = self.permutation(inputs[0].shape)
+        return (dys[0].transpose(_inverse(norm)),)
 
 
 def _inverse(axes):
@@ -331,7 +334,7 @@ class SwapAxes(Op):
 
 
 @register('expand_dims')
-class ExpandDims(Op):
+class ExpandDims(_SameElements):
     """y = x with a new axis of size 1 at ``axis``;  dx = dy without it."""
 
     defaults = {'axis': None}
@@ -341,15 +344,9 @@ class ExpandDims(Op):
         self.saved = x.shape
         return xp.expand_dims(x, axis)
 
-    def backward(self, xp, dy):
-        return dy.reshape(self.saved).copy()
-
-    def graph_grads(self, F, inputs, dys):
-        return (dys[0].reshape(inputs[0].shape),)
-
 
 @register('squeeze')
-class Squeeze(Op):
+class Squeeze(_SameElements):
     """y = x without its size-1 axes (only ``axis`` if given; never 0-d:
     a fully squeezed array has shape (1,));  dx = dy.reshape(x.shape).
     """
@@ -373,12 +370,6 @@ class Squeeze(Op):
         shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
         self.saved = x.shape
         return x.reshape(shape or (1,))
-
-    def backward(self, xp, dy):
-        return dy.reshape(self.saved).copy()
-
-    def graph_grads(self, F, inputs, dys):
-        return (dys[0].reshape(inputs[0].shape),)
 
 
 @register('reverse', 'flip')
