@@ -3,7 +3,7 @@
 A hybridized block runs its graph step by step (``program.py``); for a
 small network most of a step's time is Python around a little NumPy
 work, so running two operators as one step pays.  :func:`fuse` rewrites
-a program's flat step list (``GraphProgram._plan``), replacing two
+a program's flat step list (``GraphProgram._plan``), replacing three
 patterns by one *fused operator* each:
 
 * **dense + activation** - ``FullyConnected`` whose output only feeds a
@@ -17,7 +17,11 @@ patterns by one *fused operator* each:
   (→ ``mean`` over all axes but the batch axis), what
   ``gluon.loss.SoftmaxCrossEntropyLoss`` traces: backward is
   ``-(s * dy) * softmax`` plus ``s * dy`` at the picked class, without the
-  zeros-and-scatter of ``pick``'s backward.
+  zeros-and-scatter of ``pick``'s backward;
+* **relu + max pooling** - ``relu`` whose output only feeds a max
+  ``Pooling`` (a CNN's convolution, activation, pooling): pooled first,
+  then the relu on the pooled array, a quarter of the size for 2x2
+  windows (see :class:`ReluMaxPool` for why the numbers are the same).
 
 Each fused operator computes **the same numbers** as the operators it
 replaces, operation for operation (the tests compare them for equality),
@@ -36,6 +40,7 @@ from ..ops.activation import stable_log_softmax
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
 from ..ops.op import Op, cast_scalar
+from ..ops.pool import Pooling
 from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid
 
 __all__ = ['fuse']
@@ -194,6 +199,40 @@ class SoftmaxCrossEntropy(Op):
         return ops[0].backward(xp, dy), None
 
 
+class ReluMaxPool(Pooling):
+    """``maxpool(relu(x))`` computed as ``relu(maxpool(x))``: the relu
+    runs on the pooled array, not on the (larger) input.
+
+    The two are equal because relu is monotone: the largest of the
+    relu'd values is the relu of the largest value.  So are the
+    gradients, ties included.  Max pooling sends ``dy`` to the first
+    maximum of each window; relu's gradient is ``dy * (y > 0)``:
+
+    * a window whose maximum ``m`` is positive: relu changes none of the
+      elements equal to ``m`` and turns no other into ``m``, so both
+      orders send ``dy`` to the same element, times 1;
+    * a window whose maximum is at most 0: relu's gradient is 0 for
+      every element either way.
+
+    Backward multiplies ``dy`` by ``(y > 0)`` (relu's own gradient
+    kernel), then runs the pooling's backward with the relu'd output in
+    place of the pooled one, which differs only in windows whose
+    gradient is now 0.  No such identity holds for sigmoid or tanh:
+    float32 rounding can make two different inputs equal after them,
+    which moves a tie.
+    """
+
+    name = 'ReluMaxPool'
+
+    def forward(self, xp, data):
+        y = Pooling.forward(self, xp, data)  # a new array: relu in place
+        self.y = xp.maximum(y, 0, out=y)
+        return y
+
+    def backward(self, xp, dy):
+        return Pooling.backward(self, xp, RELU_GRAD(xp, dy, self.y))
+
+
 def _activation(step):
     """The activation name a step computes (None if not one we fuse)."""
     op = step.node.op
@@ -246,6 +285,8 @@ def fuse(steps, entry, protected):
             fused = _dense_activation(steps, k, only_reader)
         elif step.node.op == 'log_softmax':
             fused = _softmax_ce(steps, k, only_reader)
+        elif _activation(step) == 'relu':
+            fused = _relu_max_pool(steps, k, only_reader)
         if fused is None:
             plan.append(entry(step))
             origin.append(step)
@@ -282,6 +323,18 @@ def _dense_activation(steps, k, only_reader):
         op.act = _activation(steps[nxt])
         return op, [k, nxt], steps[k].in_slots
     return op, [k], steps[k].in_slots
+
+
+def _relu_max_pool(steps, k, only_reader):
+    pool_k = only_reader(steps[k])
+    if pool_k != k + 1 or steps[pool_k].node.op != 'Pooling':
+        return None
+    pool = steps[pool_k]
+    if type(pool.proto) is not Pooling or pool.proto._options()[0] != 'max':
+        return None
+    op = _new(ReluMaxPool)
+    op.__dict__.update(pool.proto.__dict__)
+    return op, [k, pool_k], steps[k].in_slots
 
 
 def _softmax_ce(steps, k, only_reader):

@@ -1,8 +1,8 @@
 """Fused graph steps (``dlbook/symbol/fusion.py``) against the reference.
 
-A compiled graph runs a dense layer and its activation, and a loss's
-``log_softmax`` → ``pick`` → ``* s`` → ``mean``, as single steps when the
-fast path is on.  The fused steps perform the same floating-point
+A compiled graph runs a dense layer and its activation, a loss's
+``log_softmax`` → ``pick`` → ``* s`` → ``mean``, and a relu followed by
+max pooling, as single steps when the fast path is on.  The fused steps perform the same floating-point
 operations as the operators they replace, so every test here asks for
 **equal** arrays (``assert_array_equal``), not close ones: eager,
 hybridized (fast and reference path) and symbolic (Executor) runs, values
@@ -18,7 +18,11 @@ import dlbook as mx
 from dlbook import autograd, gluon, nd, sym
 from dlbook.gluon import nn
 from dlbook.ops import fastpath
-from dlbook.symbol.fusion import DenseActivation, SoftmaxCrossEntropy
+from dlbook.symbol.fusion import (
+    DenseActivation,
+    ReluMaxPool,
+    SoftmaxCrossEntropy,
+)
 from dlbook.test_utils import check_numeric_gradient
 
 ACTS = ['relu', 'sigmoid', 'tanh']
@@ -315,3 +319,144 @@ def test_static_alloc_outputs_are_fresh(ctx, flags):
         y2 = net(x2)
     y2.backward()
     np.testing.assert_array_equal(y1.asnumpy(), kept)
+
+
+# -- relu + max pooling ------------------------------------------------------
+
+POOLS = {
+    'tiling 2x2': {'pool_size': 2, 'strides': 2},
+    'overlapping 3x3 s2 p1': {'pool_size': 3, 'strides': 2, 'padding': 1},
+    'tiling 2x2, odd input (ceil)': {
+        'pool_size': 2,
+        'strides': 2,
+        'ceil_mode': True,
+    },
+}
+
+
+def cnn(pool, ctx, act='relu'):
+    """conv -> relu -> max pool, twice, then a dense layer.  Integer
+    weights and inputs make many ties: windows whose maximum repeats,
+    windows that are all negative, all zero after relu."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(3, kernel_size=3, activation=act, in_channels=2),
+        nn.MaxPool2D(**pool),
+        nn.Conv2D(4, kernel_size=2, in_channels=3),
+        nn.Activation(act),
+        nn.MaxPool2D(**pool),
+        nn.Dense(5),
+    )
+    net.initialize(ctx=ctx)
+    net(nd.zeros((1, 2, 11, 11), ctx=ctx))  # the dense layer's shape
+    rng = np.random.RandomState(11)
+    for p in net.collect_params().values():
+        p.set_data(nd.array(rng.randint(-2, 3, p.shape), ctx=ctx))
+    return net
+
+
+@pytest.mark.parametrize('pool', sorted(POOLS))
+def test_relu_max_pool_values_and_gradients_equal_eager(ctx, pool):
+    net = cnn(POOLS[pool], ctx)
+    rng = np.random.RandomState(12)
+    x = nd.array(rng.randint(-3, 4, (2, 2, 11, 11)), ctx=ctx)
+    dy = nd.array(rng.randint(-2, 3, (2, 5)), ctx=ctx)
+    eager = forward_backward(net, [x.copy()], out_grad=dy)
+    net.hybridize()
+    fused = forward_backward(net, [x.copy()], out_grad=dy)
+    kinds = fused_kinds(net, ctx)
+    assert kinds.count(ReluMaxPool) == 2, kinds
+    with fastpath.use(False):
+        reference = forward_backward(net, [x.copy()], out_grad=dy)
+    assert_runs_equal(fused, eager)
+    assert_runs_equal(reference, eager)
+    # the cases that matter are there: 2x2 windows of the first layer's
+    # relu'd output whose maximum repeats, and windows all zero
+    h = net[0](x).asnumpy()[:, :, :8, :8].reshape(2, 3, 4, 2, 4, 2)
+    windows = h.transpose(0, 1, 2, 4, 3, 5).reshape(-1, 4)
+    tied = (windows == windows.max(1, keepdims=True)).sum(1) > 1
+    assert tied.sum() > 5 and (windows.max(1) == 0).sum() > 5
+
+
+def test_relu_max_pool_global_pool_and_training_equal_eager(ctx):
+    def run(hybrid):
+        mx.random.seed(4)
+        net = nn.HybridSequential()
+        net.add(
+            nn.Conv2D(4, kernel_size=3, activation='relu'),
+            nn.GlobalMaxPool2D(),
+            nn.Dense(3),
+        )
+        net.initialize(mx.init.Xavier(), ctx=ctx)
+        if hybrid:
+            net.hybridize()
+        trainer = gluon.Trainer(
+            net.collect_params(), 'sgd', {'learning_rate': 0.1}
+        )
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        rng = np.random.RandomState(5)
+        for _ in range(3):
+            x = nd.array(rng.randn(4, 2, 7, 7), ctx=ctx)
+            y = nd.array(rng.randint(0, 3, 4), ctx=ctx)
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(4)
+        if hybrid:
+            assert ReluMaxPool in fused_kinds(net, ctx)
+        return [p.data().asnumpy() for p in net.collect_params().values()]
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('act', ['sigmoid', 'tanh'])
+def test_other_activations_before_max_pool_are_not_moved(ctx, act):
+    net = cnn(POOLS['tiling 2x2'], ctx, act=act)
+    net.hybridize()
+    net(nd.ones((1, 2, 11, 11), ctx=ctx))
+    assert ReluMaxPool not in fused_kinds(net, ctx)
+
+
+def test_relu_read_twice_or_avg_pool_keeps_its_step():
+    data = sym.var('data')
+    r = sym.relu(data)
+    both = sym.Group([r, sym.Pooling(r, kernel=(2, 2), stride=(2, 2))])
+    avg = sym.Pooling(
+        sym.relu(data), kernel=(2, 2), stride=(2, 2), pool_type='avg'
+    )
+    x = np.arange(-8.0, 8.0).reshape(1, 1, 4, 4)
+    for out in (both, avg):
+        exe = out.simple_bind(mx.cpu(), data=(1, 1, 4, 4))
+        exe.arg_dict['data'][:] = x
+        with fastpath.use(True):
+            exe.forward()
+        kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
+        assert 'ReluMaxPool' not in kinds, kinds
+        assert 'Relu' in kinds
+
+
+def test_relu_max_pool_executor_gradients_equal_reference():
+    data = sym.var('data')
+    out = sym.Pooling(
+        sym.Activation(data, act_type='relu'), kernel=(2, 2), stride=(2, 2)
+    )
+    rng = np.random.RandomState(8)
+    x = rng.randint(-2, 3, (2, 3, 6, 6)).astype('float32')
+    dy = rng.randint(-2, 3, (2, 3, 3, 3)).astype('float32')
+    results = []
+    for fast in (True, False):
+        exe = out.simple_bind(mx.cpu(), data=x.shape)
+        exe.arg_dict['data'][:] = x
+        with fastpath.use(fast):
+            y = exe.forward(is_train=True)[0].asnumpy()
+            exe.backward(nd.array(dy))
+        results.append((y, exe.grad_dict['data'].asnumpy()))
+    kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
+    assert kinds == ['ReluMaxPool']
+    (y, dx), (y_ref, dx_ref) = results
+    np.testing.assert_array_equal(y, y_ref)
+    np.testing.assert_array_equal(dx, dx_ref)
+    np.testing.assert_array_equal(
+        y, np.maximum(x, 0).reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5))
+    )
