@@ -198,8 +198,11 @@ class Pooling(Op):
             and pool_type != 'lp'
             and pool_fast.non_overlapping(kernel, stride)
         )
-        if fast:
-            y = pool_fast.forward(xp, x_pad, kernel, out, pool_type)
+        stages = None  # max_forward's, kept for the backward
+        if fast and pool_type == 'max':
+            y, stages = pool_fast.max_forward(xp, x_pad, kernel, out)
+        elif fast:
+            y = pool_fast.forward(xp, x_pad, kernel, out)
         else:
             y = loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
         divisor = None
@@ -212,6 +215,8 @@ class Pooling(Op):
             y = _root(xp, y, p)
         # avg and sum gradients do not depend on the input values.
         keep = x_pad if pool_type in ('max', 'lp') else None
+        if stages is not None:
+            keep = stages
         self.saved = (keep, x_pad.shape, y, divisor, data.shape, fast)
         return y
 
@@ -262,8 +267,8 @@ class Pooling(Op):
         if pool_type == 'avg':
             dy = dy / divisor
         if fast:  # non-overlapping max, avg or sum
-            if pool_type == 'max':
-                dx_pad = pool_fast.max_backward(xp, x_pad, y, dy, kernel, out)
+            if pool_type == 'max':  # x_pad: max_forward's stages here
+                dx_pad = pool_fast.max_backward(xp, x_pad, dy, kernel, out)
             else:
                 dx_pad = pool_fast.spread_backward(
                     xp, dy, padded_shape, kernel, out
