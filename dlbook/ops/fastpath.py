@@ -7,8 +7,8 @@ compute the same numbers:
   loop, written to be read first;
 * the **fast** path (``conv_fast.py``, ``pool_fast.py``): layouts chosen
   so that NumPy and BLAS do less copying (per-image matrix products whose
-  result is already ``(N, F, H, W)``, max pooling by ``argmax`` over each
-  window).
+  result is already ``(N, F, H, W)``, max pooling one spatial axis at a
+  time).
 
 The same switch turns on the **fused steps of compiled graphs**
 (``dlbook/symbol/fusion.py``): a hybridized block or a bound Executor

@@ -5,8 +5,11 @@ than copying the windows out (as convolution's im2col does), pooling loops
 over the kernel offsets: for offset ``k`` the elements every output reads
 form one strided slice of the padded input (``window_slices``), so the
 forward is ``prod(kernel)`` whole-array ``maximum``/``add`` operations and
-the backward the same number of slice-adds.  Global pooling reduces over
-the spatial axes directly.
+the backward the same number of slice-adds: the reference path.  The fast
+path (``pool_fast.py``) takes max pooling one spatial axis at a time, and
+writes the gradient of windows that tile the input instead of adding it.
+On a GPU 2-D pooling is one kernel each way (``pool2d.py``).  Global
+pooling reduces over the spatial axes directly.
 """
 
 from math import prod
@@ -193,14 +196,17 @@ class Pooling(Op):
             return y
         x_pad = pad_spatial(xp, data, before, after, value=fill)
 
-        fast = (
-            fastpath.enabled()
-            and pool_type != 'lp'
-            and pool_fast.non_overlapping(kernel, stride)
+        # the fast path: max pooling one axis at a time, and sum or
+        # average pooling whose windows tile the input
+        fast = fastpath.enabled() and (
+            pool_type == 'max'
+            or (
+                pool_type != 'lp' and pool_fast.non_overlapping(kernel, stride)
+            )
         )
         stages = None  # max_forward's, kept for the backward
         if fast and pool_type == 'max':
-            y, stages = pool_fast.max_forward(xp, x_pad, kernel, out)
+            y, stages = pool_fast.max_forward(xp, x_pad, kernel, stride, out)
         elif fast:
             y = pool_fast.forward(xp, x_pad, kernel, out)
         else:
@@ -266,9 +272,11 @@ class Pooling(Op):
 
         if pool_type == 'avg':
             dy = dy / divisor
-        if fast:  # non-overlapping max, avg or sum
+        if fast:  # max, or non-overlapping avg or sum
             if pool_type == 'max':  # x_pad: max_forward's stages here
-                dx_pad = pool_fast.max_backward(xp, x_pad, dy, kernel, out)
+                dx_pad = pool_fast.max_backward(
+                    xp, x_pad, dy, kernel, stride, out
+                )
             else:
                 dx_pad = pool_fast.spread_backward(
                     xp, dy, padded_shape, kernel, out

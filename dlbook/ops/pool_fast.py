@@ -69,62 +69,66 @@ def forward(xp, x_pad, kernel, out):
     return y
 
 
-def _stages(kernel, out):
+def _stages(kernel, stride, out, shape):
     """The axes max pooling reduces one after the other, last axis first:
-    ``(axis, k, o)`` for each spatial axis with ``k > 1``."""
+    ``(axis, k, s, o)`` for each spatial axis that changes (a window
+    longer than 1, a stride, or elements past the last window)."""
     return [
-        (2 + i, k, o)
-        for i, (k, o) in reversed(list(enumerate(zip(kernel, out))))
-        if k > 1
+        (2 + i, k, s, o)
+        for i, (k, s, o) in reversed(list(enumerate(zip(kernel, stride, out))))
+        if k > 1 or s > 1 or o != shape[2 + i]
     ]
 
 
-def _along(ndim, axis, offset, k, o):
+def _along(ndim, axis, offset, s, o):
     """Index of the elements at ``offset`` of each window along ``axis``
-    (windows of ``k``, ``o`` of them, tiling)."""
+    (``o`` windows, ``s`` apart)."""
     index = [slice(None)] * ndim
-    index[axis] = slice(offset, offset + k * (o - 1) + 1, k)
+    index[axis] = slice(offset, offset + s * (o - 1) + 1, s)
     return tuple(index)
 
 
-def max_forward(xp, x_pad, kernel, out):
-    """Max pooling, windows tiling the input: ``(y, stages)``.
+def max_forward(xp, x_pad, kernel, stride, out):
+    """Max pooling of the padded input: ``(y, stages)``.
 
     The maximum of a ``kh x kw`` window is the maximum over its rows of
     each row's maximum, so the pooling runs one axis at a time: first
-    the maximum of each run of ``kw`` along the width (``kw - 1`` passes
-    over a ``1/kw`` share of the input), then of ``kh`` rows of those.
-    For 2x2 windows that is two passes, the second over half-size
-    contiguous rows, against three passes of strided reads for the four
-    offsets at once: LeNet's first pooling (128, 20, 24, 24) 1.3 against
-    0.75 ms on 2 threads.
+    the maximum of each run of ``kw`` along the width (``kw - 1`` passes),
+    then of ``kh`` of those row maxima (``kh - 1`` passes), against
+    ``kh*kw - 1`` passes for all offsets at once.  2x2 windows (stride 2):
+    two passes, the second over half-size contiguous rows; LeNet's first
+    pooling (128, 20, 24, 24) 1.3 against 0.75 ms on 2 threads.  3x3
+    windows, stride 2 (a ResNet's stem): four passes instead of eight.
 
     ``stages`` is ``[x_pad, after the first axis, ..., y]``: the
     backward (:func:`max_backward`) routes the gradient back through
     them.
     """
-    steps = _stages(kernel, out)
+    steps = _stages(kernel, stride, out, x_pad.shape)
     arrays = [x_pad]
-    for axis, _, o in steps:
+    for axis, _, _, o in steps:
         shape = list(arrays[-1].shape)
         shape[axis] = o
         arrays.append(xp.empty(tuple(shape), dtype=x_pad.dtype))
-    if not steps:  # a 1x1 window: the input itself
+    if not steps:  # a 1x1 window, stride 1: the input itself
         y = x_pad.copy()
         return y, [x_pad, y]
     ndim = x_pad.ndim
 
     def images(start, stop):
-        for (axis, k, o), source, target in zip(steps, arrays, arrays[1:]):
+        for (axis, k, s, o), source, target in zip(steps, arrays, arrays[1:]):
             source, target = source[start:stop], target[start:stop]
+            if k == 1:
+                target[...] = source[_along(ndim, axis, 0, s, o)]
+                continue
             xp.maximum(
-                source[_along(ndim, axis, 0, k, o)],
-                source[_along(ndim, axis, 1, k, o)],
+                source[_along(ndim, axis, 0, s, o)],
+                source[_along(ndim, axis, 1, s, o)],
                 out=target,
             )
             for j in range(2, k):
                 xp.maximum(
-                    target, source[_along(ndim, axis, j, k, o)], out=target
+                    target, source[_along(ndim, axis, j, s, o)], out=target
                 )
 
     split_images(xp, images, x_pad)
@@ -144,9 +148,9 @@ def _grid(xp, padded_shape, kernel, out, dtype):
     return (xp.empty if covered else xp.zeros)(padded_shape, dtype=dtype)
 
 
-def max_backward(xp, stages, dy, kernel, out):
-    """Max pooling gradient on the padded grid (windows must not
-    overlap), from the ``stages`` of :func:`max_forward`.
+def max_backward(xp, stages, dy, kernel, stride, out):
+    """Max pooling gradient on the padded grid, from the ``stages`` of
+    :func:`max_forward`.
 
     ``dy`` goes to the first element of each window equal to its max
     (row-major order, MXNet's rule for ties): the first row holding the
@@ -158,37 +162,51 @@ def max_backward(xp, stages, dy, kernel, out):
         d_(k-1) = d - d_0 - ... - d_(k-2)
 
     (every term but one is ``d * 0``, so the subtractions are exact, and
-    the last element takes what the others did not).
+    the last element takes what the others did not).  Where windows tile
+    an axis the parts are written into place; where they overlap, added.
     """
-    steps = _stages(kernel, out)
+    steps = _stages(kernel, stride, out, stages[0].shape)
+    if not steps:
+        return dy.copy()
     ndim = stages[0].ndim
     grads = [None] * len(stages)
     grads[-1] = dy
-    for i, (axis, k, o) in enumerate(steps):
+    for i, (axis, k, s, o) in enumerate(steps):
         source = stages[i]
-        covered = o * k == source.shape[axis]
+        covered = k == s and o * k == source.shape[axis]
         # a buffer the windows fill entirely, else zeros for the rest
         make = xp.empty if covered else xp.zeros
         grads[i] = make(source.shape, dtype=dy.dtype)
-    if not steps:
-        return dy.copy()
 
     def images(start, stop):
         for i in reversed(range(len(steps))):
-            axis, k, o = steps[i]
+            axis, k, s, o = steps[i]
             source = stages[i][start:stop]
             top = stages[i + 1][start:stop]
             rest = grads[i + 1][start:stop]
             target = grads[i][start:stop]
+            slot = [target[_along(ndim, axis, j, s, o)] for j in range(k)]
+            if s < k:  # overlapping windows: add into place
+                hit = None
+                for j in range(k - 1):
+                    hit = xp.equal(
+                        source[_along(ndim, axis, j, s, o)], top, out=hit
+                    )
+                    part = rest * hit
+                    slot[j] += part
+                    rest = rest - part
+                slot[k - 1] += rest
+                continue
+            if k == 1:
+                slot[0][...] = rest
+                continue
             hit = xp.empty(top.shape, dtype=bool)
             for j in range(k - 1):
-                part = target[_along(ndim, axis, j, k, o)]
-                xp.equal(source[_along(ndim, axis, j, k, o)], top, out=hit)
-                xp.multiply(rest, hit, out=part)
+                xp.equal(source[_along(ndim, axis, j, s, o)], top, out=hit)
+                xp.multiply(rest, hit, out=slot[j])
                 if j < k - 2:
-                    rest = rest - part
-            last = target[_along(ndim, axis, k - 1, k, o)]
-            xp.subtract(rest, part, out=last)
+                    rest = rest - slot[j]
+            xp.subtract(rest, slot[k - 2], out=slot[k - 1])
 
     split_images(xp, images, stages[0])
     return grads[0]
