@@ -365,6 +365,24 @@ def _col2im(stride, kernel):
     )
 
 
+def _im2col():
+    """The GPU's im2col kernel is called on GPUs only: call it directly,
+    both layouts, with padding, stride and dilation."""
+    from dlbook.ops.im2col import im2col_2d
+
+    x = np.random.RandomState(0).uniform(-1, 1, size=(2, 3, 7, 6))
+    for stride, dilate, pad in (
+        ((1, 1), (1, 1), (1, 1)),
+        ((2, 1), (1, 2), (2, 0)),
+    ):
+        out = tuple(
+            (n + 2 * p - d * 2 - 1) // s + 1
+            for n, p, d, s in zip((7, 6), pad, dilate, stride)
+        )
+        for last in (False, True):
+            im2col_2d(np, x, (3, 3), stride, dilate, pad, out, last)
+
+
 def _pool2d():
     """The GPU's pooling kernels are called on GPUs only: call them
     directly, on data with ties (small integers) so the first maximum of
@@ -513,6 +531,7 @@ WORKLOADS = {
     'gru': lambda: _lstm(False, mode='gru'),
     'col2im_stride2': lambda: _col2im(2, 3),
     'col2im_stride1': lambda: _col2im(1, 3),
+    'im2col': _im2col,
     'optimizers': _optimizers,
     'adaptive_optimizers': _adaptive_optimizers,
     'grad_writes': _grad_writes,

@@ -522,3 +522,37 @@ def test_gradients_are_written_four_per_launch(fake_gpu, req):
             assert calls['setitem'] + calls['add'] < len(params), calls
     for a, b in zip(*results):
         numpy.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize('size', [20, 6])  # (N, C*K, P) and channels-last
+@pytest.mark.parametrize('keep_cols', [True, False])
+def test_conv2d_windows_are_one_kernel(fake_gpu, monkeypatch, size, keep_cols):
+    """A padded 2-D convolution gathers its windows with one kernel from
+    the input (no padded copy), in forward and, when the forward's
+    windows were not kept, again in backward; the values are the CPU's."""
+    from dlbook.ops import conv
+
+    if not keep_cols:
+        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', 0)
+    rng = numpy.random.RandomState(0)
+    x_np = rng.uniform(-1, 1, (2, 3, size, size)).astype('float32')
+    w_np = rng.uniform(-1, 1, (4, 3, 3, 3)).astype('float32')
+    results = []
+    for ctx in (mx.cpu(), fake_gpu):
+        x, w = nd.array(x_np, ctx=ctx), nd.array(w_np, ctx=ctx)
+        x.attach_grad()
+        w.attach_grad()
+        args = dict(kernel=(3, 3), pad=(1, 1), num_filter=4, no_bias=True)
+        with autograd.record():
+            if ctx is fake_gpu:
+                n, calls = _launches(
+                    lambda: nd.Convolution(x, w, **args).wait_to_read()
+                )
+                assert calls['dlbook_im2col_2d'] == 1, calls
+                assert not {'zeros', 'setitem'} & set(calls), calls
+                assert 'dlbook_pad_channels_last_2d' not in calls, calls
+            y = nd.Convolution(x, w, **args)
+        y.backward(nd.ones_like(y))
+        results.append([a.asnumpy() for a in (y, x.grad, w.grad)])
+    for cpu, gpu in zip(*results):
+        numpy.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)

@@ -28,6 +28,7 @@ from math import prod
 
 from ..base import DLBookError
 from . import conv_fast, fastpath
+from .im2col import im2col_2d
 from .layouts import channels_last_aware
 from .op import Op, register
 from .windows import (
@@ -382,9 +383,13 @@ class Convolution(_ConvBase):
                 return self._forward_cut(xp, data, weight, bias, cut)
 
         # channels-last windows pad while they move the channels (one
-        # copy): their "x_pad" is the input itself, padded on the way
+        # copy), and a GPU's 2-D windows come from one kernel that pads
+        # on the way: their "x_pad" is the input itself
         channels_last = fast and conv_fast.use_channels_last(groups, out_size)
-        x_pad = data if channels_last else pad_spatial(xp, data, pad)
+        unpadded = channels_last or (
+            fast and conv_fast.device_im2col(xp, kernel)
+        )
+        x_pad = data if unpadded else pad_spatial(xp, data, pad)
         # The weight gradient needs ``cols`` again.  Keeping it saves one
         # im2col copy in backward, but the matrix is prod(kernel) times
         # larger than the input: keep it only in training mode and when
@@ -403,7 +408,7 @@ class Convolution(_ConvBase):
                 bias,
                 channels_last=channels_last,
                 keep_cols=keep,
-                pad=pad if channels_last else None,
+                pad=pad if unpadded else None,
             )
         else:
             cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
@@ -552,7 +557,12 @@ class Convolution(_ConvBase):
             )
         elif need_dw:
             windows = None
-            if cols is None:
+            if cols is None and conv_fast.device_im2col(xp, kernel):
+                # x_pad is the input, not padded (see forward)
+                cols = im2col_2d(
+                    xp, x_pad, kernel, stride, dilate, pad, dy.shape[2:], False
+                ).reshape(dy.shape[0], groups, -1, prod(dy.shape[2:]))
+            elif cols is None:
                 windows = conv_fast.window_rows(
                     xp, x_pad, kernel, stride, dilate, dy.shape[2:]
                 )

@@ -35,6 +35,7 @@ from ..backend import on_host
 from ..backend.blas_threads import for_gemm, run_split, split_threads
 from ..backend.cpu_cache import l2_cache_bytes
 from .col2im import col2im_2d
+from .im2col import im2col_2d
 from .windows import (
     conv_out_size,
     kernel_offsets,
@@ -53,6 +54,7 @@ __all__ = [
     'data_grad',
     'bias_grad',
     'live_taps',
+    'device_im2col',
 ]
 
 #: Output rows at least this long use the per-image col2im; shorter ones
@@ -78,6 +80,10 @@ MAX_FILTER_RATIO_FOR_FULL_CONV = 4
 #: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
 #: the weight gradient sums over the batch.
 WGRAD_CHUNK_BYTES = 8 * 2**20
+#: The same bound on a GPU, where each chunk costs three calls (product,
+#: sum, add) and memory is plentiful: a 64 -> 64 3x3 layer on 28x28
+#: (d2l's ResNet-18, batch 256) is then one chunk of 37 MiB, not five.
+DEVICE_WGRAD_CHUNK_BYTES = 256 * 2**20
 
 #: Bytes of the per-block temporaries (im2col columns, ``dcols``) that
 #: each thread fills and uses before moving to its next images, so the
@@ -95,6 +101,12 @@ def block_bytes():
     if BLOCK_BYTES is not None:
         return BLOCK_BYTES
     return max(512 * 2**10, l2_cache_bytes() // 2)
+
+
+def device_im2col(xp, kernel):
+    """Whether the windows are gathered by one kernel (:mod:`.im2col`),
+    from the input not padded: 2-D convolutions on a GPU."""
+    return len(kernel) == 2 and not on_host(xp)
 
 
 def window_rows(xp, x_pad, kernel, stride, dilate, out_size):
@@ -174,7 +186,9 @@ def conv_forward(
     windows copied, multiplied and its ``bias`` added while the copy is
     still in cache), the blocks shared by a few threads when the work is
     large (:func:`~dlbook.backend.blas_threads.split_threads`).  ``bias``
-    is ``(F,)`` or None.
+    is ``(F,)`` or None.  On a GPU the whole batch is one block; a 2-D
+    convolution's windows are then gathered by one kernel from the input
+    and ``pad`` (:func:`device_im2col`; ``x_pad`` not padded).
 
     With ``keep_cols=False`` the window matrix is not wanted afterwards
     (``cols`` is None): each thread then copies its blocks into one small
@@ -188,23 +202,36 @@ def conv_forward(
     f = weight.shape[0]
     positions = prod(out_size)
     bias_g = None if bias is None else bias.reshape(groups, f // groups, 1)
+    if device_im2col(xp, kernel):  # one kernel, padding on the way
+        cols = im2col_2d(
+            xp,
+            x_pad,
+            kernel,
+            stride,
+            dilate,
+            pad or (0, 0),
+            out_size,
+            channels_last,
+        )
+        if not channels_last:  # (N, G, Cg*K, P)
+            cols = cols.reshape(n, groups, -1, positions)
+        w_mat = _weight_matrix(xp, weight, groups, channels_last)
+        y = _device_forward(xp, cols, w_mat, bias_g, channels_last)
+        return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
     if pad is not None and not channels_last:
         x_pad, pad = pad_spatial(xp, x_pad, pad), None
     if channels_last:
         view = _rows_view(xp, x_pad, kernel, stride, dilate, out_size, pad)
-        # weight (F, C, *K) -> (1, F, K*C), the rows' column order
-        w_mat = xp.ascontiguousarray(xp.moveaxis(weight, 1, -1)).reshape(
-            1, f, -1
-        )
-        image_cols = (positions, w_mat.shape[2])
     else:
         view = window_rows(xp, x_pad, kernel, stride, dilate, out_size)
-        w_mat = weight.reshape(groups, f // groups, -1)
+    w_mat = _weight_matrix(xp, weight, groups, channels_last)
+    if channels_last:
+        image_cols = (positions, w_mat.shape[2])
+    else:
         image_cols = (groups, w_mat.shape[2], positions)
-    if not on_host(xp):
-        y, cols = _device_forward(
-            xp, view, w_mat, bias_g, channels_last, (n,) + image_cols
-        )
+    if not on_host(xp):  # 1-D and 3-D: the whole batch's windows copied
+        cols = xp.ascontiguousarray(view).reshape((n,) + image_cols)
+        y = _device_forward(xp, cols, w_mat, bias_g, channels_last)
         return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
     y = xp.empty(
         (n,) + w_mat.shape[:2] + (positions,),
@@ -257,27 +284,39 @@ def conv_forward(
     return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
 
 
-def _device_forward(xp, view, w_mat, bias_g, channels_last, cols_shape):
-    """:func:`conv_forward` on a GPU: the whole batch at once, one kernel
-    per step, each allocating its result (a copy into a new array is one
-    launch, where ``empty`` and a copy into it are two calls)."""
-    cols = xp.ascontiguousarray(view).reshape(cols_shape)
+def _weight_matrix(xp, weight, groups, channels_last):
+    """The weight as the product's matrix: ``(G, Fg, Cg*K)``, or for
+    channels-last rows ``(1, F, K*C)`` (the rows' column order)."""
+    f = weight.shape[0]
+    if channels_last:
+        # weight (F, C, *K) -> (1, F, K*C)
+        return xp.ascontiguousarray(xp.moveaxis(weight, 1, -1)).reshape(
+            1, f, -1
+        )
+    return weight.reshape(groups, f // groups, -1)
+
+
+def _device_forward(xp, cols, w_mat, bias_g, channels_last):
+    """:func:`conv_forward` on a GPU from the whole batch's windows
+    ``cols`` (``(N, G, Cg*K, P)``, or channels-last ``(N, P, K*C)``): one kernel per step, each allocating its result (a copy
+    into a new array is one launch, where ``empty`` and a copy into it
+    are two calls)."""
     if not channels_last:
         y = xp.matmul(w_mat, cols)  # (N, G, Fg, P)
         if bias_g is not None:
             y += bias_g
-        return y, cols
-    n, positions = cols_shape[:2]
+        return y
+    n, positions = cols.shape[:2]
     t = xp.matmul(cols.reshape(-1, w_mat.shape[2]), w_mat[0].T)
     # (N*P, F) -> (N, F, P)
     t = t.reshape(n, positions, -1).transpose(0, 2, 1)
     if bias_g is None:
-        return xp.ascontiguousarray(t), cols
+        return xp.ascontiguousarray(t)
     # into a C-contiguous array (an elementwise result follows its
     # inputs' memory order, here t's transposed one)
     y = xp.empty(t.shape, dtype=xp.result_type(t, bias_g))
     xp.add(t, bias_g[0], out=y)
-    return y, cols
+    return y
 
 
 def _cache_block(xp, per_image, n, threads):
@@ -320,7 +359,11 @@ def weight_grad_channels_last(
     c = w_shape[1]  # one group
     kernel = tuple(w_shape[2:])
     out_size = tuple(dy.shape[2:])
-    if rows is None:
+    if rows is None and device_im2col(xp, kernel):
+        rows = im2col_2d(
+            xp, x_pad, kernel, stride, dilate, pad or (0, 0), out_size, True
+        )
+    elif rows is None:
         rows = _rows_view(xp, x_pad, kernel, stride, dilate, out_size, pad)
     rows = rows.reshape(n * prod(out_size), prod(kernel) * c)
     dy_rows = xp.ascontiguousarray(xp.moveaxis(dy, 1, -1)).reshape(-1, f)
@@ -335,7 +378,8 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
 
     ``dy`` is ``(N, F, *out)``; the sum over the batch runs over chunks of
     images, each one batched matrix product, so no temporary exceeds
-    about :data:`WGRAD_CHUNK_BYTES`.
+    about :data:`WGRAD_CHUNK_BYTES` (:data:`DEVICE_WGRAD_CHUNK_BYTES` on a
+    GPU).
 
     ``cols`` is the forward's ``(N, G, Cg*K, P)`` im2col matrix, or None:
     then ``windows`` (the zero-copy view of :func:`window_rows`) is
@@ -362,7 +406,8 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
         if cols is None:  # one copy of the whole batch (one GPU kernel)
             cols = windows.reshape(n, groups, rows, positions)
         per_image = f * rows * dy.itemsize  # one image's product
-        chunk = max(1, min(n, WGRAD_CHUNK_BYTES // max(per_image, 1)))
+        bound = WGRAD_CHUNK_BYTES if on_host(xp) else DEVICE_WGRAD_CHUNK_BYTES
+        chunk = max(1, min(n, bound // max(per_image, 1)))
 
     def summed(begin, end):
         """The sum over images begin..end-1, in chunks of ``chunk``."""
