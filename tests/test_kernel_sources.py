@@ -33,8 +33,10 @@ from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
 from dlbook.ops.update_rules.adam import (
     adam_update,
+    adamax_update,
     adamw_update,
     ftml_update,
+    nadam_update,
 )
 from dlbook.ops.update_rules.adaptive import (
     adadelta_update,
@@ -487,6 +489,12 @@ def _adaptive_optimizers():
             np, w, g, v + 0.5, v, d, 0.1, wd, 3, 0.6, 0.999, 1e-8, 2.0, clip
         )
         ftrl_update(np, w, g, m, np.abs(v), 0.1, wd, 0.01, 1.0, 2.0, clip)
+        adamax_update(np, w, g, m, np.abs(v), 0.1, wd, 0.9, 0.999, 2.0, clip)
+        # Nadam at step 3: mu_t, mu_t1, m_schedule, m_schedule_next
+        schedule = (0.88, 0.89, 0.6, 0.55)
+        nadam_update(
+            np, w, g, m, v, 0.1, wd, 3, 0.9, 0.999, 1e-8, *schedule, 2.0, clip
+        )
 
 
 def _activations():

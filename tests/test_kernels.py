@@ -411,6 +411,8 @@ UPDATE_RULES = {
     'signsgd': ('signum', {'momentum': 0.0}, 'dlbook_signsgd_update'),
     'ftml': ('ftml', {}, 'dlbook_ftml_update'),
     'ftrl': ('ftrl', {}, 'dlbook_ftrl_update'),
+    'adamax': ('adamax', {}, 'dlbook_adamax_update'),
+    'nadam': ('nadam', {}, 'dlbook_nadam_update'),
 }
 
 
