@@ -46,10 +46,12 @@ from dlbook.ops.update_rules.adaptive import (
     rmspropalex_update,
 )
 from dlbook.ops.update_rules.sgd import (
+    dcasgd_update,
     multi_sgd_update,
     nag_mom_update,
     sgd_mom_update,
     sgd_update,
+    sgld_update,
     signsgd_update,
     signum_update,
 )
@@ -495,6 +497,10 @@ def _adaptive_optimizers():
         nadam_update(
             np, w, g, m, v, 0.1, wd, 3, 0.9, 0.999, 1e-8, *schedule, 2.0, clip
         )
+        previous = w + rng.uniform(-0.1, 0.1, 10)
+        dcasgd_update(np, w, g, None, previous, 0.1, wd, 0.0, 0.04, 2.0, clip)
+        dcasgd_update(np, w, g, m, previous, 0.1, wd, 0.9, 0.04, 2.0, clip)
+        sgld_update(np, rng, w, g, 0.1, wd, 2.0, clip)
 
 
 def _activations():
