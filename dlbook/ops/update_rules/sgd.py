@@ -441,7 +441,8 @@ def _dcasgd_mom_steps(
     weight += mom
 
 
-# DCASGD's step for one element (after RESCALED_G)
+# DCASGD's step for one element (after RESCALED_G); the weight, not yet
+# updated, becomes the previous one
 _DCASGD_STEP = """
     T step = -lr * (g + wd * weight + lamda * g * g * (weight - previous));
     previous = weight;
