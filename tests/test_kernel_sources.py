@@ -33,8 +33,10 @@ from dlbook.ops import kernels
 from dlbook.ops.rnn import rnn_param_size
 from dlbook.ops.update_rules.adam import (
     adam_update,
+    adamax_update,
     adamw_update,
     ftml_update,
+    nadam_update,
 )
 from dlbook.ops.update_rules.adaptive import (
     adadelta_update,
@@ -44,10 +46,12 @@ from dlbook.ops.update_rules.adaptive import (
     rmspropalex_update,
 )
 from dlbook.ops.update_rules.sgd import (
+    dcasgd_update,
     multi_sgd_update,
     nag_mom_update,
     sgd_mom_update,
     sgd_update,
+    sgld_update,
     signsgd_update,
     signum_update,
 )
@@ -505,6 +509,16 @@ def _adaptive_optimizers():
             np, w, g, v + 0.5, v, d, 0.1, wd, 3, 0.6, 0.999, 1e-8, 2.0, clip
         )
         ftrl_update(np, w, g, m, np.abs(v), 0.1, wd, 0.01, 1.0, 2.0, clip)
+        adamax_update(np, w, g, m, np.abs(v), 0.1, wd, 0.9, 0.999, 2.0, clip)
+        # Nadam at step 3: mu_t, mu_t1, m_schedule, m_schedule_next
+        schedule = (0.88, 0.89, 0.6, 0.55)
+        nadam_update(
+            np, w, g, m, v, 0.1, wd, 3, 0.9, 0.999, 1e-8, *schedule, 2.0, clip
+        )
+        previous = w + rng.uniform(-0.1, 0.1, 10)
+        dcasgd_update(np, w, g, None, previous, 0.1, wd, 0.0, 0.04, 2.0, clip)
+        dcasgd_update(np, w, g, m, previous, 0.1, wd, 0.9, 0.04, 2.0, clip)
+        sgld_update(np, rng, w, g, 0.1, wd, 2.0, clip)
 
 
 def _activations():

@@ -2,11 +2,11 @@
 Adamax, Nadam, FTML and LAMB.
 
 The rules themselves, on raw arrays, are in
-``dlbook/ops/update_rules/adam.py`` with their sources; Adamax and Nadam,
-Python-level rules in MXNet too (``python/mxnet/optimizer/optimizer.py``),
-are written here.  The bias correction of Adam is folded into the
-learning rate, as MXNet does: ``lr_t = lr * sqrt(1 - beta2**t) / (1 -
-beta1**t)``.
+``dlbook/ops/update_rules/adam.py`` with their sources (Adamax and Nadam
+from the Python rules of ``python/mxnet/optimizer/optimizer.py``), one
+fused kernel per weight on a GPU.  The bias correction of Adam is folded
+into the learning rate, as MXNet does: ``lr_t = lr * sqrt(1 - beta2**t)
+/ (1 - beta1**t)``.
 """
 
 import math
@@ -16,12 +16,12 @@ import numpy
 from ..ndarray.lazy_update import rows_for_update
 from ..ops.update_rules.adam import (
     adam_update,
+    adamax_update,
     adamw_update,
     ftml_update,
     lamb_update,
-    update_moments,
+    nadam_update,
 )
-from ..ops.update_rules.gradient import rescaled_with_wd
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB']
@@ -190,6 +190,8 @@ class Adamax(Optimizer):
         u = maximum(beta2 * u, abs(grad))
         weight -= lr / (1 - beta1**t) * m / u
 
+    The rule (``adamax_update``) is one fused kernel per weight on a GPU.
+
     Parameters
     ----------
     beta1 : float, optional
@@ -213,16 +215,20 @@ class Adamax(Optimizer):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
         lr /= 1.0 - self.beta1**t
-        xp = weight.context.backend.xp
-        w = weight._data
-        g = rescaled_with_wd(
-            xp, w, grad._data, wd, self.rescale_grad, self._python_clip()
+        mean, u = state
+        adamax_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            mean._data,
+            u._data,
+            lr,
+            wd,
+            self.beta1,
+            self.beta2,
+            self.rescale_grad,
+            self._python_clip(),
         )
-        m, u = state[0]._data, state[1]._data
-        m *= self.beta1
-        m += (1.0 - self.beta1) * g
-        xp.maximum(self.beta2 * u, xp.abs(g), out=u)
-        w -= lr * m / u
 
 
 @register
@@ -241,6 +247,9 @@ class Nadam(Optimizer):
         m' = m / (1 - m_schedule * mu_t1)
         v' = v / (1 - beta2**t)
         weight -= lr * ((1 - mu_t) * g' + mu_t1 * m') / (sqrt(v') + epsilon)
+
+    The schedule's numbers are computed on the host; the rest
+    (``nadam_update``) is one fused kernel per weight on a GPU.
 
     Parameters
     ----------
@@ -277,24 +286,33 @@ class Nadam(Optimizer):
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         t = self._index_update_count[index]
-        xp = weight.context.backend.xp
-        w = weight._data
-        g = rescaled_with_wd(
-            xp, w, grad._data, wd, self.rescale_grad, self._python_clip()
-        )
+        # the warming momentum schedule, on the host
         mu_t = self.beta1 * (1.0 - 0.5 * pow(0.96, t * self.schedule_decay))
         mu_t1 = self.beta1 * (
             1.0 - 0.5 * pow(0.96, (t + 1) * self.schedule_decay)
         )
         self.m_schedule = self.m_schedule * mu_t
         m_schedule_next = self.m_schedule * mu_t1
-        m, v = state[0]._data, state[1]._data
-        update_moments(g, m, v, self.beta1, self.beta2)
-        grad_prime = g / (1.0 - self.m_schedule)
-        m_prime = m / (1.0 - m_schedule_next)
-        v_prime = v / (1.0 - pow(self.beta2, t))
-        m_bar = (1.0 - mu_t) * grad_prime + mu_t1 * m_prime
-        w -= lr * m_bar / (xp.sqrt(v_prime) + self.epsilon)
+        mean, var = state
+        nadam_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            mean._data,
+            var._data,
+            lr,
+            wd,
+            t,
+            self.beta1,
+            self.beta2,
+            self.epsilon,
+            mu_t,
+            mu_t1,
+            self.m_schedule,
+            m_schedule_next,
+            self.rescale_grad,
+            self._python_clip(),
+        )
 
 
 @register

@@ -11,18 +11,17 @@ kernels (``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``:
 ``g' = clip(rescale_grad * grad, clip_gradient)``.
 """
 
-import math
 import os
 
-from .. import ndarray as nd
 from ..backend import on_host
 from ..ndarray.lazy_update import rows_for_update
-from ..ops.update_rules.gradient import rescaled
 from ..ops.update_rules.sgd import (
+    dcasgd_update,
     multi_sgd_update,
     nag_mom_update,
     sgd_mom_update,
     sgd_update,
+    sgld_update,
     signsgd_update,
     signum_update,
 )
@@ -254,6 +253,8 @@ class DCASGD(Optimizer):
         previous = weight
         weight = weight + mom
 
+    The rule (``dcasgd_update``) is one fused kernel per weight on a GPU.
+
     Parameters
     ----------
     momentum : float, optional
@@ -274,19 +275,22 @@ class DCASGD(Optimizer):
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        xp = weight.context.backend.xp
-        w, prev = weight._data, state[1]._data
-        g = rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
-        step = -lr * (g + wd * w + self.lamda * g * g * (w - prev))
-        mom = state[0]
-        if mom is not None:
-            # MXNet tests ``if mom:``, which fails for arrays of more than
-            # one element; ``is not None`` is what it means.
-            mom._data *= self.momentum
-            mom._data += step
-            step = mom._data
-        prev[...] = w
-        w += step
+        mom, previous = state
+        # MXNet tests ``if mom:``, which fails for arrays of more than one
+        # element; ``is not None`` is what it means.
+        dcasgd_update(
+            weight.context.backend.xp,
+            weight._data,
+            grad._data,
+            None if mom is None else mom._data,
+            previous._data,
+            lr,
+            wd,
+            self.momentum,
+            self.lamda,
+            self.rescale_grad,
+            self._python_clip(),
+        )
 
 
 @register
@@ -297,8 +301,10 @@ class SGLD(Optimizer):
 
         weight = weight - lr/2 * (g + wd * weight) + N(0, sqrt(lr))
 
-    The noise is drawn with ``nd.random.normal`` (seeded by
-    ``mx.random.seed``).
+    The noise is drawn from the generator of the weight's device (seeded
+    by ``mx.random.seed``, the numbers ``nd.random.normal`` draws); with
+    the rest of the rule (``sgld_update``) that is two launches per
+    weight on a GPU.
     """
 
     def create_state(self, index, weight):
@@ -306,18 +312,18 @@ class SGLD(Optimizer):
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
-        xp = weight.context.backend.xp
-        w = weight._data
-        g = rescaled(xp, grad._data, self.rescale_grad, self._python_clip())
-        w -= lr / 2 * (g + wd * w)
-        noise = nd.random.normal(
-            0,
-            math.sqrt(lr),
-            shape=weight.shape,
-            dtype=weight.dtype,
-            ctx=weight.context,
-        )
-        w += noise._data
+        ctx = weight.context
+        with ctx.scope:  # the noise is drawn on the weight's device
+            sgld_update(
+                ctx.backend.xp,
+                ctx.backend.rng(ctx.device_id),
+                weight._data,
+                grad._data,
+                lr,
+                wd,
+                self.rescale_grad,
+                self._python_clip(),
+            )
 
 
 @register

@@ -9,8 +9,8 @@ one fused kernel (``dlbook/ops/kernels.py``), its array operations (the
 kernel's twin) elsewhere.
 
 * ``gradient``: ``clip(rescale_grad * grad [+ wd * weight])``, shared;
-* ``sgd``: plain SGD, momentum, Nesterov, signSGD, Signum, and several
-  weights per kernel;
+* ``sgd``: plain SGD, momentum, Nesterov, signSGD, Signum, several
+  weights per kernel, DCASGD and SGLD;
 * ``adam``: Adam, AdamW, FTML, LAMB;
 * ``adaptive``: AdaGrad, RMSProp (plain and centred), AdaDelta, Ftrl.
 """

@@ -6,12 +6,17 @@ As in ``sgd.py``, each rule changes raw arrays in place.  Sources:
 ``src/operator/contrib/adamw-inl.h`` (``AdamWUpdate``).  The bias
 correction of Adam is folded into the learning rate, as MXNet does:
 ``lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)``.
+
+Adamax and Nadam, which MXNet writes in Python
+(``python/mxnet/optimizer/optimizer.py``), follow at the end, one kernel
+each too.
 """
 
 from ..kernels import Elementwise
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
+    clips_as_kernel,
     kernel_clip,
     rescaled,
     rescaled_with_wd,
@@ -24,6 +29,8 @@ __all__ = [
     'ftml_update',
     'lamb_update',
     'update_moments',
+    'adamax_update',
+    'nadam_update',
 ]
 
 
@@ -337,4 +344,185 @@ FTML_KERNEL = Elementwise(
     weight = -z / d_t;
 """,
     _ftml_steps,
+)
+
+
+def adamax_update(
+    xp,
+    weight,
+    grad,
+    mean,
+    u,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    rescale_grad,
+    clip_gradient,
+):
+    """AdaMax (Adam with the infinity norm), in place; ``lr`` is already
+    divided by ``1 - beta1**t``.
+
+    ``g = clip(rescale_grad*grad + wd*weight)``;
+    ``mean = beta1*mean + (1-beta1)*g``; ``u = maximum(beta2*u, |g|)``;
+    ``weight -= lr * mean / u``
+
+    One fused kernel on a GPU (:data:`ADAMAX_KERNEL`); MXNet writes this
+    rule in Python, about a dozen launches per weight.  As there, any
+    ``clip_gradient`` that is not None clips; a negative one runs the
+    array operations.
+    """
+    args = (grad, lr, wd, beta1, beta2, rescale_grad)
+    if not clips_as_kernel(clip_gradient):
+        _adamax_steps(xp, *args, clip_gradient, weight, mean, u, kernel=False)
+        return
+    ADAMAX_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, u)
+
+
+def _adamax_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    mean,
+    u,
+    kernel=True,
+):
+    """:data:`ADAMAX_KERNEL` in array operations (``kernel=False``:
+    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = rule_bound(clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    mean *= beta1
+    mean += (1.0 - beta1) * g
+    xp.maximum(beta2 * u, xp.abs(g), out=u)
+    weight -= lr * mean / u
+
+
+#: AdaMax as one kernel (``weight``, ``mean`` and ``u`` updated).  The
+#: maximum is NumPy's: a NaN on either side wins (``fmax`` would drop
+#: it).
+ADAMAX_KERNEL = Elementwise(
+    'dlbook_adamax_update',
+    'T grad, T lr, T wd, T beta1, T beta2, T rescale_grad, T clip_gradient',
+    'T weight, T mean, T u',
+    RESCALED_G_WITH_WD
+    + """
+    mean = mean * beta1 + (1 - beta1) * g;
+    T decayed = beta2 * u;
+    T size = fabs(g);
+    u = (decayed > size || decayed != decayed) ? decayed : size;
+    weight -= lr * mean / u;
+""",
+    _adamax_steps,
+)
+
+
+def nadam_update(
+    xp,
+    weight,
+    grad,
+    mean,
+    var,
+    lr,
+    wd,
+    t,
+    beta1,
+    beta2,
+    epsilon,
+    mu_t,
+    mu_t1,
+    m_schedule,
+    m_schedule_next,
+    rescale_grad,
+    clip_gradient,
+):
+    """Nadam (Adam with Nesterov momentum) at step ``t``, in place.
+
+    ``g = clip(rescale_grad*grad + wd*weight)``; moments as Adam's;
+    ``m_bar = (1 - mu_t) * g / (1 - m_schedule)
+    + mu_t1 * mean / (1 - m_schedule_next)``;
+    ``weight -= lr * m_bar / (sqrt(var / (1 - beta2**t)) + epsilon)``
+
+    The momentum schedule (``mu_t``, ``mu_t1``, ``m_schedule``,
+    ``m_schedule_next``) is the optimizer's, shared by all weights; the
+    three bias corrections are computed here, on the host, so the kernel
+    only reads them.  One fused kernel on a GPU (:data:`NADAM_KERNEL`);
+    MXNet writes this rule in Python, about twenty launches per weight.
+    As there, any ``clip_gradient`` that is not None clips; a negative
+    one runs the array operations.
+    """
+    args = (
+        grad,
+        lr,
+        wd,
+        beta1,
+        beta2,
+        epsilon,
+        mu_t,
+        mu_t1,
+        1.0 - m_schedule,
+        1.0 - m_schedule_next,
+        1.0 - beta2**t,
+        rescale_grad,
+    )
+    if not clips_as_kernel(clip_gradient):
+        _nadam_steps(xp, *args, clip_gradient, weight, mean, var, kernel=False)
+        return
+    NADAM_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, var)
+
+
+def _nadam_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    epsilon,
+    mu_t,
+    mu_t1,
+    bias_g,
+    bias_m,
+    bias_v,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    mean,
+    var,
+    kernel=True,
+):
+    """:data:`NADAM_KERNEL` in array operations (``bias_g = 1 -
+    m_schedule``, ``bias_m = 1 - m_schedule_next``, ``bias_v = 1 -
+    beta2**t``; ``kernel=False``: ``clip_gradient`` as the rule takes
+    it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = rule_bound(clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    update_moments(g, mean, var, beta1, beta2)
+    grad_prime = g / bias_g
+    mean_prime = mean / bias_m
+    var_prime = var / bias_v
+    m_bar = (1.0 - mu_t) * grad_prime + mu_t1 * mean_prime
+    weight -= lr * m_bar / (xp.sqrt(var_prime) + epsilon)
+
+
+#: Nadam as one kernel (``weight``, ``mean`` and ``var`` updated).
+NADAM_KERNEL = Elementwise(
+    'dlbook_nadam_update',
+    'T grad, T lr, T wd, T beta1, T beta2, T epsilon, T mu_t, T mu_t1, '
+    'T bias_g, T bias_m, T bias_v, T rescale_grad, T clip_gradient',
+    'T weight, T mean, T var',
+    RESCALED_G_WITH_WD
+    + _MOMENTS
+    + """
+    T m_bar = (1 - mu_t) * (g / bias_g) + mu_t1 * (mean / bias_m);
+    weight -= lr * m_bar / (sqrt(var / bias_v) + epsilon);
+""",
+    _nadam_steps,
 )

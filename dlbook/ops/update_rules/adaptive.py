@@ -17,6 +17,7 @@ from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
     clip_inplace,
+    clips_as_kernel,
     cuda_sign,
     kernel_clip,
     rescaled,
@@ -31,13 +32,6 @@ __all__ = [
     'adadelta_update',
     'ftrl_update',
 ]
-
-
-def _clips_as_kernel(bound):
-    """Whether a kernel can take this clipping bound: None or >= 0.
-    AdaGrad and AdaDelta clip with any bound that is not None, as MXNet's
-    Python rules do; a negative one runs their array operations."""
-    return bound is None or bound >= 0
 
 
 # Clip ``weight`` into [-clip_weights, clip_weights] unless negative
@@ -58,7 +52,7 @@ def adagrad_update(
     ``weight -= lr * (g / sqrt(history + eps) + wd*weight)``
     """
     args = (grad, lr, wd, eps, rescale_grad)
-    if not _clips_as_kernel(clip_gradient):
+    if not clips_as_kernel(clip_gradient):
         _adagrad_steps(xp, *args, clip_gradient, weight, history, kernel=False)
         return
     ADAGRAD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, history)
@@ -295,7 +289,7 @@ def adadelta_update(
     ``weight -= delta + wd*weight``
     """
     args = (grad, wd, rho, epsilon, rescale_grad)
-    if not _clips_as_kernel(clip_gradient):
+    if not clips_as_kernel(clip_gradient):
         _adadelta_steps(
             xp, *args, clip_gradient, weight, acc_g, acc_delta, kernel=False
         )

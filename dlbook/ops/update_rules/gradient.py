@@ -48,6 +48,15 @@ def kernel_clip(bound):
     return -1.0 if bound is None else bound
 
 
+def clips_as_kernel(bound):
+    """Whether a kernel can take this clipping bound: None or >= 0.
+
+    The rules MXNet writes in Python (AdaGrad, AdaDelta, ...) clip with
+    any bound that is not None, a negative one too; with such a bound
+    they run their array operations."""
+    return bound is None or bound >= 0
+
+
 def rule_bound(bound):
     """A bound written MXNet's way (a kernel's, or an ``nd.*_update``
     argument: negative or None means no clipping) as the array rules take

@@ -1,18 +1,22 @@
 """The update rules of SGD and its relatives: plain, momentum, Nesterov,
-sign-based, and several weights per kernel.
+sign-based, several weights per kernel, delay-compensated and Langevin.
 
 Each rule is a function on raw arrays (``xp`` is NumPy or CuPy) that
 changes ``weight`` and its state in place, so every Parameter sharing the
 array sees the new values.  The formulas are those of MXNet's update
 kernels (``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``:
 ``SGDKernel``, ``SGDMomKernel``, ``NAGMomKernel``, ``SignSGDKernel``,
-``SignumKernel``, ``MultiSGDKernel``).  Below,
+``SignumKernel``, ``MultiSGDKernel``) and, for DCASGD and SGLD, the
+Python rules of ``python/mxnet/optimizer/optimizer.py``.  Below,
 ``g' = clip(rescale_grad * grad, clip_gradient)``.
 """
+
+import math
 
 from ..kernels import Elementwise, Grouped
 from .gradient import (
     RESCALED_G,
+    clips_as_kernel,
     cuda_sign,
     kernel_clip,
     rescaled,
@@ -26,6 +30,8 @@ __all__ = [
     'signsgd_update',
     'signum_update',
     'multi_sgd_update',
+    'dcasgd_update',
+    'sgld_update',
 ]
 
 
@@ -332,3 +338,186 @@ def multi_sgd_update(
         rescale_grad,
         clip,
     )
+
+
+# -- delay-compensated and Langevin updates (MXNet's Python rules) ------------
+
+
+def dcasgd_update(
+    xp,
+    weight,
+    grad,
+    mom,
+    previous,
+    lr,
+    wd,
+    momentum,
+    lamda,
+    rescale_grad,
+    clip_gradient,
+):
+    """Delay-compensated SGD, in place; ``mom`` is None without momentum.
+
+    ``step = -lr * (g' + wd*weight + lamda*g'*g'*(weight - previous))``;
+    ``mom = momentum*mom + step``; ``previous = weight``;
+    ``weight += mom`` (``weight += step`` without momentum).
+
+    ``previous`` is the weight before the last update: the term in
+    ``lamda`` corrects a gradient computed on a stale weight.  One fused
+    kernel on a GPU (:data:`DCASGD_KERNEL`, :data:`DCASGD_MOM_KERNEL`);
+    MXNet writes this rule in Python, about a dozen launches per weight.
+    As there, any ``clip_gradient`` that is not None clips; a negative
+    one runs the array operations.
+    """
+    if mom is None:
+        steps, kernel = _dcasgd_steps, DCASGD_KERNEL
+        args = (grad, lr, wd, lamda, rescale_grad)
+        states = (weight, previous)
+    else:
+        steps, kernel = _dcasgd_mom_steps, DCASGD_MOM_KERNEL
+        args = (grad, lr, wd, momentum, lamda, rescale_grad)
+        states = (weight, previous, mom)
+    if not clips_as_kernel(clip_gradient):
+        steps(xp, *args, clip_gradient, *states, kernel=False)
+        return
+    kernel(xp, *args, kernel_clip(clip_gradient), *states)
+
+
+def _dcasgd_step(
+    xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
+):
+    """DCASGD's step: ``-lr * (g' + wd*weight + lamda*g'*g'*(weight -
+    previous))``, a new array."""
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    return -lr * (g + wd * weight + lamda * g * g * (weight - previous))
+
+
+def _dcasgd_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    lamda,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    previous,
+    kernel=True,
+):
+    """:data:`DCASGD_KERNEL` in array operations (``kernel=False``:
+    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = rule_bound(clip_gradient)
+    step = _dcasgd_step(
+        xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
+    )
+    previous[...] = weight
+    weight += step
+
+
+def _dcasgd_mom_steps(
+    xp,
+    grad,
+    lr,
+    wd,
+    momentum,
+    lamda,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    previous,
+    mom,
+    kernel=True,
+):
+    """:data:`DCASGD_MOM_KERNEL` in array operations."""
+    if kernel:
+        clip_gradient = rule_bound(clip_gradient)
+    step = _dcasgd_step(
+        xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
+    )
+    mom *= momentum
+    mom += step
+    previous[...] = weight
+    weight += mom
+
+
+# DCASGD's step for one element (after RESCALED_G); the weight, not yet
+# updated, becomes the previous one
+_DCASGD_STEP = """
+    T step = -lr * (g + wd * weight + lamda * g * g * (weight - previous));
+    previous = weight;
+"""
+
+#: DCASGD without momentum as one kernel (``weight`` and ``previous``
+#: updated).
+DCASGD_KERNEL = Elementwise(
+    'dlbook_dcasgd_update',
+    'T grad, T lr, T wd, T lamda, T rescale_grad, T clip_gradient',
+    'T weight, T previous',
+    RESCALED_G + _DCASGD_STEP + 'weight += step;',
+    _dcasgd_steps,
+)
+
+#: DCASGD with momentum as one kernel (``weight``, ``previous`` and
+#: ``mom`` updated).
+DCASGD_MOM_KERNEL = Elementwise(
+    'dlbook_dcasgd_mom_update',
+    'T grad, T lr, T wd, T momentum, T lamda, T rescale_grad, T clip_gradient',
+    'T weight, T previous, T mom',
+    RESCALED_G
+    + _DCASGD_STEP
+    + """
+    mom = mom * momentum + step;
+    weight += mom;
+""",
+    _dcasgd_mom_steps,
+)
+
+
+def sgld_update(xp, rng, weight, grad, lr, wd, rescale_grad, clip_gradient):
+    """Stochastic gradient Langevin dynamics, in place: half a gradient
+    step plus Gaussian noise.
+
+    ``weight = weight - lr/2 * (g' + wd*weight) + noise``, with
+    ``noise ~ N(0, sqrt(lr))`` drawn from ``rng`` (the ``RandomState`` of
+    the weight's device, which ``mx.random.seed`` resets).
+
+    Two launches on a GPU: the draw (float64, one number per element),
+    then one fused kernel (:data:`SGLD_KERNEL`) that rounds the noise to
+    the weight's dtype and adds it; MXNet writes this rule in Python.
+    As there, any ``clip_gradient`` that is not None clips; a negative
+    one runs the array operations.
+    """
+    noise = rng.normal(0.0, math.sqrt(lr), weight.shape)
+    args = (grad, noise, lr, wd, rescale_grad)
+    if not clips_as_kernel(clip_gradient):
+        _sgld_steps(xp, *args, clip_gradient, weight, kernel=False)
+        return
+    SGLD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight)
+
+
+def _sgld_steps(
+    xp, grad, noise, lr, wd, rescale_grad, clip_gradient, weight, kernel=True
+):
+    """:data:`SGLD_KERNEL` in array operations (``kernel=False``:
+    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
+    if kernel:
+        clip_gradient = rule_bound(clip_gradient)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    weight -= lr / 2 * (g + wd * weight)
+    weight += noise.astype(weight.dtype, copy=False)
+
+
+#: SGLD as one kernel (``weight`` updated); ``noise`` is float64, as
+#: drawn.
+SGLD_KERNEL = Elementwise(
+    'dlbook_sgld_update',
+    'T grad, float64 noise, T lr, T wd, T rescale_grad, T clip_gradient',
+    'T weight',
+    RESCALED_G
+    + """
+    weight -= lr / 2 * (g + wd * weight);
+    weight += (T)noise;
+""",
+    _sgld_steps,
+)
