@@ -70,8 +70,25 @@ def split_arguments(cls, args, kwargs, input_type=NDArray):
 
 def make_function(cls, name):
     """Build the ``nd.<name>`` function for operator class ``cls``."""
+    in_order = tuple(cls.arguments) + tuple(cls.aux_states)
+    input_names = frozenset(in_order)
+    variadic = cls.variadic
 
     def function(*args, out=None, name=None, ctx=None, **kwargs):
+        # The common call, ``nd.relu(x)`` or ``nd.softmax(x, axis=1)``:
+        # the arrays the operator takes, in order, then attributes by
+        # keyword.  It needs no sorting of its arguments (a third of the
+        # front end's time on a small array).
+        if (
+            not variadic
+            and all(isinstance(x, NDArray) for x in args)
+            and (not kwargs or input_names.isdisjoint(kwargs))
+        ):
+            op = cls(**kwargs)
+            # the inputs this instance takes are the leading ones, all
+            # given (else the careful path names what is missing)
+            if op.list_inputs() == in_order[: len(args)]:
+                return invoke(op, args, out=out, ctx=ctx)
         named, inputs, attrs = split_arguments(cls, args, kwargs)
         if cls.variadic and 'num_args' in cls.defaults:
             attrs.setdefault('num_args', len(inputs))
