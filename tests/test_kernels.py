@@ -394,7 +394,7 @@ def _mlp_trainer(ctx, sgd_momentum, optimizer='sgd', **options):
 
 
 #: Update rules with one fused kernel per weight: (optimizer, options,
-#: the kernel)
+#: the kernel, or the calls of one weight's update by name)
 UPDATE_RULES = {
     'nag': ('nag', {}, 'dlbook_nag_mom_update'),
     'adam': ('adam', {}, 'dlbook_adam_update'),
@@ -411,19 +411,33 @@ UPDATE_RULES = {
     'signsgd': ('signum', {'momentum': 0.0}, 'dlbook_signsgd_update'),
     'ftml': ('ftml', {}, 'dlbook_ftml_update'),
     'ftrl': ('ftrl', {}, 'dlbook_ftrl_update'),
+    # LAMB per parameter: its two phases, the two norms between them (of
+    # the weight and of the direction) and the direction's allocation
+    'lamb': (
+        'lamb',
+        {},
+        {
+            'empty_like': 1,
+            'dlbook_lamb_phase1': 1,
+            'dlbook_l2_norm': 2,
+            'dlbook_lamb_phase2': 1,
+        },
+    ),
 }
 
 
 @pytest.mark.parametrize('rule', sorted(UPDATE_RULES))
 def test_update_rule_is_one_launch_per_parameter(fake_gpu, rule):
     """Six parameters: six launches of the rule's kernel, nothing else
-    (written with array operations, Adam was about fifteen per weight)."""
+    (written with array operations, Adam was about fifteen per weight);
+    LAMB: five calls per parameter."""
     optimizer, options, kernel = UPDATE_RULES[rule]
+    per_weight = kernel if isinstance(kernel, dict) else {kernel: 1}
     net, trainer, backward = _mlp_trainer(fake_gpu, 0.9, optimizer, **options)
     trainer.step(2)
     backward()
     n, calls = _launches(lambda: trainer.step(2))
-    assert calls == {kernel: 6}, calls
+    assert calls == {name: 6 * k for name, k in per_weight.items()}, calls
 
 
 @pytest.mark.parametrize('rule', sorted(UPDATE_RULES))

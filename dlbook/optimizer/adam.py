@@ -18,10 +18,10 @@ from ..ops.update_rules.adam import (
     adam_update,
     adamw_update,
     ftml_update,
-    lamb_update,
     update_moments,
 )
 from ..ops.update_rules.gradient import rescaled_with_wd
+from ..ops.update_rules.lamb import lamb_update
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB']
