@@ -1,8 +1,8 @@
 """``nd.contrib``: the operators MXNet registers as ``_contrib_<name>``
 (``nd.contrib.MultiBoxPrior``, ``nd.contrib.box_iou``, ``box_nms``...),
 generated from the operator registry like the rest of ``nd``, and the
-update operators ``adamw_update``, ``mp_adamw_update``
-(``ndarray/updates.py``)."""
+update operators ``adamw_update``, ``mp_adamw_update`` and
+``group_adagrad_update`` (``ndarray/updates.py``)."""
 
 
 def _generate(make):
@@ -20,7 +20,7 @@ def _install():
     from .updates import CONTRIB
 
     globals().update(_generate(make_function))
-    globals().update(CONTRIB)  # adamw_update, mp_adamw_update
+    globals().update(CONTRIB)  # adamw_update, group_adagrad_update, ...
 
 
 _install()

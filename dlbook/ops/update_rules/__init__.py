@@ -13,7 +13,8 @@ kernel's twin) elsewhere.
   weights per kernel;
 * ``adam``: Adam, AdamW, FTML;
 * ``lamb``: LAMB, in MXNet's two phases around the layer's norms;
-* ``adaptive``: AdaGrad, RMSProp (plain and centred), AdaDelta, Ftrl;
+* ``adaptive``: AdaGrad (and Group AdaGrad, one rate per row), RMSProp
+  (plain and centred), AdaDelta, Ftrl;
 * ``norms``: sums of squares and L2 norms of whole arrays, LARS's
   learning rates, the finiteness check of loss scaling.
 """
