@@ -51,6 +51,7 @@ from .legacy import (
 from .methods import attach_methods as _attach_methods
 from .serialization import load, load_frombuffer, save
 from .updates import *  # noqa: F403  (sgd_update, adam_update, ...)
+from .updates_lamb import *  # noqa: F403  (lamb_update_phase1, ...)
 
 _attach_methods(NDArray, globals())
 

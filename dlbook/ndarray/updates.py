@@ -21,7 +21,11 @@ written once: on a GPU each call is the rule's one fused kernel.  The
 [weight32_0,] weight1, ...``, as MXNet does.
 
 ``nd.contrib.adamw_update``, ``mp_adamw_update`` and
-``group_adagrad_update`` are here too.
+``group_adagrad_update`` are here too.  The other update operators, which
+share this module's checks and conventions, live next door:
+
+* ``updates_lamb.py``: LAMB's two phases (``nd.lamb_update_phase1``,
+  ``phase2``, their ``mp_`` forms) and ``nd.contrib.multi_lamb_update``.
 
 These are imperative operators (MXNet's own symbolic forms cannot be
 composed with their state inputs); ``sym`` has none.
