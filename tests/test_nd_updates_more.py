@@ -1,5 +1,6 @@
-"""MXNet's LAMB operators in ``nd`` (``dlbook/ndarray/updates_lamb.py``)
-and ``nd.contrib.group_adagrad_update``.
+"""MXNet's LAMB, several-weight, LARS and finiteness operators in ``nd``
+(``dlbook/ndarray/updates_lamb.py``, ``updates_multi.py``,
+``updates_norms.py``) and ``nd.contrib.group_adagrad_update``.
 
 Each operator is checked against its rule written out in NumPy
 (float64), for the returned arrays, the states updated in place and the
@@ -12,6 +13,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import nd
+from dlbook.backend import fake_cupy, reset_gpu_backend
 from dlbook.base import DLBookError
 
 W, G = [1.0, -2.0, 3.0], [0.5, -1.0, 2.0]
@@ -476,3 +478,371 @@ def test_multi_lamb_bad_input_is_named():
         nd.contrib.multi_lamb_update(
             ws, gs, ms, vs, [1, 1], [0.1] * 2, [0.0] * 2, out=ws[:1]
         )
+
+
+def _adamw(w, g, mean, var, scale, lr, eta, wd, clip):
+    g = _clip(scale * g, clip)
+    mean = 0.9 * mean + 0.1 * g
+    var = 0.999 * var + 0.001 * g * g
+    return w - eta * (lr * mean / (np.sqrt(var) + 1e-8) + wd * w), mean, var
+
+
+def test_multi_adamw_follows_the_rule(ctx):
+    ws, gs, ms, vs = _lists(ctx, 'float64')
+    rescale = nd.array([2.0], ctx=ctx)
+    results = nd.contrib.multi_adamw_update(
+        ws,
+        gs,
+        ms,
+        vs,
+        rescale,
+        [0.01, 0.1],
+        [0.1, 0.0],
+        [0.5, 1.0],
+        clip_gradient=1.5,
+    )
+    values = [(W, G, M, V), (W2, G2, M2, V2)]
+    settings = [(0.01, 0.5, 0.1), (0.1, 1.0, 0.0)]
+    for i, (arrays, (lr, eta, wd)) in enumerate(zip(values, settings)):
+        want, mean, var = _adamw(*map(np.array, arrays), 2, lr, eta, wd, 1.5)
+        np.testing.assert_allclose(results[i].asnumpy(), want, rtol=1e-12)
+        np.testing.assert_allclose(ms[i].asnumpy(), mean, rtol=1e-12)
+        np.testing.assert_allclose(vs[i].asnumpy(), var, rtol=1e-12)
+        np.testing.assert_array_equal(ws[i].asnumpy(), arrays[0])
+
+
+def test_multi_adamw_mxnet_values(ctx):
+    """MXNet's several-weight kernel writes the moments as ``beta1 * (mean
+    - g) + g``, which rounds differently in float32 (up to about 1e-5
+    relative here)."""
+    ws, gs, ms, vs = _lists(ctx)
+    nd.contrib.multi_adamw_update(
+        ws,
+        gs,
+        ms,
+        vs,
+        2.0,
+        [0.01, 0.1],
+        [0.1, 0.0],
+        [0.5, 1.0],
+        out=ws,
+        clip_gradient=1.5,
+    )
+    np.testing.assert_allclose(
+        ws[0].asnumpy(), [0.940938, -1.9010061, 2.8483286], rtol=1e-5
+    )
+    np.testing.assert_allclose(
+        ws[1].asnumpy(),
+        [[0.42225713, 0.28970334], [-0.9465, 1.9407067]],
+        rtol=1e-5,
+    )
+    np.testing.assert_allclose(
+        vs[1].asnumpy(), [[0.02002, 0.01015], [0.05031, 0.50175]], rtol=1e-5
+    )
+
+
+def test_multi_mp_adamw_updates_the_master_copies(ctx):
+    ws, gs, ms, vs = _lists(ctx)
+    twin = _lists(ctx)
+    w16 = [w.astype('float16') for w in ws]
+    g16 = [g.astype('float16') for g in gs]
+    w32 = [w.astype('float32') for w in w16]
+    results = nd.contrib.multi_mp_adamw_update(
+        w16, g16, ms, vs, w32, 2.0, [0.01, 0.1], [0.1, 0.0], [0.5, 1.0]
+    )
+    for i in range(2):
+        want = nd.contrib.adamw_update(
+            *(x[i] for x in twin),
+            2.0,
+            [0.01, 0.1][i],
+            [0.5, 1.0][i],
+            wd=[0.1, 0.0][i],
+        )
+        assert results[i].dtype == np.float16
+        np.testing.assert_allclose(w32[i].asnumpy(), want.asnumpy(), 1e-3)
+        np.testing.assert_allclose(
+            results[i].asnumpy(), w32[i].asnumpy().astype('f2')
+        )
+
+
+@pytest.mark.parametrize('bad', [float('nan'), float('inf'), 0.0])
+def test_multi_adamw_skips_a_step_that_overflowed(ctx, bad):
+    """MXNet skips the step when ``rescale_grad`` is NaN, infinite or 0:
+    weights and moments are left as they are."""
+    ws, gs, ms, vs = _lists(ctx)
+    rescale = nd.array([bad], ctx=ctx)
+    out = nd.contrib.multi_adamw_update(
+        ws, gs, ms, vs, rescale, [0.1, 0.1], [0.0, 0.0], [1.0, 1.0], out=ws
+    )
+    assert out[0] is ws[0]
+    np.testing.assert_array_equal(ws[1].asnumpy(), W2)
+    np.testing.assert_array_equal(ms[0].asnumpy(), np.float32(M))
+
+
+# -- preloaded rates ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    'name, per_weight',
+    [
+        ('multi_sgd_update', 2),
+        ('multi_sgd_mom_update', 3),
+        ('multi_mp_sgd_update', 3),
+        ('multi_mp_sgd_mom_update', 4),
+    ],
+)
+def test_preloaded_forms_equal_the_multi_forms(ctx, name, per_weight):
+    """The rates as device arrays at the end of the data, or as tuples:
+    the same updates, states included."""
+    mp = 'mp' in name
+
+    def arrays():
+        out = []
+        for w, g, m in ((W, G, M), (W2, G2, M2)):
+            weight, grad = _arrays(ctx, w, g, dtype='float16' if mp else None)
+            out += [weight, grad]
+            if 'mom' in name:
+                out.append(nd.array(m, ctx=ctx))
+            if mp:
+                out.append(weight.astype('float32'))
+        return out
+
+    settings = dict(rescale_grad=2.0, clip_gradient=1.0, num_weights=2)
+    if 'mom' in name:
+        settings['momentum'] = 0.9
+    lrs, wds = (0.1, 0.2), (0.01, 0.0)
+    data = arrays()
+    preloaded = getattr(nd, 'preloaded_' + name)(
+        *data, nd.array(lrs, ctx=ctx), nd.array(wds, ctx=ctx), **settings
+    )
+    twin = arrays()
+    want = getattr(nd, name)(*twin, lrs=lrs, wds=wds, **settings)
+    for got, expected in zip(preloaded, want):
+        np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), 1e-6)
+    for got, expected in zip(data, twin):  # states; weights left alone
+        np.testing.assert_allclose(got.asnumpy(), expected.asnumpy(), 1e-6)
+
+
+def test_preloaded_mxnet_values(ctx):
+    ws, gs, ms, _ = _lists(ctx)
+    lrs, wds = nd.array([0.1, 0.2], ctx=ctx), nd.array([0.01, 0.0], ctx=ctx)
+    out = nd.preloaded_multi_sgd_mom_update(
+        ws[0],
+        gs[0],
+        ms[0],
+        ws[1],
+        gs[1],
+        ms[1],
+        lrs,
+        wds,
+        momentum=0.9,
+        rescale_grad=2.0,
+        clip_gradient=1.0,
+        num_weights=2,
+        out=ws,
+    )
+    assert out is ws  # as given, as MXNet returns it
+    np.testing.assert_allclose(
+        ws[0].asnumpy(), [0.98899996, -1.718, 2.807], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        ws[1].asnumpy(), [[0.55, 0.33], [-1.3, 2.07]], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        ms[1].asnumpy(), [[0.05, 0.08], [-0.3, 0.07]], rtol=1e-5
+    )
+    w, g = _arrays(ctx, W, G, dtype='float32')
+    (new,) = nd.preloaded_multi_sgd_update(w, g, lrs[:1], wds[:1])
+    np.testing.assert_allclose(new.asnumpy(), [0.949, -1.898, 2.797], 1e-6)
+
+
+def test_several_weights_bad_input_is_named():
+    ws, gs, ms, vs = _lists(mx.cpu())
+    with pytest.raises(
+        DLBookError,
+        match=r'multi_adamw_update \(weight 1\): .*var has shape \(3,\)',
+    ):
+        nd.contrib.multi_adamw_update(
+            ws, gs, ms, [vs[0], vs[0]], 1.0, [0.1] * 2, [0.0] * 2, [1.0] * 2
+        )
+    with pytest.raises(DLBookError, match='etas needs one value'):
+        nd.contrib.multi_adamw_update(
+            ws, gs, ms, vs, 1.0, [0.1] * 2, [0.0] * 2, [1.0]
+        )
+    with pytest.raises(DLBookError, match='then lrs and wds .6 in all'):
+        nd.preloaded_multi_sgd_update(
+            ws[0], gs[0], ws[1], gs[1], nd.ones(2), num_weights=2
+        )
+    with pytest.raises(
+        DLBookError, match='lrs is float64 on cpu.0.; expected float32'
+    ):
+        nd.preloaded_multi_sgd_update(
+            ws[0], gs[0], nd.ones(1, dtype='float64'), nd.ones(1)
+        )
+    with pytest.raises(DLBookError, match=r'wds needs one value per weight'):
+        nd.preloaded_multi_sgd_update(ws[0], gs[0], nd.ones(1), nd.ones(2))
+    with pytest.raises(DLBookError, match=r'\(weight 0\): .*mom has shape'):
+        nd.preloaded_multi_sgd_mom_update(
+            ws[0], gs[0], ms[1], nd.ones(1), nd.ones(1)
+        )
+
+
+# -- sums of squares, LARS, finiteness ----------------------------------------
+
+
+def test_multi_sum_sq(ctx):
+    a, b = _arrays(ctx, W, W2, dtype='float32')
+    result = nd.multi_sum_sq(a, b, num_arrays=2)
+    assert result.dtype == np.float32 and result.shape == (2,)
+    np.testing.assert_allclose(result.asnumpy(), [14.0, 5.3125])  # MXNet
+    c = nd.array(np.linspace(-1, 1, 24).reshape(2, 3, 4), ctx=ctx)
+    np.testing.assert_allclose(
+        nd.multi_sum_sq(c, num_arrays=1).asnumpy(),
+        [np.sum(np.linspace(-1, 1, 24) ** 2)],
+        rtol=1e-6,
+    )
+    # float16 squares summed in float32 (MXNet's GPU kernel does too; its
+    # CPU kernel overflows to inf past 65504 here)
+    h = nd.array([300.0, -400.0], ctx=ctx, dtype='float16')
+    np.testing.assert_array_equal(
+        nd.multi_sum_sq(h, num_arrays=1).asnumpy(), [250000.0]
+    )
+    out = nd.zeros(2, ctx=ctx)
+    assert nd.multi_sum_sq(a, b, num_arrays=2, out=out) is out
+
+
+LARS = dict(
+    lrs=[0.1, 0.2, 0.3, 0.4],
+    weights_sum_sq=[4.0, 0.0, 9.0, 1.0],
+    grads_sum_sq=[1.0, 1.0, 0.25, 0.0],
+    wds=[0.01, 0.0, 0.1, 0.1],
+)
+
+
+def test_multi_lars(ctx):
+    """MXNet 1.9.1's values; a layer without weight norm or gradient
+    keeps its rate."""
+    arrays = [nd.array(v, ctx=ctx) for v in LARS.values()]
+    rates = nd.multi_lars(*arrays, eta=0.5, eps=1e-3)
+    assert rates.dtype == np.float32
+    np.testing.assert_allclose(
+        rates.asnumpy(), [0.09794319, 0.2, 0.5617978, 0.4], rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        nd.multi_lars(*arrays, 0.5, 1e-3, 2.0).asnumpy(),
+        [0.04948046, 0.2, 0.3458878, 0.4],
+        rtol=1e-6,
+    )
+    lr, wss, gss, wd = map(np.array, LARS.values())
+    rate = lr * 0.5 * np.sqrt(wss) / (np.sqrt(gss) + wd * np.sqrt(wss) + 1e-3)
+    want = np.where((wss > 0) & (gss > 0), rate, lr)
+    np.testing.assert_allclose(rates.asnumpy(), want, rtol=1e-6)
+
+
+def test_lars_operators_give_the_optimizer_rates(ctx):
+    """``multi_sum_sq`` and ``multi_lars`` give each layer the rate of
+    dlbook's LARS optimizer."""
+    from dlbook.optimizer.large_batch import lars_rate
+
+    rng = np.random.RandomState(0)
+    ws = [nd.array(rng.uniform(-1, 1, s), ctx=ctx) for s in ((3, 4), (5,))]
+    gs = [nd.array(rng.uniform(-1, 1, s), ctx=ctx) for s in ((3, 4), (5,))]
+    lrs, wds = nd.array([0.1, 0.2], ctx=ctx), nd.array([0.01, 0.0], ctx=ctx)
+    rates = nd.multi_lars(
+        lrs,
+        nd.multi_sum_sq(*ws, num_arrays=2),
+        nd.multi_sum_sq(*gs, num_arrays=2),
+        wds,
+        eta=0.001,
+        eps=1e-8,
+        rescale_grad=0.5,
+    )
+    xp = ctx.backend.xp
+    for i in range(2):
+        want = lars_rate(
+            xp,
+            ws[i]._data,
+            gs[i]._data,
+            [0.1, 0.2][i],
+            [0.01, 0.0][i],
+            0.001,
+            1e-8,
+            0.5,
+        )
+        np.testing.assert_allclose(rates.asnumpy()[i], float(want), rtol=1e-6)
+
+
+def test_all_finite(ctx):
+    """MXNet 1.9.1's values: ``[1.]`` or ``[0.]``, float32; with
+    ``init_output=False`` a finite array leaves ``out`` as it was."""
+    finite, nan = nd.array(W, ctx=ctx), nd.array([1.0, np.nan], ctx=ctx)
+    inf = nd.array([[1.0], [np.inf]], ctx=ctx)
+    result = nd.all_finite(finite)
+    assert result.dtype == np.float32 and result.shape == (1,)
+    assert result.asnumpy().tolist() == [1.0]
+    assert nd.all_finite(nan).asnumpy().tolist() == [0.0]
+    assert nd.all_finite(inf).asnumpy().tolist() == [0.0]
+    half = nd.array([1.0, -np.inf], ctx=ctx, dtype='float16')
+    assert nd.all_finite(half).asnumpy().tolist() == [0.0]
+    out = nd.array([0.0], ctx=ctx)
+    assert nd.all_finite(finite, init_output=False, out=out) is out
+    assert out.asnumpy().tolist() == [0.0]  # left as it was
+    out = nd.array([1.0], ctx=ctx)
+    nd.all_finite(finite, init_output=False, out=out)
+    nd.all_finite(-inf, init_output=False, out=out)
+    nd.all_finite(finite, init_output=False, out=out)
+    assert out.asnumpy().tolist() == [0.0]
+    assert nd.multi_all_finite(
+        finite, nd.array([[0.5]], ctx=ctx), num_arrays=2
+    ).asnumpy().tolist() == [1.0]
+    assert nd.multi_all_finite(
+        finite, nan, num_arrays=2
+    ).asnumpy().tolist() == [0.0]
+
+
+def test_norms_bad_input_is_named():
+    w = nd.array(W)
+    with pytest.raises(DLBookError, match='num_arrays is required'):
+        nd.multi_sum_sq(w, w)
+    with pytest.raises(DLBookError, match='num_arrays=1, got 2 arrays'):
+        nd.multi_sum_sq(w, w, num_arrays=1)
+    with pytest.raises(DLBookError, match='array 1 is float16'):
+        nd.multi_all_finite(w, w.astype('float16'), num_arrays=2)
+    with pytest.raises(DLBookError, match='only floating-point'):
+        nd.all_finite(nd.array([1, 2], dtype='int32'))
+    with pytest.raises(DLBookError, match='eps is required'):
+        nd.multi_lars(w, w, w, w, eta=0.1)
+    with pytest.raises(DLBookError, match=r'wds has shape \(2,\)'):
+        nd.multi_lars(w, w, w, nd.ones(2), eta=0.1, eps=0.0)
+    with pytest.raises(DLBookError, match='float32 only'):
+        nd.multi_lars(w, w, w, w.astype('float64'), eta=0.1, eps=0.0)
+
+
+# -- on a GPU: no host syncs --------------------------------------------------
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
+    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+    reset_gpu_backend()
+    yield mx.gpu(0)
+    monkeypatch.undo()
+    reset_gpu_backend()
+
+
+def test_lamb_and_lars_stay_on_the_device(fake_gpu):
+    """The norms, trust ratios, LARS rates and finiteness checks are never
+    read on the host."""
+    ws, gs, ms, vs = _lists(fake_gpu)
+    lrs, wds = nd.array([0.1, 0.2], ctx=fake_gpu), nd.zeros(2, ctx=fake_gpu)
+    with fake_cupy.count_syncs() as syncs:
+        d = nd.lamb_update_phase1(ws[0], gs[0], ms[0], vs[0], t=1, wd=0.1)
+        nd.lamb_update_phase2(ws[0], d, ws[0].norm(), d.norm(), lr=0.1)
+        nd.contrib.multi_lamb_update(
+            ws, gs, ms, vs, [1, 1], [0.1, 0.1], [0.0, 0.0], out=ws
+        )
+        sums = nd.multi_sum_sq(*ws, num_arrays=2)
+        nd.multi_lars(lrs, sums, sums, wds, eta=0.1, eps=0.0)
+        nd.multi_all_finite(*gs, num_arrays=2)
+    assert sum(syncs.values()) == 0, syncs

@@ -2,8 +2,9 @@
 (``nd.contrib.MultiBoxPrior``, ``nd.contrib.box_iou``, ``box_nms``...),
 generated from the operator registry like the rest of ``nd``, and the
 update operators ``adamw_update``, ``mp_adamw_update``,
-``group_adagrad_update`` (``ndarray/updates.py``), ``multi_lamb_update``
-and ``multi_mp_lamb_update`` (``updates_lamb.py``)."""
+``group_adagrad_update`` (``ndarray/updates.py``), ``multi_lamb_update``,
+``multi_mp_lamb_update`` (``updates_lamb.py``), ``multi_adamw_update``
+and ``multi_mp_adamw_update`` (``updates_multi.py``)."""
 
 
 def _generate(make):
@@ -17,11 +18,11 @@ def _generate(make):
 
 
 def _install():
-    from . import updates, updates_lamb
+    from . import updates, updates_lamb, updates_multi
     from .register import make_function
 
     globals().update(_generate(make_function))
-    for module in (updates, updates_lamb):
+    for module in (updates, updates_lamb, updates_multi):
         globals().update(module.CONTRIB)  # adamw_update, ...
 
 

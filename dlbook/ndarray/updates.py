@@ -25,7 +25,12 @@ written once: on a GPU each call is the rule's one fused kernel.  The
 share this module's checks and conventions, live next door:
 
 * ``updates_lamb.py``: LAMB's two phases (``nd.lamb_update_phase1``,
-  ``phase2``, their ``mp_`` forms) and ``nd.contrib.multi_lamb_update``.
+  ``phase2``, their ``mp_`` forms) and ``nd.contrib.multi_lamb_update``;
+* ``updates_multi.py``: the ``nd.preloaded_multi_*`` forms, whose rates
+  come as device arrays, and ``nd.contrib.multi_adamw_update``;
+* ``updates_norms.py``: ``nd.multi_sum_sq``, ``nd.multi_lars``,
+  ``nd.all_finite`` and ``nd.multi_all_finite``, what LARS and loss
+  scaling compute around an update.
 
 These are imperative operators (MXNet's own symbolic forms cannot be
 composed with their state inputs); ``sym`` has none.
