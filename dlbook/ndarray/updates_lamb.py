@@ -310,6 +310,8 @@ def _lamb_one(
 
 
 def _multi_lamb(op, arrays, step_count, lrs, wds, out, num_tensors, kw):
+    """The two several-weight forms: ``arrays`` maps MXNet's list names
+    to the lists, ``step_count`` gives each weight its ``t``."""
     data, count = _interleave(op, num_tensors, **arrays)
     return _multi(
         op,
