@@ -45,6 +45,8 @@ from dlbook.ops.update_rules.adaptive import (
     rmsprop_update,
     rmspropalex_update,
 )
+from dlbook.ops.update_rules.lamb import lamb_phase2, lamb_update
+from dlbook.ops.update_rules.norms import sum_of_squares
 from dlbook.ops.update_rules.sgd import (
     dcasgd_update,
     multi_sgd_update,
@@ -521,6 +523,46 @@ def _adaptive_optimizers():
         sgld_update(np, rng, w, g, 0.1, wd, 2.0, clip)
 
 
+def _lamb():
+    """LAMB with bias correction, both bounds and clipping, then with
+    none; phase 2 with a bound moving ``r1`` and with ``r1`` or ``r2``
+    at 0; the sum of squares of ``multi_sum_sq``."""
+    rng = np.random.RandomState(3)
+    for clip, bias, lower, upper in (
+        (0.5, True, 0.1, 5.0),
+        (None, 0, None, None),
+    ):
+        w, g = rng.uniform(-1, 1, (2, 5)), rng.uniform(-3, 3, (2, 5))
+        m, v = rng.uniform(-1, 1, (2, 5)), rng.uniform(0, 1, (2, 5))
+        lamb_update(
+            np,
+            w,
+            g,
+            m,
+            v,
+            0.01,
+            0.01,
+            3,
+            0.9,
+            0.999,
+            1e-6,
+            bias,
+            lower,
+            upper,
+            2.0,
+            clip,
+        )
+    w, d = rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)
+    for r1, r2, lower, upper in (
+        (10.0, 0.5, 0.0, 2.0),
+        (0.0, 0.5, 1.0, None),
+        (0.0, 0.5, None, None),
+        (3.0, 0.0, None, None),
+    ):
+        lamb_phase2(np, w, d, np.array(r1), np.array(r2), 0.1, lower, upper)
+    sum_of_squares(np, rng.uniform(-1, 1, (2, 3, 4)))
+
+
 def _activations():
     x = nd.random.uniform(-30, 30, shape=(4, 5), dtype='float64')
     x.attach_grad()
@@ -548,6 +590,7 @@ WORKLOADS = {
     'im2col': _im2col,
     'optimizers': _optimizers,
     'adaptive_optimizers': _adaptive_optimizers,
+    'lamb': _lamb,
     'grad_writes': _grad_writes,
     'log_softmax': _log_softmax,
     'pick': _pick,

@@ -368,14 +368,20 @@ def test_launches_per_operator(fake_gpu, case, forward_most, backward_most):
 def _mlp_trainer(ctx, sgd_momentum, optimizer='sgd', **options):
     """Three dense layers (six parameters) and their trainer (SGD by
     default, with ``sgd_momentum``; other optimizers take ``options``),
-    after one backward."""
+    after one backward.
+
+    The layers are named afresh (dense0, dense1, dense2) on every call:
+    the Trainer takes the parameters in sorted name order, as MXNet does,
+    and Nadam's momentum schedule advances with every weight it updates,
+    so its results depend on that order (dense10 sorts before dense9)."""
     mx.random.seed(5)
-    net = gluon.nn.HybridSequential()
-    net.add(
-        gluon.nn.Dense(5, in_units=4),
-        gluon.nn.Dense(4, in_units=5),
-        gluon.nn.Dense(3, in_units=4),
-    )
+    with mx.name.NameManager():
+        net = gluon.nn.HybridSequential()
+        net.add(
+            gluon.nn.Dense(5, in_units=4),
+            gluon.nn.Dense(4, in_units=5),
+            gluon.nn.Dense(3, in_units=4),
+        )
     net.initialize(mx.init.Uniform(0.5), ctx=ctx)
     params = {'learning_rate': 0.1, 'wd': 0.01, 'clip_gradient': 0.3}
     params.update(options)
@@ -394,7 +400,7 @@ def _mlp_trainer(ctx, sgd_momentum, optimizer='sgd', **options):
 
 
 #: Update rules with one fused kernel per weight: (optimizer, options,
-#: the kernel)
+#: the kernel, or the calls of one weight's update by name)
 UPDATE_RULES = {
     'nag': ('nag', {}, 'dlbook_nag_mom_update'),
     'adam': ('adam', {}, 'dlbook_adam_update'),
@@ -419,26 +425,35 @@ UPDATE_RULES = {
         {'momentum': 0.9},
         'dlbook_dcasgd_mom_update',
     ),
-    'sgld': ('sgld', {}, 'dlbook_sgld_update'),
+    # SGLD draws its noise (CuPy's RandomState.normal) for its kernel
+    'sgld': ('sgld', {}, {'normal': 1, 'dlbook_sgld_update': 1}),
+    # LAMB per parameter: its two phases, the two norms between them (of
+    # the weight and of the direction) and the direction's allocation
+    'lamb': (
+        'lamb',
+        {},
+        {
+            'empty_like': 1,
+            'dlbook_lamb_phase1': 1,
+            'dlbook_l2_norm': 2,
+            'dlbook_lamb_phase2': 1,
+        },
+    ),
 }
-
-#: Device calls a rule makes per parameter besides its kernel: SGLD draws
-#: its noise (CuPy's ``RandomState.normal``) and passes it to the kernel.
-OTHER_CALLS = {'sgld': {'normal': 1}}
 
 
 @pytest.mark.parametrize('rule', sorted(UPDATE_RULES))
 def test_update_rule_is_one_launch_per_parameter(fake_gpu, rule):
     """Six parameters: six launches of the rule's kernel, nothing else
-    but :data:`OTHER_CALLS` (written with array operations, Adam was
-    about fifteen per weight)."""
+    (written with array operations, Adam was about fifteen per weight);
+    SGLD: its noise and its kernel; LAMB: five calls per parameter."""
     optimizer, options, kernel = UPDATE_RULES[rule]
+    per_weight = kernel if isinstance(kernel, dict) else {kernel: 1}
     net, trainer, backward = _mlp_trainer(fake_gpu, 0.9, optimizer, **options)
     trainer.step(2)
     backward()
     n, calls = _launches(lambda: trainer.step(2))
-    other = {name: 6 * k for name, k in OTHER_CALLS.get(rule, {}).items()}
-    assert calls == {kernel: 6, **other}, calls
+    assert calls == {name: 6 * k for name, k in per_weight.items()}, calls
 
 
 @pytest.mark.parametrize('rule', sorted(UPDATE_RULES))

@@ -51,6 +51,9 @@ from .legacy import (
 from .methods import attach_methods as _attach_methods
 from .serialization import load, load_frombuffer, save
 from .updates import *  # noqa: F403  (sgd_update, adam_update, ...)
+from .updates_lamb import *  # noqa: F403  (lamb_update_phase1, ...)
+from .updates_multi import *  # noqa: F403  (preloaded_multi_sgd_update, ...)
+from .updates_norms import *  # noqa: F403  (multi_sum_sq, all_finite, ...)
 
 _attach_methods(NDArray, globals())
 

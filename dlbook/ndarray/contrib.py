@@ -1,8 +1,10 @@
 """``nd.contrib``: the operators MXNet registers as ``_contrib_<name>``
 (``nd.contrib.MultiBoxPrior``, ``nd.contrib.box_iou``, ``box_nms``...),
 generated from the operator registry like the rest of ``nd``, and the
-update operators ``adamw_update``, ``mp_adamw_update``
-(``ndarray/updates.py``)."""
+update operators ``adamw_update``, ``mp_adamw_update``,
+``group_adagrad_update`` (``ndarray/updates.py``), ``multi_lamb_update``,
+``multi_mp_lamb_update`` (``updates_lamb.py``), ``multi_adamw_update``
+and ``multi_mp_adamw_update`` (``updates_multi.py``)."""
 
 
 def _generate(make):
@@ -16,11 +18,12 @@ def _generate(make):
 
 
 def _install():
+    from . import updates, updates_lamb, updates_multi
     from .register import make_function
-    from .updates import CONTRIB
 
     globals().update(_generate(make_function))
-    globals().update(CONTRIB)  # adamw_update, mp_adamw_update
+    for module in (updates, updates_lamb, updates_multi):
+        globals().update(module.CONTRIB)  # adamw_update, ...
 
 
 _install()

@@ -20,7 +20,18 @@ written once: on a GPU each call is the rule's one fused kernel.  The
 ``multi_*`` forms take the arrays interleaved, ``weight0, grad0, [mom0,]
 [weight32_0,] weight1, ...``, as MXNet does.
 
-``nd.contrib.adamw_update`` and ``mp_adamw_update`` are here too.
+``nd.contrib.adamw_update``, ``mp_adamw_update`` and
+``group_adagrad_update`` are here too.  The other update operators, which
+share this module's checks and conventions, live next door:
+
+* ``updates_lamb.py``: LAMB's two phases (``nd.lamb_update_phase1``,
+  ``phase2``, their ``mp_`` forms) and ``nd.contrib.multi_lamb_update``;
+* ``updates_multi.py``: the ``nd.preloaded_multi_*`` forms, whose rates
+  come as device arrays, and ``nd.contrib.multi_adamw_update``;
+* ``updates_norms.py``: ``nd.multi_sum_sq``, ``nd.multi_lars``,
+  ``nd.all_finite`` and ``nd.multi_all_finite``, what LARS and loss
+  scaling compute around an update.
+
 These are imperative operators (MXNet's own symbolic forms cannot be
 composed with their state inputs); ``sym`` has none.
 """
@@ -70,10 +81,12 @@ def _required(name, **values):
             )
 
 
-def _check(name, weight, grad, states):
+def _check(name, weight, grad, states, grad_name='grad'):
     """Every array an NDArray of the weight's shape and context; grad and
-    the states of the weight's dtype (``weight32``, float32, apart)."""
-    arrays = {'weight': weight, 'grad': grad, **states}
+    the states of the weight's dtype (``weight32``, float32, apart).
+    ``grad_name`` is the gradient's name in the messages (``g`` for
+    LAMB's phase 2)."""
+    arrays = {'weight': weight, grad_name: grad, **states}
     for key, x in arrays.items():
         if not isinstance(x, NDArray):
             raise DLBookError(
@@ -105,6 +118,11 @@ def _update(name, rule, weight, grad, states, out, lazy=False):
     ``states`` maps names to NDArrays, in the rule's order.
     """
     _check(name, weight, grad, states)
+    return _apply(rule, weight, grad, states, out, lazy)
+
+
+def _apply(rule, weight, grad, states, out, lazy=False):
+    """:func:`_update` once the arrays are checked."""
     target = weight if out is weight else weight.copy()
     w, g, raw_states, commit = rows_for_update(
         target, grad, list(states.values()), lazy
@@ -521,7 +539,7 @@ def ftrl_update(
 
 def _rescale_factor(name, rescale_grad):
     """``rescale_grad`` (a number or a one-element NDArray) as a float,
-    or None when it is not finite: the update is then skipped, as in
+    or None when it is 0 or not finite: the update is then skipped, as in
     MXNet (whose loss scaling marks an overflowed step that way)."""
     if isinstance(rescale_grad, NDArray):
         if rescale_grad.size != 1:
@@ -531,7 +549,7 @@ def _rescale_factor(name, rescale_grad):
             )
         rescale_grad = rescale_grad.asscalar()
     value = float(rescale_grad)
-    return value if numpy.isfinite(value) else None
+    return value if numpy.isfinite(value) and value != 0 else None
 
 
 def adamw_update(
@@ -552,7 +570,7 @@ def adamw_update(
 ):
     """AdamW (``nd.contrib.adamw_update``): ``g = clip(rescale_grad *
     grad)``; moments as Adam's; ``weight -= eta * (lr * mean /
-    (sqrt(var) + epsilon) + wd * weight)``.  A ``rescale_grad`` that is
+    (sqrt(var) + epsilon) + wd * weight)``.  A ``rescale_grad`` of 0 or
     not finite skips the update (weight and moments unchanged).  MXNet's
     kernel also leaves the rescaled, clipped gradient in ``grad``; here
     ``grad`` is left as it was, as everywhere in dlbook."""
@@ -617,48 +635,154 @@ def mp_adamw_update(
     )
 
 
-#: The update operators of ``nd.contrib``
-CONTRIB = {'adamw_update': adamw_update, 'mp_adamw_update': mp_adamw_update}
+def group_adagrad_update(
+    weight,
+    grad,
+    history,
+    lr=None,
+    rescale_grad=1.0,
+    clip_gradient=-1.0,
+    epsilon=1e-5,
+    out=None,
+    name=None,
+):
+    """Group AdaGrad (``nd.contrib.group_adagrad_update``): AdaGrad with
+    one adaptive rate per row, for embedding tables::
+
+        g = clip(rescale_grad * grad, clip_gradient)
+        history += mean(g**2, axis=1, keepdims=True)
+        weight -= lr * g / sqrt(history + epsilon)
+
+    A row is everything but the first axis (``mean`` is over all of
+    them); ``history`` holds one value per row, shape ``(rows, 1)`` (as
+    MXNet's ``GroupAdaGrad`` optimizer makes it) or ``(rows,)``, and is
+    updated in place.  With a row_sparse ``grad`` only its rows change,
+    as in MXNet, whose operator takes no other gradient; a dense one
+    updates every row (a zero row stays as it is).  There is no weight
+    decay.
+    """
+    _required('group_adagrad_update', lr=lr)
+    _check('group_adagrad_update', weight, grad, {})
+    if weight.ndim == 0:
+        raise DLBookError('group_adagrad_update: the weight needs rows')
+    rows = weight.shape[0]
+    if not isinstance(history, NDArray):
+        raise DLBookError(
+            f'group_adagrad_update: history must be an NDArray, got '
+            f'{type(history).__name__}'
+        )
+    if history.ndim == 0 or history.shape[0] != rows or history.size != rows:
+        raise DLBookError(
+            f'group_adagrad_update: history has shape {history.shape}; it '
+            f'needs one value per row of the weight {weight.shape}, shape '
+            f'({rows}, 1) or ({rows},)'
+        )
+    if history.context != weight.context or history.dtype != weight.dtype:
+        raise DLBookError(
+            f'group_adagrad_update: history is '
+            f'{numpy.dtype(history.dtype).name} on {history.context}, the '
+            f'weight {numpy.dtype(weight.dtype).name} on {weight.context}'
+        )
+    rule = _bound(
+        adaptive.group_adagrad_update,
+        lr,
+        epsilon,
+        rescale_grad,
+        rule_bound(clip_gradient),
+    )
+    return _apply(rule, weight, grad, {'history': history}, out, lazy=True)
+
+
+#: The update operators of ``nd.contrib`` defined here
+CONTRIB = {
+    'adamw_update': adamw_update,
+    'mp_adamw_update': mp_adamw_update,
+    'group_adagrad_update': group_adagrad_update,
+}
 
 
 # -- several weights per call -----------------------------------------------------
 
 
-def _multi(name, single, per_weight, data, num_weights, lrs, wds, out, **kw):
+def _outputs(name, out, count):
+    """``out`` as one target per weight (None where new arrays are
+    made)."""
+    if out is None:
+        return [None] * count
+    targets = [out] if isinstance(out, NDArray) else list(out)
+    if len(targets) != count:
+        raise DLBookError(
+            f'{name}: out needs one array per weight ({count}), '
+            f'got {len(targets)}'
+        )
+    return targets
+
+
+def _interleave(name, count, **lists):
+    """The per-weight lists of ``nd.contrib.multi_lamb_update`` and its
+    kin (``weights=[w0, w1]``, ``grads=[g0, g1]``, ...) interleaved as
+    :func:`_multi` takes them, ``w0, g0, ..., w1, g1, ...``; returns them
+    and the number of weights (``count``, or when 0 the length of the
+    lists, which must agree)."""
+    for key, arrays in lists.items():
+        if isinstance(arrays, NDArray):
+            raise DLBookError(
+                f'{name}: {key} must be a list of NDArrays, one per weight'
+            )
+    lists = {key: list(arrays) for key, arrays in lists.items()}
+    count = count or len(next(iter(lists.values())))
+    for key, arrays in lists.items():
+        if len(arrays) != count:
+            raise DLBookError(
+                f'{name}: {key} holds {len(arrays)} arrays, expected '
+                f'{count} (one per weight)'
+            )
+    return [a for group in zip(*lists.values()) for a in group], count
+
+
+def _multi(
+    name, single, per_weight, data, num_weights, lrs, wds, out, each=(), **kw
+):
     """The ``multi_*`` forms: ``data`` holds ``per_weight`` arrays per
     weight (weight, grad, then states), each weight updated by
-    ``single(*its_arrays, lr=..., wd=..., out=..., **kw)``."""
-    _required(name, lrs=lrs, wds=wds)
+    ``single(*its_arrays, lr=lrs[i], wd=wds[i], out=..., **kw)``.
+
+    ``each`` maps further per-weight arguments, by MXNet's name, to the
+    keyword ``single`` takes and the values: ``{'etas': ('eta', etas)}``
+    gives weight ``i`` ``eta=etas[i]``.  Returns the list of updated
+    weights, or ``out`` itself when given, as MXNet does.
+    """
+    lists = {'lrs': ('lr', lrs), 'wds': ('wd', wds), **dict(each)}
+    _required(name, **{key: values for key, (_, values) in lists.items()})
     if len(data) != per_weight * num_weights:
         raise DLBookError(
             f'{name}: expected {per_weight} arrays per weight for '
             f'num_weights={num_weights} ({per_weight * num_weights} in all), '
             f'got {len(data)}'
         )
-    lrs, wds = tuple(lrs), tuple(wds)
-    if len(lrs) != num_weights or len(wds) != num_weights:
-        raise DLBookError(
-            f'{name}: lrs and wds need one value per weight '
-            f'(num_weights={num_weights}), got {len(lrs)} and {len(wds)}'
-        )
-    if out is not None and isinstance(out, NDArray):
-        out = [out]
-    if out is not None and len(out) != num_weights:
-        raise DLBookError(
-            f'{name}: out needs one array per weight ({num_weights}), '
-            f'got {len(out)}'
-        )
-    return [
-        single(
-            *data[i * per_weight : (i + 1) * per_weight],
-            lr=lrs[i],
-            wd=wds[i],
-            lazy_update=False,  # MXNet's multi_ forms are dense
-            out=None if out is None else out[i],
-            **kw,
-        )
-        for i in range(num_weights)
-    ]
+    settings = {}
+    for key, (keyword, values) in lists.items():
+        settings[keyword] = values = tuple(values)
+        if len(values) != num_weights:
+            raise DLBookError(
+                f'{name}: {key} needs one value per weight '
+                f'(num_weights={num_weights}), got {len(values)}'
+            )
+    targets = _outputs(name, out, num_weights)
+    results = []
+    for i in range(num_weights):
+        try:
+            results.append(
+                single(
+                    *data[i * per_weight : (i + 1) * per_weight],
+                    out=targets[i],
+                    **{key: values[i] for key, values in settings.items()},
+                    **kw,
+                )
+            )
+        except DLBookError as err:
+            raise DLBookError(f'{name} (weight {i}): {err}') from None
+    return results if out is None else out
 
 
 def multi_sgd_update(
@@ -683,6 +807,7 @@ def multi_sgd_update(
         lrs,
         wds,
         out,
+        lazy_update=False,  # MXNet's multi_ forms are dense
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )
@@ -711,6 +836,7 @@ def multi_sgd_mom_update(
         wds,
         out,
         momentum=momentum,
+        lazy_update=False,  # MXNet's multi_ forms are dense
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )
@@ -737,6 +863,7 @@ def multi_mp_sgd_update(
         lrs,
         wds,
         out,
+        lazy_update=False,  # MXNet's multi_ forms are dense
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )
@@ -765,6 +892,7 @@ def multi_mp_sgd_mom_update(
         wds,
         out,
         momentum=momentum,
+        lazy_update=False,  # MXNet's multi_ forms are dense
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )

@@ -3,8 +3,9 @@ Adamax, Nadam, FTML and LAMB.
 
 The rules themselves, on raw arrays, are in
 ``dlbook/ops/update_rules/adam.py`` with their sources (Adamax and Nadam
-from the Python rules of ``python/mxnet/optimizer/optimizer.py``), one
-fused kernel per weight on a GPU.  The bias correction of Adam is folded
+from the Python rules of ``python/mxnet/optimizer/optimizer.py``) and
+LAMB's in ``lamb.py``, one fused kernel per weight (LAMB: per phase) on
+a GPU.  The bias correction of Adam is folded
 into the learning rate, as MXNet does: ``lr_t = lr * sqrt(1 - beta2**t)
 / (1 - beta1**t)``.
 """
@@ -19,9 +20,9 @@ from ..ops.update_rules.adam import (
     adamax_update,
     adamw_update,
     ftml_update,
-    lamb_update,
     nadam_update,
 )
+from ..ops.update_rules.lamb import lamb_update
 from .optimizer import Optimizer, register
 
 __all__ = ['Adam', 'AdamW', 'Adamax', 'Nadam', 'FTML', 'LAMB']

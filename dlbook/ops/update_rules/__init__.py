@@ -11,6 +11,10 @@ kernel's twin) elsewhere.
 * ``gradient``: ``clip(rescale_grad * grad [+ wd * weight])``, shared;
 * ``sgd``: plain SGD, momentum, Nesterov, signSGD, Signum, several
   weights per kernel, DCASGD and SGLD;
-* ``adam``: Adam, AdamW, FTML, LAMB;
-* ``adaptive``: AdaGrad, RMSProp (plain and centred), AdaDelta, Ftrl.
+* ``adam``: Adam, AdamW, Adamax, Nadam, FTML;
+* ``lamb``: LAMB, in MXNet's two phases around the layer's norms;
+* ``adaptive``: AdaGrad (and Group AdaGrad, one rate per row), RMSProp
+  (plain and centred), AdaDelta, Ftrl;
+* ``norms``: sums of squares and L2 norms of whole arrays, LARS's
+  learning rates, the finiteness check of loss scaling.
 """

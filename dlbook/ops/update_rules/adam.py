@@ -1,8 +1,9 @@
-"""The update rules of Adam, AdamW, FTML and LAMB (one weight each).
+"""The update rules of Adam, AdamW, FTML, Adamax and Nadam (one weight
+each); LAMB's two phases are in ``lamb.py``.
 
 As in ``sgd.py``, each rule changes raw arrays in place.  Sources:
 ``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h`` (``AdamUpdateKernel``,
-``FTMLKernel``, ``LambUpdatePhaseOneKernel``/``PhaseTwoKernel``) and
+``FTMLKernel``) and
 ``src/operator/contrib/adamw-inl.h`` (``AdamWUpdate``).  The bias
 correction of Adam is folded into the learning rate, as MXNet does:
 ``lr_t = lr * sqrt(1 - beta2**t) / (1 - beta1**t)``.
@@ -27,7 +28,6 @@ __all__ = [
     'adam_update',
     'adamw_update',
     'ftml_update',
-    'lamb_update',
     'update_moments',
     'adamax_update',
     'nadam_update',
@@ -203,53 +203,6 @@ ADAMW_KERNEL = Elementwise(
 """,
     _adamw_steps,
 )
-
-
-def lamb_update(
-    xp,
-    weight,
-    grad,
-    mean,
-    var,
-    lr,
-    wd,
-    t,
-    beta1,
-    beta2,
-    epsilon,
-    bias_correction,
-    lower_bound,
-    upper_bound,
-    rescale_grad,
-    clip_gradient,
-):
-    """LAMB, in place: an Adam direction scaled by a layer trust ratio.
-
-    ``g = clip(rescale_grad*grad)``; moments as usual;
-    ``r = mean_hat / (sqrt(var_hat) + epsilon) + wd*weight``;
-    ``r1 = clip(||weight||, lower_bound, upper_bound)``, ``r2 = ||r||``;
-    ``weight -= lr * (r1 / r2 if r1 and r2 else 1) * r``
-    """
-    g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2)
-    if bias_correction:
-        mean_hat = mean / (1.0 - beta1**t)
-        var_hat = var / (1.0 - beta2**t)
-        r = mean_hat / (xp.sqrt(var_hat) + epsilon)
-    else:
-        r = mean / (xp.sqrt(var) + epsilon)
-    r += wd * weight
-    # The trust ratio stays on the device (0-d arrays): no host sync per
-    # weight, as in MXNet's lamb_update_phase2.
-    r1 = xp.sqrt(xp.sum(weight.astype(r.dtype) ** 2))
-    r2 = xp.sqrt(xp.sum(r * r))
-    if lower_bound is not None and lower_bound >= 0:
-        r1 = xp.maximum(r1, lower_bound)
-    if upper_bound is not None and upper_bound >= 0:
-        r1 = xp.minimum(r1, upper_bound)
-    usable = (r1 != 0) & (r2 != 0)
-    ratio = xp.where(usable, r1 / xp.where(r2 != 0, r2, 1), 1)
-    weight -= (lr * ratio).astype(r.dtype) * r
 
 
 def ftml_update(

@@ -1,10 +1,11 @@
-"""The update rules of the per-coordinate adaptive rates: AdaGrad,
-RMSProp, AdaDelta and Ftrl.
+"""The update rules of the per-coordinate adaptive rates: AdaGrad (and
+its per-row form, Group AdaGrad), RMSProp, AdaDelta and Ftrl.
 
 Each rule divides the step by a running measure of past squared
 gradients.  As in ``sgd.py`` the rules change raw arrays in place.
 Sources: ``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``
-(``RMSPropUpdateKernel``, ``RMSPropAlexUpdateKernel``, ``FtrlUpdateKernel``)
+(``RMSPropUpdateKernel``, ``RMSPropAlexUpdateKernel``, ``FtrlUpdateKernel``),
+``src/operator/contrib/optimizer_op-inl.h`` (``GroupAdagradDnsRspKernel``)
 and the Python rules of ``python/mxnet/optimizer/optimizer.py`` (AdaGrad,
 AdaDelta).
 
@@ -27,6 +28,7 @@ from .gradient import (
 
 __all__ = [
     'adagrad_update',
+    'group_adagrad_update',
     'rmsprop_update',
     'rmspropalex_update',
     'adadelta_update',
@@ -405,3 +407,23 @@ FTRL_KERNEL = Elementwise(
 """,
     _ftrl_steps,
 )
+
+
+def group_adagrad_update(
+    xp, weight, grad, history, lr, epsilon, rescale_grad, clip_gradient
+):
+    """Group AdaGrad, in place: AdaGrad with one history value per row
+    (everything but the first axis), for embedding tables.
+
+    ``g = clip(rescale_grad*grad)``; ``history += mean(g**2 over the
+    row)``; ``weight -= lr * g / sqrt(history + epsilon)``
+
+    ``history`` has one value per row, shape ``(rows,)`` or ``(rows, 1)``.
+    A handful of array operations (a reduction per row, then a broadcast
+    back), not one kernel.
+    """
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    rows = g.reshape(g.shape[0], -1)
+    history += (rows * rows).mean(axis=1).reshape(history.shape)
+    per_row = history.reshape((-1,) + (1,) * (g.ndim - 1))
+    weight -= lr * g / xp.sqrt(per_row + epsilon)
