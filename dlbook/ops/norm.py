@@ -237,6 +237,28 @@ BN_NORMALIZE = Elementwise(
 )
 
 
+def _normalize_relu_steps(xp, x, mean, invstd, gamma, beta):
+    """:data:`BN_NORMALIZE_RELU` in array operations."""
+    xhat, y = _normalize_steps(xp, x, mean, invstd, gamma, beta)
+    return xhat, xp.maximum(y, 0, out=y)
+
+
+#: :data:`BN_NORMALIZE` with a relu on ``y`` (a BatchNorm whose output
+#: only feeds a relu, in a compiled graph: ``dlbook/symbol/fusion.py``).
+#: ``y < 0 ? 0 : y`` keeps a NaN, as ``maximum(y, 0)`` does.
+BN_NORMALIZE_RELU = Elementwise(
+    'dlbook_batch_norm_normalize_relu',
+    'T x, T mean, T invstd, T gamma, T beta',
+    'T xhat, T y',
+    """
+    xhat = (x - mean) * invstd;
+    y = xhat * gamma + beta;
+    y = y < 0 ? (T)0 : y;
+    """,
+    _normalize_relu_steps,
+)
+
+
 #: ``xhat = centered * invstd``; ``y = xhat * gamma + beta``.
 BN_APPLY = Elementwise(
     'dlbook_batch_norm_apply',
@@ -346,6 +368,9 @@ class BatchNorm(Op):
     arguments = ('data', 'gamma', 'beta')
     learned_inputs = ('gamma', 'beta')
     aux_states = ('moving_mean', 'moving_var')
+    #: a relu on the output, applied while it is computed (set by the
+    #: fused BatchNorm + relu step of compiled graphs)
+    relu = False
     defaults = {
         'eps': 1e-3,
         'momentum': 0.9,
@@ -436,14 +461,17 @@ class BatchNorm(Op):
             xhat, c_rows = centered, per.rows(centered)
             y = xp.empty(rows.shape, dtype=x.dtype)
             vectors = (per.vector(invstd), gamma_or_one, per.vector(beta))
-            per.split(
-                lambda a, b: BN_APPLY(
-                    xp, c_rows[a:b], *vectors, c_rows[a:b], y[a:b]
-                ),
-                passes=3,
-            )
+            relu = self.relu
+
+            def apply(a, b):
+                BN_APPLY(xp, c_rows[a:b], *vectors, c_rows[a:b], y[a:b])
+                if relu:  # while the rows are in cache
+                    xp.maximum(y[a:b], 0, out=y[a:b])
+
+            per.split(apply, passes=3 + relu)
         else:
-            xhat, y = BN_NORMALIZE(
+            normalize = BN_NORMALIZE_RELU if self.relu else BN_NORMALIZE
+            xhat, y = normalize(
                 xp,
                 x,
                 mean.reshape(shape),

@@ -3,7 +3,7 @@
 A hybridized block runs its graph step by step (``program.py``); for a
 small network most of a step's time is Python around a little NumPy
 work, so running two operators as one step pays.  :func:`fuse` rewrites
-a program's flat step list (``GraphProgram._plan``), replacing three
+a program's flat step list (``GraphProgram._plan``), replacing four
 patterns by one *fused operator* each:
 
 * **dense + activation** - ``FullyConnected`` whose output only feeds a
@@ -21,7 +21,11 @@ patterns by one *fused operator* each:
 * **relu + max pooling** - ``relu`` whose output only feeds a max
   ``Pooling`` (a CNN's convolution, activation, pooling): pooled first,
   then the relu on the pooled array, a quarter of the size for 2x2
-  windows (see :class:`ReluMaxPool` for why the numbers are the same).
+  windows (see :class:`ReluMaxPool` for why the numbers are the same);
+* **BatchNorm + relu** - ``BatchNorm`` whose output only feeds a
+  ``relu`` (a ResNet's convolution, BatchNorm, activation): the relu is
+  applied as the normalized output is written (in the same kernel on a
+  GPU), and backward multiplies by its derivative before BatchNorm's own.
 
 Each fused operator computes **the same numbers** as the operators it
 replaces, operation for operation (the tests compare them for equality),
@@ -39,6 +43,7 @@ from ..ops import REGISTRY
 from ..ops.activation import stable_log_softmax
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
+from ..ops.norm import BatchNorm
 from ..ops.op import Op, cast_scalar
 from ..ops.pool import Pooling
 from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid
@@ -233,6 +238,24 @@ class ReluMaxPool(Pooling):
         return Pooling.backward(self, xp, RELU_GRAD(xp, dy, self.y))
 
 
+class BatchNormRelu(BatchNorm):
+    """``relu(BatchNorm(x, ...))`` as one step: the relu applied while
+    the output is written (BatchNorm's ``relu`` flag);
+    ``dh = dy * (y > 0)`` (relu's own gradient kernel) before BatchNorm's
+    backward.  The same operations as the two operators, in the same
+    order."""
+
+    name = 'BatchNormRelu'
+    relu = True
+
+    def forward(self, xp, *inputs):
+        self.y = BatchNorm.forward(self, xp, *inputs)
+        return self.y
+
+    def backward(self, xp, dy):
+        return BatchNorm.backward(self, xp, RELU_GRAD(xp, dy, self.y))
+
+
 def _activation(step):
     """The activation name a step computes (None if not one we fuse)."""
     op = step.node.op
@@ -287,6 +310,8 @@ def fuse(steps, entry, protected):
             fused = _softmax_ce(steps, k, only_reader)
         elif _activation(step) == 'relu':
             fused = _relu_max_pool(steps, k, only_reader)
+        elif step.node.op == 'BatchNorm':
+            fused = _batch_norm_relu(steps, k, only_reader)
         if fused is None:
             plan.append(entry(step))
             origin.append(step)
@@ -335,6 +360,18 @@ def _relu_max_pool(steps, k, only_reader):
     op = _new(ReluMaxPool)
     op.__dict__.update(pool.proto.__dict__)
     return op, [k, pool_k], steps[k].in_slots
+
+
+def _batch_norm_relu(steps, k, only_reader):
+    step = steps[k]
+    if type(step.proto) is not BatchNorm or step.proto.num_outputs != 1:
+        return None
+    nxt = only_reader(step)
+    if nxt != k + 1 or _activation(steps[nxt]) != 'relu':
+        return None
+    op = _new(BatchNormRelu)
+    op.__dict__.update(step.proto.__dict__)
+    return op, [k, nxt], step.in_slots
 
 
 def _softmax_ce(steps, k, only_reader):

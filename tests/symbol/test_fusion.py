@@ -1,8 +1,9 @@
 """Fused graph steps (``dlbook/symbol/fusion.py``) against the reference.
 
 A compiled graph runs a dense layer and its activation, a loss's
-``log_softmax`` → ``pick`` → ``* s`` → ``mean``, and a relu followed by
-max pooling, as single steps when the fast path is on.  The fused steps perform the same floating-point
+``log_softmax`` → ``pick`` → ``* s`` → ``mean``, a relu followed by max
+pooling, and a BatchNorm followed by a relu, as single steps when the
+fast path is on.  The fused steps perform the same floating-point
 operations as the operators they replace, so every test here asks for
 **equal** arrays (``assert_array_equal``), not close ones: eager,
 hybridized (fast and reference path) and symbolic (Executor) runs, values
@@ -19,6 +20,7 @@ from dlbook import autograd, gluon, nd, sym
 from dlbook.gluon import nn
 from dlbook.ops import fastpath
 from dlbook.symbol.fusion import (
+    BatchNormRelu,
     DenseActivation,
     ReluMaxPool,
     SoftmaxCrossEntropy,
@@ -460,3 +462,72 @@ def test_relu_max_pool_executor_gradients_equal_reference():
     np.testing.assert_array_equal(
         y, np.maximum(x, 0).reshape(2, 3, 3, 2, 3, 2).max(axis=(3, 5))
     )
+
+
+# -- BatchNorm + relu --------------------------------------------------------
+
+
+def resnet_block(ctx):
+    """conv -> BatchNorm -> relu, twice (a residual unit's main path)."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(4, kernel_size=3, padding=1, in_channels=2),
+        nn.BatchNorm(in_channels=4),
+        nn.Activation('relu'),
+        nn.Conv2D(3, kernel_size=3, padding=1, in_channels=4),
+        nn.BatchNorm(in_channels=3, scale=False),
+        nn.Activation('relu'),
+        nn.Dense(2),
+    )
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    return net
+
+
+@pytest.mark.parametrize('train', [True, False])
+def test_batch_norm_relu_equals_eager(ctx, train):
+    """Values, all gradients and the running statistics, in training
+    (batch statistics) and in prediction (moving statistics)."""
+    rng = np.random.RandomState(9)
+    x = nd.array(rng.randn(3, 2, 5, 5), ctx=ctx)
+    dy = nd.array(rng.randn(3, 2), ctx=ctx)
+
+    def run(hybrid, fast=True):
+        mx.random.seed(2)
+        with mx.name.NameManager():
+            net = resnet_block(ctx)
+        if hybrid:
+            net.hybridize()
+        xs = x.copy()
+        xs.attach_grad()
+        with fastpath.use(fast), autograd.record(train_mode=train):
+            y = net(xs)
+        y.backward(dy)
+        params = net.collect_params().values()
+        kinds = fused_kinds(net, ctx) if hybrid else []
+        return (
+            [y.asnumpy(), xs.grad.asnumpy()]
+            + [p.data().asnumpy() for p in params]  # running stats too
+            + [p.grad().asnumpy() for p in params if p.grad_req != 'null'],
+            kinds,
+        )
+
+    fused, kinds = run(True)
+    assert kinds.count(BatchNormRelu) == 2, kinds
+    # the reference path (no fusion) against eager on the reference
+    # convolution: the fast and reference convolutions round differently
+    for fast in (True, False):
+        hybrid = fused if fast else run(True, fast=False)[0]
+        for a, b in zip(hybrid, run(False, fast=fast)[0]):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_batch_norm_read_twice_keeps_its_step():
+    data = sym.var('data')
+    bn = sym.BatchNorm(data, name='bn')
+    out = sym.Group([bn, sym.relu(bn)])
+    exe = out.simple_bind(mx.cpu(), data=(2, 3, 4))
+    exe.arg_dict['data'][:] = np.arange(24.0).reshape(2, 3, 4) - 12
+    with fastpath.use(True):
+        exe.forward(is_train=True)
+    kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
+    assert 'BatchNormRelu' not in kinds, kinds
