@@ -9,8 +9,9 @@ runs the graph backward.  Parameters are shared with eager execution: the
 graph reads each parameter's current array on every call.
 
 The graph runs from a flat list of steps prepared once, in which a dense
-layer and its activation, a softmax cross-entropy loss, and a relu with
-the max pooling that follows it, are fused into single steps (``dlbook/symbol/fusion.py``): on a small network the
+layer and its activation, a softmax cross-entropy loss, a relu with the
+max pooling that follows it, and a BatchNorm with the relu that follows
+it, are fused into single steps (``dlbook/symbol/fusion.py``): on a small network the
 Python around each operator costs more than its NumPy work, so fewer steps
 make a hybridized training step faster than an eager one.
 

@@ -13,7 +13,8 @@ compute the same numbers:
 The same switch turns on the **fused steps of compiled graphs**
 (``dlbook/symbol/fusion.py``): a hybridized block or a bound Executor
 runs a dense layer with its activation, a loss's ``log_softmax`` with
-its ``pick``, and a relu with the max pooling after it, as one step each; with the switch off every operator runs
+its ``pick``, a relu with the max pooling after it, and a BatchNorm with
+the relu after it, as one step each; with the switch off every operator runs
 as its own step.  Both compute the same numbers.
 
 The fast path is on by default.  Set the environment variable
