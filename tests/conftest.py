@@ -6,6 +6,7 @@ import os
 import pytest
 
 import dlbook as mx
+from dlbook.backend import reset_gpu_backend
 
 if 'DLBOOK_DATA' not in os.environ:
     _shared = os.path.join(
@@ -31,6 +32,18 @@ def ctx(request):
     """The device under test, also the default context inside the test."""
     with request.param:
         yield request.param
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """gpu(0) served by the strict fake CuPy, whatever the environment:
+    device calls and host syncs can be counted without a GPU."""
+    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
+    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
+    reset_gpu_backend()
+    yield mx.gpu(0)
+    monkeypatch.undo()
+    reset_gpu_backend()
 
 
 @pytest.fixture(autouse=True)

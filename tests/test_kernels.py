@@ -12,7 +12,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import autograd, gluon, nd
-from dlbook.backend import fake_cupy, on_host, reset_gpu_backend
+from dlbook.backend import fake_cupy, on_host
 from dlbook.ops import fastpath, kernels
 from dlbook.ops.rnn import rnn_param_size
 from dlbook.ops.update_rules.sgd import (
@@ -305,16 +305,6 @@ def test_one_float_dtype():
 
 
 # -- launches per operator on the fake GPU ---------------------------------------
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
-    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
-    reset_gpu_backend()
-    yield mx.gpu(0)
-    monkeypatch.undo()
-    reset_gpu_backend()
 
 
 def _launches(fn):

@@ -13,7 +13,7 @@ import pytest
 
 import dlbook as mx
 from dlbook import nd
-from dlbook.backend import fake_cupy, reset_gpu_backend
+from dlbook.backend import fake_cupy
 from dlbook.base import DLBookError
 
 W, G = [1.0, -2.0, 3.0], [0.5, -1.0, 2.0]
@@ -819,16 +819,6 @@ def test_norms_bad_input_is_named():
 
 
 # -- on a GPU: no host syncs --------------------------------------------------
-
-
-@pytest.fixture
-def fake_gpu(monkeypatch):
-    monkeypatch.setenv('DLBOOK_FAKE_GPUS', '1')
-    monkeypatch.delenv('DLBOOK_FAKE_CUPY', raising=False)
-    reset_gpu_backend()
-    yield mx.gpu(0)
-    monkeypatch.undo()
-    reset_gpu_backend()
 
 
 def test_lamb_and_lars_stay_on_the_device(fake_gpu):
