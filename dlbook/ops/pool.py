@@ -204,9 +204,8 @@ class Pooling(Op):
                 pool_type != 'lp' and pool_fast.non_overlapping(kernel, stride)
             )
         )
-        stages = None  # max_forward's, kept for the backward
         if fast and pool_type == 'max':
-            y, stages = pool_fast.max_forward(xp, x_pad, kernel, stride, out)
+            y = pool_fast.max_forward(xp, x_pad, kernel, stride, out)
         elif fast:
             y = pool_fast.forward(xp, x_pad, kernel, out)
         else:
@@ -221,8 +220,6 @@ class Pooling(Op):
             y = _root(xp, y, p)
         # avg and sum gradients do not depend on the input values.
         keep = x_pad if pool_type in ('max', 'lp') else None
-        if stages is not None:
-            keep = stages
         self.saved = (keep, x_pad.shape, y, divisor, data.shape, fast)
         return y
 
@@ -273,9 +270,9 @@ class Pooling(Op):
         if pool_type == 'avg':
             dy = dy / divisor
         if fast:  # max, or non-overlapping avg or sum
-            if pool_type == 'max':  # x_pad: max_forward's stages here
+            if pool_type == 'max':
                 dx_pad = pool_fast.max_backward(
-                    xp, x_pad, dy, kernel, stride, out
+                    xp, x_pad, y, dy, kernel, stride, out
                 )
             else:
                 dx_pad = pool_fast.spread_backward(

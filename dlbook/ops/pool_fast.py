@@ -88,8 +88,34 @@ def _along(ndim, axis, offset, s, o):
     return tuple(index)
 
 
+def _stage_buffers(xp, x_pad, steps):
+    """Empty arrays for the result of each stage: ``x_pad`` reduced along
+    one more axis each time."""
+    shape, buffers = list(x_pad.shape), []
+    for axis, _, _, o in steps:
+        shape[axis] = o
+        buffers.append(xp.empty(tuple(shape), dtype=x_pad.dtype))
+    return buffers
+
+
+def _reduce(xp, source, target, axis, k, s, o):
+    """``target`` = the maximum over each window of ``k`` along ``axis``
+    of ``source`` (windows ``s`` apart): ``k - 1`` passes."""
+    ndim = source.ndim
+    if k == 1:
+        target[...] = source[_along(ndim, axis, 0, s, o)]
+        return
+    xp.maximum(
+        source[_along(ndim, axis, 0, s, o)],
+        source[_along(ndim, axis, 1, s, o)],
+        out=target,
+    )
+    for j in range(2, k):
+        xp.maximum(target, source[_along(ndim, axis, j, s, o)], out=target)
+
+
 def max_forward(xp, x_pad, kernel, stride, out):
-    """Max pooling of the padded input: ``(y, stages)``.
+    """Max pooling of the padded input.
 
     The maximum of a ``kh x kw`` window is the maximum over its rows of
     each row's maximum, so the pooling runs one axis at a time: first
@@ -99,40 +125,18 @@ def max_forward(xp, x_pad, kernel, stride, out):
     two passes, the second over half-size contiguous rows; LeNet's first
     pooling (128, 20, 24, 24) 1.3 against 0.75 ms on 2 threads.  3x3
     windows, stride 2 (a ResNet's stem): four passes instead of eight.
-
-    ``stages`` is ``[x_pad, after the first axis, ..., y]``: the
-    backward (:func:`max_backward`) routes the gradient back through
-    them.
     """
     steps = _stages(kernel, stride, out, x_pad.shape)
-    arrays = [x_pad]
-    for axis, _, _, o in steps:
-        shape = list(arrays[-1].shape)
-        shape[axis] = o
-        arrays.append(xp.empty(tuple(shape), dtype=x_pad.dtype))
     if not steps:  # a 1x1 window, stride 1: the input itself
-        y = x_pad.copy()
-        return y, [x_pad, y]
-    ndim = x_pad.ndim
+        return x_pad.copy()
+    arrays = [x_pad] + _stage_buffers(xp, x_pad, steps)
 
     def images(start, stop):
         for (axis, k, s, o), source, target in zip(steps, arrays, arrays[1:]):
-            source, target = source[start:stop], target[start:stop]
-            if k == 1:
-                target[...] = source[_along(ndim, axis, 0, s, o)]
-                continue
-            xp.maximum(
-                source[_along(ndim, axis, 0, s, o)],
-                source[_along(ndim, axis, 1, s, o)],
-                out=target,
-            )
-            for j in range(2, k):
-                xp.maximum(
-                    target, source[_along(ndim, axis, j, s, o)], out=target
-                )
+            _reduce(xp, source[start:stop], target[start:stop], axis, k, s, o)
 
     split_images(xp, images, x_pad)
-    return arrays[-1], arrays
+    return arrays[-1]
 
 
 def non_overlapping(kernel, stride):
@@ -148,9 +152,9 @@ def _grid(xp, padded_shape, kernel, out, dtype):
     return (xp.empty if covered else xp.zeros)(padded_shape, dtype=dtype)
 
 
-def max_backward(xp, stages, dy, kernel, stride, out):
-    """Max pooling gradient on the padded grid, from the ``stages`` of
-    :func:`max_forward`.
+def max_backward(xp, x_pad, y, dy, kernel, stride, out):
+    """Max pooling gradient on the padded grid, from the padded input and
+    the output of :func:`max_forward`.
 
     ``dy`` goes to the first element of each window equal to its max
     (row-major order, MXNet's rule for ties): the first row holding the
@@ -164,11 +168,17 @@ def max_backward(xp, stages, dy, kernel, stride, out):
     (every term but one is ``d * 0``, so the subtractions are exact, and
     the last element takes what the others did not).  Where windows tile
     an axis the parts are written into place; where they overlap, added.
+    The stages between the input and the output (the row maxima) are
+    computed again, a block of images at a time, rather than kept from
+    the forward: a pass over half the input, where keeping them would
+    hold that half for every pooling layer until its backward.
     """
-    steps = _stages(kernel, stride, out, stages[0].shape)
+    steps = _stages(kernel, stride, out, x_pad.shape)
     if not steps:
         return dy.copy()
-    ndim = stages[0].ndim
+    ndim = x_pad.ndim
+    inner = _stage_buffers(xp, x_pad, steps[:-1])
+    stages = [x_pad] + inner + [y]
     grads = [None] * len(stages)
     grads[-1] = dy
     for i, (axis, k, s, o) in enumerate(steps):
@@ -179,6 +189,8 @@ def max_backward(xp, stages, dy, kernel, stride, out):
         grads[i] = make(source.shape, dtype=dy.dtype)
 
     def images(start, stop):
+        for (axis, k, s, o), source, target in zip(steps[:-1], stages, inner):
+            _reduce(xp, source[start:stop], target[start:stop], axis, k, s, o)
         for i in reversed(range(len(steps))):
             axis, k, s, o = steps[i]
             source = stages[i][start:stop]
@@ -208,7 +220,7 @@ def max_backward(xp, stages, dy, kernel, stride, out):
                     rest = rest - slot[j]
             xp.subtract(rest, slot[k - 2], out=slot[k - 1])
 
-    split_images(xp, images, stages[0])
+    split_images(xp, images, x_pad)
     return grads[0]
 
 
