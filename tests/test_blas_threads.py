@@ -106,6 +106,37 @@ def test_automatic_counts_only_other_processes(fresh, monkeypatch):
     assert after(3.0, 4.0, 0.0) == 1
 
 
+def test_the_first_choice_measures_from_the_look_at_import(fresh, monkeypatch):
+    """dlbook looks at the CPU time when imported: the first choice, a
+    moment later, measures instead of reading the load average (which
+    lags: a busy program that just ended still counts).  A window under
+    MIN_WINDOW_SECONDS falls back to the load average and keeps the
+    older look for the next choice."""
+    monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
+    monkeypatch.setattr(
+        blas_threads.os, 'sched_getaffinity', lambda pid: {0, 1, 2, 3}
+    )
+    monkeypatch.setattr(blas_threads.os, 'getloadavg', lambda: (3.5, 3.5, 3.5))
+    clock = {'now': 100.0, 'busy': 1000.0, 'own': 10.0}
+    monkeypatch.setattr(blas_threads.time, 'monotonic', lambda: clock['now'])
+    monkeypatch.setattr(
+        blas_threads, '_busy_cpu_seconds', lambda: clock['busy']
+    )
+    monkeypatch.setattr(blas_threads, '_own_cpu_seconds', lambda: clock['own'])
+    blas_threads._cores_busy_elsewhere(clock['now'])  # the look at import
+    # too soon after it: the load average, and the look is kept
+    clock['now'] += blas_threads.MIN_WINDOW_SECONDS / 2
+    assert blas_threads.default_threads() == 1
+    assert 'load average 3' in blas_threads.info()['reason']
+    assert blas_threads._STATE['sample'][0] == 100.0
+    # later, after a second of this process alone on the machine
+    clock['now'] += blas_threads.RECHECK_SECONDS + 1
+    clock['own'] += 1.0
+    clock['busy'] += 1.0
+    assert blas_threads.default_threads() == 4
+    assert blas_threads.info()['reason'] == 'automatic: 4 cores'
+
+
 @pytest.mark.parametrize(
     'variables, expected',
     [

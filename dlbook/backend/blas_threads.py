@@ -16,8 +16,14 @@ other and a training loop can run ten times slower than on one thread
   process's own work): every :data:`RECHECK_SECONDS` at most, the CPU
   time all processes used since the last look (``/proc/stat``) less the
   CPU time this process used (``os.times``), over the wall time between.
-  The very first look has nothing to compare with and uses the 1-minute
-  load average, as do systems without ``/proc/stat``;
+  The first look is taken when dlbook is imported, so the first choice
+  (at the first large product, after the data and the model are made)
+  already has a window to measure.  A window under
+  :data:`MIN_WINDOW_SECONDS` is too short to tell, and systems without
+  ``/proc/stat`` have none: they use the 1-minute load average, which
+  started programs a minute after a busy one on one thread (MXNet's
+  benchmarks just before dlbook's: LeNet 43 ms a step on one thread
+  against 26 ms on two, on an idle machine);
 * products smaller than :data:`SMALL_GEMM` multiply-adds run on one thread
   (starting threads costs more than they save);
 * DataLoader worker processes use one BLAS thread each
@@ -66,6 +72,10 @@ SMALL_GEMM = 1 << 24  # e.g. 256 x 256 x 256
 #: The automatic choice is made again after this many seconds at most.
 RECHECK_SECONDS = 2.0
 
+#: The shortest window over which other processes' CPU time is measured
+#: (``/proc/stat`` counts in hundredths of a second per core).
+MIN_WINDOW_SECONDS = 0.1
+
 _STATE = {
     'controllers': None,
     'current': None,
@@ -104,8 +114,10 @@ def _cores_busy_elsewhere(now):
     busy = _busy_cpu_seconds()
     own = _own_cpu_seconds()
     last = _STATE['sample']
+    if last is not None and now - last[0] < MIN_WINDOW_SECONDS:
+        return None  # too short to tell: keep the older look
     _STATE['sample'] = (now, busy, own)
-    if busy is None or last is None or now <= last[0]:
+    if busy is None or last is None or last[1] is None:
         return None
     elsewhere = (busy - last[1]) - (own - last[2])
     return max(0.0, elsewhere / (now - last[0]))
@@ -335,3 +347,7 @@ def info():
         'libraries': libs,
         'thread_timeout': os.environ.get('OPENBLAS_THREAD_TIMEOUT'),
     }
+
+
+# The first look, so that the first choice has a window to measure.
+_cores_busy_elsewhere(time.monotonic())
