@@ -17,9 +17,13 @@ row (contiguous in the input when ``stride == 1``).
   summed over the batch, in chunks so the temporary stays small;
 * data gradient: for stride 1 and "same" padding a forward convolution
   of ``dy`` with the flipped kernel; else ("col2im") ``dcols = w^T @ dy``
-  per image, then one strided slice-add per kernel offset.  When output rows are short, the
-  reference layout (batch axis last, long contiguous runs) adds faster,
-  and is used instead.
+  per image, then one strided slice-add per kernel offset.  When output
+  rows are short, the reference layout (batch axis last, long contiguous
+  runs) adds faster, and is used instead.
+
+On a GPU the whole batch is one product, and a 2-D convolution's windows
+(``im2col.py``) and the col2im of its data gradient (``col2im.py``) are
+one kernel each.
 
 The per-image products are each too small for BLAS's own threads, so on
 NumPy a large batch is split into ranges of images computed at once on
@@ -298,9 +302,9 @@ def _weight_matrix(xp, weight, groups, channels_last):
 
 def _device_forward(xp, cols, w_mat, bias_g, channels_last):
     """:func:`conv_forward` on a GPU from the whole batch's windows
-    ``cols`` (``(N, G, Cg*K, P)``, or channels-last ``(N, P, K*C)``): one kernel per step, each allocating its result (a copy
-    into a new array is one launch, where ``empty`` and a copy into it
-    are two calls)."""
+    ``cols`` (``(N, G, Cg*K, P)``, or channels-last ``(N, P, K*C)``): one
+    kernel per step, each allocating its result (a copy into a new array
+    is one launch, where ``empty`` and a copy into it are two calls)."""
     if not channels_last:
         y = xp.matmul(w_mat, cols)  # (N, G, Fg, P)
         if bias_g is not None:
@@ -447,8 +451,8 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     Stride-1 layers whose input is about as large as their output
     ("same" padding) take it as a full convolution of ``dy`` through
     :func:`conv_forward` (:func:`_data_grad_full_conv`, no col2im); the
-    others by col2im.  ``reference`` is the reference routine (``conv.conv_data_grad``),
-    used when output rows are shorter than
+    others by col2im.  ``reference`` is the reference routine
+    (``conv.conv_data_grad``), used when output rows are shorter than
     :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges of channels
     when the work is large, :func:`_data_grad_by_channels`).
     """
