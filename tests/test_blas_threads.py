@@ -65,10 +65,10 @@ def test_automatic_uses_at_least_one_thread(fresh, monkeypatch):
     assert blas_threads.info()['reason'].startswith('automatic')
 
 
-def test_automatic_counts_only_other_processes(fresh, monkeypatch):
-    """Threads = cores less the cores other processes kept busy since the
-    last look; this process's own work does not count, and the choice is
-    made again after RECHECK_SECONDS (the load average would lag)."""
+@pytest.fixture
+def clock(fresh, monkeypatch):
+    """Four cores, a load average of 3.5, and the clock and CPU times of
+    all processes and of this one, as a dict the test moves forward."""
     monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
     monkeypatch.setattr(
         blas_threads.os, 'sched_getaffinity', lambda pid: {0, 1, 2, 3}
@@ -80,6 +80,13 @@ def test_automatic_counts_only_other_processes(fresh, monkeypatch):
         blas_threads, '_busy_cpu_seconds', lambda: clock['busy']
     )
     monkeypatch.setattr(blas_threads, '_own_cpu_seconds', lambda: clock['own'])
+    return clock
+
+
+def test_automatic_counts_only_other_processes(clock):
+    """Threads = cores less the cores other processes kept busy since the
+    last look; this process's own work does not count, and the choice is
+    made again after RECHECK_SECONDS (the load average would lag)."""
 
     def after(seconds, busy_cores, own_cores):
         clock['now'] += seconds
@@ -106,23 +113,12 @@ def test_automatic_counts_only_other_processes(fresh, monkeypatch):
     assert after(3.0, 4.0, 0.0) == 1
 
 
-def test_the_first_choice_measures_from_the_look_at_import(fresh, monkeypatch):
+def test_the_first_choice_measures_from_the_look_at_import(clock):
     """dlbook looks at the CPU time when imported: the first choice, a
     moment later, measures instead of reading the load average (which
     lags: a busy program that just ended still counts).  A window under
     MIN_WINDOW_SECONDS falls back to the load average and keeps the
     older look for the next choice."""
-    monkeypatch.delenv('DLBOOK_NUM_THREADS', raising=False)
-    monkeypatch.setattr(
-        blas_threads.os, 'sched_getaffinity', lambda pid: {0, 1, 2, 3}
-    )
-    monkeypatch.setattr(blas_threads.os, 'getloadavg', lambda: (3.5, 3.5, 3.5))
-    clock = {'now': 100.0, 'busy': 1000.0, 'own': 10.0}
-    monkeypatch.setattr(blas_threads.time, 'monotonic', lambda: clock['now'])
-    monkeypatch.setattr(
-        blas_threads, '_busy_cpu_seconds', lambda: clock['busy']
-    )
-    monkeypatch.setattr(blas_threads, '_own_cpu_seconds', lambda: clock['own'])
     blas_threads._cores_busy_elsewhere(clock['now'])  # the look at import
     # too soon after it: the load average, and the look is kept
     clock['now'] += blas_threads.MIN_WINDOW_SECONDS / 2
