@@ -75,11 +75,13 @@ def _by_operator(step, fake_cupy):
     outside any operator (the tape, the optimizer) are under their own
     names."""
     from dlbook.ops import REGISTRY
+    from dlbook.symbol import fusion
 
     by_op = collections.Counter()
     depth = [0]  # an operator may run another inside (a cut convolution)
     wrapped = []
-    for cls in set(REGISTRY.values()):
+    # the registered operators and the fused steps of compiled graphs
+    for cls in set(REGISTRY.values()) | set(fusion.FUSED):
         for method in ('forward', 'backward'):
             original = cls.__dict__.get(method)
             if original is None:

@@ -48,7 +48,7 @@ from ..ops.op import Op, cast_scalar
 from ..ops.pool import Pooling
 from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid
 
-__all__ = ['fuse']
+__all__ = ['fuse', 'FUSED']
 
 _new = object.__new__
 
@@ -254,6 +254,10 @@ class BatchNormRelu(BatchNorm):
 
     def backward(self, xp, dy):
         return BatchNorm.backward(self, xp, RELU_GRAD(xp, dy, self.y))
+
+
+#: The fused operators (the classes :func:`fuse` puts in a plan).
+FUSED = (DenseActivation, SoftmaxCrossEntropy, ReluMaxPool, BatchNormRelu)
 
 
 def _activation(step):
