@@ -26,17 +26,11 @@ import os
 
 import numpy
 
+from ..ops.update_rules.norms import l2_norm
 from ..ops.update_rules.sgd import sgd_mom_update, sgd_update
 from .optimizer import Optimizer, register
 
 __all__ = ['LARS', 'LBSGD', 'lars_rate']
-
-
-def _sum_sq(xp, a):
-    """``sum(a**2)`` as a 0-d array on ``a``'s device, accumulated in at
-    least float32."""
-    acc = numpy.result_type(a.dtype, numpy.float32)
-    return xp.sum(xp.square(a, dtype=acc))
 
 
 def lars_rate(xp, weight, grad, lr, wd, eta, eps, rescale_grad):
@@ -48,8 +42,8 @@ def lars_rate(xp, weight, grad, lr, wd, eta, eps, rescale_grad):
     a 0-d array on the weight's device (no host sync), in the weight's
     dtype.
     """
-    w_norm = xp.sqrt(_sum_sq(xp, weight))
-    g_norm = xp.sqrt(_sum_sq(xp, grad))
+    w_norm = l2_norm(xp, weight)  # one reduction kernel each on a GPU
+    g_norm = l2_norm(xp, grad)
     rate = lr * eta * w_norm / (g_norm * rescale_grad + wd * w_norm + eps)
     usable = (w_norm > 0.0) & (g_norm > 0.0)
     return xp.where(usable, rate, lr).astype(weight.dtype)
