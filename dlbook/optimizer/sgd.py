@@ -97,14 +97,8 @@ class SGD(_MomentumOptimizer):
         """As :meth:`Optimizer.update`; a group of dense weights on a GPU
         is updated by one kernel (:func:`multi_sgd_update`), as MXNet's
         aggregated ``multi_sgd_mom_update`` does."""
-        if not isinstance(index, (list, tuple)):
-            self._update_one(index, weight, grad, state)
-            return
-        if not _groupable(weight, grad):
-            # one weight at a time, the settings looked up once
-            clip = self._kernel_clip()
-            for one in zip(index, weight, grad, state):
-                self._update_one(*one, clip=clip)
+        if not (isinstance(index, (list, tuple)) and _groupable(weight, grad)):
+            super().update(index, weight, grad, state)
             return
         lrs, wds = zip(*[self._begin_update(i) for i in index])
         momentum = state[0] is not None and self.momentum > 0
@@ -120,28 +114,30 @@ class SGD(_MomentumOptimizer):
             self._kernel_clip(),
         )
 
-    def _update_one(self, index, weight, grad, state, clip=None):
+    def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
         xp = weight.context.backend.xp
-        if clip is None:
-            clip = self._kernel_clip()
-        if grad.stype == 'default' and weight.stype == 'default':
-            # the common case: the arrays themselves
-            w, g, commit = weight._data, grad._data, None
-            mom = None if state is None else state._data
-        else:
-            # a row_sparse gradient updates only its rows (lazy_update)
-            w, g, states, commit = rows_for_update(
-                weight, grad, state, self.lazy_update
-            )
-            mom = states[0] if states else None
+        # a row_sparse gradient updates only its rows (lazy_update)
+        w, g, states, commit = rows_for_update(
+            weight, grad, state, self.lazy_update
+        )
         # MXNet uses the momentum kernel only for momentum > 0.
-        if mom is not None and self.momentum > 0:
+        if state is not None and self.momentum > 0:
             sgd_mom_update(
-                xp, w, g, mom, lr, wd, self.momentum, self.rescale_grad, clip
+                xp,
+                w,
+                g,
+                states[0],
+                lr,
+                wd,
+                self.momentum,
+                self.rescale_grad,
+                self._kernel_clip(),
             )
         else:
-            sgd_update(xp, w, g, lr, wd, self.rescale_grad, clip)
+            sgd_update(
+                xp, w, g, lr, wd, self.rescale_grad, self._kernel_clip()
+            )
         if commit is not None:
             commit()
 
