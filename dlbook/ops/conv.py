@@ -560,8 +560,16 @@ class Convolution(_ConvBase):
             if cols is None and conv_fast.device_im2col(xp, kernel):
                 # x_pad is the input, not padded (see forward)
                 cols = im2col_2d(
-                    xp, x_pad, kernel, stride, dilate, pad, dy.shape[2:], False
-                ).reshape(dy.shape[0], groups, -1, prod(dy.shape[2:]))
+                    xp,
+                    x_pad,
+                    kernel,
+                    stride,
+                    dilate,
+                    pad,
+                    dy.shape[2:],
+                    False,
+                    groups,
+                )
             elif cols is None:
                 windows = conv_fast.window_rows(
                     xp, x_pad, kernel, stride, dilate, dy.shape[2:]

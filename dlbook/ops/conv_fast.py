@@ -213,12 +213,11 @@ def conv_forward(
             kernel,
             stride,
             dilate,
-            pad or (0, 0),
+            pad,
             out_size,
             channels_last,
+            groups,
         )
-        if not channels_last:  # (N, G, Cg*K, P)
-            cols = cols.reshape(n, groups, -1, positions)
         w_mat = _weight_matrix(xp, weight, groups, channels_last)
         y = _device_forward(xp, cols, w_mat, bias_g, channels_last)
         return y.reshape((n, f) + tuple(out_size)), cols if keep_cols else None
@@ -365,7 +364,7 @@ def weight_grad_channels_last(
     out_size = tuple(dy.shape[2:])
     if rows is None and device_im2col(xp, kernel):
         rows = im2col_2d(
-            xp, x_pad, kernel, stride, dilate, pad or (0, 0), out_size, True
+            xp, x_pad, kernel, stride, dilate, pad, out_size, True
         )
     elif rows is None:
         rows = _rows_view(xp, x_pad, kernel, stride, dilate, out_size, pad)

@@ -75,16 +75,21 @@ IM2COL_2D = Elementwise(
 )
 
 
-def im2col_2d(xp, x, kernel, stride, dilate, pad, out_size, channels_last):
-    """The windows of ``x`` (``(N, C, h, w)``, not padded: ``pad`` is
-    applied on the way) as one kernel on a GPU: ``(N, C*kh*kw, P)``, or
-    with ``channels_last`` ``(N, P, kh*kw*C)``."""
+def im2col_2d(
+    xp, x, kernel, stride, dilate, pad, out_size, channels_last, groups=1
+):
+    """The windows of ``x`` (``(N, C, h, w)``, not padded: ``pad``, or
+    None for none, is applied on the way) as one kernel on a GPU:
+    ``(N, G, Cg*kh*kw, P)`` for ``groups`` groups, or with
+    ``channels_last`` (one group) ``(N, P, kh*kw*C)``."""
     n, c, h, w = x.shape
+    pad = pad or (0, 0)
     taps = kernel[0] * kernel[1]
     positions = out_size[0] * out_size[1]
-    shape = (
-        (n, positions, taps * c) if channels_last else (n, c * taps, positions)
-    )
+    if channels_last:
+        shape = (n, positions, taps * c)
+    else:
+        shape = (n, groups, c // groups * taps, positions)
     cols = xp.empty(shape, dtype=x.dtype)
     IM2COL_2D(
         xp,
