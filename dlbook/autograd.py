@@ -22,6 +22,7 @@ from ._tape import (  # noqa: F401  (the tape's names, for compatibility)
 )
 from .base import DLBookError
 from .ndarray.ndarray import NDArray, from_raw
+from .ops.op import Op
 
 __all__ = [
     'record',
@@ -350,19 +351,20 @@ class Function:
         return outputs
 
 
-class _FunctionOp:
-    """Adapter giving an ``autograd.Function`` the operator interface."""
+class _FunctionOp(Op):
+    """Adapter giving an ``autograd.Function`` the operator interface (an
+    unregistered :class:`~dlbook.ops.op.Op`, so the tape finds every
+    attribute it reads)."""
 
     name = 'Function'
-    skips_unneeded_grads = False
-    offers_row_sparse = False
+    attrs = {}
+    arguments = ()  # errors name an input by its position
 
     def __init__(self, function, outputs):
         self.function = function
         # only the context: holding the outputs would look, to the check
         # for written outputs, as if the backward needed their values
         self.out_ctx = outputs[0]._ctx
-        self.saved = ()
 
     def backward(self, xp, *dys):
         ctx = self.out_ctx

@@ -25,6 +25,7 @@ from ..base import DLBookError
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
 from ..ndarray.pending import settle_shapes
+from ..ops.op import Op
 from ..symbol.program import GraphProgram
 from .parameter_deferred import DeferredParameter
 
@@ -197,27 +198,25 @@ def _eager_pass(block, args):
             b._active = True
 
 
-class _GraphOp:
+class _GraphOp(Op):
     """The whole traced graph as one operator for the eager front end:
-    ``invoke`` runs it and records it as a single tape node."""
+    ``invoke`` runs it and records it as a single tape node.
 
-    skips_unneeded_grads = True
-    offers_row_sparse = False
+    Not registered: it exists only as the tape node of a hybridized call.
+    Subclassing :class:`~dlbook.ops.op.Op` gives it every attribute
+    ``invoke`` and the tape read, with the defaults of any other operator.
+    """
 
     name = 'CachedOp'
-    needs_rng = True
-    differentiable = True
-    same_dtype = False
-    out_context = None  # outputs on the inputs' context
+    attrs = {}
+    arguments = ()  # errors name an input by its position
+    # the program skips the gradients of inputs that want none
+    skips_unneeded_grads = True
 
     def __init__(self, program, keep):
         self.program = program
         self.keep = keep
-        self.is_train = False
-        self.rng = None
         self.saved = None
-        # set by autograd before backward: which inputs want a gradient
-        self.needs_input_grad = None
         # the device's generator is looked up only for a graph that samples
         needs_rng = program.__dict__.get('_needs_rng')
         if needs_rng is None:
