@@ -1,0 +1,256 @@
+"""cuDNN convolutions (``dlbook/backend/cudnn.py``) without a GPU.
+
+What runs here: the definition the check before first use compares
+cuDNN with (against dlbook's own convolution and its gradients), the
+shapes and settings handed to cuDNN, the choice of algorithm, where the
+library is looked for, the check's verdicts and the warning that turns
+cuDNN off.  The calls into the library itself run on a GPU machine
+(``benchmarks/gpu/run_all.sh``: the tests on ``gpu(0)`` and the
+CPU-against-GPU parity of every operator).
+"""
+
+import ctypes
+import os
+
+import numpy as np
+import pytest
+
+from dlbook import autograd, nd
+from dlbook.backend import cudnn
+
+
+@pytest.fixture
+def fresh_state(monkeypatch):
+    """cuDNN's module state as in a new process, restored afterwards."""
+    monkeypatch.setattr(cudnn, '_STATE', {'library': None, 'why_not': None})
+    monkeypatch.setattr(cudnn, '_CHECKED', {})
+    monkeypatch.setattr(cudnn, '_PLANS', {})
+    monkeypatch.setattr(cudnn, '_HANDLES', {})
+
+
+@pytest.mark.parametrize(
+    'x_shape, w_shape, stride, pad, dilate',
+    [
+        ((2, 3, 9), (4, 3, 3), (2,), (1,), (1,)),
+        ((2, 3, 7, 6), (4, 3, 3, 2), (2, 1), (1, 1), (1, 2)),
+        ((1, 2, 5, 4, 6), (3, 2, 2, 3, 2), (1, 2, 1), (0, 1, 1), (2, 1, 1)),
+    ],
+)
+def test_reference_conv_is_dlbooks_convolution_and_its_gradients(
+    x_shape, w_shape, stride, pad, dilate
+):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(x_shape)
+    w = rng.standard_normal(w_shape)
+    X, W = nd.array(x, dtype='float64'), nd.array(w, dtype='float64')
+    X.attach_grad()
+    W.attach_grad()
+    with autograd.record():
+        Y = nd.Convolution(
+            X,
+            W,
+            kernel=w_shape[2:],
+            stride=stride,
+            pad=pad,
+            dilate=dilate,
+            num_filter=w_shape[0],
+            no_bias=True,
+        )
+    dy = rng.standard_normal(Y.shape)
+    Y.backward(nd.array(dy, dtype='float64'))
+    y, dx, dw = cudnn.reference_conv(np, x, w, dy, stride, pad, dilate)
+    np.testing.assert_allclose(y, Y.asnumpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(dx, X.grad.asnumpy(), rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(dw, W.grad.asnumpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_one_d_convolutions_are_handed_over_as_two_d_with_height_one():
+    got = cudnn.conv_geometry(
+        (8, 3, 20), (5, 3, 4), (8, 5, 9), (2,), (1,), (1,)
+    )
+    assert got == (
+        (8, 3, 1, 20),
+        (5, 3, 1, 4),
+        (8, 5, 1, 9),
+        (1, 2),
+        (0, 1),
+        (1, 1),
+    )
+    two_d = cudnn.conv_geometry(
+        [8, 3, 6, 6], [5, 3, 3, 3], [8, 5, 6, 6], [1, 1], [1, 1], [1, 1]
+    )
+    assert two_d[0] == (8, 3, 6, 6) and two_d[3] == (1, 1)
+
+
+def test_the_algorithm_record_has_cudnns_layout():
+    # cudnnConvolutionFwdAlgoPerf_t: int, int, float, size_t, int, int,
+    # int[3]
+    fields = cudnn.AlgoPerf
+    assert ctypes.sizeof(fields) == 48
+    assert [getattr(fields, name).offset for name, _ in fields._fields_] == [
+        0,
+        4,
+        8,
+        16,
+        24,
+        28,
+        32,
+    ]
+
+
+def _perf(algo, status, memory):
+    perf = cudnn.AlgoPerf()
+    perf.algo, perf.status, perf.memory = algo, status, memory
+    return perf
+
+
+def test_the_first_working_algorithm_within_the_workspace_is_chosen():
+    ranked = [_perf(6, 0, 10**9), _perf(1, 3, 0), _perf(2, 0, 4096)]
+    assert cudnn.choose_algorithm(ranked, 2**20) == (2, 4096)
+    assert cudnn.choose_algorithm(ranked, 2**30) == (6, 10**9)
+    assert cudnn.choose_algorithm(ranked[1:2], 2**30) is None
+
+
+def test_the_library_is_looked_for_in_the_variable_then_the_wheel(
+    tmp_path, monkeypatch
+):
+    lib = tmp_path / 'nvidia' / 'cudnn' / 'lib'
+    lib.mkdir(parents=True)
+    for name in ('libcudnn.so.9', 'libcudnn_ops.so.9', 'libcudnn_cnn.so.9'):
+        (lib / name).write_bytes(b'')
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv('DLBOOK_CUDNN_LIBRARY', '/opt/cudnn/libcudnn.so.9')
+    import importlib
+
+    importlib.invalidate_caches()
+    found = cudnn.library_candidates()
+    assert found[0] == '/opt/cudnn/libcudnn.so.9'
+    assert found[1] == str(lib / 'libcudnn.so.9')
+    assert not any('_ops' in name or '_cnn' in name for name in found)
+    assert found[-2:] == ['libcudnn.so.9', 'libcudnn.so.8']
+
+
+def test_a_missing_library_says_where_it_looked(fresh_state, monkeypatch):
+    monkeypatch.setattr(
+        cudnn, 'library_candidates', lambda: ['/nowhere/libcudnn.so.9']
+    )
+    assert cudnn._library() is None
+    assert '/nowhere/libcudnn.so.9' in cudnn.status()
+    assert 'nvidia-cudnn-cu12' in cudnn.status()
+
+
+def test_no_cudnn_on_the_cpu_the_fake_gpu_or_when_switched_off(
+    fresh_state, fake_gpu, monkeypatch
+):
+    assert not cudnn.usable(np, np.float32)
+    assert not cudnn.usable(fake_gpu.backend.xp, np.float32)
+    assert cudnn._STATE['library'] is None  # not even looked for
+    monkeypatch.setenv('DLBOOK_CUDNN', '0')
+    assert cudnn.status() == 'cuDNN off (DLBOOK_CUDNN=0)'
+
+
+def _reference_calls(monkeypatch, damage=None):
+    """cudnn.forward/backward_* replaced by the definition (NumPy), the
+    first of them damaged by ``damage`` when given."""
+
+    def run(which):
+        def call(xp, a, b, shape, stride, pad, dilate, groups, *rest):
+            if which == 'forward':
+                x, w = a, b
+                dy = np.zeros(shape, dtype=a.dtype)
+            elif which == 'data':
+                dy, w = a, b
+                x = np.zeros(shape, dtype=a.dtype)
+            else:
+                x, dy = a, b
+                w = np.zeros(shape, dtype=a.dtype)
+            out = cudnn.reference_conv(xp, x, w, dy, stride, pad, dilate)
+            out = out[{'forward': 0, 'data': 1, 'filter': 2}[which]]
+            return damage(out) if damage and which == 'forward' else out
+
+        return call
+
+    monkeypatch.setattr(cudnn, 'forward', run('forward'))
+    monkeypatch.setattr(cudnn, 'backward_data', run('data'))
+    monkeypatch.setattr(cudnn, 'backward_filter', run('filter'))
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
+def test_the_check_passes_a_correct_convolution(monkeypatch, dtype):
+    _reference_calls(monkeypatch)
+    assert cudnn._self_check(np, dtype) is None
+
+
+def test_the_check_names_what_differs(monkeypatch):
+    _reference_calls(monkeypatch, damage=lambda y: y + 0.01)
+    assert 'forward differs' in cudnn._self_check(np, 'float32')
+    _reference_calls(monkeypatch, damage=lambda y: y * np.nan)
+    assert 'forward differs' in cudnn._self_check(np, 'float32')
+
+
+def test_the_check_reports_a_failing_call(monkeypatch):
+    def fails(*args):
+        raise RuntimeError('cuDNN convolution Forward failed: BAD_PARAM')
+
+    monkeypatch.setattr(cudnn, 'forward', fails)
+    assert 'BAD_PARAM' in cudnn._self_check(np, 'float32')
+
+
+def test_a_failed_check_turns_cudnn_off_for_that_dtype_with_a_warning(
+    fresh_state, monkeypatch
+):
+    class Library:
+        version = 91000
+        name = 'libcudnn.so.9'
+
+    verdicts = {'float32': 'its forward differs', 'float64': None}
+    monkeypatch.setattr(cudnn, '_real_cupy', lambda xp: True)
+    monkeypatch.setitem(cudnn._STATE, 'library', Library())
+    monkeypatch.setattr(cudnn, '_self_check', lambda xp, d: verdicts[d])
+    with pytest.warns(RuntimeWarning, match='off for float32'):
+        assert not cudnn.usable(np, np.dtype('float32'))
+    assert cudnn.usable(np, np.dtype('float64'))
+    assert not cudnn.usable(np, np.dtype('int32'))  # no integer convolutions
+    verdicts['float32'] = None  # checked once: the verdict stays
+    assert not cudnn.usable(np, np.dtype('float32'))
+    text = cudnn.status()
+    assert 'cuDNN 91000 from libcudnn.so.9' in text
+    assert 'float32: its forward differs' in text and 'float64: ok' in text
+
+
+def _installed_library():
+    for name in cudnn.library_candidates():
+        if os.path.sep in name and not os.path.exists(name):
+            continue
+        try:
+            return cudnn._Library(name)
+        except OSError:
+            continue
+    return None
+
+
+def test_an_installed_library_has_every_function_called():
+    """Where a cuDNN library is installed (``pip install
+    nvidia-cudnn-cu12``; no GPU needed), it has every function with the
+    names used, and its host-side descriptors accept the settings."""
+    lib = _installed_library()
+    if lib is None:
+        pytest.skip('no cuDNN library installed')
+    assert lib.version >= 8000
+    tensor = cudnn._Plan._tensor(lib, 0, (8, 3, 1, 20))
+    assert tensor.ptr.value
+    conv = cudnn._Descriptor(lib, 'Convolution')
+    ints = cudnn._ints
+    lib.check(
+        lib.cudnnSetConvolutionNdDescriptor(
+            conv.ptr, 2, ints((0, 1)), ints((1, 2)), ints((1, 1)), 1, 0
+        ),
+        'convolution descriptor',
+    )
+    lib.check(lib.cudnnSetConvolutionGroupCount(conv.ptr, 2), 'groups')
+    lib.check(lib.cudnnSetConvolutionMathType(conv.ptr, 3), 'math type')
+    with pytest.raises(
+        RuntimeError,
+        match=r'tensor descriptor \(8, -3, 1, 20\) failed: CUDNN_STATUS_BAD_PARAM',
+    ):
+        cudnn._Plan._tensor(lib, 0, (8, -3, 1, 20))
