@@ -30,6 +30,7 @@ A minimal operator::
 # Importing the families fills REGISTRY.
 from . import (
     activation,
+    batch_norm,
     binary,
     compare,
     conv,
@@ -42,8 +43,8 @@ from . import (
     join,
     linalg,
     loss_output,
+    lrn,
     nn,
-    norm,
     np_linalg,
     numpy_graph,
     numpy_ops,
@@ -52,6 +53,7 @@ from . import (
     random,
     reduce,
     rnn,
+    sample_norm,
     scalar,
     shape,
     special,
