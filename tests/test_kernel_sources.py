@@ -292,25 +292,29 @@ def _batch_norm(fix_gamma):
 def _batch_norm_device():
     """The BatchNorm kernels that only a GPU calls (NumPy stores
     ``x - mean`` instead): called directly on NumPy data."""
-    from dlbook.ops import norm
+    from dlbook.ops import batch_norm_steps
 
     rng = np.random.RandomState(2)
     x = rng.uniform(-2, 2, size=(3, 4, 5, 5))
     dy = rng.uniform(-1, 1, size=x.shape)
     shape, axes, count = (1, 4, 1, 1), (0, 2, 3), 75.0
-    mean = norm.CHANNEL_MEAN(np, x, count, axis=axes)
-    var = norm.CHANNEL_VARIANCE(np, x, mean.reshape(shape), count, axis=axes)
+    mean = batch_norm_steps.CHANNEL_MEAN(np, x, count, axis=axes)
+    var = batch_norm_steps.CHANNEL_VARIANCE(
+        np, x, mean.reshape(shape), count, axis=axes
+    )
     invstd = (1 / np.sqrt(var + 1e-3)).reshape(shape)
     gamma = rng.uniform(0.5, 1.5, size=shape)
-    xhat, _ = norm.BN_NORMALIZE(
+    xhat, _ = batch_norm_steps.BN_NORMALIZE(
         np, x, mean.reshape(shape), invstd, gamma, -gamma
     )
     # with the relu of a fused BatchNorm + relu: about half the outputs
     # negative before it
-    norm.BN_NORMALIZE_RELU(np, x, mean.reshape(shape), invstd, gamma, -gamma)
-    dy_xhat = norm.SUM_OF_PRODUCTS(np, dy, xhat, axis=axes)
+    batch_norm_steps.BN_NORMALIZE_RELU(
+        np, x, mean.reshape(shape), invstd, gamma, -gamma
+    )
+    dy_xhat = batch_norm_steps.SUM_OF_PRODUCTS(np, dy, xhat, axis=axes)
     dbeta = dy.sum(axis=axes)
-    norm.BN_GRAD(
+    batch_norm_steps.BN_GRAD(
         np,
         dy,
         xhat,

@@ -550,10 +550,10 @@ def test_conv2d_windows_are_one_kernel(fake_gpu, monkeypatch, size, keep_cols):
     """A padded 2-D convolution gathers its windows with one kernel from
     the input (no padded copy), in forward and, when the forward's
     windows were not kept, again in backward; the values are the CPU's."""
-    from dlbook.ops import conv
+    from dlbook.ops import convolution
 
     if not keep_cols:
-        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', 0)
+        monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', 0)
     rng = numpy.random.RandomState(0)
     x_np = rng.uniform(-1, 1, (2, 3, size, size)).astype('float32')
     w_np = rng.uniform(-1, 1, (4, 3, 3, 3)).astype('float32')

@@ -1,9 +1,10 @@
 """Fast convolution routines: per-image matrices, output already NCHW.
 
-The reference code (``conv.py``) puts the whole batch into the columns of
-one matrix, ``cols[(c, k), (n, o)]``; its product with the weight is
-``(F, N*P)`` and must then be transposed into ``(N, F, *out)``, a copy as
-large as the output.  Here the batch axis stays in front::
+The reference code (``conv_reference.py``) puts the whole batch into
+the columns of one matrix, ``cols[(c, k), (n, o)]``; its product with
+the weight is ``(F, N*P)`` and must then be transposed into
+``(N, F, *out)``, a copy as large as the output.  Here the batch axis
+stays in front::
 
     cols[n, g, (c, k), o] = x_pad[n, g*Cg + c, o*stride + k*dilate]
 
@@ -451,9 +452,9 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
     ("same" padding) take it as a full convolution of ``dy`` through
     :func:`conv_forward` (:func:`_data_grad_full_conv`, no col2im); the
     others by col2im.  ``reference`` is the reference routine
-    (``conv.conv_data_grad``), used when output rows are shorter than
-    :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges of channels
-    when the work is large, :func:`_data_grad_by_channels`).
+    (``conv_reference.conv_data_grad``), used when output rows are
+    shorter than :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges
+    of channels when the work is large, :func:`_data_grad_by_channels`).
     """
     out_size = tuple(dy.shape[2:])
     if len(out_size) == 2 and not on_host(xp):

@@ -3,8 +3,8 @@
 Convolution, Deconvolution and Pooling each have two implementations that
 compute the same numbers:
 
-* the **reference** path (``conv.py``, ``pool.py``): one layout and one
-  loop, written to be read first;
+* the **reference** path (``conv_reference.py``, ``pool.py``): one
+  layout and one loop, written to be read first;
 * the **fast** path (``conv_fast.py``, ``pool_fast.py``): layouts chosen
   so that NumPy and BLAS do less copying (per-image matrix products whose
   result is already ``(N, F, H, W)``, max pooling one spatial axis at a

@@ -5,7 +5,8 @@
 fully_connected-inl.h, src/operator/nn/dropout-inl.h,
 src/operator/tensor/indexing_op.h, src/operator/sequence_mask-inl.h,
 src/operator/loss_binary_op-inl.h).  Activations and softmax live in
-``activation.py``, normalization layers in ``norm.py``.
+``activation.py``, normalization layers in ``batch_norm.py``,
+``sample_norm.py`` and ``lrn.py``.
 """
 
 from ..backend.blas_threads import for_gemm

@@ -22,7 +22,7 @@ one ``k x k`` kernel per channel, usually initialized with
 import math
 
 from ..base import DLBookError
-from .conv import Deconvolution
+from .deconvolution import Deconvolution
 from .op import Op, register
 
 

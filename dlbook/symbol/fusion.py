@@ -41,9 +41,9 @@ its own step.
 
 from ..ops import REGISTRY
 from ..ops.activation import stable_log_softmax
+from ..ops.batch_norm import BatchNorm
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
-from ..ops.norm import BatchNorm
 from ..ops.op import Op, cast_scalar
 from ..ops.pool import Pooling
 from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid

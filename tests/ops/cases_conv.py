@@ -3,7 +3,8 @@
 The references below are deliberately naive: explicit loops over batch
 items, filters and output positions, written straight from the defining
 formulas, so they share no code (and no index tricks) with
-``dlbook/ops/conv.py``.  ``test_conv_pool_reference.py`` reuses them.
+``dlbook/ops/conv_reference.py``, ``convolution.py`` and
+``deconvolution.py``.  ``test_conv_pool_reference.py`` reuses them.
 """
 
 from functools import partial

@@ -1,5 +1,6 @@
-"""Rows for dlbook/ops/norm.py: BatchNorm, LayerNorm, InstanceNorm, L2,
-LRN."""
+"""Rows for the normalization layers: BatchNorm (dlbook/ops/batch_norm.py),
+LayerNorm, InstanceNorm, L2Normalization (sample_norm.py) and LRN
+(lrn.py)."""
 
 import numpy as np
 

@@ -146,12 +146,12 @@ def test_conv_fast_weight_gradient_in_chunks(
     products, from the forward's kept im2col matrix or (``kept=False``,
     as for a matrix too large to keep) from windows copied block by
     block."""
-    from dlbook.ops import conv
+    from dlbook.ops import convolution
 
     monkeypatch.setattr(conv_fast, 'WGRAD_CHUNK_BYTES', 1)
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     if not kept:
-        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', 0)
+        monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', 0)
     force_thread_split(monkeypatch, None, threads)
     rng = np.random.RandomState(0)
     inputs = [
@@ -471,13 +471,13 @@ def test_conv_keeps_the_input_only_when_it_rebuilds_windows(monkeypatch):
     """With the window matrix kept, backward never reads the input, so
     the operator does not hold it (memory, and writes into the input
     after the forward are harmless); without, it does."""
-    from dlbook.ops import conv
+    from dlbook.ops import convolution
 
     rng = np.random.RandomState(0)
     x = rng.uniform(-1, 1, (2, 3, 6, 6))
     w = rng.uniform(-1, 1, (4, 3, 3, 3))
     for keep_bytes, holds in ((10**9, False), (0, True)):
-        monkeypatch.setattr(conv, 'KEEP_COLS_BYTES', keep_bytes)
+        monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', keep_bytes)
         op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=4, pad=(1, 1))
         op.is_train = True
         op.forward(np, x, w)

@@ -1,0 +1,352 @@
+"""Operator: Convolution, 1-D, 2-D and 3-D, with groups.
+
+As in MXNet 1.x (src/operator/nn/convolution-inl.h).  The forward and
+both gradients run on one of two paths that compute the same numbers
+(``fastpath.py``): the reference path multiplies the weight into the
+im2col matrix of the whole batch (``conv_reference.py``); the fast path
+uses per-image matrices (``conv_fast.py``), and on a GPU gathers a 2-D
+convolution's windows with one kernel (``im2col.py``).  The fast path
+also cuts a kernel whose outer taps only ever read padding (a 3x3
+kernel on a 1x1 map) down to the taps that read input.
+
+In training the window matrix is kept from forward to backward, where
+the weight gradient needs it again, when it is at most
+:data:`KEEP_COLS_BYTES`; larger ones are rebuilt.  Attribute parsing
+and shape checks are shared with Deconvolution (``conv_base.py``).
+"""
+
+from math import prod
+
+from ..base import DLBookError
+from . import conv_fast, fastpath
+from .conv_base import ConvBase, bias_shape, known, needed
+from .conv_reference import (
+    channel_rows,
+    conv_data_grad,
+    conv_weight_grad,
+    from_channel_rows,
+    im2col,
+)
+from .im2col import im2col_2d
+from .layouts import channels_last_aware
+from .op import register
+from .windows import conv_out_size, pad_spatial
+
+__all__ = ['Convolution']
+
+
+#: First entry of a Convolution's ``saved`` when its forward ran with a
+#: cut kernel (``Convolution._forward_cut``).
+_CUT = 'cut kernel'
+
+#: Convolution keeps its window matrix from forward to backward when it is
+#: at most this large (bytes); larger ones are rebuilt in backward.
+KEEP_COLS_BYTES = 32 * 2**20
+
+
+@channels_last_aware(moved=(0, 1))
+@register('Convolution')
+class Convolution(ConvBase):
+    """N-D convolution (1-D NCW, 2-D NCHW, 3-D NCDHW) of ``data`` with
+    ``weight`` ``(num_filter, C/num_group, *kernel)`` plus ``bias``.
+
+    y[n, f, o] = bias[f] + sum_{c,k} w[f, c, k] * x_pad[n, g*Cg + c, o*s + k*d]
+    (``g`` the group of ``f``, ``x_pad`` = data zero-padded by ``pad``);
+    output size per axis ``floor((H + 2p - d*(k-1) - 1) / s) + 1``.
+
+    dx = col2im(w^T dy) (every window element receives dy times its
+    weight); dw[f, c, k] = sum_{n, o} dy[n, f, o] * x_pad[n, c, o*s + k*d];
+    dbias[f] = sum_{n, o} dy[n, f, o].
+    """
+
+    arguments = ('data', 'weight', 'bias')
+    learned_inputs = ('weight', 'bias')
+    defaults = {
+        'kernel': (),
+        'stride': (),
+        'dilate': (),
+        'pad': (),
+        'num_filter': None,
+        'num_group': 1,
+        'workspace': 1024,
+        'no_bias': False,
+        'cudnn_tune': None,
+        'cudnn_off': False,
+        'layout': None,
+    }
+
+    def _shapes(self, data_shape):
+        """Weight, bias and output shapes for ``data_shape`` (checked)."""
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        self._check_data(data_shape, kernel, groups)
+        n, c, *spatial = data_shape
+        out = []
+        for axis, (size, k, s, d, p) in enumerate(
+            zip(spatial, kernel, stride, dilate, pad)
+        ):
+            if not size:  # unknown (shape inference)
+                out.append(0)
+                continue
+            span = d * (k - 1) + 1
+            if span > size + 2 * p:
+                raise DLBookError(
+                    f'{self.name}: kernel={kernel} with dilate={dilate} '
+                    f'spans {span} elements along axis {axis + 2}, more '
+                    f'than the padded input {size} + 2*{p}; data shape '
+                    f'{tuple(data_shape)}.  Use a smaller kernel or more '
+                    f'padding'
+                )
+            out.append(conv_out_size(size, k, s, d, p))
+        weight = (num_filter, c // groups if c else 0) + kernel
+        return weight, (num_filter,), (n, num_filter) + tuple(out)
+
+    def infer_shape(self, *in_shapes):
+        """Fill ``weight`` and ``bias`` shapes and the output shape from the
+        data shape (Gluon deferred initialisation, ``sym.infer_shape``)."""
+        shapes = list(in_shapes) + [None] * (
+            len(self.list_inputs()) - len(in_shapes)
+        )
+        data = shapes[0]
+        if data is None:
+            return shapes, [None], []
+        data = shapes[0] = tuple(data)
+        weight, bias, out = self._shapes(data)
+        if data[1]:
+            self._check_param(
+                'weight',
+                shapes[1] if known(shapes[1]) else None,
+                weight,
+                data,
+            )
+            shapes[1] = weight
+        if len(shapes) > 2:
+            self._check_param(
+                'bias', shapes[2] if known(shapes[2]) else None, bias, data
+            )
+            shapes[2] = bias
+        return shapes, [out], []
+
+    def forward(self, xp, data, weight, bias=None):
+        w_shape, b_shape, out_shape = self._shapes(data.shape)
+        self._check_param('weight', weight.shape, w_shape, data.shape)
+        if bias is not None:
+            self._check_param('bias', bias.shape, b_shape, data.shape)
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        n, out_size = data.shape[0], out_shape[2:]
+        fast = fastpath.enabled()
+        if fast:
+            cut = conv_fast.live_taps(
+                kernel, stride, dilate, pad, data.shape[2:], out_size
+            )
+            if cut is not None:
+                return self._forward_cut(xp, data, weight, bias, cut)
+
+        # channels-last windows pad while they move the channels (one
+        # copy), and a GPU's 2-D windows come from one kernel that pads
+        # on the way: their "x_pad" is the input itself
+        channels_last = fast and conv_fast.use_channels_last(groups, out_size)
+        unpadded = channels_last or (
+            fast and conv_fast.device_im2col(xp, kernel)
+        )
+        x_pad = data if unpadded else pad_spatial(xp, data, pad)
+        # The weight gradient needs ``cols`` again.  Keeping it saves one
+        # im2col copy in backward, but the matrix is prod(kernel) times
+        # larger than the input: keep it only in training mode and when
+        # small, else keep the padded input and rebuild it.
+        cols_bytes = n * prod(out_size) * data.shape[1] * prod(kernel)
+        keep = self.is_train and cols_bytes * data.itemsize <= KEEP_COLS_BYTES
+        if fast:
+            y, cols = conv_fast.conv_forward(
+                xp,
+                x_pad,
+                weight,
+                stride,
+                dilate,
+                out_size,
+                groups,
+                bias,
+                channels_last=channels_last,
+                keep_cols=keep,
+                pad=pad if unpadded else None,
+            )
+        else:
+            cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
+            w_mat = weight.reshape(groups, num_filter // groups, -1)
+            y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
+            if bias is not None:
+                y += bias.reshape(bias_shape(len(kernel)))
+        if not keep:
+            cols = None
+        # backward rebuilds the windows from x_pad only without cols
+        x_kept = x_pad if cols is None else None
+        self.saved = (x_kept, cols, weight, data.shape, bias is not None, fast)
+        return y
+
+    def _forward_cut(self, xp, data, weight, bias, cut):
+        """The convolution with its kernel cut to the taps that read
+        input (:func:`~dlbook.ops.conv_fast.live_taps`), run by an inner
+        Convolution; backward puts its weight gradient back into the
+        full kernel's shape (zeros for the cut taps)."""
+        index, kernel, pad = cut
+        inner = Convolution(**dict(self.attrs, kernel=kernel, pad=pad))
+        inner.attrs['layout'] = None  # the data is channels-first here
+        inner.is_train = self.is_train
+        y = inner.forward(xp, data, weight[index], bias)
+        # inner.saved listed too: memory accounting and autograd's check
+        # for stale inputs look for arrays in ``saved``
+        self.saved = (_CUT, inner, index, weight.shape, inner.saved)
+        return y
+
+    def _backward_cut(self, xp, dy):
+        _, inner, index, w_shape, _ = self.saved
+        inner.needs_input_grad = getattr(self, 'needs_input_grad', None)
+        dx, dw_cut, *db = inner.backward(xp, dy)
+        dw = None
+        if dw_cut is not None:
+            dw = xp.zeros(w_shape, dtype=dw_cut.dtype)
+            dw[index] = dw_cut
+        return (dx, dw, *db)
+
+    def backward(self, xp, dy):
+        if self.saved[0] is _CUT:
+            return self._backward_cut(xp, dy)
+        x_pad, cols, weight, data_shape, has_bias, fast = self.saved
+        need_dx, need_dw = needed(self)
+        grads = self._fast_grads if fast else self._reference_grads
+        dx, dw = grads(
+            xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+        )
+        if not has_bias:
+            return dx, dw
+        if fast:
+            db = conv_fast.bias_grad(xp, dy)
+        else:
+            db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db
+
+    def graph_grads(self, F, inputs, dys):
+        """The three gradients as recorded convolutions (one group,
+        channels first): ``dx`` is the transposed convolution of ``dy``
+        (``Deconvolution`` with this weight); ``dw[f, c]`` correlates the
+        images with ``dy``, channels and batch swapped, so that the
+        stride becomes a dilation and the dilation a stride; ``db`` sums
+        ``dy``."""
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        if groups != 1 or self.attrs['layout'] not in (
+            None,
+            'NCW',
+            'NCHW',
+            'NCDHW',
+        ):
+            return super().graph_grads(F, inputs, dys)  # raises, naming it
+        x, weight = inputs[:2]
+        dy = dys[0]
+        spatial = x.shape[2:]
+        out = dy.shape[2:]
+        # the rows and columns the forward's windows left out at the end
+        adj = tuple(
+            size + 2 * p - d * (k - 1) - 1 - (o - 1) * s
+            for size, o, k, s, d, p in zip(
+                spatial, out, kernel, stride, dilate, pad
+            )
+        )
+        dx = F.Deconvolution(
+            dy,
+            weight,
+            kernel=kernel,
+            stride=stride,
+            dilate=dilate,
+            pad=pad,
+            adj=adj,
+            num_filter=x.shape[1],
+            no_bias=True,
+        )
+        swap = (1, 0) + tuple(range(2, x.ndim))
+        dw = F.Convolution(
+            x.transpose(swap),
+            dy.transpose(swap),
+            kernel=out,
+            stride=dilate,
+            dilate=stride,
+            pad=pad,
+            num_filter=num_filter,
+            no_bias=True,
+        )
+        # (C, F, ...) with possibly more taps than the kernel: keep its own
+        dw = dw.transpose(swap)
+        if tuple(dw.shape[2:]) != tuple(kernel):
+            dw = F.slice(
+                dw,
+                begin=(None, None) + (0,) * len(kernel),
+                end=(None, None) + kernel,
+            )
+        if len(inputs) == 2:
+            return dx, dw
+        return dx, dw, dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+
+    def _reference_grads(
+        self, xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+    ):
+        kernel, stride, dilate, pad, _, groups = self._geometry()
+        dx = dw = None
+        if need_dw:
+            dy_rows = channel_rows(xp, dy, groups)  # (G, Fg, N*P)
+            if cols is None:
+                cols = im2col(
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:], groups
+                )
+            dw = conv_weight_grad(xp, cols, dy_rows, weight.shape)
+            del cols, dy_rows  # free them early
+        if need_dx:
+            dx = conv_data_grad(
+                xp, dy, weight, stride, dilate, pad, data_shape, groups
+            )
+        return dx, dw
+
+    def _fast_grads(
+        self, xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+    ):
+        kernel, stride, dilate, pad, _, groups = self._geometry()
+        dx = dw = None
+        if need_dw and conv_fast.use_channels_last(groups, dy.shape[2:]):
+            # cols, when kept, are the forward's channels-last rows; x_pad
+            # is then the unpadded input (see forward)
+            dw = conv_fast.weight_grad_channels_last(
+                xp, x_pad, dy, weight.shape, stride, dilate, cols, pad
+            )
+        elif need_dw:
+            windows = None
+            if cols is None and conv_fast.device_im2col(xp, kernel):
+                # x_pad is the input, not padded (see forward)
+                cols = im2col_2d(
+                    xp,
+                    x_pad,
+                    kernel,
+                    stride,
+                    dilate,
+                    pad,
+                    dy.shape[2:],
+                    False,
+                    groups,
+                )
+            elif cols is None:
+                windows = conv_fast.window_rows(
+                    xp, x_pad, kernel, stride, dilate, dy.shape[2:]
+                )
+            dw = conv_fast.weight_grad(
+                xp, cols, dy, weight.shape, groups, windows
+            )
+            del cols
+        if need_dx:
+            dx = conv_fast.data_grad(
+                xp,
+                dy,
+                weight,
+                stride,
+                dilate,
+                pad,
+                data_shape,
+                groups,
+                conv_data_grad,
+            )
+        return dx, dw

@@ -1,0 +1,220 @@
+"""Operator: Deconvolution, the transposed convolution.
+
+As in MXNet 1.x (src/operator/nn/deconvolution-inl.h).  A
+Deconvolution's forward is the input gradient of a Convolution, and its
+backward uses a convolution forward: the routines of
+``conv_reference.py`` (or ``conv_fast.py`` on the fast path) read in the
+other direction.  It upsamples: each input element spreads, weighted by
+the kernel, over a window of the output (bilinear upsampling in
+``upsampling.py`` is one).  ``target_shape`` asks for an output size and
+derives ``pad`` and ``adj`` from it.  Attribute parsing and shape checks
+are shared with Convolution (``conv_base.py``).
+"""
+
+from ..base import DLBookError
+from . import conv_fast, fastpath
+from .conv_base import ConvBase, bias_shape, known, needed
+from .conv_reference import (
+    channel_rows,
+    conv_data_grad,
+    conv_weight_grad,
+    from_channel_rows,
+    im2col,
+)
+from .layouts import channels_last_aware
+from .op import register
+from .windows import pad_spatial, parse_tuple, spatial_tuple
+
+__all__ = ['Deconvolution']
+
+
+@channels_last_aware(moved=(0, 1))
+@register('Deconvolution')
+class Deconvolution(ConvBase):
+    """Transposed convolution: the input gradient of a Convolution, used
+    as a layer.  ``weight`` is ``(C, num_filter/num_group, *kernel)``, the
+    weight of the Convolution that maps the output back to ``data``.
+
+    y = col2im(w^T x) + bias: each input element x[n, c, i] adds
+    x * w[c, f, k] to y[n, g*Fg + f, i*s + k*d - p];
+    output size per axis ``(H-1)*s - 2p + d*(k-1) + 1 + adj`` (or
+    ``target_shape``, which then sets ``pad`` and ``adj``).
+
+    dx = Convolution(dy, w) (no bias); dw[c, f, k] = sum_{n, i}
+    x[n, c, i] * dy_pad[n, f, i*s + k*d]; dbias[f] = sum_{n, o} dy[n, f, o].
+    """
+
+    arguments = ('data', 'weight', 'bias')
+    learned_inputs = ('weight', 'bias')
+    defaults = {
+        'kernel': (),
+        'stride': (),
+        'dilate': (),
+        'pad': (),
+        'adj': (),
+        'target_shape': (),
+        'num_filter': None,
+        'num_group': 1,
+        'workspace': 512,
+        'no_bias': True,
+        'cudnn_tune': None,
+        'cudnn_off': False,
+        'layout': None,
+    }
+
+    def _pad_adj(self, spatial, kernel, stride, dilate, pad):
+        """``pad`` and ``adj`` per axis, derived from ``target_shape`` when
+        it is given (MXNet: excess = full size - target;
+        pad = ceil(excess / 2), adj = excess % 2).  ``adj`` must stay
+        below ``stride``: it only adds the rows a strided convolution
+        would have dropped."""
+        nd = len(kernel)
+        target = parse_tuple(
+            self.attrs['target_shape'], 'target_shape', self.name
+        )
+        if not any(target):
+            adj = spatial_tuple(self.attrs['adj'], nd, 0, 'adj', self.name)
+        elif len(target) != nd:
+            raise DLBookError(
+                f'{self.name}: target_shape={target} needs '
+                f'one entry per kernel axis ({nd})'
+            )
+        else:
+            pads, adjs = [], []
+            for size, k, s, d, t in zip(
+                spatial, kernel, stride, dilate, target
+            ):
+                full = s * (size - 1) + d * (k - 1) + 1
+                if size and full < t:
+                    raise DLBookError(
+                        f'{self.name}: target_shape={target} is too big; '
+                        f'the largest output for input size {size} is '
+                        f'{full}'
+                    )
+                excess = max(full - t, 0)
+                pads.append((excess + 1) // 2)
+                adjs.append(excess % 2)
+            pad, adj = tuple(pads), tuple(adjs)
+        for a, s in zip(adj, stride):
+            if not 0 <= a < s:
+                raise DLBookError(
+                    f'{self.name}: adj={adj} must be smaller than '
+                    f'stride={stride} (target_shape={target})'
+                )
+        return pad, adj
+
+    def _shapes(self, data_shape):
+        kernel, stride, dilate, pad, num_filter, groups = self._geometry()
+        self._check_data(data_shape, kernel, groups)
+        n, c, *spatial = data_shape
+        pad, adj = self._pad_adj(spatial, kernel, stride, dilate, pad)
+        out = []
+        for size, k, s, d, p, a in zip(
+            spatial, kernel, stride, dilate, pad, adj
+        ):
+            o = s * (size - 1) - 2 * p + d * (k - 1) + 1 + a
+            if size and o < 1:
+                raise DLBookError(
+                    f'{self.name}: pad={pad} is too large; the output '
+                    f'size would be {o} for data shape {tuple(data_shape)}'
+                )
+            out.append(o if size else 0)
+        weight = (c, num_filter // groups) + kernel
+        return weight, (num_filter,), (n, num_filter) + tuple(out), pad
+
+    def infer_shape(self, *in_shapes):
+        """Fill ``weight`` ``(C, num_filter/num_group, *kernel)``, ``bias``
+        and the output shape from the data shape."""
+        shapes = list(in_shapes) + [None] * (
+            len(self.list_inputs()) - len(in_shapes)
+        )
+        data = shapes[0]
+        if data is None:
+            return shapes, [None], []
+        data = shapes[0] = tuple(data)
+        weight, bias, out, _ = self._shapes(data)
+        if data[1]:
+            self._check_param(
+                'weight',
+                shapes[1] if known(shapes[1]) else None,
+                weight,
+                data,
+            )
+            shapes[1] = weight
+        if len(shapes) > 2:
+            self._check_param(
+                'bias', shapes[2] if known(shapes[2]) else None, bias, data
+            )
+            shapes[2] = bias
+        return shapes, [out], []
+
+    def forward(self, xp, data, weight, bias=None):
+        w_shape, b_shape, out_shape, pad = self._shapes(data.shape)
+        self._check_param('weight', weight.shape, w_shape, data.shape)
+        if bias is not None:
+            self._check_param('bias', bias.shape, b_shape, data.shape)
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+
+        # The data plays the role of a convolution's output gradient.
+        fast = fastpath.enabled()
+        if fast:
+            y = conv_fast.data_grad(
+                xp,
+                data,
+                weight,
+                stride,
+                dilate,
+                pad,
+                out_shape,
+                groups,
+                conv_data_grad,
+            )
+        else:
+            y = conv_data_grad(
+                xp, data, weight, stride, dilate, pad, out_shape, groups
+            )
+        if bias is not None:
+            y += bias.reshape(bias_shape(len(kernel)))
+        self.saved = (data, weight, pad, bias is not None, fast)
+        return y
+
+    def backward(self, xp, dy):
+        data, weight, pad, has_bias, fast = self.saved
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+        n, _, *spatial = data.shape
+
+        need_dx, need_dw = needed(self)
+
+        # A convolution of dy with the same weight maps back to data's grid.
+        dy_pad = pad_spatial(xp, dy, pad)
+        if fast:
+            dx, cols = conv_fast.conv_forward(
+                xp, dy_pad, weight, stride, dilate, spatial, groups
+            )
+            dw = (
+                conv_fast.weight_grad(xp, cols, data, weight.shape, groups)
+                if need_dw
+                else None
+            )
+            dx = dx if need_dx else None
+        else:
+            dx, dw = self._reference_grads(
+                xp, dy_pad, data, weight, need_dx, need_dw
+            )
+        if not has_bias:
+            return dx, dw
+        db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw, db
+
+    def _reference_grads(self, xp, dy_pad, data, weight, need_dx, need_dw):
+        kernel, stride, dilate, _, num_filter, groups = self._geometry()
+        n, _, *spatial = data.shape
+        cols = im2col(xp, dy_pad, kernel, stride, dilate, spatial, groups)
+        dx = dw = None
+        if need_dx:
+            w_mat = weight.reshape(groups, weight.shape[0] // groups, -1)
+            dx = from_channel_rows(xp, xp.matmul(w_mat, cols), n, spatial)
+        if need_dw:
+            x_rows = channel_rows(xp, data, groups)  # (G, Cg, N*H)
+            dw = conv_weight_grad(xp, cols, x_rows, weight.shape)
+        return dx, dw
