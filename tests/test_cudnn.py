@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from dlbook import autograd, nd
-from dlbook.backend import cudnn
+from dlbook.backend import cudnn, on_host
+from dlbook.ops import fastpath
 
 
 @pytest.fixture
@@ -254,3 +255,129 @@ def test_an_installed_library_has_every_function_called():
         match=r'tensor descriptor \(8, -3, 1, 20\) failed: CUDNN_STATUS_BAD_PARAM',
     ):
         cudnn._Plan._tensor(lib, 0, (8, -3, 1, 20))
+
+
+# -- the Convolution operator's cuDNN path, on a fake GPU -------------------
+
+
+def _grouped(xp, x, w, dy, stride, pad, dilate, groups):
+    """reference_conv of each group, joined."""
+    cg, fg = x.shape[1] // groups, w.shape[0] // groups
+    parts = [
+        cudnn.reference_conv(
+            xp,
+            x[:, g * cg : (g + 1) * cg],
+            w[g * fg : (g + 1) * fg],
+            dy[:, g * fg : (g + 1) * fg],
+            stride,
+            pad,
+            dilate,
+        )
+        for g in range(groups)
+    ]
+    y, dx, dw = zip(*parts)
+    return (
+        xp.concatenate(y, axis=1),
+        xp.concatenate(dx, axis=1),
+        xp.concatenate(dw, axis=0),
+    )
+
+
+@pytest.fixture
+def fake_cudnn(fake_gpu, monkeypatch):
+    """cuDNN "available" on the fake GPU, computing the definition; the
+    calls it gets are counted."""
+    from collections import Counter
+
+    calls = Counter()
+    monkeypatch.setattr(cudnn, 'usable', lambda xp, dtype: not on_host(xp))
+
+    def forward(xp, x, w, out_shape, stride, pad, dilate, groups, mb):
+        calls['forward'] += 1
+        dy = xp.zeros(out_shape, dtype=x.dtype)
+        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[0]
+
+    def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups, mb):
+        calls['data'] += 1
+        x = xp.zeros(x_shape, dtype=dy.dtype)
+        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[1]
+
+    def backward_filter(xp, x, dy, w_shape, stride, pad, dilate, groups, mb):
+        calls['filter'] += 1
+        assert mb == 512  # the operator's workspace limit, in MB
+        w = xp.zeros(w_shape, dtype=x.dtype)
+        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[2]
+
+    monkeypatch.setattr(cudnn, 'forward', forward)
+    monkeypatch.setattr(cudnn, 'backward_data', backward_data)
+    monkeypatch.setattr(cudnn, 'backward_filter', backward_filter)
+    return fake_gpu, calls
+
+
+def _conv_and_grads(ctx, x, w, b, attach_data=True, **attrs):
+    X, W, B = (nd.array(a, ctx=ctx) for a in (x, w, b))
+    for a in (X, W, B) if attach_data else (W, B):
+        a.attach_grad()
+    with autograd.record():
+        Y = nd.Convolution(X, W, B, workspace=512, **attrs)
+    Y.backward(nd.array(np.linspace(-1, 1, Y.size).reshape(Y.shape), ctx=ctx))
+    grads = [a.grad.asnumpy() for a in (X, W, B) if a.grad is not None]
+    return [Y.asnumpy()] + grads
+
+
+@pytest.mark.parametrize(
+    'x_shape, attrs',
+    [
+        ((2, 4, 7, 6), dict(kernel=(3, 2), stride=(2, 1), pad=(1, 1))),
+        ((2, 4, 9), dict(kernel=(3,), dilate=(2,), num_group=2)),
+    ],
+)
+def test_convolution_runs_on_cudnn_where_it_is_usable(
+    fake_cudnn, x_shape, attrs
+):
+    gpu, calls = fake_cudnn
+    rng = np.random.default_rng(1)
+    groups = attrs.get('num_group', 1)
+    kernel = attrs['kernel']
+    x = rng.standard_normal(x_shape).astype('float32')
+    w = rng.standard_normal((6, 4 // groups) + kernel).astype('float32')
+    b = rng.standard_normal(6).astype('float32')
+    on_gpu = _conv_and_grads(gpu, x, w, b, num_filter=6, **attrs)
+    assert dict(calls) == {'forward': 1, 'data': 1, 'filter': 1}
+    on_cpu = _conv_and_grads(mx_cpu(), x, w, b, num_filter=6, **attrs)
+    for got, want in zip(on_gpu, on_cpu):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_the_first_layer_asks_cudnn_for_no_data_gradient(fake_cudnn):
+    gpu, calls = fake_cudnn
+    x, w, b = np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3)), np.zeros(3)
+    _conv_and_grads(
+        gpu, x, w, b, attach_data=False, kernel=(3, 3), num_filter=3
+    )
+    assert dict(calls) == {'forward': 1, 'filter': 1}
+
+
+def test_cudnn_off_and_the_reference_path_keep_cudnn_out(
+    fake_cudnn, monkeypatch
+):
+    gpu, calls = fake_cudnn
+    x, w, b = np.ones((1, 2, 5, 5)), np.ones((3, 2, 3, 3)), np.zeros(3)
+    args = dict(kernel=(3, 3), num_filter=3)
+    want = _conv_and_grads(mx_cpu(), x, w, b, **args)
+    got = _conv_and_grads(gpu, x, w, b, cudnn_off=True, **args)
+    old = fastpath.set_enabled(False)
+    try:
+        got_reference = _conv_and_grads(gpu, x, w, b, **args)
+    finally:
+        fastpath.set_enabled(old)
+    assert not calls
+    for a, b_, c in zip(want, got, got_reference):
+        np.testing.assert_allclose(a, b_, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(a, c, rtol=1e-5, atol=1e-5)
+
+
+def mx_cpu():
+    import dlbook as mx
+
+    return mx.cpu(0)

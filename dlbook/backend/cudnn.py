@@ -29,7 +29,6 @@ the CPU's in the third digit.
 """
 
 import ctypes
-import ctypes.util
 import glob
 import importlib.util
 import os
@@ -83,6 +82,8 @@ def library_candidates():
     for root in getattr(spec, 'submodule_search_locations', None) or ():
         for pattern in ('cudnn/lib/libcudnn.so.*', 'cu*/lib/libcudnn.so.*'):
             found.extend(sorted(glob.glob(os.path.join(root, pattern))))
+    import ctypes.util  # imports subprocess: only when looking
+
     by_loader = ctypes.util.find_library('cudnn')
     if by_loader:
         found.append(by_loader)

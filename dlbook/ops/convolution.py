@@ -7,7 +7,10 @@ im2col matrix of the whole batch (``conv_reference.py``); the fast path
 uses per-image matrices (``conv_fast.py``), and on a GPU gathers a 2-D
 convolution's windows with one kernel (``im2col.py``).  The fast path
 also cuts a kernel whose outer taps only ever read padding (a 3x3
-kernel on a 1x1 map) down to the taps that read input.
+kernel on a 1x1 map) down to the taps that read input.  On a GPU with
+cuDNN the fast path hands the three products to cuDNN instead
+(``dlbook/backend/cudnn.py``), unless the operator says ``cudnn_off=True``
+as MXNet's does.
 
 In training the window matrix is kept from forward to backward, where
 the weight gradient needs it again, when it is at most
@@ -17,6 +20,7 @@ and shape checks are shared with Deconvolution (``conv_base.py``).
 
 from math import prod
 
+from ..backend import cudnn
 from ..base import DLBookError
 from . import conv_fast, fastpath
 from .conv_base import ConvBase, bias_shape, known, needed
@@ -30,7 +34,7 @@ from .conv_reference import (
 from .im2col import im2col_2d
 from .layouts import channels_last_aware
 from .op import register
-from .windows import conv_out_size, pad_spatial
+from .windows import conv_out_size, pad_spatial, parse_bool, parse_int
 
 __all__ = ['Convolution']
 
@@ -38,6 +42,8 @@ __all__ = ['Convolution']
 #: First entry of a Convolution's ``saved`` when its forward ran with a
 #: cut kernel (``Convolution._forward_cut``).
 _CUT = 'cut kernel'
+#: ... and when cuDNN ran it (``Convolution._forward_cudnn``).
+_CUDNN = 'cudnn'
 
 #: Convolution keeps its window matrix from forward to backward when it is
 #: at most this large (bytes); larger ones are rebuilt in backward.
@@ -140,6 +146,10 @@ class Convolution(ConvBase):
             )
             if cut is not None:
                 return self._forward_cut(xp, data, weight, bias, cut)
+            if not parse_bool(self.attrs['cudnn_off']) and cudnn.usable(
+                xp, data.dtype
+            ):
+                return self._forward_cudnn(xp, data, weight, bias, out_shape)
 
         # channels-last windows pad while they move the channels (one
         # copy), and a GPU's 2-D windows come from one kernel that pads
@@ -197,6 +207,29 @@ class Convolution(ConvBase):
         self.saved = (_CUT, inner, index, weight.shape, inner.saved)
         return y
 
+    def _forward_cudnn(self, xp, data, weight, bias, out_shape):
+        """The convolution by cuDNN; its bias added here (one launch)."""
+        kernel, stride, dilate, pad, _, groups = self._geometry()
+        workspace = parse_int(self.attrs['workspace'], 'workspace', self.name)
+        settings = (stride, pad, dilate, groups, workspace)
+        y = cudnn.forward(xp, data, weight, out_shape, *settings)
+        if bias is not None:
+            y += bias.reshape(bias_shape(len(kernel)))
+        self.saved = (_CUDNN, data, weight, bias is not None, settings)
+        return y
+
+    def _backward_cudnn(self, xp, dy):
+        _, data, weight, has_bias, settings = self.saved
+        need_dx, need_dw = needed(self)
+        dx = dw = None
+        if need_dx:
+            dx = cudnn.backward_data(xp, dy, weight, data.shape, *settings)
+        if need_dw:
+            dw = cudnn.backward_filter(xp, data, dy, weight.shape, *settings)
+        if not has_bias:
+            return dx, dw
+        return dx, dw, conv_fast.bias_grad(xp, dy)
+
     def _backward_cut(self, xp, dy):
         _, inner, index, w_shape, _ = self.saved
         inner.needs_input_grad = getattr(self, 'needs_input_grad', None)
@@ -210,6 +243,8 @@ class Convolution(ConvBase):
     def backward(self, xp, dy):
         if self.saved[0] is _CUT:
             return self._backward_cut(xp, dy)
+        if self.saved[0] is _CUDNN:
+            return self._backward_cudnn(xp, dy)
         x_pad, cols, weight, data_shape, has_bias, fast = self.saved
         need_dx, need_dw = needed(self)
         grads = self._fast_grads if fast else self._reference_grads
