@@ -11,10 +11,13 @@ answers the same questions, under MXNet's feature names, about itself:
   NumPy was built against;
 * ``PROFILER``: ``mx.profiler`` is available; ``INT64_TENSOR_SIZE``: NumPy
   and CuPy index with 64-bit sizes;
+* ``CUDNN``: CUDA is enabled, convolutions may use cuDNN
+  (``DLBOOK_CUDNN`` is not 0) and its library loads (``pip install
+  nvidia-cudnn-cu12``; ``dlbook/backend/cudnn.py``);
 * ``DIST_KVSTORE``: ``mpi4py`` is installed, so the ``dist_*`` kvstores
   can span processes; ``NCCL``: CUDA is enabled and CuPy loads NCCL,
   which ``dist_device_sync`` then uses between GPUs;
-* everything dlbook does not use (``CUDNN``, ``TENSORRT``, ``MKLDNN``,
+* everything dlbook does not use (``TENSORRT``, ``MKLDNN``,
   ``OPENMP``, ``OPENCV``, ...) is False.
 
 Example::
@@ -110,6 +113,17 @@ def _nccl(cuda):
         return False
 
 
+def _cudnn(cuda):
+    if not cuda:
+        return False
+    from .backend import cudnn
+
+    try:  # never raise here
+        return cudnn._switched_on() and cudnn._library() is not None
+    except Exception:
+        return False
+
+
 def _cpu_features():
     try:
         from numpy._core._multiarray_umath import __cpu_features__
@@ -143,6 +157,7 @@ def _detect():
         {
             'CUDA': cuda,
             'NCCL': _nccl(cuda),
+            'CUDNN': _cudnn(cuda),
             'DIST_KVSTORE': importlib.util.find_spec('mpi4py') is not None,
             'BLAS_OPEN': 'openblas' in blas,
             'BLAS_MKL': 'mkl' in blas,

@@ -381,3 +381,124 @@ def mx_cpu():
     import dlbook as mx
 
     return mx.cpu(0)
+
+
+_DECONV = dict(
+    kernel=(3, 3),
+    stride=(2, 2),
+    pad=(1, 1),
+    adj=(1, 0),
+    num_filter=6,
+    num_group=2,
+    no_bias=False,
+    workspace=512,
+)
+
+
+def _deconv_and_grads(ctx):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 4, 5, 4)).astype('float32')
+    w = rng.standard_normal((4, 3, 3, 3)).astype('float32')
+    b = rng.standard_normal(6).astype('float32')
+    X, W, B = (nd.array(a, ctx=ctx) for a in (x, w, b))
+    for a in (X, W, B):
+        a.attach_grad()
+    with autograd.record():
+        Y = nd.Deconvolution(X, W, B, **_DECONV)
+    Y.backward(nd.array(np.cos(np.arange(Y.size)).reshape(Y.shape), ctx=ctx))
+    return [a.asnumpy() for a in (Y, X.grad, W.grad, B.grad)]
+
+
+def test_deconvolution_runs_on_cudnn_the_other_way_round(fake_cudnn):
+    gpu, calls = fake_cudnn
+    on_gpu = _deconv_and_grads(gpu)
+    # forward = cuDNN's data gradient, dx = its forward, dw = its filter
+    assert dict(calls) == {'data': 1, 'forward': 1, 'filter': 1}
+    for got, want in zip(on_gpu, _deconv_and_grads(mx_cpu())):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize('failing', ['backward_data', 'backward_filter'])
+def test_deconvolution_falls_back_from_a_cudnn_error(
+    fake_cudnn, monkeypatch, failing
+):
+    gpu, _ = fake_cudnn
+    monkeypatch.setattr(cudnn, '_WARNED', set())
+
+    def fails(*args):
+        raise cudnn.CudnnError(f'cuDNN {failing} failed: EXECUTION_FAILED')
+
+    monkeypatch.setattr(cudnn, failing, fails)
+    with pytest.warns(RuntimeWarning, match='EXECUTION_FAILED'):
+        on_gpu = _deconv_and_grads(gpu)
+    for got, want in zip(on_gpu, _deconv_and_grads(mx_cpu())):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_deconvolution_keeps_off_cudnn_where_the_shapes_do_not_transpose(
+    fake_cudnn,
+):
+    from dlbook.ops import REGISTRY
+
+    gpu, _ = fake_cudnn
+    xp = gpu.backend.xp
+    op = REGISTRY['Deconvolution'](kernel=(3, 3), stride=(2, 2), num_filter=2)
+    data = xp.zeros((1, 2, 4, 4), dtype='float32')
+    # (4 - 1) * 2 + 3 = 9 maps back onto 4; 11 would not
+    assert op._cudnn_settings(xp, data, (1, 2, 9, 9), (0, 0)) is not None
+    assert op._cudnn_settings(xp, data, (1, 2, 11, 9), (0, 0)) is None
+
+
+def test_the_runtime_feature_says_whether_cudnn_can_run(
+    fresh_state, monkeypatch
+):
+    import dlbook as mx
+    from dlbook import runtime
+
+    monkeypatch.setattr(runtime, '_cuda', lambda: True)
+    monkeypatch.setitem(cudnn._STATE, 'library', object())
+    assert mx.runtime.Features().is_enabled('CUDNN')
+    monkeypatch.setenv('DLBOOK_CUDNN', '0')
+    assert not mx.runtime.Features().is_enabled('CUDNN')
+    monkeypatch.setattr(runtime, '_cuda', lambda: False)
+    monkeypatch.delenv('DLBOOK_CUDNN')
+    assert not mx.runtime.Features().is_enabled('CUDNN')
+
+
+def test_a_cudnn_error_falls_back_to_im2col_with_one_warning(
+    fake_cudnn, monkeypatch
+):
+    gpu, calls = fake_cudnn
+    monkeypatch.setattr(cudnn, '_WARNED', set())
+
+    def not_supported(*args):
+        raise cudnn.CudnnError(
+            'cuDNN convolution BackwardFilter failed: '
+            'CUDNN_STATUS_NOT_SUPPORTED (status 3000)'
+        )
+
+    monkeypatch.setattr(cudnn, 'backward_filter', not_supported)
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 4, 6, 6)).astype('float32')
+    w = rng.standard_normal((6, 2, 3, 3)).astype('float32')
+    b = rng.standard_normal(6).astype('float32')
+    attrs = dict(kernel=(3, 3), pad=(1, 1), num_filter=6, num_group=2)
+    want = _conv_and_grads(mx_cpu(), x, w, b, **attrs)
+    with pytest.warns(RuntimeWarning, match='NOT_SUPPORTED.*im2col'):
+        got = _conv_and_grads(gpu, x, w, b, **attrs)
+    for a, b_ in zip(got, want):
+        np.testing.assert_allclose(a, b_, rtol=1e-5, atol=1e-5)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # the same failure warns once
+        _conv_and_grads(gpu, x, w, b, **attrs)
+
+    def bad_param(*args):
+        raise cudnn.CudnnError('cuDNN convolution Forward failed: BAD_PARAM')
+
+    monkeypatch.setattr(cudnn, 'forward', bad_param)
+    with pytest.warns(RuntimeWarning, match='Forward failed: BAD_PARAM'):
+        got = _conv_and_grads(gpu, x, w, b, **attrs)
+    for a, b_ in zip(got, want):
+        np.testing.assert_allclose(a, b_, rtol=1e-5, atol=1e-5)

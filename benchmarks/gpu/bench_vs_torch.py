@@ -36,6 +36,7 @@ from workloads import conv_step, lenet, lstm_step, train_step  # noqa: E402
 
 import dlbook as mx  # noqa: E402
 from dlbook import autograd, nd  # noqa: E402
+from dlbook.backend import cudnn  # noqa: E402
 
 try:
     import torch
@@ -215,6 +216,18 @@ def bench_conv(a):
             'dlbook',
             median_time(step, dsync, a.warmup, a.repeat),
         )
+        if cudnn.usable(CTX.backend.xp, 'float32'):
+            # the same step without cuDNN: im2col + cuBLAS
+            os.environ['DLBOOK_CUDNN'] = '0'
+            try:
+                record(
+                    'conv',
+                    case,
+                    'dlbook, DLBOOK_CUDNN=0',
+                    median_time(step, dsync, a.warmup, a.repeat),
+                )
+            finally:
+                del os.environ['DLBOOK_CUDNN']
         if torch is not None:
             torch.backends.cudnn.benchmark = True
             tx = torch.rand(
@@ -398,6 +411,8 @@ SECTIONS = {
 
 def write_table():
     lines = [
+        f'dlbook convolutions: {cudnn.status()}',
+        '',
         '| section | case | who | ms | img/s | TFLOP/s | peak MiB |',
         '| --- | --- | --- | --- | --- | --- | --- |',
     ]

@@ -5,7 +5,9 @@ synchronisations (median of ``--repeat`` calls), the steps of dlbook's
 convolution on ``gpu(0)`` and some alternatives, next to PyTorch's
 cuDNN convolution on the same GPU (float32, TF32 off):
 
-* ``op fwd+bwd``: ``nd.Convolution`` forward and backward as a user runs it;
+* ``op fwd+bwd``: ``nd.Convolution`` forward and backward as a user runs it
+  (on cuDNN where dlbook finds it), and ``op fwd+bwd, DLBOOK_CUDNN=0`` the
+  same with im2col + cuBLAS, whose steps follow;
 * ``im2col``: the window copy into ``(N, C*K, P)``; ``im2col last``: the
   channels-last rows ``(N*P, K*C)`` (padding included);
 * ``gemm fwd``: the batched product ``(F, CK) @ (CK, P)`` per image, and
@@ -31,6 +33,7 @@ from workloads import conv_step  # noqa: E402
 
 import dlbook as mx  # noqa: E402
 from dlbook import nd  # noqa: E402
+from dlbook.backend import cudnn  # noqa: E402
 from dlbook.ops import conv_fast  # noqa: E402
 from dlbook.ops.col2im import col2im_2d  # noqa: E402
 from dlbook.ops.windows import pad_spatial  # noqa: E402
@@ -71,7 +74,14 @@ def breakdown(shape, repeat, smoke):
         n, c, size, f = 2, min(c, 4), min(size, 12), min(f, 4)
     xp = CTX.xp
     pad = (k // 2, k // 2)
-    rows = {'op fwd+bwd': timed(conv_step(CTX, c, f, size, k, s, n), repeat)}
+    step = conv_step(CTX, c, f, size, k, s, n)
+    rows = {'op fwd+bwd': timed(step, repeat)}
+    if cudnn.usable(xp, 'float32'):  # the op above ran on cuDNN
+        os.environ['DLBOOK_CUDNN'] = '0'
+        try:
+            rows['op fwd+bwd, DLBOOK_CUDNN=0'] = timed(step, repeat)
+        finally:
+            del os.environ['DLBOOK_CUDNN']
     xr = nd.random.uniform(shape=(n, c, size, size), ctx=CTX)._data
     wr = nd.random.uniform(shape=(f, c, k, k), ctx=CTX)._data
     out = (size + 2 * pad[0] - k) // s + 1

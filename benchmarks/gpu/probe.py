@@ -46,7 +46,29 @@ def main():
             info[lib] = 'ok'
         except Exception as err:
             info[lib] = f'{type(err).__name__}: {err}'[:120]
+    info['dlbook_cudnn'] = _cudnn_check()
     print(json.dumps(info, indent=1))
+
+
+def _cudnn_check():
+    """One small convolution forward and backward on gpu(0), so that
+    dlbook's cuDNN path loads and checks itself; its status line."""
+    from dlbook import autograd, nd
+    from dlbook.backend import cudnn
+
+    if mx.context.num_gpus() == 0:
+        return 'no GPU'
+    try:
+        x = nd.ones((2, 3, 8, 8), ctx=mx.gpu(0))
+        w = nd.ones((4, 3, 3, 3), ctx=mx.gpu(0))
+        w.attach_grad()
+        with autograd.record():
+            y = nd.Convolution(x, w, kernel=(3, 3), num_filter=4, no_bias=True)
+        y.backward()
+        nd.waitall()
+    except Exception as err:
+        return f'the convolution failed: {type(err).__name__}: {err}'[:300]
+    return cudnn.status()
 
 
 if __name__ == '__main__':

@@ -35,7 +35,9 @@ import os
 import warnings
 
 __all__ = [
+    'CudnnError',
     'usable',
+    'fell_back',
     'status',
     'forward',
     'backward_data',
@@ -53,6 +55,10 @@ _FORMAT_NCHW = 0
 _CROSS_CORRELATION = 1  # what deep learning calls a convolution
 _DEFAULT_MATH = 0
 _FMA_MATH = 3  # float32 without TensorFloat-32
+
+
+class CudnnError(RuntimeError):
+    """A cuDNN call returned an error status (its name in the message)."""
 
 
 class AlgoPerf(ctypes.Structure):
@@ -181,7 +187,7 @@ class _Library:
     def check(self, status, what):
         if status != _SUCCESS:
             message = self.cudnnGetErrorString(status) or b'?'
-            raise RuntimeError(
+            raise CudnnError(
                 f'cuDNN {what} failed: {message.decode()} (status {status})'
             )
 
@@ -249,13 +255,32 @@ def usable(xp, dtype):
     return _CHECKED[name] is None
 
 
+_WARNED = set()
+
+
+def fell_back(err):
+    """Note that a convolution fell back to im2col + GEMM after cuDNN
+    raised ``err`` (a shape it does not support, a workspace it cannot
+    allocate): warns once per distinct message."""
+    message = str(err)
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warnings.warn(
+            f'dlbook: {message}; this convolution runs as im2col + GEMM',
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
 def status():
     """A line for people: whether cuDNN is used, its version, or why not."""
     if not _switched_on():
         return 'cuDNN off (DLBOOK_CUDNN=0)'
     lib = _STATE['library']
     if lib is None:
-        return _STATE['why_not'] or 'cuDNN not loaded yet (no GPU convolution)'
+        return _STATE['why_not'] or (
+            'cuDNN not loaded: no convolution has run on a real GPU yet'
+        )
     checks = ', '.join(
         f'{dtype}: {"ok" if why is None else why}'
         for dtype, why in sorted(_CHECKED.items())
@@ -423,7 +448,7 @@ class _Plan:
         )
         chosen = choose_algorithm(results[: returned.value], limit_bytes)
         if chosen is None:
-            raise RuntimeError(
+            raise CudnnError(
                 f'cuDNN has no {kind} algorithm within the workspace '
                 f'limit of {limit_bytes} bytes'
             )

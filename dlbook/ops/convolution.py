@@ -149,7 +149,12 @@ class Convolution(ConvBase):
             if not parse_bool(self.attrs['cudnn_off']) and cudnn.usable(
                 xp, data.dtype
             ):
-                return self._forward_cudnn(xp, data, weight, bias, out_shape)
+                try:
+                    return self._forward_cudnn(
+                        xp, data, weight, bias, out_shape
+                    )
+                except cudnn.CudnnError as err:
+                    cudnn.fell_back(err)
 
         # channels-last windows pad while they move the channels (one
         # copy), and a GPU's 2-D windows come from one kernel that pads
@@ -222,10 +227,22 @@ class Convolution(ConvBase):
         _, data, weight, has_bias, settings = self.saved
         need_dx, need_dw = needed(self)
         dx = dw = None
-        if need_dx:
-            dx = cudnn.backward_data(xp, dy, weight, data.shape, *settings)
-        if need_dw:
-            dw = cudnn.backward_filter(xp, data, dy, weight.shape, *settings)
+        try:
+            if need_dx:
+                dx = cudnn.backward_data(xp, dy, weight, data.shape, *settings)
+            if need_dw:
+                dw = cudnn.backward_filter(
+                    xp, data, dy, weight.shape, *settings
+                )
+        except cudnn.CudnnError as err:
+            cudnn.fell_back(err)
+            # the same gradients from an im2col forward of the kept inputs
+            inner = Convolution(**dict(self.attrs, cudnn_off=True))
+            inner.attrs['layout'] = None  # the data is channels-first here
+            inner.is_train = True
+            inner.forward(xp, data, weight)
+            inner.needs_input_grad = getattr(self, 'needs_input_grad', None)
+            dx, dw = inner.backward(xp, dy)[:2]
         if not has_bias:
             return dx, dw
         return dx, dw, conv_fast.bias_grad(xp, dy)

@@ -7,10 +7,13 @@ backward uses a convolution forward: the routines of
 other direction.  It upsamples: each input element spreads, weighted by
 the kernel, over a window of the output (bilinear upsampling in
 ``upsampling.py`` is one).  ``target_shape`` asks for an output size and
-derives ``pad`` and ``adj`` from it.  Attribute parsing and shape checks
+derives ``pad`` and ``adj`` from it.  On a GPU with cuDNN the fast path
+runs the same three products there (``dlbook/backend/cudnn.py``): the
+forward as cuDNN's data gradient, the data gradient as its forward.  Attribute parsing and shape checks
 are shared with Convolution (``conv_base.py``).
 """
 
+from ..backend import cudnn
 from ..base import DLBookError
 from . import conv_fast, fastpath
 from .conv_base import ConvBase, bias_shape, known, needed
@@ -23,7 +26,14 @@ from .conv_reference import (
 )
 from .layouts import channels_last_aware
 from .op import register
-from .windows import pad_spatial, parse_tuple, spatial_tuple
+from .windows import (
+    conv_out_size,
+    pad_spatial,
+    parse_bool,
+    parse_int,
+    parse_tuple,
+    spatial_tuple,
+)
 
 __all__ = ['Deconvolution']
 
@@ -157,7 +167,17 @@ class Deconvolution(ConvBase):
 
         # The data plays the role of a convolution's output gradient.
         fast = fastpath.enabled()
-        if fast:
+        y = None
+        settings = (
+            self._cudnn_settings(xp, data, out_shape, pad) if fast else None
+        )
+        if settings is not None:
+            try:
+                y = cudnn.backward_data(xp, data, weight, out_shape, *settings)
+                fast = settings  # backward runs on cuDNN too
+            except cudnn.CudnnError as err:
+                cudnn.fell_back(err)
+        if y is None and fast:
             y = conv_fast.data_grad(
                 xp,
                 data,
@@ -169,7 +189,7 @@ class Deconvolution(ConvBase):
                 groups,
                 conv_data_grad,
             )
-        else:
+        elif y is None:
             y = conv_data_grad(
                 xp, data, weight, stride, dilate, pad, out_shape, groups
             )
@@ -184,7 +204,12 @@ class Deconvolution(ConvBase):
         n, _, *spatial = data.shape
 
         need_dx, need_dw = needed(self)
-
+        if type(fast) is tuple:  # cuDNN ran forward: its settings
+            try:
+                return self._cudnn_grads(xp, dy, fast, need_dx, need_dw)
+            except cudnn.CudnnError as err:
+                cudnn.fell_back(err)
+                fast = True
         # A convolution of dy with the same weight maps back to data's grid.
         dy_pad = pad_spatial(xp, dy, pad)
         if fast:
@@ -205,6 +230,37 @@ class Deconvolution(ConvBase):
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
+
+    def _cudnn_grads(self, xp, dy, settings, need_dx, need_dw):
+        """The gradients by cuDNN: ``dx`` is its forward convolution of
+        ``dy``, ``dw`` its weight gradient with ``dy`` as the input."""
+        data, weight, _, has_bias, _ = self.saved
+        dx = dw = None
+        if need_dx:
+            dx = cudnn.forward(xp, dy, weight, data.shape, *settings)
+        if need_dw:
+            dw = cudnn.backward_filter(xp, dy, data, weight.shape, *settings)
+        if not has_bias:
+            return dx, dw
+        return dx, dw, dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+
+    def _cudnn_settings(self, xp, data, out_shape, pad):
+        """``(stride, pad, dilate, groups, workspace)`` for cuDNN, or None
+        where it does not run this operator: off, not usable, or an
+        output (``adj``, ``target_shape``) that the convolution it
+        transposes would not map back onto ``data`` exactly."""
+        if parse_bool(self.attrs['cudnn_off']) or not cudnn.usable(
+            xp, data.dtype
+        ):
+            return None
+        kernel, stride, dilate, _, _, groups = self._geometry()
+        for size, out, k, s, d, p in zip(
+            data.shape[2:], out_shape[2:], kernel, stride, dilate, pad
+        ):
+            if conv_out_size(out, k, s, d, p) != size:
+                return None
+        workspace = parse_int(self.attrs['workspace'], 'workspace', self.name)
+        return (stride, tuple(pad), dilate, groups, workspace)
 
     def _reference_grads(self, xp, dy_pad, data, weight, need_dx, need_dw):
         kernel, stride, dilate, _, num_filter, groups = self._geometry()
