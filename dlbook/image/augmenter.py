@@ -94,7 +94,22 @@ class Augmenter:
         raise NotImplementedError('Must override implementation.')
 
 
-class SequentialAug(Augmenter):
+class _AugmenterList(Augmenter):
+    """An augmenter made of the augmenters ``ts``, which it applies in
+    some order (:class:`SequentialAug`, :class:`RandomOrderAug`)."""
+
+    def __init__(self, ts):
+        super().__init__()
+        self.ts = ts
+
+    def dumps(self):
+        """``['<lower-case class name>', [child.dumps(), ...]]``: a list
+        (not a string), whose items are the children's dumps, as in
+        MXNet."""
+        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
+
+
+class SequentialAug(_AugmenterList):
     """Apply augmenters one after the other.
 
     Parameters
@@ -102,22 +117,13 @@ class SequentialAug(Augmenter):
     ts : list of Augmenter
     """
 
-    def __init__(self, ts):
-        super().__init__()
-        self.ts = ts
-
-    def dumps(self):
-        """``['sequentialaug', [child.dumps(), ...]]``: a list (not a
-        string), whose items are the children's dumps, as in MXNet."""
-        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
-
     def __call__(self, src):
         for aug in self.ts:
             src = aug(src)
         return src
 
 
-class RandomOrderAug(Augmenter):
+class RandomOrderAug(_AugmenterList):
     """Apply augmenters in a random order, drawn anew for every image.
 
     Parameters
@@ -133,21 +139,25 @@ class RandomOrderAug(Augmenter):
     the same results however often it ran before.
     """
 
-    def __init__(self, ts):
-        super().__init__()
-        self.ts = ts
-
-    def dumps(self):
-        """``['<name>', [child.dumps(), ...]]``, as :class:`SequentialAug`."""
-        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
-
     def __call__(self, src):
         for i in _random.numpy_rng().permutation(len(self.ts)):
             src = self.ts[i](src)
         return src
 
 
-class ResizeAug(Augmenter):
+class _SizeAug(Augmenter):
+    """An augmenter set by an output ``size`` and the code ``interp`` of
+    the interpolation it resizes with (:class:`ResizeAug`,
+    :class:`ForceResizeAug`, :class:`RandomCropAug`,
+    :class:`CenterCropAug`)."""
+
+    def __init__(self, size, interp=2):
+        super().__init__(size=size, interp=interp)
+        self.size = size
+        self.interp = interp
+
+
+class ResizeAug(_SizeAug):
     """Resize so that the shorter side is ``size`` (aspect ratio kept);
     see :func:`~dlbook.image.resize_short`.
 
@@ -158,16 +168,11 @@ class ResizeAug(Augmenter):
         Interpolation code (``help(mx.image.transforms)``).
     """
 
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
-
     def __call__(self, src):
         return resize_short(src, self.size, self.interp)
 
 
-class ForceResizeAug(Augmenter):
+class ForceResizeAug(_SizeAug):
     """Resize to exactly ``size = (width, height)``, ignoring the aspect
     ratio.
 
@@ -177,11 +182,6 @@ class ForceResizeAug(Augmenter):
     interp : int, default 2
     """
 
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
-
     def __call__(self, src):
         src = as_image(src, 'ForceResizeAug')
         sizes = (src.shape[0], src.shape[1], self.size[1], self.size[0])
@@ -190,7 +190,7 @@ class ForceResizeAug(Augmenter):
         )
 
 
-class RandomCropAug(Augmenter):
+class RandomCropAug(_SizeAug):
     """Crop a ``size = (width, height)`` window at a random position; see
     :func:`~dlbook.image.random_crop`.
 
@@ -200,11 +200,6 @@ class RandomCropAug(Augmenter):
     interp : int, default 2
         Used only when the image is smaller than ``size``.
     """
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src):
         return random_crop(src, self.size, self.interp)[0]
@@ -251,7 +246,7 @@ class RandomSizedCropAug(Augmenter):
         )[0]
 
 
-class CenterCropAug(Augmenter):
+class CenterCropAug(_SizeAug):
     """Crop the central ``size = (width, height)`` window; see
     :func:`~dlbook.image.center_crop`.
 
@@ -260,11 +255,6 @@ class CenterCropAug(Augmenter):
     size : tuple of (int, int)
     interp : int, default 2
     """
-
-    def __init__(self, size, interp=2):
-        super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src):
         return center_crop(src, self.size, self.interp)[0]

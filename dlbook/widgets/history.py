@@ -93,6 +93,20 @@ class MetricHistory:
             self.names.append(name)
             self.points[name] = []
 
+    def _record(self, epoch, batches, values, record):
+        """Keep each of ``values`` that converts to a float: in ``record``
+        (this epoch's running means or its final values), as the latest
+        value and as the point ``(epoch, batches, value)``.  A value of
+        None (not measured) is skipped."""
+        for name, value in values.items():
+            value = to_float(value)
+            if value is None:
+                continue
+            self._see(name)
+            record[name] = value
+            self.latest[name] = value
+            self.points[name].append((epoch, batches, value))
+
     def add_batch(self, epoch, batches, values, weight=None):
         """Add per-batch values; keep their mean over the epoch.
 
@@ -119,14 +133,7 @@ class MetricHistory:
         MXNet's metric objects report exactly that (they are reset at
         the start of every epoch).
         """
-        for name, value in values.items():
-            value = to_float(value)
-            if value is None:
-                continue
-            self._see(name)
-            self._running[name] = value
-            self.latest[name] = value
-            self.points[name].append((epoch, batches, value))
+        self._record(epoch, batches, values, self._running)
 
     def close_epoch(self, epoch, values=None):
         """Finish an epoch: its running means plus explicit ``values``.
@@ -135,14 +142,7 @@ class MetricHistory:
         yourself) is added as a point at the end of the epoch.
         """
         record = dict(self._running)
-        for name, value in (values or {}).items():
-            value = to_float(value)
-            if value is None:
-                continue
-            self._see(name)
-            record[name] = value
-            self.latest[name] = value
-            self.points[name].append((epoch, None, value))
+        self._record(epoch, None, values or {}, record)
         self.epochs[epoch] = record
         self._sums.clear()
         self._running.clear()
@@ -154,15 +154,7 @@ class MetricHistory:
         ``Module.fit`` reports validation scores after the epoch's own
         callback has run.
         """
-        record = self.epochs.setdefault(epoch, {})
-        for name, value in values.items():
-            value = to_float(value)
-            if value is None:
-                continue
-            self._see(name)
-            record[name] = value
-            self.latest[name] = value
-            self.points[name].append((epoch, None, value))
+        self._record(epoch, None, values, self.epochs.setdefault(epoch, {}))
 
     def add_norms(self, epoch, batches, norms):
         """Record one sample of per-layer norms (see ``log_norms``)."""

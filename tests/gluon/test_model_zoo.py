@@ -364,6 +364,7 @@ def test_counted_size_is_sum_of_parameter_data():
     [
         ('resnet18_v2', {'thumbnail': True}, 32),
         ('resnet50_v1', {'thumbnail': True}, 32),
+        ('resnet50_v2', {'thumbnail': True}, 32),
         ('mobilenet0.25', {}, 32),
         ('mobilenetv2_0.25', {}, 32),
         ('squeezenet1.1', {}, 224),

@@ -40,7 +40,7 @@ from ... import random as _random
 from ...backend import blas_threads
 from ...base import DLBookError
 from ...context import cpu
-from .batchify import Stacked, load_batch, to_host, to_ndarrays
+from .batchify import Stacked, load_batch, map_leaves, to_host, to_ndarrays
 
 # Arrays at least this big go through shared memory, not the pipe.
 _SHM_MIN_BYTES = 1 << 16
@@ -84,18 +84,15 @@ def _put_shared(raw):
 
 def _share(tree):
     """Move the big NumPy leaves of a batch into shared memory."""
-    if isinstance(tree, Stacked):
-        raw = tree.raw
-        if isinstance(raw, numpy.ndarray) and raw.nbytes >= _SHM_MIN_BYTES:
-            return Stacked(_put_shared(raw), tree.device)
-        return tree
-    if isinstance(tree, list):
-        return [_share(x) for x in tree]
-    if isinstance(tree, tuple):
-        return tuple(_share(x) for x in tree)
-    if isinstance(tree, dict):
-        return {k: _share(v) for k, v in tree.items()}
-    return tree
+
+    def leaf(x):
+        if isinstance(x, Stacked):
+            raw = x.raw
+            if isinstance(raw, numpy.ndarray) and raw.nbytes >= _SHM_MIN_BYTES:
+                return Stacked(_put_shared(raw), x.device)
+        return x
+
+    return map_leaves(leaf, tree)
 
 
 def _process_task(indices, seed):
@@ -130,15 +127,15 @@ def _take_shared(ref, copy=True):
 
 
 def _unshare(tree, copy=True):
-    if isinstance(tree, Stacked) and isinstance(tree.raw, _Shared):
-        return Stacked(_take_shared(tree.raw, copy), tree.device)
-    if isinstance(tree, list):
-        return [_unshare(x, copy) for x in tree]
-    if isinstance(tree, tuple):
-        return tuple(_unshare(x, copy) for x in tree)
-    if isinstance(tree, dict):
-        return {k: _unshare(v, copy) for k, v in tree.items()}
-    return tree
+    """Bring the leaves :func:`_share` moved into shared memory back (or,
+    without ``copy``, only free them)."""
+
+    def leaf(x):
+        if isinstance(x, Stacked) and isinstance(x.raw, _Shared):
+            return Stacked(_take_shared(x.raw, copy), x.device)
+        return x
+
+    return map_leaves(leaf, tree)
 
 
 def _discard_result(future):

@@ -141,37 +141,48 @@ def _wrap_legacy(leaf):
     return from_raw(raw, Context(*device))
 
 
+def map_leaves(fn, tree):
+    """``tree`` with ``fn`` applied to each leaf.
+
+    A batch is a tree: a list (tuple samples are batched field by field
+    into a list), tuple or dict of batches, down to the arrays.  The
+    containers are rebuilt around ``fn(leaf)``, each of its own kind;
+    anything else is a leaf.
+    """
+    if isinstance(tree, list):
+        return [map_leaves(fn, x) for x in tree]
+    if isinstance(tree, tuple):
+        return tuple(map_leaves(fn, x) for x in tree)
+    if isinstance(tree, dict):
+        return {k: map_leaves(fn, v) for k, v in tree.items()}
+    return fn(tree)
+
+
 def to_ndarrays(tree):
     """Replace every :class:`Stacked` leaf of ``tree`` by an NDArray."""
-    if isinstance(tree, Stacked):
-        return _wrap(tree)
-    if isinstance(tree, list):
-        return [to_ndarrays(x) for x in tree]
-    if isinstance(tree, tuple):
-        return tuple(to_ndarrays(x) for x in tree)
-    if isinstance(tree, dict):
-        return {k: to_ndarrays(v) for k, v in tree.items()}
-    return tree
+
+    def leaf(x):
+        return _wrap(x) if isinstance(x, Stacked) else x
+
+    return map_leaves(leaf, tree)
 
 
 def to_host(tree):
     """Make a batch safe to send from a worker process: NDArrays become
     ``Stacked`` NumPy leaves bound for ``cpu(0)`` (as MXNet's workers
     return CPU batches)."""
-    if isinstance(tree, NDArray):
-        return Stacked(tree.asnumpy(), ('cpu', 0))
-    if isinstance(tree, Stacked):
-        raw = tree.raw
-        if not isinstance(raw, numpy.ndarray):
-            raw = raw.get()
-        return Stacked(raw, ('cpu', 0))
-    if isinstance(tree, list):
-        return [to_host(x) for x in tree]
-    if isinstance(tree, tuple):
-        return tuple(to_host(x) for x in tree)
-    if isinstance(tree, dict):
-        return {k: to_host(v) for k, v in tree.items()}
-    return tree
+
+    def leaf(x):
+        if isinstance(x, NDArray):
+            return Stacked(x.asnumpy(), ('cpu', 0))
+        if isinstance(x, Stacked):
+            raw = x.raw
+            if not isinstance(raw, numpy.ndarray):
+                raw = raw.get()  # a CuPy array: copy it to the host
+            return Stacked(raw, ('cpu', 0))
+        return x
+
+    return map_leaves(leaf, tree)
 
 
 def default_batchify_fn(data):

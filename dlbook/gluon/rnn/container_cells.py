@@ -19,6 +19,29 @@ from .base_cell import (
 __all__ = ['SequentialRNNCell', 'HybridSequentialRNNCell', 'BidirectionalCell']
 
 
+def _reverse_steps(F, steps, length, valid_length):
+    """The list of ``length`` time steps ``steps`` in reverse order.
+
+    With ``valid_length`` (shape ``(N,)``) each sequence is reversed within
+    its own length and its padding stays at the end, so that the backward
+    cell of :class:`BidirectionalCell` starts at each sequence's last real
+    step.  Reversing twice gives the steps back, which is how the backward
+    outputs are put back in time order.
+    """
+    if valid_length is None:
+        return list(reversed(steps))
+    return _unstack(
+        F,
+        F.SequenceReverse(
+            F.stack(*steps, axis=0),
+            sequence_length=valid_length,
+            use_sequence_length=True,
+            axis=0,
+        ),
+        length,
+    )
+
+
 class _SequentialCellMixin:
     """Stacking: each cell's output is the next cell's input; the states
     are the concatenation of every cell's states."""
@@ -184,20 +207,7 @@ class BidirectionalCell(HybridRecurrentCell):
         inputs, axis, F, batch_size = _format_sequence(
             length, inputs, layout, False
         )
-        if valid_length is None:
-            reversed_inputs = list(reversed(inputs))
-        else:
-            # reverse each sequence within its own length, keeping the
-            # padding at the end
-            reversed_inputs = _unstack(
-                F,
-                F.SequenceReverse(
-                    F.stack(*inputs, axis=0),
-                    sequence_length=valid_length,
-                    use_sequence_length=True,
-                ),
-                length,
-            )
+        reversed_inputs = _reverse_steps(F, inputs, length, valid_length)
         begin_state = _get_begin_state(
             self, F, begin_state, inputs, batch_size
         )
@@ -219,19 +229,7 @@ class BidirectionalCell(HybridRecurrentCell):
             merge_outputs=False,
             valid_length=valid_length,
         )
-        if valid_length is None:
-            reversed_r_outputs = list(reversed(r_outputs))
-        else:
-            reversed_r_outputs = _unstack(
-                F,
-                F.SequenceReverse(
-                    F.stack(*r_outputs, axis=0),
-                    sequence_length=valid_length,
-                    use_sequence_length=True,
-                    axis=0,
-                ),
-                length,
-            )
+        reversed_r_outputs = _reverse_steps(F, r_outputs, length, valid_length)
         if merge_outputs is None:
             merge_outputs = _is_tensor(l_outputs)
         # both directions in the same form: one array in ``layout`` or a

@@ -261,6 +261,45 @@ def test_workers_with_mnist_like_pipeline_and_prefetch():
         np.testing.assert_array_equal(b, d)
 
 
+def _nested_batch(samples):
+    """A batch of every container kind, with one field big enough for the
+    workers to pass it through shared memory (64 KiB and more)."""
+    xs = nd.stack(*[x for x, _ in samples])
+    ys = np.array([y for _, y in samples], dtype=np.int32)
+    big = nd.stack(*[nd.ones((128, 128)) * y for _, y in samples])
+    return {'x': xs, 'pair': (ys, [big, xs * 2])}
+
+
+@pytest.mark.parametrize('thread_pool', [False, True])
+def test_workers_keep_nested_batches(thread_pool):
+    ds = Squares(9)
+    loaders = [
+        DataLoader(ds, 4, batchify_fn=_nested_batch),
+        DataLoader(
+            ds,
+            4,
+            batchify_fn=_nested_batch,
+            num_workers=2,
+            thread_pool=thread_pool,
+        ),
+    ]
+    expected, got = [list(loader) for loader in loaders]
+    assert len(got) == len(expected) == 3
+    for g, e in zip(got, expected):
+        assert set(g) == {'x', 'pair'}
+        assert isinstance(g['pair'], tuple) and isinstance(g['pair'][1], list)
+        assert g['pair'][1][0].asnumpy().nbytes >= 1 << 16
+        leaves = [g['x'], g['pair'][0], *g['pair'][1]]
+        want = [e['x'], e['pair'][0], *e['pair'][1]]
+        for a, b in zip(leaves, want):
+            # NDArrays come back on cpu(0); a NumPy leaf stays NumPy
+            assert type(a) is type(b) and a.dtype == b.dtype
+            if isinstance(a, nd.NDArray):
+                assert a.context == mx.cpu(0)
+                a, b = a.asnumpy(), b.asnumpy()
+            np.testing.assert_array_equal(a, b)
+
+
 def test_random_augmentation_in_workers_is_reproducible_and_varied():
     images = nd.array(
         np.arange(16 * 4 * 4 * 3).reshape(16, 4, 4, 3) % 251, dtype='uint8'

@@ -57,7 +57,37 @@ def _conv3x3(channels, stride, in_channels):
 # ------------------------------------------------------------------ blocks
 
 
-class BasicBlockV1(HybridBlock):
+class _BlockV1(HybridBlock):
+    """What the V1 blocks share: ``relu(body(x) + x')``, where the
+    subclass builds ``body`` and ``x'`` is ``x`` or, when the block changes
+    the shape, ``downsample(x)`` (see :meth:`_shortcut`)."""
+
+    @staticmethod
+    def _shortcut(channels, stride, in_channels):
+        """The V1 ``downsample`` branch: a strided 1x1 convolution and
+        BatchNorm, so that ``x'`` has the shape of ``body(x)``."""
+        out = nn.HybridSequential(prefix='')
+        out.add(
+            nn.Conv2D(
+                channels,
+                kernel_size=1,
+                strides=stride,
+                use_bias=False,
+                in_channels=in_channels,
+            )
+        )
+        out.add(nn.BatchNorm())
+        return out
+
+    def hybrid_forward(self, F, x):
+        residual = x
+        x = self.body(x)
+        if self.downsample:
+            residual = self.downsample(residual)
+        return F.Activation(x + residual, act_type='relu')
+
+
+class BasicBlockV1(_BlockV1):
     r"""BasicBlock V1 from `"Deep Residual Learning for Image Recognition"
     <http://arxiv.org/abs/1512.03385>`_ paper; used by ResNet V1 with 18
     and 34 layers.
@@ -87,31 +117,14 @@ class BasicBlockV1(HybridBlock):
         self.body.add(nn.Activation('relu'))
         self.body.add(_conv3x3(channels, 1, channels))
         self.body.add(nn.BatchNorm())
-        if downsample:
-            self.downsample = nn.HybridSequential(prefix='')
-            self.downsample.add(
-                nn.Conv2D(
-                    channels,
-                    kernel_size=1,
-                    strides=stride,
-                    use_bias=False,
-                    in_channels=in_channels,
-                )
-            )
-            self.downsample.add(nn.BatchNorm())
-        else:
-            self.downsample = None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = self.body(x)
-        if self.downsample:
-            residual = self.downsample(residual)
-        x = F.Activation(residual + x, act_type='relu')
-        return x
+        self.downsample = (
+            self._shortcut(channels, stride, in_channels)
+            if downsample
+            else None
+        )
 
 
-class BottleneckV1(HybridBlock):
+class BottleneckV1(_BlockV1):
     r"""Bottleneck V1 from `"Deep Residual Learning for Image Recognition"
     <http://arxiv.org/abs/1512.03385>`_ paper; used by ResNet V1 with 50,
     101 and 152 layers.
@@ -146,31 +159,42 @@ class BottleneckV1(HybridBlock):
         self.body.add(nn.Activation('relu'))
         self.body.add(nn.Conv2D(channels, kernel_size=1, strides=1))
         self.body.add(nn.BatchNorm())
-        if downsample:
-            self.downsample = nn.HybridSequential(prefix='')
-            self.downsample.add(
-                nn.Conv2D(
-                    channels,
-                    kernel_size=1,
-                    strides=stride,
-                    use_bias=False,
-                    in_channels=in_channels,
-                )
-            )
-            self.downsample.add(nn.BatchNorm())
-        else:
-            self.downsample = None
+        self.downsample = (
+            self._shortcut(channels, stride, in_channels)
+            if downsample
+            else None
+        )
+
+
+class _BlockV2(HybridBlock):
+    """What the V2 blocks share: pre-activated convolutions
+    ``x = conv_k(relu(bn_k(x)))`` for ``k = 1 ... _depth`` (the subclass
+    creates ``bn1, conv1, bn2, conv2 ...``), added to the shortcut.  When
+    the block changes the shape, the shortcut is ``downsample`` applied to
+    ``relu(bn1(x))``, so it too sees normalized input."""
+
+    #: Number of ``(bn_k, conv_k)`` pairs.
+    _depth = 2
+
+    @staticmethod
+    def _shortcut(channels, stride, in_channels):
+        """The V2 ``downsample`` branch: a strided 1x1 convolution."""
+        return nn.Conv2D(
+            channels, 1, stride, use_bias=False, in_channels=in_channels
+        )
 
     def hybrid_forward(self, F, x):
         residual = x
-        x = self.body(x)
-        if self.downsample:
-            residual = self.downsample(residual)
-        x = F.Activation(x + residual, act_type='relu')
-        return x
+        for k in range(1, self._depth + 1):
+            x = getattr(self, f'bn{k}')(x)
+            x = F.Activation(x, act_type='relu')
+            if k == 1 and self.downsample:
+                residual = self.downsample(x)
+            x = getattr(self, f'conv{k}')(x)
+        return x + residual
 
 
-class BasicBlockV2(HybridBlock):
+class BasicBlockV2(_BlockV2):
     r"""BasicBlock V2 from `"Identity Mappings in Deep Residual Networks"
     <https://arxiv.org/abs/1603.05027>`_ paper; used by ResNet V2 with 18
     and 34 layers.
@@ -199,29 +223,14 @@ class BasicBlockV2(HybridBlock):
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
         self.conv2 = _conv3x3(channels, 1, channels)
-        if downsample:
-            self.downsample = nn.Conv2D(
-                channels, 1, stride, use_bias=False, in_channels=in_channels
-            )
-        else:
-            self.downsample = None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = self.bn1(x)
-        x = F.Activation(x, act_type='relu')
-        if self.downsample:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-
-        x = self.bn2(x)
-        x = F.Activation(x, act_type='relu')
-        x = self.conv2(x)
-
-        return x + residual
+        self.downsample = (
+            self._shortcut(channels, stride, in_channels)
+            if downsample
+            else None
+        )
 
 
-class BottleneckV2(HybridBlock):
+class BottleneckV2(_BlockV2):
     r"""Bottleneck V2 from `"Identity Mappings in Deep Residual Networks"
     <https://arxiv.org/abs/1603.05027>`_ paper; used by ResNet V2 with 50,
     101 and 152 layers.
@@ -242,6 +251,8 @@ class BottleneckV2(HybridBlock):
         Number of input channels. Default is 0, to infer from the graph.
     """
 
+    _depth = 3
+
     def __init__(
         self, channels, stride, downsample=False, in_channels=0, **kwargs
     ):
@@ -256,53 +267,73 @@ class BottleneckV2(HybridBlock):
         self.conv3 = nn.Conv2D(
             channels, kernel_size=1, strides=1, use_bias=False
         )
-        if downsample:
-            self.downsample = nn.Conv2D(
-                channels, 1, stride, use_bias=False, in_channels=in_channels
-            )
-        else:
-            self.downsample = None
-
-    def hybrid_forward(self, F, x):
-        residual = x
-        x = self.bn1(x)
-        x = F.Activation(x, act_type='relu')
-        if self.downsample:
-            residual = self.downsample(x)
-        x = self.conv1(x)
-
-        x = self.bn2(x)
-        x = F.Activation(x, act_type='relu')
-        x = self.conv2(x)
-
-        x = self.bn3(x)
-        x = F.Activation(x, act_type='relu')
-        x = self.conv3(x)
-
-        return x + residual
+        self.downsample = (
+            self._shortcut(channels, stride, in_channels)
+            if downsample
+            else None
+        )
 
 
 # -------------------------------------------------------------------- nets
 
 
-def _make_layer(block, layers, channels, stride, stage_index, in_channels):
-    """One stage: ``layers`` blocks, the first changing width/stride."""
-    layer = nn.HybridSequential(prefix=f'stage{stage_index}_')
-    with layer.name_scope():
-        layer.add(
-            block(
-                channels,
-                stride,
-                channels != in_channels,
-                in_channels=in_channels,
-                prefix='',
+class _ResNet(HybridBlock):
+    """What ResNetV1 and ResNetV2 share: the stem, the stages and the
+    forward ``output(features(x))``; each adds its own first and last
+    layers around :meth:`_add_stem_and_stages`."""
+
+    def _add_stem_and_stages(self, block, layers, channels, thumbnail):
+        """Append to ``self.features`` the stem (one 3x3 convolution with
+        ``thumbnail``, else a 7x7/2 convolution, BN, ReLU and a 3x3/2 max
+        pool) and one stage per entry of ``layers``: the first keeps the
+        resolution, each later one halves it, and stage ``i`` widens
+        ``channels[i - 1]`` to ``channels[i]``."""
+        _check_stages(type(self).__name__, layers, channels)
+        if thumbnail:
+            self.features.add(_conv3x3(channels[0], 1, 0))
+        else:
+            self.features.add(nn.Conv2D(channels[0], 7, 2, 3, use_bias=False))
+            self.features.add(nn.BatchNorm())
+            self.features.add(nn.Activation('relu'))
+            self.features.add(nn.MaxPool2D(3, 2, 1))
+        for i, num_layer in enumerate(layers):
+            stride = 1 if i == 0 else 2
+            self.features.add(
+                self._make_layer(
+                    block,
+                    num_layer,
+                    channels[i + 1],
+                    stride,
+                    i + 1,
+                    in_channels=channels[i],
+                )
             )
-        )
-        for _ in range(layers - 1):
+
+    def _make_layer(
+        self, block, layers, channels, stride, stage_index, in_channels=0
+    ):
+        """One stage: ``layers`` blocks, the first changing width/stride."""
+        layer = nn.HybridSequential(prefix=f'stage{stage_index}_')
+        with layer.name_scope():
             layer.add(
-                block(channels, 1, False, in_channels=channels, prefix='')
+                block(
+                    channels,
+                    stride,
+                    channels != in_channels,
+                    in_channels=in_channels,
+                    prefix='',
+                )
             )
-    return layer
+            for _ in range(layers - 1):
+                layer.add(
+                    block(channels, 1, False, in_channels=channels, prefix='')
+                )
+        return layer
+
+    def hybrid_forward(self, F, x):
+        x = self.features(x)
+        x = self.output(x)
+        return x
 
 
 def _check_stages(name, layers, channels):
@@ -314,7 +345,7 @@ def _check_stages(name, layers, channels):
         )
 
 
-class ResNetV1(HybridBlock):
+class ResNetV1(_ResNet):
     r"""ResNet V1 model from `"Deep Residual Learning for Image
     Recognition" <http://arxiv.org/abs/1512.03385>`_ paper.
 
@@ -344,49 +375,15 @@ class ResNetV1(HybridBlock):
         self, block, layers, channels, classes=1000, thumbnail=False, **kwargs
     ):
         super().__init__(**kwargs)
-        _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
-            if thumbnail:
-                self.features.add(_conv3x3(channels[0], 1, 0))
-            else:
-                self.features.add(
-                    nn.Conv2D(channels[0], 7, 2, 3, use_bias=False)
-                )
-                self.features.add(nn.BatchNorm())
-                self.features.add(nn.Activation('relu'))
-                self.features.add(nn.MaxPool2D(3, 2, 1))
-
-            for i, num_layer in enumerate(layers):
-                stride = 1 if i == 0 else 2
-                self.features.add(
-                    self._make_layer(
-                        block,
-                        num_layer,
-                        channels[i + 1],
-                        stride,
-                        i + 1,
-                        in_channels=channels[i],
-                    )
-                )
+            self._add_stem_and_stages(block, layers, channels, thumbnail)
             self.features.add(nn.GlobalAvgPool2D())
 
             self.output = nn.Dense(classes, in_units=channels[-1])
 
-    def _make_layer(
-        self, block, layers, channels, stride, stage_index, in_channels=0
-    ):
-        return _make_layer(
-            block, layers, channels, stride, stage_index, in_channels
-        )
 
-    def hybrid_forward(self, F, x):
-        x = self.features(x)
-        x = self.output(x)
-        return x
-
-
-class ResNetV2(HybridBlock):
+class ResNetV2(_ResNet):
     r"""ResNet V2 model from `"Identity Mappings in Deep Residual Networks"
     <https://arxiv.org/abs/1603.05027>`_ paper.
 
@@ -415,52 +412,17 @@ class ResNetV2(HybridBlock):
         self, block, layers, channels, classes=1000, thumbnail=False, **kwargs
     ):
         super().__init__(**kwargs)
-        _check_stages(type(self).__name__, layers, channels)
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
             self.features.add(nn.BatchNorm(scale=False, center=False))
-            if thumbnail:
-                self.features.add(_conv3x3(channels[0], 1, 0))
-            else:
-                self.features.add(
-                    nn.Conv2D(channels[0], 7, 2, 3, use_bias=False)
-                )
-                self.features.add(nn.BatchNorm())
-                self.features.add(nn.Activation('relu'))
-                self.features.add(nn.MaxPool2D(3, 2, 1))
-
-            in_channels = channels[0]
-            for i, num_layer in enumerate(layers):
-                stride = 1 if i == 0 else 2
-                self.features.add(
-                    self._make_layer(
-                        block,
-                        num_layer,
-                        channels[i + 1],
-                        stride,
-                        i + 1,
-                        in_channels=in_channels,
-                    )
-                )
-                in_channels = channels[i + 1]
+            self._add_stem_and_stages(block, layers, channels, thumbnail)
+            # V2 blocks end on a convolution: normalize before pooling
             self.features.add(nn.BatchNorm())
             self.features.add(nn.Activation('relu'))
             self.features.add(nn.GlobalAvgPool2D())
             self.features.add(nn.Flatten())
 
-            self.output = nn.Dense(classes, in_units=in_channels)
-
-    def _make_layer(
-        self, block, layers, channels, stride, stage_index, in_channels=0
-    ):
-        return _make_layer(
-            block, layers, channels, stride, stage_index, in_channels
-        )
-
-    def hybrid_forward(self, F, x):
-        x = self.features(x)
-        x = self.output(x)
-        return x
+            self.output = nn.Dense(classes, in_units=channels[-1])
 
 
 # Block type, blocks per stage and channels (stem, then each stage).

@@ -39,6 +39,22 @@ def _make_fire_conv(channels, kernel_size, padding=0):
     return out
 
 
+# Per version: the stem convolution (channels, kernel size; stride 2),
+# then the layers after its ReLU: 'pool' is a 3x3/2 max pool, a number a
+# fire module squeezing to that many channels and expanding to four times
+# as many in each of its two paths.
+_squeezenet_spec = {
+    '1.0': (
+        (96, 7),
+        ['pool', 16, 16, 32, 'pool', 32, 48, 48, 64, 'pool', 64],
+    ),
+    '1.1': (
+        (64, 3),
+        ['pool', 16, 16, 'pool', 32, 32, 'pool', 48, 48, 64, 64],
+    ),
+}
+
+
 class SqueezeNet(HybridBlock):
     r"""SqueezeNet model from the `"SqueezeNet: AlexNet-level accuracy with
     50x fewer parameters and <0.5MB model size"
@@ -67,48 +83,20 @@ class SqueezeNet(HybridBlock):
                 f'Unsupported SqueezeNet version {version!r}: '
                 f"'1.0' or '1.1' expected (a string)."
             )
+        (stem_channels, stem_kernel), layers = _squeezenet_spec[version]
         with self.name_scope():
             self.features = nn.HybridSequential(prefix='')
-            if version == '1.0':
-                self.features.add(nn.Conv2D(96, kernel_size=7, strides=2))
-                self.features.add(nn.Activation('relu'))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(16, 64, 64))
-                self.features.add(_make_fire(16, 64, 64))
-                self.features.add(_make_fire(32, 128, 128))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(32, 128, 128))
-                self.features.add(_make_fire(48, 192, 192))
-                self.features.add(_make_fire(48, 192, 192))
-                self.features.add(_make_fire(64, 256, 256))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(64, 256, 256))
-            else:
-                self.features.add(nn.Conv2D(64, kernel_size=3, strides=2))
-                self.features.add(nn.Activation('relu'))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(16, 64, 64))
-                self.features.add(_make_fire(16, 64, 64))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(32, 128, 128))
-                self.features.add(_make_fire(32, 128, 128))
-                self.features.add(
-                    nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
-                )
-                self.features.add(_make_fire(48, 192, 192))
-                self.features.add(_make_fire(48, 192, 192))
-                self.features.add(_make_fire(64, 256, 256))
-                self.features.add(_make_fire(64, 256, 256))
+            self.features.add(
+                nn.Conv2D(stem_channels, kernel_size=stem_kernel, strides=2)
+            )
+            self.features.add(nn.Activation('relu'))
+            for layer in layers:
+                if layer == 'pool':
+                    self.features.add(
+                        nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
+                    )
+                else:
+                    self.features.add(_make_fire(layer, 4 * layer, 4 * layer))
             self.features.add(nn.Dropout(0.5))
 
             self.output = nn.HybridSequential(prefix='')
