@@ -99,17 +99,19 @@ def test_the_algorithm_record_has_cudnns_layout():
     ]
 
 
-def _perf(algo, status, memory):
+def _perf(algo, status):
     perf = cudnn.AlgoPerf()
-    perf.algo, perf.status, perf.memory = algo, status, memory
+    perf.algo, perf.status = algo, status
     return perf
 
 
 def test_the_first_working_algorithm_within_the_workspace_is_chosen():
-    ranked = [_perf(6, 0, 10**9), _perf(1, 3, 0), _perf(2, 0, 4096)]
-    assert cudnn.choose_algorithm(ranked, 2**20) == (2, 4096)
-    assert cudnn.choose_algorithm(ranked, 2**30) == (6, 10**9)
-    assert cudnn.choose_algorithm(ranked[1:2], 2**30) is None
+    ranked = [_perf(6, 0), _perf(1, 3), _perf(2, 0)]
+    workspace = {6: 10**9, 1: 0, 2: 4096}.get
+    assert cudnn.choose_algorithm(ranked, workspace, 2**20) == (2, 4096)
+    assert cudnn.choose_algorithm(ranked, workspace, 2**30) == (6, 10**9)
+    # a failed heuristic entry is never chosen, whatever its workspace
+    assert cudnn.choose_algorithm(ranked[1:2], workspace, 2**30) is None
 
 
 def test_the_library_is_looked_for_in_the_variable_then_the_wheel(
@@ -502,3 +504,132 @@ def test_a_cudnn_error_falls_back_to_im2col_with_one_warning(
         got = _conv_and_grads(gpu, x, w, b, **attrs)
     for a, b_ in zip(got, want):
         np.testing.assert_allclose(a, b_, rtol=1e-5, atol=1e-5)
+
+
+# -- the ctypes layer against a host stand-in for libcudnn ------------------
+
+
+class _Pointer:
+    def __init__(self, ptr):
+        self.ptr = ptr
+
+
+class _HostArray(np.ndarray):
+    """A NumPy array with CuPy's ``a.data.ptr``."""
+
+    @property
+    def data(self):
+        return _Pointer(self.ctypes.data)
+
+
+class _HostCupy:
+    """The few CuPy names the ctypes layer uses, over host memory."""
+
+    __name__ = 'cupy'
+    uint8 = np.uint8
+
+    class cuda:  # noqa: N801 (CuPy's name)
+        class Device:
+            id = 0
+
+        @staticmethod
+        def get_current_stream():
+            return _Pointer(0)
+
+    random = np.random
+    pad = staticmethod(np.pad)
+    zeros = staticmethod(np.zeros)
+    tensordot = staticmethod(np.tensordot)
+    moveaxis = staticmethod(np.moveaxis)
+    abs = staticmethod(np.abs)
+
+    @staticmethod
+    def empty(shape, dtype):
+        return np.empty(shape, dtype=dtype).view(_HostArray)
+
+    @staticmethod
+    def ascontiguousarray(a):
+        return np.ascontiguousarray(a).view(_HostArray)
+
+
+@pytest.fixture(scope='module')
+def stand_in_library(tmp_path_factory):
+    import shutil
+    import subprocess
+
+    if shutil.which('g++') is None:
+        pytest.skip('needs a C++ compiler (g++)')
+    source = os.path.join(os.path.dirname(__file__), 'fake_cudnn.cpp')
+    lib = tmp_path_factory.mktemp('cudnn') / 'libcudnn.so.9'
+    subprocess.run(
+        ['g++', '-O1', '-shared', '-fPIC', '-o', str(lib), source], check=True
+    )
+    return str(lib)
+
+
+@pytest.fixture
+def host_cudnn(stand_in_library, fresh_state, monkeypatch):
+    monkeypatch.setenv('DLBOOK_CUDNN_LIBRARY', stand_in_library)
+    return _HostCupy()
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize(
+    'x_shape, w_shape, stride, pad, dilate, groups',
+    [
+        ((2, 4, 7, 6), (6, 2, 3, 2), (2, 1), (1, 1), (1, 2), 2),
+        ((3, 2, 9), (4, 2, 3), (2,), (1,), (1,), 1),
+        ((1, 3, 5, 5), (2, 3, 5, 5), (1, 1), (0, 0), (1, 1), 1),
+    ],
+)
+def test_the_three_calls_reach_the_library_with_the_right_arguments(
+    host_cudnn, dtype, x_shape, w_shape, stride, pad, dilate, groups
+):
+    xp = host_cudnn
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    out = tuple(
+        (n + 2 * p - d * (k - 1) - 1) // s + 1
+        for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, pad, dilate)
+    )
+    dy = rng.standard_normal((x_shape[0], w_shape[0]) + out).astype(dtype)
+    settings = (stride, pad, dilate, groups)
+    got = (
+        cudnn.forward(xp, x, w, dy.shape, *settings),
+        cudnn.backward_data(xp, dy, w, x.shape, *settings),
+        cudnn.backward_filter(xp, x, dy, w.shape, *settings),
+    )
+    want = _grouped(np, x, w, dy, stride, pad, dilate, groups)
+    for a, b in zip(got, want):
+        assert a.dtype == dtype and a.shape == b.shape
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+    # one plan per geometry, its algorithm the first that works (1)
+    (plan,) = cudnn._PLANS.values()
+    assert plan.algos == {
+        'Forward': (1, 512),
+        'BackwardData': (1, 512),
+        'BackwardFilter': (1, 512),
+    }
+
+
+def test_the_check_before_first_use_passes_with_a_correct_library(
+    host_cudnn, monkeypatch
+):
+    monkeypatch.setattr(cudnn, '_real_cupy', lambda xp: True)
+    assert cudnn.usable(host_cudnn, np.dtype('float32'))
+    assert cudnn.status().startswith('cuDNN 90001 from ')
+    assert cudnn.status().endswith('(float32: ok)')
+
+
+def test_a_library_error_names_the_call_and_cudnns_status(host_cudnn):
+    xp = host_cudnn
+    x = xp.ascontiguousarray(np.ones((1, 2, 5, 5), dtype='float32'))
+    w = xp.ascontiguousarray(np.ones((3, 2, 3, 3), dtype='float32'))
+    with pytest.raises(
+        cudnn.CudnnError,
+        match='Forward algorithm heuristics failed: CUDNN_STATUS_BAD_PARAM',
+    ):  # an output shape the convolution does not give
+        cudnn.forward(xp, x, w, (1, 3, 4, 4), (1, 1), (0, 0), (1, 1), 1)
+    with pytest.raises(cudnn.CudnnError, match='no Forward algorithm within'):
+        cudnn.forward(xp, x, w, (1, 3, 3, 3), (1, 1), (0, 0), (1, 1), 1, 0)

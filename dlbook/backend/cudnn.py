@@ -319,13 +319,17 @@ def _packed_strides(shape):
     return tuple(reversed(strides))
 
 
-def choose_algorithm(results, limit_bytes):
+def choose_algorithm(results, workspace_of, limit_bytes):
     """The first algorithm cuDNN's heuristics rank (``results``: AlgoPerf
-    entries, best first) that works and fits ``limit_bytes`` of
-    workspace: ``(algo, workspace_bytes)``; None when none does."""
+    entries, best first) that works and whose workspace, as
+    ``workspace_of(algo)`` says (cuDNN's ``...WorkspaceSize``), fits
+    ``limit_bytes``: ``(algo, workspace_bytes)``; None when none does."""
     for perf in results:
-        if perf.status == _SUCCESS and perf.memory <= limit_bytes:
-            return perf.algo, perf.memory
+        if perf.status != _SUCCESS:
+            continue
+        size = workspace_of(perf.algo)
+        if size <= limit_bytes:
+            return perf.algo, size
     return None
 
 
@@ -446,7 +450,20 @@ class _Plan:
             ),
             f'{kind} algorithm heuristics',
         )
-        chosen = choose_algorithm(results[: returned.value], limit_bytes)
+
+        def workspace_of(algo):
+            size = ctypes.c_size_t()
+            lib.check(
+                getattr(lib, f'cudnnGetConvolution{kind}WorkspaceSize')(
+                    handle, *descriptors, algo, ctypes.byref(size)
+                ),
+                f'{kind} workspace size',
+            )
+            return size.value
+
+        chosen = choose_algorithm(
+            results[: returned.value], workspace_of, limit_bytes
+        )
         if chosen is None:
             raise CudnnError(
                 f'cuDNN has no {kind} algorithm within the workspace '
