@@ -8,7 +8,7 @@ every layer call makes a new operator), lists the arguments with or
 without ``bias``, and checks the data and parameter shapes against the
 attributes with messages that name them.  Beside it: the shape a bias
 broadcasts in (:func:`bias_shape`), MXNet's unknown shapes
-(:func:`known`), and which gradients a backward is asked for
+(:func:`_known`), and which gradients a backward is asked for
 (:func:`needed`).
 """
 
@@ -22,7 +22,7 @@ from .windows import (
     spatial_tuple,
 )
 
-__all__ = ['ConvBase', 'bias_shape', 'known', 'needed']
+__all__ = ['ConvBase', 'bias_shape', 'needed']
 
 
 def bias_shape(nd):
@@ -30,7 +30,7 @@ def bias_shape(nd):
     return (1, -1) + (1,) * nd
 
 
-def known(shape):
+def _known(shape):
     """A shape is known when given and free of zeros (MXNet: 0 = unknown)."""
     return shape is not None and all(d > 0 for d in shape)
 
@@ -135,6 +135,42 @@ class ConvBase(Op):
                 f'{self.name}: data shape {tuple(shape)} has {shape[1]} '
                 f'channels, not divisible by num_group={groups}'
             )
+
+    def infer_shape(self, *in_shapes):
+        """Fill ``weight`` and ``bias`` shapes and the output shape from the
+        data shape (Gluon deferred initialisation, ``sym.infer_shape``);
+        ``_shapes`` of each operator gives them."""
+        shapes = list(in_shapes) + [None] * (
+            len(self.list_inputs()) - len(in_shapes)
+        )
+        data = shapes[0]
+        if data is None:
+            return shapes, [None], []
+        data = shapes[0] = tuple(data)
+        weight, bias, out = self._shapes(data)[:3]
+        if data[1]:
+            self._check_param(
+                'weight',
+                shapes[1] if _known(shapes[1]) else None,
+                weight,
+                data,
+            )
+            shapes[1] = weight
+        if len(shapes) > 2:
+            self._check_param(
+                'bias', shapes[2] if _known(shapes[2]) else None, bias, data
+            )
+            shapes[2] = bias
+        return shapes, [out], []
+
+    def _checked_shapes(self, data, weight, bias):
+        """``_shapes`` of the data, after checking the weight's and the
+        bias's shapes against it (the first lines of ``forward``)."""
+        shapes = self._shapes(data.shape)
+        self._check_param('weight', weight.shape, shapes[0], data.shape)
+        if bias is not None:
+            self._check_param('bias', bias.shape, shapes[1], data.shape)
+        return shapes
 
     def _check_param(self, label, got, want, data_shape):
         if got is not None and tuple(got) != tuple(want):

@@ -23,7 +23,7 @@ from math import prod
 from ..backend import cudnn
 from ..base import DLBookError
 from . import conv_fast, fastpath
-from .conv_base import ConvBase, bias_shape, known, needed
+from .conv_base import ConvBase, bias_shape, needed
 from .conv_reference import (
     channel_rows,
     conv_data_grad,
@@ -106,37 +106,8 @@ class Convolution(ConvBase):
         weight = (num_filter, c // groups if c else 0) + kernel
         return weight, (num_filter,), (n, num_filter) + tuple(out)
 
-    def infer_shape(self, *in_shapes):
-        """Fill ``weight`` and ``bias`` shapes and the output shape from the
-        data shape (Gluon deferred initialisation, ``sym.infer_shape``)."""
-        shapes = list(in_shapes) + [None] * (
-            len(self.list_inputs()) - len(in_shapes)
-        )
-        data = shapes[0]
-        if data is None:
-            return shapes, [None], []
-        data = shapes[0] = tuple(data)
-        weight, bias, out = self._shapes(data)
-        if data[1]:
-            self._check_param(
-                'weight',
-                shapes[1] if known(shapes[1]) else None,
-                weight,
-                data,
-            )
-            shapes[1] = weight
-        if len(shapes) > 2:
-            self._check_param(
-                'bias', shapes[2] if known(shapes[2]) else None, bias, data
-            )
-            shapes[2] = bias
-        return shapes, [out], []
-
     def forward(self, xp, data, weight, bias=None):
-        w_shape, b_shape, out_shape = self._shapes(data.shape)
-        self._check_param('weight', weight.shape, w_shape, data.shape)
-        if bias is not None:
-            self._check_param('bias', bias.shape, b_shape, data.shape)
+        out_shape = self._checked_shapes(data, weight, bias)[2]
         kernel, stride, dilate, pad, num_filter, groups = self._geometry()
         n, out_size = data.shape[0], out_shape[2:]
         fast = fastpath.enabled()
