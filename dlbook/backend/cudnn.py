@@ -502,11 +502,14 @@ def _plan(xp, lib, handle, dtype, geometry, groups, workspace_mb):
     return plan
 
 
-def _run(xp, kind, first, second, out, geometry, groups, workspace_mb):
-    """One cuDNN call writing ``out``: ``first`` and ``second`` are the
-    call's two inputs in cuDNN's order (x, w / w, dy / x, dy)."""
+def _run(xp, kind, first, second, out_shape, geometry, groups, workspace_mb):
+    """One cuDNN call: ``first`` and ``second`` are its two inputs in
+    cuDNN's order (x, w / w, dy / x, dy); returns the new output array."""
     lib = _library()
     handle = _handle(xp, lib)
+    first = xp.ascontiguousarray(first)
+    second = xp.ascontiguousarray(second)
+    out = xp.empty(out_shape, dtype=first.dtype)
     plan = _plan(
         xp, lib, handle, str(out.dtype), geometry, groups, workspace_mb
     )
@@ -548,10 +551,7 @@ def forward(
     ``y`` (N, F, *out_shape[2:]).
     """
     geometry = conv_geometry(x.shape, w.shape, out_shape, stride, pad, dilate)
-    x = xp.ascontiguousarray(x)
-    w = xp.ascontiguousarray(w)
-    y = xp.empty(out_shape, dtype=x.dtype)
-    return _run(xp, 'Forward', x, w, y, geometry, groups, workspace_mb)
+    return _run(xp, 'Forward', x, w, out_shape, geometry, groups, workspace_mb)
 
 
 def backward_data(
@@ -560,10 +560,9 @@ def backward_data(
     """``dx`` of shape ``x_shape``: each input element receives ``dy``
     times the weights of the windows that read it."""
     geometry = conv_geometry(x_shape, w.shape, dy.shape, stride, pad, dilate)
-    dy = xp.ascontiguousarray(dy)
-    w = xp.ascontiguousarray(w)
-    dx = xp.empty(x_shape, dtype=dy.dtype)
-    return _run(xp, 'BackwardData', w, dy, dx, geometry, groups, workspace_mb)
+    return _run(
+        xp, 'BackwardData', w, dy, x_shape, geometry, groups, workspace_mb
+    )
 
 
 def backward_filter(
@@ -572,11 +571,8 @@ def backward_filter(
     """``dw`` of shape ``w_shape``: ``dw[f, c, k] = sum_{n,o} dy[n, f, o]
     * x_pad[n, c, o*s + k*d]``."""
     geometry = conv_geometry(x.shape, w_shape, dy.shape, stride, pad, dilate)
-    x = xp.ascontiguousarray(x)
-    dy = xp.ascontiguousarray(dy)
-    dw = xp.empty(w_shape, dtype=dy.dtype)
     return _run(
-        xp, 'BackwardFilter', x, dy, dw, geometry, groups, workspace_mb
+        xp, 'BackwardFilter', x, dy, w_shape, geometry, groups, workspace_mb
     )
 
 
