@@ -88,7 +88,7 @@ int execute(int which, const void* alpha, const Tensor* xd, void* x,
             size_t ws_size, const void* beta, const Tensor* yd, void* y) {
   int status = check(xd, wd, c, yd);
   if (status) return status;
-  if (algo < 0 || algo > 1 || ws_size < workspace(algo) || !ws) return kBadParam;
+  if (algo < 0 || algo > 2 || ws_size < workspace(algo) || !ws) return kBadParam;
   if (xd->dtype == 0)
     run<float>(which, xd, wd, c, yd, (float*)x, (float*)w, (float*)y,
                *(const float*)alpha, *(const float*)beta);
@@ -104,13 +104,16 @@ int heuristics(const Tensor* x, const Filter* w, const Conv* c,
                const Tensor* y, int requested, int* returned, Perf* perf) {
   int status = check(x, w, c, y);
   if (status) return status;
-  // algorithm 7 "fails", then 1 and 0 work
-  int algos[3] = {7, 1, 0}, statuses[3] = {kNotSupported, kSuccess, kSuccess};
-  *returned = requested < 3 ? requested : 3;
+  // algorithm 7 "fails", 2 is not deterministic, then 1 and 0 work
+  int algos[4] = {7, 2, 1, 0};
+  int statuses[4] = {kNotSupported, kSuccess, kSuccess, kSuccess};
+  int deterministic[4] = {1, 0, 1, 1};
+  *returned = requested < 4 ? requested : 4;
   for (int i = 0; i < *returned; ++i) {
     std::memset(&perf[i], 0, sizeof(Perf));
     perf[i].algo = algos[i];
     perf[i].status = statuses[i];
+    perf[i].determinism = deterministic[i];
   }
   return kSuccess;
 }

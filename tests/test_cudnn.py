@@ -99,9 +99,9 @@ def test_the_algorithm_record_has_cudnns_layout():
     ]
 
 
-def _perf(algo, status):
+def _perf(algo, status, deterministic=1):
     perf = cudnn.AlgoPerf()
-    perf.algo, perf.status = algo, status
+    perf.algo, perf.status, perf.determinism = algo, status, deterministic
     return perf
 
 
@@ -112,6 +112,14 @@ def test_the_first_working_algorithm_within_the_workspace_is_chosen():
     assert cudnn.choose_algorithm(ranked, workspace, 2**30) == (6, 10**9)
     # a failed heuristic entry is never chosen, whatever its workspace
     assert cudnn.choose_algorithm(ranked[1:2], workspace, 2**30) is None
+
+
+def test_a_deterministic_algorithm_is_preferred_to_a_faster_one():
+    ranked = [_perf(4, 0, deterministic=0), _perf(1, 0), _perf(0, 0)]
+    workspace = {4: 0, 1: 2**21, 0: 0}.get
+    assert cudnn.choose_algorithm(ranked, workspace, 2**30) == (1, 2**21)
+    # the deterministic one does not fit: the fastest that does
+    assert cudnn.choose_algorithm(ranked[:2], workspace, 2**20) == (4, 0)
 
 
 def test_the_library_is_looked_for_in_the_variable_then_the_wheel(

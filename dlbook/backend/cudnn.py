@@ -55,6 +55,7 @@ _FORMAT_NCHW = 0
 _CROSS_CORRELATION = 1  # what deep learning calls a convolution
 _DEFAULT_MATH = 0
 _FMA_MATH = 3  # float32 without TensorFloat-32
+_DETERMINISTIC = 1  # cudnnDeterminism_t
 
 
 class CudnnError(RuntimeError):
@@ -320,16 +321,21 @@ def _packed_strides(shape):
 
 
 def choose_algorithm(results, workspace_of, limit_bytes):
-    """The first algorithm cuDNN's heuristics rank (``results``: AlgoPerf
-    entries, best first) that works and whose workspace, as
-    ``workspace_of(algo)`` says (cuDNN's ``...WorkspaceSize``), fits
-    ``limit_bytes``: ``(algo, workspace_bytes)``; None when none does."""
-    for perf in results:
-        if perf.status != _SUCCESS:
-            continue
-        size = workspace_of(perf.algo)
-        if size <= limit_bytes:
-            return perf.algo, size
+    """The algorithm to run, from cuDNN's heuristics (``results``:
+    AlgoPerf entries, best first): the first that works, is deterministic
+    (the same bits on every run: a re-run cell prints the same numbers, as
+    on the CPU) and whose workspace, as ``workspace_of(algo)`` says
+    (cuDNN's ``...WorkspaceSize``), fits ``limit_bytes``; without such an
+    algorithm the first that works and fits.  ``(algo, workspace_bytes)``,
+    or None when none fits."""
+    working = [perf for perf in results if perf.status == _SUCCESS]
+    for wanted in (_DETERMINISTIC, None):
+        for perf in working:
+            if wanted is not None and perf.determinism != wanted:
+                continue
+            size = workspace_of(perf.algo)
+            if size <= limit_bytes:
+                return perf.algo, size
     return None
 
 
