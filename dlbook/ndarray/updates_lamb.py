@@ -26,7 +26,14 @@ from ..ops.update_rules import lamb
 from ..ops.update_rules.gradient import rule_bound
 from ..ops.update_rules.norms import l2_norm
 from .ndarray import NDArray, from_raw
-from .updates import _check, _deliver, _interleave, _multi, _required
+from .updates import (
+    _check,
+    _check_update,
+    _deliver,
+    _interleave,
+    _multi,
+    _required,
+)
 
 __all__ = [
     'lamb_update_phase1',
@@ -41,14 +48,9 @@ def _phase1(name, weight, grad, mean, var, weight32, t, wd, settings, out):
     (None for the plain form) with ``grad`` cast to float32; ``g`` as an
     NDArray."""
     _required(name, t=t, wd=wd)
+    _check_update(name, weight, grad, {'mean': mean, 'var': var}, weight32)
     if weight32 is None:
-        _check(name, weight, grad, {'mean': mean, 'var': var})
         weight32 = weight
-    else:  # float32 moments and master copy
-        _check(name, weight, grad, {'weight32': weight32})
-        _check(
-            name, weight32, weight32, {'mean': mean, 'var': var}, 'weight32'
-        )
     xp = weight.context.backend.xp
     g = lamb.lamb_phase1(
         xp,
@@ -312,11 +314,11 @@ def _lamb_one(
 def _multi_lamb(op, arrays, step_count, lrs, wds, out, num_tensors, kw):
     """The two several-weight forms: ``arrays`` maps MXNet's list names
     to the lists, ``step_count`` gives each weight its ``t``."""
-    data, count = _interleave(op, num_tensors, **arrays)
+    data, count, states = _interleave(op, num_tensors, **arrays)
     return _multi(
         op,
         _lamb_one,
-        len(arrays),
+        states,
         data,
         count,
         lrs,
