@@ -477,6 +477,32 @@ def test_clip_zero_or_negative_means_no_clip_for_kernel_optimizers():
         np.testing.assert_allclose(got, ref_sgd(0.1), rtol=1e-12)
 
 
+@pytest.mark.parametrize(
+    'name, kwargs',
+    [
+        ('adagrad', {}),
+        ('adadelta', {}),
+        ('adamax', {}),
+        ('nadam', {}),
+        ('dcasgd', {}),
+        ('dcasgd', {'momentum': 0.9}),
+        ('sgld', {}),
+    ],
+)
+def test_negative_clip_clips_for_python_rules(ctx, name, kwargs):
+    """MXNet's Python rules clip with any bound but None: with -0.5 every
+    gradient becomes -0.5 (NumPy's clip, its bounds crossed), where a
+    kernel would read -0.5 as no clipping."""
+    results = []
+    for clip_value, grads in ((-0.5, GRADS), (None, [np.full_like(W0, -0.5)])):
+        mx.random.seed(1)  # SGLD's noise
+        o = opt.create(
+            name, learning_rate=0.1, clip_gradient=clip_value, **kwargs
+        )
+        results.append(run_steps(o, grads=grads[:1]).asnumpy())
+    np.testing.assert_allclose(*results, rtol=1e-12)
+
+
 def test_clip_zero_clips_everything_for_python_rules():
     got = run_steps(
         opt.AdaGrad(learning_rate=0.1, wd=0.1, clip_gradient=0)

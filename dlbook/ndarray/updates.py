@@ -40,7 +40,6 @@ import numpy
 
 from ..base import DLBookError
 from ..ops.update_rules import adam, adaptive, sgd
-from ..ops.update_rules.gradient import rule_bound
 from .lazy_update import rows_for_update
 from .ndarray import NDArray
 
@@ -184,9 +183,7 @@ def sgd_update(
     """SGD: ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad *
     grad, clip_gradient)``."""
     _required('sgd_update', lr=lr)
-    rule = _bound(
-        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, clip_gradient)
     return _update('sgd_update', rule, weight, grad, {}, out, lazy_update)
 
 
@@ -212,7 +209,7 @@ def sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update(
         'sgd_mom_update', rule, weight, grad, {'mom': mom}, out, lazy_update
@@ -233,9 +230,7 @@ def mp_sgd_update(
 ):
     """:func:`sgd_update` on the float32 master copy ``weight32``."""
     _required('mp_sgd_update', lr=lr)
-    rule = _bound(
-        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, clip_gradient)
     return _mixed_precision(
         'mp_sgd_update', rule, weight, grad, {}, weight32, out, lazy_update
     )
@@ -264,7 +259,7 @@ def mp_sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _mixed_precision(
         'mp_sgd_mom_update',
@@ -299,7 +294,7 @@ def nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -325,7 +320,7 @@ def mp_nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _mixed_precision(
         'mp_nag_mom_update',
@@ -379,7 +374,7 @@ def signum_update(
         momentum,
         wd_lh,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('signum_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -416,7 +411,7 @@ def adam_update(
         beta2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     states = {'mean': mean, 'var': var}
     return _update('adam_update', rule, weight, grad, states, out, lazy_update)
@@ -447,8 +442,8 @@ def rmsprop_update(
         gamma1,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
-        rule_bound(clip_weights),
+        clip_gradient,
+        clip_weights,
     )
     return _update('rmsprop_update', rule, weight, grad, {'n': n}, out)
 
@@ -482,8 +477,8 @@ def rmspropalex_update(
         gamma2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
-        rule_bound(clip_weights),
+        clip_gradient,
+        clip_weights,
     )
     states = {'n': n, 'g': g, 'delta': delta}
     return _update('rmspropalex_update', rule, weight, grad, states, out)
@@ -518,7 +513,7 @@ def ftml_update(
         beta2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_grad),
+        clip_grad,
     )
     states = {'d': d, 'v': v, 'z': z}
     return _update('ftml_update', rule, weight, grad, states, out)
@@ -548,7 +543,7 @@ def ftrl_update(
         lamda1,
         beta,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
 
@@ -604,7 +599,7 @@ def adamw_update(
         beta2,
         epsilon,
         factor,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     states = {'mean': mean, 'var': var}
     return _update('adamw_update', rule, weight, grad, states, out)
@@ -644,7 +639,7 @@ def mp_adamw_update(
         beta2,
         epsilon,
         factor,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _mixed_precision(
         'mp_adamw_update', rule, weight, grad, states, weight32, out, False
@@ -704,7 +699,7 @@ def group_adagrad_update(
         lr,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _apply(rule, weight, grad, {'history': history}, out, lazy=True)
 

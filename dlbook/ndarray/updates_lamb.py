@@ -23,7 +23,6 @@ import numpy
 
 from ..base import DLBookError
 from ..ops.update_rules import lamb
-from ..ops.update_rules.gradient import rule_bound
 from ..ops.update_rules.norms import l2_norm
 from .ndarray import NDArray, from_raw
 from .updates import (
@@ -65,7 +64,7 @@ def _phase1(name, weight, grad, mean, var, weight32, t, wd, settings, out):
         settings['epsilon'],
         settings['bias_correction'],
         settings['rescale_grad'],
-        rule_bound(settings['clip_gradient']),
+        settings['clip_gradient'],
     )
     return _deliver(from_raw(g, weight.context), out)
 
@@ -197,7 +196,7 @@ def _phase2(name, weight32, g, r1, r2, lr, bounds, in_place=False):
         r1._data,
         r2._data,
         lr,
-        *(rule_bound(bound) for bound in bounds),
+        *bounds,
     )
     return target
 
@@ -303,8 +302,8 @@ def _lamb_one(
         r1.astype(target.dtype, copy=False),
         r2,
         lr,
-        rule_bound(lower_bound),
-        rule_bound(upper_bound),
+        lower_bound,
+        upper_bound,
     )
     if weight32 is not None:
         target = target.astype(weight.dtype)

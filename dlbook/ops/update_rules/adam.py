@@ -17,11 +17,10 @@ from ..kernels import Elementwise
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
-    clips_as_kernel,
     kernel_clip,
+    python_rule_gradient_with_wd,
     rescaled,
     rescaled_with_wd,
-    rule_bound,
 )
 
 __all__ = [
@@ -96,9 +95,7 @@ def _adam_steps(
     var,
 ):
     """:data:`ADAM_KERNEL` in array operations."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
@@ -178,7 +175,7 @@ def _adamw_steps(
     var,
 ):
     """:data:`ADAMW_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
@@ -270,9 +267,7 @@ def _ftml_steps(
 ):
     """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
     ``bias2 = 1 - beta2**t``)."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     v *= beta2
     v += (1 - beta2) * g * g
     d_t = bias1 / lr * (xp.sqrt(v / bias2) + epsilon)
@@ -322,14 +317,15 @@ def adamax_update(
 
     One fused kernel on a GPU (:data:`ADAMAX_KERNEL`); MXNet writes this
     rule in Python, about a dozen launches per weight.  As there, any
-    ``clip_gradient`` that is not None clips; a negative one runs the
-    array operations.
+    ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient_with_wd`).
     """
-    args = (grad, lr, wd, beta1, beta2, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _adamax_steps(xp, *args, clip_gradient, weight, mean, u, kernel=False)
-        return
-    ADAMAX_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, u)
+    grad, wd, rescale_grad, clip = python_rule_gradient_with_wd(
+        xp, weight, grad, wd, rescale_grad, clip_gradient
+    )
+    ADAMAX_KERNEL(
+        xp, grad, lr, wd, beta1, beta2, rescale_grad, clip, weight, mean, u
+    )
 
 
 def _adamax_steps(
@@ -344,12 +340,8 @@ def _adamax_steps(
     weight,
     mean,
     u,
-    kernel=True,
 ):
-    """:data:`ADAMAX_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`ADAMAX_KERNEL` in array operations."""
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     mean *= beta1
     mean += (1.0 - beta1) * g
@@ -407,10 +399,14 @@ def nadam_update(
     three bias corrections are computed here, on the host, so the kernel
     only reads them.  One fused kernel on a GPU (:data:`NADAM_KERNEL`);
     MXNet writes this rule in Python, about twenty launches per weight.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    As there, any ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient_with_wd`).
     """
-    args = (
+    grad, wd, rescale_grad, clip = python_rule_gradient_with_wd(
+        xp, weight, grad, wd, rescale_grad, clip_gradient
+    )
+    NADAM_KERNEL(
+        xp,
         grad,
         lr,
         wd,
@@ -423,11 +419,11 @@ def nadam_update(
         1.0 - m_schedule_next,
         1.0 - beta2**t,
         rescale_grad,
+        clip,
+        weight,
+        mean,
+        var,
     )
-    if not clips_as_kernel(clip_gradient):
-        _nadam_steps(xp, *args, clip_gradient, weight, mean, var, kernel=False)
-        return
-    NADAM_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, var)
 
 
 def _nadam_steps(
@@ -448,14 +444,10 @@ def _nadam_steps(
     weight,
     mean,
     var,
-    kernel=True,
 ):
     """:data:`NADAM_KERNEL` in array operations (``bias_g = 1 -
     m_schedule``, ``bias_m = 1 - m_schedule_next``, ``bias_v = 1 -
-    beta2**t``; ``kernel=False``: ``clip_gradient`` as the rule takes
-    it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    beta2**t``)."""
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2)
     grad_prime = g / bias_g

@@ -36,7 +36,7 @@ phase 2 reads them from device memory.
 
 from ..kernels import Elementwise
 from .adam import update_moments
-from .gradient import RESCALED_G, kernel_clip, rescaled, rule_bound
+from .gradient import RESCALED_G, kernel_clip, rescaled
 from .norms import l2_norm
 
 __all__ = ['lamb_phase1', 'lamb_phase2', 'lamb_update']
@@ -61,8 +61,8 @@ def lamb_phase1(
     """LAMB's phase 1: update ``mean`` and ``var`` in place and return the
     direction ``g`` (the module docstring has the formulas).
 
-    ``t`` is the weight's step count, from 1; ``clip_gradient`` None means
-    no clipping.  ``g`` has ``mean``'s dtype; it is written into ``out``
+    ``t`` is the weight's step count, from 1; a ``clip_gradient`` of None
+    or below 0 means no clipping.  ``g`` has ``mean``'s dtype; it is written into ``out``
     when given, else into a new array.  One fused kernel on a GPU
     (:data:`LAMB_PHASE1_KERNEL`).
     """
@@ -108,7 +108,7 @@ def _lamb_phase1_steps(
     """:data:`LAMB_PHASE1_KERNEL` in array operations (``bias1 = 1 -
     beta1**t``, ``bias2 = 1 - beta2**t``, both 1 without bias
     correction)."""
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)
     direction += wd * weight
@@ -135,7 +135,7 @@ LAMB_PHASE1_KERNEL = Elementwise(
 def lamb_phase2(xp, weight, g, r1, r2, lr, lower_bound, upper_bound):
     """LAMB's phase 2, in place: ``weight -= lr * r1 / r2 * g`` (``lr *
     g`` when ``r1`` or ``r2`` is 0), ``r1`` first clipped into
-    ``[lower_bound, upper_bound]`` (None: no bound).
+    ``[lower_bound, upper_bound]`` (None or below 0: no bound).
 
     ``r1`` and ``r2`` are one-element arrays on the weight's device (the
     norms of the weight and of ``g``), read inside the kernel: the host
@@ -208,7 +208,7 @@ def lamb_update(
 ):
     """LAMB, in place: phase 1, the norms ``r1 = ||weight||`` and ``r2 =
     ||g||``, phase 2 (the module docstring has the formulas).  Bounds and
-    ``clip_gradient`` of None mean none."""
+    a ``clip_gradient`` of None or below 0 mean none."""
     g = lamb_phase1(
         xp,
         weight,

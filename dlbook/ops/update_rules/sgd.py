@@ -16,11 +16,10 @@ import math
 from ..kernels import Elementwise, Grouped
 from .gradient import (
     RESCALED_G,
-    clips_as_kernel,
     cuda_sign,
     kernel_clip,
+    python_rule_gradient,
     rescaled,
-    rule_bound,
 )
 
 __all__ = [
@@ -163,7 +162,7 @@ def _nag_mom_steps(
     xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`NAG_MOM_KERNEL` in array operations."""
-    d = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    d = rescaled(xp, grad, rescale_grad, clip_gradient)
     if wd:
         d += wd * weight
     d *= lr
@@ -256,7 +255,7 @@ def _signum_steps(
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     mom -= (1 - momentum) * g
     if wd_lh:
         weight *= 1 - lr * wd_lh
@@ -366,21 +365,30 @@ def dcasgd_update(
     ``lamda`` corrects a gradient computed on a stale weight.  One fused
     kernel on a GPU (:data:`DCASGD_KERNEL`, :data:`DCASGD_MOM_KERNEL`);
     MXNet writes this rule in Python, about a dozen launches per weight.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    As there, any ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient`).
     """
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
     if mom is None:
-        steps, kernel = _dcasgd_steps, DCASGD_KERNEL
-        args = (grad, lr, wd, lamda, rescale_grad)
-        states = (weight, previous)
-    else:
-        steps, kernel = _dcasgd_mom_steps, DCASGD_MOM_KERNEL
-        args = (grad, lr, wd, momentum, lamda, rescale_grad)
-        states = (weight, previous, mom)
-    if not clips_as_kernel(clip_gradient):
-        steps(xp, *args, clip_gradient, *states, kernel=False)
+        DCASGD_KERNEL(
+            xp, grad, lr, wd, lamda, rescale_grad, clip, weight, previous
+        )
         return
-    kernel(xp, *args, kernel_clip(clip_gradient), *states)
+    DCASGD_MOM_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        momentum,
+        lamda,
+        rescale_grad,
+        clip,
+        weight,
+        previous,
+        mom,
+    )
 
 
 def _dcasgd_step(
@@ -402,12 +410,8 @@ def _dcasgd_steps(
     clip_gradient,
     weight,
     previous,
-    kernel=True,
 ):
-    """:data:`DCASGD_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`DCASGD_KERNEL` in array operations."""
     step = _dcasgd_step(
         xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
     )
@@ -427,11 +431,8 @@ def _dcasgd_mom_steps(
     weight,
     previous,
     mom,
-    kernel=True,
 ):
     """:data:`DCASGD_MOM_KERNEL` in array operations."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
     step = _dcasgd_step(
         xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
     )
@@ -485,24 +486,18 @@ def sgld_update(xp, rng, weight, grad, lr, wd, rescale_grad, clip_gradient):
     Two launches on a GPU: the draw (float64, one number per element),
     then one fused kernel (:data:`SGLD_KERNEL`) that rounds the noise to
     the weight's dtype and adds it; MXNet writes this rule in Python.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    As there, any ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient`).
     """
     noise = rng.normal(0.0, math.sqrt(lr), weight.shape)
-    args = (grad, noise, lr, wd, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _sgld_steps(xp, *args, clip_gradient, weight, kernel=False)
-        return
-    SGLD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight)
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
+    SGLD_KERNEL(xp, grad, noise, lr, wd, rescale_grad, clip, weight)
 
 
-def _sgld_steps(
-    xp, grad, noise, lr, wd, rescale_grad, clip_gradient, weight, kernel=True
-):
-    """:data:`SGLD_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+def _sgld_steps(xp, grad, noise, lr, wd, rescale_grad, clip_gradient, weight):
+    """:data:`SGLD_KERNEL` in array operations."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     weight -= lr / 2 * (g + wd * weight)
     weight += noise.astype(weight.dtype, copy=False)
