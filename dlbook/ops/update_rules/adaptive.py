@@ -286,7 +286,9 @@ def adadelta_update(
 
     One fused kernel on a GPU (:data:`ADADELTA_KERNEL`); MXNet writes this
     rule in Python.  As there, any ``clip_gradient`` that is not None
-    clips (:func:`~.gradient.python_rule_gradient`).
+    clips (:func:`~.gradient.python_rule_gradient`), and ``1 - rho`` is
+    computed on the host in float64, then rounded to the weight's dtype
+    (Python's ``(1. - rho) * grad``).
     """
     grad, rescale_grad, clip = python_rule_gradient(
         xp, grad, rescale_grad, clip_gradient
@@ -296,6 +298,7 @@ def adadelta_update(
         grad,
         wd,
         rho,
+        1.0 - rho,
         epsilon,
         rescale_grad,
         clip,
@@ -310,6 +313,7 @@ def _adadelta_steps(
     grad,
     wd,
     rho,
+    one_minus_rho,
     epsilon,
     rescale_grad,
     clip_gradient,
@@ -320,10 +324,10 @@ def _adadelta_steps(
     """:data:`ADADELTA_KERNEL` in array operations."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     acc_g *= rho
-    acc_g += (1.0 - rho) * g * g
+    acc_g += one_minus_rho * g * g
     delta = xp.sqrt(acc_delta + epsilon) / xp.sqrt(acc_g + epsilon) * g
     acc_delta *= rho
-    acc_delta += (1.0 - rho) * delta * delta
+    acc_delta += one_minus_rho * delta * delta
     if wd:
         delta += wd * weight
     weight -= delta
@@ -333,13 +337,14 @@ def _adadelta_steps(
 #: updated).
 ADADELTA_KERNEL = Elementwise(
     'dlbook_adadelta_update',
-    'T grad, T wd, T rho, T epsilon, T rescale_grad, T clip_gradient',
+    'T grad, T wd, T rho, T one_minus_rho, T epsilon, T rescale_grad, '
+    'T clip_gradient',
     'T weight, T acc_g, T acc_delta',
     RESCALED_G
     + """
-    acc_g = acc_g * rho + (1 - rho) * g * g;
+    acc_g = acc_g * rho + one_minus_rho * g * g;
     T delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g;
-    acc_delta = acc_delta * rho + (1 - rho) * delta * delta;
+    acc_delta = acc_delta * rho + one_minus_rho * delta * delta;
     if (wd != 0) {
         delta += wd * weight;
     }

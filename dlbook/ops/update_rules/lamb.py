@@ -35,7 +35,7 @@ phase 2 reads them from device memory.
 """
 
 from ..kernels import Elementwise
-from .adam import update_moments
+from .adam import MOMENTS_IN_T, update_moments
 from .gradient import RESCALED_G, kernel_clip, rescaled
 from .norms import l2_norm
 
@@ -109,7 +109,7 @@ def _lamb_phase1_steps(
     beta1**t``, ``bias2 = 1 - beta2**t``, both 1 without bias
     correction)."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2)
+    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)
     direction += wd * weight
 
@@ -122,9 +122,8 @@ LAMB_PHASE1_KERNEL = Elementwise(
     'T bias2, T rescale_grad, T clip_gradient',
     'T mean, T var, T direction',
     RESCALED_G
+    + MOMENTS_IN_T
     + """
-    mean = beta1 * mean + (1 - beta1) * g;
-    var = beta2 * var + (1 - beta2) * g * g;
     direction = (mean / bias1) / (sqrt(var / bias2) + epsilon)
         + wd * weight;
 """,
