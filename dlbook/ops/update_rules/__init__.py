@@ -20,4 +20,9 @@ kernel's twin) elsewhere.
   (plain and centred), AdaDelta, Ftrl;
 * ``norms``: sums of squares and L2 norms of whole arrays, LARS's
   learning rates, the finiteness check of loss scaling.
+
+Kernel and twin round alike, as MXNet does: the rules MXNet writes in
+C++ compute coefficients such as ``1 - beta2`` in the weight's dtype (the
+kernel on ``T``, its twin on scalars cast by ``kernels.as_t``), those it
+writes in Python compute them on the host in float64 and pass them on.
 """

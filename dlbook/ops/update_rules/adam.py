@@ -13,7 +13,7 @@ Adamax and Nadam, which MXNet writes in Python
 each too.
 """
 
-from ..kernels import Elementwise
+from ..kernels import Elementwise, as_t
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
@@ -102,6 +102,7 @@ def _adam_steps(
     var,
 ):
     """:data:`ADAM_KERNEL` in array operations."""
+    beta1, beta2 = as_t(weight, beta1, beta2)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
@@ -194,6 +195,7 @@ def _adamw_steps(
     var,
 ):
     """:data:`ADAMW_KERNEL` in array operations."""
+    beta1, beta2 = as_t(weight, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
@@ -246,8 +248,11 @@ def ftml_update(
     ``d = d_t``; ``weight = -z / d_t``
 
     One fused kernel on a GPU (:data:`FTML_KERNEL`), as MXNet's
-    ``ftml_update``.
+    ``ftml_update``.  The bias corrections ``1 - beta**t`` are computed
+    here, once, in the weight's dtype, as MXNet's kernel computes them
+    (for float32, ``1 - powf(beta, t)``).
     """
+    beta1, beta2 = as_t(weight, beta1, beta2)
     FTML_KERNEL(
         xp,
         grad,
@@ -285,13 +290,15 @@ def _ftml_steps(
     z,
 ):
     """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
-    ``bias2 = 1 - beta2**t``)."""
+    ``bias2 = 1 - beta2**t``), in the order of MXNet's ``FTMLKernel``."""
+    lr, beta1, beta2, bias1 = as_t(weight, lr, beta1, beta2, bias1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     v *= beta2
-    v += (1 - beta2) * g * g
+    v += (1 - beta2) * (g * g)
     d_t = bias1 / lr * (xp.sqrt(v / bias2) + epsilon)
     z *= beta1
-    z += (1 - beta1) * g - (d_t - beta1 * d) * weight
+    z += (1 - beta1) * g
+    z -= (d_t - beta1 * d) * weight
     d[...] = d_t
     weight[...] = -z / d_t
 
@@ -304,9 +311,9 @@ FTML_KERNEL = Elementwise(
     'T weight, T d, T v, T z',
     RESCALED_G_WITH_WD
     + """
-    v = v * beta2 + (1 - beta2) * g * g;
+    v = v * beta2 + (1 - beta2) * (g * g);
     T d_t = bias1 / lr * (sqrt(v / bias2) + epsilon);
-    z = z * beta1 + ((1 - beta1) * g - (d_t - beta1 * d) * weight);
+    z = z * beta1 + (1 - beta1) * g - (d_t - beta1 * d) * weight;
     d = d_t;
     weight = -z / d_t;
 """,

@@ -13,7 +13,7 @@ AdaGrad, RMSProp (both forms) and AdaDelta are one fused kernel each on a
 GPU, their array operations (the ``_*_steps`` twins) elsewhere.
 """
 
-from ..kernels import Elementwise
+from ..kernels import Elementwise, as_t
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
@@ -151,6 +151,7 @@ def _rmsprop_steps(
     n,
 ):
     """:data:`RMSPROP_KERNEL` in array operations."""
+    (gamma1,) = as_t(weight, gamma1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * (g * g)
@@ -235,6 +236,7 @@ def _rmspropalex_steps(
     delta,
 ):
     """:data:`RMSPROPALEX_KERNEL` in array operations."""
+    (gamma1,) = as_t(weight, gamma1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * g * g

@@ -34,7 +34,7 @@ launches per weight, and no read of ``r1`` or ``r2`` on the host, since
 phase 2 reads them from device memory.
 """
 
-from ..kernels import Elementwise
+from ..kernels import Elementwise, as_t
 from .adam import MOMENTS_IN_T, update_moments
 from .gradient import RESCALED_G, kernel_clip, rescaled
 from .norms import l2_norm
@@ -68,8 +68,8 @@ def lamb_phase1(
     """
     if out is None:
         out = xp.empty_like(mean)
-    bias1 = 1 - beta1**t if bias_correction else 1.0
-    bias2 = 1 - beta2**t if bias_correction else 1.0
+    bias1 = _bias_correction(mean, beta1, t) if bias_correction else 1.0
+    bias2 = _bias_correction(mean, beta2, t) if bias_correction else 1.0
     LAMB_PHASE1_KERNEL(
         xp,
         weight,
@@ -87,6 +87,15 @@ def lamb_phase1(
         out,
     )
     return out
+
+
+def _bias_correction(like, beta, t):
+    """``1 - beta**t`` as MXNet's phase 1 computes it for ``like``'s
+    dtype: ``beta`` of that dtype raised to ``t`` in double (C++'s
+    ``std::pow`` of a float and an int), the power rounded to the dtype,
+    then subtracted from 1 there."""
+    (beta,) = as_t(like, beta)
+    return 1 - type(beta)(float(beta) ** t)
 
 
 def _lamb_phase1_steps(
@@ -108,6 +117,7 @@ def _lamb_phase1_steps(
     """:data:`LAMB_PHASE1_KERNEL` in array operations (``bias1 = 1 -
     beta1**t``, ``bias2 = 1 - beta2**t``, both 1 without bias
     correction)."""
+    beta1, beta2 = as_t(mean, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)

@@ -13,7 +13,7 @@ Python rules of ``python/mxnet/optimizer/optimizer.py``.  Below,
 
 import math
 
-from ..kernels import Elementwise, Grouped
+from ..kernels import Elementwise, Grouped, as_t
 from .gradient import (
     RESCALED_G,
     cuda_sign,
@@ -53,27 +53,47 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
     )
 
 
+def _scaled(xp, grad, scale, rescale_grad, clip_gradient):
+    """``scale * g'`` as MXNet's SGD and Signum kernels compute it: when
+    nothing is clipped, ``(scale * rescale_grad) * grad``, the two
+    factors multiplied first (one rounding and, in array operations, one
+    temporary fewer: this is the hot path of every SGD training loop)."""
+    if clip_gradient < 0:
+        return (scale * rescale_grad) * grad
+    return scale * rescaled(xp, grad, rescale_grad, clip_gradient)
+
+
+def _cuda_scaled(scale):
+    """CUDA C for :func:`_scaled` (after :data:`RESCALED_G`): ``T
+    scaled_g``, with ``scale`` a C expression."""
+    return f"""
+    T scaled_g = clip_gradient >= 0 ? {scale} * g
+        : ({scale} * rescale_grad) * grad;
+"""
+
+
 def _sgd_steps(xp, grad, lr, wd, rescale_grad, clip_gradient, weight):
     """:data:`SGD_KERNEL` in array operations (a negative
     ``clip_gradient`` means no clipping)."""
+    lr, wd, rescale_grad = as_t(weight, lr, wd, rescale_grad)
     if wd:
         weight *= 1 - lr * wd
-    if clip_gradient < 0:
-        # One temporary: this is the hot path of every SGD training loop.
-        weight -= (lr * rescale_grad) * grad
-    else:
-        weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
+    weight -= _scaled(xp, grad, lr, rescale_grad, clip_gradient)
 
 
-# MXNet's SGDKernel for one element (after RESCALED_G)
-_SGD = 'weight = (1 - lr * wd) * weight - lr * g;'
+# MXNet's SGDKernel for one element
+_SGD = (
+    RESCALED_G
+    + _cuda_scaled('lr')
+    + 'weight = (1 - lr * wd) * weight - scaled_g;'
+)
 
 #: Plain SGD as one kernel (``weight`` updated).
 SGD_KERNEL = Elementwise(
     'dlbook_sgd_update',
     'T grad, T lr, T wd, T rescale_grad, T clip_gradient',
     'T weight',
-    RESCALED_G + _SGD,
+    _SGD,
     _sgd_steps,
 )
 
@@ -106,28 +126,30 @@ def _sgd_mom_steps(
 ):
     """:data:`SGD_MOM_KERNEL` in array operations (a negative
     ``clip_gradient`` means no clipping)."""
+    lr, wd, rescale_grad = as_t(weight, lr, wd, rescale_grad)
     mom *= momentum
     if wd:
         mom -= (lr * wd) * weight
-    if clip_gradient < 0:
-        mom -= (lr * rescale_grad) * grad
-    else:
-        mom -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
+    mom -= _scaled(xp, grad, lr, rescale_grad, clip_gradient)
     weight += mom
 
 
-# MXNet's SGDMomKernel for one element (after RESCALED_G)
-_SGD_MOM = """
-    mom = momentum * mom - lr * wd * weight - lr * g;
+# MXNet's SGDMomKernel for one element
+_SGD_MOM = (
+    RESCALED_G
+    + _cuda_scaled('lr')
+    + """
+    mom = momentum * mom - lr * wd * weight - scaled_g;
     weight += mom;
 """
+)
 
 #: SGD with momentum as one kernel (``weight`` and ``mom`` updated).
 SGD_MOM_KERNEL = Elementwise(
     'dlbook_sgd_mom_update',
     'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
     'T weight, T mom',
-    RESCALED_G + _SGD_MOM,
+    _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -204,6 +226,7 @@ def signsgd_update(xp, weight, grad, lr, wd):
 
 def _signsgd_steps(xp, grad, lr, wd, weight):
     """:data:`SIGNSGD_KERNEL` in array operations."""
+    lr, wd = as_t(weight, lr, wd)
     if wd:
         weight *= 1 - lr * wd
     weight -= lr * xp.sign(grad)
@@ -252,11 +275,13 @@ def _signum_steps(
     xp, grad, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`SIGNUM_KERNEL` in array operations."""
+    lr, wd, momentum, wd_lh, rescale_grad = as_t(
+        weight, lr, wd, momentum, wd_lh, rescale_grad
+    )
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    mom -= (1 - momentum) * g
+    mom -= _scaled(xp, grad, 1 - momentum, rescale_grad, clip_gradient)
     if wd_lh:
         weight *= 1 - lr * wd_lh
     weight += lr * xp.sign(mom)
@@ -268,12 +293,13 @@ SIGNUM_KERNEL = Elementwise(
     'T grad, T lr, T wd, T momentum, T wd_lh, T rescale_grad, T clip_gradient',
     'T weight, T mom',
     RESCALED_G
+    + _cuda_scaled('(1 - momentum)')
     + f"""
     mom *= momentum;
     if (wd != 0) {{
         mom -= ((1 - momentum) * wd) * weight;
     }}
-    mom -= (1 - momentum) * g;
+    mom -= scaled_g;
     if (wd_lh != 0) {{
         weight *= 1 - lr * wd_lh;
     }}
@@ -292,7 +318,7 @@ MULTI_SGD_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight',
     'T rescale_grad, T clip_gradient',
-    RESCALED_G + _SGD,
+    _SGD,
     _sgd_steps,
 )
 
@@ -303,7 +329,7 @@ MULTI_SGD_MOM_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight, raw T mom',
     'T momentum, T rescale_grad, T clip_gradient',
-    RESCALED_G + _SGD_MOM,
+    _SGD_MOM,
     _sgd_mom_steps,
 )
 
