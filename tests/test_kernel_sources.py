@@ -172,8 +172,11 @@ def _compiled(tmp_dir, source):
         src = tmp_dir / f'{key}.cpp'
         lib = tmp_dir / f'{key}.so'
         src.write_text(source)
+        # -ffp-contract=off: every operation rounded on its own, as the
+        # twins round, whatever multiply-adds the machine has
+        command = ['g++', '-O1', '-ffp-contract=off', '-shared', '-fPIC']
         done = subprocess.run(
-            ['g++', '-O1', '-shared', '-fPIC', '-o', str(lib), str(src)],
+            [*command, '-o', str(lib), str(src)],
             capture_output=True,
             text=True,
         )
@@ -476,9 +479,15 @@ def _grad_writes():
         write_gradients(np, pairs, req)
 
 
-def _optimizers():
-    rng = np.random.RandomState(1)
-    w, g, m = (rng.uniform(-1, 1, 10) for _ in range(3))
+def _uniform(rng, dtype):
+    """``rng.uniform`` with its values cast to ``dtype`` (the float64
+    draws of the float64 workloads unchanged)."""
+    return lambda low, high, size: rng.uniform(low, high, size).astype(dtype)
+
+
+def _optimizers(dtype='float64', size=10):
+    uniform = _uniform(np.random.RandomState(1), dtype)
+    w, g, m = (uniform(-1, 1, size) for _ in range(3))
     sgd_mom_update(np, w, g, m, 0.1, 0.01, 0.9, 2.0, 0.5)
     sgd_mom_update(np, w, g, m, 0.1, 0.0, 0.9, 1.0, None)
     sgd_update(np, w, g, 0.1, 0.01, 2.0, 0.5)
@@ -486,19 +495,21 @@ def _optimizers():
     # five weights: a full group of four, then one with three empty slots
     shapes = [(3, 4), (5,), (2, 2, 2), (1,), (6,)]
     ws, gs, ms = (
-        [rng.uniform(-1, 1, shape) for shape in shapes] for _ in range(3)
+        [uniform(-1, 1, shape) for shape in shapes] for _ in range(3)
     )
     lrs, wds = [0.1, 0.2, 0.3, 0.1, 0.05], [0.01, 0.0, 0.02, 0.0, 0.1]
     multi_sgd_update(np, ws, gs, ms, lrs, wds, 0.9, 2.0, 0.5)
     multi_sgd_update(np, ws, gs, None, lrs, wds, 0.0, 1.0, None)
 
 
-def _adaptive_optimizers():
+def _adaptive_optimizers(dtype='float64', size=10):
     """Each rule with weight decay and both clips, then with neither."""
     rng = np.random.RandomState(2)
+    uniform = _uniform(rng, dtype)
     for clip, wd, clip_weights in ((0.5, 0.01, 0.9), (None, 0.0, None)):
-        w, g = rng.uniform(-1, 1, 10), rng.uniform(-3, 3, 10)
-        m, v, d = rng.uniform(-1, 1, 10), rng.uniform(0, 1, 10), np.zeros(10)
+        w, g = uniform(-1, 1, size), uniform(-3, 3, size)
+        m, v = uniform(-1, 1, size), uniform(0, 1, size)
+        d = np.zeros(size, dtype)
         nag_mom_update(np, w, g, m, 0.1, wd, 0.9, 2.0, clip)
         adam_update(np, w, g, m, v, 0.1, wd, 0.9, 0.999, 1e-8, 2.0, clip)
         adamw_update(np, w, g, m, v, 0.1, 0.5, wd, 0.9, 0.999, 1e-6, 2.0, clip)
@@ -506,8 +517,22 @@ def _adaptive_optimizers():
         rmsprop_update(
             np, w, g, v, 0.1, wd, 0.9, 1e-8, 2.0, clip, clip_weights
         )
+        # n >= g_avg**2, as the running means keep it: no sqrt of < 0
         rmspropalex_update(
-            np, w, g, v, m, d, 0.1, wd, 0.9, 0.8, 1e-8, 2.0, clip, clip_weights
+            np,
+            w,
+            g,
+            v + m * m,
+            m,
+            d,
+            0.1,
+            wd,
+            0.9,
+            0.8,
+            1e-8,
+            2.0,
+            clip,
+            clip_weights,
         )
         adadelta_update(
             np, w, g, np.abs(v), np.abs(d), wd, 0.9, 1e-5, 2.0, clip
@@ -524,23 +549,23 @@ def _adaptive_optimizers():
         nadam_update(
             np, w, g, m, v, 0.1, wd, 3, 0.9, 0.999, 1e-8, *schedule, 2.0, clip
         )
-        previous = w + rng.uniform(-0.1, 0.1, 10)
+        previous = w + uniform(-0.1, 0.1, size)
         dcasgd_update(np, w, g, None, previous, 0.1, wd, 0.0, 0.04, 2.0, clip)
         dcasgd_update(np, w, g, m, previous, 0.1, wd, 0.9, 0.04, 2.0, clip)
         sgld_update(np, rng, w, g, 0.1, wd, 2.0, clip)
 
 
-def _lamb():
+def _lamb(dtype='float64', size=5):
     """LAMB with bias correction, both bounds and clipping, then with
     none; phase 2 with a bound moving ``r1`` and with ``r1`` or ``r2``
     at 0; the sum of squares of ``multi_sum_sq``."""
-    rng = np.random.RandomState(3)
+    uniform = _uniform(np.random.RandomState(3), dtype)
     for clip, bias, lower, upper in (
         (0.5, True, 0.1, 5.0),
         (None, 0, None, None),
     ):
-        w, g = rng.uniform(-1, 1, (2, 5)), rng.uniform(-3, 3, (2, 5))
-        m, v = rng.uniform(-1, 1, (2, 5)), rng.uniform(0, 1, (2, 5))
+        w, g = uniform(-1, 1, (2, size)), uniform(-3, 3, (2, size))
+        m, v = uniform(-1, 1, (2, size)), uniform(0, 1, (2, size))
         lamb_update(
             np,
             w,
@@ -559,15 +584,16 @@ def _lamb():
             2.0,
             clip,
         )
-    w, d = rng.uniform(-1, 1, 6), rng.uniform(-1, 1, 6)
+    w, d = uniform(-1, 1, 6), uniform(-1, 1, 6)
     for r1, r2, lower, upper in (
         (10.0, 0.5, 0.0, 2.0),
         (0.0, 0.5, 1.0, None),
         (0.0, 0.5, None, None),
         (3.0, 0.0, None, None),
     ):
-        lamb_phase2(np, w, d, np.array(r1), np.array(r2), 0.1, lower, upper)
-    sum_of_squares(np, rng.uniform(-1, 1, (2, 3, 4)))
+        r1, r2 = np.array(r1, dtype), np.array(r2, dtype)
+        lamb_phase2(np, w, d, r1, r2, 0.1, lower, upper)
+    sum_of_squares(np, uniform(-1, 1, (2, 3, 4)))
 
 
 def _activations():
@@ -608,17 +634,24 @@ WORKLOADS = {
 }
 
 
+def _replayed(tmp_path, recorded):
+    """``(kernel, the body's outputs, the twin's outputs)`` of every
+    recorded call."""
+    for kernel, args, twin_outputs, options in recorded:
+        if isinstance(kernel, kernels.Reduction):
+            outputs = _replay_reduction(tmp_path, kernel, args, **options)
+        else:
+            outputs = _replay(tmp_path, kernel, args, **options)
+        yield kernel, outputs, twin_outputs
+
+
 @pytest.mark.parametrize('workload', sorted(WORKLOADS))
 def test_kernel_bodies_compute_what_their_twins_compute(
     workload, recorded, tmp_path
 ):
     WORKLOADS[workload]()
     assert recorded, 'the workload called no kernel'
-    for kernel, args, twin_outputs, options in recorded:
-        if isinstance(kernel, kernels.Reduction):
-            outputs = _replay_reduction(tmp_path, kernel, args, **options)
-        else:
-            outputs = _replay(tmp_path, kernel, args, **options)
+    for kernel, outputs, twin_outputs in _replayed(tmp_path, recorded):
         for got, want in zip(outputs, twin_outputs):
             np.testing.assert_allclose(
                 got.reshape(want.shape),
@@ -626,6 +659,44 @@ def test_kernel_bodies_compute_what_their_twins_compute(
                 rtol=1e-12,
                 atol=1e-12,
                 err_msg=kernel.name,
+            )
+
+
+#: The update rules on float32 data, 100 elements per weight
+FLOAT32_WORKLOADS = {
+    'optimizers': lambda: _optimizers('float32', 100),
+    'adaptive_optimizers': lambda: _adaptive_optimizers('float32', 100),
+    'lamb': lambda: _lamb('float32', 50),
+}
+
+
+@pytest.mark.parametrize('workload', sorted(FLOAT32_WORKLOADS))
+def test_float32_update_rules_round_as_their_twins(
+    workload, recorded, tmp_path
+):
+    """In float32 the body and the twin agree to the last bit, not just
+    to float32's precision.
+
+    The body computes ``1 - beta2`` and the like in ``T``, on scalars
+    CuPy cast to float (as MXNet's kernels compute them in ``DType``);
+    the twins take their scalars the same way (``kernels.as_t``), and
+    the rules MXNet writes in Python pass such coefficients from the
+    host, rounded once from float64, to body and twin alike.  A twin
+    computing ``1 - 0.999`` in float64 instead moves Adam's ``var`` by
+    1.3e-5 relative, thousands of ulps.  The reductions (norms, sums of
+    squares) add in another order than NumPy's: a few ulps there.
+    """
+    FLOAT32_WORKLOADS[workload]()
+    for kernel, outputs, twin_outputs in _replayed(tmp_path, recorded):
+        for got, want in zip(outputs, twin_outputs):
+            if want.dtype != np.float32:
+                continue
+            # a NaN compares equal to a NaN: it would hide what follows it
+            assert np.isfinite(want).all(), kernel.name
+            np.testing.assert_array_max_ulp(
+                got.reshape(want.shape),
+                want,
+                maxulp=4 if isinstance(kernel, kernels.Reduction) else 0,
             )
 
 

@@ -425,6 +425,129 @@ def test_float32_weights_and_states_keep_their_dtype(name):
         assert s.context == w.context
 
 
+#: MXNet 1.9.1's float32 weight and states after two steps from
+#: FLOAT32_WEIGHT with FLOAT32_GRADS (clip_gradient=1.0), as
+#: (optimizer, settings, [weight, *states])
+MXNET_FLOAT32_STEPS = [
+    (
+        'adam',
+        {'learning_rate': 0.01, 'wd': 0.01},
+        [
+            [0.48836747, -1.2423211, 1.9809401, 0.75284964],
+            [0.007940002, 0.033635005, 0.13199003, 0.09617502],
+            [0.0001309943, 0.0011626, 0.0011753009, 0.0010017916],
+        ],
+    ),
+    (
+        'ftml',
+        {'learning_rate': 0.01, 'wd': 0.01},
+        [
+            [0.49476334, -1.2472743, 1.9865775, 0.75117123],
+            [16.3834, 48.80822, 49.0741, 45.307125],
+            [0.0001309943, 0.0011625999, 0.0011753009, 0.0010017916],
+            [-8.105906, 60.877235, -97.4895, -34.03341],
+        ],
+    ),
+    (
+        'rmsprop',
+        {'learning_rate': 0.01, 'gamma1': 0.95, 'wd': 0.01},
+        [
+            [0.47984686, -1.2423918, 1.9375968, 0.7500358],
+            [0.0063286703, 0.05724245, 0.05630124, 0.05008581],
+        ],
+    ),
+    (
+        'rmsprop',
+        {'learning_rate': 0.01, 'centered': True, 'wd': 0.01},
+        [
+            [0.4544059, -1.2132604, 1.9226931, 0.7801658],
+            [0.012187764, 0.11258889, 0.107612036, 0.10016259],
+            [0.007916668, 0.03365834, 0.1319667, 0.09617502],
+            [-0.012260791, 0.003406236, -0.04397361, -0.0031664688],
+        ],
+    ),
+    (
+        'adadelta',
+        {'rho': 0.95, 'wd': 0.01},
+        [
+            [0.48734072, -1.2278949, 1.9386085, 0.72894627],
+            [0.006275, 0.0576, 0.0555, 0.05011875],
+            [1.5836238e-05, 2.3550878e-05, 1.2380175e-05, 2.800609e-05],
+        ],
+    ),
+    (
+        'adamax',
+        {'learning_rate': 0.01, 'wd': 0.01},
+        [
+            [0.4886285, -1.2419945, 1.9830462, 0.7549381],
+            [0.007939998, 0.033635005, 0.13199, 0.096175],
+            [0.304695, 0.8876, 0.999, 1.0],
+        ],
+    ),
+    (
+        'nadam',
+        {'learning_rate': 0.01, 'wd': 0.01},
+        [
+            [0.49453735, -1.2476795, 1.9848065, 0.75015086],
+            [0.007939434, 0.033635564, 0.13198943, 0.096175],
+            [0.0001309982, 0.0011626249, 0.0011753113, 0.0010018045],
+        ],
+    ),
+    (
+        'signum',
+        {'learning_rate': 0.01, 'momentum': 0.95, 'wd': 0.01},
+        [
+            [0.48000002, -1.25, 1.98, 0.75],
+            [-0.0047325017, -0.015286252, -0.069445014, -0.04836126],
+        ],
+    ),
+    (
+        'lamb',
+        {'learning_rate': 0.01, 'wd': 0.01},
+        [
+            [0.48427856, -1.2422423, 1.9679831, 0.74741024],
+            [0.007000001, 0.036000006, 0.13000003, 0.09550002],
+            [0.00012990834, 0.001169625, 0.0011589851, 0.0010024846],
+        ],
+    ),
+    (
+        'sgd',
+        {
+            'learning_rate': 0.1,
+            'momentum': 0.9,
+            'wd': 0.01,
+            'rescale_grad': 0.5,
+        },
+        [
+            [0.4800655, -1.2344062, 1.8127869, 0.69757324],
+            [-0.0044345, -0.01565625, -0.100213006, -0.05417675],
+        ],
+    ),
+]
+FLOAT32_WEIGHT = [0.5, -1.25, 2.0, 0.75]
+FLOAT32_GRADS = [[0.3, -0.6, 1.7, -0.05], [-0.2, 0.9, 0.4, 1.1]]
+
+
+@pytest.mark.parametrize('name, kwargs, want', MXNET_FLOAT32_STEPS)
+def test_float32_steps_round_as_mxnet(name, kwargs, want):
+    """MXNet's update kernels compute ``1 - beta2`` and the like in the
+    weight's dtype, its Python rules in float64: float32 results then
+    differ in far more than the last bit (``1 - 0.999f`` is 1.3e-5 off
+    0.001).  dlbook's rules round as MXNet's, within a couple of ulps."""
+    o = opt.create(name, clip_gradient=1.0, **kwargs)
+    weight = nd.array(FLOAT32_WEIGHT)
+    state = o.create_state(0, weight)
+    for g in FLOAT32_GRADS:
+        o.update(0, weight, nd.array(g), state)
+    states = state if isinstance(state, (list, tuple)) else [state]
+    arrays = [weight] + [s for s in states if s is not None]
+    assert len(arrays) == len(want)
+    for got, expected in zip(arrays, want):
+        np.testing.assert_array_max_ulp(
+            got.asnumpy(), np.float32(expected), maxulp=2
+        )
+
+
 def test_defaults_of_each_optimizer():
     assert opt.SGD().lr == 0.01 and opt.SGD().momentum == 0.0
     assert opt.Adam().lr == 0.001
@@ -475,6 +598,32 @@ def test_clip_zero_or_negative_means_no_clip_for_kernel_optimizers():
             opt.SGD(learning_rate=0.1, clip_gradient=clip_value)
         ).asnumpy()
         np.testing.assert_allclose(got, ref_sgd(0.1), rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    'name, kwargs',
+    [
+        ('adagrad', {}),
+        ('adadelta', {}),
+        ('adamax', {}),
+        ('nadam', {}),
+        ('dcasgd', {}),
+        ('dcasgd', {'momentum': 0.9}),
+        ('sgld', {}),
+    ],
+)
+def test_negative_clip_clips_for_python_rules(ctx, name, kwargs):
+    """MXNet's Python rules clip with any bound but None: with -0.5 every
+    gradient becomes -0.5 (NumPy's clip, its bounds crossed), where a
+    kernel would read -0.5 as no clipping."""
+    results = []
+    for clip_value, grads in ((-0.5, GRADS), (None, [np.full_like(W0, -0.5)])):
+        mx.random.seed(1)  # SGLD's noise
+        o = opt.create(
+            name, learning_rate=0.1, clip_gradient=clip_value, **kwargs
+        )
+        results.append(run_steps(o, grads=grads[:1]).asnumpy())
+    np.testing.assert_allclose(*results, rtol=1e-12)
 
 
 def test_clip_zero_clips_everything_for_python_rules():
@@ -585,16 +734,16 @@ def test_default_learning_rate_and_set_learning_rate():
 def test_adam_step_count_is_per_index():
     o = opt.Adam(learning_rate=0.01)
     updater = opt.get_updater(o)
-    a, b = nd.array(W0), nd.array(W0)
+    a, b = nd.array(W0, dtype='float64'), nd.array(W0, dtype='float64')
     for g in GRADS:
-        updater(0, nd.array(g), a)
-    updater(1, nd.array(GRADS[0]), b)  # t = 1 for index 1
+        updater(0, nd.array(g, dtype='float64'), a)
+    updater(1, nd.array(GRADS[0], dtype='float64'), b)  # t = 1 for index 1
     ref = ref_adam(0.01)
-    np.testing.assert_allclose(a.asnumpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(a.asnumpy(), ref, rtol=1e-12)
     one = W0 - 0.01 * math.sqrt(1 - 0.999) / (1 - 0.9) * (0.1 * GRADS[0]) / (
         np.sqrt(0.001 * GRADS[0] ** 2) + 1e-8
     )
-    np.testing.assert_allclose(b.asnumpy(), one, rtol=1e-5)
+    np.testing.assert_allclose(b.asnumpy(), one, rtol=1e-12)
 
 
 # -- list updates, aggregation, multi precision -------------------------------

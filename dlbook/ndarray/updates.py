@@ -40,7 +40,6 @@ import numpy
 
 from ..base import DLBookError
 from ..ops.update_rules import adam, adaptive, sgd
-from ..ops.update_rules.gradient import rule_bound
 from .lazy_update import rows_for_update
 from .ndarray import NDArray
 
@@ -82,16 +81,21 @@ def _required(name, **values):
 
 
 def _check(name, weight, grad, states, grad_name='grad'):
-    """Every array an NDArray of the weight's shape and context; grad and
-    the states of the weight's dtype (``weight32``, float32, apart).
-    ``grad_name`` is the gradient's name in the messages (``g`` for
-    LAMB's phase 2)."""
+    """Every array an NDArray of the weight's shape and context; the
+    weight a floating-point one, grad and the states of its dtype
+    (``weight32``, float32, apart).  ``grad_name`` is the gradient's name
+    in the messages (``g`` for LAMB's phase 2)."""
     arrays = {'weight': weight, grad_name: grad, **states}
     for key, x in arrays.items():
         if not isinstance(x, NDArray):
             raise DLBookError(
                 f'{name}: {key} must be an NDArray, got {type(x).__name__}'
             )
+    if numpy.dtype(weight.dtype).kind != 'f':
+        raise DLBookError(
+            f'{name}: the weight is {numpy.dtype(weight.dtype).name}; the '
+            f'update operators take floating-point weights only'
+        )
     for key, x in arrays.items():
         if x.shape != weight.shape:
             raise DLBookError(
@@ -109,6 +113,17 @@ def _check(name, weight, grad, states, grad_name='grad'):
                 f'{name}: {key} is {numpy.dtype(x.dtype).name}, expected '
                 f'{numpy.dtype(want).name}'
             )
+
+
+def _check_update(name, weight, grad, states, weight32=None):
+    """The checks of one weight's update (:func:`_check`); with the
+    float32 master copy ``weight32`` of the ``mp_`` forms, the states are
+    checked against it (float32 too) rather than against the weight."""
+    if weight32 is None:
+        _check(name, weight, grad, states)
+        return
+    _check(name, weight, grad, {'weight32': weight32})
+    _check(name, weight32, weight32, states, 'weight32')
 
 
 def _update(name, rule, weight, grad, states, out, lazy=False):
@@ -145,9 +160,9 @@ def _mixed_precision(name, rule, weight, grad, states, weight32, out, lazy):
     """The ``mp_`` forms: the rule updates the float32 master copy
     ``weight32`` (in place) from the gradient cast to float32; the weight
     returned is that copy cast back to the weight's dtype."""
-    _check(name, weight, grad, {'weight32': weight32})
+    _check_update(name, weight, grad, states, weight32)
     grad32 = grad.astype(numpy.float32)
-    _update(name, rule, weight32, grad32, states, weight32, lazy)
+    _apply(rule, weight32, grad32, states, weight32, lazy)
     return _deliver(weight32.astype(weight.dtype), out)
 
 
@@ -168,9 +183,7 @@ def sgd_update(
     """SGD: ``weight = (1 - lr*wd) * weight - lr * clip(rescale_grad *
     grad, clip_gradient)``."""
     _required('sgd_update', lr=lr)
-    rule = _bound(
-        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, clip_gradient)
     return _update('sgd_update', rule, weight, grad, {}, out, lazy_update)
 
 
@@ -196,7 +209,7 @@ def sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update(
         'sgd_mom_update', rule, weight, grad, {'mom': mom}, out, lazy_update
@@ -217,9 +230,7 @@ def mp_sgd_update(
 ):
     """:func:`sgd_update` on the float32 master copy ``weight32``."""
     _required('mp_sgd_update', lr=lr)
-    rule = _bound(
-        sgd.sgd_update, lr, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    rule = _bound(sgd.sgd_update, lr, wd, rescale_grad, clip_gradient)
     return _mixed_precision(
         'mp_sgd_update', rule, weight, grad, {}, weight32, out, lazy_update
     )
@@ -248,7 +259,7 @@ def mp_sgd_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _mixed_precision(
         'mp_sgd_mom_update',
@@ -283,7 +294,7 @@ def nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -309,7 +320,7 @@ def mp_nag_mom_update(
         wd,
         momentum,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _mixed_precision(
         'mp_nag_mom_update',
@@ -363,7 +374,7 @@ def signum_update(
         momentum,
         wd_lh,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('signum_update', rule, weight, grad, {'mom': mom}, out)
 
@@ -400,7 +411,7 @@ def adam_update(
         beta2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     states = {'mean': mean, 'var': var}
     return _update('adam_update', rule, weight, grad, states, out, lazy_update)
@@ -431,8 +442,8 @@ def rmsprop_update(
         gamma1,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
-        rule_bound(clip_weights),
+        clip_gradient,
+        clip_weights,
     )
     return _update('rmsprop_update', rule, weight, grad, {'n': n}, out)
 
@@ -466,8 +477,8 @@ def rmspropalex_update(
         gamma2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
-        rule_bound(clip_weights),
+        clip_gradient,
+        clip_weights,
     )
     states = {'n': n, 'g': g, 'delta': delta}
     return _update('rmspropalex_update', rule, weight, grad, states, out)
@@ -502,7 +513,7 @@ def ftml_update(
         beta2,
         epsilon,
         rescale_grad,
-        rule_bound(clip_grad),
+        clip_grad,
     )
     states = {'d': d, 'v': v, 'z': z}
     return _update('ftml_update', rule, weight, grad, states, out)
@@ -532,7 +543,7 @@ def ftrl_update(
         lamda1,
         beta,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _update('ftrl_update', rule, weight, grad, {'z': z, 'n': n}, out)
 
@@ -588,7 +599,7 @@ def adamw_update(
         beta2,
         epsilon,
         factor,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     states = {'mean': mean, 'var': var}
     return _update('adamw_update', rule, weight, grad, states, out)
@@ -615,8 +626,9 @@ def mp_adamw_update(
     (``nd.contrib.mp_adamw_update``; ``mean`` and ``var`` float32)."""
     _required('mp_adamw_update', rescale_grad=rescale_grad, lr=lr, eta=eta)
     factor = _rescale_factor('mp_adamw_update', rescale_grad)
+    states = {'mean': mean, 'var': var}
     if factor is None:
-        _check('mp_adamw_update', weight, grad, {'weight32': weight32})
+        _check_update('mp_adamw_update', weight, grad, states, weight32)
         return _deliver(weight if out is weight else weight.copy(), out)
     rule = _bound(
         adam.adamw_update,
@@ -627,9 +639,8 @@ def mp_adamw_update(
         beta2,
         epsilon,
         factor,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
-    states = {'mean': mean, 'var': var}
     return _mixed_precision(
         'mp_adamw_update', rule, weight, grad, states, weight32, out, False
     )
@@ -688,7 +699,7 @@ def group_adagrad_update(
         lr,
         epsilon,
         rescale_grad,
-        rule_bound(clip_gradient),
+        clip_gradient,
     )
     return _apply(rule, weight, grad, {'history': history}, out, lazy=True)
 
@@ -718,12 +729,22 @@ def _outputs(name, out, count):
     return targets
 
 
+#: The lists of the several-weight forms of ``nd.contrib`` whose names are
+#: plural: what one array of each is called (the others, ``mean`` and
+#: ``var``, keep their names)
+_ONE_OF = {'weights': 'weight', 'grads': 'grad', 'weights32': 'weight32'}
+
+
 def _interleave(name, count, **lists):
     """The per-weight lists of ``nd.contrib.multi_lamb_update`` and its
     kin (``weights=[w0, w1]``, ``grads=[g0, g1]``, ...) interleaved as
-    :func:`_multi` takes them, ``w0, g0, ..., w1, g1, ...``; returns them
-    and the number of weights (``count``, or when 0 the length of the
-    lists, which must agree)."""
+    :func:`_multi` takes them, ``w0, g0, ..., w1, g1, ...``.
+
+    Returns them, the number of weights (``count``, or when 0 the length
+    of the lists, which must agree) and the names of one weight's arrays
+    after its gradient, the ``states`` of :func:`_multi` (``('mean',
+    'var', 'weight32')`` for ``mean``, ``var`` and ``weights32``).
+    """
     for key, arrays in lists.items():
         if isinstance(arrays, NDArray):
             raise DLBookError(
@@ -737,52 +758,98 @@ def _interleave(name, count, **lists):
                 f'{name}: {key} holds {len(arrays)} arrays, expected '
                 f'{count} (one per weight)'
             )
-    return [a for group in zip(*lists.values()) for a in group], count
+    data = [a for group in zip(*lists.values()) for a in group]
+    states = tuple(_ONE_OF.get(key, key) for key in lists)[2:]
+    return data, count, states
 
 
 def _multi(
-    name, single, per_weight, data, num_weights, lrs, wds, out, each=(), **kw
+    name, single, states, data, num_weights, lrs, wds, out, each=(), **kw
 ):
-    """The ``multi_*`` forms: ``data`` holds ``per_weight`` arrays per
-    weight (weight, grad, then states), each weight updated by
+    """The ``multi_*`` forms: ``data`` holds, for each weight, the weight,
+    its gradient and the arrays named in ``states`` (``('mom',)``,
+    ``('mean', 'var', 'weight32')``, ...; a ``weight32`` is the float32
+    master copy of the ``mp_`` forms).  Each weight is updated by
     ``single(*its_arrays, lr=lrs[i], wd=wds[i], out=..., **kw)``.
 
     ``each`` maps further per-weight arguments, by MXNet's name, to the
     keyword ``single`` takes and the values: ``{'etas': ('eta', etas)}``
     gives weight ``i`` ``eta=etas[i]``.  Returns the list of updated
     weights, or ``out`` itself when given, as MXNet does.
+
+    Every input is checked before the first weight changes, as MXNet's
+    shape and type inference does for the whole call: a mismatch in the
+    third weight must not leave the first two updated and the rest not.
     """
-    lists = {'lrs': ('lr', lrs), 'wds': ('wd', wds), **dict(each)}
-    _required(name, **{key: values for key, (_, values) in lists.items()})
+    per_weight = 2 + len(states)
+    _check_count(name, num_weights)
     if len(data) != per_weight * num_weights:
         raise DLBookError(
             f'{name}: expected {per_weight} arrays per weight for '
             f'num_weights={num_weights} ({per_weight * num_weights} in all), '
             f'got {len(data)}'
         )
-    settings = {}
-    for key, (keyword, values) in lists.items():
-        settings[keyword] = values = tuple(values)
+    # MXNet's name of each per-weight list -> single's keyword, the values
+    lists = {'lrs': ('lr', lrs), 'wds': ('wd', wds), **dict(each)}
+    _required(name, **{key: values for key, (_, values) in lists.items()})
+    lists = {
+        key: (keyword, tuple(values))
+        for key, (keyword, values) in lists.items()
+    }
+    for key, (_, values) in lists.items():
         if len(values) != num_weights:
             raise DLBookError(
                 f'{name}: {key} needs one value per weight '
                 f'(num_weights={num_weights}), got {len(values)}'
             )
     targets = _outputs(name, out, num_weights)
-    results = []
-    for i in range(num_weights):
-        try:
-            results.append(
-                single(
-                    *data[i * per_weight : (i + 1) * per_weight],
-                    out=targets[i],
-                    **{key: values[i] for key, values in settings.items()},
-                    **kw,
-                )
-            )
-        except DLBookError as err:
-            raise DLBookError(f'{name} (weight {i}): {err}') from None
+    groups = [
+        data[i * per_weight : (i + 1) * per_weight] for i in range(num_weights)
+    ]
+    for i, (arrays, target) in enumerate(zip(groups, targets)):
+        given = {key: values[i] for key, (_, values) in lists.items()}
+        _check_weight(f'{name} (weight {i})', states, arrays, target, given)
+    results = [
+        single(
+            *arrays,
+            out=target,
+            **{keyword: values[i] for keyword, values in lists.values()},
+            **kw,
+        )
+        for i, (arrays, target) in enumerate(zip(groups, targets))
+    ]
     return results if out is None else out
+
+
+def _check_count(name, num_weights):
+    """``num_weights`` a number of weights: an int, 0 or more."""
+    if not isinstance(num_weights, int) or num_weights < 0:
+        raise DLBookError(
+            f'{name}: num_weights must be a count (an int >= 0), got '
+            f'{num_weights!r}'
+        )
+
+
+def _check_weight(name, states, arrays, target, settings):
+    """The checks of one weight of :func:`_multi`: its arrays
+    (:func:`_check_update`), its settings given (``settings`` maps MXNet's
+    list names to this weight's values) and its ``out`` target, None or
+    an NDArray of the weight's shape."""
+    weight, grad, *rest = arrays
+    named = dict(zip(states, rest))
+    weight32 = named.pop('weight32', None)
+    _check_update(name, weight, grad, named, weight32)
+    for key, value in settings.items():
+        if value is None:
+            raise DLBookError(f'{name}: {key} holds None for it')
+    if target is None:
+        return
+    if not isinstance(target, NDArray) or target.shape != weight.shape:
+        got = getattr(target, 'shape', type(target).__name__)
+        raise DLBookError(
+            f'{name}: out must be an NDArray of the weight\'s shape '
+            f'{weight.shape}, got {got}'
+        )
 
 
 def multi_sgd_update(
@@ -801,7 +868,7 @@ def multi_sgd_update(
     return _multi(
         'multi_sgd_update',
         sgd_update,
-        2,
+        (),
         data,
         num_weights,
         lrs,
@@ -829,7 +896,7 @@ def multi_sgd_mom_update(
     return _multi(
         'multi_sgd_mom_update',
         sgd_mom_update,
-        3,
+        ('mom',),
         data,
         num_weights,
         lrs,
@@ -857,7 +924,7 @@ def multi_mp_sgd_update(
     return _multi(
         'multi_mp_sgd_update',
         mp_sgd_update,
-        3,
+        ('weight32',),
         data,
         num_weights,
         lrs,
@@ -885,7 +952,7 @@ def multi_mp_sgd_mom_update(
     return _multi(
         'multi_mp_sgd_mom_update',
         mp_sgd_mom_update,
-        4,
+        ('mom', 'weight32'),
         data,
         num_weights,
         lrs,

@@ -23,10 +23,16 @@ import numpy
 
 from ..base import DLBookError
 from ..ops.update_rules import lamb
-from ..ops.update_rules.gradient import rule_bound
 from ..ops.update_rules.norms import l2_norm
 from .ndarray import NDArray, from_raw
-from .updates import _check, _deliver, _interleave, _multi, _required
+from .updates import (
+    _check,
+    _check_update,
+    _deliver,
+    _interleave,
+    _multi,
+    _required,
+)
 
 __all__ = [
     'lamb_update_phase1',
@@ -41,14 +47,9 @@ def _phase1(name, weight, grad, mean, var, weight32, t, wd, settings, out):
     (None for the plain form) with ``grad`` cast to float32; ``g`` as an
     NDArray."""
     _required(name, t=t, wd=wd)
+    _check_update(name, weight, grad, {'mean': mean, 'var': var}, weight32)
     if weight32 is None:
-        _check(name, weight, grad, {'mean': mean, 'var': var})
         weight32 = weight
-    else:  # float32 moments and master copy
-        _check(name, weight, grad, {'weight32': weight32})
-        _check(
-            name, weight32, weight32, {'mean': mean, 'var': var}, 'weight32'
-        )
     xp = weight.context.backend.xp
     g = lamb.lamb_phase1(
         xp,
@@ -63,7 +64,7 @@ def _phase1(name, weight, grad, mean, var, weight32, t, wd, settings, out):
         settings['epsilon'],
         settings['bias_correction'],
         settings['rescale_grad'],
-        rule_bound(settings['clip_gradient']),
+        settings['clip_gradient'],
     )
     return _deliver(from_raw(g, weight.context), out)
 
@@ -195,7 +196,7 @@ def _phase2(name, weight32, g, r1, r2, lr, bounds, in_place=False):
         r1._data,
         r2._data,
         lr,
-        *(rule_bound(bound) for bound in bounds),
+        *bounds,
     )
     return target
 
@@ -301,8 +302,8 @@ def _lamb_one(
         r1.astype(target.dtype, copy=False),
         r2,
         lr,
-        rule_bound(lower_bound),
-        rule_bound(upper_bound),
+        lower_bound,
+        upper_bound,
     )
     if weight32 is not None:
         target = target.astype(weight.dtype)
@@ -312,11 +313,11 @@ def _lamb_one(
 def _multi_lamb(op, arrays, step_count, lrs, wds, out, num_tensors, kw):
     """The two several-weight forms: ``arrays`` maps MXNet's list names
     to the lists, ``step_count`` gives each weight its ``t``."""
-    data, count = _interleave(op, num_tensors, **arrays)
+    data, count, states = _interleave(op, num_tensors, **arrays)
     return _multi(
         op,
         _lamb_one,
-        len(arrays),
+        states,
         data,
         count,
         lrs,

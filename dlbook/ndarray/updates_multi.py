@@ -28,7 +28,7 @@ import numpy
 from ..base import DLBookError
 from .ndarray import NDArray
 from .updates import (
-    _check,
+    _check_count,
     _deliver,
     _interleave,
     _multi,
@@ -70,14 +70,18 @@ def _rates(name, rates, num_weights, ctx):
             )
 
 
-def _preloaded(name, single, per_weight, data, num_weights, out, mp, **kw):
+def _preloaded(name, single, states, data, num_weights, out, **kw):
     """Split ``data`` into the weights' arrays and ``lrs``, ``wds``, then
-    update each weight by ``single`` with ``lr=lrs[i]``, ``wd=wds[i]``.
+    update each weight by ``single`` with ``lr=lrs[i]``, ``wd=wds[i]``
+    (``states`` names each weight's arrays after its gradient, as
+    :func:`~dlbook.ndarray.updates._multi` takes them).
 
     Those are 0-d arrays on the device, in the dtype the rule computes in
-    (the weight's, float32 for the ``mp`` forms), so the kernels read them
-    there.
+    (the weight's, float32 for the ``mp`` forms, which have a
+    ``weight32``), so the kernels read them there.
     """
+    per_weight = 2 + len(states)
+    _check_count(name, num_weights)
     if len(data) != per_weight * num_weights + 2:
         raise DLBookError(
             f'{name}: expected {per_weight} arrays per weight for '
@@ -106,14 +110,14 @@ def _preloaded(name, single, per_weight, data, num_weights, out, mp, **kw):
     lr_each, wd_each = [], []
     for i in range(num_weights):
         weight = arrays[i * per_weight]
-        dtype = numpy.float32 if mp else weight.dtype
+        dtype = numpy.float32 if 'weight32' in states else weight.dtype
         lr, wd = rates_for(numpy.dtype(dtype))
         lr_each.append(lr[i])
         wd_each.append(wd[i])
     return _multi(
         name,
         single,
-        per_weight,
+        states,
         arrays,
         num_weights,
         lr_each,
@@ -139,11 +143,10 @@ def preloaded_multi_sgd_update(
     return _preloaded(
         'preloaded_multi_sgd_update',
         sgd_update,
-        2,
+        (),
         data,
         num_weights,
         out,
-        False,
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )
@@ -165,11 +168,10 @@ def preloaded_multi_sgd_mom_update(
     return _preloaded(
         'preloaded_multi_sgd_mom_update',
         sgd_mom_update,
-        3,
+        ('mom',),
         data,
         num_weights,
         out,
-        False,
         momentum=momentum,
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
@@ -191,11 +193,10 @@ def preloaded_multi_mp_sgd_update(
     return _preloaded(
         'preloaded_multi_mp_sgd_update',
         mp_sgd_update,
-        3,
+        ('weight32',),
         data,
         num_weights,
         out,
-        True,
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
     )
@@ -216,11 +217,10 @@ def preloaded_multi_mp_sgd_mom_update(
     return _preloaded(
         'preloaded_multi_mp_sgd_mom_update',
         mp_sgd_mom_update,
-        4,
+        ('mom', 'weight32'),
         data,
         num_weights,
         out,
-        True,
         momentum=momentum,
         rescale_grad=rescale_grad,
         clip_gradient=clip_gradient,
@@ -230,14 +230,9 @@ def preloaded_multi_mp_sgd_mom_update(
 # -- nd.contrib: AdamW on lists of weights ---------------------------------------
 
 
-def _skipped(weight, grad, mean, var, weight32=None, *, out, **_):
-    """One weight of a skipped AdamW step: checked, left as it is."""
-    states = {'mean': mean, 'var': var}
-    if weight32 is None:
-        _check('adamw_update', weight, grad, states)
-    else:
-        _check('mp_adamw_update', weight, grad, {'weight32': weight32})
-        _check('mp_adamw_update', weight32, weight32, states, 'weight32')
+def _skipped(weight, *_, out, **__):
+    """One weight of a skipped AdamW step (already checked): left as it
+    is."""
     return _deliver(weight if out is weight else weight.copy(), out)
 
 
@@ -248,12 +243,12 @@ def _multi_adamw(
     ``mp_adamw_update``) per weight, or nothing but checks when
     ``rescale_grad`` skips the step.  The factor is read once, for all
     the weights."""
-    data, count = _interleave(name, size, **arrays)
+    data, count, states = _interleave(name, size, **arrays)
     factor = _rescale_factor(name, rescale_grad)
     return _multi(
         name,
         single if factor is not None else _skipped,
-        len(arrays),
+        states,
         data,
         count,
         lrs,

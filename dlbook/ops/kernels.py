@@ -41,7 +41,7 @@ from ..backend import on_host
 from ..backend.fake_cupy import is_fake, one_kernel
 from . import fastpath
 
-__all__ = ['Elementwise', 'Reduction', 'KERNELS', 'compiled']
+__all__ = ['Elementwise', 'Reduction', 'KERNELS', 'compiled', 'as_t']
 
 #: Every :class:`Elementwise` and :class:`Reduction`, by name.
 KERNELS = {}
@@ -55,6 +55,29 @@ def compiled(xp):
         and getattr(xp, '__name__', '') == 'cupy'
         and not is_fake(xp)
     )
+
+
+def as_t(like, *values):
+    """The numbers ``values`` as a kernel on ``like``'s dtype reads them:
+    of its type ``T``, for a twin that computes with them.
+
+    CuPy casts a kernel's scalar arguments to ``T`` before the body runs,
+    so arithmetic between them rounds in ``T``; a twin given Python floats
+    computes it in float64 and rounds once, at the end.  In float32 the
+    two can differ far beyond the last bit where the arithmetic cancels:
+    ``1 - 0.999`` is 0.001, ``1 - 0.999f`` is 0.00099998713 (1.3e-5
+    apart), and an Adam step on float32 data moved by as much between the
+    CPU and a GPU.  Only float32 is cast: Python floats are float64
+    already, and no kernel runs on float16 data (its twin keeps the exact
+    settings).  Values that are not Python numbers (a 0-d array read on
+    the device, say) are returned as they are.  Returns one value per
+    argument, to unpack: ``lr, wd = as_t(weight, lr, wd)``.
+    """
+    dtype = like.dtype
+    if dtype.char != 'f':  # float32's type code
+        return values
+    t = dtype.type
+    return [t(v) if isinstance(v, (int, float)) else v for v in values]
 
 
 def _one_float_dtype(args):

@@ -13,15 +13,14 @@ Adamax and Nadam, which MXNet writes in Python
 each too.
 """
 
-from ..kernels import Elementwise
+from ..kernels import Elementwise, as_t
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
-    clips_as_kernel,
     kernel_clip,
+    python_rule_gradient_with_wd,
     rescaled,
     rescaled_with_wd,
-    rule_bound,
 )
 
 __all__ = [
@@ -34,12 +33,19 @@ __all__ = [
 ]
 
 
-def update_moments(g, mean, var, beta1, beta2):
-    """``mean = b1*mean + (1-b1)*g``; ``var = b2*var + (1-b2)*g*g``."""
+def update_moments(
+    g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
+):
+    """``mean = b1*mean + (1-b1)*g``; ``var = b2*var + (1-b2)*g*g``.
+
+    The caller computes ``1 - b1`` and ``1 - b2``, as the rule does: in
+    the weight's dtype for the rules MXNet writes in C++ (Adam, AdamW,
+    LAMB, whose kernels compute in ``DType``), in float64 for those it
+    writes in Python (Nadam)."""
     mean *= beta1
-    mean += (1 - beta1) * g
+    mean += one_minus_beta1 * g
     var *= beta2
-    var += (1 - beta2) * g * g
+    var += one_minus_beta2 * g * g
 
 
 def adam_update(
@@ -96,18 +102,29 @@ def _adam_steps(
     var,
 ):
     """:data:`ADAM_KERNEL` in array operations."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
-    update_moments(g, mean, var, beta1, beta2)
+    beta1, beta2 = as_t(weight, beta1, beta2)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
+    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
 
-# update_moments for one element (after the gradient's preparation)
+# update_moments for one element (after the gradient's preparation),
+# 1 - beta1 and 1 - beta2 given
 _MOMENTS = """
-    mean = mean * beta1 + (1 - beta1) * g;
-    var = var * beta2 + (1 - beta2) * g * g;
+    mean = mean * beta1 + one_minus_beta1 * g;
+    var = var * beta2 + one_minus_beta2 * g * g;
 """
+
+#: CUDA C: :func:`update_moments` for one element with ``1 - beta1`` and
+#: ``1 - beta2`` computed in ``T``, as MXNet's kernels compute them in
+#: ``DType`` (Adam, AdamW, LAMB).
+MOMENTS_IN_T = (
+    """
+    const T one_minus_beta1 = 1 - beta1;
+    const T one_minus_beta2 = 1 - beta2;
+"""
+    + _MOMENTS
+)
 
 #: Adam as one kernel (``weight``, ``mean`` and ``var`` updated).
 ADAM_KERNEL = Elementwise(
@@ -116,7 +133,7 @@ ADAM_KERNEL = Elementwise(
     'T clip_gradient',
     'T weight, T mean, T var',
     RESCALED_G_WITH_WD
-    + _MOMENTS
+    + MOMENTS_IN_T
     + 'weight -= lr * mean / (sqrt(var) + epsilon);',
     _adam_steps,
 )
@@ -178,8 +195,9 @@ def _adamw_steps(
     var,
 ):
     """:data:`ADAMW_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
-    update_moments(g, mean, var, beta1, beta2)
+    beta1, beta2 = as_t(weight, beta1, beta2)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
         step += wd * weight
@@ -193,7 +211,7 @@ ADAMW_KERNEL = Elementwise(
     'T rescale_grad, T clip_gradient',
     'T weight, T mean, T var',
     RESCALED_G
-    + _MOMENTS
+    + MOMENTS_IN_T
     + """
     T step = lr * mean / (sqrt(var) + epsilon);
     if (wd != 0) {
@@ -230,8 +248,11 @@ def ftml_update(
     ``d = d_t``; ``weight = -z / d_t``
 
     One fused kernel on a GPU (:data:`FTML_KERNEL`), as MXNet's
-    ``ftml_update``.
+    ``ftml_update``.  The bias corrections ``1 - beta**t`` are computed
+    here, once, in the weight's dtype, as MXNet's kernel computes them
+    (for float32, ``1 - powf(beta, t)``).
     """
+    beta1, beta2 = as_t(weight, beta1, beta2)
     FTML_KERNEL(
         xp,
         grad,
@@ -269,15 +290,15 @@ def _ftml_steps(
     z,
 ):
     """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
-    ``bias2 = 1 - beta2**t``)."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    ``bias2 = 1 - beta2**t``), in the order of MXNet's ``FTMLKernel``."""
+    lr, beta1, beta2, bias1 = as_t(weight, lr, beta1, beta2, bias1)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     v *= beta2
-    v += (1 - beta2) * g * g
+    v += (1 - beta2) * (g * g)
     d_t = bias1 / lr * (xp.sqrt(v / bias2) + epsilon)
     z *= beta1
-    z += (1 - beta1) * g - (d_t - beta1 * d) * weight
+    z += (1 - beta1) * g
+    z -= (d_t - beta1 * d) * weight
     d[...] = d_t
     weight[...] = -z / d_t
 
@@ -290,9 +311,9 @@ FTML_KERNEL = Elementwise(
     'T weight, T d, T v, T z',
     RESCALED_G_WITH_WD
     + """
-    v = v * beta2 + (1 - beta2) * g * g;
+    v = v * beta2 + (1 - beta2) * (g * g);
     T d_t = bias1 / lr * (sqrt(v / bias2) + epsilon);
-    z = z * beta1 + ((1 - beta1) * g - (d_t - beta1 * d) * weight);
+    z = z * beta1 + (1 - beta1) * g - (d_t - beta1 * d) * weight;
     d = d_t;
     weight = -z / d_t;
 """,
@@ -322,14 +343,28 @@ def adamax_update(
 
     One fused kernel on a GPU (:data:`ADAMAX_KERNEL`); MXNet writes this
     rule in Python, about a dozen launches per weight.  As there, any
-    ``clip_gradient`` that is not None clips; a negative one runs the
-    array operations.
+    ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient_with_wd`), and ``1 - beta1``
+    is computed on the host in float64, then rounded to the weight's
+    dtype (Python's ``(1. - beta1) * grad``).
     """
-    args = (grad, lr, wd, beta1, beta2, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _adamax_steps(xp, *args, clip_gradient, weight, mean, u, kernel=False)
-        return
-    ADAMAX_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, u)
+    grad, wd, rescale_grad, clip = python_rule_gradient_with_wd(
+        xp, weight, grad, wd, rescale_grad, clip_gradient
+    )
+    ADAMAX_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        beta1,
+        1.0 - beta1,
+        beta2,
+        rescale_grad,
+        clip,
+        weight,
+        mean,
+        u,
+    )
 
 
 def _adamax_steps(
@@ -338,21 +373,18 @@ def _adamax_steps(
     lr,
     wd,
     beta1,
+    one_minus_beta1,
     beta2,
     rescale_grad,
     clip_gradient,
     weight,
     mean,
     u,
-    kernel=True,
 ):
-    """:data:`ADAMAX_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`ADAMAX_KERNEL` in array operations."""
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     mean *= beta1
-    mean += (1.0 - beta1) * g
+    mean += one_minus_beta1 * g
     xp.maximum(beta2 * u, xp.abs(g), out=u)
     weight -= lr * mean / u
 
@@ -362,11 +394,12 @@ def _adamax_steps(
 #: it).
 ADAMAX_KERNEL = Elementwise(
     'dlbook_adamax_update',
-    'T grad, T lr, T wd, T beta1, T beta2, T rescale_grad, T clip_gradient',
+    'T grad, T lr, T wd, T beta1, T one_minus_beta1, T beta2, '
+    'T rescale_grad, T clip_gradient',
     'T weight, T mean, T u',
     RESCALED_G_WITH_WD
     + """
-    mean = mean * beta1 + (1 - beta1) * g;
+    mean = mean * beta1 + one_minus_beta1 * g;
     T decayed = beta2 * u;
     T size = fabs(g);
     u = (decayed > size || decayed != decayed) ? decayed : size;
@@ -403,31 +436,39 @@ def nadam_update(
     ``weight -= lr * m_bar / (sqrt(var / (1 - beta2**t)) + epsilon)``
 
     The momentum schedule (``mu_t``, ``mu_t1``, ``m_schedule``,
-    ``m_schedule_next``) is the optimizer's, shared by all weights; the
-    three bias corrections are computed here, on the host, so the kernel
-    only reads them.  One fused kernel on a GPU (:data:`NADAM_KERNEL`);
-    MXNet writes this rule in Python, about twenty launches per weight.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    ``m_schedule_next``) is the optimizer's, shared by all weights.  One
+    fused kernel on a GPU (:data:`NADAM_KERNEL`); MXNet writes this rule
+    in Python, about twenty launches per weight.  As there, any
+    ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient_with_wd`), and every ``1 -
+    x`` of the rule (the moments' weights, the bias corrections) is
+    computed on the host in float64, the kernel only reading them rounded
+    to the weight's dtype.
     """
-    args = (
+    grad, wd, rescale_grad, clip = python_rule_gradient_with_wd(
+        xp, weight, grad, wd, rescale_grad, clip_gradient
+    )
+    NADAM_KERNEL(
+        xp,
         grad,
         lr,
         wd,
         beta1,
         beta2,
+        1.0 - beta1,
+        1.0 - beta2,
         epsilon,
-        mu_t,
+        1.0 - mu_t,
         mu_t1,
         1.0 - m_schedule,
         1.0 - m_schedule_next,
         1.0 - beta2**t,
         rescale_grad,
+        clip,
+        weight,
+        mean,
+        var,
     )
-    if not clips_as_kernel(clip_gradient):
-        _nadam_steps(xp, *args, clip_gradient, weight, mean, var, kernel=False)
-        return
-    NADAM_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, mean, var)
 
 
 def _nadam_steps(
@@ -437,8 +478,10 @@ def _nadam_steps(
     wd,
     beta1,
     beta2,
+    one_minus_beta1,
+    one_minus_beta2,
     epsilon,
-    mu_t,
+    one_minus_mu_t,
     mu_t1,
     bias_g,
     bias_m,
@@ -448,33 +491,32 @@ def _nadam_steps(
     weight,
     mean,
     var,
-    kernel=True,
 ):
     """:data:`NADAM_KERNEL` in array operations (``bias_g = 1 -
     m_schedule``, ``bias_m = 1 - m_schedule_next``, ``bias_v = 1 -
-    beta2**t``; ``kernel=False``: ``clip_gradient`` as the rule takes
-    it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    beta2**t``)."""
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2)
+    update_moments(
+        g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
+    )
     grad_prime = g / bias_g
     mean_prime = mean / bias_m
     var_prime = var / bias_v
-    m_bar = (1.0 - mu_t) * grad_prime + mu_t1 * mean_prime
+    m_bar = one_minus_mu_t * grad_prime + mu_t1 * mean_prime
     weight -= lr * m_bar / (xp.sqrt(var_prime) + epsilon)
 
 
 #: Nadam as one kernel (``weight``, ``mean`` and ``var`` updated).
 NADAM_KERNEL = Elementwise(
     'dlbook_nadam_update',
-    'T grad, T lr, T wd, T beta1, T beta2, T epsilon, T mu_t, T mu_t1, '
-    'T bias_g, T bias_m, T bias_v, T rescale_grad, T clip_gradient',
+    'T grad, T lr, T wd, T beta1, T beta2, T one_minus_beta1, '
+    'T one_minus_beta2, T epsilon, T one_minus_mu_t, T mu_t1, T bias_g, '
+    'T bias_m, T bias_v, T rescale_grad, T clip_gradient',
     'T weight, T mean, T var',
     RESCALED_G_WITH_WD
     + _MOMENTS
     + """
-    T m_bar = (1 - mu_t) * (g / bias_g) + mu_t1 * (mean / bias_m);
+    T m_bar = one_minus_mu_t * (g / bias_g) + mu_t1 * (mean / bias_m);
     weight -= lr * m_bar / (sqrt(var / bias_v) + epsilon);
 """,
     _nadam_steps,

@@ -13,17 +13,16 @@ AdaGrad, RMSProp (both forms) and AdaDelta are one fused kernel each on a
 GPU, their array operations (the ``_*_steps`` twins) elsewhere.
 """
 
-from ..kernels import Elementwise
+from ..kernels import Elementwise, as_t
 from .gradient import (
     RESCALED_G,
     RESCALED_G_WITH_WD,
     clip_inplace,
-    clips_as_kernel,
     cuda_sign,
     kernel_clip,
+    python_rule_gradient,
     rescaled,
     rescaled_with_wd,
-    rule_bound,
 )
 
 __all__ = [
@@ -52,12 +51,15 @@ def adagrad_update(
 
     ``g = clip(rescale_grad*grad)``; ``history += g**2``;
     ``weight -= lr * (g / sqrt(history + eps) + wd*weight)``
+
+    One fused kernel on a GPU (:data:`ADAGRAD_KERNEL`); MXNet writes this
+    rule in Python.  As there, any ``clip_gradient`` that is not None
+    clips (:func:`~.gradient.python_rule_gradient`).
     """
-    args = (grad, lr, wd, eps, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _adagrad_steps(xp, *args, clip_gradient, weight, history, kernel=False)
-        return
-    ADAGRAD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight, history)
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
+    ADAGRAD_KERNEL(xp, grad, lr, wd, eps, rescale_grad, clip, weight, history)
 
 
 def _adagrad_steps(
@@ -70,12 +72,8 @@ def _adagrad_steps(
     clip_gradient,
     weight,
     history,
-    kernel=True,
 ):
-    """:data:`ADAGRAD_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`ADAGRAD_KERNEL` in array operations."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     history += g * g
     step = g / xp.sqrt(history + eps)
@@ -153,13 +151,12 @@ def _rmsprop_steps(
     n,
 ):
     """:data:`RMSPROP_KERNEL` in array operations."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    (gamma1,) = as_t(weight, gamma1)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * (g * g)
     weight -= lr * (g / xp.sqrt(n + epsilon))
-    clip_inplace(xp, weight, rule_bound(clip_weights))
+    clip_inplace(xp, weight, clip_weights)
 
 
 #: RMSProp as one kernel (``weight`` and ``n`` updated).
@@ -239,9 +236,8 @@ def _rmspropalex_steps(
     delta,
 ):
     """:data:`RMSPROPALEX_KERNEL` in array operations."""
-    g = rescaled_with_wd(
-        xp, weight, grad, wd, rescale_grad, rule_bound(clip_gradient)
-    )
+    (gamma1,) = as_t(weight, gamma1)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
     n += (1 - gamma1) * g * g
     g_avg *= gamma1
@@ -249,7 +245,7 @@ def _rmspropalex_steps(
     delta *= gamma2
     delta -= lr * g / xp.sqrt(n - g_avg * g_avg + epsilon)
     weight += delta
-    clip_inplace(xp, weight, rule_bound(clip_weights))
+    clip_inplace(xp, weight, clip_weights)
 
 
 #: Centered RMSProp as one kernel (``weight``, ``n``, ``g_avg`` and
@@ -289,15 +285,28 @@ def adadelta_update(
     ``delta = sqrt(acc_delta + eps) / sqrt(acc_g + eps) * g``;
     ``acc_delta = rho*acc_delta + (1-rho)*delta*delta``;
     ``weight -= delta + wd*weight``
+
+    One fused kernel on a GPU (:data:`ADADELTA_KERNEL`); MXNet writes this
+    rule in Python.  As there, any ``clip_gradient`` that is not None
+    clips (:func:`~.gradient.python_rule_gradient`), and ``1 - rho`` is
+    computed on the host in float64, then rounded to the weight's dtype
+    (Python's ``(1. - rho) * grad``).
     """
-    args = (grad, wd, rho, epsilon, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _adadelta_steps(
-            xp, *args, clip_gradient, weight, acc_g, acc_delta, kernel=False
-        )
-        return
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
     ADADELTA_KERNEL(
-        xp, *args, kernel_clip(clip_gradient), weight, acc_g, acc_delta
+        xp,
+        grad,
+        wd,
+        rho,
+        1.0 - rho,
+        epsilon,
+        rescale_grad,
+        clip,
+        weight,
+        acc_g,
+        acc_delta,
     )
 
 
@@ -306,24 +315,21 @@ def _adadelta_steps(
     grad,
     wd,
     rho,
+    one_minus_rho,
     epsilon,
     rescale_grad,
     clip_gradient,
     weight,
     acc_g,
     acc_delta,
-    kernel=True,
 ):
-    """:data:`ADADELTA_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`ADADELTA_KERNEL` in array operations."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     acc_g *= rho
-    acc_g += (1.0 - rho) * g * g
+    acc_g += one_minus_rho * g * g
     delta = xp.sqrt(acc_delta + epsilon) / xp.sqrt(acc_g + epsilon) * g
     acc_delta *= rho
-    acc_delta += (1.0 - rho) * delta * delta
+    acc_delta += one_minus_rho * delta * delta
     if wd:
         delta += wd * weight
     weight -= delta
@@ -333,13 +339,14 @@ def _adadelta_steps(
 #: updated).
 ADADELTA_KERNEL = Elementwise(
     'dlbook_adadelta_update',
-    'T grad, T wd, T rho, T epsilon, T rescale_grad, T clip_gradient',
+    'T grad, T wd, T rho, T one_minus_rho, T epsilon, T rescale_grad, '
+    'T clip_gradient',
     'T weight, T acc_g, T acc_delta',
     RESCALED_G
     + """
-    acc_g = acc_g * rho + (1 - rho) * g * g;
+    acc_g = acc_g * rho + one_minus_rho * g * g;
     T delta = sqrt(acc_delta + epsilon) / sqrt(acc_g + epsilon) * g;
-    acc_delta = acc_delta * rho + (1 - rho) * delta * delta;
+    acc_delta = acc_delta * rho + one_minus_rho * delta * delta;
     if (wd != 0) {
         delta += wd * weight;
     }
@@ -381,7 +388,7 @@ def _ftrl_steps(
     xp, grad, lr, wd, lamda1, beta, rescale_grad, clip_gradient, weight, z, n
 ):
     """:data:`FTRL_KERNEL` in array operations."""
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
     g2 = g * g
     z += g - (xp.sqrt(n + g2) - xp.sqrt(n)) * weight / lr
     n += g2

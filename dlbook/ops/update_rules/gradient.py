@@ -1,16 +1,27 @@
 """The gradient preparation shared by the update rules of ``sgd.py``,
-``adam.py`` and ``adaptive.py``.
+``adam.py``, ``adaptive.py`` and ``lamb.py``.
 
 Most rules start from ``g' = clip(rescale_grad * grad, clip_gradient)``;
 some add the weight decay before clipping,
-``clip(rescale_grad * grad + wd * weight, clip_gradient)``.  Both return
-a new array (the caller's gradient is never changed).  ``xp`` is NumPy or
-CuPy; a ``clip_gradient`` of None means no clipping.
+``clip(rescale_grad * grad + wd * weight, clip_gradient)``.  ``xp`` is
+NumPy or CuPy.
+
+Two readings of ``clip_gradient`` meet here:
+
+* MXNet's update operators (``sgd_update``, ``adam_update``...), and so
+  the fused kernels and their twins: a bound of None or below 0 means no
+  clipping (:func:`kernel_clip` writes both as -1 for the kernels);
+* the rules MXNet writes in Python (AdaGrad, AdaDelta, Adamax, Nadam,
+  DCASGD, SGLD): any bound that is not None clips, a negative one too.
+  :func:`python_rule_gradient` and :func:`python_rule_gradient_with_wd`
+  turn such a bound into kernel arguments, the one place where the two
+  readings differ.
 
 The fused GPU kernels of the rules (``dlbook/ops/kernels.py``) start with
-the same preparation in CUDA C, :data:`RESCALED_G` or
-:data:`RESCALED_G_WITH_WD`, where a negative ``clip_gradient`` means no
-clipping (:func:`kernel_clip`, :func:`rule_bound`).
+the preparation in CUDA C, :data:`RESCALED_G` or
+:data:`RESCALED_G_WITH_WD`; their twins with :func:`rescaled` or
+:func:`rescaled_with_wd`, which return a new array (the caller's gradient
+is never changed).
 """
 
 #: CUDA C: ``T g = clip(rescale_grad * grad, clip_gradient)``
@@ -43,31 +54,28 @@ def cuda_sign(name):
     return f'({name} > 0 ? (T)1 : ({name} < 0 ? (T)-1 : {name}))'
 
 
-def kernel_clip(bound):
-    """A clipping bound for the kernels: None (no clipping) becomes -1."""
-    return -1.0 if bound is None else bound
+def clips(bound):
+    """Whether a bound clips as MXNet's operators read it: not None, not
+    below 0."""
+    return bound is not None and bound >= 0
 
 
 def clips_as_kernel(bound):
-    """Whether a kernel can take this clipping bound: None or >= 0.
-
-    The rules MXNet writes in Python (AdaGrad, AdaDelta, ...) clip with
-    any bound that is not None, a negative one too; with such a bound
-    they run their array operations."""
+    """Whether a kernel reads this bound of a rule MXNet writes in Python
+    as the rule does: None (no clipping) or 0 and above."""
     return bound is None or bound >= 0
 
 
-def rule_bound(bound):
-    """A bound written MXNet's way (a kernel's, or an ``nd.*_update``
-    argument: negative or None means no clipping) as the array rules take
-    it (None)."""
-    return None if bound is None or bound < 0 else bound
+def kernel_clip(bound):
+    """A clipping bound for the kernels: one that does not clip (None, or
+    below 0) becomes -1."""
+    return bound if clips(bound) else -1.0
 
 
 def clip_inplace(xp, x, bound):
-    """Clip ``x`` into ``[-bound, bound]`` in place (not when ``bound`` is
-    None) and return it."""
-    if bound is not None:
+    """Clip ``x`` into ``[-bound, bound]`` in place (not for a bound of
+    None or below 0) and return it."""
+    if clips(bound):
         xp.clip(x, -bound, bound, out=x)
     return x
 
@@ -84,3 +92,39 @@ def rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient):
     if wd:
         g += wd * weight
     return clip_inplace(xp, g, clip_gradient)
+
+
+def _python_clip(xp, g, bound):
+    """MXNet's Python ``clip(g, -bound, bound)``, in place, for a negative
+    ``bound`` too (NumPy then gives every element the value ``bound``)."""
+    xp.clip(g, -bound, bound, out=g)
+    return g
+
+
+def python_rule_gradient(xp, grad, rescale_grad, clip_gradient):
+    """``(grad, rescale_grad, clip_gradient)`` for the kernel of a rule
+    MXNet writes in Python (AdaGrad, AdaDelta, DCASGD, SGLD), from the
+    rule's own ``clip_gradient``.
+
+    There any bound that is not None clips, a negative one too, where a
+    kernel reads a negative bound as no clipping.  Such a gradient is
+    rescaled and clipped here, by array operations, and handed to the
+    kernel as it is (rescale 1, no bound); the others go to the kernel
+    unchanged.
+    """
+    if clips_as_kernel(clip_gradient):
+        return grad, rescale_grad, kernel_clip(clip_gradient)
+    return _python_clip(xp, rescale_grad * grad, clip_gradient), 1.0, -1.0
+
+
+def python_rule_gradient_with_wd(
+    xp, weight, grad, wd, rescale_grad, clip_gradient
+):
+    """:func:`python_rule_gradient` for Adamax and Nadam, which clip the
+    gradient with the weight decay added: ``(grad, wd, rescale_grad,
+    clip_gradient)`` for the kernel (a gradient prepared here comes with
+    ``wd`` 0, as it holds the decay already)."""
+    if clips_as_kernel(clip_gradient):
+        return grad, wd, rescale_grad, kernel_clip(clip_gradient)
+    g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, None)
+    return _python_clip(xp, g, clip_gradient), 0.0, 1.0, -1.0

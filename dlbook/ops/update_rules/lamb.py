@@ -34,9 +34,9 @@ launches per weight, and no read of ``r1`` or ``r2`` on the host, since
 phase 2 reads them from device memory.
 """
 
-from ..kernels import Elementwise
-from .adam import update_moments
-from .gradient import RESCALED_G, kernel_clip, rescaled, rule_bound
+from ..kernels import Elementwise, as_t
+from .adam import MOMENTS_IN_T, update_moments
+from .gradient import RESCALED_G, kernel_clip, rescaled
 from .norms import l2_norm
 
 __all__ = ['lamb_phase1', 'lamb_phase2', 'lamb_update']
@@ -61,15 +61,15 @@ def lamb_phase1(
     """LAMB's phase 1: update ``mean`` and ``var`` in place and return the
     direction ``g`` (the module docstring has the formulas).
 
-    ``t`` is the weight's step count, from 1; ``clip_gradient`` None means
-    no clipping.  ``g`` has ``mean``'s dtype; it is written into ``out``
+    ``t`` is the weight's step count, from 1; a ``clip_gradient`` of None
+    or below 0 means no clipping.  ``g`` has ``mean``'s dtype; it is written into ``out``
     when given, else into a new array.  One fused kernel on a GPU
     (:data:`LAMB_PHASE1_KERNEL`).
     """
     if out is None:
         out = xp.empty_like(mean)
-    bias1 = 1 - beta1**t if bias_correction else 1.0
-    bias2 = 1 - beta2**t if bias_correction else 1.0
+    bias1 = _bias_correction(mean, beta1, t) if bias_correction else 1.0
+    bias2 = _bias_correction(mean, beta2, t) if bias_correction else 1.0
     LAMB_PHASE1_KERNEL(
         xp,
         weight,
@@ -87,6 +87,15 @@ def lamb_phase1(
         out,
     )
     return out
+
+
+def _bias_correction(like, beta, t):
+    """``1 - beta**t`` as MXNet's phase 1 computes it for ``like``'s
+    dtype: ``beta`` of that dtype raised to ``t`` in double (C++'s
+    ``std::pow`` of a float and an int), the power rounded to the dtype,
+    then subtracted from 1 there."""
+    (beta,) = as_t(like, beta)
+    return 1 - type(beta)(float(beta) ** t)
 
 
 def _lamb_phase1_steps(
@@ -108,8 +117,9 @@ def _lamb_phase1_steps(
     """:data:`LAMB_PHASE1_KERNEL` in array operations (``bias1 = 1 -
     beta1**t``, ``bias2 = 1 - beta2**t``, both 1 without bias
     correction)."""
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
-    update_moments(g, mean, var, beta1, beta2)
+    beta1, beta2 = as_t(mean, beta1, beta2)
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)
     direction += wd * weight
 
@@ -122,9 +132,8 @@ LAMB_PHASE1_KERNEL = Elementwise(
     'T bias2, T rescale_grad, T clip_gradient',
     'T mean, T var, T direction',
     RESCALED_G
+    + MOMENTS_IN_T
     + """
-    mean = beta1 * mean + (1 - beta1) * g;
-    var = beta2 * var + (1 - beta2) * g * g;
     direction = (mean / bias1) / (sqrt(var / bias2) + epsilon)
         + wd * weight;
 """,
@@ -135,7 +144,7 @@ LAMB_PHASE1_KERNEL = Elementwise(
 def lamb_phase2(xp, weight, g, r1, r2, lr, lower_bound, upper_bound):
     """LAMB's phase 2, in place: ``weight -= lr * r1 / r2 * g`` (``lr *
     g`` when ``r1`` or ``r2`` is 0), ``r1`` first clipped into
-    ``[lower_bound, upper_bound]`` (None: no bound).
+    ``[lower_bound, upper_bound]`` (None or below 0: no bound).
 
     ``r1`` and ``r2`` are one-element arrays on the weight's device (the
     norms of the weight and of ``g``), read inside the kernel: the host
@@ -208,7 +217,7 @@ def lamb_update(
 ):
     """LAMB, in place: phase 1, the norms ``r1 = ||weight||`` and ``r2 =
     ||g||``, phase 2 (the module docstring has the formulas).  Bounds and
-    ``clip_gradient`` of None mean none."""
+    a ``clip_gradient`` of None or below 0 mean none."""
     g = lamb_phase1(
         xp,
         weight,

@@ -13,14 +13,13 @@ Python rules of ``python/mxnet/optimizer/optimizer.py``.  Below,
 
 import math
 
-from ..kernels import Elementwise, Grouped
+from ..kernels import Elementwise, Grouped, as_t
 from .gradient import (
     RESCALED_G,
-    clips_as_kernel,
     cuda_sign,
     kernel_clip,
+    python_rule_gradient,
     rescaled,
-    rule_bound,
 )
 
 __all__ = [
@@ -54,27 +53,47 @@ def sgd_update(xp, weight, grad, lr, wd, rescale_grad, clip_gradient):
     )
 
 
+def _scaled(xp, grad, scale, rescale_grad, clip_gradient):
+    """``scale * g'`` as MXNet's SGD and Signum kernels compute it: when
+    nothing is clipped, ``(scale * rescale_grad) * grad``, the two
+    factors multiplied first (one rounding and, in array operations, one
+    temporary fewer: this is the hot path of every SGD training loop)."""
+    if clip_gradient < 0:
+        return (scale * rescale_grad) * grad
+    return scale * rescaled(xp, grad, rescale_grad, clip_gradient)
+
+
+def _cuda_scaled(scale):
+    """CUDA C for :func:`_scaled` (after :data:`RESCALED_G`): ``T
+    scaled_g``, with ``scale`` a C expression."""
+    return f"""
+    T scaled_g = clip_gradient >= 0 ? {scale} * g
+        : ({scale} * rescale_grad) * grad;
+"""
+
+
 def _sgd_steps(xp, grad, lr, wd, rescale_grad, clip_gradient, weight):
     """:data:`SGD_KERNEL` in array operations (a negative
     ``clip_gradient`` means no clipping)."""
+    lr, wd, rescale_grad = as_t(weight, lr, wd, rescale_grad)
     if wd:
         weight *= 1 - lr * wd
-    if clip_gradient < 0:
-        # One temporary: this is the hot path of every SGD training loop.
-        weight -= (lr * rescale_grad) * grad
-    else:
-        weight -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
+    weight -= _scaled(xp, grad, lr, rescale_grad, clip_gradient)
 
 
-# MXNet's SGDKernel for one element (after RESCALED_G)
-_SGD = 'weight = (1 - lr * wd) * weight - lr * g;'
+# MXNet's SGDKernel for one element
+_SGD = (
+    RESCALED_G
+    + _cuda_scaled('lr')
+    + 'weight = (1 - lr * wd) * weight - scaled_g;'
+)
 
 #: Plain SGD as one kernel (``weight`` updated).
 SGD_KERNEL = Elementwise(
     'dlbook_sgd_update',
     'T grad, T lr, T wd, T rescale_grad, T clip_gradient',
     'T weight',
-    RESCALED_G + _SGD,
+    _SGD,
     _sgd_steps,
 )
 
@@ -107,28 +126,30 @@ def _sgd_mom_steps(
 ):
     """:data:`SGD_MOM_KERNEL` in array operations (a negative
     ``clip_gradient`` means no clipping)."""
+    lr, wd, rescale_grad = as_t(weight, lr, wd, rescale_grad)
     mom *= momentum
     if wd:
         mom -= (lr * wd) * weight
-    if clip_gradient < 0:
-        mom -= (lr * rescale_grad) * grad
-    else:
-        mom -= lr * rescaled(xp, grad, rescale_grad, clip_gradient)
+    mom -= _scaled(xp, grad, lr, rescale_grad, clip_gradient)
     weight += mom
 
 
-# MXNet's SGDMomKernel for one element (after RESCALED_G)
-_SGD_MOM = """
-    mom = momentum * mom - lr * wd * weight - lr * g;
+# MXNet's SGDMomKernel for one element
+_SGD_MOM = (
+    RESCALED_G
+    + _cuda_scaled('lr')
+    + """
+    mom = momentum * mom - lr * wd * weight - scaled_g;
     weight += mom;
 """
+)
 
 #: SGD with momentum as one kernel (``weight`` and ``mom`` updated).
 SGD_MOM_KERNEL = Elementwise(
     'dlbook_sgd_mom_update',
     'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
     'T weight, T mom',
-    RESCALED_G + _SGD_MOM,
+    _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -163,7 +184,7 @@ def _nag_mom_steps(
     xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`NAG_MOM_KERNEL` in array operations."""
-    d = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
+    d = rescaled(xp, grad, rescale_grad, clip_gradient)
     if wd:
         d += wd * weight
     d *= lr
@@ -205,6 +226,7 @@ def signsgd_update(xp, weight, grad, lr, wd):
 
 def _signsgd_steps(xp, grad, lr, wd, weight):
     """:data:`SIGNSGD_KERNEL` in array operations."""
+    lr, wd = as_t(weight, lr, wd)
     if wd:
         weight *= 1 - lr * wd
     weight -= lr * xp.sign(grad)
@@ -253,11 +275,13 @@ def _signum_steps(
     xp, grad, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`SIGNUM_KERNEL` in array operations."""
+    lr, wd, momentum, wd_lh, rescale_grad = as_t(
+        weight, lr, wd, momentum, wd_lh, rescale_grad
+    )
     mom *= momentum
     if wd:
         mom -= ((1 - momentum) * wd) * weight
-    g = rescaled(xp, grad, rescale_grad, rule_bound(clip_gradient))
-    mom -= (1 - momentum) * g
+    mom -= _scaled(xp, grad, 1 - momentum, rescale_grad, clip_gradient)
     if wd_lh:
         weight *= 1 - lr * wd_lh
     weight += lr * xp.sign(mom)
@@ -269,12 +293,13 @@ SIGNUM_KERNEL = Elementwise(
     'T grad, T lr, T wd, T momentum, T wd_lh, T rescale_grad, T clip_gradient',
     'T weight, T mom',
     RESCALED_G
+    + _cuda_scaled('(1 - momentum)')
     + f"""
     mom *= momentum;
     if (wd != 0) {{
         mom -= ((1 - momentum) * wd) * weight;
     }}
-    mom -= (1 - momentum) * g;
+    mom -= scaled_g;
     if (wd_lh != 0) {{
         weight *= 1 - lr * wd_lh;
     }}
@@ -293,7 +318,7 @@ MULTI_SGD_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight',
     'T rescale_grad, T clip_gradient',
-    RESCALED_G + _SGD,
+    _SGD,
     _sgd_steps,
 )
 
@@ -304,7 +329,7 @@ MULTI_SGD_MOM_KERNEL = Grouped(
     'raw T grad, T lr, T wd',
     'raw T weight, raw T mom',
     'T momentum, T rescale_grad, T clip_gradient',
-    RESCALED_G + _SGD_MOM,
+    _SGD_MOM,
     _sgd_mom_steps,
 )
 
@@ -366,21 +391,30 @@ def dcasgd_update(
     ``lamda`` corrects a gradient computed on a stale weight.  One fused
     kernel on a GPU (:data:`DCASGD_KERNEL`, :data:`DCASGD_MOM_KERNEL`);
     MXNet writes this rule in Python, about a dozen launches per weight.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    As there, any ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient`).
     """
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
     if mom is None:
-        steps, kernel = _dcasgd_steps, DCASGD_KERNEL
-        args = (grad, lr, wd, lamda, rescale_grad)
-        states = (weight, previous)
-    else:
-        steps, kernel = _dcasgd_mom_steps, DCASGD_MOM_KERNEL
-        args = (grad, lr, wd, momentum, lamda, rescale_grad)
-        states = (weight, previous, mom)
-    if not clips_as_kernel(clip_gradient):
-        steps(xp, *args, clip_gradient, *states, kernel=False)
+        DCASGD_KERNEL(
+            xp, grad, lr, wd, lamda, rescale_grad, clip, weight, previous
+        )
         return
-    kernel(xp, *args, kernel_clip(clip_gradient), *states)
+    DCASGD_MOM_KERNEL(
+        xp,
+        grad,
+        lr,
+        wd,
+        momentum,
+        lamda,
+        rescale_grad,
+        clip,
+        weight,
+        previous,
+        mom,
+    )
 
 
 def _dcasgd_step(
@@ -402,12 +436,8 @@ def _dcasgd_steps(
     clip_gradient,
     weight,
     previous,
-    kernel=True,
 ):
-    """:data:`DCASGD_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+    """:data:`DCASGD_KERNEL` in array operations."""
     step = _dcasgd_step(
         xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
     )
@@ -427,11 +457,8 @@ def _dcasgd_mom_steps(
     weight,
     previous,
     mom,
-    kernel=True,
 ):
     """:data:`DCASGD_MOM_KERNEL` in array operations."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
     step = _dcasgd_step(
         xp, grad, lr, wd, lamda, rescale_grad, clip_gradient, weight, previous
     )
@@ -485,24 +512,18 @@ def sgld_update(xp, rng, weight, grad, lr, wd, rescale_grad, clip_gradient):
     Two launches on a GPU: the draw (float64, one number per element),
     then one fused kernel (:data:`SGLD_KERNEL`) that rounds the noise to
     the weight's dtype and adds it; MXNet writes this rule in Python.
-    As there, any ``clip_gradient`` that is not None clips; a negative
-    one runs the array operations.
+    As there, any ``clip_gradient`` that is not None clips
+    (:func:`~.gradient.python_rule_gradient`).
     """
     noise = rng.normal(0.0, math.sqrt(lr), weight.shape)
-    args = (grad, noise, lr, wd, rescale_grad)
-    if not clips_as_kernel(clip_gradient):
-        _sgld_steps(xp, *args, clip_gradient, weight, kernel=False)
-        return
-    SGLD_KERNEL(xp, *args, kernel_clip(clip_gradient), weight)
+    grad, rescale_grad, clip = python_rule_gradient(
+        xp, grad, rescale_grad, clip_gradient
+    )
+    SGLD_KERNEL(xp, grad, noise, lr, wd, rescale_grad, clip, weight)
 
 
-def _sgld_steps(
-    xp, grad, noise, lr, wd, rescale_grad, clip_gradient, weight, kernel=True
-):
-    """:data:`SGLD_KERNEL` in array operations (``kernel=False``:
-    ``clip_gradient`` as the rule takes it, not as the kernel does)."""
-    if kernel:
-        clip_gradient = rule_bound(clip_gradient)
+def _sgld_steps(xp, grad, noise, lr, wd, rescale_grad, clip_gradient, weight):
+    """:data:`SGLD_KERNEL` in array operations."""
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
     weight -= lr / 2 * (g + wd * weight)
     weight += noise.astype(weight.dtype, copy=False)
