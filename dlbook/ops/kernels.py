@@ -72,12 +72,27 @@ def as_t(like, *values):
     settings).  Values that are not Python numbers (a 0-d array read on
     the device, say) are returned as they are.  Returns one value per
     argument, to unpack: ``lr, wd = as_t(weight, lr, wd)``.
+
+    A training loop passes the same settings step after step, so the
+    casts are remembered by the settings (a dictionary lookup, where
+    casting costs every weight's update about a microsecond).
     """
-    dtype = like.dtype
-    if dtype.char != 'f':  # float32's type code
+    if like.dtype.char != 'f':  # float32's type code
         return values
-    t = dtype.type
-    return [t(v) if isinstance(v, (int, float)) else v for v in values]
+    cast = _AS_FLOAT32.get(values)
+    if cast is None:
+        t = like.dtype.type
+        cast = tuple(t(v) if type(v) in _PYTHON_NUMBERS else v for v in values)
+        if len(_AS_FLOAT32) < 1024 and all(
+            type(v) in _PYTHON_NUMBERS for v in values
+        ):
+            _AS_FLOAT32[values] = cast
+    return cast
+
+
+_PYTHON_NUMBERS = (float, int, bool)
+#: settings -> the same as float32 scalars (see :func:`as_t`)
+_AS_FLOAT32 = {}
 
 
 def _one_float_dtype(args):
