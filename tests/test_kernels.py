@@ -579,3 +579,20 @@ def test_conv2d_windows_are_one_kernel(fake_gpu, monkeypatch, size, keep_cols):
         results.append([a.asnumpy() for a in (y, x.grad, w.grad)])
     for cpu, gpu in zip(*results):
         numpy.testing.assert_allclose(gpu, cpu, rtol=1e-5, atol=1e-5)
+
+
+def test_as_t_casts_settings_for_float32_data_only():
+    from dlbook.ops.kernels import as_t
+
+    f32, f64 = numpy.ones(2, numpy.float32), numpy.ones(2)
+    norm = numpy.array(2.5, numpy.float32)  # a 0-d array: passed as it is
+    for _ in range(2):  # the second call is answered from memory
+        lr, rescale = as_t(f32, 0.1, 1)
+        assert type(lr) is numpy.float32 and lr == numpy.float32(0.1)
+        assert type(rescale) is numpy.float32 and rescale == 1
+    assert as_t(f64, 0.1, 1) == (0.1, 1)
+    lr, got = as_t(f32, 0.1, norm)
+    assert got is norm and type(lr) is numpy.float32
+    # 1 - 0.999 rounds in float32, as a kernel's T arithmetic does
+    one, beta = as_t(f32, 1.0, 0.999)
+    assert one - beta == numpy.float32(1) - numpy.float32(0.999) != 1 - 0.999

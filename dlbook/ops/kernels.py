@@ -79,7 +79,10 @@ def as_t(like, *values):
     """
     if like.dtype.char != 'f':  # float32's type code
         return values
-    cast = _AS_FLOAT32.get(values)
+    try:
+        cast = _AS_FLOAT32.get(values)
+    except TypeError:  # an array among the values (a norm read on a GPU)
+        cast = None
     if cast is None:
         t = like.dtype.type
         cast = tuple(t(v) if type(v) in _PYTHON_NUMBERS else v for v in values)
