@@ -102,9 +102,9 @@ def _adam_steps(
     var,
 ):
     """:data:`ADAM_KERNEL` in array operations."""
-    beta1, beta2 = as_t(weight, beta1, beta2)
+    one, beta1, beta2 = as_t(weight, 1, beta1, beta2)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
+    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
     weight -= lr * mean / (xp.sqrt(var) + epsilon)
 
 
@@ -195,9 +195,9 @@ def _adamw_steps(
     var,
 ):
     """:data:`ADAMW_KERNEL` in array operations."""
-    beta1, beta2 = as_t(weight, beta1, beta2)
+    one, beta1, beta2 = as_t(weight, 1, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
+    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
         step += wd * weight
@@ -252,7 +252,9 @@ def ftml_update(
     here, once, in the weight's dtype, as MXNet's kernel computes them
     (for float32, ``1 - powf(beta, t)``).
     """
-    beta1, beta2 = as_t(weight, beta1, beta2)
+    # one and t in T too: with NumPy 1.x a float32 scalar meeting a
+    # Python number computes in float64
+    one, beta1, beta2, t = as_t(weight, 1, beta1, beta2, t)
     FTML_KERNEL(
         xp,
         grad,
@@ -261,8 +263,8 @@ def ftml_update(
         beta1,
         beta2,
         epsilon,
-        1 - beta1**t,
-        1 - beta2**t,
+        one - beta1**t,
+        one - beta2**t,
         rescale_grad,
         kernel_clip(clip_gradient),
         weight,
@@ -291,13 +293,13 @@ def _ftml_steps(
 ):
     """:data:`FTML_KERNEL` in array operations (``bias1 = 1 - beta1**t``,
     ``bias2 = 1 - beta2**t``), in the order of MXNet's ``FTMLKernel``."""
-    lr, beta1, beta2, bias1 = as_t(weight, lr, beta1, beta2, bias1)
+    one, lr, beta1, beta2, bias1 = as_t(weight, 1, lr, beta1, beta2, bias1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     v *= beta2
-    v += (1 - beta2) * (g * g)
+    v += (one - beta2) * (g * g)
     d_t = bias1 / lr * (xp.sqrt(v / bias2) + epsilon)
     z *= beta1
-    z += (1 - beta1) * g
+    z += (one - beta1) * g
     z -= (d_t - beta1 * d) * weight
     d[...] = d_t
     weight[...] = -z / d_t

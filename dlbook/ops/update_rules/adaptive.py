@@ -151,10 +151,10 @@ def _rmsprop_steps(
     n,
 ):
     """:data:`RMSPROP_KERNEL` in array operations."""
-    (gamma1,) = as_t(weight, gamma1)
+    one, gamma1 = as_t(weight, 1, gamma1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
-    n += (1 - gamma1) * (g * g)
+    n += (one - gamma1) * (g * g)
     weight -= lr * (g / xp.sqrt(n + epsilon))
     clip_inplace(xp, weight, clip_weights)
 
@@ -236,12 +236,12 @@ def _rmspropalex_steps(
     delta,
 ):
     """:data:`RMSPROPALEX_KERNEL` in array operations."""
-    (gamma1,) = as_t(weight, gamma1)
+    one, gamma1 = as_t(weight, 1, gamma1)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     n *= gamma1
-    n += (1 - gamma1) * g * g
+    n += (one - gamma1) * g * g
     g_avg *= gamma1
-    g_avg += (1 - gamma1) * g
+    g_avg += (one - gamma1) * g
     delta *= gamma2
     delta -= lr * g / xp.sqrt(n - g_avg * g_avg + epsilon)
     weight += delta

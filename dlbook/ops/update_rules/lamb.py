@@ -94,8 +94,8 @@ def _bias_correction(like, beta, t):
     dtype: ``beta`` of that dtype raised to ``t`` in double (C++'s
     ``std::pow`` of a float and an int), the power rounded to the dtype,
     then subtracted from 1 there."""
-    (beta,) = as_t(like, beta)
-    return 1 - type(beta)(float(beta) ** t)
+    one, beta = as_t(like, 1, beta)
+    return one - type(beta)(float(beta) ** t)
 
 
 def _lamb_phase1_steps(
@@ -117,9 +117,9 @@ def _lamb_phase1_steps(
     """:data:`LAMB_PHASE1_KERNEL` in array operations (``bias1 = 1 -
     beta1**t``, ``bias2 = 1 - beta2**t``, both 1 without bias
     correction)."""
-    beta1, beta2 = as_t(mean, beta1, beta2)
+    one, beta1, beta2 = as_t(mean, 1, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, 1 - beta1, 1 - beta2)
+    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)
     direction += wd * weight
 
@@ -166,13 +166,18 @@ def lamb_phase2(xp, weight, g, r1, r2, lr, lower_bound, upper_bound):
 def _lamb_phase2_steps(xp, g, r1, r2, lr, lower_bound, upper_bound, weight):
     """:data:`LAMB_PHASE2_KERNEL` in array operations (a negative bound
     means none)."""
+    # the scalars in T: with NumPy 1.x, 0-d arrays meeting Python numbers
+    # compute in float64
+    one, lr, lower_bound, upper_bound = as_t(
+        weight, 1, lr, lower_bound, upper_bound
+    )
     r1, r2 = r1.reshape(()), r2.reshape(())
     if lower_bound >= 0:
         r1 = xp.maximum(r1, lower_bound)
     if upper_bound >= 0:
         r1 = xp.minimum(r1, upper_bound)
     usable = (r1 != 0) & (r2 != 0)
-    rate = xp.where(usable, lr * r1 / xp.where(r2 != 0, r2, 1), lr)
+    rate = xp.where(usable, lr * r1 / xp.where(r2 != 0, r2, one), lr)
     weight -= rate.astype(g.dtype) * g
 
 

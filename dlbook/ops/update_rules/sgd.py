@@ -75,9 +75,9 @@ def _cuda_scaled(scale):
 def _sgd_steps(xp, grad, lr, wd, rescale_grad, clip_gradient, weight):
     """:data:`SGD_KERNEL` in array operations (a negative
     ``clip_gradient`` means no clipping)."""
-    lr, wd, rescale_grad = as_t(weight, lr, wd, rescale_grad)
+    one, lr, wd, rescale_grad = as_t(weight, 1, lr, wd, rescale_grad)
     if wd:
-        weight *= 1 - lr * wd
+        weight *= one - lr * wd
     weight -= _scaled(xp, grad, lr, rescale_grad, clip_gradient)
 
 
@@ -226,9 +226,9 @@ def signsgd_update(xp, weight, grad, lr, wd):
 
 def _signsgd_steps(xp, grad, lr, wd, weight):
     """:data:`SIGNSGD_KERNEL` in array operations."""
-    lr, wd = as_t(weight, lr, wd)
+    one, lr, wd = as_t(weight, 1, lr, wd)
     if wd:
-        weight *= 1 - lr * wd
+        weight *= one - lr * wd
     weight -= lr * xp.sign(grad)
 
 
@@ -275,15 +275,15 @@ def _signum_steps(
     xp, grad, lr, wd, momentum, wd_lh, rescale_grad, clip_gradient, weight, mom
 ):
     """:data:`SIGNUM_KERNEL` in array operations."""
-    lr, wd, momentum, wd_lh, rescale_grad = as_t(
-        weight, lr, wd, momentum, wd_lh, rescale_grad
+    one, lr, wd, momentum, wd_lh, rescale_grad = as_t(
+        weight, 1, lr, wd, momentum, wd_lh, rescale_grad
     )
     mom *= momentum
     if wd:
-        mom -= ((1 - momentum) * wd) * weight
-    mom -= _scaled(xp, grad, 1 - momentum, rescale_grad, clip_gradient)
+        mom -= ((one - momentum) * wd) * weight
+    mom -= _scaled(xp, grad, one - momentum, rescale_grad, clip_gradient)
     if wd_lh:
-        weight *= 1 - lr * wd_lh
+        weight *= one - lr * wd_lh
     weight += lr * xp.sign(mom)
 
 
