@@ -11,19 +11,27 @@ API (``cudnnConvolutionForward``, ``cudnnConvolutionBackwardData``,
 on the device pointers of CuPy arrays.
 
 The library comes from, in order: ``$DLBOOK_CUDNN_LIBRARY`` (a path), the
-``nvidia-cudnn-cu12`` / ``-cu13`` wheel (``nvidia/cudnn/lib``), then the
-system's loader (``libcudnn.so.9``, ``.8``).  Nothing here is loaded until
-a convolution runs on a GPU, and :func:`usable` is False on the CPU, with
-the fake GPUs of the tests, with ``DLBOOK_CUDNN=0``, and when the library
-is missing: the convolution then runs as im2col + GEMM, as before.
+``nvidia-cudnn-cu12`` / ``-cu13`` wheel (``nvidia/cudnn/lib`` or
+``nvidia/cu*/lib``), then the system's loader (``libcudnn.so.9``, ``.8``).
+Nothing here is loaded until a convolution runs on a GPU, and
+:func:`usable` is False on the CPU, with the fake GPUs of the tests, with
+``DLBOOK_CUDNN=0``, and when the library is missing: the convolution then
+runs as im2col + GEMM.
 
 Before a dtype's first convolution a small one (with padding, stride and
 dilation) runs through cuDNN and through :func:`reference_conv` (the
 definition, written with ``xp``); a disagreement or any error turns cuDNN
 off for that dtype with a warning that says why, so a broken install
-costs speed, never correctness.  :func:`status` says what happened.
+costs speed, never correctness.  A later error (a shape some cuDNN build
+does not support) raises :class:`CudnnError`, which the operators answer
+by running that call as im2col + GEMM (:func:`fell_back` warns once).
+:func:`status` says what happened.
 
-Float32 convolutions use plain FMA arithmetic (``CUDNN_FMA_MATH``): no
+Each geometry gets a plan once (descriptors, and per direction the
+algorithm): the best-ranked *deterministic* algorithm of cuDNN's
+heuristics whose workspace fits the operator's ``workspace`` limit, so
+that re-running a cell prints the same numbers, as on the CPU.  Float32
+convolutions use plain FMA arithmetic (``CUDNN_FMA_MATH``): no
 TensorFloat-32, whose 10-bit mantissa would make GPU results differ from
 the CPU's in the third digit.
 """
