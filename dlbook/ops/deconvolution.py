@@ -9,8 +9,9 @@ the kernel, over a window of the output (bilinear upsampling in
 ``upsampling.py`` is one).  ``target_shape`` asks for an output size and
 derives ``pad`` and ``adj`` from it.  On a GPU with cuDNN the fast path
 runs the same three products there (``dlbook/backend/cudnn.py``): the
-forward as cuDNN's data gradient, the data gradient as its forward.  Attribute parsing and shape checks
-are shared with Convolution (``conv_base.py``).
+forward as cuDNN's data gradient, the data gradient as its forward.
+Attribute parsing and shape checks are shared with Convolution
+(``conv_base.py``).
 """
 
 from ..backend import cudnn
