@@ -110,12 +110,21 @@ def _by_operator(step, fake_cupy):
     return calls, by_op
 
 
-def count_here():
+def count_here(with_cudnn=False):
     """Counts for every workload in this process (the fake GPU must be
-    configured before dlbook is imported)."""
+    configured before dlbook is imported).  ``with_cudnn``: convolutions
+    take dlbook's cuDNN path, each cuDNN call counted as the one launch it
+    is on a GPU (``cudnn.definition_calls`` computes it here)."""
     import dlbook as mx
-    from dlbook.backend import fake_cupy
+    from dlbook.backend import cudnn, fake_cupy
 
+    if with_cudnn:
+        cudnn.usable = lambda xp, dtype: True
+        cudnn.forward, cudnn.backward_data, cudnn.backward_filter = (
+            cudnn.definition_calls(
+                lambda kind: fake_cupy.one_kernel(f'cudnnConvolution{kind}')
+            )
+        )
     ctx = mx.gpu(0)
     results = {}
     for name, make in workloads():
@@ -136,7 +145,7 @@ def count_here():
     return results
 
 
-def count_in(root):
+def count_in(root, with_cudnn=False):
     """:func:`count_here` in a fresh interpreter on the checkout ``root``."""
     env = dict(os.environ, DLBOOK_FAKE_GPUS='1')
     env.pop('DLBOOK_FAKE_CUPY', None)
@@ -149,10 +158,17 @@ def count_in(root):
         'import sys, json; sys.path[:0] = sys.argv[1:3]; '
         'import dlbook; assert dlbook.__file__.startswith(sys.argv[2]); '
         'from benchmarks.bench_gpu_calls import count_here; '
-        'print(json.dumps(count_here()))'
+        'print(json.dumps(count_here(sys.argv[3] == "cudnn")))'
     )
     done = subprocess.run(
-        [sys.executable, '-c', code, scripts, root],
+        [
+            sys.executable,
+            '-c',
+            code,
+            scripts,
+            root,
+            'cudnn' if with_cudnn else 'im2col',
+        ],
         env=env,
         capture_output=True,
         text=True,
@@ -168,6 +184,7 @@ def main():
     from benchmarks.common import table, write_section
 
     now = count_in(ROOT)
+    on_cudnn = count_in(ROOT, with_cudnn=True)
     base = None
     if args.base:
         tree = tempfile.mkdtemp(prefix='dlbook-base-')
@@ -192,6 +209,7 @@ def main():
             row.append(str(base[name]['total']))
         row += [
             str(r['total']),
+            str(on_cudnn[name]['total']),
             str(r['launches']),
             str(r['allocations']),
             str(r['outside_operators']),
@@ -203,6 +221,7 @@ def main():
         header.append(f'calls at {args.base}')
     header += [
         'calls now',
+        'with cuDNN',
         'launches',
         'allocations',
         'outside operators',
@@ -215,7 +234,11 @@ def main():
         'shape changes are not calls.  "Launches" leaves out allocations '
         '(`empty`, `empty_like`), which take a block from the memory pool '
         'without a kernel; "outside operators" are the tape\'s gradient '
-        'writes and the optimizer.  On the H200 of the GPU section each '
+        'writes and the optimizer.  "With cuDNN": the same step where '
+        'convolutions take dlbook\'s cuDNN path (`dlbook/backend/cudnn.py`; '
+        'each cuDNN call one launch and its output one allocation, plus a '
+        'workspace where cuDNN\'s algorithm needs one).  On the H200 of the '
+        'GPU section each '
         'call cost about 20 µs of host time, and ResNet-18 at 32×32 was '
         'bound by them.\n\n' + table(header, rows) + '\n'
     )

@@ -47,7 +47,8 @@ int check(const Tensor* x, const Filter* w, const Conv* c, const Tensor* y) {
   return kSuccess;
 }
 
-size_t workspace(int algo) { return 256 * (size_t)(algo + 1); }
+// algorithm 0 needs no workspace (and is then handed a null pointer)
+size_t workspace(int algo) { return algo == 0 ? 0 : 256 * (size_t)(algo + 1); }
 
 // which: 0 forward (out = y), 1 data gradient (out = x), 2 weight gradient
 template <typename T>
@@ -88,7 +89,8 @@ int execute(int which, const void* alpha, const Tensor* xd, void* x,
             size_t ws_size, const void* beta, const Tensor* yd, void* y) {
   int status = check(xd, wd, c, yd);
   if (status) return status;
-  if (algo < 0 || algo > 2 || ws_size < workspace(algo) || !ws) return kBadParam;
+  if (algo < 0 || algo > 2 || ws_size < workspace(algo)) return kBadParam;
+  if ((workspace(algo) > 0) != (ws != nullptr)) return kBadParam;
   if (xd->dtype == 0)
     run<float>(which, xd, wd, c, yd, (float*)x, (float*)w, (float*)y,
                *(const float*)alpha, *(const float*)beta);

@@ -9,6 +9,7 @@ cuDNN off.  The calls into the library itself run on a GPU machine
 CPU-against-GPU parity of every operator).
 """
 
+import contextlib
 import ctypes
 import os
 
@@ -161,29 +162,19 @@ def test_no_cudnn_on_the_cpu_the_fake_gpu_or_when_switched_off(
 
 
 def _reference_calls(monkeypatch, damage=None):
-    """cudnn.forward/backward_* replaced by the definition (NumPy), the
-    first of them damaged by ``damage`` when given."""
+    """cudnn.forward/backward_* replaced by the definition
+    (``cudnn.definition_calls``), the forward damaged by ``damage`` when
+    given."""
+    forward, backward_data, backward_filter = cudnn.definition_calls()
+    if damage is not None:
+        undamaged = forward
 
-    def run(which):
-        def call(xp, a, b, shape, stride, pad, dilate, groups, *rest):
-            if which == 'forward':
-                x, w = a, b
-                dy = np.zeros(shape, dtype=a.dtype)
-            elif which == 'data':
-                dy, w = a, b
-                x = np.zeros(shape, dtype=a.dtype)
-            else:
-                x, dy = a, b
-                w = np.zeros(shape, dtype=a.dtype)
-            out = cudnn.reference_conv(xp, x, w, dy, stride, pad, dilate)
-            out = out[{'forward': 0, 'data': 1, 'filter': 2}[which]]
-            return damage(out) if damage and which == 'forward' else out
+        def forward(*args):
+            return damage(undamaged(*args))
 
-        return call
-
-    monkeypatch.setattr(cudnn, 'forward', run('forward'))
-    monkeypatch.setattr(cudnn, 'backward_data', run('data'))
-    monkeypatch.setattr(cudnn, 'backward_filter', run('filter'))
+    monkeypatch.setattr(cudnn, 'forward', forward)
+    monkeypatch.setattr(cudnn, 'backward_data', backward_data)
+    monkeypatch.setattr(cudnn, 'backward_filter', backward_filter)
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64', 'float16'])
@@ -270,57 +261,37 @@ def test_an_installed_library_has_every_function_called():
 # -- the Convolution operator's cuDNN path, on a fake GPU -------------------
 
 
-def _grouped(xp, x, w, dy, stride, pad, dilate, groups):
-    """reference_conv of each group, joined."""
-    cg, fg = x.shape[1] // groups, w.shape[0] // groups
-    parts = [
-        cudnn.reference_conv(
-            xp,
-            x[:, g * cg : (g + 1) * cg],
-            w[g * fg : (g + 1) * fg],
-            dy[:, g * fg : (g + 1) * fg],
-            stride,
-            pad,
-            dilate,
-        )
-        for g in range(groups)
-    ]
-    y, dx, dw = zip(*parts)
-    return (
-        xp.concatenate(y, axis=1),
-        xp.concatenate(dx, axis=1),
-        xp.concatenate(dw, axis=0),
-    )
-
-
 @pytest.fixture
 def fake_cudnn(fake_gpu, monkeypatch):
-    """cuDNN "available" on the fake GPU, computing the definition; the
-    calls it gets are counted."""
+    """cuDNN "available" on the fake GPU, computing the definition
+    (``cudnn.definition_calls``); the calls it gets are counted."""
     from collections import Counter
 
     calls = Counter()
     monkeypatch.setattr(cudnn, 'usable', lambda xp, dtype: not on_host(xp))
+    names = {'Forward': 'forward', 'BackwardData': 'data'}
 
-    def forward(xp, x, w, out_shape, stride, pad, dilate, groups, mb):
-        calls['forward'] += 1
-        dy = xp.zeros(out_shape, dtype=x.dtype)
-        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[0]
+    @contextlib.contextmanager
+    def counted(kind):
+        calls[names.get(kind, 'filter')] += 1
+        yield
 
-    def backward_data(xp, dy, w, x_shape, stride, pad, dilate, groups, mb):
-        calls['data'] += 1
-        x = xp.zeros(x_shape, dtype=dy.dtype)
-        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[1]
+    forward, backward_data, backward_filter = cudnn.definition_calls(counted)
 
-    def backward_filter(xp, x, dy, w_shape, stride, pad, dilate, groups, mb):
-        calls['filter'] += 1
-        assert mb == 512  # the operator's workspace limit, in MB
-        w = xp.zeros(w_shape, dtype=x.dtype)
-        return _grouped(xp, x, w, dy, stride, pad, dilate, groups)[2]
+    def with_workspace_limit(call):
+        def checked(*args):
+            assert args[-1] == 512  # the operator's workspace limit, in MB
+            return call(*args)
 
-    monkeypatch.setattr(cudnn, 'forward', forward)
-    monkeypatch.setattr(cudnn, 'backward_data', backward_data)
-    monkeypatch.setattr(cudnn, 'backward_filter', backward_filter)
+        return checked
+
+    monkeypatch.setattr(cudnn, 'forward', with_workspace_limit(forward))
+    monkeypatch.setattr(
+        cudnn, 'backward_data', with_workspace_limit(backward_data)
+    )
+    monkeypatch.setattr(
+        cudnn, 'backward_filter', with_workspace_limit(backward_filter)
+    )
     return fake_gpu, calls
 
 
@@ -608,7 +579,7 @@ def test_the_three_calls_reach_the_library_with_the_right_arguments(
         cudnn.backward_data(xp, dy, w, x.shape, *settings),
         cudnn.backward_filter(xp, x, dy, w.shape, *settings),
     )
-    want = _grouped(np, x, w, dy, stride, pad, dilate, groups)
+    want = cudnn.reference_conv(np, x, w, dy, stride, pad, dilate, groups)
     for a, b in zip(got, want):
         assert a.dtype == dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
@@ -630,7 +601,9 @@ def test_the_check_before_first_use_passes_with_a_correct_library(
     assert cudnn.status().endswith('(float32: ok)')
 
 
-def test_a_library_error_names_the_call_and_cudnns_status(host_cudnn):
+def test_a_library_error_names_the_call_and_cudnns_status(
+    host_cudnn, monkeypatch
+):
     xp = host_cudnn
     x = xp.ascontiguousarray(np.ones((1, 2, 5, 5), dtype='float32'))
     w = xp.ascontiguousarray(np.ones((3, 2, 3, 3), dtype='float32'))
@@ -639,5 +612,22 @@ def test_a_library_error_names_the_call_and_cudnns_status(host_cudnn):
         match='Forward algorithm heuristics failed: CUDNN_STATUS_BAD_PARAM',
     ):  # an output shape the convolution does not give
         cudnn.forward(xp, x, w, (1, 3, 4, 4), (1, 1), (0, 0), (1, 1), 1)
+    monkeypatch.setattr(cudnn, 'choose_algorithm', lambda *args: None)
     with pytest.raises(cudnn.CudnnError, match='no Forward algorithm within'):
         cudnn.forward(xp, x, w, (1, 3, 3, 3), (1, 1), (0, 0), (1, 1), 1, 0)
+
+
+def test_an_algorithm_without_workspace_gets_none(host_cudnn):
+    # a limit of 0 MB leaves the stand-in's algorithm 0, which needs no
+    # workspace: the library is handed a null pointer and 0 bytes
+    xp = host_cudnn
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((1, 2, 5, 5)).astype('float32')
+    w = rng.standard_normal((3, 2, 3, 3)).astype('float32')
+    y = cudnn.forward(xp, x, w, (1, 3, 3, 3), (1, 1), (0, 0), (1, 1), 1, 0)
+    want = cudnn.reference_conv(
+        np, x, w, np.zeros((1, 3, 3, 3)), (1, 1), (0, 0), (1, 1)
+    )[0]
+    np.testing.assert_allclose(y, want, rtol=1e-5)
+    (plan,) = cudnn._PLANS.values()
+    assert plan.algos['Forward'] == (0, 0)

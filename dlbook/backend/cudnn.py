@@ -51,6 +51,7 @@ __all__ = [
     'backward_data',
     'backward_filter',
     'reference_conv',
+    'definition_calls',
     'library_candidates',
     'choose_algorithm',
     'conv_geometry',
@@ -533,7 +534,9 @@ def _run(xp, kind, first, second, out_shape, geometry, groups, workspace_mb):
         'BackwardFilter': (plan.x, plan.y, plan.w),
     }[kind]
     algo, size = plan.algos[kind]
-    workspace = xp.empty(max(size, 1), dtype=xp.uint8)
+    # a workspace only for an algorithm that needs one (an allocation is
+    # a device call too)
+    workspace = xp.empty(size, dtype=xp.uint8) if size else None
     alpha, beta = plan.scale_type(1.0), plan.scale_type(0.0)
     lib.check(
         getattr(lib, f'cudnnConvolution{kind}')(
@@ -545,7 +548,7 @@ def _run(xp, kind, first, second, out_shape, geometry, groups, workspace_mb):
             ctypes.c_void_p(second.data.ptr),
             plan.conv.ptr,
             algo,
-            ctypes.c_void_p(workspace.data.ptr),
+            ctypes.c_void_p(workspace.data.ptr if size else None),
             size,
             ctypes.byref(beta),
             descriptors[2].ptr,
@@ -605,15 +608,36 @@ def _windows(x_pad, tap, stride, dilate, out_size):
     ]
 
 
-def reference_conv(xp, x, w, dy, stride, pad, dilate):
-    """The definition, one kernel position at a time (one group):
+def reference_conv(xp, x, w, dy, stride, pad, dilate, groups=1):
+    """The definition, one kernel position at a time:
 
     ``y[n, f, o] = sum_{c,k} w[f, c, k] * x_pad[n, c, o*s + k*d]``,
     ``dx_pad[n, c, o*s + k*d] += sum_f dy[n, f, o] * w[f, c, k]``,
-    ``dw[f, c, k] = sum_{n,o} dy[n, f, o] * x_pad[n, c, o*s + k*d]``.
+    ``dw[f, c, k] = sum_{n,o} dy[n, f, o] * x_pad[n, c, o*s + k*d]``,
 
-    Returns ``(y, dx, dw)``; ``dy`` has ``y``'s shape.
+    with ``groups``, each group of channels on its own.  Returns ``(y,
+    dx, dw)``; ``dy`` has ``y``'s shape.
     """
+    if groups > 1:
+        cg, fg = x.shape[1] // groups, w.shape[0] // groups
+        parts = [
+            reference_conv(
+                xp,
+                x[:, g * cg : (g + 1) * cg],
+                w[g * fg : (g + 1) * fg],
+                dy[:, g * fg : (g + 1) * fg],
+                stride,
+                pad,
+                dilate,
+            )
+            for g in range(groups)
+        ]
+        y, dx, dw = zip(*parts)
+        return (
+            xp.concatenate(y, axis=1),
+            xp.concatenate(dx, axis=1),
+            xp.concatenate(dw, axis=0),
+        )
     kernel = w.shape[2:]
     x_pad = xp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     out_size = dy.shape[2:]
@@ -632,6 +656,45 @@ def reference_conv(xp, x, w, dy, stride, pad, dilate):
         )
     crop = tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))
     return y, dx_pad[(slice(None), slice(None)) + crop], dw
+
+
+def definition_calls(around=None):
+    """``forward``, ``backward_data`` and ``backward_filter`` computed by
+    :func:`reference_conv`, with this module's signatures: what the
+    operators see of cuDNN, on machines without it (the tests of the
+    operators' cuDNN path; ``benchmarks/bench_gpu_calls.py``, which counts
+    a step's device calls as if cuDNN ran its convolutions).
+
+    As the real calls, each makes its inputs contiguous and allocates
+    its output with ``xp``; the computation itself runs inside
+    ``around(kind)`` (a context manager) when given.
+    """
+    from contextlib import nullcontext
+
+    def call(kind, which):
+        def run(xp, a, b, shape, stride, pad, dilate, groups, mb=1024):
+            a, b = xp.ascontiguousarray(a), xp.ascontiguousarray(b)
+            out = xp.empty(shape, dtype=a.dtype)
+            with around(kind) if around else nullcontext():
+                zeros = xp.zeros(shape, dtype=a.dtype)
+                # the array not given is zeros of its shape (the forward's
+                # dy only gives the output's shape)
+                x, w, dy = {
+                    'Forward': (a, b, zeros),
+                    'BackwardData': (zeros, b, a),
+                    'BackwardFilter': (a, zeros, b),
+                }[kind]
+                got = reference_conv(xp, x, w, dy, stride, pad, dilate, groups)
+                out[...] = got[which]
+            return out
+
+        return run
+
+    return (
+        call('Forward', 0),
+        call('BackwardData', 1),
+        call('BackwardFilter', 2),
+    )
 
 
 def _taps(kernel):
