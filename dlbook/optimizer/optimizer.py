@@ -262,15 +262,11 @@ class Optimizer:
 
     def _update_count(self, index):
         """Count one more update of ``index`` (an int or a list)."""
-        if not isinstance(index, (list, tuple)):
-            index = [index]
         counts = self._index_update_count
-        for idx in index:
-            if idx not in counts:
-                counts[idx] = self.begin_num_update
-            counts[idx] += 1
-            if counts[idx] > self.num_update:
-                self.num_update = counts[idx]
+        for idx in index if isinstance(index, (list, tuple)) else (index,):
+            count = counts[idx] = counts.get(idx, self.begin_num_update) + 1
+            if count > self.num_update:
+                self.num_update = count
 
     def _base_lr(self):
         if self.lr_scheduler is not None:
