@@ -258,6 +258,43 @@ def test_an_installed_library_has_every_function_called():
         cudnn._Plan._tensor(lib, 0, (8, -3, 1, 20))
 
 
+@pytest.mark.parametrize(
+    'x_shape, w_shape, stride, pad, dilate, groups',
+    [
+        ((2, 4, 7, 6), (6, 2, 3, 2), (2, 1), (1, 1), (1, 2), 2),
+        ((3, 2, 9), (4, 2, 3), (2,), (1,), (1,), 1),
+        ((1, 2, 5, 4, 6), (3, 2, 2, 3, 2), (1, 2, 1), (0, 1, 1), (2, 1, 1), 1),
+    ],
+)
+def test_an_installed_library_agrees_on_the_output_shape(
+    x_shape, w_shape, stride, pad, dilate, groups
+):
+    """cuDNN's own answer for the output shape of the descriptors a plan
+    makes (host-side, no GPU needed) is the shape dlbook computes: the
+    padding, stride, dilation, filter and group settings reach cuDNN as
+    meant."""
+    lib = _installed_library()
+    if lib is None:
+        pytest.skip('no cuDNN library installed')
+    out = tuple(
+        (n + 2 * p - d * (k - 1) - 1) // s + 1
+        for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, pad, dilate)
+    )
+    y_shape = (x_shape[0], w_shape[0]) + out
+    geometry = cudnn.conv_geometry(
+        x_shape, w_shape, y_shape, stride, pad, dilate
+    )
+    plan = cudnn._Plan.__new__(cudnn._Plan)
+    plan.describe(lib, 'float32', geometry, groups)
+    nb = len(geometry[0])
+    dims = (ctypes.c_int * nb)()
+    status = lib.cdll.cudnnGetConvolutionNdForwardOutputDim(
+        plan.conv.ptr, plan.x.ptr, plan.w.ptr, nb, dims
+    )
+    lib.check(status, 'output dimensions')
+    assert tuple(dims) == geometry[2]
+
+
 # -- the Convolution operator's cuDNN path, on a fake GPU -------------------
 
 

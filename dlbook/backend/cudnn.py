@@ -373,6 +373,35 @@ class _Plan:
     """Descriptors and chosen algorithms of one convolution geometry."""
 
     def __init__(self, lib, handle, dtype, geometry, groups, limit_bytes):
+        self.describe(lib, dtype, geometry, groups)
+        c = self.conv.ptr
+        self.algos = {
+            'Forward': self._choose(
+                lib,
+                handle,
+                'Forward',
+                (self.x.ptr, self.w.ptr, c, self.y.ptr),
+                limit_bytes,
+            ),
+            'BackwardData': self._choose(
+                lib,
+                handle,
+                'BackwardData',
+                (self.w.ptr, self.y.ptr, c, self.x.ptr),
+                limit_bytes,
+            ),
+            'BackwardFilter': self._choose(
+                lib,
+                handle,
+                'BackwardFilter',
+                (self.x.ptr, self.y.ptr, c, self.w.ptr),
+                limit_bytes,
+            ),
+        }
+
+    def describe(self, lib, dtype, geometry, groups):
+        """The descriptors of x, w, y and the convolution (host-side
+        settings only: no device is needed yet)."""
         x, w, y, stride, pad, dilate = geometry
         data_type = _DATA_TYPES[dtype]
         self.scale_type = (
@@ -410,30 +439,6 @@ class _Plan:
         lib.check(
             lib.cudnnSetConvolutionMathType(self.conv.ptr, math), 'math type'
         )
-        c = self.conv.ptr
-        self.algos = {
-            'Forward': self._choose(
-                lib,
-                handle,
-                'Forward',
-                (self.x.ptr, self.w.ptr, c, self.y.ptr),
-                limit_bytes,
-            ),
-            'BackwardData': self._choose(
-                lib,
-                handle,
-                'BackwardData',
-                (self.w.ptr, self.y.ptr, c, self.x.ptr),
-                limit_bytes,
-            ),
-            'BackwardFilter': self._choose(
-                lib,
-                handle,
-                'BackwardFilter',
-                (self.x.ptr, self.y.ptr, c, self.w.ptr),
-                limit_bytes,
-            ),
-        }
 
     @staticmethod
     def _tensor(lib, data_type, shape):
