@@ -114,14 +114,15 @@ def count_here(with_cudnn=False):
     """Counts for every workload in this process (the fake GPU must be
     configured before dlbook is imported).  ``with_cudnn``: convolutions
     take dlbook's cuDNN path, each cuDNN call counted as the one launch it
-    is on a GPU (``cudnn.definition_calls`` computes it here)."""
+    is on a GPU (``conv_definition.definition_calls`` computes it here)."""
     import dlbook as mx
     from dlbook.backend import cudnn, fake_cupy
+    from dlbook.backend.conv_definition import definition_calls
 
     if with_cudnn:
         cudnn.usable = lambda xp, dtype: True
         cudnn.forward, cudnn.backward_data, cudnn.backward_filter = (
-            cudnn.definition_calls(
+            definition_calls(
                 lambda kind: fake_cupy.one_kernel(f'cudnnConvolution{kind}')
             )
         )

@@ -116,10 +116,10 @@ def _nccl(cuda):
 def _cudnn(cuda):
     if not cuda:
         return False
-    from .backend import cudnn
+    from .backend import cudnn, cudnn_library
 
     try:  # never raise here
-        return cudnn._switched_on() and cudnn._library() is not None
+        return cudnn._switched_on() and cudnn_library.load() is not None
     except Exception:
         return False
 

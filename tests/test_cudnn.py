@@ -17,14 +17,16 @@ import numpy as np
 import pytest
 
 from dlbook import autograd, nd
-from dlbook.backend import cudnn, on_host
+from dlbook.backend import conv_definition, cudnn, cudnn_library, on_host
 from dlbook.ops import fastpath
 
 
 @pytest.fixture
 def fresh_state(monkeypatch):
     """cuDNN's module state as in a new process, restored afterwards."""
-    monkeypatch.setattr(cudnn, '_STATE', {'library': None, 'why_not': None})
+    monkeypatch.setattr(
+        cudnn_library, 'STATE', {'library': None, 'why_not': None}
+    )
     monkeypatch.setattr(cudnn, '_CHECKED', {})
     monkeypatch.setattr(cudnn, '_PLANS', {})
     monkeypatch.setattr(cudnn, '_HANDLES', {})
@@ -60,7 +62,9 @@ def test_reference_conv_is_dlbooks_convolution_and_its_gradients(
         )
     dy = rng.standard_normal(Y.shape)
     Y.backward(nd.array(dy, dtype='float64'))
-    y, dx, dw = cudnn.reference_conv(np, x, w, dy, stride, pad, dilate)
+    y, dx, dw = conv_definition.reference_conv(
+        np, x, w, dy, stride, pad, dilate
+    )
     np.testing.assert_allclose(y, Y.asnumpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(dx, X.grad.asnumpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(dw, W.grad.asnumpy(), rtol=1e-10, atol=1e-10)
@@ -87,7 +91,7 @@ def test_one_d_convolutions_are_handed_over_as_two_d_with_height_one():
 def test_the_algorithm_record_has_cudnns_layout():
     # cudnnConvolutionFwdAlgoPerf_t: int, int, float, size_t, int, int,
     # int[3]
-    fields = cudnn.AlgoPerf
+    fields = cudnn_library.AlgoPerf
     assert ctypes.sizeof(fields) == 48
     assert [getattr(fields, name).offset for name, _ in fields._fields_] == [
         0,
@@ -101,7 +105,7 @@ def test_the_algorithm_record_has_cudnns_layout():
 
 
 def _perf(algo, status, deterministic=1):
-    perf = cudnn.AlgoPerf()
+    perf = cudnn_library.AlgoPerf()
     perf.algo, perf.status, perf.determinism = algo, status, deterministic
     return perf
 
@@ -135,7 +139,7 @@ def test_the_library_is_looked_for_in_the_variable_then_the_wheel(
     import importlib
 
     importlib.invalidate_caches()
-    found = cudnn.library_candidates()
+    found = cudnn_library.library_candidates()
     assert found[0] == '/opt/cudnn/libcudnn.so.9'
     assert found[1] == str(lib / 'libcudnn.so.9')
     assert not any('_ops' in name or '_cnn' in name for name in found)
@@ -144,9 +148,9 @@ def test_the_library_is_looked_for_in_the_variable_then_the_wheel(
 
 def test_a_missing_library_says_where_it_looked(fresh_state, monkeypatch):
     monkeypatch.setattr(
-        cudnn, 'library_candidates', lambda: ['/nowhere/libcudnn.so.9']
+        cudnn_library, 'library_candidates', lambda: ['/nowhere/libcudnn.so.9']
     )
-    assert cudnn._library() is None
+    assert cudnn_library.load() is None
     assert '/nowhere/libcudnn.so.9' in cudnn.status()
     assert 'nvidia-cudnn-cu12' in cudnn.status()
 
@@ -156,16 +160,18 @@ def test_no_cudnn_on_the_cpu_the_fake_gpu_or_when_switched_off(
 ):
     assert not cudnn.usable(np, np.float32)
     assert not cudnn.usable(fake_gpu.backend.xp, np.float32)
-    assert cudnn._STATE['library'] is None  # not even looked for
+    assert cudnn_library.STATE['library'] is None  # not even looked for
     monkeypatch.setenv('DLBOOK_CUDNN', '0')
     assert cudnn.status() == 'cuDNN off (DLBOOK_CUDNN=0)'
 
 
 def _reference_calls(monkeypatch, damage=None):
     """cudnn.forward/backward_* replaced by the definition
-    (``cudnn.definition_calls``), the forward damaged by ``damage`` when
+    (``conv_definition.definition_calls``), the forward damaged by ``damage`` when
     given."""
-    forward, backward_data, backward_filter = cudnn.definition_calls()
+    forward, backward_data, backward_filter = (
+        conv_definition.definition_calls()
+    )
     if damage is not None:
         undamaged = forward
 
@@ -207,7 +213,7 @@ def test_a_failed_check_turns_cudnn_off_for_that_dtype_with_a_warning(
 
     verdicts = {'float32': 'its forward differs', 'float64': None}
     monkeypatch.setattr(cudnn, '_real_cupy', lambda xp: True)
-    monkeypatch.setitem(cudnn._STATE, 'library', Library())
+    monkeypatch.setitem(cudnn_library.STATE, 'library', Library())
     monkeypatch.setattr(cudnn, '_self_check', lambda xp, d: verdicts[d])
     with pytest.warns(RuntimeWarning, match='off for float32'):
         assert not cudnn.usable(np, np.dtype('float32'))
@@ -221,11 +227,11 @@ def test_a_failed_check_turns_cudnn_off_for_that_dtype_with_a_warning(
 
 
 def _installed_library():
-    for name in cudnn.library_candidates():
+    for name in cudnn_library.library_candidates():
         if os.path.sep in name and not os.path.exists(name):
             continue
         try:
-            return cudnn._Library(name)
+            return cudnn_library.Library(name)
         except OSError:
             continue
     return None
@@ -301,7 +307,7 @@ def test_an_installed_library_agrees_on_the_output_shape(
 @pytest.fixture
 def fake_cudnn(fake_gpu, monkeypatch):
     """cuDNN "available" on the fake GPU, computing the definition
-    (``cudnn.definition_calls``); the calls it gets are counted."""
+    (``conv_definition.definition_calls``); the calls it gets are counted."""
     from collections import Counter
 
     calls = Counter()
@@ -313,7 +319,9 @@ def fake_cudnn(fake_gpu, monkeypatch):
         calls[names.get(kind, 'filter')] += 1
         yield
 
-    forward, backward_data, backward_filter = cudnn.definition_calls(counted)
+    forward, backward_data, backward_filter = conv_definition.definition_calls(
+        counted
+    )
 
     def with_workspace_limit(call):
         def checked(*args):
@@ -474,7 +482,7 @@ def test_the_runtime_feature_says_whether_cudnn_can_run(
     from dlbook import runtime
 
     monkeypatch.setattr(runtime, '_cuda', lambda: True)
-    monkeypatch.setitem(cudnn._STATE, 'library', object())
+    monkeypatch.setitem(cudnn_library.STATE, 'library', object())
     assert mx.runtime.Features().is_enabled('CUDNN')
     monkeypatch.setenv('DLBOOK_CUDNN', '0')
     assert not mx.runtime.Features().is_enabled('CUDNN')
@@ -616,7 +624,9 @@ def test_the_three_calls_reach_the_library_with_the_right_arguments(
         cudnn.backward_data(xp, dy, w, x.shape, *settings),
         cudnn.backward_filter(xp, x, dy, w.shape, *settings),
     )
-    want = cudnn.reference_conv(np, x, w, dy, stride, pad, dilate, groups)
+    want = conv_definition.reference_conv(
+        np, x, w, dy, stride, pad, dilate, groups
+    )
     for a, b in zip(got, want):
         assert a.dtype == dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
@@ -662,7 +672,7 @@ def test_an_algorithm_without_workspace_gets_none(host_cudnn):
     x = rng.standard_normal((1, 2, 5, 5)).astype('float32')
     w = rng.standard_normal((3, 2, 3, 3)).astype('float32')
     y = cudnn.forward(xp, x, w, (1, 3, 3, 3), (1, 1), (0, 0), (1, 1), 1, 0)
-    want = cudnn.reference_conv(
+    want = conv_definition.reference_conv(
         np, x, w, np.zeros((1, 3, 3, 3)), (1, 1), (0, 0), (1, 1)
     )[0]
     np.testing.assert_allclose(y, want, rtol=1e-5)

@@ -84,9 +84,11 @@ def test_features_names_and_truth():
         mx.backend._load_gpu_backend() is not None
         and mx.backend._load_gpu_backend().device_count() > 0
     )
-    from dlbook.backend import cudnn
+    from dlbook.backend import cudnn_library
 
-    has_cudnn = features.is_enabled('CUDA') and cudnn._library() is not None
+    has_cudnn = (
+        features.is_enabled('CUDA') and cudnn_library.load() is not None
+    )
     assert features.is_enabled('cudnn') is has_cudnn
     assert features.is_enabled('MKLDNN') is False
     # the dist_* kvstores span processes when mpi4py is installed; NCCL

@@ -10,17 +10,16 @@ API (``cudnnConvolutionForward``, ``cudnnConvolutionBackwardData``,
 ``cudnnConvolutionBackwardFilter``, the API MXNet 1.9.1 and Chainer used)
 on the device pointers of CuPy arrays.
 
-The library comes from, in order: ``$DLBOOK_CUDNN_LIBRARY`` (a path), the
-``nvidia-cudnn-cu12`` / ``-cu13`` wheel (``nvidia/cudnn/lib`` or
-``nvidia/cu*/lib``), then the system's loader (``libcudnn.so.9``, ``.8``).
-Nothing here is loaded until a convolution runs on a GPU, and
+Where the library comes from, and the signatures called, are in
+``cudnn_library.py``.  Nothing is loaded until a convolution runs on a
+GPU, and
 :func:`usable` is False on the CPU, with the fake GPUs of the tests, with
 ``DLBOOK_CUDNN=0``, and when the library is missing: the convolution then
 runs as im2col + GEMM.
 
 Before a dtype's first convolution a small one (with padding, stride and
-dilation) runs through cuDNN and through :func:`reference_conv` (the
-definition, written with ``xp``); a disagreement or any error turns cuDNN
+dilation) runs through cuDNN and through its definition
+(``conv_definition.py``); a disagreement or any error turns cuDNN
 off for that dtype with a warning that says why, so a broken install
 costs speed, never correctness.  A later error (a shape some cuDNN build
 does not support) raises :class:`CudnnError`, which the operators answer
@@ -37,10 +36,22 @@ the CPU's in the third digit.
 """
 
 import ctypes
-import glob
-import importlib.util
 import os
 import warnings
+
+from . import cudnn_library
+from .conv_definition import reference_conv
+from .cudnn_library import (
+    CROSS_CORRELATION,
+    DATA_TYPES,
+    DEFAULT_MATH,
+    DETERMINISTIC,
+    FMA_MATH,
+    FORMAT_NCHW,
+    SUCCESS,
+    AlgoPerf,
+    CudnnError,
+)
 
 __all__ = [
     'CudnnError',
@@ -50,180 +61,13 @@ __all__ = [
     'forward',
     'backward_data',
     'backward_filter',
-    'reference_conv',
-    'definition_calls',
-    'library_candidates',
     'choose_algorithm',
     'conv_geometry',
 ]
 
-# -- cuDNN's enumerations (cudnn_graph.h / cudnn_cnn.h, stable since v7) ----
-_SUCCESS = 0
-_DATA_TYPES = {'float32': 0, 'float64': 1, 'float16': 2}
-_FORMAT_NCHW = 0
-_CROSS_CORRELATION = 1  # what deep learning calls a convolution
-_DEFAULT_MATH = 0
-_FMA_MATH = 3  # float32 without TensorFloat-32
-_DETERMINISTIC = 1  # cudnnDeterminism_t
-
-
-class CudnnError(RuntimeError):
-    """A cuDNN call returned an error status (its name in the message)."""
-
-
-class AlgoPerf(ctypes.Structure):
-    """``cudnnConvolution{Fwd,BwdData,BwdFilter}AlgoPerf_t``: one
-    candidate algorithm as cuDNN's heuristics rank it (the three structs
-    share this layout)."""
-
-    _fields_ = [
-        ('algo', ctypes.c_int),
-        ('status', ctypes.c_int),
-        ('time', ctypes.c_float),
-        ('memory', ctypes.c_size_t),
-        ('determinism', ctypes.c_int),
-        ('mathType', ctypes.c_int),
-        ('reserved', ctypes.c_int * 3),
-    ]
-
-
-def library_candidates():
-    """Where the cuDNN library is looked for, in order (paths or names
-    for ``ctypes.CDLL``)."""
-    found = []
-    explicit = os.environ.get('DLBOOK_CUDNN_LIBRARY', '').strip()
-    if explicit:
-        found.append(explicit)
-    spec = importlib.util.find_spec('nvidia')
-    for root in getattr(spec, 'submodule_search_locations', None) or ():
-        for pattern in ('cudnn/lib/libcudnn.so.*', 'cu*/lib/libcudnn.so.*'):
-            found.extend(sorted(glob.glob(os.path.join(root, pattern))))
-    import ctypes.util  # imports subprocess: only when looking
-
-    by_loader = ctypes.util.find_library('cudnn')
-    if by_loader:
-        found.append(by_loader)
-    found.extend(['libcudnn.so.9', 'libcudnn.so.8'])
-    # the main library only (libcudnn.so.9, not libcudnn_ops.so.9), once
-    seen, ordered = set(), []
-    for name in found:
-        base = os.path.basename(name)
-        if base.startswith('libcudnn.') and name not in seen:
-            seen.add(name)
-            ordered.append(name)
-    return ordered
-
-
-class _Library:
-    """The loaded library with the signatures this module calls."""
-
-    _SIGNATURES = {
-        'cudnnGetVersion': ([], ctypes.c_size_t),
-        'cudnnGetErrorString': ([ctypes.c_int], ctypes.c_char_p),
-        'cudnnCreate': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnSetStream': ([ctypes.c_void_p, ctypes.c_void_p], ctypes.c_int),
-        'cudnnCreateTensorDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnDestroyTensorDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnSetTensorNdDescriptor': (
-            [ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
-            + [ctypes.POINTER(ctypes.c_int)] * 2,
-            ctypes.c_int,
-        ),
-        'cudnnCreateFilterDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnDestroyFilterDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnSetFilterNdDescriptor': (
-            [ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_int]
-            + [ctypes.POINTER(ctypes.c_int)],
-            ctypes.c_int,
-        ),
-        'cudnnCreateConvolutionDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnDestroyConvolutionDescriptor': ([ctypes.c_void_p], ctypes.c_int),
-        'cudnnSetConvolutionNdDescriptor': (
-            [ctypes.c_void_p, ctypes.c_int]
-            + [ctypes.POINTER(ctypes.c_int)] * 3
-            + [ctypes.c_int, ctypes.c_int],
-            ctypes.c_int,
-        ),
-        'cudnnSetConvolutionGroupCount': (
-            [ctypes.c_void_p, ctypes.c_int],
-            ctypes.c_int,
-        ),
-        'cudnnSetConvolutionMathType': (
-            [ctypes.c_void_p, ctypes.c_int],
-            ctypes.c_int,
-        ),
-    }
-    # (handle, three descriptors in the call's order, conv descriptor...)
-    for _kind in ('Forward', 'BackwardData', 'BackwardFilter'):
-        _SIGNATURES[f'cudnnGetConvolution{_kind}Algorithm_v7'] = (
-            [ctypes.c_void_p] * 5
-            + [ctypes.c_int, ctypes.POINTER(ctypes.c_int)]
-            + [ctypes.POINTER(AlgoPerf)],
-            ctypes.c_int,
-        )
-        _SIGNATURES[f'cudnnGetConvolution{_kind}WorkspaceSize'] = (
-            [ctypes.c_void_p] * 5
-            + [ctypes.c_int, ctypes.POINTER(ctypes.c_size_t)],
-            ctypes.c_int,
-        )
-        # handle, alpha, (desc, ptr) x2, conv, algo, workspace, size,
-        # beta, desc, out
-        _SIGNATURES[f'cudnnConvolution{_kind}'] = (
-            [ctypes.c_void_p] * 7
-            + [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
-            + [ctypes.c_void_p] * 3,
-            ctypes.c_int,
-        )
-    del _kind
-
-    def __init__(self, name):
-        # RTLD_GLOBAL: cuDNN 9's main library loads its sub-libraries
-        # (libcudnn_cnn.so.9 ...), which resolve symbols against it
-        self.cdll = ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
-        self.name = name
-        for function, (args, result) in self._SIGNATURES.items():
-            try:
-                f = getattr(self.cdll, function)
-            except AttributeError:
-                raise OSError(
-                    f'{name} (cuDNN {self.cdll.cudnnGetVersion()}) has no '
-                    f'{function}'
-                ) from None
-            f.argtypes = args
-            f.restype = result
-            setattr(self, function, f)
-        self.version = self.cudnnGetVersion()
-
-    def check(self, status, what):
-        if status != _SUCCESS:
-            message = self.cudnnGetErrorString(status) or b'?'
-            raise CudnnError(
-                f'cuDNN {what} failed: {message.decode()} (status {status})'
-            )
-
-
-_STATE = {'library': None, 'why_not': None}
 _CHECKED = {}  # dtype name -> None (passed) or the reason it failed
 _HANDLES = {}  # device id -> cudnnHandle_t
 _PLANS = {}  # geometry key -> _Plan
-
-
-def _library():
-    """The loaded library, or None (``_STATE['why_not']`` says why)."""
-    if _STATE['library'] is not None or _STATE['why_not'] is not None:
-        return _STATE['library']
-    tried = []
-    for name in library_candidates():
-        try:
-            _STATE['library'] = _Library(name)
-            return _STATE['library']
-        except OSError as err:
-            tried.append(f'{name}: {err}')
-    _STATE['why_not'] = (
-        'no cuDNN library found (pip install nvidia-cudnn-cu12 or '
-        '-cu13, or set DLBOOK_CUDNN_LIBRARY); tried ' + '; '.join(tried)
-    )
-    return None
 
 
 def _switched_on():
@@ -251,7 +95,7 @@ def usable(xp, dtype):
     if not _real_cupy(xp) or not _switched_on():
         return False
     name = str(dtype)
-    if name not in _DATA_TYPES or _library() is None:
+    if name not in DATA_TYPES or cudnn_library.load() is None:
         return False
     if name not in _CHECKED:
         _CHECKED[name] = _self_check(xp, name)
@@ -286,9 +130,9 @@ def status():
     """A line for people: whether cuDNN is used, its version, or why not."""
     if not _switched_on():
         return 'cuDNN off (DLBOOK_CUDNN=0)'
-    lib = _STATE['library']
+    lib = cudnn_library.STATE['library']
     if lib is None:
-        return _STATE['why_not'] or (
+        return cudnn_library.STATE['why_not'] or (
             'cuDNN not loaded: no convolution has run on a real GPU yet'
         )
     checks = ', '.join(
@@ -337,8 +181,8 @@ def choose_algorithm(results, workspace_of, limit_bytes):
     (cuDNN's ``...WorkspaceSize``), fits ``limit_bytes``; without such an
     algorithm the first that works and fits.  ``(algo, workspace_bytes)``,
     or None when none fits."""
-    working = [perf for perf in results if perf.status == _SUCCESS]
-    for wanted in (_DETERMINISTIC, None):
+    working = [perf for perf in results if perf.status == SUCCESS]
+    for wanted in (DETERMINISTIC, None):
         for perf in working:
             if wanted is not None and perf.determinism != wanted:
                 continue
@@ -403,7 +247,7 @@ class _Plan:
         """The descriptors of x, w, y and the convolution (host-side
         settings only: no device is needed yet)."""
         x, w, y, stride, pad, dilate = geometry
-        data_type = _DATA_TYPES[dtype]
+        data_type = DATA_TYPES[dtype]
         self.scale_type = (
             ctypes.c_double if dtype == 'float64' else (ctypes.c_float)
         )
@@ -412,13 +256,13 @@ class _Plan:
         self.w = _Descriptor(lib, 'Filter')
         lib.check(
             lib.cudnnSetFilterNdDescriptor(
-                self.w.ptr, data_type, _FORMAT_NCHW, len(w), _ints(w)
+                self.w.ptr, data_type, FORMAT_NCHW, len(w), _ints(w)
             ),
             'filter descriptor',
         )
         self.conv = _Descriptor(lib, 'Convolution')
         # float16 data accumulates in float32, as MXNet's default
-        compute = _DATA_TYPES['float32' if dtype == 'float16' else dtype]
+        compute = DATA_TYPES['float32' if dtype == 'float16' else dtype]
         lib.check(
             lib.cudnnSetConvolutionNdDescriptor(
                 self.conv.ptr,
@@ -426,7 +270,7 @@ class _Plan:
                 _ints(pad),
                 _ints(stride),
                 _ints(dilate),
-                _CROSS_CORRELATION,
+                CROSS_CORRELATION,
                 compute,
             ),
             'convolution descriptor',
@@ -435,7 +279,7 @@ class _Plan:
             lib.cudnnSetConvolutionGroupCount(self.conv.ptr, groups),
             'group count',
         )
-        math = _FMA_MATH if dtype == 'float32' else _DEFAULT_MATH
+        math = FMA_MATH if dtype == 'float32' else DEFAULT_MATH
         lib.check(
             lib.cudnnSetConvolutionMathType(self.conv.ptr, math), 'math type'
         )
@@ -525,7 +369,7 @@ def _plan(xp, lib, handle, dtype, geometry, groups, workspace_mb):
 def _run(xp, kind, first, second, out_shape, geometry, groups, workspace_mb):
     """One cuDNN call: ``first`` and ``second`` are its two inputs in
     cuDNN's order (x, w / w, dy / x, dy); returns the new output array."""
-    lib = _library()
+    lib = cudnn_library.load()
     handle = _handle(xp, lib)
     first = xp.ascontiguousarray(first)
     second = xp.ascontiguousarray(second)
@@ -599,114 +443,6 @@ def backward_filter(
 
 
 # -- the check before first use ---------------------------------------------
-
-
-def _windows(x_pad, tap, stride, dilate, out_size):
-    """The strided view of ``x_pad`` that kernel position ``tap`` reads at
-    every output position."""
-    return x_pad[
-        (slice(None), slice(None))
-        + tuple(
-            slice(t * d, t * d + (o - 1) * s + 1, s)
-            for t, s, d, o in zip(tap, stride, dilate, out_size)
-        )
-    ]
-
-
-def reference_conv(xp, x, w, dy, stride, pad, dilate, groups=1):
-    """The definition, one kernel position at a time:
-
-    ``y[n, f, o] = sum_{c,k} w[f, c, k] * x_pad[n, c, o*s + k*d]``,
-    ``dx_pad[n, c, o*s + k*d] += sum_f dy[n, f, o] * w[f, c, k]``,
-    ``dw[f, c, k] = sum_{n,o} dy[n, f, o] * x_pad[n, c, o*s + k*d]``,
-
-    with ``groups``, each group of channels on its own.  Returns ``(y,
-    dx, dw)``; ``dy`` has ``y``'s shape.
-    """
-    if groups > 1:
-        cg, fg = x.shape[1] // groups, w.shape[0] // groups
-        parts = [
-            reference_conv(
-                xp,
-                x[:, g * cg : (g + 1) * cg],
-                w[g * fg : (g + 1) * fg],
-                dy[:, g * fg : (g + 1) * fg],
-                stride,
-                pad,
-                dilate,
-            )
-            for g in range(groups)
-        ]
-        y, dx, dw = zip(*parts)
-        return (
-            xp.concatenate(y, axis=1),
-            xp.concatenate(dx, axis=1),
-            xp.concatenate(dw, axis=0),
-        )
-    kernel = w.shape[2:]
-    x_pad = xp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
-    out_size = dy.shape[2:]
-    y = xp.zeros(dy.shape, dtype=x.dtype)
-    dx_pad = xp.zeros(x_pad.shape, dtype=x.dtype)
-    dw = xp.zeros(w.shape, dtype=x.dtype)
-    spatial = tuple(range(2, 2 + len(kernel)))
-    for tap in _taps(kernel):
-        view = _windows(x_pad, tap, stride, dilate, out_size)
-        w_tap = w[(slice(None), slice(None)) + tap]  # (F, C)
-        y += xp.moveaxis(xp.tensordot(view, w_tap, axes=([1], [1])), -1, 1)
-        target = _windows(dx_pad, tap, stride, dilate, out_size)
-        target += xp.moveaxis(xp.tensordot(dy, w_tap, axes=([1], [0])), -1, 1)
-        dw[(slice(None), slice(None)) + tap] = xp.tensordot(
-            dy, view, axes=([0] + list(spatial), [0] + list(spatial))
-        )
-    crop = tuple(slice(p, p + n) for p, n in zip(pad, x.shape[2:]))
-    return y, dx_pad[(slice(None), slice(None)) + crop], dw
-
-
-def definition_calls(around=None):
-    """``forward``, ``backward_data`` and ``backward_filter`` computed by
-    :func:`reference_conv`, with this module's signatures: what the
-    operators see of cuDNN, on machines without it (the tests of the
-    operators' cuDNN path; ``benchmarks/bench_gpu_calls.py``, which counts
-    a step's device calls as if cuDNN ran its convolutions).
-
-    As the real calls, each makes its inputs contiguous and allocates
-    its output with ``xp``; the computation itself runs inside
-    ``around(kind)`` (a context manager) when given.
-    """
-    from contextlib import nullcontext
-
-    def call(kind, which):
-        def run(xp, a, b, shape, stride, pad, dilate, groups, mb=1024):
-            a, b = xp.ascontiguousarray(a), xp.ascontiguousarray(b)
-            out = xp.empty(shape, dtype=a.dtype)
-            with around(kind) if around else nullcontext():
-                zeros = xp.zeros(shape, dtype=a.dtype)
-                # the array not given is zeros of its shape (the forward's
-                # dy only gives the output's shape)
-                x, w, dy = {
-                    'Forward': (a, b, zeros),
-                    'BackwardData': (zeros, b, a),
-                    'BackwardFilter': (a, zeros, b),
-                }[kind]
-                got = reference_conv(xp, x, w, dy, stride, pad, dilate, groups)
-                out[...] = got[which]
-            return out
-
-        return run
-
-    return (
-        call('Forward', 0),
-        call('BackwardData', 1),
-        call('BackwardFilter', 2),
-    )
-
-
-def _taps(kernel):
-    taps = [()]
-    for k in kernel:
-        taps = [t + (i,) for t in taps for i in range(k)]
-    return taps
 
 
 def _self_check(xp, dtype):
