@@ -127,11 +127,12 @@ class FullyConnected(Op):
         if needs is None or needs[0]:
             dx = (dy2 @ weight).reshape(x_shape)
         if x2.shape[0] == 1:
-            # one row (batch 1): dweight is an outer product, and NumPy's
-            # matmul with an inner dimension of 1 takes a slow loop (7x
-            # slower than this broadcast product, which gives the same
-            # values: each element is one product)
-            dweight = dy2.T * x2
+            # one row (batch 1): dweight is an outer product.  NumPy's
+            # matmul with an inner dimension of 1 takes a slow loop (5x
+            # slower); ``dot`` hands it to BLAS, 1.5x faster than the
+            # broadcast product ``dy2.T * x2`` (256x784: 56 against 82 us),
+            # with the same values: each element is one product
+            dweight = xp.dot(dy2.T, x2)
         else:
             dweight = dy2.T @ x2
         if self.attrs['no_bias']:
