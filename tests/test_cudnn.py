@@ -323,9 +323,11 @@ def fake_cudnn(fake_gpu, monkeypatch):
         counted
     )
 
+    calls.workspaces = set()  # the operators' workspace limits, in MB
+
     def with_workspace_limit(call):
         def checked(*args):
-            assert args[-1] == 512  # the operator's workspace limit, in MB
+            calls.workspaces.add(args[-1])
             return call(*args)
 
         return checked
@@ -370,6 +372,7 @@ def test_convolution_runs_on_cudnn_where_it_is_usable(
     b = rng.standard_normal(6).astype('float32')
     on_gpu = _conv_and_grads(gpu, x, w, b, num_filter=6, **attrs)
     assert dict(calls) == {'forward': 1, 'data': 1, 'filter': 1}
+    assert calls.workspaces == {512}  # the operator's workspace attribute
     on_cpu = _conv_and_grads(mx_cpu(), x, w, b, num_filter=6, **attrs)
     for got, want in zip(on_gpu, on_cpu):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
@@ -678,3 +681,56 @@ def test_an_algorithm_without_workspace_gets_none(host_cudnn):
     np.testing.assert_allclose(y, want, rtol=1e-5)
     (plan,) = cudnn._PLANS.values()
     assert plan.algos['Forward'] == (0, 0)
+
+
+def test_a_hybridized_cnn_trains_the_same_on_the_cudnn_path(fake_cudnn):
+    """Compiled graphs run the same operators: a hybridized CNN (with the
+    fused relu + pooling step) takes two SGD steps on the cuDNN path, to
+    the weights the CPU reaches."""
+    import dlbook as mx
+    from dlbook import gluon
+    from dlbook.gluon import nn
+
+    gpu, calls = fake_cudnn
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((4, 2, 8, 8)).astype('float32')
+    y = np.array([0, 1, 2, 1], dtype='float32')
+
+    def train(ctx):
+        net = nn.HybridSequential()
+        net.add(
+            nn.Conv2D(4, 3, padding=1, activation='relu', in_channels=2),
+            nn.MaxPool2D(2),
+            nn.Conv2D(3, 3, strides=2, in_channels=4),  # 4x4 -> 1x1
+            nn.Flatten(),
+            nn.Dense(3, in_units=3),
+        )
+        net.initialize(mx.init.Xavier(rnd_type='gaussian'), ctx=ctx)
+        for name, p in sorted(net.collect_params().items()):
+            p.set_data(
+                nd.array(
+                    np.sin(np.arange(p.data().size)).reshape(p.shape), ctx=ctx
+                )
+            )
+        net.hybridize()
+        loss = gluon.loss.SoftmaxCrossEntropyLoss()
+        trainer = gluon.Trainer(
+            net.collect_params(), 'sgd', {'learning_rate': 0.1}
+        )
+        X, Y = nd.array(x, ctx=ctx), nd.array(y, ctx=ctx)
+        for _ in range(2):
+            with autograd.record():
+                l = loss(net(X), Y)
+            l.backward()
+            trainer.step(4)
+        return [
+            p.data().asnumpy() for _, p in sorted(net.collect_params().items())
+        ]
+
+    on_gpu = train(gpu)
+    # two convolutions, two steps: forward 4 calls; the first layer's
+    # data gradient is not asked for
+    assert dict(calls) == {'forward': 4, 'filter': 4, 'data': 2}
+    assert calls.workspaces == {1024}  # Conv2D's default, as in MXNet
+    for got, want in zip(on_gpu, train(mx_cpu())):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
