@@ -472,10 +472,21 @@ def test_deconvolution_keeps_off_cudnn_where_the_shapes_do_not_transpose(
     gpu, _ = fake_cudnn
     xp = gpu.backend.xp
     op = REGISTRY['Deconvolution'](kernel=(3, 3), stride=(2, 2), num_filter=2)
-    data = xp.zeros((1, 2, 4, 4), dtype='float32')
     # (4 - 1) * 2 + 3 = 9 maps back onto 4; 11 would not
-    assert op._cudnn_settings(xp, data, (1, 2, 9, 9), (0, 0)) is not None
-    assert op._cudnn_settings(xp, data, (1, 2, 11, 9), (0, 0)) is None
+    assert op._transposes_onto((1, 2, 4, 4), (1, 2, 9, 9), (0, 0))
+    assert not op._transposes_onto((1, 2, 4, 4), (1, 2, 11, 9), (0, 0))
+    # what cuDNN is handed: stride, pad, dilate, groups, workspace (MB)
+    assert op._cudnn_settings(xp, 'float32', (0, 0)) == (
+        (2, 2),
+        (0, 0),
+        (1, 1),
+        1,
+        512,
+    )
+    cudnn_off = REGISTRY['Deconvolution'](
+        kernel=(3, 3), stride=(2, 2), num_filter=2, cudnn_off=True
+    )
+    assert cudnn_off._cudnn_settings(xp, 'float32', (0, 0)) is None
 
 
 def test_the_runtime_feature_says_whether_cudnn_can_run(

@@ -12,6 +12,7 @@ broadcasts in (:func:`bias_shape`), MXNet's unknown shapes
 (:func:`needed`).
 """
 
+from ..backend import cudnn
 from ..base import DLBookError
 from .op import Op
 from .windows import (
@@ -162,6 +163,17 @@ class ConvBase(Op):
             )
             shapes[2] = bias
         return shapes, [out], []
+
+    def _cudnn_settings(self, xp, dtype, pad):
+        """``(stride, pad, dilate, groups, workspace)`` as the calls of
+        ``dlbook/backend/cudnn.py`` take them, or None where this operator
+        does not run on cuDNN: ``cudnn_off`` (MXNet's attribute), or cuDNN
+        not usable for ``dtype`` on ``xp``."""
+        if parse_bool(self.attrs['cudnn_off']) or not cudnn.usable(xp, dtype):
+            return None
+        _, stride, dilate, _, _, groups = self._geometry()
+        workspace = parse_int(self.attrs['workspace'], 'workspace', self.name)
+        return (stride, tuple(pad), dilate, groups, workspace)
 
     def _checked_shapes(self, data, weight, bias):
         """``_shapes`` of the data, after checking the weight's and the

@@ -34,7 +34,7 @@ from .conv_reference import (
 from .im2col import im2col_2d
 from .layouts import channels_last_aware
 from .op import register
-from .windows import conv_out_size, pad_spatial, parse_bool, parse_int
+from .windows import conv_out_size, pad_spatial
 
 __all__ = ['Convolution']
 
@@ -117,12 +117,11 @@ class Convolution(ConvBase):
             )
             if cut is not None:
                 return self._forward_cut(xp, data, weight, bias, cut)
-            if not parse_bool(self.attrs['cudnn_off']) and cudnn.usable(
-                xp, data.dtype
-            ):
+            settings = self._cudnn_settings(xp, data.dtype, pad)
+            if settings is not None:
                 try:
                     return self._forward_cudnn(
-                        xp, data, weight, bias, out_shape
+                        xp, data, weight, bias, out_shape, settings
                     )
                 except cudnn.CudnnError as err:
                     cudnn.fell_back(err)
@@ -183,14 +182,11 @@ class Convolution(ConvBase):
         self.saved = (_CUT, inner, index, weight.shape, inner.saved)
         return y
 
-    def _forward_cudnn(self, xp, data, weight, bias, out_shape):
+    def _forward_cudnn(self, xp, data, weight, bias, out_shape, settings):
         """The convolution by cuDNN; its bias added here (one launch)."""
-        kernel, stride, dilate, pad, _, groups = self._geometry()
-        workspace = parse_int(self.attrs['workspace'], 'workspace', self.name)
-        settings = (stride, pad, dilate, groups, workspace)
         y = cudnn.forward(xp, data, weight, out_shape, *settings)
         if bias is not None:
-            y += bias.reshape(bias_shape(len(kernel)))
+            y += bias.reshape(bias_shape(weight.ndim - 2))
         self.saved = (_CUDNN, data, weight, bias is not None, settings)
         return y
 

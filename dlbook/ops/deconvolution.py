@@ -30,8 +30,6 @@ from .op import register
 from .windows import (
     conv_out_size,
     pad_spatial,
-    parse_bool,
-    parse_int,
     parse_tuple,
     spatial_tuple,
 )
@@ -140,9 +138,9 @@ class Deconvolution(ConvBase):
         # The data plays the role of a convolution's output gradient.
         fast = fastpath.enabled()
         y = None
-        settings = (
-            self._cudnn_settings(xp, data, out_shape, pad) if fast else None
-        )
+        settings = None
+        if fast and self._transposes_onto(data.shape, out_shape, pad):
+            settings = self._cudnn_settings(xp, data.dtype, pad)
         if settings is not None:
             try:
                 y = cudnn.backward_data(xp, data, weight, out_shape, *settings)
@@ -216,23 +214,17 @@ class Deconvolution(ConvBase):
             return dx, dw
         return dx, dw, dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
 
-    def _cudnn_settings(self, xp, data, out_shape, pad):
-        """``(stride, pad, dilate, groups, workspace)`` for cuDNN, or None
-        where it does not run this operator: off, not usable, or an
-        output (``adj``, ``target_shape``) that the convolution it
-        transposes would not map back onto ``data`` exactly."""
-        if parse_bool(self.attrs['cudnn_off']) or not cudnn.usable(
-            xp, data.dtype
-        ):
-            return None
-        kernel, stride, dilate, _, _, groups = self._geometry()
-        for size, out, k, s, d, p in zip(
-            data.shape[2:], out_shape[2:], kernel, stride, dilate, pad
-        ):
-            if conv_out_size(out, k, s, d, p) != size:
-                return None
-        workspace = parse_int(self.attrs['workspace'], 'workspace', self.name)
-        return (stride, tuple(pad), dilate, groups, workspace)
+    def _transposes_onto(self, data_shape, out_shape, pad):
+        """Whether the convolution this operator transposes maps
+        ``out_shape`` back onto ``data_shape`` exactly, as cuDNN needs (an
+        ``adj`` or ``target_shape`` may add rows it would not)."""
+        kernel, stride, dilate = self._geometry()[:3]
+        return all(
+            conv_out_size(out, k, s, d, p) == size
+            for size, out, k, s, d, p in zip(
+                data_shape[2:], out_shape[2:], kernel, stride, dilate, pad
+            )
+        )
 
     def _reference_grads(self, xp, dy_pad, data, weight, need_dx, need_dw):
         kernel, stride, dilate, _, num_filter, groups = self._geometry()
