@@ -32,7 +32,13 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-from workloads import conv_step, lenet, lstm_step, train_step  # noqa: E402
+from workloads import (  # noqa: E402
+    conv_step,
+    lenet,
+    lstm_step,
+    train_step,
+    without_cudnn,
+)
 
 import dlbook as mx  # noqa: E402
 from dlbook import autograd, nd  # noqa: E402
@@ -217,17 +223,13 @@ def bench_conv(a):
             median_time(step, dsync, a.warmup, a.repeat),
         )
         if cudnn.usable(CTX.backend.xp, 'float32'):
-            # the same step without cuDNN: im2col + cuBLAS
-            os.environ['DLBOOK_CUDNN'] = '0'
-            try:
+            with without_cudnn():  # the same step as im2col + cuBLAS
                 record(
                     'conv',
                     case,
                     'dlbook, DLBOOK_CUDNN=0',
                     median_time(step, dsync, a.warmup, a.repeat),
                 )
-            finally:
-                del os.environ['DLBOOK_CUDNN']
         if torch is not None:
             torch.backends.cudnn.benchmark = True
             tx = torch.rand(

@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.getcwd())
 
-from workloads import conv_step  # noqa: E402
+from workloads import conv_step, without_cudnn  # noqa: E402
 
 import dlbook as mx  # noqa: E402
 from dlbook import nd  # noqa: E402
@@ -77,11 +77,8 @@ def breakdown(shape, repeat, smoke):
     step = conv_step(CTX, c, f, size, k, s, n)
     rows = {'op fwd+bwd': timed(step, repeat)}
     if cudnn.usable(xp, 'float32'):  # the op above ran on cuDNN
-        os.environ['DLBOOK_CUDNN'] = '0'
-        try:
+        with without_cudnn():
             rows['op fwd+bwd, DLBOOK_CUDNN=0'] = timed(step, repeat)
-        finally:
-            del os.environ['DLBOOK_CUDNN']
     xr = nd.random.uniform(shape=(n, c, size, size), ctx=CTX)._data
     wr = nd.random.uniform(shape=(f, c, k, k), ctx=CTX)._data
     out = (size + 2 * pad[0] - k) // s + 1

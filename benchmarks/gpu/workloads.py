@@ -6,9 +6,28 @@ convolution into its steps.  Each function returns ``step()``, one
 training step (or one convolution forward and backward) on ``ctx``.
 """
 
+import contextlib
+import os
+
 import dlbook as mx
 from dlbook import autograd, gluon, nd
 from dlbook.gluon import nn, rnn
+
+
+@contextlib.contextmanager
+def without_cudnn():
+    """Convolutions as im2col + cuBLAS inside the block
+    (``DLBOOK_CUDNN=0``), to time them against cuDNN's; the variable is
+    put back as it was."""
+    before = os.environ.get('DLBOOK_CUDNN')
+    os.environ['DLBOOK_CUDNN'] = '0'
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ['DLBOOK_CUDNN']
+        else:
+            os.environ['DLBOOK_CUDNN'] = before
 
 
 def conv_step(ctx, cin, cout, size, k, s, batch):

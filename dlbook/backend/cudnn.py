@@ -336,8 +336,9 @@ class _Plan:
         return chosen
 
 
-def _handle(xp, lib):
-    device = xp.cuda.Device().id
+def _handle(xp, lib, device):
+    """The cuDNN handle of ``device`` (made once), set to CuPy's current
+    stream."""
     handle = _HANDLES.get(device)
     if handle is None:
         handle = ctypes.c_void_p()
@@ -353,8 +354,9 @@ def _handle(xp, lib):
     return handle
 
 
-def _plan(xp, lib, handle, dtype, geometry, groups, workspace_mb):
-    key = (xp.cuda.Device().id, dtype, geometry, groups, workspace_mb)
+def _plan(lib, handle, device, dtype, geometry, groups, workspace_mb):
+    """The :class:`_Plan` of this geometry on ``device`` (made once)."""
+    key = (device, dtype, geometry, groups, workspace_mb)
     plan = _PLANS.get(key)
     if plan is None:
         plan = _Plan(
@@ -370,12 +372,13 @@ def _run(xp, kind, first, second, out_shape, geometry, groups, workspace_mb):
     """One cuDNN call: ``first`` and ``second`` are its two inputs in
     cuDNN's order (x, w / w, dy / x, dy); returns the new output array."""
     lib = cudnn_library.load()
-    handle = _handle(xp, lib)
+    device = xp.cuda.Device().id
+    handle = _handle(xp, lib, device)
     first = xp.ascontiguousarray(first)
     second = xp.ascontiguousarray(second)
     out = xp.empty(out_shape, dtype=first.dtype)
     plan = _plan(
-        xp, lib, handle, str(out.dtype), geometry, groups, workspace_mb
+        lib, handle, device, str(out.dtype), geometry, groups, workspace_mb
     )
     descriptors = {
         'Forward': (plan.x, plan.w, plan.y),
