@@ -19,6 +19,15 @@ import pytest
 from dlbook import autograd, nd
 from dlbook.backend import conv_definition, cudnn, cudnn_library, on_host
 from dlbook.ops import fastpath
+from dlbook.ops.windows import conv_out_size
+
+
+def _out_size(x_shape, w_shape, stride, pad, dilate):
+    """A convolution's output size per spatial axis (dlbook's formula)."""
+    return tuple(
+        conv_out_size(n, k, s, d, p)
+        for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, pad, dilate)
+    )
 
 
 @pytest.fixture
@@ -282,10 +291,7 @@ def test_an_installed_library_agrees_on_the_output_shape(
     lib = _installed_library()
     if lib is None:
         pytest.skip('no cuDNN library installed')
-    out = tuple(
-        (n + 2 * p - d * (k - 1) - 1) // s + 1
-        for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, pad, dilate)
-    )
+    out = _out_size(x_shape, w_shape, stride, pad, dilate)
     y_shape = (x_shape[0], w_shape[0]) + out
     geometry = cudnn.conv_geometry(
         x_shape, w_shape, y_shape, stride, pad, dilate
@@ -627,10 +633,7 @@ def test_the_three_calls_reach_the_library_with_the_right_arguments(
     rng = np.random.default_rng(4)
     x = rng.standard_normal(x_shape).astype(dtype)
     w = rng.standard_normal(w_shape).astype(dtype)
-    out = tuple(
-        (n + 2 * p - d * (k - 1) - 1) // s + 1
-        for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, pad, dilate)
-    )
+    out = _out_size(x_shape, w_shape, stride, pad, dilate)
     dy = rng.standard_normal((x_shape[0], w_shape[0]) + out).astype(dtype)
     settings = (stride, pad, dilate, groups)
     got = (

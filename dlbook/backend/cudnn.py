@@ -451,18 +451,14 @@ def backward_filter(
 def _self_check(xp, dtype):
     """None when cuDNN's three products agree with :func:`reference_conv`
     on a small convolution of ``dtype``, else the reason they do not."""
-    shapes = ((2, 3, 7, 6), (4, 3, 3, 2))  # uneven sizes catch a transpose
+    # uneven sizes catch a transpose; the output is 4x6:
+    # (7 + 2*1 - 1*(3-1) - 1) // 2 + 1 = 4, (6 + 2*1 - 2*(2-1) - 1) // 1 + 1 = 6
+    x_shape, w_shape, y_shape = (2, 3, 7, 6), (4, 3, 3, 2), (2, 4, 4, 6)
     stride, pad, dilate = (2, 1), (1, 1), (1, 2)
     rng = xp.random.RandomState(0)
-    x = rng.standard_normal(shapes[0]).astype(dtype)
-    w = rng.standard_normal(shapes[1]).astype(dtype)
-    out = tuple(
-        (n + 2 * p - d * (k - 1) - 1) // s + 1
-        for n, k, s, p, d in zip(
-            shapes[0][2:], shapes[1][2:], stride, pad, dilate
-        )
-    )
-    dy = rng.standard_normal((2, 4) + out).astype(dtype)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    dy = rng.standard_normal(y_shape).astype(dtype)
     try:
         want = reference_conv(xp, x, w, dy, stride, pad, dilate)
         got = (
