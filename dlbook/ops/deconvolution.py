@@ -137,16 +137,9 @@ class Deconvolution(ConvBase):
 
         # The data plays the role of a convolution's output gradient.
         fast = fastpath.enabled()
-        y = None
-        settings = None
-        if fast and self._transposes_onto(data.shape, out_shape, pad):
-            settings = self._cudnn_settings(xp, data.dtype, pad)
-        if settings is not None:
-            try:
-                y = cudnn.backward_data(xp, data, weight, out_shape, *settings)
-                fast = settings  # backward runs on cuDNN too
-            except cudnn.CudnnError as err:
-                cudnn.fell_back(err)
+        y = settings = None
+        if fast:
+            y, settings = self._forward_cudnn(xp, data, weight, out_shape, pad)
         if y is None and fast:
             y = conv_fast.data_grad(
                 xp,
@@ -165,54 +158,70 @@ class Deconvolution(ConvBase):
             )
         if bias is not None:
             y += bias.reshape(bias_shape(len(kernel)))
-        self.saved = (data, weight, pad, bias is not None, fast)
+        # backward's path: cuDNN's settings when it ran forward, else
+        # whether the fast path did
+        self.saved = (data, weight, pad, bias is not None, settings or fast)
         return y
 
     def backward(self, xp, dy):
-        data, weight, pad, has_bias, fast = self.saved
-        kernel, stride, dilate, _, num_filter, groups = self._geometry()
-        n, _, *spatial = data.shape
-
+        data, weight, pad, has_bias, path = self.saved
         need_dx, need_dw = needed(self)
-        if type(fast) is tuple:  # cuDNN ran forward: its settings
+        grads = None
+        if type(path) is tuple:  # cuDNN's settings (only on the fast path)
             try:
-                return self._cudnn_grads(xp, dy, fast, need_dx, need_dw)
+                grads = self._cudnn_grads(xp, dy, path, need_dx, need_dw)
             except cudnn.CudnnError as err:
                 cudnn.fell_back(err)
-                fast = True
-        # A convolution of dy with the same weight maps back to data's grid.
-        dy_pad = pad_spatial(xp, dy, pad)
-        if fast:
-            dx, cols = conv_fast.conv_forward(
-                xp, dy_pad, weight, stride, dilate, spatial, groups
-            )
-            dw = (
-                conv_fast.weight_grad(xp, cols, data, weight.shape, groups)
-                if need_dw
-                else None
-            )
-            dx = dx if need_dx else None
-        else:
-            dx, dw = self._reference_grads(
+        if grads is None:
+            # A convolution of dy with the same weight maps back to data's
+            # grid.
+            dy_pad = pad_spatial(xp, dy, pad)
+            grads = (self._fast_grads if path else self._reference_grads)(
                 xp, dy_pad, data, weight, need_dx, need_dw
             )
+        dx, dw = grads
         if not has_bias:
             return dx, dw
         db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
         return dx, dw, db
 
+    def _forward_cudnn(self, xp, data, weight, out_shape, pad):
+        """``(y, settings)`` of cuDNN's forward (its data gradient), or
+        ``(None, None)`` where cuDNN does not run it or raised."""
+        if not self._transposes_onto(data.shape, out_shape, pad):
+            return None, None
+        settings = self._cudnn_settings(xp, data.dtype, pad)
+        if settings is None:
+            return None, None
+        try:
+            y = cudnn.backward_data(xp, data, weight, out_shape, *settings)
+        except cudnn.CudnnError as err:
+            cudnn.fell_back(err)
+            return None, None
+        return y, settings
+
     def _cudnn_grads(self, xp, dy, settings, need_dx, need_dw):
-        """The gradients by cuDNN: ``dx`` is its forward convolution of
+        """``(dx, dw)`` by cuDNN: ``dx`` is its forward convolution of
         ``dy``, ``dw`` its weight gradient with ``dy`` as the input."""
-        data, weight, _, has_bias, _ = self.saved
+        data, weight = self.saved[:2]
         dx = dw = None
         if need_dx:
             dx = cudnn.forward(xp, dy, weight, data.shape, *settings)
         if need_dw:
             dw = cudnn.backward_filter(xp, dy, data, weight.shape, *settings)
-        if not has_bias:
-            return dx, dw
-        return dx, dw, dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
+        return dx, dw
+
+    def _fast_grads(self, xp, dy_pad, data, weight, need_dx, need_dw):
+        """``(dx, dw)`` on the fast path: the windows of ``dy_pad`` once,
+        for the convolution giving ``dx`` and for ``dw``."""
+        _, stride, dilate, _, _, groups = self._geometry()
+        dx, cols = conv_fast.conv_forward(
+            xp, dy_pad, weight, stride, dilate, data.shape[2:], groups
+        )
+        dw = None
+        if need_dw:
+            dw = conv_fast.weight_grad(xp, cols, data, weight.shape, groups)
+        return (dx if need_dx else None), dw
 
     def _transposes_onto(self, data_shape, out_shape, pad):
         """Whether the convolution this operator transposes maps
