@@ -65,7 +65,10 @@ class Updater:
         weights = [dense_view(w) for w in weights]
         if weights:
             self.optimizer._set_current_context(weights[0].context.device_id)
+        synced = self.states_synced
         for i, idx in enumerate(indices):
+            if synced.get(idx) is True:  # every step after the first
+                continue
             if isinstance(idx, bytes):
                 indices[i] = idx = idx.decode()
             if idx not in self.states:
@@ -87,16 +90,27 @@ class Updater:
     def _aggregated_update(self, indices, weights, grads):
         """Hand weights to the optimizer in groups of ``aggregate_num``
         of one dtype, as MXNet does for SGD."""
-        by_dtype = {}
-        for i, w, g in zip(indices, weights, grads):
-            by_dtype.setdefault(w.dtype, []).append((i, w, g))
+        dtype = weights[0].dtype
+        if all(w.dtype == dtype for w in weights):
+            groups = [(indices, weights, grads)]
+        else:
+            by_dtype = {}
+            for i, w, g in zip(indices, weights, grads):
+                by_dtype.setdefault(w.dtype, []).append((i, w, g))
+            groups = [
+                tuple(list(column) for column in zip(*group))
+                for group in by_dtype.values()
+            ]
         size = self.optimizer.aggregate_num
-        for group in by_dtype.values():
-            for start in range(0, len(group), size):
-                idx, ws, gs = zip(*group[start : start + size])
-                states = [self.states[i] for i in idx]
+        states = self.states
+        for idx, ws, gs in groups:
+            for start in range(0, len(idx), size):
+                stop = start + size
                 self.optimizer.update_multi_precision(
-                    list(idx), list(ws), list(gs), states
+                    idx[start:stop],
+                    ws[start:stop],
+                    gs[start:stop],
+                    [states[i] for i in idx[start:stop]],
                 )
 
     def sync_state_context(self, state, context):
