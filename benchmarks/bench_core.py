@@ -29,6 +29,7 @@ from benchmarks.common import (
     fmt_us,
     load_average,
     table,
+    taking_turns,
     try_torch,
     write_section,
 )
@@ -41,15 +42,8 @@ ROUNDS = 7
 def interleaved_medians(loops, rounds=ROUNDS):
     """Median CPU time per operation of each loop (``N_OPS`` operations a
     call), the loops taking turns."""
-    times = {key: [] for key in loops}
-    for loop in loops.values():
-        loop()  # warm up
-    for _ in range(rounds):
-        for key, loop in loops.items():
-            start = time.process_time()
-            loop()
-            times[key].append((time.process_time() - start) / N_OPS)
-    return {key: float(np.median(t)) for key, t in times.items()}
+    times = taking_turns(loops, rounds, clock=time.process_time)
+    return {key: float(np.median(t)) / N_OPS for key, t in times.items()}
 
 
 def per_op_overhead():

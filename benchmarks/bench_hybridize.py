@@ -33,11 +33,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import dlbook as mx  # noqa: E402
 from benchmarks.bench_training import dlbook_lenet  # noqa: E402
 from benchmarks.common import (
-    best_of,
     fmt_ms,
     fmt_us,
     load_average,
     table,
+    taking_turns,
     try_torch,
     write_section,
 )  # noqa
@@ -105,24 +105,12 @@ def torch_step(torch, sizes, batch):
 
 
 def interleaved(steps, rounds=REPEAT, number=STEPS):
-    """Best CPU time per call of each function in ``steps`` (a dict).
-
-    The candidates take turns, so that a busy machine slows them alike,
-    and the process's CPU time is measured besides the wall time
-    (``best_of``): on a shared machine the wall clock also counts the
-    time other processes run, the CPU time does not.
-    """
-    for step in steps.values():
-        for _ in range(min(5, number)):  # warm up (and trace, hybridized)
-            step()
-    best = {name: float('inf') for name in steps}
-    for _ in range(rounds):
-        for name, step in steps.items():
-            start = time.process_time()
-            best_of(step, 1, number)
-            cpu = (time.process_time() - start) / number
-            best[name] = min(best[name], cpu)
-    return best
+    """Best CPU time per call of each function in ``steps`` (a dict), the
+    candidates taking turns (``taking_turns``).  The process's CPU time,
+    not the wall time: on a shared machine the wall clock also counts
+    the time other processes run, the CPU time does not."""
+    times = taking_turns(steps, rounds, number, clock=time.process_time)
+    return {name: min(t) for name, t in times.items()}
 
 
 def step_times():

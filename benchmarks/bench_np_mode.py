@@ -19,7 +19,6 @@ before and after).
 import os
 import statistics
 import sys
-import time
 
 import numpy
 
@@ -31,6 +30,7 @@ from benchmarks.common import (
     fmt_us,
     load_average,
     table,
+    taking_turns,
     write_section,
 )
 from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
@@ -43,16 +43,13 @@ STEPS = 5
 
 
 def alternate(first, second, repeat=REPEAT):
-    """Times of two callables run alternately, ``repeat`` times: the two
-    medians and the two best times (on a busy machine the best is the run
-    least disturbed by other processes)."""
-    times = [[], []]
-    for _ in range(repeat):
-        for i, fn in enumerate((first, second)):
-            start = time.perf_counter()
-            fn()
-            times[i].append(time.perf_counter() - start)
-    return [statistics.median(t) for t in times] + [min(t) for t in times]
+    """Times of two callables run alternately, ``repeat`` times
+    (``taking_turns``): the two medians and the two best times (on a busy
+    machine the best is the run least disturbed by other processes)."""
+    times = taking_turns({0: first, 1: second}, rounds=repeat)
+    return [statistics.median(times[i]) for i in (0, 1)] + [
+        min(times[i]) for i in (0, 1)
+    ]
 
 
 def per_op_rows():

@@ -34,7 +34,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
 from benchmarks import mxnet_workloads  # noqa: E402
-from benchmarks.common import best_of, fmt_ms, table, try_torch, write_section  # noqa
+from benchmarks.common import (  # noqa: E402
+    fmt_ms,
+    load_average,
+    table,
+    taking_turns,
+    try_torch,
+    write_section,
+)
 from dlbook import autograd, gluon, nd  # noqa: E402
 from dlbook.gluon import nn  # noqa: E402
 from dlbook.ops import fastpath  # noqa: E402
@@ -112,16 +119,15 @@ def torch_resnet(tnn):
     return tnn.Sequential(*layers)
 
 
-def time_dlbook(net, x_np, y_np, hybridize=False, inference=False):
+def dlbook_step(net, x_np, y_np, hybridize=False, inference=False):
+    """One training step of ``net`` (or its forward only, ``inference``)
+    as a function of no arguments."""
     net.initialize(mx.init.Xavier())
     if hybridize:
         net.hybridize()
     if inference:
         x = nd.array(x_np)
-        net(x).wait_to_read()
-        return best_of(
-            lambda: net(x).wait_to_read(), repeat=REPEAT, number=STEPS // 4
-        )
+        return lambda: net(x).wait_to_read()
     trainer = gluon.Trainer(
         net.collect_params(), 'sgd', {'learning_rate': 0.01, 'momentum': 0.9}
     )
@@ -133,12 +139,13 @@ def time_dlbook(net, x_np, y_np, hybridize=False, inference=False):
             l = loss(net(x), y)
         l.backward()
         trainer.step(x.shape[0])
+        l.wait_to_read()
 
-    step()
-    return best_of(step, repeat=REPEAT, number=STEPS // 4)
+    return step
 
 
-def time_torch(torch, kind, x_np, y_np, inference=False):
+def torch_step(torch, kind, x_np, y_np, inference=False):
+    """The same step in PyTorch, as a function of no arguments."""
     tnn = torch.nn
     if kind == 'mlp':
         net = tnn.Sequential(
@@ -196,8 +203,7 @@ def time_torch(torch, kind, x_np, y_np, inference=False):
             with torch.no_grad():
                 net(x)
 
-    step()
-    return best_of(step, repeat=REPEAT, number=STEPS // 4)
+    return step
 
 
 def mnist_epoch():
@@ -250,7 +256,9 @@ MODELS = {
 
 
 def time_model(key, torch):
-    """(dlbook, PyTorch or None) seconds per step for one MODELS entry."""
+    """(dlbook, PyTorch or None) seconds per step for one MODELS entry:
+    the best of ``REPEAT`` rounds of ``STEPS // 4`` steps, the two
+    libraries taking turns."""
     mx.random.seed(0)
     rng = np.random.RandomState(0)
     _, batch, hybridize = MODELS[key]
@@ -267,11 +275,18 @@ def time_model(key, torch):
         'lenet5': dlbook_lenet5,
         'resnet': dlbook_resnet,
     }
-    net = build[kind]()
-    with fastpath.use(not key.endswith('-reference')):
-        ours = time_dlbook(net, x, y, hybridize=hybridize, inference=inference)
-    theirs = time_torch(torch, kind, x, y, inference) if torch else None
-    return ours, theirs
+    fast = not key.endswith('-reference')
+    step = dlbook_step(build[kind](), x, y, hybridize, inference)
+
+    def ours():
+        with fastpath.use(fast):
+            step()
+
+    calls = {'dlbook': ours}
+    if torch:
+        calls['torch'] = torch_step(torch, kind, x, y, inference)
+    times = taking_turns(calls, rounds=REPEAT, number=STEPS // 4)
+    return min(times['dlbook']), min(times['torch']) if torch else None
 
 
 def time_in_fresh_process(key, **env):
@@ -301,6 +316,7 @@ def main():
         print(json.dumps(time_model(sys.argv[2], try_torch())))
         return
     torch = try_torch()
+    load_before = load_average()
     rows = []
     for key, (name, batch, _) in MODELS.items():
         rows.append(row(name, batch, *time_model(key, torch)))
@@ -314,10 +330,13 @@ def main():
             ),
         )
     )
+    load_after = load_average()
     body = (
         'Time per training step (forward, loss, backward, SGD '
-        f'momentum update; the inference row: forward only), best of '
-        f'{REPEAT}×{STEPS // 4} steps. '
+        f'momentum update; the inference row: forward only), wall clock, '
+        f'best of {REPEAT} rounds of {STEPS // 4} steps, dlbook and '
+        'PyTorch taking turns; load average before '
+        f'{load_before}, after {load_after}. '
         'The last row runs in a fresh process with glibc\'s default '
         '`malloc` settings, which both libraries then share '
         '(`DLBOOK_HOST_MALLOC=system`):\n\n'
@@ -326,12 +345,14 @@ def main():
             rows,
         )
     )
+    epoch_load = load_average()
     epoch = mnist_epoch()
     if epoch is not None:
         body += (
             f'\n\nOne real MNIST epoch of the hybridized LeNet '
             f'(60,000 images, batch 128, DataLoader with ToTensor, '
-            f'num_workers=0): **{epoch:.1f} s**.'
+            f'num_workers=0): **{epoch:.1f} s** (load average before '
+            f'{epoch_load}, after {load_average()}).'
         )
     write_section(
         'training',

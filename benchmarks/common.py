@@ -30,6 +30,31 @@ def best_of(fn, repeat=5, number=1):
     return best
 
 
+def taking_turns(calls, rounds=5, number=1, clock=time.perf_counter):
+    """Times per call of each function in ``calls`` (a dict), the
+    functions taking turns: ``{name: [one time per round]}``.
+
+    Each round runs every function ``number`` times in a row, one
+    function after the other, so that a machine that gets busier or
+    quieter meanwhile affects all of them alike (timing one candidate
+    after the other would give the whole change to one side).  Every
+    function runs once first, to warm up.  ``clock`` is the wall clock
+    by default; ``time.process_time`` counts only this process's CPU
+    time (on a shared machine, not the time other processes ran; but
+    all the threads of this process added up).
+    """
+    for fn in calls.values():
+        fn()
+    times = {name: [] for name in calls}
+    for _ in range(rounds):
+        for name, fn in calls.items():
+            start = clock()
+            for _ in range(number):
+                fn()
+            times[name].append((clock() - start) / number)
+    return times
+
+
 def try_torch():
     """The ``torch`` module, or None when PyTorch is not installed."""
     try:

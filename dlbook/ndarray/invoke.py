@@ -109,14 +109,16 @@ def _output_class(inputs):
     return NDArray
 
 
-def invoke_plain(f, first, second):
-    """``f(xp, a, b)`` on two NDArrays, as a new NDArray, without what
-    :func:`invoke` does around an operator; None where that matters.
+def invoke_plain(f, first, second, cls=NDArray):
+    """``f(xp, a, b)`` on two arrays of class ``cls``, as a new one,
+    without what :func:`invoke` does around an operator; None where that
+    matters.
 
-    For the Python operators (``a + b``) of NDArrays outside
+    For the Python operators (``a + b``) of NDArrays (``cls`` NDArray)
+    and of NumPy-mode arrays (``mx.np.ndarray``) outside
     ``autograd.record()``: no tape node, so nothing for backward to keep.
     None (use :func:`invoke`) while recording, while a hybridized block is
-    traced or the profiler runs, for other classes (sparse, NumPy mode),
+    traced or the profiler runs, for other classes (sparse, a mix),
     different contexts or dtypes, a device to switch to, or when ``f``
     raises NumPy's ``ValueError`` or ``TypeError`` (shapes that do not
     broadcast, say: ``invoke`` raises MXNet's error).  Half the time of :func:`invoke` for small
@@ -126,8 +128,8 @@ def invoke_plain(f, first, second):
         _state.recording
         or TRACER is not None
         or _profile.ON
-        or type(first) is not NDArray
-        or type(second) is not NDArray
+        or type(first) is not cls
+        or type(second) is not cls
     ):
         return None
     ctx = first._ctx
@@ -140,7 +142,7 @@ def invoke_plain(f, first, second):
         result = f(ctx._xp or ctx.xp, a, b)
     except (ValueError, TypeError, IndexError):
         return None  # invoke raises it again, with the inputs described
-    out = _new(NDArray)
+    out = _new(cls)
     out._data = result
     out._ctx = ctx
     return out

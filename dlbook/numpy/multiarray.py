@@ -24,10 +24,11 @@ import numbers
 import numpy
 
 from ..base import dtype_name
-from ..ndarray.invoke import DENSE_CLASSES
+from ..ndarray.invoke import DENSE_CLASSES, invoke_plain
 from ..ndarray.invoke import invoke as _invoke
 from ..ndarray.ndarray import NDArray, from_raw
 from ..ops import REGISTRY
+from ..ops.binary import plain_function
 from . import _core
 from . import functions as F
 from ._core import call, cast, shaped, to_np
@@ -90,6 +91,8 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
     """
     array_cls = REGISTRY[array_op] if array_op else None
     scalar_cls = REGISTRY[scalar_op]
+    # outside autograd.record(): the operator's function alone
+    plain = plain_function(array_cls) if array_cls else None
     # Every operation passes here, so the checks are the cheapest that
     # decide: identity first (float32 arrays share one dtype object), the
     # dtype kind only for other dtypes.  The results need no ``out_cls``:
@@ -114,6 +117,10 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
                 if (other_dtype is dtype or other_dtype == dtype) and (
                     dtype is _FLOAT32 or dtype.kind in kinds
                 ):
+                    if plain is not None:
+                        result = invoke_plain(plain, self, other, ndarray)
+                        if result is not None:
+                            return result
                     return _invoke(array_cls(), (self, other))
             elif t is float or t is int:
                 dtype = self._data.dtype
