@@ -15,7 +15,7 @@ One step = forward, loss, backward, optimizer update.  Also reports the
 wall time of one real MNIST epoch of the LeNet (60,000 images through the
 DataLoader) when the data set is available (``$DLBOOK_DATA``).
 
-The hybridized LeNet is timed once more in a fresh process with glibc's
+Chapter 9's ResNet is timed once more in a fresh process with glibc's
 default ``malloc`` settings (``DLBOOK_HOST_MALLOC=system``), to show what
 dlbook's allocator tuning (``dlbook/backend/host_memory.py``) is worth.
 
@@ -320,14 +320,12 @@ def main():
     rows = []
     for key, (name, batch, _) in MODELS.items():
         rows.append(row(name, batch, *time_model(key, torch)))
-    name, batch, _ = MODELS['lenet-hybrid']
+    name, batch, _ = MODELS['resnet']
     rows.append(
         row(
             name + ', glibc malloc defaults',
             batch,
-            *time_in_fresh_process(
-                'lenet-hybrid', DLBOOK_HOST_MALLOC='system'
-            ),
+            *time_in_fresh_process('resnet', DLBOOK_HOST_MALLOC='system'),
         )
     )
     load_after = load_average()
