@@ -777,6 +777,44 @@ def test_updater_aggregates_sgd_like_mxnet():
     assert o._index_update_count == {i: 1 for i in range(6)}
 
 
+@pytest.mark.parametrize('momentum', [0.0, 0.9])
+@pytest.mark.parametrize('clip', [None, 0.05])
+def test_sgd_group_update_matches_weight_by_weight(momentum, clip):
+    """A list of weights (the Updater's groups) is counted once and
+    updated weight by weight on the CPU: the same float32 values, counts
+    and per-weight rates as one ``update`` call per weight."""
+    settings = dict(
+        learning_rate=0.1,
+        momentum=momentum,
+        wd=0.01,
+        rescale_grad=0.5,
+        clip_gradient=clip,
+    )
+    grouped, single = opt.SGD(**settings), opt.SGD(**settings)
+    for o in (grouped, single):
+        o.set_lr_mult({1: 0.5})
+        o.set_wd_mult({2: 0.0})
+    rng = np.random.RandomState(3)
+    shapes = [(4, 3), (5,), (2, 2, 2)]
+    start = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    grads = [
+        nd.array(rng.uniform(-1, 1, s).astype(np.float32)) for s in shapes
+    ]
+    ws_group = [nd.array(w) for w in start]
+    ws_single = [nd.array(w) for w in start]
+    st_group = [grouped.create_state(i, w) for i, w in enumerate(ws_group)]
+    st_single = [single.create_state(i, w) for i, w in enumerate(ws_single)]
+    for _ in range(2):
+        grouped.update([0, 1, 2], ws_group, grads, st_group)
+        for i in range(3):
+            single.update(i, ws_single[i], grads[i], st_single[i])
+    for a, b in zip(ws_group, ws_single):
+        assert a.dtype == np.float32
+        np.testing.assert_array_equal(a.asnumpy(), b.asnumpy())
+    assert grouped._index_update_count == single._index_update_count
+    assert grouped.num_update == single.num_update == 2
+
+
 def test_multi_precision_updates_a_float32_master_copy():
     w16 = nd.array(W0, dtype='float16')
     o = opt.SGD(learning_rate=0.1, multi_precision=True)

@@ -290,7 +290,10 @@ def split_passes(xp, fn, n, elements, passes=1):
     once over everything.  NumPy releases the GIL in its loops, so the
     ranges run at once; CuPy's kernels are not split."""
     threads = split_threads(xp, PASS_COST * passes * elements)
-    run_split(fn, n, threads)
+    if threads > 1:
+        run_split(fn, n, threads)
+    elif n:  # one piece (every small array): no ranges to work out
+        fn(0, n)
 
 
 _POOL = {'pool': None, 'size': 0, 'pid': None}

@@ -77,14 +77,14 @@ def dot(
     """Matrix product; sparse operands use ``nd.sparse.dot``'s rules."""
     if isinstance(lhs, _Sparse) or isinstance(rhs, _Sparse):
         return sparse.dot(lhs, rhs, transpose_a, transpose_b, forward_stype)
-    return _dense_dot(
-        lhs,
-        rhs,
-        transpose_a=transpose_a,
-        transpose_b=transpose_b,
-        out=out,
-        **kwargs,
-    )
+    # only the transposes asked for: an operator made with its default
+    # attributes shares them instead of merging a dict (a third of a small
+    # product's time)
+    if transpose_a:
+        kwargs['transpose_a'] = transpose_a
+    if transpose_b:
+        kwargs['transpose_b'] = transpose_b
+    return _dense_dot(lhs, rhs, out=out, **kwargs)
 
 
 dot.__doc__ = _dense_dot.__doc__

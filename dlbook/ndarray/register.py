@@ -11,6 +11,7 @@ class, with its forward and backward rules side by side, through
 
 from ..base import DLBookError
 from ..ops import REGISTRY
+from ..ops.op import Op
 from .invoke import invoke
 from .ndarray import NDArray
 from .pending import Pending
@@ -73,6 +74,15 @@ def make_function(cls, name):
     in_order = tuple(cls.arguments) + tuple(cls.aux_states)
     input_names = frozenset(in_order)
     variadic = cls.variadic
+    # Whether every instance takes all of ``in_order`` (no attribute such
+    # as ``no_bias`` drops an input): then a call with that many arrays
+    # gives them all, without asking the instance.
+    all_inputs = (
+        not variadic
+        and cls.list_arguments is Op.list_arguments
+        and cls.list_inputs is Op.list_inputs
+    )
+    n_inputs = len(in_order)
 
     def function(*args, out=None, name=None, ctx=None, **kwargs):
         # The common call, ``nd.relu(x)`` or ``nd.softmax(x, axis=1)``:
@@ -84,10 +94,14 @@ def make_function(cls, name):
             and all(isinstance(x, NDArray) for x in args)
             and (not kwargs or input_names.isdisjoint(kwargs))
         ):
-            op = cls(**kwargs)
+            op = cls(**kwargs) if kwargs else cls()
             # the inputs this instance takes are the leading ones, all
             # given (else the careful path names what is missing)
-            if op.list_inputs() == in_order[: len(args)]:
+            if (
+                len(args) == n_inputs
+                if all_inputs
+                else op.list_inputs() == in_order[: len(args)]
+            ):
                 return invoke(op, args, out=out, ctx=ctx)
         named, inputs, attrs = split_arguments(cls, args, kwargs)
         if cls.variadic and 'num_args' in cls.defaults:

@@ -408,10 +408,6 @@ class Grouped(Elementwise):
         order of ``slot_in`` and ``slot_out``; their arrays must be
         C-contiguous (read as flat rows), one array size per item.
         """
-        if on_host(xp):  # no launches to save: the twin, array by array
-            for ins, outs in items:
-                self.one_twin(xp, *ins, *shared, *outs)
-            return
         raw_in = [kind.startswith('raw') for kind, _ in self.slot_in]
         for start in range(0, len(items), self.slots):
             group = [

@@ -30,15 +30,10 @@ from .optimizer import Optimizer, register
 __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test']
 
 
-def _groupable(weights, grads):
-    """Whether :func:`multi_sgd_update` takes these weights: dense arrays
-    on one device, C-contiguous on a GPU (where the kernel reads them as
-    flat rows).  On the CPU the group saves each weight's trip through
-    :meth:`SGD._update_one` (about 1.5 µs a weight)."""
-    if len(weights) < 2:
-        return False
-    ctx = weights[0].context  # contexts are one object per device
-    on_gpu = not on_host(ctx.backend.xp)
+def _dense_on_one_device(weights, grads):
+    """Whether these weights and gradients are all dense arrays on the
+    device of the first weight (contexts are one object per device)."""
+    ctx = weights[0].context
     for w, g in zip(weights, grads):
         if (
             w.stype != 'default'
@@ -47,11 +42,13 @@ def _groupable(weights, grads):
             or g.context is not ctx
         ):
             return False
-        if on_gpu and not (
-            w._data.flags.c_contiguous and g._data.flags.c_contiguous
-        ):
-            return False
     return True
+
+
+def _flat_rows(arrays):
+    """Whether every raw array is C-contiguous: :func:`multi_sgd_update`
+    reads them as flat rows."""
+    return all(a.flags.c_contiguous for a in arrays)
 
 
 class _MomentumOptimizer(Optimizer):
@@ -98,26 +95,48 @@ class SGD(_MomentumOptimizer):
         )
 
     def update(self, index, weight, grad, state):
-        """As :meth:`Optimizer.update`; a group of dense weights is
-        updated by one call of :func:`multi_sgd_update` (one kernel on a
-        GPU), as MXNet's aggregated ``multi_sgd_mom_update`` does."""
-        if not (isinstance(index, (list, tuple)) and _groupable(weight, grad)):
+        """As :meth:`Optimizer.update`.  A group of dense weights is
+        counted once and updated by one kernel on a GPU
+        (:func:`multi_sgd_update`), as MXNet's aggregated
+        ``multi_sgd_mom_update`` does; on the CPU, where there are no
+        launches to save, weight by weight, but without each weight's
+        trip through :meth:`_update_one` (about 1.5 µs a weight)."""
+        if not (
+            isinstance(index, (list, tuple))
+            and len(index) > 1
+            and _dense_on_one_device(weight, grad)
+        ):
             super().update(index, weight, grad, state)
             return
         self._update_count(index)
         lrs, wds = self._get_lrs(index), self._get_wds(index)
-        momentum = state[0] is not None and self.momentum > 0
-        multi_sgd_update(
-            weight[0].context.backend.xp,
-            [w._data for w in weight],
-            [g._data for g in grad],
-            [m._data for m in state] if momentum else None,
-            lrs,
-            wds,
-            self.momentum,
-            self.rescale_grad,
-            self._kernel_clip(),
-        )
+        xp = weight[0].context.backend.xp
+        weights = [w._data for w in weight]
+        grads = [g._data for g in grad]
+        moms = None
+        if state[0] is not None and self.momentum > 0:
+            moms = [m._data for m in state]
+        clip = self._kernel_clip()
+        if not on_host(xp) and _flat_rows(weights + grads):
+            multi_sgd_update(
+                xp,
+                weights,
+                grads,
+                moms,
+                lrs,
+                wds,
+                self.momentum,
+                self.rescale_grad,
+                clip,
+            )
+        elif moms is None:
+            for w, g, lr, wd in zip(weights, grads, lrs, wds):
+                sgd_update(xp, w, g, lr, wd, self.rescale_grad, clip)
+        else:
+            for w, g, m, lr, wd in zip(weights, grads, moms, lrs, wds):
+                sgd_mom_update(
+                    xp, w, g, m, lr, wd, self.momentum, self.rescale_grad, clip
+                )
 
     def _update_one(self, index, weight, grad, state):
         lr, wd = self._begin_update(index)
