@@ -61,6 +61,7 @@ __all__ = [
     'split_threads',
     'run_split',
     'split_passes',
+    'too_small_to_split',
     'PASS_COST',
     'SMALL_GEMM',
     'THREAD_TIMEOUT',
@@ -281,6 +282,15 @@ def split_threads(xp, work):
 #: elements (about a millisecond of work) is split; smaller ones do not
 #: repay the threads.
 PASS_COST = 16
+
+
+def too_small_to_split(elements, passes=1):
+    """Whether ``passes`` element-wise passes over ``elements`` elements
+    are too little work for :func:`split_passes` ever to split: the
+    caller may then run its one piece itself (a small array's relu, say,
+    where the look at the thread policy would cost as much as the
+    pass)."""
+    return PASS_COST * passes * elements < SMALL_GEMM
 
 
 def split_passes(xp, fn, n, elements, passes=1):

@@ -118,9 +118,13 @@ _INPLACE = ('flatten', 'expand_dims', 'squeeze')
 
 
 def _method(function):
-    def method(self, *args, **kwargs):
-        if function.__name__ in _INPLACE:
-            kwargs.pop('inplace', None)
+    """``function`` as a method: the array is its first argument, so the
+    ``nd`` function itself serves, except where MXNet's ``inplace=``
+    keyword has to be dropped first."""
+    if function.__name__ not in _INPLACE:
+        return function
+
+    def method(self, *args, inplace=None, **kwargs):
         return function(self, *args, **kwargs)
 
     method.__name__ = function.__name__

@@ -65,6 +65,29 @@ def _reshape_tokens(target):
     return tokens
 
 
+def _sizes_only(target, total):
+    """The output shape when ``target`` holds sizes and at most one -1
+    that fit ``total`` elements (``reshape((-1, 784))``, the common
+    call), where MXNet's rule and NumPy's agree whichever way the codes
+    are matched; None for anything else, which :func:`infer_reshape`
+    works through (and explains when it fails)."""
+    known, infer_at = 1, None
+    for i, d in enumerate(target):
+        if type(d) is not int:
+            return None
+        if d > 0:
+            known *= d
+        elif d == -1 and infer_at is None:
+            infer_at = i
+        else:
+            return None
+    if infer_at is None:
+        return target if known == total else None
+    if total % known:
+        return None
+    return target[:infer_at] + (total // known,) + target[infer_at + 1 :]
+
+
 def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
     """Output shape of MXNet's ``Reshape(shape=target, reverse=reverse)``.
 
@@ -89,7 +112,11 @@ def infer_reshape(src_shape, target, reverse=False, op_name='Reshape'):
     >>> infer_reshape((2, 3, 4), (-4, 1, 2, -3))
     (1, 2, 12)
     """
-    src, target = tuple(int(d) for d in src_shape), tuple(target)
+    target = tuple(target)
+    plain = _sizes_only(target, math.prod(src_shape))
+    if plain is not None:
+        return plain
+    src = tuple(int(d) for d in src_shape)
     total = math.prod(src)
 
     def fail(why):

@@ -16,7 +16,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 import math
 
 from ..backend import on_host
-from ..backend.blas_threads import split_passes
+from ..backend.blas_threads import split_passes, too_small_to_split
 from ..base import DLBookError
 from .kernels import Elementwise
 from .op import Op, cast_scalar, register
@@ -69,9 +69,16 @@ def _filled_by_images(xp, into, x, passes):
     if not on_host(xp):
         return into(xp, x, None)
     y = xp.empty_like(x)
-    split_passes(
-        xp, lambda a, b: into(xp, x[a:b], y[a:b]), x.shape[0], x.size, passes
-    )
+    if too_small_to_split(x.size, passes):
+        into(xp, x, y)
+    else:
+        split_passes(
+            xp,
+            lambda a, b: into(xp, x[a:b], y[a:b]),
+            x.shape[0],
+            x.size,
+            passes,
+        )
     return y
 
 
@@ -104,13 +111,16 @@ class _Activation(_Unary):
         if not on_host(xp):
             return self.df_into(xp, y, dy, None)
         dx = xp.empty_like(dy)
-        split_passes(
-            xp,
-            lambda a, b: self.df_into(xp, y[a:b], dy[a:b], dx[a:b]),
-            dy.shape[0],
-            dy.size,
-            self.passes[1],
-        )
+        if too_small_to_split(dy.size, self.passes[1]):
+            self.df_into(xp, y, dy, dx)
+        else:
+            split_passes(
+                xp,
+                lambda a, b: self.df_into(xp, y[a:b], dy[a:b], dx[a:b]),
+                dy.shape[0],
+                dy.size,
+                self.passes[1],
+            )
         return dx
 
 
