@@ -14,6 +14,8 @@ gives one fake GPU.
 
 import os
 
+import numpy
+
 from .numpy_backend import NumpyBackend
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     'fake_mode',
     'reset_gpu_backend',
     'on_host',
+    'overflow_expected',
 ]
 
 _NUMPY = NumpyBackend()
@@ -35,6 +38,14 @@ def on_host(xp):
     policies (BLAS threads, cache-sized blocks, BLAS-friendly layouts)
     apply to it and not to a GPU's arrays."""
     return getattr(xp, '__name__', '') == 'numpy'
+
+
+def overflow_expected():
+    """A context in which NumPy does not warn of floating-point overflow,
+    for operators whose formula overflows on purpose (``1 / (1 + exp(-x))``
+    is exactly 0 where ``exp(-x)`` is infinite).  CuPy never warns;
+    NumPy's setting is a no-op for its arrays."""
+    return numpy.errstate(over='ignore')
 
 
 def fake_mode():

@@ -15,7 +15,7 @@ as in MXNet, where NumPy would return float64.  Comparisons and logic
 
 import math
 
-from ..backend import on_host
+from ..backend import on_host, overflow_expected
 from ..backend.blas_threads import split_passes, too_small_to_split
 from ..base import DLBookError
 from .kernels import Elementwise
@@ -575,37 +575,53 @@ SIGMOID_GRAD = Elementwise(
 
 def _sigmoid_steps(xp, x, y=None):
     """:data:`SIGMOID` with array operations (see :func:`sigmoid`): into
-    ``y`` when given, else into a new array."""
-    e = xp.exp(-xp.abs(x))  # <= 1, and floating even for integer x
-    d = e + 1
-    one_over = xp.divide(1, d)
-    xp.divide(e, d, out=e)
-    if y is None:
-        return xp.where(x >= 0, one_over, e)
-    y[...] = xp.where(x >= 0, one_over, e)
+    ``y`` when given, else into a new array.  Four passes, in place.
+    float16 is computed in float32, as MXNet's float16 kernels do
+    (``exp`` overflows float16 from 11 on), and integers in float64."""
+    if x.dtype.kind == 'f' and x.dtype.itemsize >= 4:
+        t = xp.empty_like(x) if y is None else y
+        xp.negative(x, out=t)
+    else:
+        t = x.astype(xp.float32 if x.dtype.kind == 'f' else xp.float64)
+        xp.negative(t, out=t)
+    # exp(-x) is inf below x = -88.7 in float32 (-709.8 in float64), and
+    # 1 / (1 + inf) the 0 that MXNet gives too: nothing to warn about
+    with overflow_expected():
+        xp.exp(t, out=t)
+    t += 1
+    xp.divide(1, t, out=t)
+    if t is y or (y is None and x.dtype.kind != 'f'):
+        return t
+    if y is None:  # float16
+        return t.astype(x.dtype)
+    y[...] = t
+    return y
 
 
-#: The sigmoid as one kernel on a GPU (eight array operations otherwise).
+#: The sigmoid as one kernel on a GPU (four array operations otherwise).
 SIGMOID = Elementwise(
     'dlbook_sigmoid',
     'T x',
     'T y',
-    'T e = exp(-abs(x)); y = x >= 0 ? 1 / (1 + e) : e / (1 + e);',
+    'y = 1 / (1 + exp(-x));',
     _sigmoid_steps,
 )
 
 
 def sigmoid(xp, x):
-    """``1 / (1 + exp(-x))`` without overflow: only ``exp(-|x|)`` is used.
+    """``y = 1 / (1 + exp(-x))``, computed as written, as MXNet does.
 
-    For ``x >= 0`` it is ``1 / (1 + e)``, for ``x < 0`` the equal
-    ``e / (1 + e)``, with ``e = exp(-|x|) <= 1``.  The plain formula
-    overflows ``exp(-x)`` for ``x < -88`` in float32 (and warns); the
-    ``(1 + tanh(x/2)) / 2`` form loses every value below ``1e-8`` to
-    cancellation.  This is the one sigmoid of dlbook: ``nd.sigmoid``,
-    ``Activation(act_type='sigmoid')``, the RNN gates and the losses all
-    call it (:data:`SIGMOID`: one kernel on a GPU; on NumPy its eight
-    passes split over threads for large arrays, as ``relu``'s).
+    Below ``x = -88.7`` (float32; -709.8 in float64) ``exp(-x)``
+    overflows to infinity and ``y`` is exactly 0, silently; the true
+    value there is below float32's smallest normal number, and MXNet
+    gives the same 0.  Rewriting the formula to avoid the overflow
+    (``exp(-|x|)``, two branches and a selection) costs twice the
+    passes over the array, which dominate d2l's sigmoid LeNet, and
+    rounds differently from MXNet.  This is the one sigmoid of dlbook:
+    ``nd.sigmoid``, ``Activation(act_type='sigmoid')``, the RNN gates
+    and the losses all call it (:data:`SIGMOID`: one kernel on a GPU;
+    on NumPy its four passes split over threads for large arrays, as
+    ``relu``'s).
     """
     if x.ndim == 0 or x.dtype.kind != 'f':
         return SIGMOID(xp, x)
@@ -622,7 +638,7 @@ class Sigmoid(_Activation):
     """y = 1 / (1 + exp(-x)) (computed by :func:`sigmoid`);
     dx = dy * y * (1 - y)"""
 
-    passes = (8, 3)
+    passes = (4, 3)
 
     def f(self, xp, x):
         return sigmoid(xp, x)

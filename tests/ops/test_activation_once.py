@@ -53,6 +53,31 @@ def test_sigmoid_saturates_exactly(dtype):
     np.testing.assert_array_equal(y.asnumpy(), [0, 0, 1, 1])
 
 
+def test_sigmoid_rounds_as_mxnet():
+    """``1 / (1 + exp(-x))`` as written, as MXNet 1.9.1's ``nd.sigmoid``
+    computes it (values recorded from it): 0 where ``exp(-x)``
+    overflows, and within a few ulps elsewhere (NumPy's ``exp`` and the
+    C library's may differ in the last bit)."""
+    x = [-100.0, -89.0, -88.0, -50.0, -20.0, 0.0, 1e-8, 20.0, 90.0]
+    mxnet = np.array(
+        [0.0, 0.0, 6.0546015e-39, 1.9287499e-22, 2.0611537e-09]
+        + [0.5, 0.5, 1.0, 1.0],
+        dtype=np.float32,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        y = nd.sigmoid(nd.array(x, dtype='float32')).asnumpy()
+    np.testing.assert_array_max_ulp(y, mxnet, maxulp=4)
+    assert y[0] == y[1] == 0  # exp(-x) = inf: exactly 0, silently
+
+
+def test_float16_sigmoid_computes_in_float32():
+    # exp(12) overflows float16; MXNet's float16 kernels compute in float
+    y = nd.sigmoid(nd.array([-12.0, 12.0], dtype='float16')).asnumpy()
+    assert y.dtype == np.float16
+    np.testing.assert_allclose(y, [6.144e-06, 1.0], rtol=1e-3)
+
+
 def test_sigmoid_keeps_tiny_values():
     # 1 / (1 + e^20) = 2.06e-9: a tanh-based formula would give 0
     y = nd.sigmoid(nd.array([-20.0])).asnumpy()[0]
