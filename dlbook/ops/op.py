@@ -14,8 +14,12 @@ __all__ = [
     'normalize_axis',
     'normalize_axes',
     'reduced_shape',
+    'sum_axes',
 ]
 
+import math
+
+from ..backend import on_host
 from ..base import DLBookError
 
 #: Every operator class by every name it answers to (``'broadcast_add'``,
@@ -219,8 +223,48 @@ def unbroadcast(xp, grad, shape):
         i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1
     )
     if axes:
-        grad = grad.sum(axis=axes, keepdims=True)
+        grad = sum_axes(xp, grad, axes)
     return grad.reshape(shape)
+
+
+def sum_axes(xp, x, axes):
+    """``x.sum(axis=axes, keepdims=True)``; on the CPU, when ``axes`` are
+    all the axes around one run of kept ones (per-channel sums of an
+    ``(N, C, H, W)`` array), as a matrix-vector product with ones: BLAS
+    reads the array once, 4-7x faster than NumPy's ``sum`` over axes 0,
+    2 and 3 (the order of the additions differs: the last bit may)."""
+    around = _kept_block(x, axes) if on_host(xp) else None
+    if around is None:
+        return x.sum(axis=axes, keepdims=True)
+    return _sum_around(xp, x, *around).reshape(reduced_shape(x.shape, axes))
+
+
+def _kept_block(x, axes):
+    """``(before, kept, after)`` sizes when ``axes`` are every axis before
+    and after one run of kept axes (``(N, C, H, W)`` summed to ``(1, C,
+    1, 1)``), of a C-contiguous float32/float64 array that BLAS can read;
+    else None."""
+    if x.dtype.char not in 'fd' or not x.flags.c_contiguous:
+        return None
+    kept = [i for i in range(x.ndim) if i not in axes]
+    if not kept or kept != list(range(kept[0], kept[-1] + 1)):
+        return None
+    sizes = x.shape
+    return (
+        math.prod(sizes[: kept[0]]),
+        math.prod(sizes[kept[0] : kept[-1] + 1]),
+        math.prod(sizes[kept[-1] + 1 :]),
+    )
+
+
+def _sum_around(xp, x, before, kept, after):
+    """The sums over the ``before`` and ``after`` blocks of ``x`` viewed as
+    ``(before, kept, after)``: the inner sum a matrix-vector product with
+    ones, the outer one over a contiguous leading axis."""
+    rows = x.reshape(before * kept, after)
+    if after > 1:
+        rows = xp.matmul(rows, xp.ones(after, dtype=x.dtype))
+    return rows.reshape(before, kept).sum(axis=0)
 
 
 def keep_dtype(y, dtype):

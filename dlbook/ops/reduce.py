@@ -13,7 +13,14 @@ end, so the backward pass can broadcast ``dy`` straight back over ``x``.
 """
 
 from ..base import DLBookError
-from .op import Op, keep_dtype, normalize_axes, normalize_axis, register
+from .op import (
+    Op,
+    keep_dtype,
+    normalize_axes,
+    normalize_axis,
+    register,
+    sum_axes,
+)
 
 
 def _squeeze(y, axes, keepdims, np_shape=False):
@@ -82,7 +89,7 @@ class Sum(_Reduce):
     """y = sum of x over axes;   dx = dy broadcast back to x's shape"""
 
     def reduce(self, xp, x, axes):
-        return x.sum(axis=axes, keepdims=True)
+        return sum_axes(xp, x, axes)
 
     def grad(self, xp, dy, x, y):
         return _spread(xp, dy, x.shape)
@@ -102,7 +109,7 @@ class Mean(_Reduce):
         if n and x.dtype.kind == 'f' and x.dtype.itemsize >= 4:
             # what ``x.mean`` computes (the same sum, divided once), without
             # its Python-level bookkeeping: a loss's mean runs every step
-            return x.sum(axis=axes, keepdims=True) / n
+            return sum_axes(xp, x, axes) / n
         return x.mean(axis=axes, keepdims=True)
 
     def grad(self, xp, dy, x, y):
