@@ -29,6 +29,8 @@ class Dot(Op):
         'forward_stype': None,
     }
     same_dtype = True
+    # the data of ``dot(X, W)`` wants no gradient: its product is skipped
+    skips_unneeded_grads = True
 
     def forward(self, xp, a, b):
         # transpose_a reverses *all* axes of an N-d lhs, like lhs.T.
@@ -58,12 +60,17 @@ class Dot(Op):
         A2, B2 = A.reshape(-1, k), B.reshape(k, -1)
         dy2 = dy.reshape(A2.shape[0], B2.shape[1])
         for_gemm(xp, A2.shape[0], B2.shape[1], k)  # all three products
-        dA = xp.dot(dy2, B2.T).reshape(A.shape)
-        dB = xp.dot(A2.T, dy2).reshape(B.shape)
-        return (
-            dA.T if self.attrs['transpose_a'] else dA,
-            dB.T if self.attrs['transpose_b'] else dB,
-        )
+        needs = self.needs_input_grad  # None: both
+        dA = dB = None
+        if needs is None or needs[0]:
+            dA = xp.dot(dy2, B2.T).reshape(A.shape)
+            if self.attrs['transpose_a']:
+                dA = dA.T
+        if needs is None or needs[1]:
+            dB = xp.dot(A2.T, dy2).reshape(B.shape)
+            if self.attrs['transpose_b']:
+                dB = dB.T
+        return dA, dB
 
     def graph_grads(self, F, inputs, dys):
         a, b = inputs

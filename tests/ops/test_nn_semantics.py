@@ -650,3 +650,44 @@ def test_sigmoid_of_integers_as_mxnet(ctx):
     y = nd.sigmoid(nd.array([-2, 0, 3], dtype='int32'))
     assert y.dtype == np.int32
     np.testing.assert_array_equal(y.asnumpy(), [0, 0, 0])
+
+
+@pytest.mark.parametrize(
+    'transpose', [(False, False), (True, False), (False, True)]
+)
+@pytest.mark.parametrize('needs', [(False, True), (True, False), (True, True)])
+def test_dot_computes_only_the_gradients_asked_for(needs, transpose):
+    """``dot(X, W)`` with data ``X`` that wants no gradient skips ``dX``
+    (the tape tells the operator, ``needs_input_grad``); the gradient
+    it computes equals the one of a full backward."""
+    rng = np.random.RandomState(0)
+    ta, tb = transpose
+    a = rng.uniform(-1, 1, (3, 4) if not ta else (4, 3))
+    b = rng.uniform(-1, 1, (4, 5) if not tb else (5, 4))
+    dy = rng.uniform(-1, 1, (3, 5))
+
+    def grads(wanted):
+        op = REGISTRY['dot'](transpose_a=ta, transpose_b=tb)
+        op.needs_input_grad = wanted
+        op.forward(np, a, b)
+        return op.backward(np, dy)
+
+    full = grads(None)
+    some = grads(needs)
+    for wanted, got, want in zip(needs, some, full):
+        if wanted:
+            np.testing.assert_array_equal(got, want)
+        else:
+            assert got is None
+
+
+def test_dot_of_data_without_gradient_leaves_the_weight_gradient():
+    x = nd.array(np.arange(6.0).reshape(2, 3))  # data: no attach_grad
+    w = nd.array(np.ones((3, 2)))
+    w.attach_grad()
+    with autograd.record():
+        y = nd.dot(x, w).sum()
+    y.backward()
+    np.testing.assert_allclose(
+        w.grad.asnumpy(), x.asnumpy().T @ np.ones((2, 2))
+    )
