@@ -37,8 +37,11 @@ def taking_turns(calls, rounds=5, number=1, clock=time.perf_counter):
     Each round runs every function ``number`` times in a row, one
     function after the other, so that a machine that gets busier or
     quieter meanwhile affects all of them alike (timing one candidate
-    after the other would give the whole change to one side).  Every
-    function runs once first, to warm up.  ``clock`` is the wall clock
+    after the other would give the whole change to one side).  The
+    order rotates from round to round, so that no candidate always runs
+    right after the same other one (PyTorch's OpenMP threads, say, still
+    spinning on the cores after its call).  Every function runs once
+    first, to warm up.  ``clock`` is the wall clock
     by default; ``time.process_time`` counts only this process's CPU
     time (on a shared machine, not the time other processes ran; but
     all the threads of this process added up).
@@ -46,8 +49,10 @@ def taking_turns(calls, rounds=5, number=1, clock=time.perf_counter):
     for fn in calls.values():
         fn()
     times = {name: [] for name in calls}
-    for _ in range(rounds):
-        for name, fn in calls.items():
+    order = list(calls.items())
+    for r in range(rounds):
+        shift = r % len(order)
+        for name, fn in order[shift:] + order[:shift]:
             start = clock()
             for _ in range(number):
                 fn()
