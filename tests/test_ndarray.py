@@ -281,31 +281,42 @@ def test_save_load_round_trip_in_mxnet_format(ctx, tmp_path):
 
 
 @pytest.mark.parametrize(
-    'name, op',
+    'name, op, second',
     [
-        ('broadcast_add', lambda a, b: a + b),
-        ('broadcast_sub', lambda a, b: a - b),
-        ('broadcast_mul', lambda a, b: a * b),
-        ('broadcast_div', lambda a, b: a / b),
-        ('broadcast_mod', lambda a, b: a % b),
-        ('broadcast_power', lambda a, b: a**b),
+        ('broadcast_add', lambda a, b: a + b, 'array'),
+        ('broadcast_sub', lambda a, b: a - b, 'array'),
+        ('broadcast_mul', lambda a, b: a * b, 'array'),
+        ('broadcast_div', lambda a, b: a / b, 'array'),
+        ('broadcast_mod', lambda a, b: a % b, 'array'),
+        ('broadcast_power', lambda a, b: a**b, 'array'),
+        ('broadcast_greater', lambda a, b: a > b, 'array'),
+        ('broadcast_equal', lambda a, b: a == b, 'array'),
+        ('_mul_scalar', lambda a, b: a * b, 2.5),
+        ('_rminus_scalar', lambda a, b: b - a, 2),
+        ('_rdiv_scalar', lambda a, b: b / a, 3.0),
+        ('_power_scalar', lambda a, b: a**b, 2),
+        ('_greater_scalar', lambda a, b: a > b, 1.75),
     ],
 )
-def test_operators_outside_record_skip_the_front_end(ctx, name, op):
-    """Outside ``record()`` the Python operators of two NDArrays run the
-    operator's ``f`` directly (``invoke_plain``): the same values, dtype
-    and context as the registered operator through ``invoke``."""
+def test_operators_outside_record_skip_the_front_end(ctx, name, op, second):
+    """Outside ``record()`` the Python operators of two NDArrays, or of an
+    NDArray and a number, run the operator's ``plain()`` function
+    directly (``invoke_plain``): the same values, dtype and context as
+    the registered operator through ``invoke``."""
     from dlbook.ndarray.invoke import invoke, invoke_plain
     from dlbook.ops import REGISTRY
-    from dlbook.ops.binary import plain_function
 
     a = nd.array([[1.5, 2.0, 3.0]], ctx=ctx)
-    b = nd.array([[2.0], [0.5]], ctx=ctx)
-    plain = plain_function(REGISTRY[name])
-    direct = invoke_plain(plain, a, b)
+    cls = REGISTRY[name]
+    if second == 'array':
+        b = nd.array([[2.0], [1.5]], ctx=ctx)
+        via_invoke = invoke(cls(), (a, b))
+    else:
+        b = second
+        via_invoke = invoke(cls(scalar=b), (a,))
+    direct = invoke_plain(cls.plain(), a, b)
     # with several GPUs, operators enter their device's scope: invoke's
     assert (direct is None) == (ctx._switch is not None)
-    via_invoke = invoke(REGISTRY[name](), (a, b))
     got = op(a, b)
     for y in (got,) if direct is None else (direct, got):
         assert y.context == ctx and y.dtype == via_invoke.dtype
@@ -316,9 +327,8 @@ def test_plain_operators_leave_recording_tracing_and_errors_to_invoke(ctx):
     from dlbook import autograd, profiler
     from dlbook.ndarray.invoke import invoke_plain
     from dlbook.ops import REGISTRY
-    from dlbook.ops.binary import plain_function
 
-    add = plain_function(REGISTRY['broadcast_add'])
+    add = REGISTRY['broadcast_add'].plain()
     a, b = nd.ones((2, 2), ctx=ctx), nd.ones((2, 2), ctx=ctx)
     with autograd.record():
         assert invoke_plain(add, a, b) is None
@@ -327,8 +337,11 @@ def test_plain_operators_leave_recording_tracing_and_errors_to_invoke(ctx):
     assert invoke_plain(add, a, nd.ones((3, 2), ctx=ctx)) is None
     with pytest.raises(mx.MXNetError, match='cannot be broadcast'):
         a + nd.ones((3, 2), ctx=ctx)
-    # comparisons keep their own forward (0/1 in the input dtype)
-    assert plain_function(REGISTRY['broadcast_equal']) is None
+    # a second operand that is neither the same class nor int/float
+    assert invoke_plain(add, a, np.float32(1)) is None
+    # operators whose forward does more than compute the value have none
+    assert REGISTRY['Convolution'].plain() is None
+    assert REGISTRY['_npi_greater_scalar'].plain() is None  # bool results
     profiler.set_state('run')
     try:
         assert invoke_plain(add, a, b) is None

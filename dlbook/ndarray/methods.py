@@ -20,7 +20,6 @@ from .. import _tape
 from ..base import DLBookError, dtype_name
 from ..context import Context
 from ..ops import REGISTRY
-from ..ops.binary import plain_function
 from .creation import array
 from .invoke import invoke, invoke_plain
 from .ndarray import NDArray, _raw_key, from_raw
@@ -310,9 +309,20 @@ class _Methods:
 _PLAIN_NUMBERS = frozenset((int, float))
 
 
-#: Operator class -> its plain ``f(xp, a, b)`` (``ops.binary.plain_function``)
+#: Operator class -> its plain ``f(xp, a, b)`` (the class's ``plain()``)
 _PLAIN = {}
 _tape_state = _tape._state
+
+
+def _plain_result(cls, x, other):
+    """``x <op> other`` by the operator's plain function, outside
+    ``autograd.record()``; None where the front end is needed."""
+    plain = _PLAIN.get(cls, _PLAIN)
+    if plain is _PLAIN:
+        plain = _PLAIN[cls] = cls.plain()
+    if plain is None:
+        return None
+    return invoke_plain(plain, x, other)
 
 
 def _binary(x, other, array_op, scalar_op):
@@ -321,16 +331,17 @@ def _binary(x, other, array_op, scalar_op):
     if isinstance(other, NDArray) and array_op is not None:
         cls = REGISTRY[array_op]
         if not _tape_state.recording:  # no tape bookkeeping: plain f
-            plain = _PLAIN.get(cls, _PLAIN)
-            if plain is _PLAIN:
-                plain = _PLAIN[cls] = plain_function(cls)
-            if plain is not None:
-                result = invoke_plain(plain, x, other)
-                if result is not None:
-                    return result
+            result = _plain_result(cls, x, other)
+            if result is not None:
+                return result
         return invoke(cls(), (x, other))
     if type(other) in _PLAIN_NUMBERS or isinstance(other, numbers.Number):
-        return invoke(REGISTRY[scalar_op](scalar=other), (x,))
+        cls = REGISTRY[scalar_op]
+        if not _tape_state.recording:
+            result = _plain_result(cls, x, other)
+            if result is not None:
+                return result
+        return invoke(cls(scalar=other), (x,))
     raise TypeError(
         f'type {type(other).__name__} not supported for NDArray '
         f'arithmetic; use nd.array(...) to convert it first'

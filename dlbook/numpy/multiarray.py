@@ -28,7 +28,6 @@ from ..ndarray.invoke import DENSE_CLASSES, invoke_plain
 from ..ndarray.invoke import invoke as _invoke
 from ..ndarray.ndarray import NDArray, from_raw
 from ..ops import REGISTRY
-from ..ops.binary import plain_function
 from . import _core
 from . import functions as F
 from ._core import call, cast, shaped, to_np
@@ -91,8 +90,18 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
     """
     array_cls = REGISTRY[array_op] if array_op else None
     scalar_cls = REGISTRY[scalar_op]
-    # outside autograd.record(): the operator's function alone
-    plain = plain_function(array_cls) if array_cls else None
+    # outside autograd.record(): the operators' functions alone
+    plain = array_cls.plain() if array_cls else None
+    scalar_plain = scalar_cls.plain()
+
+    def with_scalar(x, number):
+        """``x <op> number`` (a number of x's dtype kind)."""
+        if scalar_plain is not None:
+            result = invoke_plain(scalar_plain, x, number, ndarray)
+            if result is not None:
+                return result
+        return _invoke(scalar_cls(scalar=number), (x,))
+
     # Every operation passes here, so the checks are the cheapest that
     # decide: identity first (float32 arrays share one dtype object), the
     # dtype kind only for other dtypes.  The results need no ``out_cls``:
@@ -105,7 +114,7 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
             if t is float or t is int:
                 dtype = self._data.dtype
                 if dtype is _FLOAT32 or dtype.kind in kinds:
-                    return _invoke(scalar_cls(scalar=other), (self,))
+                    return with_scalar(self, other)
             return _binary(function, other, self)
     else:
 
@@ -125,7 +134,7 @@ def _fast(array_op, scalar_op, function, reflected=False, kinds='fiu'):
             elif t is float or t is int:
                 dtype = self._data.dtype
                 if dtype is _FLOAT32 or dtype.kind in kinds:
-                    return _invoke(scalar_cls(scalar=other), (self,))
+                    return with_scalar(self, other)
             return _binary(function, self, other)
 
     method.__name__ = function.__name__

@@ -79,6 +79,11 @@ class _Binary(Op):
     #: ``(a.shape, b.shape)`` when they differ (set by ``forward``)
     input_shapes = None
 
+    @classmethod
+    def plain(cls):
+        # ``f`` is forward's value where forward is this one
+        return cls().f if cls.forward is _Binary.forward else None
+
     def graph_grads(self, F, inputs, dys):
         a, b = inputs
         z = self.output_again(F, a, b) if self.needs_values else None
@@ -95,17 +100,6 @@ class _Binary(Op):
             if db.shape != b_shape:
                 db = unbroadcast(xp, db, b_shape)
         return da, db
-
-
-def plain_function(op_cls):
-    """``f(xp, a, b)`` of a broadcasting binary operator whose forward is
-    :meth:`_Binary.forward`'s (the value, plus what backward keeps),
-    bound to an instance with the default attributes; None for other
-    operators.  The eager front end calls it directly when nothing will
-    run backward (:func:`dlbook.ndarray.invoke.invoke_plain`)."""
-    if issubclass(op_cls, _Binary) and op_cls.forward is _Binary.forward:
-        return op_cls().f
-    return None
 
 
 @register('broadcast_add', 'broadcast_plus')

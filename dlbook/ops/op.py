@@ -129,6 +129,17 @@ class Op:
     #: the tape then sets ``row_sparse_grad``.
     offers_row_sparse = False
 
+    @classmethod
+    def plain(cls):
+        """A function computing this operator's value alone, for calls that
+        nothing will differentiate (the eager front end's operators outside
+        ``autograd.record()``, :func:`~dlbook.ndarray.invoke.invoke_plain`):
+        ``f(xp, a, b)`` for two arrays or an array and a number.  None
+        here; the families whose ``forward`` is the value plus what
+        ``backward`` keeps (binary, comparison and scalar operators) give
+        theirs beside that ``forward``."""
+        return None
+
     def graph_grads(self, F, inputs, dys):
         """The input gradients written with the operators of ``F`` (the
         ``nd`` module) on NDArrays, so that they are recorded in turn:
@@ -233,7 +244,9 @@ def sum_axes(xp, x, axes):
     ``(N, C, H, W)`` array), as a matrix-vector product with ones: BLAS
     reads the array once, 4-7x faster than NumPy's ``sum`` over axes 0,
     2 and 3 (the order of the additions differs: the last bit may)."""
-    around = _kept_block(x, axes) if on_host(xp) else None
+    around = None
+    if 0 < len(axes) < x.ndim and on_host(xp):  # some axes kept
+        around = _kept_block(x, axes)
     if around is None:
         return x.sum(axis=axes, keepdims=True)
     return _sum_around(xp, x, *around).reshape(reduced_shape(x.shape, axes))

@@ -33,12 +33,25 @@ class _Scalar(Op):
         raise NotImplementedError(f'{type(self).__name__} must define df()')
 
     def forward(self, xp, x):
-        s = cast_scalar(xp, self.attrs['scalar'], x.dtype)
+        y, s = self.value(xp, x, self.attrs['scalar'])
+        self.saved = (x, s, y) if self.needs_values else (None, s, None)
+        return y
+
+    def value(self, xp, x, scalar):
+        """``(y, s)``: ``y = f(x, s)`` in ``x``'s dtype, ``s`` the number
+        ``scalar`` cast to that dtype."""
+        s = cast_scalar(xp, scalar, x.dtype)
         y = self.f(xp, x, s)
         if y.dtype != x.dtype:
             y = y.astype(x.dtype)
-        self.saved = (x, s, y) if self.needs_values else (None, s, None)
-        return y
+        return y, s
+
+    @classmethod
+    def plain(cls):
+        if cls.forward is not _Scalar.forward:
+            return None
+        value = cls().value
+        return lambda xp, x, scalar: value(xp, x, scalar)[0]
 
     def backward(self, xp, dy):
         x, s, y = self.saved
