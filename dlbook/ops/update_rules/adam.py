@@ -34,18 +34,25 @@ __all__ = [
 
 
 def update_moments(
-    g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
+    xp, g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
 ):
     """``mean = b1*mean + (1-b1)*g``; ``var = b2*var + (1-b2)*g*g``.
 
     The caller computes ``1 - b1`` and ``1 - b2``, as the rule does: in
     the weight's dtype for the rules MXNet writes in C++ (Adam, AdamW,
     LAMB, whose kernels compute in ``DType``), in float64 for those it
-    writes in Python (Nadam)."""
+    writes in Python (Nadam).  The three products share one temporary
+    (the same operations in the same order, so the same bits)."""
+    t = one_minus_beta1 * g
     mean *= beta1
-    mean += one_minus_beta1 * g
+    mean += t
+    if t.ndim:  # an array: reused
+        xp.multiply(g, one_minus_beta2, out=t)
+        t *= g
+    else:  # a 0-d weight: NumPy gives scalars
+        t = one_minus_beta2 * g * g
     var *= beta2
-    var += one_minus_beta2 * g * g
+    var += t
 
 
 def adam_update(
@@ -104,8 +111,12 @@ def _adam_steps(
     """:data:`ADAM_KERNEL` in array operations."""
     one, beta1, beta2 = as_t(weight, 1, beta1, beta2)
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
-    weight -= lr * mean / (xp.sqrt(var) + epsilon)
+    update_moments(xp, g, mean, var, beta1, beta2, one - beta1, one - beta2)
+    # lr * mean / (sqrt(var) + epsilon), two temporaries instead of four
+    denominator = xp.sqrt(var) + epsilon
+    step = lr * mean
+    step /= denominator
+    weight -= step
 
 
 # update_moments for one element (after the gradient's preparation),
@@ -197,7 +208,7 @@ def _adamw_steps(
     """:data:`ADAMW_KERNEL` in array operations."""
     one, beta1, beta2 = as_t(weight, 1, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
+    update_moments(xp, g, mean, var, beta1, beta2, one - beta1, one - beta2)
     step = lr * mean / (xp.sqrt(var) + epsilon)
     if wd:
         step += wd * weight
@@ -499,7 +510,7 @@ def _nadam_steps(
     beta2**t``)."""
     g = rescaled_with_wd(xp, weight, grad, wd, rescale_grad, clip_gradient)
     update_moments(
-        g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
+        xp, g, mean, var, beta1, beta2, one_minus_beta1, one_minus_beta2
     )
     grad_prime = g / bias_g
     mean_prime = mean / bias_m

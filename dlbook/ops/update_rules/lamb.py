@@ -119,7 +119,7 @@ def _lamb_phase1_steps(
     correction)."""
     one, beta1, beta2 = as_t(mean, 1, beta1, beta2)
     g = rescaled(xp, grad, rescale_grad, clip_gradient)
-    update_moments(g, mean, var, beta1, beta2, one - beta1, one - beta2)
+    update_moments(xp, g, mean, var, beta1, beta2, one - beta1, one - beta2)
     direction[...] = (mean / bias1) / (xp.sqrt(var / bias2) + epsilon)
     direction += wd * weight
 
