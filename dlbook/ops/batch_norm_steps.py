@@ -28,6 +28,7 @@ from math import prod
 from ..backend import on_host
 from ..backend.blas_threads import split_passes
 from .kernels import Elementwise, Reduction
+from .op import sum_axes
 
 __all__ = [
     'ChannelBroadcast',
@@ -72,10 +73,7 @@ def channel_sum(xp, a, axis, axes):
     """
     if not _blas_friendly(xp, a, axis):
         return a.sum(axis=axes)
-    n, c = a.shape[:2]
-    rows = a.reshape(n * c, -1)
-    ones = xp.ones(rows.shape[1], dtype=a.dtype)
-    return xp.matmul(rows, ones).reshape(n, c).sum(axis=0)
+    return sum_axes(xp, a, axes).reshape(a.shape[1])
 
 
 def channel_dot(xp, a, b, axis, axes):

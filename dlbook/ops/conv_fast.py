@@ -41,6 +41,7 @@ from ..backend.blas_threads import for_gemm, run_split, split_threads
 from ..backend.cpu_cache import l2_cache_bytes
 from .col2im import col2im_2d
 from .im2col import im2col_2d
+from .op import sum_axes
 from .windows import (
     conv_out_size,
     kernel_offsets,
@@ -336,15 +337,13 @@ def _cache_block(xp, per_image, n, threads):
 
 
 def bias_grad(xp, dy):
-    """``db[f] = sum_{n, o} dy[n, f, o]`` as a matrix-vector product
-    (BLAS reads ``dy`` once; a ``sum`` over axes 0, 2, 3 is several
-    times slower; on a GPU one reduction kernel is quicker)."""
-    if not on_host(xp):
-        return dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))
-    n, f = dy.shape[:2]
-    rows = dy.reshape(n * f, -1)
-    ones = xp.ones(rows.shape[1], dtype=dy.dtype)
-    return xp.matmul(rows, ones).reshape(n, f).sum(axis=0)
+    """``db[f] = sum_{n, o} dy[n, f, o]``: on the CPU a matrix-vector
+    product (:func:`~dlbook.ops.op.sum_axes`: BLAS reads ``dy`` once; a
+    ``sum`` over axes 0, 2, 3 is several times slower), on a GPU one
+    reduction kernel."""
+    return sum_axes(xp, dy, (0,) + tuple(range(2, dy.ndim))).reshape(
+        dy.shape[1]
+    )
 
 
 def weight_grad_channels_last(

@@ -255,9 +255,10 @@ def sum_axes(xp, x, axes):
 def _kept_block(x, axes):
     """``(before, kept, after)`` sizes when ``axes`` are every axis before
     and after one run of kept axes (``(N, C, H, W)`` summed to ``(1, C,
-    1, 1)``), of a C-contiguous float32/float64 array that BLAS can read;
+    1, 1)``) of a float32/float64 array (BLAS's types; an array not in
+    C order is copied by the reshape, still quicker than a strided sum);
     else None."""
-    if x.dtype.char not in 'fd' or not x.flags.c_contiguous:
+    if x.dtype.kind != 'f' or x.itemsize < 4:
         return None
     kept = [i for i in range(x.ndim) if i not in axes]
     if not kept or kept != list(range(kept[0], kept[-1] + 1)):
