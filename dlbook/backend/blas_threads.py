@@ -299,11 +299,7 @@ def split_passes(xp, fn, n, elements, passes=1):
     ``elements`` elements are large enough (:data:`PASS_COST`), else
     once over everything.  NumPy releases the GIL in its loops, so the
     ranges run at once; CuPy's kernels are not split."""
-    threads = split_threads(xp, PASS_COST * passes * elements)
-    if threads > 1:
-        run_split(fn, n, threads)
-    elif n:  # one piece (every small array): no ranges to work out
-        fn(0, n)
+    run_split(fn, n, split_threads(xp, PASS_COST * passes * elements))
 
 
 _POOL = {'pool': None, 'size': 0, 'pid': None}
@@ -313,6 +309,8 @@ def run_split(fn, n, threads):
     """Call ``fn(start, stop)`` on ``threads`` consecutive ranges covering
     ``range(n)``, at once on a thread pool (NumPy and BLAS release the
     GIL while they compute); return the results in range order."""
+    if threads < 2:  # one piece, on this thread: no ranges to work out
+        return [fn(0, n)] if n else []
     bounds = [n * i // threads for i in range(threads + 1)]
     ranges = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
     if len(ranges) < 2:
