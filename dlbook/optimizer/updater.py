@@ -90,27 +90,16 @@ class Updater:
     def _aggregated_update(self, indices, weights, grads):
         """Hand weights to the optimizer in groups of ``aggregate_num``
         of one dtype, as MXNet does for SGD."""
-        dtype = weights[0].dtype
-        if all(w.dtype == dtype for w in weights):
-            groups = [(indices, weights, grads)]
-        else:
-            by_dtype = {}
-            for i, w, g in zip(indices, weights, grads):
-                by_dtype.setdefault(w.dtype, []).append((i, w, g))
-            groups = [
-                tuple(list(column) for column in zip(*group))
-                for group in by_dtype.values()
-            ]
+        by_dtype = {}
+        for i, w, g in zip(indices, weights, grads):
+            by_dtype.setdefault(w.dtype, []).append((i, w, g))
         size = self.optimizer.aggregate_num
-        states = self.states
-        for idx, ws, gs in groups:
-            for start in range(0, len(idx), size):
-                stop = start + size
+        for group in by_dtype.values():
+            for start in range(0, len(group), size):
+                idx, ws, gs = zip(*group[start : start + size])
+                states = [self.states[i] for i in idx]
                 self.optimizer.update_multi_precision(
-                    idx[start:stop],
-                    ws[start:stop],
-                    gs[start:stop],
-                    [states[i] for i in idx[start:stop]],
+                    list(idx), list(ws), list(gs), states
                 )
 
     def sync_state_context(self, state, context):
