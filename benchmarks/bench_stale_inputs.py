@@ -39,10 +39,7 @@ ROUNDS = 25  # the bursts of a shared machine
 #: The stamp of the write clock on a new tape node, and the marks on the
 #: inputs a recorded op used (``invoke``'s source).
 _STAMP = '_write_clock.NOW[0])'
-_MARKS = re.compile(
-    r'\n\s*used_by = _weakref\(node\).*\n'
-    r'\s*for x in inputs:\n\s*x\._used_by = used_by\n'
-)
+_MARKS = re.compile(r'\n\s*_note_readers\(node, inputs\)\n')
 
 
 def _invoke_without_check():

@@ -37,6 +37,7 @@ when its turn comes).  Two rules make the result right:
 import heapq
 import itertools
 import threading
+import weakref
 
 from . import _gc_policy, _write_clock
 from . import _profile_state as _profile
@@ -388,6 +389,19 @@ _IN_GRAPH = (
     'operations like +=, *=, relu(x, out=x), y[idx]=x, etc inside a record '
     'section.'
 )
+
+
+def note_readers(node, inputs):
+    """Point each input of ``node`` that is not a variable at the node,
+    weakly (``x._used_by``), so that writing it in place before
+    ``backward`` raises (:func:`check_write`).  A variable needs no
+    pointer: writing one inside ``record()`` raises anyway."""
+    used_by = None
+    for x in inputs:
+        if x._grad_req is None:
+            if used_by is None:
+                used_by = weakref.ref(node)
+            x._used_by = used_by
 
 
 def check_write(x):

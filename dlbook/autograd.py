@@ -7,8 +7,6 @@ they drive - what ``record()`` writes and ``backward()`` reads - is
 start reading (``notebooks/ch02_autograd.ipynb`` draws it).
 """
 
-import weakref
-
 from . import _tape, _write_clock
 from ._tape import (  # noqa: F401  (the tape's names, for compatibility)
     _IN_GRAPH,
@@ -18,6 +16,7 @@ from ._tape import (  # noqa: F401  (the tape's names, for compatibility)
     _state,
     _topological_order,
     check_write,
+    note_readers,
     output_written,
 )
 from .base import DLBookError
@@ -345,9 +344,7 @@ class Function:
             )
             for i, o in enumerate(outs):
                 o._node, o._out_index = node, i
-            used_by = weakref.ref(node)
-            for x in inputs:
-                x._used_by = used_by
+            note_readers(node, inputs)
         return outputs
 
 

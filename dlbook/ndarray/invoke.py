@@ -11,8 +11,6 @@ Every ``nd.<op>`` call and every NDArray operator (``x + y``) ends here:
    node to the tape.
 """
 
-import weakref
-
 from .. import _profile_state as _profile
 from .. import _tape, _write_clock
 from ..base import DLBookError
@@ -33,8 +31,8 @@ DENSE_CLASSES = {NDArray}
 
 _state = _tape._state
 _Node = _tape.Node
+_note_readers = _tape.note_readers
 _new = object.__new__
-_weakref = weakref.ref
 #: Result types of multi-output operators (a ``type(...) in`` test is
 #: quicker than ``isinstance`` against a tuple of classes).
 _SEQUENCES = frozenset((tuple, list))
@@ -193,8 +191,14 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
             ctx = first._ctx
             if out_cls is None:
                 out_cls = cls
-            if op.same_dtype and first._data.dtype != second._data.dtype:
-                _check_same_dtype(op, inputs)
+            if op.same_dtype:
+                # NumPy's dtypes of one kind are one object: ``is`` first
+                # (comparing dtypes takes three times as long)
+                dtype = first._data.dtype
+                if dtype is not second._data.dtype and (
+                    dtype != second._data.dtype
+                ):
+                    _check_same_dtype(op, inputs)
         else:
             ctx, inputs, out_cls = _careful_inputs(op, inputs, out_cls)
             first, second = inputs
@@ -290,9 +294,7 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
                     for i, o in enumerate(outputs):
                         o._node = node
                         o._out_index = i
-                used_by = _weakref(node)  # for autograd.check_write
-                for x in inputs:
-                    x._used_by = used_by
+                _note_readers(node, inputs)
                 break
 
     if TRACER is not None or out is not None:

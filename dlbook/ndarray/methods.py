@@ -27,6 +27,9 @@ from .register import function_for as _nd
 from .sparse import cast_storage
 from .sparse import zeros as sparse_zeros
 
+#: ``cls()`` for operators whose ``bare`` says it is the same instance
+_new = object.__new__
+
 METHOD_NAMES = (
     # reductions
     'sum',
@@ -334,7 +337,7 @@ def _binary(x, other, array_op, scalar_op):
             result = _plain_result(cls, x, other)
             if result is not None:
                 return result
-        return invoke(cls(), (x, other))
+        return invoke(_new(cls) if cls.bare else cls(), (x, other))
     if type(other) in _PLAIN_NUMBERS or isinstance(other, numbers.Number):
         cls = REGISTRY[scalar_op]
         if not _tape_state.recording:

@@ -16,6 +16,9 @@ from .invoke import invoke
 from .ndarray import NDArray
 from .pending import Pending
 
+#: ``cls()`` for operators whose ``bare`` says it is the same instance
+_new = object.__new__
+
 __all__ = ['make_function', 'split_arguments', 'function_for']
 
 
@@ -83,6 +86,7 @@ def make_function(cls, name):
         and cls.list_inputs is Op.list_inputs
     )
     n_inputs = len(in_order)
+    bare = cls.bare
 
     def function(*args, out=None, name=None, ctx=None, **kwargs):
         # The common call, ``nd.relu(x)`` or ``nd.softmax(x, axis=1)``:
@@ -94,7 +98,10 @@ def make_function(cls, name):
             and all(isinstance(x, NDArray) for x in args)
             and (not kwargs or input_names.isdisjoint(kwargs))
         ):
-            op = cls(**kwargs) if kwargs else cls()
+            if kwargs:
+                op = cls(**kwargs)
+            else:
+                op = _new(cls) if bare else cls()
             # the inputs this instance takes are the leading ones, all
             # given (else the careful path names what is missing)
             if (
