@@ -190,7 +190,9 @@ def _topological_order(heads, freed_error=_NOT_IN_GRAPH, left_to_right=False):
 _DENSE_TYPES = set()
 
 
-def _is_row_sparse(g):
+def is_row_sparse(g):
+    """Whether the raw gradient ``g`` is row-sparse (a ``RowSparse`` of
+    ``Embedding(sparse_grad=True)``), not a dense array."""
     kind = type(g)
     if kind in _DENSE_TYPES:
         return False
@@ -224,7 +226,7 @@ def _accumulate(acc, g, owned):
 def _add(acc, g):
     if acc is None:
         return g
-    if _is_row_sparse(g):  # RowSparse + dense: its rule
+    if is_row_sparse(g):  # RowSparse + dense: its rule
         return g + acc
     return acc + g
 
@@ -273,7 +275,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
     def route(x, g):
         node = x._node
         if node is not None:
-            if type(g) not in _DENSE_TYPES and _is_row_sparse(g):
+            if type(g) not in _DENSE_TYPES and is_row_sparse(g):
                 g = g.todense()  # row-sparse gradients only reach leaves
             key = id(node)
             slots = node_grads.get(key)

@@ -168,7 +168,7 @@ class NDArray:
     def _store_grad(self, g, req):
         """Write the raw gradient ``g`` into this gradient buffer
         (``req`` 'write' or 'add'); the tape calls it after backward."""
-        if getattr(g, 'is_row_sparse', False):  # into a dense buffer:
+        if _tape.is_row_sparse(g):  # into a dense buffer:
             if req != 'add':  # only its rows change
                 self._data[...] = 0
             self._data[g.indices] += g.data
