@@ -356,7 +356,9 @@ def weight_grad_channels_last(
     by ``pad`` unless None, moved to ``(N, *S, C)``: runs of
     ``kernel[-1] * C`` elements, long when there are many channels).
     Then ``dw = dy_rows^T @ rows`` is one GEMM with a large inner
-    dimension ``N*P`` instead of ``N`` small products to sum.
+    dimension ``N*P`` instead of ``N`` small products to sum; on several
+    threads, one such GEMM per range of images, the partial products
+    added.
     """
     n, f = dy.shape[:2]
     c = w_shape[1]  # one group
