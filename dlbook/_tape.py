@@ -393,6 +393,9 @@ _IN_GRAPH = (
 )
 
 
+_weak_ref = weakref.ref
+
+
 def note_readers(node, inputs):
     """Point each input of ``node`` that is not a variable at the node,
     weakly (``x._used_by``), so that writing it in place before
@@ -402,7 +405,7 @@ def note_readers(node, inputs):
     for x in inputs:
         if x._grad_req is None:
             if used_by is None:
-                used_by = weakref.ref(node)
+                used_by = _weak_ref(node)
             x._used_by = used_by
 
 
