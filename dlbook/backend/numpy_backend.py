@@ -26,7 +26,7 @@ class NumpyBackend:
 
     def asarray(self, data, device_id=0, dtype=None):
         """A new array on this backend holding ``data`` (always a copy)."""
-        if hasattr(data, 'get') and not isinstance(data, numpy.ndarray):
+        if not isinstance(data, numpy.ndarray) and hasattr(data, 'get'):
             data = data.get()  # a CuPy array
         return numpy.array(data, dtype=dtype, copy=True)
 
