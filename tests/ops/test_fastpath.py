@@ -168,7 +168,7 @@ def test_conv_fast_weight_gradient_in_chunks(
     )
 
 
-@pytest.mark.parametrize('dgrad', ['full_conv', 'col2im'])
+@pytest.mark.parametrize('dgrad', ['full_conv', 'col2im', 'wide_rows'])
 @pytest.mark.parametrize('layout', ['channels_last', 'channels_first'])
 @pytest.mark.parametrize('threads', [1, 2])
 @pytest.mark.parametrize(
@@ -179,6 +179,8 @@ def test_conv_fast_weight_gradient_in_chunks(
         (4, (10, 9), (3, 2), 2, 1, 1),
         (2, (11, 13), (3, 3), 1, 2, 2),
         (3, (4, 5, 6), (2, 3, 2), 1, 1, 1),
+        (3, (8, 10), (3, 3), 1, 0, 1),
+        (2, (7, 9), (2, 3), 1, 1, 1),
     ],
 )
 def test_conv_fast_layouts_and_blocks_match_reference(
@@ -186,9 +188,10 @@ def test_conv_fast_layouts_and_blocks_match_reference(
 ):
     """Both window layouts of the forward (channels-last rows or
     ``(N, G, Cg*K, P)`` columns) and of the weight gradient, the data
-    gradient as a full convolution (stride 1) or by col2im, one image per
-    cache block, on one and on two threads, with bias, give the
-    reference outputs and gradients."""
+    gradient as a full convolution (stride 1), by col2im or through
+    whole padded rows (2-D, stride 1, no dilation), one image per cache
+    block, on one and on two threads, with bias, give the reference
+    outputs and gradients."""
 
     limit = 10**9 if layout == 'channels_last' else 0
     monkeypatch.setattr(
@@ -197,8 +200,17 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     full = 10**9 if dgrad == 'full_conv' else 0
     monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
     monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
+    saving = 0 if dgrad == 'wide_rows' else float('inf')
+    monkeypatch.setattr(conv_fast, 'WIDE_ROWS_MIN_SAVING', saving)
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
+    wide_calls = []
+    real_wide = conv_fast._data_grad_wide_rows
+    monkeypatch.setattr(
+        conv_fast,
+        '_data_grad_wide_rows',
+        lambda *args: wide_calls.append(1) or real_wide(*args),
+    )
     rng = np.random.RandomState(0)
     attrs = conv_attrs(kernel, s, p, d)
     for dtype in (np.float64, np.float32):
@@ -213,6 +225,29 @@ def test_conv_fast_layouts_and_blocks_match_reference(
                 'Convolution', attrs, inputs, fast=True, is_train=is_train
             )
             assert_same(got, want, dtype, f'{layout} {attrs} {dtype}')
+    # the whole-row data gradient ran exactly where it applies
+    applies = dgrad == 'wide_rows' and len(kernel) == 2 and s == d == 1
+    assert bool(wide_calls) == applies
+
+
+def test_wide_rows_data_gradient_where_it_moves_less_memory():
+    """The whole-row data gradient for LeNet-5's second layer (6 -> 16
+    channels, 5x5: 150 values per position against col2im's 110) and
+    LeNet's second (20 -> 50), not for LeNet's first (1 -> 20: 25 against
+    105), nor for strides, dilations or groups."""
+    one, none = (1, 1), (0, 0)
+
+    def wins(w_shape, data_shape, out, stride=one, dilate=one, groups=1):
+        return conv_fast._wide_rows_win(
+            w_shape, stride, dilate, none, data_shape, out, groups
+        )
+
+    assert wins((16, 6, 5, 5), (512, 6, 14, 14), (10, 10))
+    assert wins((50, 20, 5, 5), (128, 20, 12, 12), (8, 8))
+    assert not wins((20, 1, 5, 5), (128, 1, 28, 28), (24, 24))
+    assert not wins((16, 6, 5, 5), (512, 6, 14, 14), (5, 5), stride=(2, 2))
+    assert not wins((16, 6, 5, 5), (512, 6, 14, 14), (6, 6), dilate=(2, 2))
+    assert not wins((16, 3, 5, 5), (512, 6, 14, 14), (10, 10), groups=2)
 
 
 @pytest.mark.parametrize(
