@@ -39,6 +39,7 @@ from math import prod
 from ..backend import on_host
 from ..backend.blas_threads import for_gemm, run_split, split_threads
 from ..backend.cpu_cache import l2_cache_bytes
+from . import conv_wide_rows
 from .col2im import col2im_2d
 from .im2col import im2col_2d
 from .op import sum_axes
@@ -82,12 +83,6 @@ MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD = 256
 #: 2.25x the output) 2.4x slower.
 MAX_POSITION_RATIO_FOR_FULL_CONV = 1.25
 MAX_FILTER_RATIO_FOR_FULL_CONV = 4
-
-#: The data gradient of a 2-D stride-1 convolution goes through whole
-#: padded rows (:func:`_data_grad_wide_rows`) when col2im's ``dcols``
-#: would hold more than this many times the values of its two buffers:
-#: ``C*KH*KW`` against ``KW*F + C*KH`` per position.
-WIDE_ROWS_MIN_SAVING = 1.0
 
 #: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
 #: the weight gradient sums over the batch.
@@ -488,10 +483,10 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
         w.shape, stride, dilate, pad, data_shape, out_size, groups
     ):
         return _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape)
-    if _wide_rows_win(
+    if on_host(xp) and conv_wide_rows.data_grad_wins(
         w.shape, stride, dilate, pad, data_shape, out_size, groups
     ):
-        return _data_grad_wide_rows(xp, dy, w, pad, data_shape)
+        return conv_wide_rows.data_grad(xp, dy, w, pad, data_shape)
     if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
         threads = (
             1
@@ -547,93 +542,6 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
         ]
     )
-
-
-def _wide_rows_win(w_shape, stride, dilate, pad, data_shape, out_size, groups):
-    """Whether :func:`_data_grad_wide_rows` applies (a 2-D, stride-1,
-    undilated convolution of one group whose output lands exactly on the
-    padded input) and moves less memory than col2im
-    (:data:`WIDE_ROWS_MIN_SAVING`).  Measured, one thread: LeNet-5's
-    second layer (6 -> 16 channels, 5x5 on 14x14, batch 512) 11.6 -> 7.3
-    ms, LeNet's (20 -> 50 on 12x12, batch 128) 8.8 -> 8.0 ms; LeNet's
-    first layer (1 -> 20: 25 values per position against 105) 3.7 -> 5.0
-    ms the other way."""
-    if len(w_shape) != 4 or groups != 1:
-        return False
-    f, c, kh, kw = w_shape
-    return (
-        all(s == 1 for s in stride)
-        and all(d == 1 for d in dilate)
-        and all(
-            o + k - 1 - 2 * p == size
-            for o, k, p, size in zip(out_size, (kh, kw), pad, data_shape[2:])
-        )
-        and c * kh * kw > WIDE_ROWS_MIN_SAVING * (kw * f + c * kh)
-    )
-
-
-def _data_grad_wide_rows(xp, dy, w, pad, data_shape):
-    """Data gradient of a 2-D stride-1 convolution through whole padded
-    rows: no ``(C*K, P)`` window matrix and no strided slice-adds.
-
-    With ``Wp`` the padded width and ``dy`` read as 0 outside its
-    columns, each kernel row ``kh`` gives a whole block of rows::
-
-        R[c, kh, oh, x] = sum_{f, kw} w[f, c, kh, kw] * dy[f, oh, x - kw]
-        dx_pad[c, oh + kh, x] += R[c, kh, oh, x]
-
-    ``R`` is one product per image, ``(C*KH, KW*F) @ D`` with ``D[(kw,
-    f), (oh, x)]`` holding ``KW`` copies of ``dy`` shifted by ``kw``
-    columns, and the ``KH`` adds are of contiguous ``(Ho, Wp)`` blocks.
-    Images go in cache-sized blocks, ranges of them on threads.
-    """
-    n, f, ho, wo = dy.shape
-    c, kh, kw = w.shape[1:]
-    hp, wp = (size + 2 * p for size, p in zip(data_shape[2:], pad))
-    row = ho * wp  # the positions of one image's output rows, padded width
-    dtype = xp.result_type(w, dy)
-    # w_t[(c, kh), (kw, f)] = w[f, c, kh, kw]
-    w_t = xp.ascontiguousarray(w.transpose(1, 2, 3, 0)).reshape(c * kh, -1)
-    padded = any(pad)
-    dx = (xp.empty if padded else xp.zeros)(tuple(data_shape), dtype=dtype)
-    crop = (slice(None), slice(None)) + tuple(
-        slice(p, p + size) for p, size in zip(pad, data_shape[2:])
-    )
-    per_image = (kw * f + c * kh + (c * hp if padded else 0)) * row
-    threads = split_threads(xp, w.size * row * n)
-    if threads == 1:
-        for_gemm(xp, c * kh, row, kw * f)
-    block = _cache_block(xp, per_image * dx.itemsize, n, threads)
-
-    def images(start, stop):
-        size = min(block, stop - start)
-        # the columns no shifted copy of dy reaches stay 0 for good
-        shifted = xp.zeros((size, kw, f, ho, wp), dtype=dy.dtype)
-        rows = xp.empty((size, c * kh, row), dtype=dtype)
-        target = xp.empty((size, c, hp, wp), dtype=dtype) if padded else None
-        for begin in range(start, stop, block):
-            end = min(begin + block, stop)
-            d = shifted[: end - begin]
-            for k in range(kw):
-                d[:, k, :, :, k : k + wo] = dy[begin:end]
-            r = xp.matmul(
-                w_t,
-                d.reshape(end - begin, kw * f, row),
-                out=rows[: end - begin],
-            )
-            r = r.reshape(end - begin, c, kh, ho, wp)
-            if padded:
-                t = target[: end - begin]
-                t[...] = 0
-            else:
-                t = dx[begin:end]
-            for k in range(kh):
-                t[:, :, k : k + ho] += r[:, :, k]
-            if padded:
-                dx[begin:end] = t[crop]
-
-    run_split(images, n, threads)
-    return dx
 
 
 def _data_grad_col2im_kernel(

@@ -20,9 +20,9 @@ and shape checks are shared with Deconvolution (``conv_base.py``).
 
 from math import prod
 
-from ..backend import cudnn
+from ..backend import cudnn, on_host
 from ..base import DLBookError
-from . import conv_fast, fastpath
+from . import conv_fast, conv_wide_rows, fastpath
 from .conv_base import ConvBase, bias_shape, needed
 from .conv_reference import (
     channel_rows,
@@ -44,6 +44,11 @@ __all__ = ['Convolution']
 _CUT = 'cut kernel'
 #: ... and when cuDNN ran it (``Convolution._forward_cudnn``).
 _CUDNN = 'cudnn'
+#: Last entry of ``saved`` otherwise: how the forward ran, which backward
+#: follows (the reference im2col, the fast path, whole padded rows).
+_REFERENCE = 'reference'
+_FAST = 'fast'
+_WIDE_ROWS = 'wide rows'
 
 #: Convolution keeps its window matrix from forward to backward when it is
 #: at most this large (bytes); larger ones are rebuilt in backward.
@@ -126,21 +131,38 @@ class Convolution(ConvBase):
                 except cudnn.CudnnError as err:
                     cudnn.fell_back(err)
 
-        # channels-last windows pad while they move the channels (one
-        # copy), and a GPU's 2-D windows come from one kernel that pads
-        # on the way: their "x_pad" is the input itself
-        channels_last = fast and conv_fast.use_channels_last(groups, out_size)
-        unpadded = channels_last or (
-            fast and conv_fast.device_im2col(xp, kernel)
-        )
-        x_pad = data if unpadded else pad_spatial(xp, data, pad)
         # The weight gradient needs ``cols`` again.  Keeping it saves one
         # im2col copy in backward, but the matrix is prod(kernel) times
         # larger than the input: keep it only in training mode and when
         # small, else keep the padded input and rebuild it.
         cols_bytes = n * prod(out_size) * data.shape[1] * prod(kernel)
         keep = self.is_train and cols_bytes * data.itemsize <= KEEP_COLS_BYTES
-        if fast:
+        # windows not kept, few filters: whole padded rows on the CPU
+        # (its weight gradient too; conv_wide_rows.py)
+        route = _FAST if fast else _REFERENCE
+        if (
+            fast
+            and not keep
+            and on_host(xp)
+            and conv_wide_rows.forward_wins(
+                weight.shape, stride, dilate, groups
+            )
+        ):
+            route = _WIDE_ROWS
+        # channels-last windows pad while they move the channels (one
+        # copy), and a GPU's 2-D windows come from one kernel that pads
+        # on the way: their "x_pad" is the input itself
+        channels_last = route is _FAST and conv_fast.use_channels_last(
+            groups, out_size
+        )
+        unpadded = channels_last or (
+            route is _FAST and conv_fast.device_im2col(xp, kernel)
+        )
+        x_pad = data if unpadded else pad_spatial(xp, data, pad)
+        if route is _WIDE_ROWS:
+            y = conv_wide_rows.forward(xp, x_pad, weight, bias, out_size)
+            cols = None
+        elif fast:
             y, cols = conv_fast.conv_forward(
                 xp,
                 x_pad,
@@ -164,7 +186,14 @@ class Convolution(ConvBase):
             cols = None
         # backward rebuilds the windows from x_pad only without cols
         x_kept = x_pad if cols is None else None
-        self.saved = (x_kept, cols, weight, data.shape, bias is not None, fast)
+        self.saved = (
+            x_kept,
+            cols,
+            weight,
+            data.shape,
+            bias is not None,
+            route,
+        )
         return y
 
     def _forward_cut(self, xp, data, weight, bias, cut):
@@ -229,15 +258,28 @@ class Convolution(ConvBase):
             return self._backward_cut(xp, dy)
         if self.saved[0] is _CUDNN:
             return self._backward_cudnn(xp, dy)
-        x_pad, cols, weight, data_shape, has_bias, fast = self.saved
+        x_pad, cols, weight, data_shape, has_bias, route = self.saved
         need_dx, need_dw = needed(self)
-        grads = self._fast_grads if fast else self._reference_grads
+        if route is _REFERENCE:
+            grads = self._reference_grads
+        else:
+            grads = self._fast_grads
+        wide_dw = route is _WIDE_ROWS and need_dw
         dx, dw = grads(
-            xp, dy, x_pad, cols, weight, data_shape, need_dx, need_dw
+            xp,
+            dy,
+            x_pad,
+            cols,
+            weight,
+            data_shape,
+            need_dx,
+            need_dw and not wide_dw,
         )
+        if wide_dw:
+            dw = conv_wide_rows.weight_grad(xp, x_pad, dy, weight.shape)
         if not has_bias:
             return dx, dw
-        if fast:
+        if route is not _REFERENCE:
             db = conv_fast.bias_grad(xp, dy)
         else:
             db = dy.sum(axis=(0,) + tuple(range(2, dy.ndim)))

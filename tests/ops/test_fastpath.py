@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 import pytest
 
-from dlbook.ops import REGISTRY, conv_fast, fastpath
+from dlbook.ops import REGISTRY, conv_fast, conv_wide_rows, fastpath
 
 TOL = {np.float64: 1e-10, np.float32: 2e-5}
 
@@ -201,16 +201,12 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
     monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
     saving = 0 if dgrad == 'wide_rows' else float('inf')
-    monkeypatch.setattr(conv_fast, 'WIDE_ROWS_MIN_SAVING', saving)
+    monkeypatch.setattr(conv_wide_rows, 'MIN_SAVING', saving)
+    monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 0)  # im2col forward
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
+    monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
-    wide_calls = []
-    real_wide = conv_fast._data_grad_wide_rows
-    monkeypatch.setattr(
-        conv_fast,
-        '_data_grad_wide_rows',
-        lambda *args: wide_calls.append(1) or real_wide(*args),
-    )
+    wide_calls = spy(monkeypatch, conv_wide_rows, 'data_grad')
     rng = np.random.RandomState(0)
     attrs = conv_attrs(kernel, s, p, d)
     for dtype in (np.float64, np.float32):
@@ -230,6 +226,73 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     assert bool(wide_calls) == applies
 
 
+def spy(monkeypatch, module, name):
+    """Count the calls of ``module.name`` (the list returned)."""
+    calls = []
+    real = getattr(module, name)
+    monkeypatch.setattr(
+        module, name, lambda *args: calls.append(1) or real(*args)
+    )
+    return calls
+
+
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize(
+    'batch,spatial,kernel,p',
+    [
+        (3, (8, 10), (3, 3), 0),
+        (2, (9, 11), (3, 3), 1),
+        (3, (7, 9), (2, 3), 1),
+        (1, (6, 6), (5, 5), 2),
+    ],
+)
+def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
+    monkeypatch, threads, batch, spatial, kernel, p
+):
+    """The forward and weight gradient through whole padded rows (a
+    window matrix not kept: inference, or training with the matrix over
+    its bound), one image per block, on one and two threads, with bias,
+    give the reference outputs and gradients; the data gradient takes
+    its own route."""
+    from dlbook.ops import convolution
+
+    monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 10**9)
+    monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
+    monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', 0)
+    force_thread_split(monkeypatch, None, threads)
+    forwards = spy(monkeypatch, conv_wide_rows, 'forward')
+    wgrads = spy(monkeypatch, conv_wide_rows, 'weight_grad')
+    rng = np.random.RandomState(0)
+    attrs = conv_attrs(kernel, 1, p, 1)
+    for dtype in (np.float64, np.float32):
+        inputs = [
+            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
+            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
+            rng.uniform(-1, 1, 4).astype(dtype),
+        ]
+        want = run('Convolution', attrs, inputs, fast=False)
+        for is_train in (True, False):
+            got = run(
+                'Convolution', attrs, inputs, fast=True, is_train=is_train
+            )
+            assert_same(got, want, dtype, f'{attrs} {dtype} {is_train}')
+    assert len(forwards) == len(wgrads) == 4
+
+
+def test_wide_rows_forward_only_for_few_filters_and_windows_not_kept():
+    """Whole rows for LeNet-5's layers (6 and 16 filters), not LeNet's (20
+    and 50), nor with strides, dilations, groups or one kernel column."""
+    one = (1, 1)
+    assert conv_wide_rows.forward_wins((6, 3, 5, 5), one, one, 1)
+    assert conv_wide_rows.forward_wins((16, 6, 5, 5), one, one, 1)
+    assert not conv_wide_rows.forward_wins((20, 1, 5, 5), one, one, 1)
+    assert not conv_wide_rows.forward_wins((6, 3, 5, 5), (2, 2), one, 1)
+    assert not conv_wide_rows.forward_wins((6, 3, 5, 5), one, (2, 2), 1)
+    assert not conv_wide_rows.forward_wins((6, 3, 5, 5), one, one, 3)
+    assert not conv_wide_rows.forward_wins((6, 3, 5, 1), one, one, 1)
+    assert not conv_wide_rows.forward_wins((6, 3, 5), (1,), (1,), 1)
+
+
 def test_wide_rows_data_gradient_where_it_moves_less_memory():
     """The whole-row data gradient for LeNet-5's second layer (6 -> 16
     channels, 5x5: 150 values per position against col2im's 110) and
@@ -238,7 +301,7 @@ def test_wide_rows_data_gradient_where_it_moves_less_memory():
     one, none = (1, 1), (0, 0)
 
     def wins(w_shape, data_shape, out, stride=one, dilate=one, groups=1):
-        return conv_fast._wide_rows_win(
+        return conv_wide_rows.data_grad_wins(
             w_shape, stride, dilate, none, data_shape, out, groups
         )
 
