@@ -136,6 +136,26 @@ def force_thread_split(monkeypatch, module, threads):
     return calls
 
 
+def conv_matches_reference(attrs, batch, spatial):
+    """Convolution (3 -> 4 channels, with bias) on the fast path gives
+    the reference outputs and gradients, float64 and float32, in
+    training (window matrices kept when small) and in inference."""
+    rng = np.random.RandomState(0)
+    kernel = attrs['kernel']
+    for dtype in (np.float64, np.float32):
+        inputs = [
+            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
+            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
+            rng.uniform(-1, 1, 4).astype(dtype),
+        ]
+        want = run('Convolution', attrs, inputs, fast=False)
+        for is_train in (True, False):
+            got = run(
+                'Convolution', attrs, inputs, fast=True, is_train=is_train
+            )
+            assert_same(got, want, dtype, f'{attrs} {dtype} {is_train}')
+
+
 @pytest.mark.parametrize('threads', [1, 2])
 @pytest.mark.parametrize('groups', [1, 2])
 @pytest.mark.parametrize('kept', [True, False])
@@ -207,20 +227,7 @@ def test_conv_fast_layouts_and_blocks_match_reference(
     monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
     wide_calls = spy(monkeypatch, conv_wide_rows, 'data_grad')
-    rng = np.random.RandomState(0)
-    attrs = conv_attrs(kernel, s, p, d)
-    for dtype in (np.float64, np.float32):
-        inputs = [
-            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
-            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
-            rng.uniform(-1, 1, 4).astype(dtype),
-        ]
-        want = run('Convolution', attrs, inputs, fast=False)
-        for is_train in (True, False):  # rows kept, or rebuilt
-            got = run(
-                'Convolution', attrs, inputs, fast=True, is_train=is_train
-            )
-            assert_same(got, want, dtype, f'{layout} {attrs} {dtype}')
+    conv_matches_reference(conv_attrs(kernel, s, p, d), batch, spatial)
     # the whole-row data gradient ran exactly where it applies
     applies = dgrad == 'wide_rows' and len(kernel) == 2 and s == d == 1
     assert bool(wide_calls) == applies
@@ -262,20 +269,7 @@ def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
     force_thread_split(monkeypatch, None, threads)
     forwards = spy(monkeypatch, conv_wide_rows, 'forward')
     wgrads = spy(monkeypatch, conv_wide_rows, 'weight_grad')
-    rng = np.random.RandomState(0)
-    attrs = conv_attrs(kernel, 1, p, 1)
-    for dtype in (np.float64, np.float32):
-        inputs = [
-            rng.uniform(-1, 1, (batch, 3) + spatial).astype(dtype),
-            rng.uniform(-1, 1, (4, 3) + kernel).astype(dtype),
-            rng.uniform(-1, 1, 4).astype(dtype),
-        ]
-        want = run('Convolution', attrs, inputs, fast=False)
-        for is_train in (True, False):
-            got = run(
-                'Convolution', attrs, inputs, fast=True, is_train=is_train
-            )
-            assert_same(got, want, dtype, f'{attrs} {dtype} {is_train}')
+    conv_matches_reference(conv_attrs(kernel, 1, p, 1), batch, spatial)
     assert len(forwards) == len(wgrads) == 4
 
 
