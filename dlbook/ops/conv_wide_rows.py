@@ -26,10 +26,11 @@ the weight gradient multiplies those shifted copies by the row matrix.
 The price is the ``(KW*F, Ho*Wp)`` products, which grow with the number
 of filters: the data gradient is taken this way when the two buffers
 hold fewer values than col2im's window matrix (:func:`data_grad_wins`),
-the forward and the weight gradient for layers of few filters whose
-window matrix is not kept for backward (:func:`forward_wins`).  CPU
-only; images go in blocks of :data:`BLOCK_BYTES`, ranges of blocks on
-threads.  Every routine takes the array module ``xp``.
+the forward and the weight gradient where that holds too, for layers of
+few filters whose window matrix is not kept for backward
+(:func:`forward_wins`).  CPU only; images go in blocks of
+:data:`BLOCK_BYTES`, ranges of blocks on threads.  Every routine takes
+the array module ``xp``.
 """
 
 from math import prod
@@ -47,21 +48,25 @@ __all__ = [
     'MIN_SAVING',
 ]
 
-#: The forward (and then the weight gradient) goes through whole rows for
-#: layers with at most this many filters whose window matrix is not kept.
-#: Measured, forward, 2 threads, ms (im2col / whole rows): LeNet-5's first
-#: layer (6 filters, batch 512) 7.1 / 6.0, its second (16) 4.0 / 3.2;
-#: LeNet's layers (20 and 50 filters) 1.1 / 3.4 and 3.2 / 4.0.
-MAX_FILTERS = 16
-
-#: The data gradient goes through whole rows when col2im's window matrix
-#: would hold more than this many times the values of its two buffers:
-#: ``C*KH*KW`` against ``KW*F + C*KH`` per position.  Measured, one
-#: thread: LeNet-5's second layer (6 -> 16 channels, 5x5 on 14x14, batch
-#: 512; 150 against 110) 11.6 -> 7.3 ms, LeNet's (20 -> 50 on 12x12,
-#: batch 128; 500 against 350) 8.8 -> 8.0 ms; LeNet's first layer (1 ->
-#: 20: 25 against 105) 3.7 -> 5.0 ms the other way.
+#: Whole rows are taken where the window matrix would hold more than this
+#: many times the values of their two buffers: ``C*KH*KW`` against
+#: ``KW*F + C*KH`` per position.  Measured, data gradient, one thread:
+#: LeNet-5's second layer (6 -> 16 channels, 5x5 on 14x14, batch 512; 150
+#: against 110) 11.6 -> 7.3 ms, LeNet's (20 -> 50 on 12x12, batch 128; 500
+#: against 350) 8.8 -> 8.0 ms; LeNet's first layer (1 -> 20: 25 against
+#: 105) 3.7 -> 5.0 ms the other way.  Forward (inference, 2 threads, ms,
+#: im2col / whole rows): 3x3 "same" layers 8 -> 8 channels on 32x32 (72
+#: against 48) 6.0 / 5.4, 16 -> 16 on 8x8 (144 against 96) 1.24 / 1.19,
+#: 1 -> 8 (9 against 27) 1.35 / 2.9, 3 -> 16 (27 against 57) 3.4 / 6.1.
 MIN_SAVING = 1.0
+
+#: The forward (and then the weight gradient) goes through whole rows
+#: only for layers with at most this many filters (and windows not
+#: kept): the products ``(KW*F, Ho*Wp)`` grow with them.  Measured,
+#: forward, 2 threads, ms (im2col / whole rows): LeNet-5's first layer (6
+#: filters, batch 512) 7.2 / 6.2, its second (16) 4.0 / 3.2; LeNet's
+#: second (50 filters, 500 values against 350) 3.2 / 4.0.
+MAX_FILTERS = 16
 
 #: Bytes of the buffers one block of images fills.  Larger than the
 #: im2col blocks: each block costs about ten NumPy calls, and the row
@@ -82,12 +87,22 @@ def _applies(w_shape, stride, dilate, groups):
     )
 
 
+def _saves(w_shape):
+    """Whether the two buffers hold fewer values per position than the
+    window matrix, by :data:`MIN_SAVING`: ``KW*F + C*KH`` against
+    ``C*KH*KW``."""
+    f, c, kh, kw = w_shape
+    return c * kh * kw > MIN_SAVING * (kw * f + c * kh)
+
+
 def forward_wins(w_shape, stride, dilate, groups):
     """Whether :func:`forward` (and :func:`weight_grad` after it) should
     run a forward whose window matrix is not kept: few filters
-    (:data:`MAX_FILTERS`)."""
+    (:data:`MAX_FILTERS`) and smaller buffers (:data:`MIN_SAVING`)."""
     return (
-        _applies(w_shape, stride, dilate, groups) and w_shape[0] <= MAX_FILTERS
+        _applies(w_shape, stride, dilate, groups)
+        and w_shape[0] <= MAX_FILTERS
+        and _saves(w_shape)
     )
 
 
@@ -98,11 +113,10 @@ def data_grad_wins(w_shape, stride, dilate, pad, data_shape, out_size, groups):
     (:data:`MIN_SAVING`)."""
     if not _applies(w_shape, stride, dilate, groups):
         return False
-    f, c, kh, kw = w_shape
-    return all(
+    return _saves(w_shape) and all(
         o + k - 1 - 2 * p == size
-        for o, k, p, size in zip(out_size, (kh, kw), pad, data_shape[2:])
-    ) and c * kh * kw > MIN_SAVING * (kw * f + c * kh)
+        for o, k, p, size in zip(out_size, w_shape[2:], pad, data_shape[2:])
+    )
 
 
 def _row_windows(xp, x_pad, kh, ho):

@@ -264,6 +264,7 @@ def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
     from dlbook.ops import convolution
 
     monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 10**9)
+    monkeypatch.setattr(conv_wide_rows, 'MIN_SAVING', 0)
     monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
     monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', 0)
     force_thread_split(monkeypatch, None, threads)
@@ -273,13 +274,20 @@ def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
     assert len(forwards) == len(wgrads) == 4
 
 
-def test_wide_rows_forward_only_for_few_filters_and_windows_not_kept():
-    """Whole rows for LeNet-5's layers (6 and 16 filters), not LeNet's (20
-    and 50), nor with strides, dilations, groups or one kernel column."""
+def test_wide_rows_forward_only_for_few_filters_and_smaller_buffers():
+    """Whole rows for LeNet-5's layers (6 and 16 filters; 75 and 150
+    window values per position against 45 and 110) and 8 -> 8 channels
+    3x3; not for LeNet's (20 and 50 filters), 1 -> 8 or 3 -> 16 channels
+    3x3 (9 against 27, 27 against 57), nor with strides, dilations,
+    groups or one kernel column."""
     one = (1, 1)
     assert conv_wide_rows.forward_wins((6, 3, 5, 5), one, one, 1)
     assert conv_wide_rows.forward_wins((16, 6, 5, 5), one, one, 1)
+    assert conv_wide_rows.forward_wins((8, 8, 3, 3), one, one, 1)
+    assert not conv_wide_rows.forward_wins((8, 1, 3, 3), one, one, 1)
+    assert not conv_wide_rows.forward_wins((16, 3, 3, 3), one, one, 1)
     assert not conv_wide_rows.forward_wins((20, 1, 5, 5), one, one, 1)
+    assert not conv_wide_rows.forward_wins((50, 20, 5, 5), one, one, 1)
     assert not conv_wide_rows.forward_wins((6, 3, 5, 5), (2, 2), one, 1)
     assert not conv_wide_rows.forward_wins((6, 3, 5, 5), one, (2, 2), 1)
     assert not conv_wide_rows.forward_wins((6, 3, 5, 5), one, one, 3)
