@@ -85,6 +85,11 @@ class Op:
         creates as automatic variables, stored as their ``__init__``
         attribute: UpSampling's bilinear ``weight`` starts as
         ``init.Bilinear``, as in MXNet.
+    bare : bool
+        Set for each subclass: whether it keeps ``Op.__init__``, so that
+        an instance without attributes is ``object.__new__(cls)`` (its
+        ``attrs`` then the class's ``defaults``), which the front ends
+        make for calls such as ``x + y`` and ``nd.relu(x)``.
 
     ``self.attrs`` (defaults merged with the call's attributes) is
     read-only.  Per call, the front end sets ``self.is_train`` (Dropout,

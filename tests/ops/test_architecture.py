@@ -41,3 +41,24 @@ def test_import_dlbook_is_light():
     )
     assert out.stdout.strip() == ''
     assert out.stderr.strip() == ''
+
+
+def test_bare_operators_are_their_classes_defaults():
+    """For every registered operator whose class keeps ``Op.__init__``
+    (``bare``), ``object.__new__(cls)`` (what the front ends make for
+    ``x + y`` or ``nd.relu(x)``) is the instance ``cls()`` makes: its
+    ``attrs`` are the class's own defaults.  Classes with an
+    ``__init__`` of their own are never bare."""
+    from dlbook.ops import REGISTRY
+    from dlbook.ops.op import Op
+
+    seen = 0
+    for cls in set(REGISTRY.values()):
+        assert cls.bare == (cls.__init__ is Op.__init__), cls.__name__
+        if not cls.bare:
+            continue
+        made = object.__new__(cls)
+        assert made.attrs is cls.defaults, cls.__name__
+        assert cls().attrs == made.attrs, cls.__name__
+        seen += 1
+    assert seen > 100
