@@ -250,6 +250,15 @@ def test_run_split_covers_the_range_in_order():
 
 
 @pytest.mark.skipif(not hasattr(__import__('os'), 'fork'), reason='needs fork')
+def test_items_per_block_fits_the_budget_within_a_threads_share():
+    # 1 MiB of buffers, 100 KiB per image: 10 images a block
+    assert blas_threads.items_per_block(100 * 2**10, 512, 2, 2**20) == 10
+    # never more than a thread's share (3 of 5 images on 2 threads)
+    assert blas_threads.items_per_block(1, 5, 2, 2**20) == 3
+    # at least one, even when one image is over the budget
+    assert blas_threads.items_per_block(2**30, 512, 2, 2**20) == 1
+
+
 def test_run_split_in_a_forked_child():
     """A child process forked after the pool started gets its own pool
     (the inherited one has no threads: its work would never run)."""

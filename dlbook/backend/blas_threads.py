@@ -60,6 +60,7 @@ __all__ = [
     'info',
     'split_threads',
     'run_split',
+    'items_per_block',
     'split_passes',
     'too_small_to_split',
     'PASS_COST',
@@ -300,6 +301,14 @@ def split_passes(xp, fn, n, elements, passes=1):
     once over everything.  NumPy releases the GIL in its loops, so the
     ranges run at once; CuPy's kernels are not split."""
     run_split(fn, n, split_threads(xp, PASS_COST * passes * elements))
+
+
+def items_per_block(item_bytes, n, threads, budget):
+    """How many of ``n`` items (images, say) one block takes when the
+    items are shared by ``threads`` threads (:func:`run_split`) and one
+    block's buffers, ``item_bytes`` per item, should stay within
+    ``budget`` bytes: at least one, at most a thread's share."""
+    return max(1, min(-(-n // threads), budget // max(item_bytes, 1)))
 
 
 _POOL = {'pool': None, 'size': 0, 'pid': None}

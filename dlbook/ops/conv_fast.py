@@ -37,7 +37,12 @@ Every routine takes the array module ``xp`` (NumPy or CuPy).
 from math import prod
 
 from ..backend import on_host
-from ..backend.blas_threads import for_gemm, run_split, split_threads
+from ..backend.blas_threads import (
+    for_gemm,
+    items_per_block,
+    run_split,
+    split_threads,
+)
 from ..backend.cpu_cache import l2_cache_bytes
 from . import conv_wide_rows
 from .col2im import col2im_2d
@@ -334,7 +339,7 @@ def _cache_block(xp, per_image, n, threads):
     """
     if not on_host(xp):
         return n
-    return max(1, min(-(-n // threads), block_bytes() // max(per_image, 1)))
+    return items_per_block(per_image, n, threads, block_bytes())
 
 
 def bias_grad(xp, dy):
@@ -483,7 +488,8 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
         w.shape, stride, dilate, pad, data_shape, out_size, groups
     ):
         return _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape)
-    if on_host(xp) and conv_wide_rows.data_grad_wins(
+    # (2-D only: on a GPU those returned above)
+    if conv_wide_rows.data_grad_wins(
         w.shape, stride, dilate, pad, data_shape, out_size, groups
     ):
         return conv_wide_rows.data_grad(xp, dy, w, pad, data_shape)

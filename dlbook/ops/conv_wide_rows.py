@@ -35,7 +35,12 @@ the array module ``xp``.
 
 from math import prod
 
-from ..backend.blas_threads import for_gemm, run_split, split_threads
+from ..backend.blas_threads import (
+    for_gemm,
+    items_per_block,
+    run_split,
+    split_threads,
+)
 
 __all__ = [
     'forward_wins',
@@ -130,12 +135,6 @@ def _row_windows(xp, x_pad, kh, ho):
     )
 
 
-def _block(per_image, n, threads):
-    """Images per block: :data:`BLOCK_BYTES` of buffers, at least one,
-    and no more than a thread's share of the batch."""
-    return max(1, min(-(-n // threads), BLOCK_BYTES // max(per_image, 1)))
-
-
 def _shifted(xp, dy, kw, wp, size):
     """A zero buffer for ``size`` images of ``KW`` copies of ``dy``, each
     shifted by ``kw`` columns within rows of ``Wp``: ``(size, KW, F, Ho,
@@ -171,7 +170,9 @@ def forward(xp, x_pad, weight, bias, out_size):
     threads = split_threads(xp, w_stack.size * row * n)
     if threads == 1:
         for_gemm(xp, kw * f, row, c * kh)
-    block = _block((c * kh + kw * f) * row * y.itemsize, n, threads)
+    block = items_per_block(
+        (c * kh + kw * f) * row * y.itemsize, n, threads, BLOCK_BYTES
+    )
 
     def images(start, stop):
         size = min(block, stop - start)
@@ -209,7 +210,9 @@ def weight_grad(xp, x_pad, dy, w_shape):
     threads = split_threads(xp, prod(w_shape) * row * n)
     if threads == 1:
         for_gemm(xp, kw * f, c * kh, row)
-    block = _block((c * kh + kw * f) * row * dy.itemsize, n, threads)
+    block = items_per_block(
+        (c * kh + kw * f) * row * dy.itemsize, n, threads, BLOCK_BYTES
+    )
 
     def summed(start, stop):
         size = min(block, stop - start)
@@ -267,7 +270,7 @@ def data_grad(xp, dy, w, pad, data_shape):
     threads = split_threads(xp, w.size * row * n)
     if threads == 1:
         for_gemm(xp, c * kh, row, kw * f)
-    block = _block(per_image * dx.itemsize, n, threads)
+    block = items_per_block(per_image * dx.itemsize, n, threads, BLOCK_BYTES)
 
     def images(start, stop):
         size = min(block, stop - start)

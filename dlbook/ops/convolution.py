@@ -162,7 +162,7 @@ class Convolution(ConvBase):
         if route is _WIDE_ROWS:
             y = conv_wide_rows.forward(xp, x_pad, weight, bias, out_size)
             cols = None
-        elif fast:
+        elif route is _FAST:
             y, cols = conv_fast.conv_forward(
                 xp,
                 x_pad,
