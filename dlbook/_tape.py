@@ -260,7 +260,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
             f'{len(head_grads)} head gradients'
         )
 
-    node_grads = {}  # id(node) -> [grad per output]
+    node_grads = {}  # node -> [grad per output]
     # The nodes holding a gradient, newest first: (-node.number, node).
     # A node's consumers are all newer than it, so when it comes off the
     # heap every gradient it will get has arrived; nodes no gradient
@@ -277,16 +277,15 @@ def _propagate(heads, head_grads, retain_graph, capture):
         if node is not None:
             if type(g) not in _DENSE_TYPES and is_row_sparse(g):
                 g = g.todense()  # row-sparse gradients only reach leaves
-            key = id(node)
-            slots = node_grads.get(key)
+            slots = node_grads.get(node)
             if slots is None:
                 if node.freed:  # its graph was used by a backward already
                     raise DLBookError(_NOT_IN_GRAPH)
                 push(pending, (-node.number, node))
                 if node.out_meta is None:  # one output: the common case
-                    node_grads[key] = [g]
+                    node_grads[node] = [g]
                     return
-                slots = node_grads[key] = [None] * len(node.out_meta)
+                slots = node_grads[node] = [None] * len(node.out_meta)
             index = x._out_index
             slots[index] = _add(slots[index], g)
         elif x._grad_req is not None or id(x) in captured:
@@ -322,7 +321,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
     while pending:
         node = take(pending)[1]
         done.append(node)
-        dys = pop(id(node))
+        dys = pop(node)
         if node.out_meta is not None and any(dy is None for dy in dys):
             xp = node.ctx.xp
             dys = [

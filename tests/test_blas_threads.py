@@ -35,6 +35,9 @@ def fresh(monkeypatch):
             single=False,
             fixed=False,
             sample=None,
+            # found again: a library loaded since (SciPy's OpenBLAS,
+            # which Numba imports) is controlled too
+            controllers=None,
         ),
     )
     yield

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 
 from dlbook import autograd, nd
-from dlbook.ops import kernels
+from dlbook.ops import host_jit, kernels
 from dlbook.ops.rnn import rnn_param_size
 from dlbook.ops.update_rules.adam import (
     adam_update,
@@ -276,6 +276,9 @@ def recorded(monkeypatch):
         return result
 
     monkeypatch.setattr(kernels._Kernel, '__call__', recording)
+    # the twins, not the compiled CPU loops some kernels have (those are
+    # checked against the twins in tests/ops/test_host_loops.py)
+    monkeypatch.setitem(host_jit._STATE, 'enabled', False)
     return calls
 
 

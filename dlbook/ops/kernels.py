@@ -39,7 +39,7 @@ import warnings
 
 from ..backend import on_host
 from ..backend.fake_cupy import is_fake, one_kernel
-from . import fastpath
+from . import fastpath, host_jit
 
 __all__ = ['Elementwise', 'Reduction', 'KERNELS', 'compiled', 'as_t']
 
@@ -195,6 +195,12 @@ class Elementwise(_Kernel):
     twin : callable
         ``twin(xp, *args)``: the same computation with ``xp``, the same
         arguments in the same order, updating the same outputs in place.
+    host : dlbook.ops.host_jit.Loop, optional
+        The same step as a loop over flat arrays, ``host(*arrays, start,
+        stop)`` (inputs, then outputs), compiled by Numba for NumPy's
+        arrays (``dlbook/ops/host_loops.py``): run instead of the twin on
+        the CPU when the compiled loops are on and every argument is a
+        C-contiguous array of one shape and one float32/float64 dtype.
 
     Called with the inputs only (or with None for the outputs), the
     kernel allocates its outputs and returns them (one array, or a
@@ -202,11 +208,57 @@ class Elementwise(_Kernel):
     arrays the same way.
     """
 
-    def __init__(self, name, in_params, out_params, operation, twin):
+    def __init__(
+        self, name, in_params, out_params, operation, twin, host=None
+    ):
         super().__init__(name, twin, f'{in_params}, {out_params}')
         self.in_params = in_params
         self.out_params = out_params
         self.operation = operation
+        self.host = host
+        self._counts = (
+            len(_split_params(in_params)),
+            len(_split_params(out_params)),
+        )
+
+    def __call__(self, xp, *args, **options):
+        if self.host is not None and not options and host_jit.enabled(xp):
+            result = self._run_host(xp, args)
+            if result is not None:
+                return result
+        return super().__call__(xp, *args, **options)
+
+    def _run_host(self, xp, args):
+        """The compiled loop ``host`` on NumPy arrays, or None where its
+        case does not hold: every argument an array of one shape and one
+        float32/float64 dtype, C-contiguous (the loop reads them flat)."""
+        n_in, n_out = self._counts
+        if len(args) == n_in + n_out and args[-1] is None:
+            args = args[:n_in]  # outputs not given
+        first = args[0]
+        if type(first) is not xp.ndarray:
+            return None
+        shape, dtype = first.shape, first.dtype
+        if dtype.kind != 'f' or dtype.itemsize < 4:
+            return None
+        for a in args:
+            if (
+                type(a) is not xp.ndarray
+                or a.shape != shape
+                or a.dtype != dtype
+                or not a.flags.c_contiguous
+            ):
+                return None
+        if len(args) == n_in:
+            args += tuple(xp.empty_like(first) for _ in range(n_out))
+        elif len(args) != n_in + n_out:
+            return None
+        try:
+            self.host(*[a.reshape(-1) for a in args], 0, first.size)
+        except host_jit.NotCompiled:
+            return None
+        outputs = args[n_in:]
+        return outputs[0] if n_out == 1 else outputs
 
     def _build(self, xp):
         return xp.ElementwiseKernel(

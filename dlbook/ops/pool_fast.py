@@ -27,6 +27,7 @@ Everything runs through ``xp`` (NumPy or CuPy).
 """
 
 from ..backend.blas_threads import split_passes
+from . import host_jit, host_loops
 from .windows import kernel_offsets, window_slices
 
 __all__ = [
@@ -129,6 +130,11 @@ def max_forward(xp, x_pad, kernel, stride, out):
     steps = _stages(kernel, stride, out, x_pad.shape)
     if not steps:  # a 1x1 window, stride 1: the input itself
         return x_pad.copy()
+    if _loops_apply(xp, kernel, x_pad):
+        y = xp.empty(x_pad.shape[:2] + tuple(out), dtype=x_pad.dtype)
+        loop = host_loops.max_pool_2d(*kernel)
+        if _run_loop(xp, x_pad, lambda a, b: loop(x_pad, y, *stride, a, b)):
+            return y
     arrays = [x_pad] + _stage_buffers(xp, x_pad, steps)
 
     def images(start, stop):
@@ -137,6 +143,30 @@ def max_forward(xp, x_pad, kernel, stride, out):
 
     split_images(xp, images, x_pad)
     return arrays[-1]
+
+
+def _loops_apply(xp, kernel, x_pad, *others):
+    """Whether 2-D max pooling runs as a compiled loop
+    (``host_loops.py``): NumPy arrays of one float32/float64 dtype and
+    the compiled loops on (``dlbook.ops.host_jit``)."""
+    dtype = x_pad.dtype
+    return (
+        len(kernel) == 2
+        and dtype.kind == 'f'
+        and dtype.itemsize >= 4
+        and all(a.dtype == dtype for a in others)
+        and host_jit.enabled(xp)
+    )
+
+
+def _run_loop(xp, x_pad, images):
+    """``images(start, stop)`` over ranges of images (on threads for a
+    large batch); False if Numba could not compile the loop."""
+    try:
+        split_images(xp, images, x_pad)
+    except host_jit.NotCompiled:
+        return False
+    return True
 
 
 def non_overlapping(kernel, stride):
@@ -176,6 +206,18 @@ def max_backward(xp, x_pad, y, dy, kernel, stride, out):
     steps = _stages(kernel, stride, out, x_pad.shape)
     if not steps:
         return dy.copy()
+    if _loops_apply(xp, kernel, x_pad, y, dy):
+        tiles = non_overlapping(kernel, stride)
+        dx = (
+            _grid(xp, x_pad.shape, kernel, out, dy.dtype)
+            if tiles
+            else xp.zeros(x_pad.shape, dtype=dy.dtype)
+        )
+        loop = host_loops.max_pool_2d_grad(*kernel, tiles)
+        if _run_loop(
+            xp, x_pad, lambda a, b: loop(x_pad, y, dy, dx, *stride, a, b)
+        ):
+            return dx
     ndim = x_pad.ndim
     inner = _stage_buffers(xp, x_pad, steps[:-1])
     stages = [x_pad] + inner + [y]

@@ -18,6 +18,7 @@ import math
 from ..backend import on_host, overflow_expected
 from ..backend.blas_threads import split_passes, too_small_to_split
 from ..base import DLBookError
+from . import host_loops
 from .kernels import Elementwise
 from .op import Op, cast_scalar, register
 
@@ -524,6 +525,7 @@ RELU_GRAD = Elementwise(
     'T dx',
     'dx = dy * (T)(y > 0);',
     _relu_grad_steps,
+    host=host_loops.relu_grad,
 )
 
 

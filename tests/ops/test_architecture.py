@@ -29,7 +29,7 @@ def test_no_numpy_or_cupy_import_under_ops():
 
 def test_import_dlbook_is_light():
     code = (
-        'import sys, dlbook; heavy = [m for m in ("cupy", "matplotlib",'
+        'import sys, dlbook; heavy = [m for m in ("cupy", "numba", "matplotlib",'
         ' "ipywidgets", "graphviz", "IPython") if m in sys.modules];'
         ' print(",".join(heavy))'
     )

@@ -1,0 +1,219 @@
+"""The compiled CPU loops (``dlbook/ops/host_loops.py``, compiled by Numba
+through ``dlbook/ops/host_jit.py``) against the NumPy code they
+replace: max pooling forward and backward, relu's gradient.
+
+Each loop is also run uncompiled (``Loop.python``, plain Python over
+NumPy arrays) on small inputs, so the readable definition is checked
+too; the compiled cases skip where Numba is not installed.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from dlbook.ops import REGISTRY, host_jit, host_loops, pool_fast
+from dlbook.ops.unary import RELU_GRAD
+
+numba_only = pytest.mark.skipif(
+    not host_jit.compiled(), reason='Numba is not installed'
+)
+
+# (input shape, kernel, stride, pad): tiling windows (LeNet's), tiling
+# with rows and columns left over, overlapping (a ResNet stem's 3x3
+# stride 2 with padding), gaps (stride > kernel), a wide window
+POOLINGS = [
+    ((4, 3, 8, 8), (2, 2), (2, 2), (0, 0)),
+    ((2, 3, 7, 9), (2, 2), (2, 2), (0, 0)),
+    ((3, 2, 9, 9), (3, 3), (2, 2), (1, 1)),
+    ((2, 2, 9, 10), (2, 2), (3, 3), (0, 0)),
+    ((2, 4, 6, 8), (1, 4), (1, 4), (0, 0)),
+]
+
+
+def _input(shape, dtype, ties, seed=0):
+    rng = np.random.RandomState(seed)
+    if ties:  # after a relu: whole windows of zeros, and repeated values
+        return np.maximum(rng.randint(-3, 3, shape), 0).astype(dtype)
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _pool(x, dy_seed, kernel, stride, pad):
+    """Forward and backward of Pooling(max) on NumPy."""
+    op = REGISTRY['Pooling'](
+        kernel=kernel, stride=stride, pad=pad, pool_type='max'
+    )
+    op.is_train = True
+    y = op.forward(np, x)
+    dy = np.random.RandomState(dy_seed).standard_normal(y.shape)
+    return y, op.backward(np, dy.astype(x.dtype))
+
+
+@numba_only
+@pytest.mark.parametrize('shape,kernel,stride,pad', POOLINGS)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('ties', [False, True])
+def test_max_pooling_loops_match_numpy(
+    shape, kernel, stride, pad, dtype, ties
+):
+    x = _input(shape, dtype, ties)
+    old = host_jit.set_enabled(True)
+    try:
+        y_loop, dx_loop = _pool(x, 1, kernel, stride, pad)
+        host_jit.set_enabled(False)
+        y_numpy, dx_numpy = _pool(x, 1, kernel, stride, pad)
+    finally:
+        host_jit.set_enabled(old)
+    assert y_loop.dtype == y_numpy.dtype == x.dtype
+    np.testing.assert_array_equal(y_loop, y_numpy)
+    if pool_fast.non_overlapping(kernel, stride):
+        np.testing.assert_array_equal(dx_loop, dx_numpy)
+    else:  # windows sharing an element add in another order
+        tol = 1e-6 if dtype == 'float32' else 1e-13
+        np.testing.assert_allclose(dx_loop, dx_numpy, rtol=tol, atol=tol)
+
+
+@numba_only
+def test_max_pooling_ties_go_to_the_first_maximum():
+    # one 2x2 window of equal values, one with its maximum twice
+    x = np.array([[[[0, 0, 1, 5], [0, 0, 5, 2]]]], dtype='float32')
+    dy = np.array([[[[3.0, 4.0]]]], dtype='float32')
+    op = REGISTRY['Pooling'](kernel=(2, 2), stride=(2, 2), pool_type='max')
+    op.is_train = True
+    op.forward(np, x)
+    dx = op.backward(np, dy)
+    expected = [[[[3, 0, 0, 4], [0, 0, 0, 0]]]]
+    np.testing.assert_array_equal(dx, expected)
+    assert not np.signbit(dx).any()  # zeros are +0, as MXNet's
+
+
+@pytest.mark.parametrize('shape,kernel,stride,pad', POOLINGS[:4])
+def test_uncompiled_pooling_loops_define_the_step(shape, kernel, stride, pad):
+    """The loops read as plain Python compute the NumPy code's values."""
+    x = _input(shape, 'float64', ties=True, seed=3)
+    with host_jit_off():
+        y, dx = _pool(x, 2, kernel, stride, pad)
+    x_pad = np.pad(
+        x,
+        ((0, 0), (0, 0), (pad[0],) * 2, (pad[1],) * 2),
+        constant_values=-np.inf,
+    )
+    y_loop = np.empty_like(y)
+    loop = host_loops.max_pool_2d(*kernel)
+    loop.python(x_pad, y_loop, *stride, 0, x.shape[0])
+    np.testing.assert_array_equal(y_loop, y)
+
+    dy = np.random.RandomState(2).standard_normal(y.shape)
+    tiles = pool_fast.non_overlapping(kernel, stride)
+    dx_pad = np.zeros_like(x_pad)
+    grad = host_loops.max_pool_2d_grad(*kernel, tiles)
+    grad.python(x_pad, y, dy, dx_pad, *stride, 0, x.shape[0])
+    crop = dx_pad[
+        :, :, pad[0] : pad[0] + x.shape[2], pad[1] : pad[1] + x.shape[3]
+    ]
+    np.testing.assert_allclose(crop, dx, rtol=1e-12, atol=1e-12)
+
+
+class host_jit_off:
+    """``with host_jit_off():`` the NumPy code only."""
+
+    def __enter__(self):
+        self.old = host_jit.set_enabled(False)
+
+    def __exit__(self, *exc):
+        host_jit.set_enabled(self.old)
+
+
+def _relu_grad_case(dtype):
+    rng = np.random.RandomState(0)
+    dy = rng.standard_normal((6, 5, 7)).astype(dtype)
+    y = np.maximum(rng.standard_normal((6, 5, 7)), 0).astype(dtype)
+    dy[0, 0, :3] = [np.nan, np.inf, -np.inf]
+    y[0, 0, :3] = 0.0
+    y[1, 1, :2] = [np.nan, 1.0]
+    return dy, y
+
+
+@numba_only
+@pytest.mark.filterwarnings('ignore:invalid value')  # inf * 0 is NaN
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_relu_grad_loop_matches_numpy(dtype):
+    dy, y = _relu_grad_case(dtype)
+    with host_jit_off():
+        expected = RELU_GRAD(np, dy, y)
+    got = RELU_GRAD(np, dy, y)
+    np.testing.assert_array_equal(got, expected)  # NaN where NumPy has it
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
+    out = np.empty_like(dy)
+    assert RELU_GRAD(np, dy, y, out) is out
+    np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.filterwarnings('ignore:invalid value')
+def test_uncompiled_relu_grad_loop_defines_the_step():
+    dy, y = _relu_grad_case('float64')
+    with host_jit_off():
+        expected = RELU_GRAD(np, dy, y)
+    dx = np.empty_like(dy)
+    host_loops.relu_grad.python(
+        dy.reshape(-1), y.reshape(-1), dx.reshape(-1), 0, dy.size
+    )
+    np.testing.assert_array_equal(dx, expected)
+    np.testing.assert_array_equal(np.signbit(dx), np.signbit(expected))
+
+
+@numba_only
+def test_loops_run_where_they_apply(monkeypatch):
+    """A spy on the loop factories: used for float NumPy data, not for
+    integers, not with the switch off, not with the fast path off."""
+    from dlbook.ops import fastpath
+
+    calls = []
+    made = host_loops.max_pool_2d
+
+    def spy(*kernel):
+        calls.append(kernel)
+        return made(*kernel)
+
+    monkeypatch.setattr(host_loops, 'max_pool_2d', spy)
+    x = _input((2, 3, 8, 8), 'float32', ties=False)
+    _pool(x, 0, (2, 2), (2, 2), (0, 0))
+    assert calls == [(2, 2)]
+    _pool(x.astype('int32'), 0, (2, 2), (2, 2), (0, 0))
+    with host_jit_off():
+        _pool(x, 0, (2, 2), (2, 2), (0, 0))
+    with fastpath.use(False):
+        _pool(x, 0, (2, 2), (2, 2), (0, 0))
+    assert calls == [(2, 2)]
+
+
+@numba_only
+def test_a_loop_numba_cannot_compile_falls_back(recwarn):
+    def needs_objects(out, start, stop):
+        out[start] = len({object(): 1})
+
+    loop = host_jit.Loop(needs_objects)
+    out = np.zeros(3)
+    with pytest.raises(host_jit.NotCompiled):
+        loop(out, 0, 3)
+    assert any('could not compile' in str(w.message) for w in recwarn)
+    assert loop.failed
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')  # warned once only
+        with pytest.raises(host_jit.NotCompiled):
+            loop(out, 0, 3)
+    with pytest.raises(host_jit.NotCompiled):
+        loop(out, 0, 3)
+
+
+def test_switch_from_the_environment(monkeypatch):
+    monkeypatch.setenv('DLBOOK_HOST_JIT', '0')
+    assert host_jit._from_environment() is False
+    monkeypatch.setenv('DLBOOK_HOST_JIT', '1')
+    assert host_jit._from_environment() is True
+    old = host_jit.set_enabled(False)
+    try:
+        assert not host_jit.enabled(np)
+    finally:
+        host_jit.set_enabled(old)
+    assert host_jit.enabled(np) == (old and host_jit.compiled())
