@@ -21,7 +21,13 @@ argument.
 
 from .host_jit import Loop
 
-__all__ = ['max_pool_2d', 'max_pool_2d_grad', 'relu_grad']
+__all__ = [
+    'max_pool_2d',
+    'max_pool_2d_grad',
+    'sum_pool_2d',
+    'spread_2d',
+    'relu_grad',
+]
 
 _LOOPS = {}  # (name, kh, kw) -> Loop
 
@@ -115,6 +121,56 @@ def _grad_add(kh, kw):
                                     found = True
 
     return max_pool_2d_grad_add
+
+
+def sum_pool_2d(kh, kw):
+    """The loop ``(x_pad, y, start, stop)`` that writes each window's sum
+    for windows that tile the input (stride = kernel), adding its
+    elements row-major, the order of the NumPy code (average pooling
+    divides afterwards)."""
+    return _made('sum_pool_2d', kh, kw, _sum_pool_2d)
+
+
+def _sum_pool_2d(kh, kw):
+    def sum_pool_2d(x_pad, y, start, stop):
+        channels, rows, cols = y.shape[1], y.shape[2], y.shape[3]
+        for n in range(start, stop):
+            for c in range(channels):
+                for i in range(rows):
+                    out = y[n, c, i]
+                    for j in range(cols):
+                        total = x_pad[n, c, i * kh, j * kw]
+                        for a in range(kh):
+                            row = x_pad[n, c, i * kh + a]
+                            for b in range(kw):
+                                if a > 0 or b > 0:
+                                    total += row[j * kw + b]
+                        out[j] = total
+
+    return sum_pool_2d
+
+
+def spread_2d(kh, kw):
+    """The loop ``(dy, dx, start, stop)`` that writes each window's
+    ``dy`` on every element of the window (the gradient of sum pooling
+    whose windows tile the input)."""
+    return _made('spread_2d', kh, kw, _spread_2d)
+
+
+def _spread_2d(kh, kw):
+    def spread_2d(dy, dx, start, stop):
+        channels, rows, cols = dy.shape[1], dy.shape[2], dy.shape[3]
+        for n in range(start, stop):
+            for c in range(channels):
+                for i in range(rows):
+                    g = dy[n, c, i]
+                    for a in range(kh):
+                        row = dx[n, c, i * kh + a]
+                        for j in range(cols):
+                            for b in range(kw):
+                                row[j * kw + b] = g[j]
+
+    return spread_2d
 
 
 def _relu_grad(dy, y, dx, start, stop):

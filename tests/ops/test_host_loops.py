@@ -38,10 +38,10 @@ def _input(shape, dtype, ties, seed=0):
     return rng.standard_normal(shape).astype(dtype)
 
 
-def _pool(x, dy_seed, kernel, stride, pad):
-    """Forward and backward of Pooling(max) on NumPy."""
+def _pool(x, dy_seed, kernel, stride, pad, pool_type='max'):
+    """Forward and backward of Pooling on NumPy."""
     op = REGISTRY['Pooling'](
-        kernel=kernel, stride=stride, pad=pad, pool_type='max'
+        kernel=kernel, stride=stride, pad=pad, pool_type=pool_type
     )
     op.is_train = True
     y = op.forward(np, x)
@@ -71,6 +71,29 @@ def test_max_pooling_loops_match_numpy(
     else:  # windows sharing an element add in another order
         tol = 1e-6 if dtype == 'float32' else 1e-13
         np.testing.assert_allclose(dx_loop, dx_numpy, rtol=tol, atol=tol)
+
+
+TILES = [case for case in POOLINGS if case[1] == case[2]]
+
+
+@numba_only
+@pytest.mark.parametrize('shape,kernel,stride,pad', TILES)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('pool_type', ['avg', 'sum'])
+def test_sum_pooling_loops_match_numpy(
+    shape, kernel, stride, pad, dtype, pool_type
+):
+    x = _input(shape, dtype, ties=False)
+    old = host_jit.set_enabled(True)
+    try:
+        loop = _pool(x, 1, kernel, stride, pad, pool_type)
+        host_jit.set_enabled(False)
+        numpy = _pool(x, 1, kernel, stride, pad, pool_type)
+    finally:
+        host_jit.set_enabled(old)
+    for got, expected in zip(loop, numpy):  # forward, backward
+        assert got.dtype == expected.dtype == x.dtype
+        np.testing.assert_array_equal(got, expected)
 
 
 @numba_only
@@ -112,6 +135,22 @@ def test_uncompiled_pooling_loops_define_the_step(shape, kernel, stride, pad):
         :, :, pad[0] : pad[0] + x.shape[2], pad[1] : pad[1] + x.shape[3]
     ]
     np.testing.assert_allclose(crop, dx, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize('shape,kernel,stride,pad', TILES[:2])
+def test_uncompiled_sum_pooling_loops_define_the_step(
+    shape, kernel, stride, pad
+):
+    x = _input(shape, 'float64', ties=False, seed=4)
+    with host_jit_off():
+        y, dx = _pool(x, 5, kernel, stride, pad, 'sum')
+    y_loop = np.empty_like(y)
+    host_loops.sum_pool_2d(*kernel).python(x, y_loop, 0, x.shape[0])
+    np.testing.assert_array_equal(y_loop, y)
+    dy = np.random.RandomState(5).standard_normal(y.shape)
+    dx_loop = np.zeros_like(x)
+    host_loops.spread_2d(*kernel).python(dy, dx_loop, 0, x.shape[0])
+    np.testing.assert_array_equal(dx_loop, dx)
 
 
 class host_jit_off:
