@@ -200,7 +200,8 @@ class Elementwise(_Kernel):
         stop)`` (inputs, then outputs), compiled by Numba for NumPy's
         arrays (``dlbook/ops/host_loops.py``): run instead of the twin on
         the CPU when the compiled loops are on and every argument is a
-        C-contiguous array of one shape and one float32/float64 dtype.
+        C-contiguous array of one shape and one float32/float64 dtype,
+        of at least ``host_jit.MIN_ELEMENTS`` elements.
 
     Called with the inputs only (or with None for the outputs), the
     kernel allocates its outputs and returns them (one array, or a
@@ -222,7 +223,7 @@ class Elementwise(_Kernel):
         )
 
     def __call__(self, xp, *args, **options):
-        if self.host is not None and not options and host_jit.enabled(xp):
+        if self.host is not None and not options and on_host(xp):
             result = self._run_host(xp, args)
             if result is not None:
                 return result
@@ -239,7 +240,11 @@ class Elementwise(_Kernel):
         if type(first) is not xp.ndarray:
             return None
         shape, dtype = first.shape, first.dtype
-        if dtype.kind != 'f' or dtype.itemsize < 4:
+        if (
+            dtype.kind != 'f'
+            or dtype.itemsize < 4
+            or first.size < host_jit.MIN_ELEMENTS
+        ):
             return None
         for a in args:
             if (
@@ -249,6 +254,8 @@ class Elementwise(_Kernel):
                 or not a.flags.c_contiguous
             ):
                 return None
+        if not host_jit.enabled(xp):  # last: it imports Numba
+            return None
         if len(args) == n_in:
             args += tuple(xp.empty_like(first) for _ in range(n_out))
         elif len(args) != n_in + n_out:

@@ -163,6 +163,7 @@ def _loops_apply(xp, kernel, x_pad, *others):
     dtype = x_pad.dtype
     return (
         len(kernel) == 2
+        and x_pad.size >= host_jit.MIN_ELEMENTS
         and dtype.kind == 'f'
         and dtype.itemsize >= 4
         and all(a.dtype == dtype for a in others)

@@ -19,6 +19,14 @@ numba_only = pytest.mark.skipif(
     not host_jit.compiled(), reason='Numba is not installed'
 )
 
+
+@pytest.fixture(autouse=True)
+def small_arrays_too(monkeypatch):
+    """The loops for the small arrays of these tests as well (by default
+    arrays under ``MIN_ELEMENTS`` elements stay with NumPy)."""
+    monkeypatch.setattr(host_jit, 'MIN_ELEMENTS', 0)
+
+
 # (input shape, kernel, stride, pad): tiling windows (LeNet's), tiling
 # with rows and columns left over, overlapping (a ResNet stem's 3x3
 # stride 2 with padding), gaps (stride > kernel), a wide window
@@ -224,6 +232,38 @@ def test_loops_run_where_they_apply(monkeypatch):
     with fastpath.use(False):
         _pool(x, 0, (2, 2), (2, 2), (0, 0))
     assert calls == [(2, 2)]
+
+
+@numba_only
+def test_small_arrays_stay_with_numpy(monkeypatch):
+    calls = []
+    made = host_loops.max_pool_2d
+
+    def spy(*kernel):
+        calls.append(kernel)
+        return made(*kernel)
+
+    monkeypatch.setattr(host_loops, 'max_pool_2d', spy)
+    monkeypatch.setattr(host_jit, 'MIN_ELEMENTS', 8192)
+    small = _input((2, 3, 8, 8), 'float32', ties=False)
+    _pool(small, 0, (2, 2), (2, 2), (0, 0))
+    assert calls == []
+    _pool(
+        _input((8, 16, 8, 8), 'float32', ties=False), 0, (2, 2), (2, 2), (0, 0)
+    )
+    assert calls == [(2, 2)]
+    relu_calls = []
+    loop = RELU_GRAD.host
+
+    def relu_spy(*args):
+        relu_calls.append(args[0].size)
+        return loop(*args)
+
+    monkeypatch.setattr(RELU_GRAD, 'host', relu_spy)
+    for size in (100, 10000):
+        dy = np.ones(size, 'float32')
+        np.testing.assert_array_equal(RELU_GRAD(np, dy, dy), dy)
+    assert relu_calls == [10000]
 
 
 @numba_only
