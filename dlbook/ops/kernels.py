@@ -137,6 +137,10 @@ class _Kernel:
         self.failed = None  # the compiler's message if the body failed
         KERNELS[name] = self
 
+    #: a compiled CPU loop of the same step (:class:`Elementwise`'s
+    #: ``host``), or None
+    host = None
+
     def _build(self, xp):
         """The CuPy kernel object (``cupy.ElementwiseKernel``, ...)."""
         raise NotImplementedError
@@ -144,7 +148,11 @@ class _Kernel:
     def __call__(self, xp, *args, **options):
         while args and args[-1] is None:  # outputs not given: allocated
             args = args[:-1]
-        if on_host(xp):  # the CPU: the twin, with no more checks
+        if on_host(xp):  # the CPU: the twin, or a compiled loop
+            if self.host is not None and not options:
+                result = self._run_host(xp, args)
+                if result is not None:
+                    return result
             return self.twin(xp, *args, **options)
         one_dtype = _one_float_dtype(
             [a for a, typed in zip(args, self.typed) if typed]
@@ -222,20 +230,11 @@ class Elementwise(_Kernel):
             len(_split_params(out_params)),
         )
 
-    def __call__(self, xp, *args, **options):
-        if self.host is not None and not options and on_host(xp):
-            result = self._run_host(xp, args)
-            if result is not None:
-                return result
-        return super().__call__(xp, *args, **options)
-
     def _run_host(self, xp, args):
         """The compiled loop ``host`` on NumPy arrays, or None where its
         case does not hold: every argument an array of one shape and one
         float32/float64 dtype, C-contiguous (the loop reads them flat)."""
         n_in, n_out = self._counts
-        if len(args) == n_in + n_out and args[-1] is None:
-            args = args[:n_in]  # outputs not given
         first = args[0]
         if type(first) is not xp.ndarray:
             return None
