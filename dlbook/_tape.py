@@ -269,7 +269,7 @@ def _propagate(heads, head_grads, retain_graph, capture):
     push = heapq.heappush
     # id(array) -> [array, grad, whether the grad array is ours to add to]
     leaf_grads = {}
-    captured = {id(x): x for x in capture}
+    captured = {id(x): x for x in capture} if capture else {}
     results = {}
 
     def route(x, g):
@@ -377,7 +377,8 @@ def _propagate(heads, head_grads, retain_graph, capture):
             node.op.saved = ()
             node.inputs = ()
             node.written_outputs = ()
-    results.update({k: (v[0], v[1]) for k, v in leaf_grads.items()})
+    for key, (x, g, _) in leaf_grads.items():
+        results[key] = (x, g)
     return results
 
 
