@@ -113,12 +113,17 @@ def _grad_add(kh, kw):
                     for j in range(cols):
                         m = y[n, c, i, j]
                         found = False
+                        first_a, first_b = 0, 0
                         for a in range(kh):
+                            row = x_pad[n, c, i * sh + a]
                             for b in range(kw):
-                                at = (i * sh + a, j * sw + b)
-                                if not found and x_pad[n, c][at] == m:
-                                    dx[n, c][at] += dy[n, c, i, j]
-                                    found = True
+                                # selects, not branches (see above)
+                                hit = (row[j * sw + b] == m) & (not found)
+                                first_a = a if hit else first_a
+                                first_b = b if hit else first_b
+                                found = found | hit
+                        at = (i * sh + first_a, j * sw + first_b)
+                        dx[n, c][at] += dy[n, c, i, j]
 
     return max_pool_2d_grad_add
 
