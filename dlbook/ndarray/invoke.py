@@ -232,7 +232,8 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         if out_cls is None:
             out_cls = NDArray
     state = _state
-    op.is_train = state.training
+    if op.reads_train_mode:
+        op.is_train = state.training
     if op.needs_rng:
         op.rng = ctx.backend.rng(ctx.device_id)
     xp = ctx._xp or ctx.xp

@@ -40,6 +40,7 @@ class _Binary(Op):
 
     arguments = ('lhs', 'rhs')
     same_dtype = True
+    reads_train_mode = False
     #: whether ``grads`` reads ``a``, ``b`` or ``z``.  False (``+``, ``-``,
     #: comparisons) keeps only the two shapes: the output array is not
     #: held for ``backward``, and writing into an input after the operator
@@ -67,7 +68,8 @@ class _Binary(Op):
         # Python's garbage collector visits it meanwhile.  Equal shapes,
         # the common case, need no reduction, so no shapes are kept; an
         # operator that reads no values keeps one shared tuple.
-        self.saved = (a, b, z) if self.needs_values else _NO_VALUES
+        if self.needs_values:  # else the class's empty saved tuple
+            self.saved = (a, b, z)
         a_shape = a.shape
         b_shape = b.shape
         if a_shape != b_shape:
@@ -78,6 +80,9 @@ class _Binary(Op):
 
     #: ``(a.shape, b.shape)`` when they differ (set by ``forward``)
     input_shapes = None
+    #: what ``backward`` reads, ``(a, b, z)`` (set by ``forward`` where
+    #: ``needs_values``)
+    saved = _NO_VALUES
 
     @classmethod
     def plain(cls):

@@ -117,6 +117,10 @@ class Op:
     # that creating an operator (once per eager call) stores only attrs.
     saved = ()
     is_train = False
+    #: False for operators that never read ``is_train`` (arithmetic): the
+    #: front end then leaves it unset, and an ``a + b`` whose operator
+    #: stores nothing else creates no instance dictionary at all.
+    reads_train_mode = True
     rng = None
     #: None: the outputs live on the inputs' context.  An operator that
     #: moves data (``_copyto``) defines ``out_context(self, ctx)``

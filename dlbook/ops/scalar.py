@@ -25,6 +25,7 @@ class _Scalar(Op):
     #: whether the gradient reads x or y (False: only the scalar), so that
     #: autograd's check for in-place writes knows what the op kept
     needs_values = True
+    reads_train_mode = False
 
     def f(self, xp, x, s):
         raise NotImplementedError(f'{type(self).__name__} must define f()')

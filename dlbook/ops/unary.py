@@ -26,6 +26,8 @@ from .op import Op, cast_scalar, register
 class _Unary(Op):
     """Base of element-wise ``y = f(x)``;   ``dx = dy * df(x, y)``."""
 
+    reads_train_mode = False
+
     def f(self, xp, x):
         raise NotImplementedError(f'{type(self).__name__} must define f()')
 

@@ -62,3 +62,25 @@ def test_bare_operators_are_their_classes_defaults():
         assert cls().attrs == made.attrs, cls.__name__
         seen += 1
     assert seen > 100
+
+
+def test_operators_that_skip_train_mode_never_read_it():
+    """The front end leaves ``is_train`` unset for operators whose
+    ``reads_train_mode`` is False: none of their methods (their class's
+    or an inherited one below ``Op``) may mention it."""
+    import inspect
+
+    from dlbook.ops import REGISTRY
+    from dlbook.ops.op import Op
+
+    skipping = [c for c in set(REGISTRY.values()) if not c.reads_train_mode]
+    assert len(skipping) > 20  # the arithmetic families
+    for cls in skipping:
+        for klass in cls.__mro__:
+            if klass is Op or not issubclass(klass, Op):
+                continue
+            # method by method: some classes are made by a factory
+            for name, value in vars(klass).items():
+                if inspect.isfunction(value):
+                    source = inspect.getsource(value)
+                    assert 'is_train' not in source, f'{klass.__name__}.{name}'
