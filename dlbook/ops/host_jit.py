@@ -137,7 +137,13 @@ class Loop:
         if self.failed is not None:
             raise NotCompiled(self.__name__)
         numba = _numba()
-        self._machine = numba.njit(nogil=True, cache=True)(self.python)
+        try:
+            self._machine = numba.njit(nogil=True, cache=True)(self.python)
+        except RuntimeError:
+            # Numba found no writable place for its cache (the package's
+            # __pycache__ and the user's cache directory both read-only):
+            # compiled in each process instead
+            self._machine = numba.njit(nogil=True)(self.python)
         return self._machine
 
     def _fail(self, err):

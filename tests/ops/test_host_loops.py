@@ -296,3 +296,31 @@ def test_switch_from_the_environment(monkeypatch):
     finally:
         host_jit.set_enabled(old)
     assert host_jit.enabled(np) == (old and host_jit.compiled())
+
+
+@numba_only
+def test_a_read_only_cache_compiles_without_it(monkeypatch):
+    """Numba raises RuntimeError when no cache directory is writable:
+    the loop is then compiled without a cache."""
+    numba = host_jit._numba()
+    njit = numba.njit
+    asked = []
+
+    def no_cache_place(*args, **options):
+        asked.append(options.get('cache', False))
+        if options.get('cache'):
+            raise RuntimeError('cannot cache function: no locator available')
+        return njit(*args, **options)
+
+    monkeypatch.setattr(numba, 'njit', no_cache_place)
+
+    def double(x, out, start, stop):
+        for k in range(start, stop):
+            out[k] = 2 * x[k]
+
+    loop = host_jit.Loop(double)
+    x = np.arange(4.0)
+    out = np.empty(4)
+    loop(x, out, 0, 4)
+    np.testing.assert_array_equal(out, 2 * x)
+    assert asked == [True, False]
