@@ -43,25 +43,40 @@ def max_pool_2d(kh, kw):
     """The loop ``(x_pad, y, sh, sw, start, stop)`` that writes
     ``y[n, c, i, j] = max over a < kh, b < kw of
     x_pad[n, c, i*sh + a, j*sw + b]`` for images ``start..stop-1``."""
-    return _made('max_pool_2d', kh, kw, _max_pool_2d)
+    return _made('max_pool_2d', kh, kw, _window_reduction('max'))
 
 
-def _max_pool_2d(kh, kw):
-    def max_pool_2d(x_pad, y, sh, sw, start, stop):
-        channels, rows, cols = y.shape[1], y.shape[2], y.shape[3]
-        for n in range(start, stop):
-            for c in range(channels):
-                for i in range(rows):
-                    out = y[n, c, i]
-                    for j in range(cols):
-                        m = x_pad[n, c, i * sh, j * sw]
-                        for a in range(kh):
-                            row = x_pad[n, c, i * sh + a]
-                            for b in range(kw):
-                                m = max(m, row[j * sw + b])
-                        out[j] = m
+def _window_reduction(how):
+    """The loop maker for a reduction over each window, ``'max'`` or
+    ``'sum'`` (``how`` is a constant of the compiled loop: the other
+    branch is compiled away)."""
+    summing = how == 'sum'
 
-    return max_pool_2d
+    def make(kh, kw):
+        def pool_2d(x_pad, y, sh, sw, start, stop):
+            channels, rows, cols = y.shape[1], y.shape[2], y.shape[3]
+            for n in range(start, stop):
+                for c in range(channels):
+                    for i in range(rows):
+                        out = y[n, c, i]
+                        for j in range(cols):
+                            # the window's first element, then the others
+                            # in row-major order
+                            acc = x_pad[n, c, i * sh, j * sw]
+                            for a in range(kh):
+                                row = x_pad[n, c, i * sh + a]
+                                for b in range(kw):
+                                    if a > 0 or b > 0:
+                                        v = row[j * sw + b]
+                                        acc = (
+                                            acc + v if summing else max(acc, v)
+                                        )
+                            out[j] = acc
+
+        pool_2d.__name__ = f'{how}_pool_2d'
+        return pool_2d
+
+    return make
 
 
 def max_pool_2d_grad(kh, kw, tiles):
@@ -129,30 +144,10 @@ def _grad_add(kh, kw):
 
 
 def sum_pool_2d(kh, kw):
-    """The loop ``(x_pad, y, start, stop)`` that writes each window's sum
-    for windows that tile the input (stride = kernel), adding its
-    elements row-major, the order of the NumPy code (average pooling
-    divides afterwards)."""
-    return _made('sum_pool_2d', kh, kw, _sum_pool_2d)
-
-
-def _sum_pool_2d(kh, kw):
-    def sum_pool_2d(x_pad, y, start, stop):
-        channels, rows, cols = y.shape[1], y.shape[2], y.shape[3]
-        for n in range(start, stop):
-            for c in range(channels):
-                for i in range(rows):
-                    out = y[n, c, i]
-                    for j in range(cols):
-                        total = x_pad[n, c, i * kh, j * kw]
-                        for a in range(kh):
-                            row = x_pad[n, c, i * kh + a]
-                            for b in range(kw):
-                                if a > 0 or b > 0:
-                                    total += row[j * kw + b]
-                        out[j] = total
-
-    return sum_pool_2d
+    """The loop ``(x_pad, y, sh, sw, start, stop)`` that writes each
+    window's sum, adding its elements row-major, the order of the NumPy
+    code (average pooling divides afterwards)."""
+    return _made('sum_pool_2d', kh, kw, _window_reduction('sum'))
 
 
 def spread_2d(kh, kw):

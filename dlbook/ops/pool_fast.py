@@ -63,7 +63,7 @@ def forward(xp, x_pad, kernel, out):
     y = xp.empty(x_pad.shape[:2] + tuple(out), dtype=x_pad.dtype)
     if _loops_apply(xp, kernel, x_pad):
         loop = host_loops.sum_pool_2d(*kernel)
-        if _run_loop(xp, x_pad, lambda a, b: loop(x_pad, y, a, b)):
+        if _run_loop(xp, x_pad, lambda a, b: loop(x_pad, y, *kernel, a, b)):
             return y
     offsets = [
         window_slices(offset, kernel, ones, out)

@@ -153,7 +153,7 @@ def test_uncompiled_sum_pooling_loops_define_the_step(
     with host_jit_off():
         y, dx = _pool(x, 5, kernel, stride, pad, 'sum')
     y_loop = np.empty_like(y)
-    host_loops.sum_pool_2d(*kernel).python(x, y_loop, 0, x.shape[0])
+    host_loops.sum_pool_2d(*kernel).python(x, y_loop, *kernel, 0, x.shape[0])
     np.testing.assert_array_equal(y_loop, y)
     dy = np.random.RandomState(5).standard_normal(y.shape)
     dx_loop = np.zeros_like(x)
@@ -209,12 +209,10 @@ def test_uncompiled_relu_grad_loop_defines_the_step():
     np.testing.assert_array_equal(np.signbit(dx), np.signbit(expected))
 
 
-@numba_only
-def test_loops_run_where_they_apply(monkeypatch):
-    """A spy on the loop factories: used for float NumPy data, not for
-    integers, not with the switch off, not with the fast path off."""
-    from dlbook.ops import fastpath
-
+@pytest.fixture
+def pool_loop_calls(monkeypatch):
+    """The kernels each max pooling loop was asked for, in order (a spy
+    on the loop factory)."""
     calls = []
     made = host_loops.max_pool_2d
 
@@ -223,6 +221,16 @@ def test_loops_run_where_they_apply(monkeypatch):
         return made(*kernel)
 
     monkeypatch.setattr(host_loops, 'max_pool_2d', spy)
+    return calls
+
+
+@numba_only
+def test_loops_run_where_they_apply(pool_loop_calls):
+    """Used for float NumPy data, not for integers, not with the switch
+    off, not with the fast path off."""
+    from dlbook.ops import fastpath
+
+    calls = pool_loop_calls
     x = _input((2, 3, 8, 8), 'float32', ties=False)
     _pool(x, 0, (2, 2), (2, 2), (0, 0))
     assert calls == [(2, 2)]
@@ -235,15 +243,8 @@ def test_loops_run_where_they_apply(monkeypatch):
 
 
 @numba_only
-def test_small_arrays_stay_with_numpy(monkeypatch):
-    calls = []
-    made = host_loops.max_pool_2d
-
-    def spy(*kernel):
-        calls.append(kernel)
-        return made(*kernel)
-
-    monkeypatch.setattr(host_loops, 'max_pool_2d', spy)
+def test_small_arrays_stay_with_numpy(pool_loop_calls, monkeypatch):
+    calls = pool_loop_calls
     monkeypatch.setattr(host_jit, 'MIN_ELEMENTS', 8192)
     small = _input((2, 3, 8, 8), 'float32', ties=False)
     _pool(small, 0, (2, 2), (2, 2), (0, 0))
