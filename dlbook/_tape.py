@@ -113,7 +113,9 @@ class _Scope:
     def __exit__(self, *exc):
         _state.recording, _state.training = self._old
         if not self._old[0]:  # recording off again, or never on
-            _gc_policy.restore()
+            # the collector's threshold stays raised for the backward
+            # pass that usually follows (dlbook/_gc_policy.py)
+            _gc_policy.recording_ended()
         return False
 
 

@@ -1,7 +1,9 @@
 """The garbage collector's threshold while ``autograd.record()`` is open
 or ``backward`` runs (``dlbook/_gc_policy.py``): raised at the first
-collection inside, restored after, never lowered, and left alone when the
-user has changed it."""
+collection inside, kept for the backward pass after a recording and put
+back when it ends (or, with no backward, at the next collection outside
+recording), never lowered, and left alone when the user has changed
+it."""
 
 import gc
 import threading
@@ -18,6 +20,7 @@ def default_collector(monkeypatch):
     saved = gc.get_threshold()
     monkeypatch.setattr(_gc_policy, 'RECORDING_THRESHOLD', 10000)
     monkeypatch.setitem(_gc_policy._raised, 'saved', None)
+    monkeypatch.setitem(_gc_policy._raised, 'ended', False)
     gc.set_threshold(700, 10, 10)
     yield
     gc.set_threshold(*saved)
@@ -32,6 +35,10 @@ def test_a_collection_while_recording_raises_the_threshold():
         with autograd.record():  # nested: still raised
             gc.collect()
         assert gc.get_threshold() == (10000, 10, 10)
+    # kept for a backward pass; no backward came: put back at the next
+    # collection outside recording
+    assert gc.get_threshold() == (10000, 10, 10)
+    gc.collect()
     assert gc.get_threshold() == (700, 10, 10)
 
 
@@ -41,10 +48,13 @@ def test_recording_again_inside_pause_keeps_the_outer_scope_relaxed():
             with autograd.record():
                 gc.collect()
                 assert gc.get_threshold()[0] == 10000
-            # the inner recording ended: put back until the next collection
+            # the inner recording ended: a collection here, outside
+            # recording, puts the threshold back
+            gc.collect()
             assert gc.get_threshold()[0] == 700
         gc.collect()
         assert gc.get_threshold()[0] == 10000
+    gc.collect()
     assert gc.get_threshold() == (700, 10, 10)
 
 
@@ -63,6 +73,7 @@ def test_restored_after_an_exception():
         with autograd.record():
             gc.collect()
             raise RuntimeError('in the loop')
+    gc.collect()
     assert gc.get_threshold() == (700, 10, 10)
 
 
@@ -110,11 +121,12 @@ def test_only_the_recording_thread_raises_it():
     release.set()
     thread.join(10)
     assert seen == {'before': 700, 'worker': 10000, 'beside': 10000}
+    gc.collect()  # the worker's recording ended: put back
     assert gc.get_threshold() == (700, 10, 10)
 
 
 @pytest.mark.parametrize(
-    'text, expected', [('', 10000), ('2500', 2500), ('0', 0), ('-3', 0)]
+    'text, expected', [('', 100000), ('2500', 2500), ('0', 0), ('-3', 0)]
 )
 def test_threshold_from_the_environment(monkeypatch, text, expected):
     monkeypatch.setenv('DLBOOK_GC_THRESHOLD', text)
@@ -168,4 +180,20 @@ def test_a_collection_in_backward_raises_it_until_backward_ends():
     assert gc.get_threshold()[0] == 700
     y.backward()
     assert seen == [10000]
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_kept_raised_from_recording_through_backward():
+    """A collection while recording raises the threshold; it stays raised
+    through the backward pass that follows (no collection at its start
+    over everything recorded) and is put back when backward ends."""
+    import dlbook as mx
+
+    x = mx.nd.ones((2, 2))
+    x.attach_grad()
+    with autograd.record():
+        y = x * 2
+        gc.collect()
+    assert gc.get_threshold()[0] == 10000
+    y.backward()
     assert gc.get_threshold() == (700, 10, 10)
