@@ -77,7 +77,7 @@ def _numba():
     if module is None:
         try:
             import numba as module
-        except ImportError:
+        except Exception:  # not installed, or refuses this NumPy
             module = False
         _STATE['numba'] = module
     return module
