@@ -41,6 +41,7 @@ from ..backend.blas_threads import (
     run_split,
     split_threads,
 )
+from . import host_jit, host_loops
 
 __all__ = [
     'forward_wins',
@@ -173,6 +174,8 @@ def forward(xp, x_pad, weight, bias, out_size):
     block = items_per_block(
         (c * kh + kw * f) * row * y.itemsize, n, threads, BLOCK_BYTES
     )
+    loop = _compiled_shifted_sum(xp, y, kw)
+    bias_or_zeros = bias if bias is not None else xp.zeros(f, dtype=dtype)
 
     def images(start, stop):
         size = min(block, stop - start)
@@ -187,6 +190,12 @@ def forward(xp, x_pad, weight, bias, out_size):
             p = xp.matmul(w_stack, rows[:m], out=products[:m])
             p = p.reshape(m, kw, f, ho, wp)
             out = y[begin:end]
+            if loop is not None:  # one pass (host_loops.shifted_sum)
+                try:
+                    loop(p, bias_or_zeros, out, bias is not None, 0, m)
+                    continue
+                except host_jit.NotCompiled:
+                    pass  # warned once: the NumPy passes
             xp.add(p[:, 0, :, :, :wo], p[:, 1, :, :, 1 : 1 + wo], out=out)
             for k in range(2, kw):
                 out += p[:, k, :, :, k : k + wo]
@@ -195,6 +204,22 @@ def forward(xp, x_pad, weight, bias, out_size):
 
     run_split(images, n, threads)
     return y
+
+
+def _compiled_shifted_sum(xp, y, kw):
+    """The compiled loop that adds the forward's shifted blocks
+    (``host_loops.shifted_sum``), or None for the NumPy passes: float32
+    or float64 output of at least ``host_jit.MIN_ELEMENTS`` elements and
+    the compiled loops on.  A loop Numba cannot compile is None too."""
+    if (
+        y.dtype.kind != 'f'
+        or y.dtype.itemsize < 4
+        or y.size < host_jit.MIN_ELEMENTS
+        or not host_jit.enabled(xp)
+    ):
+        return None
+    loop = host_loops.shifted_sum(kw)
+    return None if loop.failed else loop
 
 
 def weight_grad(xp, x_pad, dy, w_shape):

@@ -22,6 +22,7 @@ argument.
 from .host_jit import Loop
 
 __all__ = [
+    'shifted_sum',
     'max_pool_2d',
     'max_pool_2d_grad',
     'sum_pool_2d',
@@ -171,6 +172,35 @@ def _spread_2d(kh, kw):
                                 row[j * kw + b] = g[j]
 
     return spread_2d
+
+
+def shifted_sum(kw):
+    """The loop ``(p, bias, out, has_bias, start, stop)`` that adds the
+    ``kw`` shifted column blocks of a whole-row convolution's product
+    (``conv_wide_rows.py``) for images ``start..stop-1``::
+
+        out[n, f, i, j] = p[n, 0, f, i, j] + p[n, 1, f, i, j + 1] + ...
+                          + p[n, kw-1, f, i, j + kw-1]  (+ bias[f])
+
+    in that order, the order of the NumPy passes it replaces (one pass
+    over ``out`` per term, each along rows as short as the output's)."""
+    return _made('shifted_sum', kw, 1, _shifted_sum)
+
+
+def _shifted_sum(kw, _):
+    def shifted_sum(p, bias, out, has_bias, start, stop):
+        filters, rows, cols = out.shape[1], out.shape[2], out.shape[3]
+        for n in range(start, stop):
+            for f in range(filters):
+                for i in range(rows):
+                    row = out[n, f, i]
+                    for j in range(cols):
+                        acc = p[n, 0, f, i, j] + p[n, 1, f, i, j + 1]
+                        for k in range(2, kw):
+                            acc += p[n, k, f, i, j + k]
+                        row[j] = acc + bias[f] if has_bias else acc
+
+    return shifted_sum
 
 
 def _relu_grad(dy, y, dx, start, stop):

@@ -325,3 +325,42 @@ def test_a_read_only_cache_compiles_without_it(monkeypatch):
     loop(x, out, 0, 4)
     np.testing.assert_array_equal(out, 2 * x)
     assert asked == [True, False]
+
+
+# whole-row convolutions (conv_wide_rows.forward): (input, weight) shapes
+WIDE_ROWS = [
+    ((3, 3, 12, 12), (6, 3, 5, 5)),
+    ((2, 2, 9, 11), (4, 2, 3, 2)),
+]
+
+
+@numba_only
+@pytest.mark.parametrize('x_shape,w_shape', WIDE_ROWS)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('with_bias', [True, False])
+def test_whole_row_shifted_sum_loop_matches_numpy(
+    x_shape, w_shape, dtype, with_bias
+):
+    from dlbook.ops import conv_wide_rows
+
+    rng = np.random.RandomState(0)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    bias = rng.standard_normal(w_shape[0]).astype(dtype) if with_bias else None
+    out = tuple(s - k + 1 for s, k in zip(x_shape[2:], w_shape[2:]))
+    got = conv_wide_rows.forward(np, x, w, bias, out)
+    with host_jit_off():
+        expected = conv_wide_rows.forward(np, x, w, bias, out)
+    assert got.dtype == expected.dtype
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_uncompiled_shifted_sum_defines_the_step():
+    rng = np.random.RandomState(1)
+    kw, f, ho, wo = 3, 2, 4, 5
+    p = rng.standard_normal((2, kw, f, ho, wo + kw - 1))
+    bias = rng.standard_normal(f)
+    out = np.empty((2, f, ho, wo))
+    host_loops.shifted_sum(kw).python(p, bias, out, True, 0, 2)
+    expected = sum(p[:, k, :, :, k : k + wo] for k in range(kw))
+    np.testing.assert_allclose(out, expected + bias[:, None, None], rtol=1e-12)
