@@ -145,8 +145,22 @@ def _shifted(xp, dy, kw, wp, size):
     return xp.zeros((size, kw, f, ho, wp), dtype=dy.dtype)
 
 
-def _fill_shifted(buffer, dy_block):
-    """``buffer[:, k, :, :, k : k + Wo] = dy_block`` for every ``k``."""
+def _fill_shifted(xp, buffer, dy_block):
+    """``buffer[:, k, :, :, k : k + Wo] = dy_block`` for every ``k``: one
+    compiled pass where it applies (``host_loops.fill_shifted``), else
+    ``KW`` strided copies."""
+    if (
+        dy_block.dtype.kind == 'f'
+        and dy_block.dtype.itemsize >= 4
+        and dy_block.dtype == buffer.dtype
+        and dy_block.size >= host_jit.MIN_ELEMENTS
+        and host_jit.enabled(xp)
+    ):
+        try:
+            host_loops.fill_shifted(buffer, dy_block, 0, dy_block.shape[0])
+            return
+        except host_jit.NotCompiled:
+            pass  # warned once: the NumPy copies
     wo = dy_block.shape[-1]
     for k in range(buffer.shape[1]):
         buffer[:, k, :, :, k : k + wo] = dy_block
@@ -250,7 +264,7 @@ def weight_grad(xp, x_pad, dy, w_shape):
             rows[:m].reshape(windows[begin:end].shape)[...] = windows[
                 begin:end
             ]
-            _fill_shifted(shifted[:m], dy[begin:end])
+            _fill_shifted(xp, shifted[:m], dy[begin:end])
             part = xp.matmul(
                 shifted[:m].reshape(m, kw * f, row),
                 rows[:m].transpose(0, 2, 1),
@@ -305,7 +319,7 @@ def data_grad(xp, dy, w, pad, data_shape):
         for begin in range(start, stop, block):
             end = min(begin + block, stop)
             m = end - begin
-            _fill_shifted(shifted[:m], dy[begin:end])
+            _fill_shifted(xp, shifted[:m], dy[begin:end])
             r = xp.matmul(
                 w_t, shifted[:m].reshape(m, kw * f, row), out=rows[:m]
             )

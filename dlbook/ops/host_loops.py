@@ -23,6 +23,7 @@ from .host_jit import Loop
 
 __all__ = [
     'shifted_sum',
+    'fill_shifted',
     'max_pool_2d',
     'max_pool_2d_grad',
     'sum_pool_2d',
@@ -201,6 +202,29 @@ def _shifted_sum(kw, _):
                         row[j] = acc + bias[f] if has_bias else acc
 
     return shifted_sum
+
+
+def _fill_shifted(buffer, dy, start, stop):
+    """``buffer[n, k, :, :, k : k + Wo] = dy[n]`` for every ``k`` and the
+    images ``start..stop-1``: the shifted copies of ``dy`` of a whole-row
+    convolution's gradients (``conv_wide_rows.py``; the columns outside
+    the copies are never written, so they stay as the caller made them)."""
+    shifts, filters, rows, cols = (
+        buffer.shape[1],
+        dy.shape[1],
+        dy.shape[2],
+        dy.shape[3],
+    )
+    for n in range(start, stop):
+        for k in range(shifts):
+            for f in range(filters):
+                for i in range(rows):
+                    source, target = dy[n, f, i], buffer[n, k, f, i]
+                    for j in range(cols):
+                        target[k + j] = source[j]
+
+
+fill_shifted = Loop(_fill_shifted)
 
 
 def _relu_grad(dy, y, dx, start, stop):

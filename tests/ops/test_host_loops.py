@@ -364,3 +364,45 @@ def test_uncompiled_shifted_sum_defines_the_step():
     host_loops.shifted_sum(kw).python(p, bias, out, True, 0, 2)
     expected = sum(p[:, k, :, :, k : k + wo] for k in range(kw))
     np.testing.assert_allclose(out, expected + bias[:, None, None], rtol=1e-12)
+
+
+@numba_only
+@pytest.mark.parametrize('x_shape,w_shape', WIDE_ROWS)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_whole_row_gradients_with_the_fill_loop_match_numpy(
+    x_shape, w_shape, dtype
+):
+    """The weight and data gradients, whose shifted copies of ``dy`` the
+    compiled ``fill_shifted`` writes, equal the NumPy copies' results."""
+    from dlbook.ops import conv_wide_rows
+
+    rng = np.random.RandomState(2)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+    out = tuple(s - k + 1 for s, k in zip(x_shape[2:], w_shape[2:]))
+    dy = rng.standard_normal((x_shape[0], w_shape[0]) + out).astype(dtype)
+
+    def both():
+        return (
+            conv_wide_rows.weight_grad(np, x, dy, w_shape),
+            conv_wide_rows.data_grad(np, dy, w, (0, 0), x_shape),
+        )
+
+    got = both()
+    with host_jit_off():
+        expected = both()
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
+def test_uncompiled_fill_shifted_defines_the_step():
+    from dlbook.ops import conv_wide_rows
+
+    dy = np.random.RandomState(3).standard_normal((2, 3, 4, 5))
+    kw, wp = 3, 7
+    loop = np.zeros((2, kw, 3, 4, wp))
+    host_loops.fill_shifted.python(loop, dy, 0, 2)
+    copies = np.zeros_like(loop)
+    with host_jit_off():
+        conv_wide_rows._fill_shifted(np, copies, dy)
+    np.testing.assert_array_equal(loop, copies)
