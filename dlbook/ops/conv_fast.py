@@ -44,7 +44,7 @@ from ..backend.blas_threads import (
     split_threads,
 )
 from ..backend.cpu_cache import l2_cache_bytes
-from . import conv_wide_rows
+from . import conv_wide_rows, host_jit, host_loops
 from .col2im import col2im_2d
 from .im2col import im2col_2d
 from .op import sum_axes
@@ -527,6 +527,8 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
         threads,
     )
 
+    compiled = _col2im_loop_applies(xp, dx_pad, kernel)
+
     def images(start, stop):
         """col2im of images start..stop-1 into their part of dx_pad, a
         block of images at a time (``dcols`` stays in cache)."""
@@ -535,6 +537,10 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             dcols = xp.matmul(w_t, dy_rows[begin:end])
             dcols = dcols.reshape((end - begin, c) + kernel + out_size)
             target = dx_pad[begin:end]  # (n, C, *padded)
+            if compiled and _col2im_compiled(
+                dcols, target, stride, dilate, end - begin
+            ):
+                continue
             for offset, where in offsets:
                 view = target[where]  # added in place: no copy back
                 view += dcols[(slice(None), slice(None)) + offset]
@@ -548,6 +554,32 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
         ]
     )
+
+
+def _col2im_loop_applies(xp, dx_pad, kernel):
+    """Whether the batched col2im of a 2-D convolution runs as one
+    compiled loop (``host_loops.col2im_2d``): a float32/float64 NumPy
+    gradient of at least ``host_jit.MIN_ELEMENTS`` elements, the compiled
+    loops on."""
+    return (
+        len(kernel) == 2
+        and dx_pad.dtype.kind == 'f'
+        and dx_pad.dtype.itemsize >= 4
+        and dx_pad.size >= host_jit.MIN_ELEMENTS
+        and host_jit.enabled(xp)
+    )
+
+
+def _col2im_compiled(dcols, target, stride, dilate, count):
+    """col2im of ``count`` images by the compiled loop; False when Numba
+    could not compile it (warned once), for the slice-adds instead."""
+    if dcols.dtype != target.dtype:
+        return False
+    try:
+        host_loops.col2im_2d(dcols, target, *stride, *dilate, 0, count)
+    except host_jit.NotCompiled:
+        return False
+    return True
 
 
 def _data_grad_col2im_kernel(

@@ -22,6 +22,7 @@ argument.
 from .host_jit import Loop
 
 __all__ = [
+    'col2im_2d',
     'shifted_sum',
     'fill_shifted',
     'max_pool_2d',
@@ -202,6 +203,31 @@ def _shifted_sum(kw, _):
                         row[j] = acc + bias[f] if has_bias else acc
 
     return shifted_sum
+
+
+def _col2im_2d(dcols, dx_pad, sh, sw, dh, dw, start, stop):
+    """col2im: each window's column of ``dcols`` ``(N, C, KH, KW, Ho,
+    Wo)`` added back onto the padded input's gradient ``dx_pad``, images
+    ``start..stop-1`` of both::
+
+        dx_pad[n, c, i*sh + a*dh, j*sw + b*dw] += dcols[n, c, a, b, i, j]
+
+    kernel offsets ``(a, b)`` in row-major order, as the NumPy
+    slice-adds it replaces add them."""
+    channels, kh, kw = dcols.shape[1], dcols.shape[2], dcols.shape[3]
+    rows, cols = dcols.shape[4], dcols.shape[5]
+    for n in range(start, stop):
+        for c in range(channels):
+            for a in range(kh):
+                for b in range(kw):
+                    for i in range(rows):
+                        source = dcols[n, c, a, b, i]
+                        target = dx_pad[n, c, i * sh + a * dh]
+                        for j in range(cols):
+                            target[j * sw + b * dw] += source[j]
+
+
+col2im_2d = Loop(_col2im_2d)
 
 
 def _fill_shifted(buffer, dy, start, stop):

@@ -406,3 +406,66 @@ def test_uncompiled_fill_shifted_defines_the_step():
     with host_jit_off():
         conv_wide_rows._fill_shifted(np, copies, dy)
     np.testing.assert_array_equal(loop, copies)
+
+
+# (input, weight, stride, dilate, pad) whose data gradient takes the
+# batched col2im (rows of at least MIN_ROW_FOR_BATCHED_COL2IM outputs)
+COL2IM = [
+    ((2, 3, 26, 26), (16, 3, 3, 3), (1, 1), (1, 1), (1, 1)),
+    ((2, 2, 50, 50), (5, 2, 3, 3), (2, 2), (1, 1), (1, 1)),
+    ((2, 2, 30, 30), (6, 2, 3, 3), (1, 1), (2, 2), (0, 0)),
+]
+
+
+@numba_only
+@pytest.mark.parametrize('x_shape,w_shape,stride,dilate,pad', COL2IM)
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_col2im_loop_matches_numpy(
+    x_shape, w_shape, stride, dilate, pad, dtype, monkeypatch
+):
+    calls = []
+    loop = host_loops.col2im_2d
+
+    def spy(*args):
+        calls.append(args[0].shape)
+        return loop(*args)
+
+    monkeypatch.setattr(host_loops, 'col2im_2d', spy)
+    rng = np.random.RandomState(4)
+    x = rng.standard_normal(x_shape).astype(dtype)
+    w = rng.standard_normal(w_shape).astype(dtype)
+
+    def data_grad():
+        op = REGISTRY['Convolution'](
+            kernel=w_shape[2:],
+            num_filter=w_shape[0],
+            stride=stride,
+            dilate=dilate,
+            pad=pad,
+            no_bias=True,
+        )
+        op.is_train = True
+        y = op.forward(np, x, w)
+        dy = np.random.RandomState(5).standard_normal(y.shape).astype(dtype)
+        return op.backward(np, dy)[0]
+
+    got = data_grad()
+    assert calls, 'the compiled col2im did not run'
+    with host_jit_off():
+        expected = data_grad()
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_uncompiled_col2im_defines_the_step():
+    rng = np.random.RandomState(6)
+    dcols = rng.standard_normal((2, 3, 2, 3, 4, 5))  # (N, C, KH, KW, Ho, Wo)
+    sh, sw, dh, dw = 2, 1, 1, 2
+    dx = np.zeros((2, 3, (4 - 1) * sh + (2 - 1) * dh + 1, 5 - 1 + 2 * 2 + 1))
+    host_loops.col2im_2d.python(dcols, dx, sh, sw, dh, dw, 0, 2)
+    expected = np.zeros_like(dx)
+    for a in range(2):
+        for b in range(3):
+            rows = slice(a * dh, a * dh + sh * 3 + 1, sh)
+            cols = slice(b * dw, b * dw + sw * 4 + 1, sw)
+            expected[:, :, rows, cols] += dcols[:, :, a, b]
+    np.testing.assert_array_equal(dx, expected)
