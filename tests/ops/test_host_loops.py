@@ -209,19 +209,25 @@ def test_uncompiled_relu_grad_loop_defines_the_step():
     np.testing.assert_array_equal(np.signbit(dx), np.signbit(expected))
 
 
+def _spy(monkeypatch, owner, name, note):
+    """Replace ``owner.name`` by a wrapper that records ``note(*args)`` of
+    each call before calling the original; returns the list of notes."""
+    calls = []
+    original = getattr(owner, name)
+
+    def spy(*args):
+        calls.append(note(*args))
+        return original(*args)
+
+    monkeypatch.setattr(owner, name, spy)
+    return calls
+
+
 @pytest.fixture
 def pool_loop_calls(monkeypatch):
     """The kernels each max pooling loop was asked for, in order (a spy
     on the loop factory)."""
-    calls = []
-    made = host_loops.max_pool_2d
-
-    def spy(*kernel):
-        calls.append(kernel)
-        return made(*kernel)
-
-    monkeypatch.setattr(host_loops, 'max_pool_2d', spy)
-    return calls
+    return _spy(monkeypatch, host_loops, 'max_pool_2d', lambda *k: k)
 
 
 @numba_only
@@ -253,14 +259,7 @@ def test_small_arrays_stay_with_numpy(pool_loop_calls, monkeypatch):
         _input((8, 16, 8, 8), 'float32', ties=False), 0, (2, 2), (2, 2), (0, 0)
     )
     assert calls == [(2, 2)]
-    relu_calls = []
-    loop = RELU_GRAD.host
-
-    def relu_spy(*args):
-        relu_calls.append(args[0].size)
-        return loop(*args)
-
-    monkeypatch.setattr(RELU_GRAD, 'host', relu_spy)
+    relu_calls = _spy(monkeypatch, RELU_GRAD, 'host', lambda dy, *_: dy.size)
     for size in (100, 10000):
         dy = np.ones(size, 'float32')
         np.testing.assert_array_equal(RELU_GRAD(np, dy, dy), dy)
@@ -423,14 +422,7 @@ COL2IM = [
 def test_col2im_loop_matches_numpy(
     x_shape, w_shape, stride, dilate, pad, dtype, monkeypatch
 ):
-    calls = []
-    loop = host_loops.col2im_2d
-
-    def spy(*args):
-        calls.append(args[0].shape)
-        return loop(*args)
-
-    monkeypatch.setattr(host_loops, 'col2im_2d', spy)
+    calls = _spy(monkeypatch, host_loops, 'col2im_2d', lambda d, *_: d.shape)
     rng = np.random.RandomState(4)
     x = rng.standard_normal(x_shape).astype(dtype)
     w = rng.standard_normal(w_shape).astype(dtype)
