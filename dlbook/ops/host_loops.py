@@ -4,7 +4,8 @@ Each loop below is plain Python over arrays: read as it stands, it is
 the definition of its step, one element at a time; compiled, it is one
 pass over memory.  Every loop takes ``start, stop``, a range of images
 (or of elements), so that dlbook's threads can share a batch; the
-callers (``pool_fast.py``, ``unary.py``) choose between these and their
+callers (``pool_fast.py``, ``kernels.py`` for relu's gradient,
+``conv_fast.py``, ``conv_wide_rows.py``) choose between these and their
 NumPy code and split the work.
 
 Max pooling works on the padded input ``x_pad`` ``(N, C, Hp, Wp)``
