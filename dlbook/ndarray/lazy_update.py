@@ -9,6 +9,8 @@ rows.  The update rules are element-wise, so running the dense kernel on
 the gathered rows and scattering them back gives the same numbers.
 """
 
+from .invoke import DENSE_CLASSES
+
 __all__ = ['rows_for_update', 'dense_view']
 
 
@@ -49,8 +51,8 @@ def dense_view(weight):
     """``weight`` itself, or for a row_sparse weight a dense NDArray
     sharing its (then complete) storage: every optimizer can update it in
     place."""
-    if weight.stype != 'row_sparse':
-        return weight
+    if type(weight) in DENSE_CLASSES or weight.stype != 'row_sparse':
+        return weight  # (a type test first: quicker than the property)
     from .ndarray import from_raw
 
     return from_raw(_dense_values(weight), weight.context)

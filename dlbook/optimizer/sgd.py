@@ -14,6 +14,7 @@ kernels (``apache/mxnet@1.9.1:src/operator/optimizer_op-inl.h``:
 import os
 
 from ..backend import on_host
+from ..ndarray.invoke import DENSE_CLASSES
 from ..ndarray.lazy_update import rows_for_update
 from ..ops.update_rules.sgd import (
     dcasgd_update,
@@ -32,14 +33,17 @@ __all__ = ['SGD', 'ccSGD', 'NAG', 'Signum', 'DCASGD', 'SGLD', 'Test']
 
 def _dense_on_one_device(weights, grads):
     """Whether these weights and gradients are all dense arrays on the
-    device of the first weight (contexts are one object per device)."""
-    ctx = weights[0].context
+    device of the first weight (contexts are one object per device).
+    Dense means one of the front end's dense classes (NDArray, NumPy
+    mode's ndarray), tested by type: quicker than the ``stype`` property
+    on every step; any other class takes the one-weight path."""
+    ctx = weights[0]._ctx
     for w, g in zip(weights, grads):
         if (
-            w.stype != 'default'
-            or g.stype != 'default'
-            or w.context is not ctx
-            or g.context is not ctx
+            type(w) not in DENSE_CLASSES
+            or type(g) not in DENSE_CLASSES
+            or w._ctx is not ctx
+            or g._ctx is not ctx
         ):
             return False
     return True
