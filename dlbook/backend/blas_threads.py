@@ -60,6 +60,7 @@ __all__ = [
     'info',
     'split_threads',
     'run_split',
+    'run_split_sum',
     'items_per_block',
     'split_passes',
     'too_small_to_split',
@@ -301,6 +302,17 @@ def split_passes(xp, fn, n, elements, passes=1):
     once over everything.  NumPy releases the GIL in its loops, so the
     ranges run at once; CuPy's kernels are not split."""
     run_split(fn, n, split_threads(xp, PASS_COST * passes * elements))
+
+
+def run_split_sum(fn, n, threads):
+    """The sum of :func:`run_split`'s results: each range's partial
+    result (a weight gradient over a range of images, say) added into the
+    first range's."""
+    parts = run_split(fn, n, threads)
+    total = parts[0]
+    for part in parts[1:]:
+        total += part
+    return total
 
 
 def items_per_block(item_bytes, n, threads, budget):

@@ -41,6 +41,7 @@ from ..backend.blas_threads import (
     for_gemm,
     items_per_block,
     run_split,
+    run_split_sum,
     split_threads,
 )
 from ..backend.cpu_cache import l2_cache_bytes
@@ -392,10 +393,7 @@ def weight_grad_channels_last(
     # products are added: BLAS's own threads split the output, here a
     # small (F, K*C), and LeNet's (50, 8192) @ (8192, 500) took 2.5 ms on
     # two of them against 2.1 ms split this way.
-    parts = run_split(product, n, threads)
-    dw = parts[0]
-    for part in parts[1:]:
-        dw += part
+    dw = run_split_sum(product, n, threads)
     dw = dw.reshape((f,) + kernel + (c,))
     return xp.ascontiguousarray(xp.moveaxis(dw, -1, 1))
 
@@ -461,11 +459,7 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
                 dw += part
         return dw
 
-    parts = run_split(summed, n, threads)
-    dw = parts[0]
-    for part in parts[1:]:
-        dw += part
-    return dw.reshape(w_shape)
+    return run_split_sum(summed, n, threads).reshape(w_shape)
 
 
 def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
@@ -527,7 +521,9 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
         threads,
     )
 
-    compiled = _col2im_loop_applies(xp, dx_pad, kernel)
+    # one compiled pass for the slice-adds (host_loops.col2im_2d); dcols
+    # has dx_pad's dtype
+    compiled = len(kernel) == 2 and host_jit.applies(xp, dx_pad)
 
     def images(start, stop):
         """col2im of images start..stop-1 into their part of dx_pad, a
@@ -537,8 +533,14 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             dcols = xp.matmul(w_t, dy_rows[begin:end])
             dcols = dcols.reshape((end - begin, c) + kernel + out_size)
             target = dx_pad[begin:end]  # (n, C, *padded)
-            if compiled and _col2im_compiled(
-                dcols, target, stride, dilate, end - begin
+            if compiled and host_jit.ran(
+                host_loops.col2im_2d,
+                dcols,
+                target,
+                *stride,
+                *dilate,
+                0,
+                end - begin,
             ):
                 continue
             for offset, where in offsets:
@@ -554,32 +556,6 @@ def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
             + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
         ]
     )
-
-
-def _col2im_loop_applies(xp, dx_pad, kernel):
-    """Whether the batched col2im of a 2-D convolution runs as one
-    compiled loop (``host_loops.col2im_2d``): a float32/float64 NumPy
-    gradient of at least ``host_jit.MIN_ELEMENTS`` elements, the compiled
-    loops on."""
-    return (
-        len(kernel) == 2
-        and dx_pad.dtype.kind == 'f'
-        and dx_pad.dtype.itemsize >= 4
-        and dx_pad.size >= host_jit.MIN_ELEMENTS
-        and host_jit.enabled(xp)
-    )
-
-
-def _col2im_compiled(dcols, target, stride, dilate, count):
-    """col2im of ``count`` images by the compiled loop; False when Numba
-    could not compile it (warned once), for the slice-adds instead."""
-    if dcols.dtype != target.dtype:
-        return False
-    try:
-        host_loops.col2im_2d(dcols, target, *stride, *dilate, 0, count)
-    except host_jit.NotCompiled:
-        return False
-    return True
 
 
 def _data_grad_col2im_kernel(

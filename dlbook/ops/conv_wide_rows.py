@@ -39,6 +39,7 @@ from ..backend.blas_threads import (
     for_gemm,
     items_per_block,
     run_split,
+    run_split_sum,
     split_threads,
 )
 from . import host_jit, host_loops
@@ -149,18 +150,10 @@ def _fill_shifted(xp, buffer, dy_block):
     """``buffer[:, k, :, :, k : k + Wo] = dy_block`` for every ``k``: one
     compiled pass where it applies (``host_loops.fill_shifted``), else
     ``KW`` strided copies."""
-    if (
-        dy_block.dtype.kind == 'f'
-        and dy_block.dtype.itemsize >= 4
-        and dy_block.dtype == buffer.dtype
-        and dy_block.size >= host_jit.MIN_ELEMENTS
-        and host_jit.enabled(xp)
+    if host_jit.applies(xp, dy_block, buffer) and host_jit.ran(
+        host_loops.fill_shifted, buffer, dy_block, 0, dy_block.shape[0]
     ):
-        try:
-            host_loops.fill_shifted(buffer, dy_block, 0, dy_block.shape[0])
-            return
-        except host_jit.NotCompiled:
-            pass  # warned once: the NumPy copies
+        return
     wo = dy_block.shape[-1]
     for k in range(buffer.shape[1]):
         buffer[:, k, :, :, k : k + wo] = dy_block
@@ -188,7 +181,9 @@ def forward(xp, x_pad, weight, bias, out_size):
     block = items_per_block(
         (c * kh + kw * f) * row * y.itemsize, n, threads, BLOCK_BYTES
     )
-    loop = _compiled_shifted_sum(xp, y, kw)
+    # the shifted adds and the bias in one compiled pass where it applies
+    # (host_loops.shifted_sum)
+    loop = host_loops.shifted_sum(kw) if host_jit.applies(xp, y) else None
     bias_or_zeros = bias if bias is not None else xp.zeros(f, dtype=dtype)
 
     def images(start, stop):
@@ -204,12 +199,10 @@ def forward(xp, x_pad, weight, bias, out_size):
             p = xp.matmul(w_stack, rows[:m], out=products[:m])
             p = p.reshape(m, kw, f, ho, wp)
             out = y[begin:end]
-            if loop is not None:  # one pass (host_loops.shifted_sum)
-                try:
-                    loop(p, bias_or_zeros, out, bias is not None, 0, m)
-                    continue
-                except host_jit.NotCompiled:
-                    pass  # warned once: the NumPy passes
+            if loop is not None and host_jit.ran(
+                loop, p, bias_or_zeros, out, bias is not None, 0, m
+            ):
+                continue
             xp.add(p[:, 0, :, :, :wo], p[:, 1, :, :, 1 : 1 + wo], out=out)
             for k in range(2, kw):
                 out += p[:, k, :, :, k : k + wo]
@@ -218,22 +211,6 @@ def forward(xp, x_pad, weight, bias, out_size):
 
     run_split(images, n, threads)
     return y
-
-
-def _compiled_shifted_sum(xp, y, kw):
-    """The compiled loop that adds the forward's shifted blocks
-    (``host_loops.shifted_sum``), or None for the NumPy passes: float32
-    or float64 output of at least ``host_jit.MIN_ELEMENTS`` elements and
-    the compiled loops on.  A loop Numba cannot compile is None too."""
-    if (
-        y.dtype.kind != 'f'
-        or y.dtype.itemsize < 4
-        or y.size < host_jit.MIN_ELEMENTS
-        or not host_jit.enabled(xp)
-    ):
-        return None
-    loop = host_loops.shifted_sum(kw)
-    return None if loop.failed else loop
 
 
 def weight_grad(xp, x_pad, dy, w_shape):
@@ -272,10 +249,7 @@ def weight_grad(xp, x_pad, dy, w_shape):
             total = part if total is None else total + part
         return total
 
-    parts = run_split(summed, n, threads)
-    dw = parts[0]
-    for part in parts[1:]:
-        dw += part
+    dw = run_split_sum(summed, n, threads)
     # dw[(kw, f), (c, kh)] -> (F, C, KH, KW)
     return xp.ascontiguousarray(dw.reshape(kw, f, c, kh).transpose(1, 2, 3, 0))
 

@@ -50,6 +50,8 @@ from . import fastpath
 
 __all__ = [
     'MIN_ELEMENTS',
+    'applies',
+    'ran',
     'enabled',
     'set_enabled',
     'compiled',
@@ -102,6 +104,32 @@ def enabled(xp):
         and fastpath.enabled()
         and _numba() is not False
     )
+
+
+def applies(xp, first, *others):
+    """Whether a compiled loop takes these arrays now: ``first`` float32
+    or float64 with at least :data:`MIN_ELEMENTS` elements, ``others`` of
+    its dtype, and the loops on for ``xp`` (:func:`enabled`, checked last:
+    it imports Numba)."""
+    dtype = first.dtype
+    return (
+        dtype.kind == 'f'
+        and dtype.itemsize >= 4
+        and first.size >= MIN_ELEMENTS
+        and all(a.dtype == dtype for a in others)
+        and enabled(xp)
+    )
+
+
+def ran(run, *args):
+    """Call ``run(*args)`` (a :class:`Loop`, or what calls one); False if
+    Numba could not compile the loop (warned once), for the caller to run
+    its NumPy code instead."""
+    try:
+        run(*args)
+    except NotCompiled:
+        return False
+    return True
 
 
 def compiled():

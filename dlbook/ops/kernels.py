@@ -236,32 +236,21 @@ class Elementwise(_Kernel):
         float32/float64 dtype, C-contiguous (the loop reads them flat)."""
         n_in, n_out = self._counts
         first = args[0]
-        if type(first) is not xp.ndarray:
-            return None
-        shape, dtype = first.shape, first.dtype
-        if (
-            dtype.kind != 'f'
-            or dtype.itemsize < 4
-            or first.size < host_jit.MIN_ELEMENTS
-        ):
-            return None
         for a in args:
             if (
                 type(a) is not xp.ndarray
-                or a.shape != shape
-                or a.dtype != dtype
+                or a.shape != first.shape
                 or not a.flags.c_contiguous
             ):
                 return None
-        if not host_jit.enabled(xp):  # last: it imports Numba
+        if not host_jit.applies(xp, *args):
             return None
         if len(args) == n_in:
             args += tuple(xp.empty_like(first) for _ in range(n_out))
         elif len(args) != n_in + n_out:
             return None
-        try:
-            self.host(*[a.reshape(-1) for a in args], 0, first.size)
-        except host_jit.NotCompiled:
+        flat = [a.reshape(-1) for a in args]
+        if not host_jit.ran(self.host, *flat, 0, first.size):
             return None
         outputs = args[n_in:]
         return outputs[0] if n_out == 1 else outputs

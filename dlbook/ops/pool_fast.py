@@ -157,28 +157,15 @@ def max_forward(xp, x_pad, kernel, stride, out):
 
 
 def _loops_apply(xp, kernel, x_pad, *others):
-    """Whether 2-D pooling runs as a compiled loop
-    (``host_loops.py``): NumPy arrays of one float32/float64 dtype and
-    the compiled loops on (``dlbook.ops.host_jit``)."""
-    dtype = x_pad.dtype
-    return (
-        len(kernel) == 2
-        and x_pad.size >= host_jit.MIN_ELEMENTS
-        and dtype.kind == 'f'
-        and dtype.itemsize >= 4
-        and all(a.dtype == dtype for a in others)
-        and host_jit.enabled(xp)
-    )
+    """Whether 2-D pooling runs as a compiled loop (``host_loops.py``,
+    :func:`~dlbook.ops.host_jit.applies`)."""
+    return len(kernel) == 2 and host_jit.applies(xp, x_pad, *others)
 
 
 def _run_loop(xp, x_pad, images):
     """``images(start, stop)`` over ranges of images (on threads for a
     large batch); False if Numba could not compile the loop."""
-    try:
-        split_images(xp, images, x_pad)
-    except host_jit.NotCompiled:
-        return False
-    return True
+    return host_jit.ran(split_images, xp, images, x_pad)
 
 
 def non_overlapping(kernel, stride):
