@@ -22,8 +22,10 @@ numba_only = pytest.mark.skipif(
 
 @pytest.fixture(autouse=True)
 def small_arrays_too(monkeypatch):
-    """The loops for the small arrays of these tests as well (by default
-    arrays under ``MIN_ELEMENTS`` elements stay with NumPy)."""
+    """The loops on (whatever ``DLBOOK_HOST_JIT`` says), and for the small
+    arrays of these tests as well (by default arrays under
+    ``MIN_ELEMENTS`` elements stay with NumPy)."""
+    monkeypatch.setitem(host_jit._STATE, 'enabled', True)
     monkeypatch.setattr(host_jit, 'MIN_ELEMENTS', 0)
 
 
