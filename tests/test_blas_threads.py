@@ -262,6 +262,17 @@ def test_items_per_block_fits_the_budget_within_a_threads_share():
     assert blas_threads.items_per_block(2**30, 512, 2, 2**20) == 1
 
 
+@pytest.mark.parametrize('threads', [1, 2, 3])
+def test_run_split_sum_adds_the_ranges_results(threads):
+    values = np.arange(10.0)
+
+    def partial(start, stop):
+        return np.array([values[start:stop].sum()])
+
+    total = blas_threads.run_split_sum(partial, 10, threads)
+    np.testing.assert_array_equal(total, [values.sum()])
+
+
 def test_run_split_in_a_forked_child():
     """A child process forked after the pool started gets its own pool
     (the inherited one has no threads: its work would never run)."""

@@ -285,6 +285,23 @@ def test_a_loop_numba_cannot_compile_falls_back(recwarn):
             loop(out, 0, 3)
     with pytest.raises(host_jit.NotCompiled):
         loop(out, 0, 3)
+    # what the callers ask: False, for their NumPy code
+    assert host_jit.ran(loop, out, 0, 3) is False
+
+
+def test_ran_and_applies():
+    def double(x, out, start, stop):
+        for k in range(start, stop):
+            out[k] = 2 * x[k]
+
+    x, out = np.arange(4.0), np.zeros(4)
+    assert host_jit.ran(double, x, out, 0, 4) is True
+    np.testing.assert_array_equal(out, 2 * x)
+    # (MIN_ELEMENTS is 0 in this module)
+    assert host_jit.applies(np, x, out) == host_jit.compiled()
+    assert not host_jit.applies(np, x.astype('float16'))
+    assert not host_jit.applies(np, x.astype('int64'))
+    assert not host_jit.applies(np, x, x.astype('float32'))  # two dtypes
 
 
 def test_switch_from_the_environment(monkeypatch):
