@@ -309,7 +309,7 @@ def main():
         + table(('pass', 'eager', 'hybridized', 'speed-up'), network)
         + '\n\nA hybridized graph runs with its steps fused '
         '(`dlbook/symbol/fusion.py`: dense layer + activation, relu + max '
-        'pooling, BatchNorm + relu, '
+        'pooling, BatchNorm + relu, convolution + activation, '
         'log_softmax + pick + scale + mean of the loss) unless the fast '
         'path is off (`DLBOOK_FAST_OPS=0`). LeNet (conv 20@5x5 relu, max '
         'pool, conv 50@5x5 relu, max pool, dense 500 relu, dense 10; SGD '

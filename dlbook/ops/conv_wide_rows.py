@@ -159,10 +159,11 @@ def _fill_shifted(xp, buffer, dy_block):
         buffer[:, k, :, :, k : k + wo] = dy_block
 
 
-def forward(xp, x_pad, weight, bias, out_size):
+def forward(xp, x_pad, weight, bias, out_size, epilogue=None):
     """The convolution of the padded input ``x_pad`` ``(N, C, Hp, Wp)``:
     ``y`` ``(N, F, Ho, Wo)``, C-contiguous, plus ``bias`` (``(F,)`` or
-    None)."""
+    None), then ``epilogue(xp, y_block)`` in place on each block of
+    images (see :func:`~dlbook.ops.conv_fast.conv_forward`)."""
     n, c = x_pad.shape[:2]
     f, _, kh, kw = weight.shape
     ho, wo = out_size
@@ -199,15 +200,16 @@ def forward(xp, x_pad, weight, bias, out_size):
             p = xp.matmul(w_stack, rows[:m], out=products[:m])
             p = p.reshape(m, kw, f, ho, wp)
             out = y[begin:end]
-            if loop is not None and host_jit.ran(
+            if loop is None or not host_jit.ran(
                 loop, p, bias_or_zeros, out, bias is not None, 0, m
             ):
-                continue
-            xp.add(p[:, 0, :, :, :wo], p[:, 1, :, :, 1 : 1 + wo], out=out)
-            for k in range(2, kw):
-                out += p[:, k, :, :, k : k + wo]
-            if bias is not None:
-                out += bias.reshape(1, f, 1, 1)
+                xp.add(p[:, 0, :, :, :wo], p[:, 1, :, :, 1 : 1 + wo], out=out)
+                for k in range(2, kw):
+                    out += p[:, k, :, :, k : k + wo]
+                if bias is not None:
+                    out += bias.reshape(1, f, 1, 1)
+            if epilogue is not None:
+                epilogue(xp, out)
 
     run_split(images, n, threads)
     return y

@@ -72,6 +72,10 @@ class Convolution(ConvBase):
 
     arguments = ('data', 'weight', 'bias')
     learned_inputs = ('weight', 'bias')
+    #: None, or ``epilogue(xp, y_block)``: an element-wise step applied in
+    #: place to the output, a block of images at a time while the block
+    #: is still in cache (a fused activation, ``symbol/fusion.py``)
+    epilogue = None
     defaults = {
         'kernel': (),
         'stride': (),
@@ -121,12 +125,17 @@ class Convolution(ConvBase):
                 kernel, stride, dilate, pad, data.shape[2:], out_size
             )
             if cut is not None:
-                return self._forward_cut(xp, data, weight, bias, cut)
+                return self._finished(
+                    xp, self._forward_cut(xp, data, weight, bias, cut)
+                )
             settings = self._cudnn_settings(xp, data.dtype, pad)
             if settings is not None:
                 try:
-                    return self._forward_cudnn(
-                        xp, data, weight, bias, out_shape, settings
+                    return self._finished(
+                        xp,
+                        self._forward_cudnn(
+                            xp, data, weight, bias, out_shape, settings
+                        ),
                     )
                 except cudnn.CudnnError as err:
                     cudnn.fell_back(err)
@@ -160,7 +169,9 @@ class Convolution(ConvBase):
         )
         x_pad = data if unpadded else pad_spatial(xp, data, pad)
         if route is _WIDE_ROWS:
-            y = conv_wide_rows.forward(xp, x_pad, weight, bias, out_size)
+            y = conv_wide_rows.forward(
+                xp, x_pad, weight, bias, out_size, self.epilogue
+            )
             cols = None
         elif route is _FAST:
             y, cols = conv_fast.conv_forward(
@@ -175,6 +186,7 @@ class Convolution(ConvBase):
                 channels_last=channels_last,
                 keep_cols=keep,
                 pad=pad if unpadded else None,
+                epilogue=self.epilogue,
             )
         else:
             cols = im2col(xp, x_pad, kernel, stride, dilate, out_size, groups)
@@ -182,6 +194,7 @@ class Convolution(ConvBase):
             y = from_channel_rows(xp, xp.matmul(w_mat, cols), n, out_size)
             if bias is not None:
                 y += bias.reshape(bias_shape(len(kernel)))
+            y = self._finished(xp, y)
         if not keep:
             cols = None
         # backward rebuilds the windows from x_pad only without cols
@@ -194,6 +207,12 @@ class Convolution(ConvBase):
             bias is not None,
             route,
         )
+        return y
+
+    def _finished(self, xp, y):
+        """``y`` after :attr:`epilogue` (in place), if there is one."""
+        if self.epilogue is not None:
+            self.epilogue(xp, y)
         return y
 
     def _forward_cut(self, xp, data, weight, bias, cut):

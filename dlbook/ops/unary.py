@@ -113,7 +113,21 @@ class _Activation(_Unary):
         x, y = self.saved
         if y.ndim == 0 or y.dtype.kind != 'f' or dy.shape != y.shape:
             return super().backward(xp, dy)
+        return self.grad_from_output(xp, y, dy)
+
+    def grad_from_output(self, xp, y, dy):
+        """``dx = dy * f'`` from the float output ``y`` alone (relu,
+        sigmoid and tanh need no input), into a new array: what backward
+        computes, for a fused step that applied ``f`` itself
+        (``symbol/fusion.py``)."""
         return _filled_by_images(xp, self.df_into, self.passes[1], y, dy)
+
+    def apply_in_place(self, xp, x):
+        """``x = f(x)``, overwriting the float array ``x``: the same
+        operations as forward, for a fused step whose own new output
+        ``x`` is (a block of images of a convolution's output, while it
+        is still in cache)."""
+        return self.f_into(xp, x, x)
 
 
 @register('negative')

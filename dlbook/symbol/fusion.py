@@ -3,7 +3,7 @@
 A hybridized block runs its graph step by step (``program.py``); for a
 small network most of a step's time is Python around a little NumPy
 work, so running two operators as one step pays.  :func:`fuse` rewrites
-a program's flat step list (``GraphProgram._plan``), replacing four
+a program's flat step list (``GraphProgram._plan``), replacing five
 patterns by one *fused operator* each:
 
 * **dense + activation** - ``FullyConnected`` whose output only feeds a
@@ -22,6 +22,11 @@ patterns by one *fused operator* each:
   ``Pooling`` (a CNN's convolution, activation, pooling): pooled first,
   then the relu on the pooled array, a quarter of the size for 2x2
   windows (see :class:`ReluMaxPool` for why the numbers are the same);
+* **convolution + activation** - ``Convolution`` whose output only
+  feeds a ``relu``, ``sigmoid`` or ``tanh`` (not a relu followed by max
+  pooling, the pattern above): the activation is applied in place to each
+  block of images of the output as the convolution writes it, while the
+  block is in cache (d2l's sigmoid LeNet, VGG's and NiN's blocks);
 * **BatchNorm + relu** - ``BatchNorm`` whose output only feeds a
   ``relu`` (a ResNet's convolution, BatchNorm, activation): the relu is
   applied as the normalized output is written (in the same kernel on a
@@ -42,6 +47,7 @@ its own step.
 from ..ops import REGISTRY
 from ..ops.activation import stable_log_softmax
 from ..ops.batch_norm import BatchNorm
+from ..ops.convolution import Convolution
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
 from ..ops.op import Op, cast_scalar
@@ -62,6 +68,9 @@ _GRADIENT_KERNELS = {
     'sigmoid': SIGMOID_GRAD,
     'tanh': TANH_GRAD,
 }
+#: the activation operators, whose in-place forward and gradient from the
+#: output a fused convolution calls (:class:`ConvActivation`)
+_ACTIVATION_OPS = {name: REGISTRY[name]() for name in _ACTIVATIONS}
 
 
 class DenseActivation(FullyConnected):
@@ -238,6 +247,37 @@ class ReluMaxPool(Pooling):
         return Pooling.backward(self, xp, RELU_GRAD(xp, dy, self.y))
 
 
+class ConvActivation(Convolution):
+    """``act(Convolution(x, w, b))`` as one step (``act`` in relu,
+    sigmoid, tanh): the activation is the convolution's *epilogue*,
+    applied in place to each block of images of the output as soon as
+    its product and bias are written (``Convolution.epilogue``), while
+    the block is still in cache, instead of a pass over the whole output
+    afterwards into a second array of the same size.
+
+    Backward multiplies ``dy`` by the activation's derivative, computed
+    from the output (``dy * (y > 0)``, ``dy * y * (1 - y)``,
+    ``dy * (1 - y * y)``: the activation operator's own backward), then
+    runs the convolution's backward.  The same operations as the two
+    operators, so the same numbers.  A relu followed by max pooling is
+    left to :class:`ReluMaxPool` (a relu on the pooled array, a quarter
+    of the size).
+    """
+
+    name = 'ConvActivation'
+    act = None  # 'relu', 'sigmoid' or 'tanh'
+
+    def forward(self, xp, data, weight, bias=None):
+        activation = _ACTIVATION_OPS[self.act]
+        self.epilogue = activation.apply_in_place
+        self.y = Convolution.forward(self, xp, data, weight, bias)
+        return self.y
+
+    def backward(self, xp, dy):
+        dh = _ACTIVATION_OPS[self.act].grad_from_output(xp, self.y, dy)
+        return Convolution.backward(self, xp, dh)
+
+
 class BatchNormRelu(BatchNorm):
     """``relu(BatchNorm(x, ...))`` as one step: the relu applied while
     the output is written (BatchNorm's ``relu`` flag);
@@ -257,7 +297,13 @@ class BatchNormRelu(BatchNorm):
 
 
 #: The fused operators (the classes :func:`fuse` puts in a plan).
-FUSED = (DenseActivation, SoftmaxCrossEntropy, ReluMaxPool, BatchNormRelu)
+FUSED = (
+    DenseActivation,
+    SoftmaxCrossEntropy,
+    ReluMaxPool,
+    BatchNormRelu,
+    ConvActivation,
+)
 
 
 def _activation(step):
@@ -316,6 +362,8 @@ def fuse(steps, entry, protected):
             fused = _relu_max_pool(steps, k, only_reader)
         elif step.node.op == 'BatchNorm':
             fused = _batch_norm_relu(steps, k, only_reader)
+        elif step.node.op == 'Convolution':
+            fused = _conv_activation(steps, k, only_reader)
         if fused is None:
             plan.append(entry(step))
             origin.append(step)
@@ -364,6 +412,24 @@ def _relu_max_pool(steps, k, only_reader):
     op = _new(ReluMaxPool)
     op.__dict__.update(pool.proto.__dict__)
     return op, [k, pool_k], steps[k].in_slots
+
+
+def _conv_activation(steps, k, only_reader):
+    step = steps[k]
+    if type(step.proto) is not Convolution:
+        return None
+    nxt = only_reader(step)
+    if nxt != k + 1:
+        return None
+    act = _activation(steps[nxt])
+    if act is None or (
+        act == 'relu' and _relu_max_pool(steps, nxt, only_reader) is not None
+    ):
+        return None
+    op = _new(ConvActivation)
+    op.__dict__.update(step.proto.__dict__)
+    op.act = act
+    return op, [k, nxt], step.in_slots
 
 
 def _batch_norm_relu(steps, k, only_reader):

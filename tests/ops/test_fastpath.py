@@ -582,3 +582,79 @@ def test_conv_keeps_the_input_only_when_it_rebuilds_windows(monkeypatch):
         op.is_train = True
         op.forward(np, x, w)
         assert (op.saved[0] is not None) == holds
+
+
+# -- a convolution's epilogue (a fused activation) ---------------------------
+
+#: (data shape, Convolution attributes, training, the route forward takes)
+EPILOGUE_CASES = {
+    'channels-last windows, kept': (
+        (5, 3, 6, 6),
+        dict(kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        True,
+        'fast',
+    ),
+    'per-image windows, not kept': (
+        (5, 3, 18, 18),
+        dict(kernel=(3, 3), num_filter=20),
+        False,
+        'fast',
+    ),
+    'grouped': (
+        (5, 4, 18, 18),
+        dict(kernel=(3, 3), num_filter=4, num_group=2),
+        True,
+        'fast',
+    ),
+    'whole rows': (
+        (5, 3, 9, 9),
+        dict(kernel=(3, 3), num_filter=4),
+        False,
+        'wide rows',
+    ),
+    'taps cut': (
+        (5, 3, 1, 1),
+        dict(kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        True,
+        'cut kernel',
+    ),
+}
+
+
+@pytest.mark.parametrize('threads', [1, 2])
+@pytest.mark.parametrize('case', sorted(EPILOGUE_CASES))
+def test_convolution_epilogue_applied_once_to_every_element(
+    monkeypatch, case, threads
+):
+    """``Convolution.epilogue`` runs on blocks of images of the output
+    as the forward writes them: every element gets it exactly once
+    (``2 y + 1`` is exact in float64), on every route, on one thread or
+    split over several."""
+    shape, attrs, train, route = EPILOGUE_CASES[case]
+    calls = force_thread_split(monkeypatch, None, threads)
+    assert calls == []
+    rng = np.random.RandomState(10)
+    x = rng.randn(*shape)
+    groups = attrs.get("num_group", 1)
+    w = rng.randn(attrs["num_filter"], shape[1] // groups, 3, 3)
+    b = rng.randn(attrs['num_filter'])
+    plain = REGISTRY['Convolution'](**attrs)
+    plain.is_train = train
+    expected = 2 * plain.forward(np, x, w, b) + 1
+    blocks = []
+
+    def epilogue(xp, y_block):
+        blocks.append(y_block.shape[0])
+        xp.multiply(y_block, 2, out=y_block)
+        y_block += 1
+
+    op = REGISTRY['Convolution'](**attrs)
+    op.is_train = train
+    op.epilogue = epilogue
+    np.testing.assert_array_equal(op.forward(np, x, w, b), expected)
+    first = op.saved[0]
+    taken = first if isinstance(first, str) else op.saved[-1]
+    assert taken == route
+    assert sum(blocks) == shape[0]
+    if route != 'cut kernel':  # (its inner convolution's output after)
+        assert len(blocks) >= threads

@@ -2,8 +2,8 @@
 
 A compiled graph runs a dense layer and its activation, a loss's
 ``log_softmax`` → ``pick`` → ``* s`` → ``mean``, a relu followed by max
-pooling, and a BatchNorm followed by a relu, as single steps when the
-fast path is on.  The fused steps perform the same floating-point
+pooling, a BatchNorm followed by a relu, and a convolution followed by
+its activation, as single steps when the fast path is on.  The fused steps perform the same floating-point
 operations as the operators they replace, so every test here asks for
 **equal** arrays (``assert_array_equal``), not close ones: eager,
 hybridized (fast and reference path) and symbolic (Executor) runs, values
@@ -21,6 +21,7 @@ from dlbook.gluon import nn
 from dlbook.ops import fastpath
 from dlbook.symbol.fusion import (
     BatchNormRelu,
+    ConvActivation,
     DenseActivation,
     ReluMaxPool,
     SoftmaxCrossEntropy,
@@ -531,3 +532,148 @@ def test_batch_norm_read_twice_keeps_its_step():
         exe.forward(is_train=True)
     kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
     assert 'BatchNormRelu' not in kinds, kinds
+
+
+# -- convolution + activation ------------------------------------------------
+
+#: Convolutions taking each route of the CPU forward (``convolution.py``):
+#: channels-last windows (under 256 output positions), per-image windows
+#: (more), grouped, taps cut (a 3x3 kernel on a 1x1 input reads only its
+#: centre) and, in prediction, whole padded rows (few filters).
+CONV_LAYERS = {
+    'channels-last': dict(channels=4, kernel_size=3, padding=1),
+    'per-image windows': dict(channels=3, kernel_size=3, padding=5),
+    'grouped': dict(channels=4, kernel_size=3, groups=2),
+    'whole rows': dict(channels=2, kernel_size=3),
+}
+CONV_INPUTS = {
+    'channels-last': (3, 2, 6, 6),
+    'per-image windows': (3, 2, 8, 8),
+    'grouped': (3, 2, 7, 7),
+    'whole rows': (3, 2, 9, 9),
+    'taps cut': (3, 2, 1, 1),
+}
+CONV_LAYERS['taps cut'] = dict(channels=3, kernel_size=3, padding=1)
+
+
+def conv_act_net(layer, act, ctx):
+    """A convolution with ``act`` as its activation, then a dense layer."""
+    net = nn.HybridSequential()
+    net.add(nn.Conv2D(activation=act, **CONV_LAYERS[layer]), nn.Dense(3))
+    net.initialize(mx.init.Xavier(), ctx=ctx)
+    return net
+
+
+@pytest.mark.parametrize('train', [True, False])
+@pytest.mark.parametrize('layer', sorted(CONV_LAYERS))
+@pytest.mark.parametrize('act', ACTS)
+def test_conv_activation_equals_eager(ctx, act, layer, train):
+    """Values and every gradient (data, weight, bias), fused against
+    eager and against the graph run operator by operator."""
+    rng = np.random.RandomState(13)
+    shape = CONV_INPUTS[layer]
+    x = nd.array(rng.randn(*shape), ctx=ctx)
+    dy = nd.array(rng.randn(shape[0], 3), ctx=ctx)
+
+    def run(hybrid, fast=True):
+        mx.random.seed(6)
+        with mx.name.NameManager():
+            net = conv_act_net(layer, act, ctx)
+        if hybrid:
+            net.hybridize()
+        xs = x.copy()
+        xs.attach_grad()
+        with fastpath.use(fast), autograd.record(train_mode=train):
+            y = net(xs)
+        y.backward(dy)
+        params = net.collect_params().values()
+        values = [y.asnumpy(), xs.grad.asnumpy()]
+        values += [p.grad().asnumpy() for p in params]
+        return values, fused_kinds(net, ctx) if hybrid else []
+
+    fused, kinds = run(True)
+    assert kinds[0] is ConvActivation, kinds
+    for a, b in zip(fused, run(False)[0]):
+        np.testing.assert_array_equal(a, b)
+    # the reference path runs the two operators (and the reference
+    # convolution, which rounds differently from the fast one)
+    for a, b in zip(run(True, fast=False)[0], run(False, fast=False)[0]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_conv_activation_trainer_steps_equal_eager(ctx):
+    """d2l's LeNet pattern: sigmoid convolutions, average pooling."""
+
+    def run(hybrid):
+        mx.random.seed(7)
+        with mx.name.NameManager():
+            net = nn.HybridSequential()
+            net.add(
+                nn.Conv2D(3, kernel_size=5, padding=2, activation='sigmoid'),
+                nn.AvgPool2D(pool_size=2, strides=2),
+                nn.Conv2D(4, kernel_size=3, activation='sigmoid'),
+                nn.Dense(3),
+            )
+            net.initialize(mx.init.Xavier(), ctx=ctx)
+        if hybrid:
+            net.hybridize()
+        trainer = gluon.Trainer(
+            net.collect_params(), 'sgd', {'learning_rate': 0.5}
+        )
+        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+        rng = np.random.RandomState(8)
+        for _ in range(3):
+            x = nd.array(rng.randn(4, 1, 12, 12), ctx=ctx)
+            y = nd.array(rng.randint(0, 3, 4), ctx=ctx)
+            with autograd.record():
+                loss = loss_fn(net(x), y)
+            loss.backward()
+            trainer.step(4)
+        if hybrid:
+            assert fused_kinds(net, ctx).count(ConvActivation) == 2
+        return [p.data().asnumpy() for p in net.collect_params().values()]
+
+    for a, b in zip(run(True), run(False)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_conv_activation_numeric_gradient():
+    data = sym.var('data')
+    out = sym.Activation(
+        sym.Convolution(data, kernel=(2, 2), num_filter=2, name='conv'),
+        act_type='tanh',
+    )
+    rng = np.random.RandomState(9)
+    location = {
+        'data': rng.randn(2, 2, 4, 4),
+        'conv_weight': rng.randn(2, 2, 2, 2),
+        'conv_bias': rng.randn(2),
+    }
+    exe = out.simple_bind(mx.cpu(), data=(2, 2, 4, 4))
+    with fastpath.use(True):
+        exe.forward()
+    assert [e[0] for e in exe._program._plan(True)] == [ConvActivation]
+    with fastpath.use(True):
+        check_numeric_gradient(
+            out, location, dtype=np.float64, rtol=1e-5, atol=1e-7
+        )
+
+
+def test_conv_output_read_twice_keeps_its_step():
+    data = sym.var('data')
+    conv = sym.Convolution(data, kernel=(2, 2), num_filter=2, name='conv')
+    out = sym.Group([conv, sym.sigmoid(conv)])
+    exe = out.simple_bind(mx.cpu(), data=(1, 1, 3, 3))
+    exe.arg_dict['data'][:] = np.arange(9.0).reshape(1, 1, 3, 3)
+    with fastpath.use(True):
+        exe.forward()
+    kinds = [entry[0].__name__ for entry in exe._program._plan(True)]
+    assert kinds == ['Convolution', 'Sigmoid'], kinds
+
+
+def test_relu_before_max_pool_is_left_to_relu_max_pool(ctx):
+    net = cnn(POOLS['tiling 2x2'], ctx)
+    net.hybridize()
+    net(nd.ones((1, 2, 11, 11), ctx=ctx))
+    kinds = fused_kinds(net, ctx)
+    assert ConvActivation not in kinds and kinds.count(ReluMaxPool) == 2
