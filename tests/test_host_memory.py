@@ -16,24 +16,24 @@ pytestmark = pytest.mark.skipif(
     not _is_glibc(), reason='malloc tuning applies to glibc only'
 )
 
-# LeNet's second convolution on a batch of 512, repeated; reports whether
-# tuning is on and the minor page faults of the later steps (the first
-# ones warm up).  The batch makes the im2col matrix (65 MB) larger than
-# glibc's largest dynamic mmap threshold (32 MB), so that with glibc's
-# defaults it is mapped and unmapped again every step.
+# A recorded step over a 64 MB array, repeated: ``x * 2``, its sum and
+# their gradients make temporaries the size of ``x``, larger than glibc's
+# largest dynamic mmap threshold (32 MB), so that with glibc's defaults
+# each is mapped and unmapped again every step.  Reports whether tuning
+# is on and the minor page faults of the later steps (the first ones
+# warm up).
 PROBE = r'''
 import json, resource
 import dlbook as mx
 from dlbook import nd, autograd
 from dlbook.backend.host_memory import tune_malloc
-x = nd.random.uniform(shape=(512, 20, 12, 12))
-w = nd.random.uniform(shape=(50, 20, 5, 5))
-x.attach_grad(); w.attach_grad()
+x = nd.random.uniform(shape=(4096, 4096))
+x.attach_grad()
 def step():
     with autograd.record():
-        y = nd.Convolution(x, w, kernel=(5, 5), num_filter=50, no_bias=True)
+        y = (x * 2).sum()
     y.backward()
-    w.grad.wait_to_read()
+    x.grad.wait_to_read()
 for _ in range(3):
     step()
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt

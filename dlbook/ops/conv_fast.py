@@ -401,10 +401,33 @@ def weight_grad_channels_last(
     if threads == 1:
         for_gemm(xp, f, columns, n * positions)
 
+    # rows copied here from the input (not the forward's): a block of
+    # images at a time, each block's product taken while it is in cache
+    copied = not rows.flags.c_contiguous
+    block = n
+    if copied:
+        block = _cache_block(xp, positions * columns * dy.itemsize, n, threads)
+
     def product(begin, end):
         """``dy_rows^T @ rows`` over images begin..end-1."""
-        part = rows[begin:end].reshape((end - begin) * positions, columns)
-        return xp.matmul(dy_rows[begin * positions : end * positions].T, part)
+        buffer = None
+        if copied:
+            buffer = xp.empty(
+                (min(block, end - begin), positions, columns), dtype=rows.dtype
+            )
+        total = None
+        for start in range(begin, end, block):
+            stop = min(start + block, end)
+            if copied:
+                part = buffer[: stop - start]
+                part.reshape(rows[start:stop].shape)[...] = rows[start:stop]
+            else:
+                part = rows[start:stop]
+            part = part.reshape((stop - start) * positions, columns)
+            dy_part = dy_rows[start * positions : stop * positions]
+            step = xp.matmul(dy_part.T, part)
+            total = step if total is None else total + step
+        return total
 
     # Each thread multiplies the rows of a range of images and the partial
     # products are added: BLAS's own threads split the output, here a

@@ -251,27 +251,33 @@ def spy(monkeypatch, module, name):
         (2, (9, 11), (3, 3), 1),
         (3, (7, 9), (2, 3), 1),
         (1, (6, 6), (5, 5), 2),
+        (2, (18, 17), (3, 2), 0),
     ],
 )
 def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
     monkeypatch, threads, batch, spatial, kernel, p
 ):
-    """The forward and weight gradient through whole padded rows (a
-    window matrix not kept: inference, or training with the matrix over
-    its bound), one image per block, on one and two threads, with bias,
-    give the reference outputs and gradients; the data gradient takes
-    its own route."""
-    from dlbook.ops import convolution
-
+    """The forward through whole padded rows (training, the window
+    matrix then not kept), one image per block, on one and two threads,
+    with bias, and the weight gradient after it, give the reference
+    outputs and gradients.  The weight gradient of small outputs comes
+    from channels-last windows (cache-sized blocks of images, here one
+    at a time), of the others (16 x 16 positions here) by whole rows;
+    the data gradient takes its own route."""
     monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 10**9)
     monkeypatch.setattr(conv_wide_rows, 'MIN_SAVING', 0)
     monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
-    monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', 0)
+    monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
     forwards = spy(monkeypatch, conv_wide_rows, 'forward')
-    wgrads = spy(monkeypatch, conv_wide_rows, 'weight_grad')
+    wide_wgrads = spy(monkeypatch, conv_wide_rows, 'weight_grad')
+    rows_wgrads = spy(monkeypatch, conv_fast, 'weight_grad_channels_last')
     conv_matches_reference(conv_attrs(kernel, 1, p, 1), batch, spatial)
-    assert len(forwards) == len(wgrads) == 4
+    out_size = [s + 2 * p - k + 1 for s, k in zip(spatial, kernel)]
+    small = conv_fast.use_channels_last(1, out_size)
+    assert len(forwards) == 4
+    assert len(rows_wgrads if small else wide_wgrads) == 4
+    assert len(wide_wgrads if small else rows_wgrads) == 0
 
 
 def test_wide_rows_forward_only_for_few_filters_and_smaller_buffers():
@@ -575,10 +581,11 @@ def test_conv_keeps_the_input_only_when_it_rebuilds_windows(monkeypatch):
 
     rng = np.random.RandomState(0)
     x = rng.uniform(-1, 1, (2, 3, 6, 6))
-    w = rng.uniform(-1, 1, (4, 3, 3, 3))
+    # (20 filters: too many for whole rows, which never keep windows)
+    w = rng.uniform(-1, 1, (20, 3, 3, 3))
     for keep_bytes, holds in ((10**9, False), (0, True)):
         monkeypatch.setattr(convolution, 'KEEP_COLS_BYTES', keep_bytes)
-        op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=4, pad=(1, 1))
+        op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=20, pad=(1, 1))
         op.is_train = True
         op.forward(np, x, w)
         assert (op.saved[0] is not None) == holds
@@ -590,7 +597,7 @@ def test_conv_keeps_the_input_only_when_it_rebuilds_windows(monkeypatch):
 EPILOGUE_CASES = {
     'channels-last windows, kept': (
         (5, 3, 6, 6),
-        dict(kernel=(3, 3), num_filter=4, pad=(1, 1)),
+        dict(kernel=(3, 3), num_filter=20, pad=(1, 1)),
         True,
         'fast',
     ),
