@@ -55,6 +55,14 @@ _WIDE_ROWS = 'wide rows'
 KEEP_COLS_BYTES = 32 * 2**20
 
 
+def _padded_row(data_shape, pad, out_size):
+    """``Ho * Wp`` of a 2-D convolution (None for other dimensions): the
+    columns of one image's whole-row product."""
+    if len(out_size) != 2:
+        return None
+    return out_size[0] * (data_shape[3] + 2 * pad[1])
+
+
 @channels_last_aware(moved=(0, 1))
 @register('Convolution')
 class Convolution(ConvBase):
@@ -156,7 +164,12 @@ class Convolution(ConvBase):
             fast
             and on_host(xp)
             and conv_wide_rows.forward_wins(
-                weight.shape, stride, dilate, groups
+                weight.shape,
+                stride,
+                dilate,
+                groups,
+                _padded_row(data.shape, pad, out_size),
+                self.is_train,
             )
         ):
             route, keep = _WIDE_ROWS, False

@@ -266,6 +266,8 @@ def test_conv_wide_rows_forward_and_weight_gradient_match_reference(
     the data gradient takes its own route."""
     monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 10**9)
     monkeypatch.setattr(conv_wide_rows, 'MIN_SAVING', 0)
+    monkeypatch.setattr(conv_wide_rows, 'MIN_ROW', 0)
+    monkeypatch.setattr(conv_wide_rows, 'MIN_ROW_TRAINING', 0)
     monkeypatch.setattr(conv_wide_rows, 'BLOCK_BYTES', 1)
     monkeypatch.setattr(conv_fast, 'BLOCK_BYTES', 1)
     force_thread_split(monkeypatch, None, threads)
@@ -299,6 +301,34 @@ def test_wide_rows_forward_only_for_few_filters_and_smaller_buffers():
     assert not conv_wide_rows.forward_wins((6, 3, 5, 5), one, one, 3)
     assert not conv_wide_rows.forward_wins((6, 3, 5, 1), one, one, 1)
     assert not conv_wide_rows.forward_wins((6, 3, 5), (1,), (1,), 1)
+
+
+def test_wide_rows_forward_only_for_long_enough_rows():
+    """Given the columns of each image's product (``Ho*Wp``): whole rows
+    from :data:`MIN_ROW` of them in prediction, :data:`MIN_ROW_TRAINING`
+    in training (ResNet's small stages: 16 -> 16 channels on 4x4 images,
+    rows of 24, are faster through the window matrix)."""
+    one = (1, 1)
+    w = (8, 8, 3, 3)
+    shortest = conv_wide_rows.MIN_ROW
+    assert conv_wide_rows.forward_wins(w, one, one, 1, shortest)
+    assert not conv_wide_rows.forward_wins(w, one, one, 1, shortest - 1)
+    longest = conv_wide_rows.MIN_ROW_TRAINING
+    assert longest > shortest
+    assert conv_wide_rows.forward_wins(w, one, one, 1, longest, True)
+    assert not conv_wide_rows.forward_wins(w, one, one, 1, longest - 1, True)
+    x = np.zeros((2, 8, 4, 4))
+    for train, route in ((True, 'fast'), (False, 'fast')):
+        op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=8, pad=(1, 1))
+        op.is_train = train
+        op.forward(np, x, np.zeros(w))
+        assert op.saved[-1] == route
+    x = np.zeros((2, 8, 6, 6))  # rows of 6 * 8 = 48
+    for train, route in ((True, 'fast'), (False, 'wide rows')):
+        op = REGISTRY['Convolution'](kernel=(3, 3), num_filter=8, pad=(1, 1))
+        op.is_train = train
+        op.forward(np, x, np.zeros(w))
+        assert op.saved[-1] == route
 
 
 def test_wide_rows_data_gradient_where_it_moves_less_memory():
