@@ -9,7 +9,8 @@ ResNet-18 on 32x32 images, LeNet, an LSTM) this prints
 * a table of every operator's forward and backward, each timed with a
   device synchronisation before and after (so the times are the GPU's
   work plus one launch each), largest first;
-* the same for the convolution helpers of ``dlbook/ops/conv_fast.py``.
+* the same for the convolution helpers of ``dlbook/ops/conv_fast.py``
+  and ``conv_fast_data_grad.py``.
 
 Run from the repository root: ``python benchmarks/gpu/profile_ops.py
 [--out DIR] [--only conv,resnet]``.  ``--smoke`` uses tiny sizes (fake
@@ -39,6 +40,7 @@ import dlbook as mx  # noqa: E402
 from dlbook import gluon, nd  # noqa: E402
 from dlbook.ops import (  # noqa: E402
     conv_fast,
+    conv_fast_data_grad,
     conv_reference,
     convolution,
     deconvolution,
@@ -74,13 +76,13 @@ def _timed(label, fn, group='op'):
     return wrapper
 
 
-#: the functions of ``conv_fast`` timed beside the operators
+#: the convolution helpers timed beside the operators: (module, name)
 CONV_HELPERS = (
-    'conv_forward',
-    'weight_grad',
-    'weight_grad_channels_last',
-    'data_grad',
-    'bias_grad',
+    (conv_fast, 'conv_forward'),
+    (conv_fast, 'weight_grad'),
+    (conv_fast, 'weight_grad_channels_last'),
+    (conv_fast_data_grad, 'data_grad'),
+    (conv_fast, 'bias_grad'),
 )
 
 #: the operator modules that call ``conv_reference.conv_data_grad`` (each
@@ -95,9 +97,9 @@ def instrument():
             fn = cls.__dict__.get(method)
             if fn is not None:
                 setattr(cls, method, _timed(f'{cls.name}.{method}', fn))
-    for name in CONV_HELPERS:
-        fn = _timed(f'conv_fast.{name}', getattr(conv_fast, name), 'conv')
-        setattr(conv_fast, name, fn)
+    for module, name in CONV_HELPERS:
+        label = f'{module.__name__.rsplit(".", 1)[-1]}.{name}'
+        setattr(module, name, _timed(label, getattr(module, name), 'conv'))
     timed = _timed(
         'conv_reference.conv_data_grad', conv_reference.conv_data_grad, 'conv'
     )
@@ -260,8 +262,8 @@ def instrument_once():
             for method in ('forward', 'backward'):
                 if method in cls.__dict__:
                     _SAVED[(cls, method)] = cls.__dict__[method]
-        for name in CONV_HELPERS:
-            _SAVED[(conv_fast, name)] = getattr(conv_fast, name)
+        for module, name in CONV_HELPERS:
+            _SAVED[(module, name)] = getattr(module, name)
         for module in CONV_DATA_GRAD_CALLERS:
             _SAVED[(module, 'conv_data_grad')] = module.conv_data_grad
         _SAVED[(gluon.Trainer, 'step')] = gluon.Trainer.step

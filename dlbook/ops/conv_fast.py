@@ -16,11 +16,7 @@ row (contiguous in the input when ``stride == 1``).
 
 * weight gradient: ``dw = sum_n dy[n] @ cols[n]^T`` as batched products
   summed over the batch, in chunks so the temporary stays small;
-* data gradient: for stride 1 and "same" padding a forward convolution
-  of ``dy`` with the flipped kernel; else ("col2im") ``dcols = w^T @ dy``
-  per image, then one strided slice-add per kernel offset.  When output
-  rows are short, the reference layout (batch axis last, long contiguous
-  runs) adds faster, and is used instead.
+* the data gradient is in ``conv_data_grad.py``.
 
 On a GPU the whole batch is one product, and a 2-D convolution's windows
 (``im2col.py``) and the col2im of its data gradient (``col2im.py``) are
@@ -45,17 +41,12 @@ from ..backend.blas_threads import (
     split_threads,
 )
 from ..backend.cpu_cache import l2_cache_bytes
-from . import conv_wide_rows, host_jit, host_loops
-from .col2im import col2im_2d
 from .im2col import im2col_2d
 from .op import sum_axes
 from .windows import (
-    conv_out_size,
-    kernel_offsets,
     pad_channels_last,
     pad_spatial,
     sliding_windows,
-    window_slices,
 )
 
 __all__ = [
@@ -64,31 +55,15 @@ __all__ = [
     'use_channels_last',
     'weight_grad',
     'weight_grad_channels_last',
-    'data_grad',
     'bias_grad',
-    'live_taps',
     'device_im2col',
+    'block_bytes',
+    'cache_block',
 ]
-
-#: Output rows at least this long use the per-image col2im; shorter ones
-#: the reference (batch-last) col2im, whose slice-adds move longer runs.
-MIN_ROW_FOR_BATCHED_COL2IM = 24
 
 #: Outputs with fewer positions than this (per image) take the weight
 #: gradient from channels-last windows (one GEMM), when there is one group.
 MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD = 256
-
-#: The data gradient of a stride-1 convolution is computed as a "full"
-#: convolution of ``dy`` with the flipped kernel (no col2im) when the
-#: input has at most this many times the output's positions and
-#: ``F <= MAX_FILTER_RATIO_FOR_FULL_CONV * C``: its im2col copy is
-#: ``F * K`` per input position, against ``C * K`` per output position
-#: for col2im.  Measured: "same"-padded 3x3 layers 1.2-2.6x faster
-#: (16 -> 32 channels on 14x14, 64 -> 64 on 16x16 and 28x28, 32 -> 16),
-#: 3 -> 32 channels (F = 11 C) 3x slower, LeNet's unpadded 5x5 (input
-#: 2.25x the output) 2.4x slower.
-MAX_POSITION_RATIO_FOR_FULL_CONV = 1.25
-MAX_FILTER_RATIO_FOR_FULL_CONV = 4
 
 #: Upper bound (bytes) of the temporary ``(chunk, F, Cg*K)`` products that
 #: the weight gradient sums over the batch.
@@ -293,7 +268,7 @@ def conv_forward(
     if threads == 1:
         for_gemm(xp, w_mat.shape[1], positions, w_mat.shape[2])
     per_image = prod(image_cols) * x_pad.itemsize
-    block = _cache_block(xp, per_image, n, threads)
+    block = cache_block(xp, per_image, n, threads)
 
     def part(start, stop):
         buffer = None
@@ -348,7 +323,7 @@ def _device_forward(xp, cols, w_mat, bias_g, channels_last):
     return y
 
 
-def _cache_block(xp, per_image, n, threads):
+def cache_block(xp, per_image, n, threads):
     """Images per block so that one block's temporary (``per_image``
     bytes each) stays within :func:`block_bytes`, at least one.
 
@@ -406,7 +381,7 @@ def weight_grad_channels_last(
     copied = not rows.flags.c_contiguous
     block = n
     if copied:
-        block = _cache_block(xp, positions * columns * dy.itemsize, n, threads)
+        block = cache_block(xp, positions * columns * dy.itemsize, n, threads)
 
     def product(begin, end):
         """``dy_rows^T @ rows`` over images begin..end-1."""
@@ -464,7 +439,7 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
         for_gemm(xp, dy_rows.shape[2], rows, positions)
     blocks = cols is None and on_host(xp)
     if blocks:
-        chunk = _cache_block(
+        chunk = cache_block(
             xp, groups * rows * positions * dy.itemsize, n, threads
         )
     else:
@@ -500,265 +475,3 @@ def weight_grad(xp, cols, dy, w_shape, groups, windows=None):
         return dw
 
     return run_split_sum(summed, n, threads).reshape(w_shape)
-
-
-def data_grad(xp, dy, w, stride, dilate, pad, data_shape, groups, reference):
-    """Input gradient of a convolution (Deconvolution's forward).
-
-    Stride-1 layers whose input is about as large as their output
-    ("same" padding) take it as a full convolution of ``dy`` through
-    :func:`conv_forward` (:func:`_data_grad_full_conv`, no col2im); the
-    others by col2im.  ``reference`` is the reference routine
-    (``conv_reference.conv_data_grad``), used when output rows are
-    shorter than :data:`MIN_ROW_FOR_BATCHED_COL2IM` (split over ranges
-    of channels when the work is large, :func:`_data_grad_by_channels`).
-    """
-    out_size = tuple(dy.shape[2:])
-    if len(out_size) == 2 and not on_host(xp):
-        return _data_grad_col2im_kernel(
-            xp, dy, w, stride, dilate, pad, data_shape, groups
-        )
-    if _full_conv_wins(
-        w.shape, stride, dilate, pad, data_shape, out_size, groups
-    ):
-        return _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape)
-    # (2-D only: on a GPU those returned above)
-    if conv_wide_rows.data_grad_wins(
-        w.shape, stride, dilate, pad, data_shape, out_size, groups
-    ):
-        return conv_wide_rows.data_grad(xp, dy, w, pad, data_shape)
-    if out_size[-1] < MIN_ROW_FOR_BATCHED_COL2IM:
-        threads = (
-            1
-            if groups > 1
-            else split_threads(xp, w.size * prod(out_size) * dy.shape[0])
-        )
-        if threads > 1:
-            return _data_grad_by_channels(
-                xp, dy, w, stride, dilate, pad, data_shape, threads
-            )
-        return reference(xp, dy, w, stride, dilate, pad, data_shape, groups)
-    n, f = dy.shape[:2]
-    kernel = tuple(w.shape[2:])
-    c = data_shape[1]
-    spatial = tuple(data_shape[2:])
-    w_t = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
-    dy_rows = dy.reshape(n, groups, f // groups, -1)
-    padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
-    dx_pad = xp.zeros((n, c) + padded, dtype=xp.result_type(w_t, dy_rows))
-    offsets = [
-        (offset, window_slices(offset, stride, dilate, out_size))
-        for offset in kernel_offsets(kernel)
-    ]
-    threads = split_threads(xp, w.size * prod(out_size) * n)
-    if threads == 1:
-        for_gemm(xp, w_t.shape[1], prod(out_size), f // groups)
-
-    block = _cache_block(
-        xp,
-        w_t.shape[0] * w_t.shape[1] * prod(out_size) * dx_pad.itemsize,
-        n,
-        threads,
-    )
-
-    # one compiled pass for the slice-adds (host_loops.col2im_2d); dcols
-    # has dx_pad's dtype
-    compiled = len(kernel) == 2 and host_jit.applies(xp, dx_pad)
-
-    def images(start, stop):
-        """col2im of images start..stop-1 into their part of dx_pad, a
-        block of images at a time (``dcols`` stays in cache)."""
-        for begin in range(start, stop, block):
-            end = min(begin + block, stop)
-            dcols = xp.matmul(w_t, dy_rows[begin:end])
-            dcols = dcols.reshape((end - begin, c) + kernel + out_size)
-            target = dx_pad[begin:end]  # (n, C, *padded)
-            if compiled and host_jit.ran(
-                host_loops.col2im_2d,
-                dcols,
-                target,
-                *stride,
-                *dilate,
-                0,
-                end - begin,
-            ):
-                continue
-            for offset, where in offsets:
-                view = target[where]  # added in place: no copy back
-                view += dcols[(slice(None), slice(None)) + offset]
-
-    run_split(images, n, threads)
-    if not any(pad):
-        return dx_pad
-    return xp.ascontiguousarray(
-        dx_pad[
-            (slice(None), slice(None))
-            + tuple(slice(p, p + size) for p, size in zip(pad, spatial))
-        ]
-    )
-
-
-def _data_grad_col2im_kernel(
-    xp, dy, w, stride, dilate, pad, data_shape, groups
-):
-    """2-D data gradient on a GPU: one batched product for ``dcols``
-    ``(N, G, Cg*K, P)``, which is ``(N, C, kh, kw, out_h, out_w)`` in
-    memory, then col2im as one kernel (:mod:`~dlbook.ops.col2im`)."""
-    n, f = dy.shape[:2]
-    w_t = w.reshape(groups, f // groups, -1).transpose(0, 2, 1)
-    dcols = xp.matmul(w_t, dy.reshape(n, groups, f // groups, -1))
-    return col2im_2d(
-        xp,
-        dcols,
-        data_shape,
-        tuple(w.shape[2:]),
-        stride,
-        pad,
-        dilate,
-        tuple(dy.shape[2:]),
-    )
-
-
-def _full_conv_wins(
-    w_shape, stride, dilate, pad, data_shape, out_size, groups
-):
-    """Whether :func:`_data_grad_full_conv` applies and is expected to be
-    faster than col2im (see :data:`MAX_POSITION_RATIO_FOR_FULL_CONV`)."""
-    kernel = w_shape[2:]
-    return (
-        groups == 1
-        and all(s == 1 for s in stride)
-        and all(d * (k - 1) >= p for k, d, p in zip(kernel, dilate, pad))
-        # the full convolution lands exactly on the input's grid (a
-        # Deconvolution's output may be larger: adj, target_shape)
-        and all(
-            o + d * (k - 1) - 2 * p == size
-            for o, k, d, p, size in zip(
-                out_size, kernel, dilate, pad, data_shape[2:]
-            )
-        )
-        and prod(data_shape[2:])
-        <= MAX_POSITION_RATIO_FOR_FULL_CONV * prod(out_size)
-        and w_shape[0] <= MAX_FILTER_RATIO_FOR_FULL_CONV * w_shape[1]
-    )
-
-
-def _data_grad_full_conv(xp, dy, w, dilate, pad, data_shape):
-    """Stride-1 data gradient as a forward convolution (no col2im).
-
-    ``dx[n, c, i] = sum_{f, k} dy[n, f, i + p - k*d] * w[f, c, k]``: a
-    convolution of ``dy`` zero-padded by ``d*(K-1) - p`` with the kernel
-    flipped and its two channel axes swapped, ``(C, F, *K)``; the output
-    lands on the input's grid.
-    """
-    kernel = tuple(w.shape[2:])
-    nd = len(kernel)
-    spatial = tuple(data_shape[2:])
-    spatial_axes = tuple(range(2, 2 + nd))
-    w_flip = xp.ascontiguousarray(xp.flip(w, spatial_axes).swapaxes(0, 1))
-    dx, _ = conv_forward(
-        xp,
-        dy,
-        w_flip,
-        (1,) * nd,
-        dilate,
-        spatial,
-        1,
-        channels_last=use_channels_last(1, spatial),
-        keep_cols=False,
-        pad=tuple(d * (k - 1) - p for k, d, p in zip(kernel, dilate, pad)),
-    )
-    return dx
-
-
-def _data_grad_by_channels(
-    xp, dy, w, stride, dilate, pad, data_shape, threads
-):
-    """The reference col2im (batch axis last, long runs for short output
-    rows; one group) with the input channels split into ``threads``
-    ranges: each range's rows of ``dcols`` and its slice-adds are
-    independent of the others'."""
-    n, f = dy.shape[:2]
-    out_size = tuple(dy.shape[2:])
-    kernel = tuple(w.shape[2:])
-    taps = prod(kernel)
-    c = data_shape[1]
-    spatial = tuple(data_shape[2:])
-    # (N, F, *O) -> (F, P*N): rows f, columns (o, n); the threads move a
-    # range of filters each (this transpose alone is a tenth of the time)
-    dy_rows = xp.empty((f,) + out_size + (n,), dtype=dy.dtype)
-
-    def filters(start, stop):
-        dy_rows[start:stop] = xp.moveaxis(dy[:, start:stop], 0, -1)
-
-    run_split(filters, f, threads)
-    dy_rows = dy_rows.reshape(f, -1)
-    w_t = xp.ascontiguousarray(w.reshape(f, -1).T)  # rows (c, k)
-    padded = tuple(size + 2 * p for size, p in zip(spatial, pad))
-    dx_pad = xp.zeros((c,) + padded + (n,), dtype=xp.result_type(w_t, dy))
-    dx = xp.empty(tuple(data_shape), dtype=dx_pad.dtype)
-    crop = tuple(slice(p, p + size) for p, size in zip(pad, spatial))
-    offsets = [
-        (offset, window_slices(offset, stride, dilate, out_size, lead=1))
-        for offset in kernel_offsets(kernel)
-    ]
-
-    def channels(start, stop):
-        dcols = xp.matmul(w_t[start * taps : stop * taps], dy_rows)
-        dcols = dcols.reshape((stop - start,) + kernel + out_size + (n,))
-        target = dx_pad[start:stop]
-        for offset, where in offsets:
-            view = target[where]
-            view += dcols[(slice(None),) + offset]
-        # crop the padding and move (C, *S, N) -> (N, C, *S) while this
-        # range is still in cache
-        dx[:, start:stop] = xp.moveaxis(target[(slice(None),) + crop], -1, 0)
-
-    run_split(channels, c, threads)
-    return dx
-
-
-def _reads_input(tap, stride, dilate, pad, size, out):
-    """Whether kernel ``tap`` reads an input element (not padding) at some
-    output position ``j < out``: ``0 <= j*stride + tap*dilate - pad <
-    size``.  The first ``j`` past the leading padding is enough."""
-    first = max(0, -(-(pad - tap * dilate) // stride))
-    return first < out and first * stride + tap * dilate - pad < size
-
-
-def live_taps(kernel, stride, dilate, pad, spatial, out_size):
-    """The part of the kernel that ever reads input, for small maps.
-
-    A 3x3 convolution with padding 1 on a 1x1 map (the last stage of a
-    ResNet on 32x32 images) reads padding with 8 of its 9 taps at every
-    output position: the same convolution with the kernel cut to its
-    centre and no padding computes the same numbers at a ninth of the
-    cost.  Returns ``(index, kernel, pad)`` of that smaller convolution
-    (``index`` selects its taps from the weight), or None when every tap
-    reads input somewhere, or when the cut kernel would need uneven
-    padding or change the output size.
-    """
-    lows, highs = [], []
-    for k, s, d, p, size, o in zip(
-        kernel, stride, dilate, pad, spatial, out_size
-    ):
-        live = [t for t in range(k) if _reads_input(t, s, d, p, size, o)]
-        if not live:
-            return None
-        lows.append(live[0])
-        highs.append(live[-1])
-    if all(lo == 0 and hi == k - 1 for lo, hi, k in zip(lows, highs, kernel)):
-        return None
-    new_kernel = tuple(hi - lo + 1 for lo, hi in zip(lows, highs))
-    new_pad = tuple(p - lo * d for p, lo, d in zip(pad, lows, dilate))
-    if min(new_pad) < 0 or any(
-        conv_out_size(size, k, s, d, p) != o
-        for size, k, s, d, p, o in zip(
-            spatial, new_kernel, stride, dilate, new_pad, out_size
-        )
-    ):
-        return None
-    index = (slice(None), slice(None)) + tuple(
-        slice(lo, hi + 1) for lo, hi in zip(lows, highs)
-    )
-    return index, new_kernel, new_pad

@@ -22,7 +22,7 @@ from math import prod
 
 from ..backend import cudnn, on_host
 from ..base import DLBookError
-from . import conv_fast, conv_wide_rows, fastpath
+from . import conv_fast, conv_fast_data_grad, conv_wide_rows, fastpath, windows
 from .conv_base import ConvBase, bias_shape, needed
 from .conv_reference import (
     channel_rows,
@@ -129,7 +129,7 @@ class Convolution(ConvBase):
         n, out_size = data.shape[0], out_shape[2:]
         fast = fastpath.enabled()
         if fast:
-            cut = conv_fast.live_taps(
+            cut = windows.live_taps(
                 kernel, stride, dilate, pad, data.shape[2:], out_size
             )
             if cut is not None:
@@ -232,7 +232,7 @@ class Convolution(ConvBase):
 
     def _forward_cut(self, xp, data, weight, bias, cut):
         """The convolution with its kernel cut to the taps that read
-        input (:func:`~dlbook.ops.conv_fast.live_taps`), run by an inner
+        input (:func:`~dlbook.ops.windows.live_taps`), run by an inner
         Convolution; backward puts its weight gradient back into the
         full kernel's shape (zeros for the cut taps)."""
         index, kernel, pad = cut
@@ -448,7 +448,7 @@ class Convolution(ConvBase):
             )
             del cols
         if need_dx:
-            dx = conv_fast.data_grad(
+            dx = conv_fast_data_grad.data_grad(
                 xp,
                 dy,
                 weight,

@@ -16,7 +16,7 @@ Attribute parsing and shape checks are shared with Convolution
 
 from ..backend import cudnn
 from ..base import DLBookError
-from . import conv_fast, fastpath
+from . import conv_fast, conv_fast_data_grad, fastpath
 from .conv_base import ConvBase, bias_shape, needed
 from .conv_reference import (
     channel_rows,
@@ -141,7 +141,7 @@ class Deconvolution(ConvBase):
         if fast:
             y, settings = self._forward_cudnn(xp, data, weight, out_shape, pad)
         if y is None and fast:
-            y = conv_fast.data_grad(
+            y = conv_fast_data_grad.data_grad(
                 xp,
                 data,
                 weight,

@@ -45,6 +45,7 @@ __all__ = [
     'window_slices',
     'kernel_offsets',
     'check_layout',
+    'live_taps',
 ]
 
 LAYOUTS = {1: 'NCW', 2: 'NCHW', 3: 'NCDHW'}
@@ -299,3 +300,52 @@ def window_slices(offset, stride, dilate, out_size, lead=2):
 def kernel_offsets(kernel):
     """Every kernel offset ``(k0, k1, ...)`` in row-major order."""
     return itertools.product(*(range(k) for k in kernel))
+
+
+# -- kernel taps that read input ----------------------------------------
+
+
+def _reads_input(tap, stride, dilate, pad, size, out):
+    """Whether kernel ``tap`` reads an input element (not padding) at some
+    output position ``j < out``: ``0 <= j*stride + tap*dilate - pad <
+    size``.  The first ``j`` past the leading padding is enough."""
+    first = max(0, -(-(pad - tap * dilate) // stride))
+    return first < out and first * stride + tap * dilate - pad < size
+
+
+def live_taps(kernel, stride, dilate, pad, spatial, out_size):
+    """The part of the kernel that ever reads input, for small maps.
+
+    A 3x3 convolution with padding 1 on a 1x1 map (the last stage of a
+    ResNet on 32x32 images) reads padding with 8 of its 9 taps at every
+    output position: the same convolution with the kernel cut to its
+    centre and no padding computes the same numbers at a ninth of the
+    cost.  Returns ``(index, kernel, pad)`` of that smaller convolution
+    (``index`` selects its taps from the weight), or None when every tap
+    reads input somewhere, or when the cut kernel would need uneven
+    padding or change the output size.
+    """
+    lows, highs = [], []
+    for k, s, d, p, size, o in zip(
+        kernel, stride, dilate, pad, spatial, out_size
+    ):
+        live = [t for t in range(k) if _reads_input(t, s, d, p, size, o)]
+        if not live:
+            return None
+        lows.append(live[0])
+        highs.append(live[-1])
+    if all(lo == 0 and hi == k - 1 for lo, hi, k in zip(lows, highs, kernel)):
+        return None
+    new_kernel = tuple(hi - lo + 1 for lo, hi in zip(lows, highs))
+    new_pad = tuple(p - lo * d for p, lo, d in zip(pad, lows, dilate))
+    if min(new_pad) < 0 or any(
+        conv_out_size(size, k, s, d, p) != o
+        for size, k, s, d, p, o in zip(
+            spatial, new_kernel, stride, dilate, new_pad, out_size
+        )
+    ):
+        return None
+    index = (slice(None), slice(None)) + tuple(
+        slice(lo, hi + 1) for lo, hi in zip(lows, highs)
+    )
+    return index, new_kernel, new_pad

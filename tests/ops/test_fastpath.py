@@ -12,7 +12,14 @@ import itertools
 import numpy as np
 import pytest
 
-from dlbook.ops import REGISTRY, conv_fast, conv_wide_rows, fastpath
+from dlbook.ops import (
+    REGISTRY,
+    conv_fast,
+    conv_fast_data_grad,
+    conv_wide_rows,
+    fastpath,
+    windows,
+)
 
 TOL = {np.float64: 1e-10, np.float32: 2e-5}
 
@@ -218,8 +225,12 @@ def test_conv_fast_layouts_and_blocks_match_reference(
         conv_fast, 'MAX_POSITIONS_FOR_CHANNELS_LAST_WGRAD', limit
     )
     full = 10**9 if dgrad == 'full_conv' else 0
-    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full)
-    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full)
+    monkeypatch.setattr(
+        conv_fast_data_grad, 'MAX_POSITION_RATIO_FOR_FULL_CONV', full
+    )
+    monkeypatch.setattr(
+        conv_fast_data_grad, 'MAX_FILTER_RATIO_FOR_FULL_CONV', full
+    )
     saving = 0 if dgrad == 'wide_rows' else float('inf')
     monkeypatch.setattr(conv_wide_rows, 'MIN_SAVING', saving)
     monkeypatch.setattr(conv_wide_rows, 'MAX_FILTERS', 0)  # im2col forward
@@ -366,8 +377,12 @@ def test_deconv_fast_full_convolution_forward_matches_reference(
     """Deconvolution's forward is a convolution's data gradient: forced
     through the full-convolution route where it applies (stride 1; a
     ``target_shape`` there can only be the natural size, as in MXNet)."""
-    monkeypatch.setattr(conv_fast, 'MAX_POSITION_RATIO_FOR_FULL_CONV', 1e9)
-    monkeypatch.setattr(conv_fast, 'MAX_FILTER_RATIO_FOR_FULL_CONV', 1e9)
+    monkeypatch.setattr(
+        conv_fast_data_grad, 'MAX_POSITION_RATIO_FOR_FULL_CONV', 1e9
+    )
+    monkeypatch.setattr(
+        conv_fast_data_grad, 'MAX_FILTER_RATIO_FOR_FULL_CONV', 1e9
+    )
     rng = np.random.RandomState(0)
     inputs = [
         rng.uniform(-1, 1, (2, 3, 6, 7)),
@@ -569,16 +584,16 @@ def test_conv_kernel_cut_to_live_taps_matches_reference(
 
 def test_live_taps():
     # 3x3, pad 1 on a 1x1 map: only the centre reads input
-    cut = conv_fast.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (1, 1), (1, 1))
+    cut = windows.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (1, 1), (1, 1))
     index, kernel, pad = cut
     assert kernel == (1, 1) and pad == (0, 0)
     assert index[2:] == (slice(1, 2), slice(1, 2))
     # stride 2 on 2x2: taps 1 and 2 of each axis, no padding left
-    cut = conv_fast.live_taps((3, 3), (2, 2), (1, 1), (1, 1), (2, 2), (1, 1))
+    cut = windows.live_taps((3, 3), (2, 2), (1, 1), (1, 1), (2, 2), (1, 1))
     assert cut[1:] == ((2, 2), (0, 0))
     # every tap reads input on larger maps
     assert (
-        conv_fast.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (8, 8), (8, 8))
+        windows.live_taps((3, 3), (1, 1), (1, 1), (1, 1), (8, 8), (8, 8))
         is None
     )
 

@@ -427,7 +427,7 @@ def test_uncompiled_fill_shifted_defines_the_step():
 
 
 # (input, weight, stride, dilate, pad) whose data gradient takes the
-# batched col2im (rows of at least MIN_ROW_FOR_BATCHED_COL2IM outputs)
+# batched col2im (rows of at least conv_fast_data_grad.MIN_ROW_FOR_BATCHED_COL2IM outputs)
 COL2IM = [
     ((2, 3, 26, 26), (16, 3, 3, 3), (1, 1), (1, 1), (1, 1)),
     ((2, 2, 50, 50), (5, 2, 3, 3), (2, 2), (1, 1), (1, 1)),
