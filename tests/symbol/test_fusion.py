@@ -381,35 +381,43 @@ def test_relu_max_pool_values_and_gradients_equal_eager(ctx, pool):
     assert tied.sum() > 5 and (windows.max(1) == 0).sum() > 5
 
 
-def test_relu_max_pool_global_pool_and_training_equal_eager(ctx):
-    def run(hybrid):
-        mx.random.seed(4)
+def trained_cnn_params(layers, image, ctx, hybrid, lr, seed):
+    """The parameters of ``HybridSequential(*layers())`` after three SGD
+    steps on random ``image``-shaped data (batch 4, 3 classes), and the
+    fused step kinds (hybridized) or None (eager)."""
+    mx.random.seed(seed)
+    with mx.name.NameManager():
         net = nn.HybridSequential()
-        net.add(
+        net.add(*layers())
+        net.initialize(mx.init.Xavier(), ctx=ctx)
+    if hybrid:
+        net.hybridize()
+    trainer = gluon.Trainer(net.collect_params(), 'sgd', {'learning_rate': lr})
+    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
+    rng = np.random.RandomState(seed + 1)
+    for _ in range(3):
+        x = nd.array(rng.randn(4, *image), ctx=ctx)
+        y = nd.array(rng.randint(0, 3, 4), ctx=ctx)
+        with autograd.record():
+            loss = loss_fn(net(x), y)
+        loss.backward()
+        trainer.step(4)
+    params = [p.data().asnumpy() for p in net.collect_params().values()]
+    return params, fused_kinds(net, ctx) if hybrid else None
+
+
+def test_relu_max_pool_global_pool_and_training_equal_eager(ctx):
+    def layers():
+        return (
             nn.Conv2D(4, kernel_size=3, activation='relu'),
             nn.GlobalMaxPool2D(),
             nn.Dense(3),
         )
-        net.initialize(mx.init.Xavier(), ctx=ctx)
-        if hybrid:
-            net.hybridize()
-        trainer = gluon.Trainer(
-            net.collect_params(), 'sgd', {'learning_rate': 0.1}
-        )
-        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-        rng = np.random.RandomState(5)
-        for _ in range(3):
-            x = nd.array(rng.randn(4, 2, 7, 7), ctx=ctx)
-            y = nd.array(rng.randint(0, 3, 4), ctx=ctx)
-            with autograd.record():
-                loss = loss_fn(net(x), y)
-            loss.backward()
-            trainer.step(4)
-        if hybrid:
-            assert ReluMaxPool in fused_kinds(net, ctx)
-        return [p.data().asnumpy() for p in net.collect_params().values()]
 
-    for a, b in zip(run(True), run(False)):
+    fused, kinds = trained_cnn_params(layers, (2, 7, 7), ctx, True, 0.1, 4)
+    eager, _ = trained_cnn_params(layers, (2, 7, 7), ctx, False, 0.1, 4)
+    assert ReluMaxPool in kinds
+    for a, b in zip(fused, eager):
         np.testing.assert_array_equal(a, b)
 
 
@@ -484,6 +492,23 @@ def resnet_block(ctx):
     return net
 
 
+def recorded_run(make_net, x, dy, hybrid, fast, train, seed):
+    """``(net, y, x)``: a fresh ``make_net()`` (hybridized or not) run on a
+    copy of ``x`` under ``autograd.record(train_mode=train)`` with the
+    fast path on or off, then ``y.backward(dy)``."""
+    mx.random.seed(seed)
+    with mx.name.NameManager():
+        net = make_net()
+    if hybrid:
+        net.hybridize()
+    xs = x.copy()
+    xs.attach_grad()
+    with fastpath.use(fast), autograd.record(train_mode=train):
+        y = net(xs)
+    y.backward(dy)
+    return net, y, xs
+
+
 @pytest.mark.parametrize('train', [True, False])
 def test_batch_norm_relu_equals_eager(ctx, train):
     """Values, all gradients and the running statistics, in training
@@ -493,16 +518,9 @@ def test_batch_norm_relu_equals_eager(ctx, train):
     dy = nd.array(rng.randn(3, 2), ctx=ctx)
 
     def run(hybrid, fast=True):
-        mx.random.seed(2)
-        with mx.name.NameManager():
-            net = resnet_block(ctx)
-        if hybrid:
-            net.hybridize()
-        xs = x.copy()
-        xs.attach_grad()
-        with fastpath.use(fast), autograd.record(train_mode=train):
-            y = net(xs)
-        y.backward(dy)
+        net, y, xs = recorded_run(
+            lambda: resnet_block(ctx), x, dy, hybrid, fast, train, seed=2
+        )
         params = net.collect_params().values()
         kinds = fused_kinds(net, ctx) if hybrid else []
         return (
@@ -576,16 +594,15 @@ def test_conv_activation_equals_eager(ctx, act, layer, train):
     dy = nd.array(rng.randn(shape[0], 3), ctx=ctx)
 
     def run(hybrid, fast=True):
-        mx.random.seed(6)
-        with mx.name.NameManager():
-            net = conv_act_net(layer, act, ctx)
-        if hybrid:
-            net.hybridize()
-        xs = x.copy()
-        xs.attach_grad()
-        with fastpath.use(fast), autograd.record(train_mode=train):
-            y = net(xs)
-        y.backward(dy)
+        net, y, xs = recorded_run(
+            lambda: conv_act_net(layer, act, ctx),
+            x,
+            dy,
+            hybrid,
+            fast,
+            train,
+            seed=6,
+        )
         params = net.collect_params().values()
         values = [y.asnumpy(), xs.grad.asnumpy()]
         values += [p.grad().asnumpy() for p in params]
@@ -604,36 +621,18 @@ def test_conv_activation_equals_eager(ctx, act, layer, train):
 def test_conv_activation_trainer_steps_equal_eager(ctx):
     """d2l's LeNet pattern: sigmoid convolutions, average pooling."""
 
-    def run(hybrid):
-        mx.random.seed(7)
-        with mx.name.NameManager():
-            net = nn.HybridSequential()
-            net.add(
-                nn.Conv2D(3, kernel_size=5, padding=2, activation='sigmoid'),
-                nn.AvgPool2D(pool_size=2, strides=2),
-                nn.Conv2D(4, kernel_size=3, activation='sigmoid'),
-                nn.Dense(3),
-            )
-            net.initialize(mx.init.Xavier(), ctx=ctx)
-        if hybrid:
-            net.hybridize()
-        trainer = gluon.Trainer(
-            net.collect_params(), 'sgd', {'learning_rate': 0.5}
+    def layers():
+        return (
+            nn.Conv2D(3, kernel_size=5, padding=2, activation='sigmoid'),
+            nn.AvgPool2D(pool_size=2, strides=2),
+            nn.Conv2D(4, kernel_size=3, activation='sigmoid'),
+            nn.Dense(3),
         )
-        loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-        rng = np.random.RandomState(8)
-        for _ in range(3):
-            x = nd.array(rng.randn(4, 1, 12, 12), ctx=ctx)
-            y = nd.array(rng.randint(0, 3, 4), ctx=ctx)
-            with autograd.record():
-                loss = loss_fn(net(x), y)
-            loss.backward()
-            trainer.step(4)
-        if hybrid:
-            assert fused_kinds(net, ctx).count(ConvActivation) == 2
-        return [p.data().asnumpy() for p in net.collect_params().values()]
 
-    for a, b in zip(run(True), run(False)):
+    fused, kinds = trained_cnn_params(layers, (1, 12, 12), ctx, True, 0.5, 7)
+    eager, _ = trained_cnn_params(layers, (1, 12, 12), ctx, False, 0.5, 7)
+    assert kinds.count(ConvActivation) == 2
+    for a, b in zip(fused, eager):
         np.testing.assert_array_equal(a, b)
 
 
