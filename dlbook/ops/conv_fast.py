@@ -16,7 +16,7 @@ row (contiguous in the input when ``stride == 1``).
 
 * weight gradient: ``dw = sum_n dy[n] @ cols[n]^T`` as batched products
   summed over the batch, in chunks so the temporary stays small;
-* the data gradient is in ``conv_data_grad.py``.
+* the data gradient is in ``conv_fast_data_grad.py``.
 
 On a GPU the whole batch is one product, and a 2-D convolution's windows
 (``im2col.py``) and the col2im of its data gradient (``col2im.py``) are
@@ -357,7 +357,9 @@ def weight_grad_channels_last(
     Then ``dw = dy_rows^T @ rows`` is one GEMM with a large inner
     dimension ``N*P`` instead of ``N`` small products to sum; on several
     threads, one such GEMM per range of images, the partial products
-    added.
+    added.  Rows copied from the input go a cache-sized block of images
+    at a time (:func:`cache_block`), each block multiplied while in cache
+    (LeNet-5's second layer, batch 512: 5.5 -> 4.3 ms on 2 threads).
     """
     n, f = dy.shape[:2]
     c = w_shape[1]  # one group

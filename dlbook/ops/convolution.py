@@ -4,8 +4,10 @@ As in MXNet 1.x (src/operator/nn/convolution-inl.h).  The forward and
 both gradients run on one of two paths that compute the same numbers
 (``fastpath.py``): the reference path multiplies the weight into the
 im2col matrix of the whole batch (``conv_reference.py``); the fast path
-uses per-image matrices (``conv_fast.py``), and on a GPU gathers a 2-D
-convolution's windows with one kernel (``im2col.py``).  The fast path
+uses per-image matrices (``conv_fast.py``; the data gradient in
+``conv_fast_data_grad.py``), or for few filters on the CPU whole padded
+rows (``conv_wide_rows.py``), and on a GPU gathers a 2-D convolution's
+windows with one kernel (``im2col.py``).  The fast path
 also cuts a kernel whose outer taps only ever read padding (a 3x3
 kernel on a 1x1 map) down to the taps that read input.  On a GPU with
 cuDNN the fast path hands the three products to cuDNN instead
@@ -14,7 +16,9 @@ as MXNet's does.
 
 In training the window matrix is kept from forward to backward, where
 the weight gradient needs it again, when it is at most
-:data:`KEEP_COLS_BYTES`; larger ones are rebuilt.  Attribute parsing
+:data:`KEEP_COLS_BYTES`; larger ones, and those of whole-row layers,
+are rebuilt.  A fused activation (``symbol/fusion.py``) runs as the
+forward's :attr:`Convolution.epilogue`.  Attribute parsing
 and shape checks are shared with Deconvolution (``conv_base.py``).
 """
 
