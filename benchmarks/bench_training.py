@@ -9,7 +9,9 @@ Models (random data, SGD with momentum):
   16@5x5 - pool - dense 120 - 84 - 10), batch 512: a training step and
   inference (forward only, PyTorch under ``no_grad`` in eval mode);
 * chapter 9's small ResNet (BatchNorm after every convolution) on
-  1x32x32 images, batch 256.
+  1x32x32 images, batch 256;
+* d2l's LeNet of chapter 8 (sigmoid activations, average pooling; the
+  first CNN the course trains) on 1x28x28 images, batch 256.
 
 One step = forward, loss, backward, optimizer update.  Also reports the
 wall time of one real MNIST epoch of the LeNet (60,000 images through the
@@ -78,6 +80,22 @@ def dlbook_resnet():
         d2l.resnet_block(64, 2),
     )
     net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
+    return net
+
+
+def dlbook_d2l_lenet():
+    """d2l's LeNet, as chapter 8 trains it on Fashion-MNIST (6@5x5 pad 2,
+    avg pool, 16@5x5, avg pool, 120, 84, 10; sigmoid)."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
     return net
 
 
@@ -158,6 +176,21 @@ def torch_step(torch, kind, x_np, y_np, inference=False):
         )
     elif kind == 'resnet':
         net = torch_resnet(tnn)
+    elif kind == 'd2l':
+        net = tnn.Sequential(
+            tnn.Conv2d(1, 6, 5, padding=2),
+            tnn.Sigmoid(),
+            tnn.AvgPool2d(2, 2),
+            tnn.Conv2d(6, 16, 5),
+            tnn.Sigmoid(),
+            tnn.AvgPool2d(2, 2),
+            tnn.Flatten(),
+            tnn.Linear(400, 120),
+            tnn.Sigmoid(),
+            tnn.Linear(120, 84),
+            tnn.Sigmoid(),
+            tnn.Linear(84, 10),
+        )
     elif kind == 'lenet5':
         net = tnn.Sequential(
             tnn.Conv2d(3, 6, 5),
@@ -252,6 +285,11 @@ MODELS = {
         False,
     ),
     'resnet': ('ResNet of chapter 9 (BatchNorm) on 1×32×32', 256, False),
+    'd2l': (
+        "d2l's LeNet of chapter 8 (sigmoid, average pooling) on 1×28×28",
+        256,
+        False,
+    ),
 }
 
 
@@ -274,6 +312,7 @@ def time_model(key, torch):
         'lenet': dlbook_lenet,
         'lenet5': dlbook_lenet5,
         'resnet': dlbook_resnet,
+        'd2l': dlbook_d2l_lenet,
     }
     fast = not key.endswith('-reference')
     step = dlbook_step(build[kind](), x, y, hybridize, inference)
