@@ -572,6 +572,10 @@ CONV_INPUTS = {
     'taps cut': (3, 2, 1, 1),
 }
 CONV_LAYERS['taps cut'] = dict(channels=3, kernel_size=3, padding=1)
+# the layer's NHWC layout (data moved to NCHW and back around the
+# convolution, the activation applied between)
+CONV_LAYERS['NHWC layout'] = dict(channels=4, kernel_size=3, layout='NHWC')
+CONV_INPUTS['NHWC layout'] = (3, 7, 7, 2)
 
 
 def conv_act_net(layer, act, ctx):
