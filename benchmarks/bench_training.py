@@ -39,6 +39,7 @@ from benchmarks import mxnet_workloads  # noqa: E402
 from benchmarks.common import (  # noqa: E402
     fmt_ms,
     load_average,
+    sgemm_probe,
     table,
     taking_turns,
     try_torch,
@@ -355,7 +356,7 @@ def main():
         print(json.dumps(time_model(sys.argv[2], try_torch())))
         return
     torch = try_torch()
-    load_before = load_average()
+    load_before, speed_before = load_average(), sgemm_probe()
     rows = []
     for key, (name, batch, _) in MODELS.items():
         rows.append(row(name, batch, *time_model(key, torch)))
@@ -367,13 +368,15 @@ def main():
             *time_in_fresh_process('resnet', DLBOOK_HOST_MALLOC='system'),
         )
     )
-    load_after = load_average()
+    load_after, speed_after = load_average(), sgemm_probe()
     body = (
         'Time per training step (forward, loss, backward, SGD '
         f'momentum update; the inference row: forward only), wall clock, '
         f'best of {REPEAT} rounds of {STEPS // 4} steps, dlbook and '
         'PyTorch taking turns; load average before '
-        f'{load_before}, after {load_after}. '
+        f'{load_before}, after {load_after}; one-thread 1024³ sgemm '
+        f'before {speed_before}, after {speed_after} (about 14 ms on a '
+        'quiet machine: more means neighbours slowed it). '
         'The last row runs in a fresh process with glibc\'s default '
         '`malloc` settings, which both libraries then share '
         '(`DLBOOK_HOST_MALLOC=system`):\n\n'
@@ -382,14 +385,15 @@ def main():
             rows,
         )
     )
-    epoch_load = load_average()
+    epoch_load, epoch_speed = load_average(), sgemm_probe()
     epoch = mnist_epoch()
     if epoch is not None:
         body += (
             f'\n\nOne real MNIST epoch of the hybridized LeNet '
             f'(60,000 images, batch 128, DataLoader with ToTensor, '
             f'num_workers=0): **{epoch:.1f} s** (load average before '
-            f'{epoch_load}, after {load_average()}).'
+            f'{epoch_load}, after {load_average()}; sgemm before '
+            f'{epoch_speed}, after {sgemm_probe()}).'
         )
     write_section(
         'training',

@@ -111,6 +111,25 @@ def load_average():
     return ' '.join(f'{v:.2f}' for v in os.getloadavg())
 
 
+def sgemm_probe():
+    """The best of 5 one-thread float32 1024³ matrix products, e.g.
+    ``'14.1 ms'``: how fast the machine runs right now.  A virtual
+    machine's neighbours slow it without showing in its load average
+    (this one's sgemm drifted between 7 and 12 ms on 2 threads within
+    minutes), so the benchmarks print both."""
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    a = np.random.RandomState(0).rand(1024, 1024).astype(np.float32)
+    best = float('inf')
+    with threadpool_limits(limits=1, user_api='blas'):
+        for _ in range(5):
+            start = time.perf_counter()
+            a @ a
+            best = min(best, time.perf_counter() - start)
+    return f'{1e3 * best:.1f} ms'
+
+
 def table(header, rows):
     """A Markdown table from a header tuple and row tuples."""
     lines = [
