@@ -4,9 +4,9 @@ Each loop below is plain Python over arrays: read as it stands, it is
 the definition of its step, one element at a time; compiled, it is one
 pass over memory.  Every loop takes ``start, stop``, a range of images
 (or of elements), so that dlbook's threads can share a batch; the
-callers (``pool_fast.py``, ``kernels.py`` for relu's gradient,
-``conv_fast.py``, ``conv_wide_rows.py``) choose between these and their
-NumPy code and split the work.
+callers (``pool_fast.py``, ``kernels.py`` for the activations'
+gradients, ``conv_fast_data_grad.py``, ``conv_wide_rows.py``) choose
+between these and their NumPy code and split the work.
 
 Max pooling works on the padded input ``x_pad`` ``(N, C, Hp, Wp)``
 (padding holds the dtype's lowest value, so it never wins a window);
@@ -31,6 +31,8 @@ __all__ = [
     'sum_pool_2d',
     'spread_2d',
     'relu_grad',
+    'sigmoid_grad',
+    'tanh_grad',
 ]
 
 _LOOPS = {}  # (name, kh, kw) -> Loop
@@ -265,3 +267,28 @@ def _relu_grad(dy, y, dx, start, stop):
 
 
 relu_grad = Loop(_relu_grad)
+
+
+def _sigmoid_grad(dy, y, dx, start, stop):
+    """``dx = dy * (y * (1 - y))`` over the flat elements
+    ``start..stop-1``, the operations of the NumPy passes in their order
+    and in ``y``'s dtype (one pass instead of three)."""
+    one = y.dtype.type(1)  # in y's dtype: a literal 1 would be float64
+    grad, out, out_y = dy[start:stop], dx[start:stop], y[start:stop]
+    for k in range(grad.shape[0]):
+        out[k] = grad[k] * (out_y[k] * (one - out_y[k]))
+
+
+sigmoid_grad = Loop(_sigmoid_grad)
+
+
+def _tanh_grad(dy, y, dx, start, stop):
+    """``dx = dy * (1 - y * y)`` over the flat elements ``start..stop-1``
+    (one pass instead of three; see :func:`_sigmoid_grad`)."""
+    one = y.dtype.type(1)
+    grad, out, out_y = dy[start:stop], dx[start:stop], y[start:stop]
+    for k in range(grad.shape[0]):
+        out[k] = grad[k] * (one - out_y[k] * out_y[k])
+
+
+tanh_grad = Loop(_tanh_grad)

@@ -559,6 +559,7 @@ TANH_GRAD = Elementwise(
     'T dx',
     'dx = dy * (1 - y * y);',
     _tanh_grad_steps,
+    host=host_loops.tanh_grad,
 )
 
 
@@ -577,6 +578,7 @@ SIGMOID_GRAD = Elementwise(
     'T dx',
     'dx = dy * (y * (1 - y));',
     _sigmoid_grad_steps,
+    host=host_loops.sigmoid_grad,
 )
 
 

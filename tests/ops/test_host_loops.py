@@ -1,6 +1,7 @@
 """The compiled CPU loops (``dlbook/ops/host_loops.py``, compiled by Numba
 through ``dlbook/ops/host_jit.py``) against the NumPy code they
-replace: max pooling forward and backward, relu's gradient.
+replace: max pooling forward and backward, sum pooling, the gradients
+of relu, sigmoid and tanh, the convolutions' loops.
 
 Each loop is also run uncompiled (``Loop.python``, plain Python over
 NumPy arrays) on small inputs, so the readable definition is checked
@@ -13,7 +14,7 @@ import numpy as np
 import pytest
 
 from dlbook.ops import REGISTRY, host_jit, host_loops, pool_fast
-from dlbook.ops.unary import RELU_GRAD
+from dlbook.ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD
 
 numba_only = pytest.mark.skipif(
     not host_jit.compiled(), reason='Numba is not installed'
@@ -173,40 +174,54 @@ class host_jit_off:
         host_jit.set_enabled(self.old)
 
 
-def _relu_grad_case(dtype):
+#: The activation gradients with a compiled loop: (kernel, loop)
+GRADIENT_LOOPS = {
+    'relu': (RELU_GRAD, host_loops.relu_grad),
+    'sigmoid': (SIGMOID_GRAD, host_loops.sigmoid_grad),
+    'tanh': (TANH_GRAD, host_loops.tanh_grad),
+}
+
+
+def _gradient_case(dtype):
+    """``dy`` and an output ``y`` with NaN, infinities and zeros in both."""
     rng = np.random.RandomState(0)
     dy = rng.standard_normal((6, 5, 7)).astype(dtype)
     y = np.maximum(rng.standard_normal((6, 5, 7)), 0).astype(dtype)
     dy[0, 0, :3] = [np.nan, np.inf, -np.inf]
     y[0, 0, :3] = 0.0
-    y[1, 1, :2] = [np.nan, 1.0]
+    y[1, 1, :4] = [np.nan, 1.0, np.inf, -np.inf]
     return dy, y
 
 
 @numba_only
 @pytest.mark.filterwarnings('ignore:invalid value')  # inf * 0 is NaN
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])
-def test_relu_grad_loop_matches_numpy(dtype):
-    dy, y = _relu_grad_case(dtype)
+@pytest.mark.parametrize('act', sorted(GRADIENT_LOOPS))
+def test_activation_grad_loops_match_numpy(dtype, act):
+    """The same bits as the NumPy passes (the same operations in the
+    same order and dtype), NaN and the sign of zeros included."""
+    kernel, _ = GRADIENT_LOOPS[act]
+    dy, y = _gradient_case(dtype)
     with host_jit_off():
-        expected = RELU_GRAD(np, dy, y)
-    got = RELU_GRAD(np, dy, y)
+        expected = kernel(np, dy, y)
+    got = kernel(np, dy, y)
+    assert got.dtype == expected.dtype == dy.dtype
     np.testing.assert_array_equal(got, expected)  # NaN where NumPy has it
     np.testing.assert_array_equal(np.signbit(got), np.signbit(expected))
     out = np.empty_like(dy)
-    assert RELU_GRAD(np, dy, y, out) is out
+    assert kernel(np, dy, y, out) is out
     np.testing.assert_array_equal(out, expected)
 
 
 @pytest.mark.filterwarnings('ignore:invalid value')
-def test_uncompiled_relu_grad_loop_defines_the_step():
-    dy, y = _relu_grad_case('float64')
+@pytest.mark.parametrize('act', sorted(GRADIENT_LOOPS))
+def test_uncompiled_activation_grad_loops_define_the_step(act):
+    kernel, loop = GRADIENT_LOOPS[act]
+    dy, y = _gradient_case('float64')
     with host_jit_off():
-        expected = RELU_GRAD(np, dy, y)
+        expected = kernel(np, dy, y)
     dx = np.empty_like(dy)
-    host_loops.relu_grad.python(
-        dy.reshape(-1), y.reshape(-1), dx.reshape(-1), 0, dy.size
-    )
+    loop.python(dy.reshape(-1), y.reshape(-1), dx.reshape(-1), 0, dy.size)
     np.testing.assert_array_equal(dx, expected)
     np.testing.assert_array_equal(np.signbit(dx), np.signbit(expected))
 
