@@ -33,6 +33,8 @@ __all__ = [
     'relu_grad',
     'sigmoid_grad',
     'tanh_grad',
+    'sgd_update',
+    'sgd_mom_update',
 ]
 
 _LOOPS = {}  # (name, kh, kw) -> Loop
@@ -292,3 +294,73 @@ def _tanh_grad(dy, y, dx, start, stop):
 
 
 tanh_grad = Loop(_tanh_grad)
+
+
+# -- SGD's updates (``update_rules/sgd.py``) ---------------------------------
+# The settings arrive as scalars of the weight's dtype (``kernels.py`` casts
+# them as ``as_t`` does for the NumPy twins), so every product rounds as in
+# the twins' array operations: one pass over the weight (and momentum)
+# instead of three or four.  ``lr * g'`` is ``(lr * rescale_grad) * grad``
+# when nothing is clipped (a negative bound), else ``lr * clip(rescale_grad
+# * grad)`` (``update_rules.sgd._scaled``; NaN stays NaN, as np.clip).
+
+
+def _sgd_update(
+    grad, lr, wd, rescale_grad, clip_gradient, weight, start, stop
+):
+    """``weight = (1 - lr*wd) * weight - lr * g'`` over the flat elements
+    ``start..stop-1`` (``update_rules.sgd._sgd_steps``, in its order)."""
+    grads, weights = grad[start:stop], weight[start:stop]
+    decay = weight.dtype.type(1) - lr * wd
+    lr_rescale, bound = lr * rescale_grad, clip_gradient
+    for k in range(grads.shape[0]):
+        w = weights[k] * decay if wd != 0 else weights[k]
+        g = rescale_grad * grads[k]
+        step = (
+            lr_rescale * grads[k]
+            if bound < 0
+            else lr * min(max(g, -bound), bound)
+        )
+        weights[k] = w - step
+
+
+sgd_update = Loop(_sgd_update)
+
+
+def _sgd_mom_update(
+    grad,
+    lr,
+    wd,
+    momentum,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    mom,
+    start,
+    stop,
+):
+    """``mom = momentum*mom - lr*wd*weight - lr*g'``; ``weight += mom``
+    over the flat elements ``start..stop-1``
+    (``update_rules.sgd._sgd_mom_steps``, in its order)."""
+    grads, weights, moms = (
+        grad[start:stop],
+        weight[start:stop],
+        mom[start:stop],
+    )
+    lr_wd = lr * wd
+    lr_rescale, bound = lr * rescale_grad, clip_gradient
+    for k in range(grads.shape[0]):
+        m = moms[k] * momentum
+        if wd != 0:
+            m = m - lr_wd * weights[k]
+        g = rescale_grad * grads[k]
+        step = (
+            lr_rescale * grads[k]
+            if bound < 0
+            else lr * min(max(g, -bound), bound)
+        )
+        moms[k] = m - step
+        weights[k] = weights[k] + moms[k]
+
+
+sgd_mom_update = Loop(_sgd_mom_update)

@@ -204,12 +204,13 @@ class Elementwise(_Kernel):
         ``twin(xp, *args)``: the same computation with ``xp``, the same
         arguments in the same order, updating the same outputs in place.
     host : dlbook.ops.host_jit.Loop, optional
-        The same step as a loop over flat arrays, ``host(*arrays, start,
-        stop)`` (inputs, then outputs), compiled by Numba for NumPy's
-        arrays (``dlbook/ops/host_loops.py``): run instead of the twin on
-        the CPU when the compiled loops are on and every argument is a
-        C-contiguous array of one shape and one float32/float64 dtype,
-        of at least ``host_jit.MIN_ELEMENTS`` elements.
+        The same step as a loop over flat arrays, ``host(*arguments,
+        start, stop)`` (inputs, then outputs), compiled by Numba for
+        NumPy's arrays (``dlbook/ops/host_loops.py``): run instead of the
+        twin on the CPU when the compiled loops are on, the arrays are
+        C-contiguous, of one shape and one float32/float64 dtype, of at
+        least ``host_jit.MIN_ELEMENTS`` elements, and the other arguments
+        Python numbers (passed as scalars of that dtype).
 
     Called with the inputs only (or with None for the outputs), the
     kernel allocates its outputs and returns them (one array, or a
@@ -232,25 +233,35 @@ class Elementwise(_Kernel):
 
     def _run_host(self, xp, args):
         """The compiled loop ``host`` on NumPy arrays, or None where its
-        case does not hold: every argument an array of one shape and one
-        float32/float64 dtype, C-contiguous (the loop reads them flat)."""
+        case does not hold: every array of one shape and one
+        float32/float64 dtype, C-contiguous (the loop reads them flat);
+        every other argument a Python number, passed as a scalar of the
+        arrays' dtype (what ``as_t`` gives the twins, so the loop's
+        arithmetic rounds as theirs does)."""
         n_in, n_out = self._counts
-        first = args[0]
-        for a in args:
-            if (
-                type(a) is not xp.ndarray
-                or a.shape != first.shape
-                or not a.flags.c_contiguous
-            ):
+        arrays = [a for a in args if type(a) is xp.ndarray]
+        if not arrays:
+            return None
+        first = arrays[0]
+        for a in arrays:
+            if a.shape != first.shape or not a.flags.c_contiguous:
                 return None
-        if not host_jit.applies(xp, *args):
+        if not host_jit.applies(xp, *arrays):
             return None
         if len(args) == n_in:
             args += tuple(xp.empty_like(first) for _ in range(n_out))
         elif len(args) != n_in + n_out:
             return None
-        flat = [a.reshape(-1) for a in args]
-        if not host_jit.ran(self.host, *flat, 0, first.size):
+        scalar = first.dtype.type
+        passed = []
+        for a in args:
+            if type(a) is xp.ndarray:
+                passed.append(a.reshape(-1))
+            elif type(a) is float or type(a) is int:
+                passed.append(scalar(a))
+            else:  # another kind of number: the twin's rules
+                return None
+        if not host_jit.ran(self.host, *passed, 0, first.size):
             return None
         outputs = args[n_in:]
         return outputs[0] if n_out == 1 else outputs

@@ -1,7 +1,7 @@
 """The compiled CPU loops (``dlbook/ops/host_loops.py``, compiled by Numba
 through ``dlbook/ops/host_jit.py``) against the NumPy code they
 replace: max pooling forward and backward, sum pooling, the gradients
-of relu, sigmoid and tanh, the convolutions' loops.
+of relu, sigmoid and tanh, the convolutions' loops, SGD's updates.
 
 Each loop is also run uncompiled (``Loop.python``, plain Python over
 NumPy arrays) on small inputs, so the readable definition is checked
@@ -15,6 +15,7 @@ import pytest
 
 from dlbook.ops import REGISTRY, host_jit, host_loops, pool_fast
 from dlbook.ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD
+from dlbook.ops.update_rules import sgd
 
 numba_only = pytest.mark.skipif(
     not host_jit.compiled(), reason='Numba is not installed'
@@ -495,3 +496,94 @@ def test_uncompiled_col2im_defines_the_step():
             cols = slice(b * dw, b * dw + sw * 4 + 1, sw)
             expected[:, :, rows, cols] += dcols[:, :, a, b]
     np.testing.assert_array_equal(dx, expected)
+
+
+# -- SGD's updates ------------------------------------------------------------
+
+
+def _sgd_case(dtype):
+    rng = np.random.RandomState(7)
+    weight, grad, mom = (
+        rng.standard_normal((40, 60)).astype(dtype) for _ in range(3)
+    )
+    grad[0, :3] = [np.nan, np.inf, -np.inf]
+    return weight, grad, mom
+
+
+def _sgd_run(momentum, weight, grad, mom, wd, clip, lr=0.01):
+    """The updated (weight, mom) copies: SGD with or without momentum."""
+    weight, mom = weight.copy(), mom.copy()
+    with np.errstate(invalid='ignore', over='ignore'):
+        if momentum:
+            sgd.sgd_mom_update(
+                np, weight, grad, mom, lr, wd, 0.9, 1 / 32, clip
+            )
+        else:
+            sgd.sgd_update(np, weight, grad, lr, wd, 1 / 32, clip)
+    return weight, mom
+
+
+@numba_only
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('wd', [0.0, 5e-4])
+@pytest.mark.parametrize('clip', [None, 0.05])
+@pytest.mark.parametrize('momentum', [False, True])
+def test_sgd_loops_match_numpy(monkeypatch, dtype, wd, clip, momentum):
+    """The one-pass updates give the twins' bits (the settings cast to
+    the weight's dtype as the twins cast them), NaN and infinities in
+    the gradient included; the loop ran."""
+    kernel = sgd.SGD_MOM_KERNEL if momentum else sgd.SGD_KERNEL
+    calls = _spy(monkeypatch, kernel, 'host', lambda *a: a[0].size)
+    case = _sgd_case(dtype)
+    got = _sgd_run(momentum, *case, wd, clip)
+    assert calls == [case[0].size]
+    with host_jit_off():
+        expected = _sgd_run(momentum, *case, wd, clip)
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+@numba_only
+def test_sgd_loops_leave_other_numbers_to_numpy(monkeypatch):
+    """A setting that is not a Python number (a NumPy float64 learning
+    rate, say) follows NumPy's own casting rules: the twin runs."""
+    calls = _spy(monkeypatch, sgd.SGD_MOM_KERNEL, 'host', lambda *a: 1)
+    case = _sgd_case('float32')
+    got = _sgd_run(True, *case, 0.0, None, lr=np.float64(0.01))
+    assert calls == []
+    with host_jit_off():
+        expected = _sgd_run(True, *case, 0.0, None, lr=np.float64(0.01))
+    for a, b in zip(got, expected):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('momentum', [False, True])
+@pytest.mark.parametrize('clip', [None, 0.05])
+def test_uncompiled_sgd_loops_define_the_step(momentum, clip):
+    weight, grad, mom = _sgd_case('float64')
+    with host_jit_off():
+        expected = _sgd_run(momentum, weight, grad, mom, 5e-4, clip)
+    bound = -1.0 if clip is None else clip
+    weight, mom = weight.copy(), mom.copy()
+    flat = [a.reshape(-1) for a in (grad, weight, mom)]
+    with np.errstate(invalid='ignore', over='ignore'):
+        if momentum:
+            host_loops.sgd_mom_update.python(
+                flat[0],
+                0.01,
+                5e-4,
+                0.9,
+                1 / 32,
+                bound,
+                flat[1],
+                flat[2],
+                0,
+                weight.size,
+            )
+        else:
+            host_loops.sgd_update.python(
+                flat[0], 0.01, 5e-4, 1 / 32, bound, flat[1], 0, weight.size
+            )
+    np.testing.assert_array_equal(weight, expected[0])
+    np.testing.assert_array_equal(mom, expected[1])

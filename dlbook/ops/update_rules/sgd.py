@@ -13,6 +13,7 @@ Python rules of ``python/mxnet/optimizer/optimizer.py``.  Below,
 
 import math
 
+from .. import host_loops
 from ..kernels import Elementwise, Grouped, as_t
 from .gradient import (
     RESCALED_G,
@@ -95,6 +96,7 @@ SGD_KERNEL = Elementwise(
     'T weight',
     _SGD,
     _sgd_steps,
+    host=host_loops.sgd_update,
 )
 
 
@@ -151,6 +153,7 @@ SGD_MOM_KERNEL = Elementwise(
     'T weight, T mom',
     _SGD_MOM,
     _sgd_mom_steps,
+    host=host_loops.sgd_mom_update,
 )
 
 
