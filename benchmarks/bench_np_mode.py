@@ -25,6 +25,7 @@ import numpy
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import dlbook as mx  # noqa: E402
+from benchmarks import mxnet_workloads  # noqa: E402
 from benchmarks.common import (
     fmt_ms,
     fmt_us,
@@ -34,7 +35,9 @@ from benchmarks.common import (
     write_section,
 )
 from dlbook import autograd, gluon, nd, np, npx  # noqa: E402
-from dlbook.gluon import nn  # noqa: E402
+
+mxnet_workloads.use('dlbook')
+lenet = mxnet_workloads.d2l_lenet  # d2l's LeNet of chapter 8
 
 N_OPS = 2_000
 REPEAT = 15
@@ -91,20 +94,6 @@ def per_op_rows():
         )
     npx.reset_np()
     return rows
-
-
-def lenet():
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
-        nn.AvgPool2D(pool_size=2, strides=2),
-        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
-        nn.AvgPool2D(pool_size=2, strides=2),
-        nn.Dense(120, activation='sigmoid'),
-        nn.Dense(84, activation='sigmoid'),
-        nn.Dense(10),
-    )
-    return net
 
 
 def training(np_mode, hybridize):

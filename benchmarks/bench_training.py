@@ -59,6 +59,7 @@ mxnet_workloads.use('dlbook')
 dlbook_mlp = mxnet_workloads.mlp
 dlbook_lenet = mxnet_workloads.lenet
 dlbook_lenet5 = mxnet_workloads.lenet5
+dlbook_d2l_lenet = mxnet_workloads.d2l_lenet
 
 
 def dlbook_resnet():
@@ -81,22 +82,6 @@ def dlbook_resnet():
         d2l.resnet_block(64, 2),
     )
     net.add(nn.GlobalAvgPool2D(), nn.Dense(10))
-    return net
-
-
-def dlbook_d2l_lenet():
-    """d2l's LeNet, as chapter 8 trains it on Fashion-MNIST (6@5x5 pad 2,
-    avg pool, 16@5x5, avg pool, 120, 84, 10; sigmoid)."""
-    net = nn.HybridSequential()
-    net.add(
-        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
-        nn.AvgPool2D(pool_size=2, strides=2),
-        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
-        nn.AvgPool2D(pool_size=2, strides=2),
-        nn.Dense(120, activation='sigmoid'),
-        nn.Dense(84, activation='sigmoid'),
-        nn.Dense(10),
-    )
     return net
 
 

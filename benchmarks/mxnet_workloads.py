@@ -60,6 +60,22 @@ def lenet5():
     return net
 
 
+def d2l_lenet():
+    """d2l's LeNet, as chapter 8 trains it on Fashion-MNIST (6@5x5 pad 2,
+    avg pool, 16@5x5, avg pool, 120, 84, 10; sigmoid)."""
+    net = nn.HybridSequential()
+    net.add(
+        nn.Conv2D(6, kernel_size=5, padding=2, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Conv2D(16, kernel_size=5, activation='sigmoid'),
+        nn.AvgPool2D(pool_size=2, strides=2),
+        nn.Dense(120, activation='sigmoid'),
+        nn.Dense(84, activation='sigmoid'),
+        nn.Dense(10),
+    )
+    return net
+
+
 def mlp():
     net = nn.HybridSequential()
     net.add(
