@@ -20,6 +20,8 @@ LeNet's 2x2 pooling ran 3 times faster than with the size as an
 argument.
 """
 
+import math
+
 from .host_jit import Loop
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     'tanh_grad',
     'sgd_update',
     'sgd_mom_update',
+    'adam_update',
 ]
 
 _LOOPS = {}  # (name, kh, kw) -> Loop
@@ -364,3 +367,48 @@ def _sgd_mom_update(
 
 
 sgd_mom_update = Loop(_sgd_mom_update)
+
+
+def _adam_update(
+    grad,
+    lr,
+    wd,
+    beta1,
+    beta2,
+    epsilon,
+    rescale_grad,
+    clip_gradient,
+    weight,
+    mean,
+    var,
+    start,
+    stop,
+):
+    """Adam over the flat elements ``start..stop-1``, as
+    ``update_rules.adam._adam_steps`` computes it, in its order::
+
+        g = clip(rescale_grad * grad + wd * weight)
+        mean = mean * beta1 + (1 - beta1) * g
+        var = var * beta2 + (g * (1 - beta2)) * g
+        weight -= (lr * mean) / (sqrt(var) + epsilon)
+
+    (one pass over weight and moments instead of about ten)."""
+    grads, weights = grad[start:stop], weight[start:stop]
+    means, variances = mean[start:stop], var[start:stop]
+    one = weight.dtype.type(1)
+    one_minus_beta1, one_minus_beta2 = one - beta1, one - beta2
+    bound = clip_gradient
+    for k in range(grads.shape[0]):
+        g = rescale_grad * grads[k]
+        if wd != 0:
+            g = g + wd * weights[k]
+        if bound >= 0:
+            g = min(max(g, -bound), bound)
+        m = means[k] * beta1 + one_minus_beta1 * g
+        v = variances[k] * beta2 + (g * one_minus_beta2) * g
+        means[k] = m
+        variances[k] = v
+        weights[k] = weights[k] - (lr * m) / (math.sqrt(v) + epsilon)
+
+
+adam_update = Loop(_adam_update)

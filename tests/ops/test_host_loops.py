@@ -1,7 +1,8 @@
 """The compiled CPU loops (``dlbook/ops/host_loops.py``, compiled by Numba
 through ``dlbook/ops/host_jit.py``) against the NumPy code they
 replace: max pooling forward and backward, sum pooling, the gradients
-of relu, sigmoid and tanh, the convolutions' loops, SGD's updates.
+of relu, sigmoid and tanh, the convolutions' loops, SGD's and Adam's
+updates.
 
 Each loop is also run uncompiled (``Loop.python``, plain Python over
 NumPy arrays) on small inputs, so the readable definition is checked
@@ -15,7 +16,7 @@ import pytest
 
 from dlbook.ops import REGISTRY, host_jit, host_loops, pool_fast
 from dlbook.ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD
-from dlbook.ops.update_rules import sgd
+from dlbook.ops.update_rules import adam, sgd
 
 numba_only = pytest.mark.skipif(
     not host_jit.compiled(), reason='Numba is not installed'
@@ -587,3 +588,70 @@ def test_uncompiled_sgd_loops_define_the_step(momentum, clip):
             )
     np.testing.assert_array_equal(weight, expected[0])
     np.testing.assert_array_equal(mom, expected[1])
+
+
+def _adam_run(weight, grad, mean, var, wd, clip):
+    weight, mean, var = weight.copy(), mean.copy(), var.copy()
+    with np.errstate(invalid='ignore', over='ignore'):
+        adam.adam_update(
+            np,
+            weight,
+            grad,
+            mean,
+            var,
+            0.001,
+            wd,
+            0.9,
+            0.999,
+            1e-8,
+            1 / 32,
+            clip,
+        )
+    return weight, mean, var
+
+
+def _adam_case(dtype):
+    weight, grad, mean = _sgd_case(dtype)
+    var = np.abs(np.random.RandomState(8).standard_normal(weight.shape))
+    return weight, grad, mean, var.astype(dtype)
+
+
+@numba_only
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+@pytest.mark.parametrize('wd', [0.0, 1e-3])
+@pytest.mark.parametrize('clip', [None, 0.05])
+def test_adam_loop_matches_numpy(monkeypatch, dtype, wd, clip):
+    calls = _spy(monkeypatch, adam.ADAM_KERNEL, 'host', lambda *a: 1)
+    case = _adam_case(dtype)
+    got = _adam_run(*case, wd, clip)
+    assert calls == [1]
+    with host_jit_off():
+        expected = _adam_run(*case, wd, clip)
+    for a, b in zip(got, expected):
+        assert a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize('clip', [None, 0.05])
+def test_uncompiled_adam_loop_defines_the_step(clip):
+    weight, grad, mean, var = _adam_case('float64')
+    with host_jit_off():
+        expected = _adam_run(weight, grad, mean, var, 1e-3, clip)
+    bound = -1.0 if clip is None else clip
+    weight, mean, var = weight.copy(), mean.copy(), var.copy()
+    with np.errstate(invalid='ignore', over='ignore'):
+        host_loops.adam_update.python(
+            *[a.reshape(-1) for a in (grad,)],
+            0.001,
+            1e-3,
+            0.9,
+            0.999,
+            1e-8,
+            1 / 32,
+            bound,
+            *[a.reshape(-1) for a in (weight, mean, var)],
+            0,
+            weight.size,
+        )
+    for a, b in zip((weight, mean, var), expected):
+        np.testing.assert_array_equal(a, b)

@@ -13,6 +13,7 @@ Adamax and Nadam, which MXNet writes in Python
 each too.
 """
 
+from .. import host_loops
 from ..kernels import Elementwise, as_t
 from .gradient import (
     RESCALED_G,
@@ -147,6 +148,7 @@ ADAM_KERNEL = Elementwise(
     + MOMENTS_IN_T
     + 'weight -= lr * mean / (sqrt(var) + epsilon);',
     _adam_steps,
+    host=host_loops.adam_update,
 )
 
 
