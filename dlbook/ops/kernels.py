@@ -233,16 +233,17 @@ class Elementwise(_Kernel):
 
     def _run_host(self, xp, args):
         """The compiled loop ``host`` on NumPy arrays, or None where its
-        case does not hold: every array of one shape and one
-        float32/float64 dtype, C-contiguous (the loop reads them flat);
-        every other argument a Python number, passed as a scalar of the
-        arrays' dtype (what ``as_t`` gives the twins, so the loop's
-        arithmetic rounds as theirs does)."""
+        case does not hold: the first argument an array, every array of
+        one shape and one float32/float64 dtype, C-contiguous (the loop
+        reads them flat); every other argument a Python number, passed as
+        a scalar of the arrays' dtype (what ``as_t`` gives the twins, so
+        the loop's arithmetic rounds as theirs does)."""
+        first = args[0]
+        # small arrays (a small model's weights, every step) leave first
+        if type(first) is not xp.ndarray or first.size < host_jit.MIN_ELEMENTS:
+            return None
         n_in, n_out = self._counts
         arrays = [a for a in args if type(a) is xp.ndarray]
-        if not arrays:
-            return None
-        first = arrays[0]
         for a in arrays:
             if a.shape != first.shape or not a.flags.c_contiguous:
                 return None
