@@ -249,9 +249,7 @@ class Elementwise(_Kernel):
                 return None
         if not host_jit.applies(xp, *arrays):
             return None
-        if len(args) == n_in:
-            args += tuple(xp.empty_like(first) for _ in range(n_out))
-        elif len(args) != n_in + n_out:
+        if len(args) != n_in and len(args) != n_in + n_out:
             return None
         scalar = first.dtype.type
         passed = []
@@ -262,6 +260,9 @@ class Elementwise(_Kernel):
                 passed.append(scalar(a))
             else:  # another kind of number: the twin's rules
                 return None
+        if len(args) == n_in:  # outputs not given: allocated here
+            args += tuple(xp.empty_like(first) for _ in range(n_out))
+            passed += [a.reshape(-1) for a in args[n_in:]]
         if not host_jit.ran(self.host, *passed, 0, first.size):
             return None
         outputs = args[n_in:]
