@@ -267,14 +267,26 @@ class ConvActivation(Convolution):
     name = 'ConvActivation'
     act = None  # 'relu', 'sigmoid' or 'tanh'
 
+    unfused = None  # the activation operator run after, for integers
+
     def forward(self, xp, data, weight, bias=None):
-        activation = _ACTIVATION_OPS[self.act]
-        self.epilogue = activation.apply_in_place
+        # self.epilogue: the activation's apply_in_place (set by fuse),
+        # for float outputs; an integer convolution keeps the two
+        # operators' rules (its activation gives a new float array)
+        if xp.result_type(data, weight).kind != 'f':
+            self.epilogue = None
+            self.unfused = type(_ACTIVATION_OPS[self.act])()
+            h = Convolution.forward(self, xp, data, weight, bias)
+            self.y = self.unfused.forward(xp, h)
+            return self.y
         self.y = Convolution.forward(self, xp, data, weight, bias)
         return self.y
 
     def backward(self, xp, dy):
-        dh = _ACTIVATION_OPS[self.act].grad_from_output(xp, self.y, dy)
+        if self.unfused is not None:
+            dh = self.unfused.backward(xp, dy)
+        else:
+            dh = _ACTIVATION_OPS[self.act].grad_from_output(xp, self.y, dy)
         return Convolution.backward(self, xp, dh)
 
 
@@ -429,6 +441,7 @@ def _conv_activation(steps, k, only_reader):
     op = _new(ConvActivation)
     op.__dict__.update(step.proto.__dict__)
     op.act = act
+    op.epilogue = _ACTIVATION_OPS[act].apply_in_place
     return op, [k, nxt], step.in_slots
 
 

@@ -680,3 +680,29 @@ def test_relu_before_max_pool_is_left_to_relu_max_pool(ctx):
     net(nd.ones((1, 2, 11, 11), ctx=ctx))
     kinds = fused_kinds(net, ctx)
     assert ConvActivation not in kinds and kinds.count(ReluMaxPool) == 2
+
+
+@pytest.mark.parametrize('act', ACTS)
+def test_conv_activation_on_integers_equals_eager(act):
+    """An integer convolution keeps the two operators' rules (no
+    activation written in place into integers)."""
+
+    def run(hybrid):
+        with mx.name.NameManager():
+            net = nn.HybridSequential()
+            net.add(nn.Conv2D(2, kernel_size=2, activation=act, in_channels=1))
+            net.initialize()
+            net.cast('int32')
+        for p in net.collect_params().values():
+            p.set_data(nd.ones(p.shape, dtype='int32'))
+        if hybrid:
+            net.hybridize()
+        x = nd.array(np.arange(9).reshape(1, 1, 3, 3) - 4, dtype='int32')
+        y = net(x).asnumpy()
+        kinds = fused_kinds(net, mx.cpu()) if hybrid else None
+        return y, kinds
+
+    (fused, kinds), (eager, _) = run(True), run(False)
+    assert kinds == [ConvActivation]
+    assert fused.dtype == eager.dtype
+    np.testing.assert_array_equal(fused, eager)
