@@ -9,7 +9,8 @@ gradients, ``conv_fast_data_grad.py``, ``conv_wide_rows.py``) choose
 between these and their NumPy code and split the work.
 
 Max pooling works on the padded input ``x_pad`` ``(N, C, Hp, Wp)``
-(padding holds the dtype's lowest value, so it never wins a window);
+(padding holds the dtype's lowest finite value, so it never wins a
+window; ``pool.py`` applies MXNet's rule for NaN and -inf);
 output ``(i, j)`` reads rows ``i*sh .. i*sh + kh - 1`` and columns
 ``j*sw .. j*sw + kw - 1``.  Its gradient goes to the *first* element of
 each window equal to the window's maximum, row-major: MXNet's rule for
@@ -79,8 +80,13 @@ def _window_reduction(how):
                                 for b in range(kw):
                                     if a > 0 or b > 0:
                                         v = row[j * sw + b]
+                                        # max: a NaN that opens the window
+                                        # stays, any other is passed over
+                                        # (what pool.py's _max_keys needs)
                                         acc = (
-                                            acc + v if summing else max(acc, v)
+                                            acc + v
+                                            if summing
+                                            else (v if v > acc else acc)
                                         )
                             out[j] = acc
 

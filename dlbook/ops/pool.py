@@ -32,7 +32,7 @@ from .windows import (
     window_slices,
 )
 
-__all__ = ['Pooling']
+__all__ = ['Pooling', 'at_lowest']
 
 POOL_TYPES = ('max', 'avg', 'sum', 'lp')
 _POOL2D = object()  # marks ``saved`` of the GPU's 2-D kernels
@@ -45,13 +45,18 @@ class Pooling(Op):
     """Pool each window of ``kernel`` elements (stride ``stride``, padding
     ``pad``) into one value, per channel.
 
-    max: y = max over the window (padding counts as -inf);
+    max: y = max over the window of the elements above the dtype's
+    lowest finite value, starting from that value (MXNet's rule: NaN and
+    -inf never win, padding never counts, and a window with nothing
+    above it gives the lowest value, -3.4028235e38 in float32);
     avg: y = sum / count (count includes padding unless
     ``count_include_pad=False``); sum: y = sum; lp: y = (sum x^p)^(1/p).
     Output size per axis: valid ``floor((H + 2p - k)/s) + 1``, full
     ``ceil((H + 2p - k)/s) + 1``; ``global_pool`` pools all of H, W.
 
-    max: dx = dy routed to the first maximum of each window;
+    max: dx = dy routed to the first maximum of each window (row-major;
+    a window at the lowest value: its first position, as MXNet's oneDNN
+    kernels route it in float32);
     avg: dx += dy / count on every window element; sum: dx += dy;
     lp: dx += dy * (x / y)^(p-1).
     """
@@ -181,8 +186,14 @@ class Pooling(Op):
         pool_type, global_pool, p, include, _ = self._options()
         kernel, stride, before, after, out = self._geometry(data.shape)
         if global_pool:
-            y = self._global_forward(xp, data, pool_type, p)
+            axes = tuple(range(2, data.ndim))
             keep = data if pool_type in ('max', 'lp') else None
+            if pool_type == 'max':
+                keep, y = _max_keys(
+                    xp, data, lambda x: x.max(axis=axes, keepdims=True)
+                )
+            else:
+                y = self._global_forward(xp, data, pool_type, p)
             self.saved = (keep, data.shape, y)
             return y
         spatial = data.shape[2:]
@@ -204,12 +215,18 @@ class Pooling(Op):
                 pool_type != 'lp' and pool_fast.non_overlapping(kernel, stride)
             )
         )
-        if fast and pool_type == 'max':
-            y = pool_fast.max_forward(xp, x_pad, kernel, stride, out)
-        elif fast:
-            y = pool_fast.forward(xp, x_pad, kernel, out)
+
+        def pool(x):
+            if fast and pool_type == 'max':
+                return pool_fast.max_forward(xp, x, kernel, stride, out)
+            if fast:
+                return pool_fast.forward(xp, x, kernel, out)
+            return loop_forward(xp, x, kernel, stride, out, pool_type, p)
+
+        if pool_type == 'max':
+            x_pad, y = _max_keys(xp, x_pad, pool)
         else:
-            y = loop_forward(xp, x_pad, kernel, stride, out, pool_type, p)
+            y = pool(x_pad)
         divisor = None
         if pool_type == 'avg':
             divisor = counts(
@@ -310,8 +327,6 @@ class Pooling(Op):
     @staticmethod
     def _global_forward(xp, x, pool_type, p):
         axes = tuple(range(2, x.ndim))
-        if pool_type == 'max':
-            return x.max(axis=axes, keepdims=True)
         if pool_type == 'avg':
             return x.mean(axis=axes, keepdims=True)
         if pool_type == 'sum':
@@ -344,7 +359,50 @@ def _root(xp, total, p):
 
 
 def _lowest(xp, dtype):
-    """-inf for floats, the smallest integer otherwise."""
+    """The dtype's lowest finite value: where MXNet's max pooling starts
+    each window (and what padding holds)."""
     if xp.dtype(dtype).kind == 'f':
-        return -float('inf')
-    return xp.iinfo(dtype).min
+        return float(xp.finfo(dtype).min)
+    return int(xp.iinfo(dtype).min)
+
+
+def _max_keys(xp, x, pool):
+    """``(keys, pool(keys))``: max pooling by MXNet's rule.
+
+    MXNet starts each window at the dtype's lowest finite value and keeps
+    an element only if it is greater, so NaN and -inf never win and a
+    window with nothing above that value gives the value itself.  That is
+    the plain maximum of the *keys* ``fmax(x, lowest)`` (NaN and -inf
+    become ``lowest``), and routing the gradient to the first key equal
+    to the maximum sends a window at ``lowest`` to its first position,
+    as MXNet's oneDNN kernels do.
+
+    ``pool(x)`` gives, per window, the maximum of its elements that are
+    not NaN, or NaN (``fmax`` passes give NaN for a window of NaN only;
+    the compiled loops keep a NaN that opens a window).  Where that is
+    above ``lowest`` it is the maximum of the keys, and the first
+    element equal to it is the first key equal to it (NaN equals
+    nothing), so the input can stand for its keys.  One look at the
+    (small) output tells whether every window is such; only otherwise
+    are the keys made and the pooling run again: rarely, as it takes a
+    NaN, a window of -inf only or the lowest value itself.  On a GPU
+    that look would wait for the device, so the keys are always made
+    (one element-wise kernel).  Integers are their own keys.
+    """
+    if xp.dtype(x.dtype).kind != 'f':
+        return x, pool(x)
+    if on_host(xp):
+        y = pool(x)
+        if not at_lowest(xp, y):
+            return x, y
+    keys = xp.fmax(x, x.dtype.type(_lowest(xp, x.dtype)))
+    return keys, pool(keys)
+
+
+def at_lowest(xp, y):
+    """Whether the float host array ``y`` holds NaN, its dtype's lowest
+    finite value or less: the max pooling outputs for which the input
+    cannot stand for its keys (:func:`_max_keys`)."""
+    if xp.dtype(y.dtype).kind != 'f' or y.size == 0:
+        return False
+    return not y.min() > y.dtype.type(_lowest(xp, y.dtype))

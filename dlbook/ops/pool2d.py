@@ -22,7 +22,8 @@ that contain it (as :mod:`dlbook.ops.col2im` does)::
     sum: dx = sum of dy;   avg: dx = sum of dy / count;
     max: dx = sum of dy over the windows whose *first* maximum
          (row-major inside the window) is this element, as MXNet routes
-         ties
+         ties; maxima of keys, NaN and -inf counting as ``lowest``
+         (MXNet's rule, ``pool.py``'s ``_max_keys``)
 
 The twins are the array operations of :mod:`dlbook.ops.pool_windows`.
 """
@@ -59,14 +60,19 @@ _GEOMETRY = (
 def _padded_input(xp, x, lowest, out_h, out_w, kh, kw, sh, sw, ph, pw, mode):
     """The input padded as the windows need it: ``lowest`` around it for
     max pooling, zeros otherwise (the 'full' convention's last window may
-    run past ``ph``/``pw`` after the data)."""
+    run past ``ph``/``pw`` after the data).  Max pooling compares keys,
+    NaN and -inf made ``lowest`` (``pool.py``'s ``_max_keys``)."""
     h, w = x.shape[2:]
     after = (
         max(ph, (out_h - 1) * sh + kh - h - ph),
         max(pw, (out_w - 1) * sw + kw - w - pw),
     )
-    fill = lowest if mode == MODES['max'] else 0
-    return pad_spatial(xp, x, (ph, pw), after, value=fill)
+    if mode != MODES['max']:
+        return pad_spatial(xp, x, (ph, pw), after, value=0)
+    x_pad = pad_spatial(xp, x, (ph, pw), after, value=lowest)
+    if x.dtype.kind != 'f':
+        return x_pad
+    return xp.fmax(x_pad, x.dtype.type(lowest))
 
 
 def _divisor(xp, h, w, out_h, out_w, kh, kw, sh, sw, ph, pw, include, dtype):
@@ -122,7 +128,7 @@ POOL2D = Elementwise(
             if (xx < 0 || xx >= w) continue;
             const T v = x[(c0 * h + yy) * w + xx];
             if (mode != 0) acc += v;
-            else if (v != v || v > acc) acc = v;  // NaN wins, as maximum
+            else if (v > acc) acc = v;  // NaN and -inf never win
         }
     }
     y = mode == 1 ? acc / (T)count : acc;
@@ -191,9 +197,10 @@ POOL2D_GRAD = Elementwise(
     + """
             if (mode == 1) { val += dy[o] / (T)count; continue; }
             if (mode == 2) { val += dy[o]; continue; }
+            // keys: NaN and -inf count as lowest (pool.py's _max_keys)
             const T m = y[o];
-            if (!(xi == m)) continue;
-            // the first maximum of the window, row-major: is any element
+            if (!((xi > lowest ? xi : lowest) == m)) continue;
+            // the first maximum of the window, row-major: is any key
             // before this one equal to m? (padding reads as lowest)
             bool first = true;
             for (int qy = y0; qy <= py && first; ++qy) {
@@ -202,7 +209,10 @@ POOL2D_GRAD = Elementwise(
                     const int yy = qy - ph, xx = qx - pw;
                     const T v = (yy < 0 || yy >= h || xx < 0 || xx >= w)
                         ? lowest : x[(c0 * h + yy) * w + xx];
-                    if (v == m) { first = false; break; }
+                    if ((v > lowest ? v : lowest) == m) {
+                        first = false;
+                        break;
+                    }
                 }
             }
             if (first) val += dy[o];

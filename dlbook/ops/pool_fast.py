@@ -112,18 +112,19 @@ def _stage_buffers(xp, x_pad, steps):
 
 def _reduce(xp, source, target, axis, k, s, o):
     """``target`` = the maximum over each window of ``k`` along ``axis``
-    of ``source`` (windows ``s`` apart): ``k - 1`` passes."""
+    of ``source``, NaN left out (windows ``s`` apart): ``k - 1`` passes."""
     ndim = source.ndim
     if k == 1:
         target[...] = source[_along(ndim, axis, 0, s, o)]
         return
-    xp.maximum(
+    # fmax: the maximum of the elements that are not NaN (pool.py's rule)
+    xp.fmax(
         source[_along(ndim, axis, 0, s, o)],
         source[_along(ndim, axis, 1, s, o)],
         out=target,
     )
     for j in range(2, k):
-        xp.maximum(target, source[_along(ndim, axis, j, s, o)], out=target)
+        xp.fmax(target, source[_along(ndim, axis, j, s, o)], out=target)
 
 
 def max_forward(xp, x_pad, kernel, stride, out):

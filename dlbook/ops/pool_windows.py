@@ -59,8 +59,9 @@ def counts(xp, spatial, kernel, stride, before, out, include, dtype):
 
 
 def loop_forward(xp, x_pad, kernel, stride, out, pool_type, p):
-    """Max, sum or Lp (before its root) pooling of the padded input: one
-    whole-array operation per kernel offset."""
+    """Max (of the elements that are not NaN), sum or Lp (before its
+    root) pooling of the padded input: one whole-array operation per
+    kernel offset."""
     ones = (1,) * len(kernel)
     y = None
     for offset in kernel_offsets(kernel):
@@ -70,7 +71,7 @@ def loop_forward(xp, x_pad, kernel, stride, out, pool_type, p):
         if y is None:
             y = piece.copy()
         elif pool_type == 'max':
-            xp.maximum(y, piece, out=y)
+            xp.fmax(y, piece, out=y)  # NaN left out: pool.py's rule
         else:
             y += piece
     return y

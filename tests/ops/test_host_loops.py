@@ -132,7 +132,7 @@ def test_uncompiled_pooling_loops_define_the_step(shape, kernel, stride, pad):
     x_pad = np.pad(
         x,
         ((0, 0), (0, 0), (pad[0],) * 2, (pad[1],) * 2),
-        constant_values=-np.inf,
+        constant_values=np.finfo(x.dtype).min,
     )
     y_loop = np.empty_like(y)
     loop = host_loops.max_pool_2d(*kernel)
