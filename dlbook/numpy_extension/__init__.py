@@ -70,7 +70,14 @@ __all__ = [
     'smooth_l1',
     'rnn',
     'gamma',
+    'gammaln',
     'erf',
+    'erfinv',
+    'slice',
+    'cast',
+    'gather_nd',
+    'reshape_like',
+    'shape_array',
     'arange_like',
     'multibox_prior',
     'roi_pooling',
@@ -389,9 +396,57 @@ def gamma(data):
     return _call('gamma', _as_array(data))
 
 
+def gammaln(data):
+    """``log|gamma(x)|`` element-wise."""
+    return _call('gammaln', _as_array(data))
+
+
 def erf(data):
     """The error function element-wise."""
     return _call('erf', _as_array(data))
+
+
+def erfinv(data):
+    """The inverse error function element-wise."""
+    return _call('erfinv', _as_array(data))
+
+
+def slice(data, begin, end, step=()):  # noqa: A001 (MXNet's name)
+    """``data[begin:end:step]`` per axis (MXNet's slice: None keeps an
+    end open)."""
+    return _call('slice', _as_array(data), begin=begin, end=end, step=step)
+
+
+def cast(data, dtype):
+    """``data`` converted to ``dtype`` (the gradient comes back in the
+    input's dtype)."""
+    return _call('Cast', _as_array(data), dtype=dtype)
+
+
+def gather_nd(data, indices):
+    """``data`` at the positions whose coordinates are the rows of
+    ``indices`` (shape ``(M, ...)``, ``M`` leading axes of ``data``)."""
+    return _call('gather_nd', _as_array(data), _as_array(indices))
+
+
+def reshape_like(
+    lhs, rhs, lhs_begin=None, lhs_end=None, rhs_begin=None, rhs_end=None
+):
+    """``lhs`` reshaped to ``rhs``'s shape (or part of it)."""
+    return _call(
+        'reshape_like',
+        _as_array(lhs),
+        _as_array(rhs),
+        lhs_begin=lhs_begin,
+        lhs_end=lhs_end,
+        rhs_begin=rhs_begin,
+        rhs_end=rhs_end,
+    )
+
+
+def shape_array(data):
+    """The shape of ``data`` as a 1-D int64 array."""
+    return _call('shape_array', _as_array(data))
 
 
 def arange_like(data, start=0.0, step=1.0, repeat=1, ctx=None, axis=None):

@@ -199,6 +199,22 @@ class Softmax(_SoftmaxBase):
         return (dx, None) if self.attrs['use_length'] else dx
 
 
+@register('softmin')
+class Softmin(Softmax):
+    """y = softmax(-x) along ``axis``: exp(-x/T - max) / sum(...);
+    dx = -y * (dy - sum(dy * y, axis)) / T
+
+    The softmax of the negated input, so the smallest entry gets the
+    largest weight; the same attributes as ``softmax``.
+    """
+
+    def forward(self, xp, x, length=None):
+        return Softmax.forward(self, xp, -x, length)
+
+    def grad(self, xp, dy, y, axis):
+        return -Softmax.grad(self, xp, dy, y, axis)
+
+
 @register('log_softmax')
 class LogSoftmax(_SoftmaxBase):
     """y = x/T - max - log(sum(exp(x/T - max))) along ``axis``;

@@ -154,21 +154,28 @@ class Reciprocal(_Unary):
 
 @register('abs')
 class Abs(_Unary):
-    """y = |x|;   dx = dy * sign(x)"""
+    """y = |x|;   dx = dy * sign(x)  (0 at NaN, as MXNet's sign)"""
 
     def f(self, xp, x):
         return xp.abs(x)
 
     def df(self, xp, x, y):
-        return xp.sign(x)
+        return _sign(xp, x)
+
+
+def _sign(xp, x):
+    """-1, 0 or 1; 0 for NaN, where NumPy gives NaN: MXNet's kernel is
+    ``x < 0 ? -1 : (x > 0 ? 1 : 0)``.  (``xp`` may be the ``nd`` module.)"""
+    s = xp.sign(x)
+    return xp.where(s != s, xp.zeros_like(s), s)
 
 
 @register('sign')
 class Sign(_PiecewiseConstant):
-    """y = sign(x) in {-1, 0, 1};   dx = 0"""
+    """y = sign(x) in {-1, 0, 1} (0 for NaN, as MXNet);   dx = 0"""
 
     def f(self, xp, x):
-        return xp.sign(x)
+        return _sign(xp, x)
 
 
 @register('round')
@@ -247,13 +254,16 @@ class Sqrt(_Unary):
 
 @register('rsqrt')
 class Rsqrt(_Unary):
-    """y = 1 / sqrt(x);   dx = -dy * y**3 / 2"""
+    """y = 1 / sqrt(x);   dx = -dy / (2 x sqrt(x))  (= -dy y^3 / 2)
+
+    The derivative is computed from ``x`` as MXNet's kernel does, so it
+    rounds the same (and is -inf at -0, as MXNet's)."""
 
     def f(self, xp, x):
         return 1 / xp.sqrt(x)
 
     def df(self, xp, x, y):
-        return -0.5 * y * y * y
+        return -1 / (2 * x * xp.sqrt(x))
 
 
 @register('cbrt')
@@ -728,12 +738,33 @@ class SmoothL1(_Unary):
         return xp.where(xp.abs(x) < 1 / s2, s2 * x, xp.sign(x))
 
 
+@register('hard_sigmoid')
+class HardSigmoid(_Unary):
+    """y = clip(alpha x + beta, 0, 1), a piecewise-linear sigmoid
+    (MobileNetV3's);   dx = dy * alpha where 0 < y < 1, else 0"""
+
+    defaults = {'alpha': 0.2, 'beta': 0.5}
+
+    def f(self, xp, x):
+        alpha = cast_scalar(xp, float(self.attrs['alpha']), x.dtype)
+        beta = cast_scalar(xp, float(self.attrs['beta']), x.dtype)
+        return xp.clip(alpha * x + beta, 0, 1)
+
+    def df(self, xp, x, y):
+        alpha = cast_scalar(xp, float(self.attrs['alpha']), y.dtype)
+        return alpha * ((y > 0) * (y < 1))
+
+
 # -- clipping -----------------------------------------------------------------
 
 
 @register('clip')
 class Clip(Op):
-    """y = min(max(x, a_min), a_max);   dx = dy where a_min < x < a_max"""
+    """y = min(max(x, a_min), a_max);   dx = dy where a_min <= x <= a_max
+
+    The gradient passes at the bounds themselves and at NaN (MXNet's
+    rule: it stops only where ``x < a_min`` or ``x > a_max``).
+    """
 
     defaults = {'a_min': None, 'a_max': None}
 
@@ -751,4 +782,4 @@ class Clip(Op):
 
     def backward(self, xp, dy):
         x, lo, hi = self.saved
-        return dy * ((x > lo) & (x < hi))
+        return dy * ~((x < lo) | (x > hi))

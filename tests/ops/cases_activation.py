@@ -79,6 +79,22 @@ CASES = {
             ref=masked_softmax,
         ),
     ],
+    'softmin': [
+        Case([(3, 5)], ref=lambda x: softmax(-x), low=-3, high=3),
+        Case([(4, 3, 2)], attrs={'axis': 0}, ref=lambda x: softmax(-x, 0)),
+        Case(
+            [(3, 5)],
+            attrs={'temperature': 2.0},
+            ref=lambda x: softmax(-x / 2.0),
+        ),
+        Case(
+            [(3, 5), (3,)],
+            attrs={'use_length': True},
+            make_inputs=_with_length,
+            ref=lambda x, length: masked_softmax(-x, length),
+            grad=(0,),
+        ),
+    ],
     'log_softmax': [
         Case([(3, 5)], ref=log_softmax, low=-3, high=3),
         Case([(2, 4, 3)], attrs={'axis': 1}, ref=lambda x: log_softmax(x, 1)),

@@ -56,6 +56,8 @@ def mod_inputs(shapes):
 
 
 np_erf = np.vectorize(math.erf, otypes=[np.float64])
+np_gamma = np.vectorize(math.gamma, otypes=[np.float64])
+np_gammaln = np.vectorize(math.lgamma, otypes=[np.float64])
 
 
 def _erfinv(y):
@@ -186,6 +188,32 @@ CASES = {
     'erfinv': [
         unary(np_erfinv, low=-0.95, high=0.95),
         Case([(2, 3, 4)], ref=np_erfinv, low=0.9, high=0.999),
+    ],
+    'gamma': [
+        unary(np_gamma, low=0.2, high=4.0),
+        # negative non-integers: gamma alternates in sign between poles
+        unary(np_gamma, low=-2.9, high=-2.1),
+    ],
+    'gammaln': [
+        unary(np_gammaln, low=0.2, high=6.0),
+        unary(np_gammaln, low=-1.9, high=-1.1),
+        Case([(2, 3, 4)], ref=np_gammaln, low=20.0, high=200.0),
+    ],
+    'hard_sigmoid': [
+        unary(
+            lambda x: np.clip(0.2 * x + 0.5, 0, 1),
+            low=-4.0,
+            high=4.0,
+            avoid=(-2.5, 2.5),
+        ),
+        Case(
+            [(3, 4)],
+            attrs={'alpha': 0.3, 'beta': 0.4},
+            ref=lambda x: np.clip(0.3 * x + 0.4, 0, 1),
+            low=-3.0,
+            high=3.0,
+            avoid=(-4 / 3, 2.0),
+        ),
     ],
     'logical_not': Case(
         [(3, 4)],

@@ -366,3 +366,69 @@ def test_diag_errors():
         run('diag', np.ones((2, 3)), axis1=1, axis2=-1)
     with pytest.raises(DLBookError, match=r'k=4 does not exist.*\(2, 3\)'):
         run('diag', np.ones((2, 3)), k=4)
+
+
+# x, and MXNet 1.9.1's y and dx (head gradient of ones), recorded from
+# nd.<op> in float32 and float64 (the same in both)
+SPECIAL = [math.nan, -math.inf, math.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -2.5]
+NAN, INF = math.nan, math.inf
+MAX64 = np.finfo(np.float64).max
+MXNET_SPECIAL_VALUES = {
+    'sign': ({}, [0, -1, 1, 0, 0, 1, -1, 1, -1], [0] * 9),
+    'abs': (
+        {},
+        [NAN, INF, INF, 0, 0, 1, 1, 0.5, 2.5],
+        [0, -1, 1, 0, 0, 1, -1, 1, -1],
+    ),
+    'clip': (
+        {'a_min': -1, 'a_max': 1},
+        [NAN, -1, 1, 0, 0, 1, -1, 0.5, -1],
+        [1, 0, 0, 1, 1, 1, 1, 1, 0],
+    ),
+    'gamma': (
+        {},
+        [NAN, NAN, INF, INF, -INF, 1, NAN, math.pi**0.5, -0.9453087204829419],
+        [NAN, NAN, INF, INF, -INF, -0.5772156649015329, NAN]
+        + [-3.4802307575806073, -1.0428236721046975],
+    ),
+    'gammaln': (
+        {},
+        [NAN, INF, INF, INF, INF, 0, INF, 0.5723649429247001]
+        + [-0.05624371649767407],
+        # digamma at the poles: Cephes' largest float64 (inf in float32)
+        [NAN, MAX64, INF, MAX64, MAX64, -0.5772156649015329, MAX64]
+        + [-1.963509941769495, 1.103156724897171],
+    ),
+    'hard_sigmoid': (
+        {},
+        [NAN, 0, 1, 0.5, 0.5, 0.7, 0.3, 0.6, 0],
+        [0, 0, 0, 0.2, 0.2, 0.2, 0.2, 0.2, 0],
+    ),
+    'rsqrt': (
+        {},
+        [NAN, NAN, 0, INF, -INF, 1, NAN, 2**0.5, NAN],
+        [NAN, NAN, -0.0, -INF, -INF, -0.5, NAN, -(2**0.5), NAN],
+    ),
+}
+
+
+@pytest.mark.filterwarnings('ignore::RuntimeWarning')
+@pytest.mark.parametrize('name', sorted(MXNET_SPECIAL_VALUES))
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_nan_infinities_and_bounds_as_mxnet(name, dtype):
+    """sign(NaN) is 0 (so is abs's gradient there), clip passes the
+    gradient at its bounds and at NaN, rsqrt's gradient at -0 is -inf;
+    gamma and gammaln at their poles and infinities; hard_sigmoid's
+    gradient stops where it reaches 0 or 1."""
+    attrs, y_mxnet, dx_mxnet = MXNET_SPECIAL_VALUES[name]
+    x = np.array(SPECIAL, dtype=dtype)
+    op, y = run(name, x, **attrs)
+    dx = op.backward(np, np.ones_like(y))
+    assert y.dtype == dx.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(y, np.array(y_mxnet, dtype), rtol=1e-6)
+    np.testing.assert_allclose(dx, np.array(dx_mxnet, dtype), rtol=1e-6)
+    # the signs of zeros and infinities too
+    numbers = ~np.isnan(dx)
+    np.testing.assert_array_equal(
+        np.signbit(dx[numbers]), np.signbit(np.array(dx_mxnet)[numbers])
+    )
