@@ -87,6 +87,37 @@ def resize(xp, image, width, height, interp=1):
     return saturate(xp, out, image.dtype)
 
 
+def to_tensor(xp, image):
+    """``HWC`` in [0, 255] -> ``CHW`` float32 in [0, 1] (``NHWC`` ->
+    ``NCHW``): channels first, divided by 255 whatever the dtype."""
+    out = xp.ascontiguousarray(xp.moveaxis(image, -1, -3), dtype=numpy.float32)
+    out /= numpy.float32(255.0)
+    return out
+
+
+def per_channel(xp, value, channels, dtype, name, where):
+    """``value`` (one number or one per channel) as a ``(C, 1, 1)``
+    array of ``dtype``, to broadcast over a ``CHW`` or ``NCHW`` tensor."""
+    value = numpy.asarray(value, dtype=numpy.float64).reshape(-1)
+    if value.size not in (1, channels):
+        raise DLBookError(
+            f'{where}: {name} has {value.size} values '
+            f'but the input has {channels} channels'
+        )
+    return xp.asarray(value.reshape(-1, 1, 1), dtype=dtype)
+
+
+def normalize(xp, tensor, mean, std, where='Normalize'):
+    """``(x - mean) / std`` per channel of a ``CHW`` or ``NCHW`` tensor
+    (integers computed in float32); returns the result and the ``std``
+    array, which the gradient divides by."""
+    dtype = tensor.dtype if tensor.dtype.kind == 'f' else numpy.float32
+    channels = tensor.shape[-3]
+    mean = per_channel(xp, mean, channels, dtype, 'mean', where)
+    std = per_channel(xp, std, channels, dtype, 'std', where)
+    return (tensor.astype(dtype, copy=False) - mean) / std, std
+
+
 def crop(image, x0, y0, width, height):
     """The ``width x height`` window whose top-left corner is (x0, y0),
     as a new array (never a view of the source data set)."""

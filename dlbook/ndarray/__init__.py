@@ -28,7 +28,7 @@ def _generate():
 globals().update(_generate())
 
 # nd's Python-level functions, over the generated ones of the same name
-from . import contrib, linalg, random
+from . import contrib, image, linalg, random
 from .arithmetic import *  # noqa: F403
 from .creation import (
     arange,

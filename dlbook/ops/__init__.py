@@ -40,6 +40,7 @@ from . import (
     detection,
     device,
     identity,
+    image,
     index,
     join,
     linalg,

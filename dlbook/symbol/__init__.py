@@ -22,6 +22,7 @@ def _generate():
 globals().update(_generate())
 from . import (
     contrib,  # noqa: E402,F401
+    image,  # noqa: E402,F401
     np_names,  # noqa: E402,F401  (np-mode names load from JSON)
     sparse,  # noqa: E402,F401
 )

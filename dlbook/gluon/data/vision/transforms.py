@@ -48,6 +48,7 @@ from .... import random as _random
 from ...._imaging import ops
 from ....base import DLBookError
 from ....ndarray.ndarray import NDArray, from_raw
+from ....ops import REGISTRY
 
 
 def _indent(text, spaces):
@@ -192,11 +193,7 @@ class ToTensor(Transform):
 
     def _forward(self, xp, img):
         _check_image('ToTensor', img)
-        out = xp.ascontiguousarray(
-            xp.moveaxis(img, -1, -3), dtype=numpy.float32
-        )
-        out /= numpy.float32(255.0)
-        return out
+        return ops.to_tensor(xp, img)
 
 
 class Normalize(Transform):
@@ -215,22 +212,9 @@ class Normalize(Transform):
         self._mean = mean
         self._std = std
 
-    def _per_channel(self, xp, value, channels, dtype, name):
-        value = numpy.asarray(value, dtype=numpy.float64).reshape(-1)
-        if value.size not in (1, channels):
-            raise DLBookError(
-                f'Normalize: {name} has {value.size} values '
-                f'but the input has {channels} channels'
-            )
-        return xp.asarray(value.reshape(-1, 1, 1), dtype=dtype)
-
     def _forward(self, xp, img):
         _check_image('Normalize', img)
-        dtype = img.dtype if img.dtype.kind == 'f' else numpy.float32
-        channels = img.shape[-3]
-        mean = self._per_channel(xp, self._mean, channels, dtype, 'mean')
-        std = self._per_channel(xp, self._std, channels, dtype, 'std')
-        return (img.astype(dtype, copy=False) - mean) / std
+        return ops.normalize(xp, img, self._mean, self._std)[0]
 
 
 class Resize(Transform):
@@ -392,28 +376,26 @@ class RandomResizedCrop(Transform):
 
 
 class _RandomFlip(Transform):
-    axis = None
+    operator = None  # nd.image's
 
     def __init__(self, p=0.5):
         self._p = p
 
     def _forward(self, xp, img):
         _check_image(type(self).__name__, img)
-        if _random.numpy_rng().random_sample() < self._p:
-            return xp.flip(img, axis=self.axis).copy()
-        return img.copy()
+        return REGISTRY[self.operator](p=self._p).forward(xp, img)
 
 
 class RandomFlipLeftRight(_RandomFlip):
     """Mirror the image horizontally with probability ``p`` (0.5)."""
 
-    axis = -2
+    operator = '_image_random_flip_left_right'
 
 
 class RandomFlipTopBottom(_RandomFlip):
     """Flip the image vertically with probability ``p`` (0.5)."""
 
-    axis = -3
+    operator = '_image_random_flip_top_bottom'
 
 
 class _ColorTransform(Transform):
