@@ -25,6 +25,7 @@ from . import (
     metric,
     model,
     module,
+    monitor,
     name,
     ndarray,
     numpy,
@@ -47,10 +48,12 @@ from . import image as img
 from . import initializer as init
 from . import kvstore as kv
 from . import module as mod
+from . import monitor as mon
 from . import ndarray as nd
 from . import numpy as np
 from . import numpy_extension as npx
 from . import symbol as sym
+from . import viz as visualization
 from .attribute import AttrScope
 from .base import DLBookError, MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu

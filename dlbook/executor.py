@@ -15,6 +15,7 @@ from . import ndarray as nd
 from .base import DLBookError, dtype_name
 from .ndarray.ndarray import NDArray, from_raw
 from .ndarray.sparse_ndarray import raw_of, store_grad, wrap_raw
+from .ops import REGISTRY
 from .ops.sparse import stype_of_attr
 from .symbol.program import GraphProgram
 from .symbol.program_sparse import is_sparse, storage_types
@@ -145,6 +146,8 @@ class Executor:
         self.outputs = []
         self._tape = None
         self._monitor = None
+        self._monitor_all = False
+        self._internals = {}
         self._arg_dict = self._grad_dict = self._aux_dict = None
 
     # -- running -------------------------------------------------------------
@@ -182,7 +185,10 @@ class Executor:
         else:
             inputs = [(x._data, x._ctx) for x in self._inputs]
         outs, self._tape = self._program.forward(
-            inputs, is_train, keep=is_train or self._needs_grad
+            inputs,
+            is_train,
+            keep=is_train or self._needs_grad,
+            watch=self._watch(),
         )
         if self._program.sparse:
             # outputs may be sparse: fresh arrays of each output's storage
@@ -193,10 +199,40 @@ class Executor:
                 o._data, o._ctx = raw, ctx
         else:
             self.outputs = [from_raw(raw, ctx) for raw, ctx in outs]
-        if self._monitor is not None:
-            for name, out in zip(self._symbol.list_outputs(), self.outputs):
-                self._monitor(name, out)
         return self.outputs
+
+    def _watch(self):
+        """The program's ``watch`` for the installed monitor callback: each
+        operator's outputs as ``callback('<node>_output', array)`` (and,
+        with ``monitor_all``, its inputs first as ``'<node>_<argument>'``),
+        or None without a monitor (or while it is not collecting)."""
+        callback = self._monitor
+        if callback is None or not getattr(callback, 'collecting', True):
+            return None
+        monitor_all = self._monitor_all
+
+        def watch(node, raws, ctx):
+            if monitor_all:
+                names = REGISTRY[node.op](**node.attrs).list_arguments()
+                for (source, index), arg in zip(node.inputs, names):
+                    value = self._internal_value(source, index)
+                    if value is not None:
+                        callback(f'{node.name}_{arg}', value)
+            for name, raw in zip(node.output_names(), raws):
+                array = from_raw(raw, ctx)
+                if monitor_all:  # read as a later operator's input
+                    self._internals[(id(node), name)] = array
+                callback(name, array)
+
+        self._internals = {}
+        return watch
+
+    def _internal_value(self, node, index):
+        """The value of a node's output seen so far in this forward (a
+        variable: its bound array)."""
+        if node.is_variable:
+            return self.arg_dict.get(node.name, self.aux_dict.get(node.name))
+        return self._internals.get((id(node), node.output_names()[index]))
 
     def backward(self, out_grads=None, is_train=True):
         """Compute gradients into ``grad_arrays``.
@@ -395,9 +431,13 @@ class Executor:
         )
 
     def set_monitor_callback(self, callback, monitor_all=False):
-        """Call ``callback(name, array)`` on outputs after each forward
-        (a simplified form of MXNet's monitor)."""
+        """Call ``callback(name, array)`` on every operator's outputs
+        (``'fc1_output'``) during each forward, and with ``monitor_all``
+        on its inputs too (``'fc1_weight'``).  While the callback has a
+        false ``collecting`` attribute (``mx.mon.Monitor`` between
+        intervals), the forward runs as usual."""
         self._monitor = callback
+        self._monitor_all = bool(monitor_all)
 
     def debug_str(self):
         return self._symbol.debug_str()

@@ -32,6 +32,14 @@ __all__ = ['GraphProgram']
 _new = object.__new__
 
 
+def _as_list(out, single):
+    """A step's outputs as a list (one-output operators may return one
+    array or a one-item sequence)."""
+    if not single:
+        return list(out)
+    return [out[0] if isinstance(out, (tuple, list)) else out]
+
+
 class _Step:
     """One operator node, with everything known before the data."""
 
@@ -231,7 +239,7 @@ class GraphProgram:
         return default_ctx
 
     # -- forward -------------------------------------------------------------
-    def forward(self, inputs, is_train, rng=None, keep=None):
+    def forward(self, inputs, is_train, rng=None, keep=None, watch=None):
         """Run the graph.
 
         Parameters
@@ -245,6 +253,10 @@ class GraphProgram:
             device generator).
         keep : bool, optional
             Keep what :meth:`backward` needs (default: ``is_train``).
+        watch : callable, optional
+            ``watch(node, outputs, ctx)`` after each operator, its raw
+            outputs in a list (``mx.mon.Monitor`` through an executor): the steps
+            then run one by one, unfused.
 
         Returns
         -------
@@ -263,9 +275,13 @@ class GraphProgram:
                 if ctx is not local:
                     break
             else:
-                outs, tape = self.run_local(
-                    [raw for raw, _ in inputs], is_train, rng, keep
-                )
+                raws = [raw for raw, _ in inputs]
+                if watch is None:
+                    outs, tape = self.run_local(raws, is_train, rng, keep)
+                else:
+                    outs, tape = self._run_local_checked(
+                        raws, is_train, rng, keep, watch
+                    )
                 return [(raw, local) for raw in outs], tape
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
@@ -304,6 +320,9 @@ class GraphProgram:
                 meta = [(o.shape, o.dtype) for o in out]
             if keep:
                 tape.append((op, copies, meta))
+            if watch is not None:
+                outs = [values[s][0] for s in step.out_slots]
+                watch(step.node, outs, out_ctx)
             if track:
                 self.total_bytes += sum(
                     values[s][0].nbytes for s in step.out_slots
@@ -429,9 +448,9 @@ class GraphProgram:
                 values[s] = None
         return [values[s] for s in self.out_slots], tape
 
-    def _run_local_checked(self, raws, is_train, rng, keep):
-        """:meth:`run_local` with the profiler on or a device switch
-        around each step."""
+    def _run_local_checked(self, raws, is_train, rng, keep, watch=None):
+        """:meth:`run_local` with the profiler on, a device switch around
+        each step, or ``watch`` (:meth:`forward`) after each."""
         ctx = self.local_ctx
         values = [None] * self.num_slots
         for slot, raw in zip(self.var_slots, raws):
@@ -442,6 +461,8 @@ class GraphProgram:
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
             out = step.run(op, [values[s] for s in step.in_slots])
+            if watch is not None:
+                watch(step.node, _as_list(out, step.single), step.out_ctx)
             self.store_step_outputs(step, op, out, values, tape)
         return [values[s] for s in self.out_slots], tape
 

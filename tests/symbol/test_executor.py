@@ -355,12 +355,24 @@ def test_reshape_shares_parameters():
     assert big.forward()[0].shape == (9, 3)
 
 
-def test_monitor_callback_sees_outputs():
-    exe = two_layer().simple_bind(mx.cpu(), data=(2, 2))
+def test_monitor_callback_sees_every_operators_output():
+    net = two_layer()
+    exe = net.simple_bind(mx.cpu(), data=(2, 2))
+    random_args(exe)
     seen = []
-    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)))
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr)))
     exe.forward()
-    assert seen == [('fc2_output', (2, 3))]
+    activation = net.get_internals().list_outputs()[4]
+    assert [name for name, _ in seen] == [
+        'fc1_output',
+        activation,
+        'fc2_output',
+    ]
+    internals = net.get_internals()
+    values = internals.bind(mx.cpu(), args=exe.arg_dict).forward()
+    expected = dict(zip(internals.list_outputs(), values))
+    for name, array in seen:
+        np.testing.assert_allclose(array.asnumpy(), expected[name].asnumpy())
 
 
 # -- model parallelism -------------------------------------------------------
