@@ -1,6 +1,7 @@
 """``mx.io``: data iterators for the Module API (``NDArrayIter``,
-``MNISTIter``, ``DataBatch``, ``DataDesc``)."""
+``MNISTIter``, ``CSVIter``, ``LibSVMIter``, ``DataBatch``, ``DataDesc``)."""
 
+from .csv_iter import CSVIter
 from .io import DataBatch, DataDesc, DataIter, PrefetchingIter, ResizeIter
 from .libsvm_iter import LibSVMIter
 from .mnist_iter import MNISTIter

@@ -19,7 +19,8 @@ __all__ = ['LibSVMIter']
 import numpy
 
 from ..base import DLBookError
-from .io import DataBatch, DataDesc, DataIter
+from .io import DataDesc
+from .row_batches import RowBatches
 
 
 def _parse(path, width, what):
@@ -58,7 +59,7 @@ def _parse(path, width, what):
     return numpy.asarray(labels, numpy.float32), parts
 
 
-class LibSVMIter(DataIter):
+class LibSVMIter(RowBatches):
     """Iterate over a LibSVM file in CSR batches.
 
     Parameters
@@ -95,7 +96,6 @@ class LibSVMIter(DataIter):
         label_name='softmax_label',
         **kwargs,
     ):
-        super().__init__(batch_size)
         if not round_batch:
             raise DLBookError(
                 "sparse batch loader doesn't support round_batch == false yet"
@@ -109,13 +109,11 @@ class LibSVMIter(DataIter):
                 label_libsvm, self._label_shape[0], 'label_shape'
             )
         self._labels = labels
-        rows = numpy.arange(len(labels))
-        self._rows = numpy.array_split(rows, num_parts)[part_index]
-        if len(self._rows) == 0:
+        rows = numpy.array_split(numpy.arange(len(labels)), num_parts)
+        if len(rows[part_index]) == 0:
             raise DLBookError(f'LibSVMIter: {data_libsvm} has no examples')
         self._names = (data_name, label_name)
-        self._skip = 0
-        self.reset()
+        super().__init__(batch_size, rows[part_index])
 
     @property
     def provide_data(self):
@@ -130,33 +128,6 @@ class LibSVMIter(DataIter):
         )
         return [DataDesc(self._names[1], shape)]
 
-    def reset(self):
-        self._cursor = self._skip
-        self._skip = 0
-
-    def iter_next(self):
-        n = len(self._rows)
-        if self._cursor >= n:
-            return False
-        take = self._rows[self._cursor : self._cursor + self.batch_size]
-        self._pad = self.batch_size - len(take)
-        if self._pad:
-            take = numpy.concatenate([take, self._rows[: self._pad]])
-            self._skip = self._pad
-        self._cursor += self.batch_size
-        self._batch = take
-        return True
-
-    def next(self):
-        if not self.iter_next():
-            raise StopIteration
-        return DataBatch(
-            data=self.getdata(),
-            label=self.getlabel(),
-            pad=self._pad,
-            index=None,
-        )
-
     def getdata(self):
         return [_rows_csr(self._parts, self._batch, self._width)]
 
@@ -168,9 +139,6 @@ class LibSVMIter(DataIter):
         return [
             _rows_csr(self._label_parts, self._batch, self._label_shape[0])
         ]
-
-    def getpad(self):
-        return self._pad
 
 
 def _rows_csr(parts, rows, width):

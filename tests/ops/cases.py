@@ -79,6 +79,7 @@ FAMILIES = (
     'numpy',
     'numpy_graph',
     'detection',
+    'image',
     'custom',
 )
 
