@@ -32,7 +32,9 @@ LAYERS = [
         'dlbook.attribute',
         'dlbook.registry',
     ],
-    ['dlbook.backend', 'dlbook.context'],
+    # image arithmetic on raw arrays: the nd.image operators and the
+    # Gluon transforms share it
+    ['dlbook.backend', 'dlbook.context', 'dlbook._imaging'],
     ['dlbook.ops'],
     ['dlbook._tape'],
     ['dlbook.ndarray', 'dlbook.random'],
@@ -48,7 +50,6 @@ LAYERS = [
         'dlbook.kvstore',
         'dlbook._download',
         'dlbook._datafiles',
-        'dlbook._imaging',
         'dlbook.recordio',
     ],
     ['dlbook.io', 'dlbook.image', 'dlbook.gluon'],

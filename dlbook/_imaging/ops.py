@@ -252,6 +252,29 @@ _EIGVEC = numpy.array(
 )
 
 
+def color_jitter(xp, img, rng, brightness=0, contrast=0, saturation=0, hue=0):
+    """Brightness, contrast, saturation and hue changes, in random order,
+    each of a strength drawn from ``rng``: a factor in ``[max(0, 1 - s),
+    1 + s]`` for the first three, a hue turn in ``[-hue, hue]`` (strength
+    0 leaves a change out)."""
+
+    def factor(strength):
+        return rng.uniform(max(0.0, 1.0 - strength), 1.0 + strength)
+
+    steps = []
+    if brightness:
+        steps.append(lambda a: adjust_brightness(xp, a, factor(brightness)))
+    if contrast:
+        steps.append(lambda a: adjust_contrast(xp, a, factor(contrast)))
+    if saturation:
+        steps.append(lambda a: adjust_saturation(xp, a, factor(saturation)))
+    if hue:
+        steps.append(lambda a: adjust_hue(xp, a, rng.uniform(-hue, hue)))
+    for i in rng.permutation(len(steps)):
+        img = steps[i](img)
+    return img
+
+
 def adjust_lighting(xp, img, alphas):
     _need_rgb('RandomLighting', img)
     rgb = _EIGVEC @ (numpy.asarray(alphas) * _EIGVAL)

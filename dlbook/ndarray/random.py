@@ -2,11 +2,16 @@
 
 Each runs a sampling operator (``dlbook.ops.random``) on the requested
 device with that device's generator; ``mx.random.seed`` resets them.
+NDArray parameters draw per element (``dlbook.ops.distributions``).
+The ``*_like`` samplers are here but not in ``__all__``, as in MXNet
+1.9.1 (``mx.random.normal_like`` does not exist there).
 """
 
-from ..base import dtype_name
+from ..base import DLBookError, dtype_name
+from ..ops import distributions as dist
 from ..ops import random as ops
 from .invoke import invoke
+from .ndarray import NDArray
 
 __all__ = [
     'uniform',
@@ -24,6 +29,18 @@ __all__ = [
 
 
 def _sample(op_cls, ctx, out, shape, dtype, **attrs):
+    """Draw from the scalar sampler ``op_cls``; when the parameters are
+    NDArrays, from its per-element counterpart (``sample_<dist>``), as
+    MXNet's ``_random_helper`` does."""
+    params = list(attrs.values())
+    if isinstance(params[0], NDArray):
+        return _sample_per_element(op_cls, params, out, shape, dtype)
+    for p in params[1:]:
+        if isinstance(p, NDArray):
+            raise DLBookError(
+                f'Distribution parameters must all have the same type, but '
+                f'got both {type(params[0])} and {type(p)}.'
+            )
     if out is not None:
         shape, ctx = out.shape, out.context
         dtype = dtype or out.dtype
@@ -35,10 +52,51 @@ def _sample(op_cls, ctx, out, shape, dtype, **attrs):
     return invoke(op, [], out=out, ctx=ctx)
 
 
+#: the per-element sampler for each scalar one
+_PER_ELEMENT = {
+    ops.RandomUniform: dist.SampleUniform,
+    ops.RandomNormal: dist.SampleNormal,
+    ops.RandomExponential: dist.SampleExponential,
+    ops.RandomPoisson: dist.SamplePoisson,
+    ops.RandomGamma: dist.SampleGamma,
+    ops.RandomNegativeBinomial: dist.SampleNegativeBinomial,
+    ops.RandomGeneralizedNegativeBinomial: (
+        dist.SampleGeneralizedNegativeBinomial
+    ),
+}
+
+
+def _sample_per_element(op_cls, params, out, shape, dtype):
+    """``shape`` draws per element of the NDArray ``params`` (output
+    ``params[0].shape + shape``, on their context; ``ctx`` is ignored, as
+    in MXNet)."""
+    for p in params[1:]:
+        if not isinstance(p, NDArray):
+            raise DLBookError(
+                f'Distribution parameters must all have the same type, but '
+                f'got both {type(params[0])} and {type(p)}.'
+            )
+    sampler = _PER_ELEMENT.get(op_cls)
+    if sampler is None:
+        raise DLBookError(
+            f'{op_cls.name}: parameters must be numbers, not NDArrays'
+        )
+    if out is not None:
+        dtype = dtype or out.dtype
+        if shape is None:
+            shape = out.shape[params[0].ndim :]
+    op = sampler(
+        shape=shape if shape is not None else (),
+        dtype=dtype_name(dtype) or 'float32',
+    )
+    return invoke(op, params, out=out)
+
+
 def uniform(
     low=0, high=1, shape=None, dtype=None, ctx=None, out=None, **kwargs
 ):
-    """Samples from U[low, high)."""
+    """Samples from U[low, high); with NDArray ``low`` and ``high``,
+    ``shape`` samples per pair (output ``low.shape + shape``)."""
     return _sample(
         ops.RandomUniform, ctx, out, shape, dtype, low=low, high=high
     )
@@ -47,7 +105,9 @@ def uniform(
 def normal(
     loc=0, scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs
 ):
-    """Samples from a normal distribution N(loc, scale**2)."""
+    """Samples from a normal distribution N(loc, scale**2); with NDArray
+    ``loc`` and ``scale``, ``shape`` samples per pair (output
+    ``loc.shape + shape``)."""
     return _sample(
         ops.RandomNormal, ctx, out, shape, dtype, loc=loc, scale=scale
     )
@@ -66,7 +126,8 @@ def randint(low, high, shape=None, dtype=None, ctx=None, out=None, **kwargs):
 
 
 def exponential(scale=1, shape=None, dtype=None, ctx=None, out=None, **kwargs):
-    """Samples from an exponential distribution with mean ``scale``."""
+    """Samples from an exponential distribution with mean ``scale`` (an
+    NDArray ``scale``: ``shape`` samples per element)."""
     return _sample(
         ops.RandomExponential, ctx, out, shape, dtype, lam=1.0 / scale
     )
@@ -126,3 +187,51 @@ def multinomial(
 def shuffle(data, out=None, **kwargs):
     """A copy of ``data`` randomly permuted along the first axis."""
     return invoke(ops.Shuffle(), [data], out=out)
+
+
+def uniform_like(data=None, low=0.0, high=1.0, out=None, **kwargs):
+    """Samples of U[low, high) with ``data``'s shape, dtype and context."""
+    return invoke(dist.RandomUniformLike(low=low, high=high), [data], out=out)
+
+
+def normal_like(data=None, loc=0.0, scale=1.0, out=None, **kwargs):
+    """Samples of N(loc, scale**2) with ``data``'s shape, dtype and
+    context."""
+    return invoke(dist.RandomNormalLike(loc=loc, scale=scale), [data], out=out)
+
+
+def gamma_like(data=None, alpha=1.0, beta=1.0, out=None, **kwargs):
+    """Samples of Gamma(alpha, beta) (``beta`` the scale) with ``data``'s
+    shape, dtype and context."""
+    return invoke(
+        dist.RandomGammaLike(alpha=alpha, beta=beta), [data], out=out
+    )
+
+
+def exponential_like(data=None, lam=1.0, out=None, **kwargs):
+    """Samples of Exp(lam) (``lam`` the rate: mean ``1/lam``) with
+    ``data``'s shape, dtype and context."""
+    return invoke(dist.RandomExponentialLike(lam=lam), [data], out=out)
+
+
+def poisson_like(data=None, lam=1.0, out=None, **kwargs):
+    """Samples of Poisson(lam) with ``data``'s shape, dtype and context."""
+    return invoke(dist.RandomPoissonLike(lam=lam), [data], out=out)
+
+
+def negative_binomial_like(data=None, k=1, p=1.0, out=None, **kwargs):
+    """Samples of NB(k, p) (failures before the ``k``-th success) with
+    ``data``'s shape, dtype and context."""
+    return invoke(dist.RandomNegativeBinomialLike(k=k, p=p), [data], out=out)
+
+
+def generalized_negative_binomial_like(
+    data=None, mu=1.0, alpha=1.0, out=None, **kwargs
+):
+    """Samples with mean ``mu`` and variance ``mu + alpha * mu**2`` with
+    ``data``'s shape, dtype and context."""
+    return invoke(
+        dist.RandomGeneralizedNegativeBinomialLike(mu=mu, alpha=alpha),
+        [data],
+        out=out,
+    )

@@ -25,6 +25,7 @@ accepted wherever a single image is.
 import numbers
 
 from .._imaging import ops as imaging
+from ..backend import get_backend
 from ..base import DLBookError
 from .op import Op, register
 
@@ -43,9 +44,7 @@ def _host_rng():
     """The CPU's NumPy ``RandomState`` (what the Gluon transforms draw
     from, reproducible under ``mx.random.seed``): the random choices are
     host scalars on any device."""
-    from ..random import numpy_rng  # dlbook.random imports the operators
-
-    return numpy_rng()
+    return get_backend('cpu').rng(0)
 
 
 class _Image(Op):
@@ -280,16 +279,9 @@ class RandomColorJitter(_Color):
     defaults = {'brightness': 0, 'contrast': 0, 'saturation': 0, 'hue': 0}
 
     def adjust(self, xp, img, rng):
-        from ..gluon.data.vision.transforms import RandomColorJitter as jitter
-
         a = self.attrs
-        steps = jitter(
-            float(a['brightness']),
-            float(a['contrast']),
-            float(a['saturation']),
-            float(a['hue']),
-        )
-        return steps._adjust(xp, img, rng)
+        strengths = (a['brightness'], a['contrast'], a['saturation'], a['hue'])
+        return imaging.color_jitter(xp, img, rng, *map(float, strengths))
 
 
 class _RandomFlip(_Undifferentiable):

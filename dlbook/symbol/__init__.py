@@ -23,6 +23,7 @@ globals().update(_generate())
 from . import (
     contrib,  # noqa: E402,F401
     image,  # noqa: E402,F401
+    linalg,  # noqa: E402,F401
     np_names,  # noqa: E402,F401  (np-mode names load from JSON)
     sparse,  # noqa: E402,F401
 )

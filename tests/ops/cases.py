@@ -81,6 +81,7 @@ FAMILIES = (
     'detection',
     'image',
     'custom',
+    'contrib',
 )
 
 

@@ -463,20 +463,10 @@ class RandomColorJitter(_ColorTransform):
     """
 
     def __init__(self, brightness=0, contrast=0, saturation=0, hue=0):
-        self._steps = []
-        if brightness:
-            self._steps.append(RandomBrightness(brightness))
-        if contrast:
-            self._steps.append(RandomContrast(contrast))
-        if saturation:
-            self._steps.append(RandomSaturation(saturation))
-        if hue:
-            self._steps.append(RandomHue(hue))
+        self._strengths = (brightness, contrast, saturation, hue)
 
     def _adjust(self, xp, img, rng):
-        for i in rng.permutation(len(self._steps)):
-            img = self._steps[i]._adjust(xp, img, rng)
-        return img
+        return ops.color_jitter(xp, img, rng, *self._strengths)
 
 
 class RandomLighting(_ColorTransform):
