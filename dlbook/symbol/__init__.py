@@ -25,6 +25,7 @@ from . import (
     image,  # noqa: E402,F401
     linalg,  # noqa: E402,F401
     np_names,  # noqa: E402,F401  (np-mode names load from JSON)
+    random,  # noqa: E402,F401
     sparse,  # noqa: E402,F401
 )
 from .numpy import np, npx  # noqa: E402,F401
