@@ -18,7 +18,7 @@ of any size (``log_softmax``, ``relu(x) - x*y + softrelu(-|x|)``).
 
 import math
 
-from ..base import UsageError, numeric_types
+from ..base import DLBookError, UsageError, numeric_types
 from .block import HybridBlock
 
 __all__ = [
@@ -38,6 +38,7 @@ __all__ = [
     'TripletLoss',
     'PoissonNLLLoss',
     'CosineEmbeddingLoss',
+    'SDMLLoss',
 ]
 
 
@@ -284,7 +285,9 @@ class KLDivLoss(Loss):
     .. math:: L = \sum_i {label}_i (\log({label}_i + 10^{-12}) - {pred}_i)
 
     where ``pred`` holds log-probabilities (``from_logits=True``) or raw
-    scores turned into them by ``log_softmax`` along ``axis``.
+    scores turned into them by ``log_softmax`` along ``axis``.  Summed
+    over every axis but the batch axis (MXNet 1.9.1 sums here, where its
+    other losses average).
 
     Parameters
     ----------
@@ -305,7 +308,8 @@ class KLDivLoss(Loss):
         if not self._from_logits:
             pred = F.log_softmax(pred, axis=self._axis)
         loss = label * (F.log(label + 1e-12) - pred)
-        return self._weighted_batch_mean(F, loss, sample_weight)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return F.sum(loss, axis=self._batch_axis, exclude=True)
 
 
 class CTCLoss(Loss):
@@ -527,7 +531,9 @@ class PoissonNLLLoss(Loss):
     :math:`\log(\text{target}!)`,
     :math:`t \log t - t + \frac{1}{2} \log(2 \pi t)`, is added where
     :math:`t > 1`.  (``e^pred`` overflows for log-rates beyond about 88
-    in float32, as the formula says it must.)
+    in float32, as the formula says it must.)  The result is the mean
+    over every element, one number of shape ``(1,)`` for the whole batch
+    (MXNet 1.9.1's, unlike its other losses).
 
     Parameters
     ----------
@@ -568,7 +574,9 @@ class PoissonNLLLoss(Loss):
                 safe * F.log(safe) - safe + 0.5 * F.log(2 * math.pi * safe)
             )
             loss = loss + F.where(big, stirling, F.zeros_like(stirling))
-        return self._weighted_batch_mean(F, loss, sample_weight)
+        # one number for the whole batch, shape (1,), as MXNet 1.9.1
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
+        return F.mean(loss)
 
 
 class CosineEmbeddingLoss(Loss):
@@ -584,7 +592,8 @@ class CosineEmbeddingLoss(Loss):
         \end{cases}
 
     with :math:`\cos(a, b) = a \cdot b / \max(\Vert a \Vert
-    \Vert b \Vert, 10^{-12})` along the last axis.
+    \Vert b \Vert, 10^{-12})` along the last axis; other labels give 0.
+    The loss has shape ``(batch_size, 1)``, not averaged (MXNet 1.9.1's).
 
     Parameters
     ----------
@@ -599,10 +608,15 @@ class CosineEmbeddingLoss(Loss):
 
     def hybrid_forward(self, F, input1, input2, label, sample_weight=None):
         input1 = _reshape_like(F, input1, input2)
+        label = F.reshape(label, shape=(-1, 1))
         cos_sim = self._cosine_similarity(F, input1, input2)
-        label = _reshape_like(F, label, cos_sim)
-        loss = F.where(label == 1, 1 - cos_sim, F.relu(cos_sim - self._margin))
-        return self._weighted_batch_mean(F, loss, sample_weight)
+        # a label other than 1 and -1 contributes 0, as in MXNet
+        similar = (1 - cos_sim) * (label == 1)
+        dissimilar = F.relu((label == -1) * (cos_sim - self._margin))
+        loss = _apply_weighting(
+            F, similar + dissimilar, self._weight, sample_weight
+        )
+        return loss  # (batch_size, 1), as MXNet 1.9.1 returns it
 
     def _cosine_similarity(self, F, x, y, axis=-1):
         """``x . y / max(|x| |y|, 1e-12)`` along ``axis``, shape (-1, 1)."""
@@ -610,3 +624,66 @@ class CosineEmbeddingLoss(Loss):
         y_norm = F.reshape(F.norm(y, axis=axis), shape=(-1, 1))
         x_dot_y = F.reshape(F.sum(x * y, axis=axis), shape=(-1, 1))
         return x_dot_y / F.maximum(x_norm * y_norm, 1e-12)
+
+
+class SDMLLoss(Loss):
+    r"""Smoothed Deep Metric Learning loss over a batch of aligned pairs
+    (Bonadiman et al., 2019): ``x1[i]`` and ``x2[i]`` belong together,
+    every other ``x2[j]`` of the batch is a negative example.
+
+    With the squared distances :math:`d_{ij} = \Vert x_{1,i} -
+    x_{2,j}\Vert^2`, the predicted distribution of row :math:`i` is
+    :math:`p_i = \mathrm{softmax}_j(-d_{ij})`, and the target puts
+    :math:`1 - s` on :math:`j = i` and :math:`s / (B - 1)` on every other
+    :math:`j` (label smoothing, :math:`s` the ``smoothing_parameter``):
+
+    .. math:: L_i = \frac{1}{B} \sum_j t_{ij} (\log(t_{ij} + 10^{-12})
+              - \log p_{ij})
+
+    (``KLDivLoss`` of the row, averaged over its :math:`B` entries).
+
+    Parameters
+    ----------
+    smoothing_parameter : float, default 0.3
+        Probability mass spread over the negative examples (< 1).
+    weight : float, default 1
+    batch_axis : int, default 0
+
+    Inputs: ``x1``, ``x2`` of shape ``(batch_size, vector_dim)``;
+    output: the loss, shape ``(batch_size,)``.
+    """
+
+    def __init__(
+        self, smoothing_parameter=0.3, weight=1.0, batch_axis=0, **kwargs
+    ):
+        super().__init__(weight, batch_axis, **kwargs)
+        self.kl_loss = KLDivLoss(from_logits=True)
+        self.smoothing_parameter = smoothing_parameter
+
+    def _compute_distances(self, x1, x2):
+        """Squared euclidean distances between every row of ``x1`` and
+        every row of ``x2``: ``(batch_size, batch_size)``."""
+        if x1.shape != x2.shape:
+            raise DLBookError(
+                f'SDMLLoss: x1 and x2 must have one shape, got {x1.shape} '
+                f'and {x2.shape}'
+            )
+        batch_size, dim = x1.shape
+        rows = x1.expand_dims(1).broadcast_to((batch_size, batch_size, dim))
+        cols = x2.expand_dims(0).broadcast_to((batch_size, batch_size, dim))
+        return ((rows - cols) ** 2).sum(axis=2)
+
+    def _compute_labels(self, F, batch_size, dtype='float32'):
+        """The smoothed identity: ``1 - s`` on the diagonal, ``s / (B -
+        1)`` elsewhere (in the inputs' dtype: MXNet's float32 only)."""
+        gold = F.eye(batch_size, dtype=dtype)
+        s = self.smoothing_parameter
+        return gold * (1 - s) + (1 - gold) * s / (batch_size - 1)
+
+    def hybrid_forward(self, F, x1, x2):
+        labels = self._compute_labels(F, x1.shape[0], x1.dtype)
+        distances = self._compute_distances(x1, x2)
+        log_probabilities = F.log_softmax(-distances, axis=1)
+        return self.kl_loss(
+            log_probabilities, labels.as_in_context(distances.context)
+        )

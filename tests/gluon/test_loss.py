@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dlbook import autograd, nd
+from dlbook.base import DLBookError
 from dlbook.gluon import loss as gloss
 from tests.ops.cases import numeric_vjp
 from tests.ops.cases_ctc import brute_force_ctc
@@ -82,6 +83,17 @@ def check_loss(loss, args, ref, ctx, grad=(0,), rtol=1e-5, atol=1e-6):
 def batch_mean(x, batch_axis=0):
     axes = tuple(a for a in range(x.ndim) if a != batch_axis)
     return x.mean(axis=axes) if axes else x
+
+
+def batch_sum(x, batch_axis=0):
+    """KLDivLoss's reduction: MXNet 1.9.1 sums its non-batch axes."""
+    axes = tuple(a for a in range(x.ndim) if a != batch_axis)
+    return x.sum(axis=axes) if axes else x
+
+
+def full_mean(x):
+    """PoissonNLLLoss's: one mean over everything, shape (1,)."""
+    return np.array([x.mean()])
 
 
 def away_from(x, kinks, margin=0.05):
@@ -197,14 +209,14 @@ def test_poisson_nll_loss(ctx, rng):
     check_loss(
         gloss.PoissonNLLLoss(),
         [pred, target],
-        lambda p, t: batch_mean(np.exp(p) - t * p),
+        lambda p, t: full_mean(np.exp(p) - t * p),
         ctx,
     )
     rate = rng.uniform(0.5, 3, size=(4, 3))
     check_loss(
         gloss.PoissonNLLLoss(from_logits=False),
         [rate, target],
-        lambda p, t: batch_mean(p - t * np.log(p + 1e-8)),
+        lambda p, t: full_mean(p - t * np.log(p + 1e-8)),
         ctx,
     )
 
@@ -216,7 +228,7 @@ def test_poisson_nll_loss_compute_full(ctx, rng):
     def ref(p, t):
         with np.errstate(divide='ignore', invalid='ignore'):
             stirling = t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t)
-        return batch_mean(np.exp(p) - t * p + np.where(t > 1, stirling, 0))
+        return full_mean(np.exp(p) - t * p + np.where(t > 1, stirling, 0))
 
     check_loss(
         gloss.PoissonNLLLoss(compute_full=True), [pred, target], ref, ctx
@@ -366,7 +378,7 @@ def test_kl_div_loss(ctx, from_logits, rng):
 
     def ref(p, y):
         logp = p if from_logits else log_softmax(p)
-        return batch_mean(y * (np.log(y + 1e-12) - logp))
+        return batch_sum(y * (np.log(y + 1e-12) - logp))
 
     check_loss(
         gloss.KLDivLoss(from_logits=from_logits), [pred, label], ref, ctx
@@ -418,7 +430,8 @@ def test_cosine_embedding_loss(ctx, margin, rng):
 
     def ref(a, b, y):
         cos = cosine(a, b)
-        return np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
+        loss = np.where(y == 1, 1 - cos, np.maximum(0, cos - margin))
+        return loss.reshape(-1, 1)  # (batch_size, 1), as MXNet
 
     check_loss(
         gloss.CosineEmbeddingLoss(margin=margin),
@@ -546,3 +559,78 @@ def test_sigmoid_bce_extreme_values_are_exact(ctx):
     label = nd.array([1, 0, 0], ctx=ctx)
     loss = gloss.SigmoidBCELoss()(pred, label)
     np.testing.assert_allclose(loss.asnumpy(), [0.0, 0.0, 1e4], rtol=1e-6)
+
+
+def _recorded_inputs():
+    """The inputs of the values below, drawn in the order they were drawn
+    when MXNet 1.9.1 computed them."""
+    rs = np.random.RandomState(0)
+    pred, lab = rs.randn(3, 4, 5), rs.randn(3, 4, 5)
+    pos = rs.rand(3, 4, 5) + 0.1
+    rs.rand(3, 4, 5)  # a binary label the other losses used
+    sw = rs.rand(3, 1, 1)
+    return [nd.array(a) for a in (pred, lab, pos, sw)]
+
+
+def test_reductions_and_shapes_as_mxnet():
+    """KLDivLoss sums its non-batch axes, PoissonNLLLoss averages all of
+    them into shape (1,), CosineEmbeddingLoss returns (batch, 1), SDMLLoss
+    follows KLDivLoss: values printed by MXNet 1.9.1."""
+    pred, lab, pos, sw = _recorded_inputs()
+    recorded = [
+        (
+            gloss.KLDivLoss()(nd.log_softmax(pred), nd.softmax(lab)),
+            [1.7687567472457886, 2.2851662635803223, 3.4217116832733154],
+        ),
+        (
+            gloss.KLDivLoss(from_logits=False)(pred, nd.softmax(lab), sw),
+            [0.4983120560646057, 1.3400447368621826, 0.2188364863395691],
+        ),
+        (gloss.PoissonNLLLoss()(pred, pos), [1.7504994869232178]),
+        (
+            gloss.PoissonNLLLoss(from_logits=False, compute_full=True)(
+                pos, pos * 3
+            ),
+            [1.893764853477478],
+        ),
+        (
+            gloss.CosineEmbeddingLoss()(
+                pred.reshape((3, 20)),
+                lab.reshape((3, 20)),
+                nd.array([1, -1, 1]),
+            ),
+            [[1.4278607368469238], [0.2460263967514038], [1.1342408657073975]],
+        ),
+        (
+            gloss.SDMLLoss()(pred.reshape((3, 20)), lab.reshape((3, 20))),
+            [4.307796478271484, 5.791531562805176, 24.262836456298828],
+        ),
+    ]
+    for got, want in recorded:
+        assert got.shape == np.shape(want)
+        np.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+
+
+def test_sdml_loss_gradient_and_mismatch(rng):
+    x1 = nd.array(rng.normal(size=(4, 3)), dtype='float64')
+    x2 = nd.array(rng.normal(size=(4, 3)), dtype='float64')
+    loss = gloss.SDMLLoss(smoothing_parameter=0.2)
+    x1.attach_grad()
+    with autograd.record():
+        out = loss(x1, x2)
+    out.backward()
+    step, base = 1e-6, x1.asnumpy()
+    for index in [(0, 0), (2, 1), (3, 2)]:
+        values = []
+        for sign in (1, -1):
+            probe = base.copy()
+            probe[index] += sign * step
+            values.append(
+                loss(nd.array(probe, dtype='float64'), x2).sum().asscalar()
+            )
+        numeric = (values[0] - values[1]) / (2 * step)
+        np.testing.assert_allclose(
+            x1.grad.asnumpy()[index], numeric, rtol=1e-5
+        )
+    with pytest.raises(DLBookError, match='one shape'):
+        loss(nd.ones((4, 3)), nd.ones((3, 3)))
