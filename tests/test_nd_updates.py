@@ -286,6 +286,35 @@ def test_mixed_precision_updates_the_master_copy(ctx, momentum):
     np.testing.assert_array_equal(w16.asnumpy(), start)
 
 
+@pytest.mark.parametrize(
+    'aliased, mom_after',
+    [
+        (True, [0.12893489003181458, 0.36757081747055054]),
+        (False, [0.1289999932050705, 0.3680000305175781]),
+    ],
+)
+def test_nag_momentum_reads_the_weight_as_mxnet(ctx, aliased, mom_after):
+    """MXNet 1.9.1's kernel reads ``weight`` again for the momentum after
+    writing ``out``: with ``out=weight`` (what its optimizer does) the
+    momentum's weight decay uses the new weight.  Values printed by MXNet;
+    the weight is [1.0651, 2.4292] either way."""
+    w = nd.array([1.0, 2.0], ctx=ctx)
+    g = nd.array([0.5, -1.0], ctx=ctx)
+    mom = nd.array([0.2, 0.3], ctx=ctx)
+    out = w if aliased else nd.zeros(2, ctx=ctx)
+    nd.nag_mom_update(w, g, mom, out=out, lr=0.1, wd=0.01, momentum=0.9)
+    np.testing.assert_allclose(out.asnumpy(), [1.0651, 2.4292], rtol=1e-6)
+    np.testing.assert_array_equal(mom.asnumpy(), np.float32(mom_after))
+    # the mixed-precision kernel always reads weight32 back
+    w16, g16 = w.astype('float16'), g.astype('float16')
+    w16[:] = [1.0, 2.0]
+    w32, mom = w16.astype('float32'), nd.array([0.2, 0.3], ctx=ctx)
+    nd.mp_nag_mom_update(w16, g16, mom, w32, lr=0.1, momentum=0.9, wd=0.01)
+    np.testing.assert_array_equal(
+        mom.asnumpy(), np.float32([0.12893489003181458, 0.36757081747055054])
+    )
+
+
 def test_mixed_precision_nag_writes_the_weight_when_asked(ctx):
     w16 = nd.array([1.0, 2.0], ctx=ctx, dtype='float16')
     g16 = nd.array([0.5, -1.0], ctx=ctx, dtype='float16')

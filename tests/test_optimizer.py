@@ -50,11 +50,11 @@ def ref_nag(lr, wd=0.0, momentum=0.0, rescale_grad=1.0, clip_gradient=None):
         if momentum == 0:
             w = (1 - lr * wd) * w - lr * g
             continue
-        # NAGMomKernel, written as in the kernel
+        # NAGMomKernel, written as in the kernel; the optimizer passes
+        # out=weight, so the momentum line reads the new weight back
         m0 = momentum * mom
-        w_new = w - m0 + (momentum + 1) * (m0 - lr * (g + wd * w))
+        w = w - m0 + (momentum + 1) * (m0 - lr * (g + wd * w))
         mom = m0 - lr * (g + wd * w)
-        w = w_new
     return w
 
 

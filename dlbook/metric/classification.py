@@ -388,7 +388,7 @@ class PCC(EvalMetric):
             return float('nan')
         i = cmat.diagonal()
         cov_xy = numpy.sum(i * n - x * y)
-        return cov_xy / (cov_xx * cov_yy) ** 0.5
+        return float(cov_xy / (cov_xx * cov_yy) ** 0.5)
 
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)

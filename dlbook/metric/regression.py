@@ -28,7 +28,9 @@ class _BatchMeanMetric(EvalMetric):
     def update(self, labels, preds):
         labels, preds = check_label_shapes(labels, preds, True)
         for label, pred in zip(labels, preds):
-            self._add(self._error(*_as_columns(label, pred)), 1)
+            # summed as a Python float (MXNet's float64 sum of the errors),
+            # so results print as plain numbers
+            self._add(float(self._error(*_as_columns(label, pred))), 1)
 
 
 @register

@@ -285,8 +285,15 @@ def nag_mom_update(
     out=None,
     name=None,
 ):
-    """Nesterov momentum: with ``d = lr * (g' + wd*weight)``,
-    ``mom = momentum*mom - d``; ``weight += momentum*mom - d``."""
+    """Nesterov momentum (MXNet's kernel; ``g'`` the rescaled, clipped
+    gradient)::
+
+        m0 = momentum * mom
+        out = weight - m0 + (1 + momentum) * (m0 - lr * (g' + wd * weight))
+        mom = m0 - lr * (g' + wd * weight)
+
+    where the last ``weight`` is ``out`` when ``out`` is ``weight`` (the
+    kernel reads it back), as in MXNet."""
     _required('nag_mom_update', lr=lr)
     rule = _bound(
         sgd.nag_mom_update,
@@ -295,6 +302,7 @@ def nag_mom_update(
         momentum,
         rescale_grad,
         clip_gradient,
+        out is weight,
     )
     return _update('nag_mom_update', rule, weight, grad, {'mom': mom}, out)
 

@@ -158,14 +158,30 @@ SGD_MOM_KERNEL = Elementwise(
 
 
 def nag_mom_update(
-    xp, weight, grad, mom, lr, wd, momentum, rescale_grad, clip_gradient
+    xp,
+    weight,
+    grad,
+    mom,
+    lr,
+    wd,
+    momentum,
+    rescale_grad,
+    clip_gradient,
+    reread=True,
 ):
-    """Nesterov momentum, in place.
+    """Nesterov momentum, in place, as MXNet's kernel computes it::
 
-    With ``d = lr * (g' + wd*weight)``: ``mom = momentum*mom - d``;
-    ``weight += momentum*mom - d``.  (MXNet's kernel writes it as
-    ``m0 = momentum*mom; weight += -m0 + (1 + momentum)*(m0 - d);
-    mom = m0 - d``, the same value.)
+        m0 = momentum * mom
+        weight = weight - m0 + (1 + momentum) * (m0 - lr * (g' + wd * weight))
+        mom = m0 - lr * (g' + wd * weight)
+
+    (``g'`` the rescaled, clipped gradient).  With ``reread`` the last
+    line reads the *new* weight: MXNet's optimizer calls the kernel with
+    ``out=weight`` (and the mixed-precision kernel updates ``weight32``
+    in place), and the kernel reads ``weight`` again after writing
+    ``out``.  ``nd.nag_mom_update`` with a separate ``out`` passes
+    ``reread=False``: the momentum then uses the old weight, as MXNet's
+    does.  Without ``wd`` the two readings agree.
 
     One fused kernel on a GPU (:data:`NAG_MOM_KERNEL`), as MXNet's
     ``nag_mom_update``.
@@ -178,40 +194,47 @@ def nag_mom_update(
         momentum,
         rescale_grad,
         kernel_clip(clip_gradient),
+        int(reread),
         weight,
         mom,
     )
 
 
 def _nag_mom_steps(
-    xp, grad, lr, wd, momentum, rescale_grad, clip_gradient, weight, mom
+    xp,
+    grad,
+    lr,
+    wd,
+    momentum,
+    rescale_grad,
+    clip_gradient,
+    reread,
+    weight,
+    mom,
 ):
     """:data:`NAG_MOM_KERNEL` in array operations."""
-    d = rescaled(xp, grad, rescale_grad, clip_gradient)
-    if wd:
-        d += wd * weight
-    d *= lr
+    g = rescaled(xp, grad, rescale_grad, clip_gradient)
+    old = None if reread else weight.copy()
     mom *= momentum
-    mom -= d
-    weight += momentum * mom
-    weight -= d
+    weight[...] = (
+        weight - mom + (momentum + 1) * (mom - lr * (g + wd * weight))
+    )
+    mom[...] = mom - lr * (g + wd * (weight if reread else old))
 
 
 #: Nesterov momentum as one kernel (``weight`` and ``mom`` updated); the
 #: operations in the order of the twin, so both round alike.
 NAG_MOM_KERNEL = Elementwise(
     'dlbook_nag_mom_update',
-    'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient',
+    'T grad, T lr, T wd, T momentum, T rescale_grad, T clip_gradient, '
+    'int32 reread',
     'T weight, T mom',
     RESCALED_G
     + """
-    if (wd != 0) {
-        g += wd * weight;
-    }
-    T d = g * lr;
-    mom = mom * momentum - d;
-    weight += momentum * mom;
-    weight -= d;
+    const T m0 = mom * momentum;
+    const T w0 = weight;
+    weight = w0 - m0 + (momentum + 1) * (m0 - lr * (g + wd * w0));
+    mom = m0 - lr * (g + wd * (reread ? weight : w0));
 """,
     _nag_mom_steps,
 )
