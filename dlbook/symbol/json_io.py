@@ -21,7 +21,7 @@ import json
 
 from ..base import DLBookError
 from ..ops import REGISTRY
-from .node import Node, json_attr, topological_nodes
+from .node import SUBGRAPH_OPS, Node, json_attr, topological_nodes
 
 __all__ = ['to_json', 'read_outputs', 'parse_attr']
 
@@ -35,6 +35,13 @@ def to_json(symbol):
     index = {id(n): i for i, n in enumerate(nodes)}
     entries, row_ptr = [], [0]
     for node in nodes:
+        if node.op in SUBGRAPH_OPS:
+            raise DLBookError(
+                f"cannot save the graph as JSON: node '{node.name}' is a "
+                f'{node.op} (foreach, while_loop or cond), whose subgraph '
+                f'dlbook keeps as Python objects; save the parameters '
+                f'(save_parameters) and rebuild the block in code instead'
+            )
         item = {
             'op': 'null' if node.is_variable else node.op,
             'name': node.name,

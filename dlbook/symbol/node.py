@@ -21,7 +21,22 @@ __all__ = [
     'hidden_key',
     'stored_attrs',
     'json_attr',
+    'SUBGRAPH_OPS',
+    'op_class',
 ]
+
+#: Operators that run subgraphs (``_foreach``, ``_while_loop``, ``_cond``,
+#: ``dlbook/symbol/control_flow.py``).  They exist only inside symbol
+#: graphs (no ``nd.<op>`` front end, no raw-array test row), so they are
+#: kept out of ``REGISTRY`` and looked up here after it.
+SUBGRAPH_OPS = {}
+
+
+def op_class(name):
+    """The operator class of node operator ``name``."""
+    cls = REGISTRY.get(name)
+    return cls if cls is not None else SUBGRAPH_OPS[name]
+
 
 #: attributes MXNet stores as ``__key__`` (``lr_mult`` -> ``__lr_mult__``)
 #: and reports under both names (nnvm's kHiddenKeys)
@@ -82,7 +97,7 @@ class Node:
 
     def make_op(self):
         """A fresh operator instance for this node."""
-        return REGISTRY[self.op](**self.attrs)
+        return op_class(self.op)(**self.attrs)
 
     def op_info(self):
         """A cached operator instance for questions about names/outputs."""

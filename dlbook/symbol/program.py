@@ -25,7 +25,7 @@ from .. import _profile_state as _profile
 from ..base import DLBookError
 from ..ops import REGISTRY
 from ..ops import fastpath as _fastpath
-from .node import topological_nodes
+from .node import op_class, topological_nodes
 
 __all__ = ['GraphProgram']
 
@@ -60,7 +60,7 @@ class _Step:
 
     def __init__(self, node, in_slots, out_slots, ctx):
         self.node = node
-        self.cls = REGISTRY[node.op]
+        self.cls = op_class(node.op)
         # A prototype checks the attributes once; each run copies its
         # state into a fresh instance (per-call state lives on the op).
         self.proto = self.cls(**node.attrs)
