@@ -13,9 +13,11 @@ import math as _math
 import numpy as _onp
 
 from ..ndarray.ndarray import NDArray as _NDArray
-from . import linalg, random
+from . import fallback, fallback_linalg, linalg, random
 from .creation import *  # noqa: F401,F403
+from .fallback import *  # noqa: F401,F403
 from .functions import *  # noqa: F401,F403
+from .more import *  # noqa: F401,F403
 from .multiarray import ndarray
 
 # dtypes and constants, as NumPy's

@@ -227,3 +227,146 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     raise DLBookError(
         f'np.linalg.norm: axis must be an int or a pair, got {axis!r}'
     )
+
+
+# -- more of NumPy's names ---------------------------------------------------------
+
+from .fallback_linalg import cond, lstsq, matrix_rank  # noqa: E402
+
+__all__ += [
+    'cond',
+    'lstsq',
+    'matrix_rank',
+    'matrix_power',
+    'multi_dot',
+    'tensorinv',
+    'tensorsolve',
+    'fallback_linalg',
+]
+
+from . import fallback_linalg  # noqa: E402,F401
+
+
+def matrix_power(a, n):
+    """``a`` multiplied by itself ``n`` times (the identity for ``n ==
+    0``, powers of ``inv(a)`` for ``n < 0``), by repeated squaring of
+    ``matmul``: differentiable, where MXNet 1.9.1 falls back to NumPy
+    (no gradient).
+
+    >>> np.linalg.matrix_power(np.array([[1., 2.], [3., 4.]]), 2)
+    array([[ 7., 10.],
+           [15., 22.]])
+    """
+    import operator
+
+    F = _np()
+    a = _square(a, 'matrix_power')
+    try:
+        n = operator.index(n)
+    except TypeError:
+        raise DLBookError(
+            'np.linalg.matrix_power: exponent must be an integer'
+        ) from None
+    if n == 0:
+        from .creation import eye
+
+        eye_ = eye(a.shape[-1], dtype=a.dtype, ctx=a.context)
+        return F.broadcast_to(eye_, a.shape)
+    if n < 0:
+        a, n = inv(a), -n
+    result, base = None, a
+    while n:
+        if n & 1:
+            result = base if result is None else F.matmul(result, base)
+        n >>= 1
+        if n:
+            base = F.matmul(base, base)
+    return result
+
+
+def multi_dot(arrays, *, out=None):
+    """The chained product ``arrays[0] @ arrays[1] @ ...`` (a first 1-d
+    array is a row, a last 1-d array a column, as NumPy), multiplied left
+    to right with ``dot``: differentiable.
+
+    >>> A = np.array([[1., 2.], [3., 4.]])
+    >>> np.linalg.multi_dot([A, A, np.array([1., 1.])])
+    array([17., 37.])
+    """
+    F = _np()
+    arrays = [as_array(x) for x in arrays]
+    if len(arrays) < 2:
+        raise DLBookError(
+            'np.linalg.multi_dot: expecting at least two arrays.'
+        )
+    y = arrays[0]
+    for x in arrays[1:]:
+        y = F.dot(y, x)
+    return F._out(y, out)
+
+
+def _float(x):
+    """Integer matrices are inverted in float32."""
+    from ._core import cast
+
+    return x if x.dtype.kind == 'f' else cast(x, 'float32')
+
+
+def _split_prod(shape):
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
+def tensorinv(a, ind=2):
+    """The inverse of ``a`` seen as a matrix of its first ``ind`` axes by
+    the rest (their sizes' products must be equal): the result has shape
+    ``a.shape[ind:] + a.shape[:ind]`` and ``tensordot(tensorinv(a), a,
+    ind)`` is the identity.  Differentiable (``reshape`` and ``inv``).
+
+    >>> np.linalg.tensorinv(np.array([[1., 2.], [3., 4.]]), ind=1)
+    array([[-2. ,  1. ],
+           [ 1.5, -0.5]])
+    """
+    F = _np()
+    a = _float(as_array(a))
+    if ind <= 0:
+        raise DLBookError('np.linalg.tensorinv: Invalid ind argument.')
+    rows, cols = a.shape[:ind], a.shape[ind:]
+    n = _split_prod(rows)
+    if n != _split_prod(cols):
+        raise DLBookError(
+            f'np.linalg.tensorinv: the product of the first {ind} axes of '
+            f'shape {a.shape} must equal the product of the others'
+        )
+    return F.reshape(inv(F.reshape(a, (n, n))), cols + rows)
+
+
+def tensorsolve(a, b, axes=None):
+    """``x`` with ``tensordot(a, x, x.ndim) == b``: ``a`` is seen as a
+    matrix of the axes of ``b`` by the remaining ones (``x``'s shape);
+    ``axes`` first moves those axes of ``a`` to the end.  Differentiable
+    (``reshape`` and ``solve``).
+
+    >>> np.linalg.tensorsolve(np.array([[1., 2.], [3., 4.]]), np.array([1., 2.]))
+    array([0. , 0.5])
+    """
+    F = _np()
+    a = _float(as_array(a))
+    b = _float(as_array(b, like=a))
+    if axes is not None:
+        order = [
+            i for i in range(a.ndim) if i not in [x % a.ndim for x in axes]
+        ]
+        order += [x % a.ndim for x in axes]
+        a = F.transpose(a, order)
+    x_shape = a.shape[b.ndim :]
+    n = _split_prod(x_shape)
+    if _split_prod(a.shape[: b.ndim]) != n or a.shape[: b.ndim] != b.shape:
+        raise DLBookError(
+            f'np.linalg.tensorsolve: a of shape {a.shape} and b of shape '
+            f'{b.shape} do not give a square system'
+        )
+    x = solve(F.reshape(a, (n, n)), F.reshape(b, (n,)))
+    return F.reshape(x, x_shape)

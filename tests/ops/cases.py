@@ -78,10 +78,13 @@ FAMILIES = (
     'rnn',
     'numpy',
     'numpy_graph',
+    'numpy_more',
     'detection',
     'image',
     'custom',
     'contrib',
+    'legacy',
+    'spatial',
 )
 
 

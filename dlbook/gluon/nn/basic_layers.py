@@ -524,17 +524,13 @@ class GroupNorm(_AffineNorm):
         self._epsilon = epsilon
 
     def hybrid_forward(self, F, data, gamma, beta):
-        # (N, C, ...) -> (N, G, C/G * ...): statistics per sample and group
-        grouped = F.reshape(data, shape=(0, self._num_groups, -1))
-        mean = F.mean(grouped, axis=2, keepdims=True)
-        centered = F.broadcast_sub(grouped, mean)
-        var = F.mean(F.square(centered), axis=2, keepdims=True)
-        xhat = F.broadcast_div(centered, F.sqrt(var + self._epsilon))
-        out = F.broadcast_add(
-            F.broadcast_mul(xhat, F.reshape(gamma, shape=(1, -1, 1))),
-            F.reshape(beta, shape=(1, -1, 1)),
+        return F.GroupNorm(
+            data,
+            gamma=gamma,
+            beta=beta,
+            num_groups=self._num_groups,
+            eps=self._epsilon,
         )
-        return F.reshape_like(out, data)
 
     def __repr__(self):
         return f'{type(self).__name__}({_kwargs_text(self._kwargs)})'

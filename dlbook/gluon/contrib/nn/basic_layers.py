@@ -18,6 +18,7 @@ __all__ = [
     'PixelShuffle1D',
     'PixelShuffle2D',
     'PixelShuffle3D',
+    'SyncBatchNorm',
 ]
 
 from ... import nn
@@ -142,3 +143,76 @@ class PixelShuffle3D(HybridBlock):
 
     def __repr__(self):
         return f'{type(self).__name__}({self._factors})'
+
+
+class SyncBatchNorm(nn.BatchNorm):
+    r"""Cross-device batch normalization (Zhang et al., 2018, "Context
+    Encoding for Semantic Segmentation").
+
+    Data-parallel training splits a batch over ``num_devices`` devices;
+    plain BatchNorm then normalizes each device's slice by its own
+    statistics.  SyncBatchNorm takes the mean and variance of the whole
+    batch (the devices exchange their sums), which matters when each
+    device holds only a few examples.  The layer is :class:`BatchNorm`
+    over axis 1 running ``nd.contrib.SyncBatchNorm`` with ``ndev`` and
+    its prefix as ``key``.  dlbook runs a step on one device, so
+    ``num_devices`` must be 1 (or None, which means 1 here): the
+    statistics of that device's batch, exactly BatchNorm's.
+
+    Parameters
+    ----------
+    in_channels : int, default 0
+    num_devices : int or None, default None
+    momentum, epsilon, center, scale, use_global_stats, beta_initializer,
+    gamma_initializer, running_mean_initializer,
+    running_variance_initializer : as :class:`BatchNorm`.
+    """
+
+    def __init__(
+        self,
+        in_channels=0,
+        num_devices=None,
+        momentum=0.9,
+        epsilon=1e-5,
+        center=True,
+        scale=True,
+        use_global_stats=False,
+        beta_initializer='zeros',
+        gamma_initializer='ones',
+        running_mean_initializer='zeros',
+        running_variance_initializer='ones',
+        **kwargs,
+    ):
+        super().__init__(
+            1,
+            momentum,
+            epsilon,
+            center,
+            scale,
+            use_global_stats,
+            beta_initializer,
+            gamma_initializer,
+            running_mean_initializer,
+            running_variance_initializer,
+            in_channels,
+            **kwargs,
+        )
+        self._kwargs = {
+            'eps': epsilon,
+            'momentum': momentum,
+            'fix_gamma': not scale,
+            'use_global_stats': use_global_stats,
+            'ndev': 1 if num_devices is None else num_devices,
+            'key': self.prefix,
+        }
+
+    def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        return F.contrib.SyncBatchNorm(
+            x,
+            gamma,
+            beta,
+            running_mean,
+            running_var,
+            name='fwd',
+            **self._kwargs,
+        )
