@@ -21,33 +21,34 @@ concat = make_function(REGISTRY['concat'], 'concat')
 __all__ = ['foreach', 'while_loop', 'cond']
 
 
-def _flatten(args, inout_str):
-    """Nested lists of NDArrays -> (flat list, format), as MXNet's
-    ``_flatten`` (0 stands for one NDArray, a list for a list)."""
-    if isinstance(args, NDArray):
+def flatten(args, inout_str, leaf=NDArray):
+    """Nested lists of ``leaf`` objects (NDArrays; Symbols for
+    ``sym.contrib``) -> (flat list, format), as MXNet's ``_flatten``
+    (0 stands for one object, a list for a list)."""
+    if isinstance(args, leaf):
         return [args], 0
     if not isinstance(args, (list, tuple)):
         raise AssertionError(
-            f'{inout_str} must be (nested) list of NDArray, but got {args} '
-            f'of type {type(args)}'
+            f'{inout_str} must be (nested) list of {leaf.__name__}, but got '
+            f'{args} of type {type(args)}'
         )
     flat, fmts = [], []
     for item in args:
-        arg, fmt = _flatten(item, inout_str)
+        arg, fmt = flatten(item, inout_str, leaf)
         flat.extend(arg)
         fmts.append(fmt)
     return flat, fmts
 
 
-def _regroup(args, fmt):
-    """Inverse of :func:`_flatten`: (structure, rest of ``args``)."""
+def regroup(args, fmt):
+    """Inverse of :func:`flatten`: (structure, rest of ``args``)."""
     if isinstance(fmt, int):
         if fmt == 0:
             return args[0], args[1:]
         return args[:fmt], args[fmt:]
     ret = []
     for sub in fmt:
-        res, args = _regroup(args, sub)
+        res, args = regroup(args, sub)
         ret.append(res)
     return ret, args
 
@@ -107,9 +108,9 @@ def foreach(body, data, init_states):
     >>> states[0].asnumpy()
     array([8., 8.], dtype=float32)
     """
-    flat, _ = _flatten(data, 'foreach input')
+    flat, _ = flatten(data, 'foreach input')
     _check(flat, 'data should be an NDArray or a nested list of NDArrays')
-    flat, _ = _flatten(init_states, 'foreach states')
+    flat, _ = flatten(init_states, 'foreach states')
     _check(
         flat, 'init_states should be an NDArray or a nested list of NDArrays'
     )
@@ -121,12 +122,12 @@ def foreach(body, data, init_states):
     for i in range(num_iters):
         elements = data[i] if single else [d[i] for d in data]
         outs, states = body(elements, states)
-        outs, out_fmt = _flatten(outs, 'foreach output')
+        outs, out_fmt = flatten(outs, 'foreach output')
         outputs.append(outs)
     if out_fmt is None:
         raise ValueError('foreach: data has length 0 on axis 0')
     stacked = [stack(*column) for column in zip(*outputs)]
-    return _regroup(stacked, out_fmt)[0], states
+    return regroup(stacked, out_fmt)[0], states
 
 
 def _check(flat, msg):
@@ -198,7 +199,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
                 'The length of loop_vars should be consistent during the loop'
             )
         loop_vars = new_vars
-        step_output, out_fmt = _flatten(step_output, 'while output')
+        step_output, out_fmt = flatten(step_output, 'while output')
         outputs.append(step_output)
         steps += 1
         if len(step_output) != len(outputs[0]):
@@ -230,7 +231,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None):
                 )
             ) from err
     if out_fmt is not None:
-        stacked = _regroup(stacked, out_fmt)[0]
+        stacked = regroup(stacked, out_fmt)[0]
     if single:
         loop_vars = loop_vars[0]
     return stacked, loop_vars

@@ -30,6 +30,7 @@ import itertools
 from .. import attribute
 from .. import name as _name
 from ..base import DLBookError
+from ..ndarray.control_flow import flatten, regroup
 from ..ops.op import Op
 from .node import SUBGRAPH_OPS, Node, stored_attrs
 from .symbol import Symbol
@@ -42,34 +43,9 @@ _new = object.__new__
 
 
 def _flatten(args, inout_str):
-    """Nested lists of Symbols -> (flat list, format): MXNet's ``_flatten``
-    (0 stands for one Symbol, a list for a list)."""
-    if isinstance(args, Symbol):
-        return [args], 0
-    if not isinstance(args, (list, tuple)):
-        raise AssertionError(
-            f'{inout_str} must be (nested) list of Symbol, but got {args} '
-            f'of type {type(args)}'
-        )
-    flat, fmts = [], []
-    for item in args:
-        arg, fmt = _flatten(item, inout_str)
-        flat.extend(arg)
-        fmts.append(fmt)
-    return flat, fmts
-
-
-def _regroup(args, fmt):
-    """Inverse of :func:`_flatten`: (structure, rest of ``args``)."""
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    ret = []
-    for sub in fmt:
-        res, args = _regroup(args, sub)
-        ret.append(res)
-    return ret, args
+    """Nested lists of Symbols -> (flat list, format): MXNet's
+    ``_flatten`` (:func:`dlbook.ndarray.control_flow.flatten`)."""
+    return flatten(args, inout_str, Symbol)
 
 
 def _entry(symbol, what):
@@ -647,8 +623,8 @@ def foreach(body, data, init_states, name='foreach'):
         data_vars = _placeholders(flat_data, marker)
         state_vars = _placeholders(flat_init, marker)
         sym_out, sym_states = body(
-            _regroup(_symbols(data_vars), data_fmt)[0],
-            _regroup(_symbols(state_vars), init_fmt)[0],
+            regroup(_symbols(data_vars), data_fmt)[0],
+            regroup(_symbols(state_vars), init_fmt)[0],
         )
         sym_out, out_fmt = _flatten(sym_out, 'foreach output')
         sym_states, state_fmt = _flatten(sym_states, 'foreach loop_vars')
@@ -673,8 +649,8 @@ def foreach(body, data, init_states, name='foreach'):
         },
         [_entry(s, 'foreach') for s in flat_data + flat_init] + entries,
     )
-    outs = _regroup([result[i] for i in range(num_out)], out_fmt)[0]
-    states = _regroup(
+    outs = regroup([result[i] for i in range(num_out)], out_fmt)[0]
+    states = regroup(
         [result[num_out + i] for i in range(len(sym_states))], state_fmt
     )[0]
     return outs, states
@@ -727,7 +703,7 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
         marker = _marker(f'{name}_{label}')
         with attribute.AttrScope(**{_KEY: marker}):
             holders = _placeholders(flat_vars, marker)
-            grouped = _regroup(_symbols(holders), var_fmt)[0]
+            grouped = regroup(_symbols(holders), var_fmt)[0]
             args = grouped if isinstance(grouped, list) else [grouped]
             outs = function(args)
         return marker, holders, outs
@@ -792,8 +768,8 @@ def while_loop(cond, func, loop_vars, max_iterations=None, name='while_loop'):
         },
         [_entry(s, 'while_loop') for s in flat_vars] + entries,
     )
-    outs = _regroup([result[i] for i in range(num_out)], out_fmt)[0]
-    final = _regroup(
+    outs = regroup([result[i] for i in range(num_out)], out_fmt)[0]
+    final = regroup(
         [result[num_out + i] for i in range(len(flat_vars))], var_fmt
     )[0]
     return outs, final
@@ -853,4 +829,4 @@ def cond(pred, then_func, else_func, name='cond'):
         {'then_branch': then_g, 'else_branch': else_g, 'num_outputs': count},
         [_entry(pred, 'cond')] + entries,
     )
-    return _regroup([result[i] for i in range(count)], formats[0])[0]
+    return regroup([result[i] for i in range(count)], formats[0])[0]
