@@ -62,6 +62,8 @@ LAYERS = [
         'dlbook.contrib',
         'dlbook.profiler',
         'dlbook.runtime',
+        'dlbook.engine',
+        'dlbook.log',
         'dlbook.test_utils',
         'dlbook.test_utils_compare',
         'dlbook.test_utils_data',
