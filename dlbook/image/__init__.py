@@ -58,6 +58,7 @@ from .color import (
 from .create import CreateAugmenter
 from .io import imdecode, imread
 from .iterator import ImageIter
+from .rotate import imrotate, random_rotate
 from .transforms import (
     center_crop,
     color_normalize,

@@ -22,6 +22,12 @@ Typical use (d2l)::
 
 __all__ = [
     'Compose',
+    'Sequential',
+    'HybridSequential',
+    'RandomApply',
+    'HybridRandomApply',
+    'Rotate',
+    'RandomRotation',
     'Cast',
     'ToTensor',
     'Normalize',
@@ -47,6 +53,8 @@ import numpy
 from .... import random as _random
 from ...._imaging import ops
 from ....base import DLBookError
+from ....context import cpu
+from ....image.rotate import imrotate, random_rotate
 from ....ndarray.ndarray import NDArray, from_raw
 from ....ops import REGISTRY
 
@@ -111,25 +119,36 @@ class Transform:
         return f'{type(self).__name__}(\n\n)'
 
 
-class Compose(Transform):
-    """Apply transforms one after another.
+class Sequential(Transform):
+    """Apply transforms one after another, added with :meth:`add` (MXNet
+    re-exports ``gluon.nn.Sequential`` here; in dlbook it is this plain
+    container, the base of :class:`Compose`).
 
     Parameters
     ----------
-    transforms : list of callable
+    prefix, params : ignored
+        Accepted for MXNet's ``Sequential(prefix=None, params=None)``.
 
     Examples
     --------
-    >>> transformer = transforms.Compose([transforms.Resize(300),
-    ...                                   transforms.CenterCrop(256),
-    ...                                   transforms.ToTensor()])
-    >>> image = mx.nd.random.uniform(0, 255, (224, 224, 3)).astype('uint8')
-    >>> transformer(image).shape
-    (3, 256, 256)
+    >>> seq = transforms.Sequential()
+    >>> seq.add(transforms.Resize(8), transforms.ToTensor())
+    >>> seq(mx.nd.zeros((4, 4, 3), dtype='uint8')).shape
+    (3, 8, 8)
     """
 
-    def __init__(self, transforms):
-        self._transforms = list(transforms)
+    def __init__(self, prefix=None, params=None):
+        self._transforms = []
+
+    def add(self, *blocks):
+        """Append transforms (callables) to the sequence."""
+        for block in blocks:
+            if not callable(block):
+                raise DLBookError(
+                    f'{type(self).__name__}.add: a transform must be '
+                    f'callable, got {type(block).__name__}'
+                )
+        self._transforms.extend(blocks)
 
     @property
     def batchable(self):
@@ -161,6 +180,33 @@ class Compose(Transform):
             for i, t in enumerate(self._transforms)
         )
         return f'{type(self).__name__}(\n{body}\n)'
+
+
+class HybridSequential(Sequential):
+    """:class:`Sequential` under MXNet's hybrid name (``hybridize`` is a
+    no-op here)."""
+
+
+class Compose(Sequential):
+    """Apply transforms one after another.
+
+    Parameters
+    ----------
+    transforms : list of callable
+
+    Examples
+    --------
+    >>> transformer = transforms.Compose([transforms.Resize(300),
+    ...                                   transforms.CenterCrop(256),
+    ...                                   transforms.ToTensor()])
+    >>> image = mx.nd.random.uniform(0, 255, (224, 224, 3)).astype('uint8')
+    >>> transformer(image).shape
+    (3, 256, 256)
+    """
+
+    def __init__(self, transforms):
+        super().__init__()
+        self._transforms = list(transforms)
 
 
 class Cast(Transform):
@@ -477,3 +523,137 @@ class RandomLighting(_ColorTransform):
 
     def _adjust(self, xp, img, rng):
         return ops.adjust_lighting(xp, img, rng.normal(0, self._alpha, 3))
+
+
+class _NDArrayTransform:
+    """A transform that works on float32 ``CHW``/``NCHW`` NDArrays through
+    ``mx.image`` (not on raw arrays, so :class:`Compose` calls it as it
+    is).  NumPy input is converted to an NDArray and back."""
+
+    def __call__(self, x):
+        if isinstance(x, NDArray):
+            return self._apply(x)
+        from_numpy = from_raw(numpy.asarray(x), cpu(0))
+        return self._apply(from_numpy).asnumpy()
+
+    def forward(self, x):
+        """Same as calling the transform."""
+        return self(x)
+
+    def hybridize(self, active=True, **kwargs):
+        """No-op, for compatibility with MXNet's Block transforms."""
+
+    def _apply(self, x):
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f'{type(self).__name__}(\n\n)'
+
+
+def _check_float32(name, x):
+    if x.dtype != numpy.float32:
+        raise DLBookError(
+            f'{name} only supports float32 (C, H, W) or (N, C, H, W) '
+            f'tensors, got dtype {numpy.dtype(x.dtype).name} and shape '
+            f'{x.shape}; call it after ToTensor'
+        )
+
+
+class Rotate(_NDArrayTransform):
+    """Rotate a float32 ``CHW`` image or ``NCHW`` batch by a fixed angle,
+    keeping its shape; see :func:`mx.image.imrotate
+    <dlbook.image.imrotate>`.
+
+    Parameters
+    ----------
+    rotation_degrees : float
+        Counter-clockwise angle in degrees.
+    zoom_in : bool, default False
+        Magnify so that no padding shows.
+    zoom_out : bool, default False
+        Shrink so that the whole rotated image shows.
+    """
+
+    def __init__(self, rotation_degrees, zoom_in=False, zoom_out=False):
+        self._args = (rotation_degrees, zoom_in, zoom_out)
+
+    def _apply(self, x):
+        _check_float32('Rotate', x)
+        return imrotate(x, *self._args)
+
+
+class RandomRotation(_NDArrayTransform):
+    """Rotate a float32 ``CHW`` image or ``NCHW`` batch by an angle drawn
+    uniformly from ``angle_limits`` (one per image), with probability
+    ``rotate_with_proba``; see :func:`mx.image.random_rotate
+    <dlbook.image.random_rotate>`.
+
+    Parameters
+    ----------
+    angle_limits : tuple of (float, float)
+        ``(lower, upper)`` in degrees, ``lower < upper``.
+    zoom_in, zoom_out : bool, default False
+    rotate_with_proba : float, default 1.0
+    """
+
+    def __init__(
+        self,
+        angle_limits,
+        zoom_in=False,
+        zoom_out=False,
+        rotate_with_proba=1.0,
+    ):
+        lower, upper = angle_limits
+        if lower >= upper:
+            raise DLBookError(
+                f'RandomRotation: angle_limits must be an ordered tuple '
+                f'(lower, upper), got {tuple(angle_limits)!r}'
+            )
+        if not 0 <= rotate_with_proba <= 1:
+            raise DLBookError(
+                f'RandomRotation: rotate_with_proba must be between 0 and '
+                f'1, got {rotate_with_proba!r}'
+            )
+        self._args = (angle_limits, zoom_in, zoom_out)
+        self._rotate_with_proba = rotate_with_proba
+
+    def _apply(self, x):
+        if _random.numpy_rng().random_sample() > self._rotate_with_proba:
+            return x
+        _check_float32('RandomRotation', x)
+        return random_rotate(x, *self._args)
+
+
+class RandomApply(_NDArrayTransform):
+    """Apply ``transforms`` (one transform, for example a
+    :class:`Sequential` or :class:`Compose`) with probability ``p``,
+    else return the input unchanged.
+
+    Parameters
+    ----------
+    transforms : callable
+    p : float, default 0.5
+    """
+
+    def __init__(self, transforms, p=0.5):
+        if not callable(transforms):
+            raise DLBookError(
+                f'{type(self).__name__}: transforms must be a transform '
+                f'(callable), got {type(transforms).__name__}'
+            )
+        self.transforms = transforms
+        self.p = p
+
+    def __call__(self, x):
+        if self.p < _random.numpy_rng().random_sample():
+            return x
+        return self.transforms(x)
+
+    def __repr__(self):
+        inner = _indent(repr(self.transforms), 2)
+        return f'{type(self).__name__}(\n  (transforms): {inner}\n)'
+
+
+class HybridRandomApply(RandomApply):
+    """:class:`RandomApply` under MXNet 2's hybrid name (not in MXNet
+    1.9.1; ``hybridize`` is a no-op here)."""
