@@ -803,19 +803,32 @@ def test_begin_state_functions_and_kwargs():
     assert variables[2].attr('__layout__') == 'NC'
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=mx.base.DLBookError,
-    reason='dlbook does not infer the batch size of symbol.zeros((0, H)) '
-    'backwards through FullyConnected, as MXNet does',
-)
 def test_default_zero_begin_state_gets_the_batch_size():
     # MXNet sizes the default begin state (symbol.zeros((0, H))) from the
-    # data: an unroll without begin_state runs as with explicit zeros
+    # data: an unroll without begin_state runs as with explicit zeros, for
+    # any batch size (shape inference runs backwards through the layer the
+    # state feeds)
     cell = mx.rnn.RNNCell(2, prefix='rnn_')
     outs, _ = cell.unroll(2, mx.sym.var('data'), merge_outputs=True)
-    ex = outs.simple_bind(mx.cpu(), data=(3, 2, 4))
-    assert ex.forward()[0].shape == (3, 2, 2)
+    explicit, _ = mx.rnn.RNNCell(2, prefix='rnn_').unroll(
+        2,
+        mx.sym.var('data'),
+        begin_state=[mx.sym.zeros((3, 2))],
+        merge_outputs=True,
+    )
+    for batch in (3, 5):
+        ex = outs.simple_bind(mx.cpu(), data=(batch, 2, 4))
+        assert ex.forward()[0].shape == (batch, 2, 2)
+    rng = np.random.RandomState(0)
+    args = {
+        name: mx.nd.array(rng.uniform(-1, 1, shape))
+        for name, shape in zip(
+            outs.list_arguments(), outs.infer_shape(data=(3, 2, 4))[0]
+        )
+    }
+    got = outs.bind(mx.cpu(), args=args).forward()[0]
+    want = explicit.bind(mx.cpu(), args=args).forward()[0]
+    np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
 
 
 def test_fused_cell_unfuses_to_the_same_numbers():

@@ -166,6 +166,78 @@ def _probe(node, op, rule, in_shapes, in_dtypes):
     )
 
 
+def _passed_through(node, op, rule, in_shapes, in_dtypes, out_shapes):
+    """Unknown input dimensions that reach an output unchanged, read back
+    from that output's known size: ``{(input, axis): size}``.
+
+    Each unknown dimension is probed alone (7, then 11; the others 5): an
+    output dimension that follows it exactly (7, then 11) is the same
+    dimension, so a size known there is its size.  This is how a
+    ``zeros((0, H))`` begin state learns its batch size from the layer
+    it is added to, as MXNet's shape inference runs backwards too.
+    """
+    found = {}
+    for k, shape in enumerate(in_shapes):
+        if shape is None or _known(shape):
+            continue
+        for axis, size in enumerate(shape):
+            if size:
+                continue
+            runs = []
+            for probe in (7, 11):
+                filled = [
+                    None
+                    if s is None
+                    else tuple(
+                        probe if (i, j) == (k, axis) else (int(n) or 5)
+                        for j, n in enumerate(s)
+                    )
+                    for i, s in enumerate(in_shapes)
+                ]
+                try:
+                    if rule is not None:
+                        outs = rule(*filled)[1]
+                    elif any(s is None for s in filled):
+                        break
+                    else:
+                        outs = [
+                            r.shape
+                            for r in _run_on_zeros(node, op, filled, in_dtypes)
+                        ]
+                except (DLBookError, ValueError, TypeError, IndexError):
+                    break
+                runs.append(outs)
+            if len(runs) < 2:
+                continue
+            for a, b, known in zip(runs[0], runs[1], out_shapes):
+                if a is None or b is None or known is None:
+                    continue
+                if not len(a) == len(b) == len(known):
+                    continue
+                for j, (x, y) in enumerate(zip(a, b)):
+                    if (x, y) == (7, 11) and known[j]:
+                        found[(k, axis)] = int(known[j])
+    return found
+
+
+def _fill_from_outputs(node, op, rule, entries, outputs, shape_of, dtypes):
+    """Set the unknown input sizes that :func:`_passed_through` reads
+    from the outputs; return whether anything changed."""
+    in_shapes = [shape_of.get(e) for e in entries]
+    out_shapes = [shape_of.get(o) for o in outputs]
+    if all(s is None or _known(s) or not len(s) for s in in_shapes):
+        return False
+    if not any(s is not None and any(s) for s in out_shapes):
+        return False
+    changed = False
+    sizes = _passed_through(node, op, rule, in_shapes, dtypes, out_shapes)
+    for (k, axis), size in sizes.items():
+        shape = list(in_shapes[k])
+        shape[axis] = size
+        changed |= _set(shape_of, entries[k], shape, node)
+    return changed
+
+
 def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
     entries = [(id(child), i) for child, i in node.inputs]
     outputs = [(id(node), i) for i in range(node.num_outputs())]
@@ -233,7 +305,9 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                     dtype_of[o] = dtype_name(out_dtype)
                     changed = True
         if all(_known(shape_of.get(o)) for o in outputs):
-            return changed
+            return changed | _fill_from_outputs(
+                node, op, rule, entries, outputs, shape_of, in_dtypes
+            )
     in_shapes = [shape_of.get(e) for e in entries]
     if not all(_known(s) for s in in_shapes):
         # without shapes the operator can't run: assume the usual rule
@@ -251,6 +325,9 @@ def _infer_node(node, shape_of, dtype_of, default_dtype='float32'):
                 for key, shape in zip(entries + outputs, found[0] + found[1]):
                     if shape is not None and len(shape):
                         changed |= _set(shape_of, key, shape, node)
+            changed |= _fill_from_outputs(
+                node, op, rule, entries, outputs, shape_of, in_dtypes
+            )
         return changed
     results = _run_on_zeros(node, op, in_shapes, in_dtypes)
     for o, r in zip(outputs, results):

@@ -40,6 +40,10 @@ def _as_list(out, single):
     return [out[0] if isinstance(out, (tuple, list)) else out]
 
 
+#: operators that make an array of their ``shape`` attribute
+_CREATIONS = frozenset(['_zeros', '_ones', '_full', '_empty'])
+
+
 class _Step:
     """One operator node, with everything known before the data."""
 
@@ -229,6 +233,42 @@ class GraphProgram:
         self._needs = {}
         self.peak_bytes = 0
         self.total_bytes = 0
+        # arrays made with a 0 in their shape (MXNet's zeros((0, H)) begin
+        # states): sizes that shape inference fills in from the inputs
+        self._open = {
+            k
+            for k, step in enumerate(self.steps)
+            if step.node.op in _CREATIONS
+            and 0 in tuple(step.proto.attrs.get('shape') or ())
+        }
+        self._sizes = {}
+
+    def _open_shapes(self, inputs):
+        """``{step index: full shape}`` for the arrays made with unknown
+        sizes, inferred from the inputs' shapes (once per shapes)."""
+        key = tuple(raw.shape for raw, _ in inputs)
+        sizes = self._sizes.get(key)
+        if sizes is None:
+            from .infer import infer_graph
+
+            shape_of, _ = infer_graph(
+                topological_nodes(self.symbol._outputs),
+                dict(zip(self.var_names, key)),
+            )
+            sizes = {}
+            for k in self._open:
+                node = self.steps[k].node
+                shape = shape_of.get((id(node), 0))
+                if shape is None or 0 in shape:
+                    raise DLBookError(
+                        f"cannot run node '{node.name}' ({node.op}): its "
+                        f'shape {node.attrs.get("shape")} has unknown sizes '
+                        f'(0) that shape inference could not fill in from '
+                        f'the inputs'
+                    )
+                sizes[k] = tuple(shape)
+            self._sizes[key] = sizes
+        return sizes
 
     def var_context(self, name, default_ctx, group2ctx=None):
         """Context of a variable's arrays: its ``ctx_group``'s device."""
@@ -276,13 +316,15 @@ class GraphProgram:
                     break
             else:
                 raws = [raw for raw, _ in inputs]
-                if watch is None:
+                if watch is None and not self._open:
                     outs, tape = self.run_local(raws, is_train, rng, keep)
                 else:
+                    sizes = self._open_shapes(inputs) if self._open else {}
                     outs, tape = self._run_local_checked(
-                        raws, is_train, rng, keep, watch
+                        raws, is_train, rng, keep, watch, sizes
                     )
                 return [(raw, local) for raw in outs], tape
+        sizes = self._open_shapes(inputs) if self._open else {}
         values = [None] * self.num_slots
         for slot, value in zip(self.var_slots, inputs):
             values[slot] = value
@@ -292,9 +334,11 @@ class GraphProgram:
             inputs_memory = {}
             _arrays_in([raw for raw, _ in inputs], inputs_memory)
         copyto = REGISTRY['_copyto']
-        for step in self.steps:
+        for k, step in enumerate(self.steps):
             ctx = step.ctx
             op = step.make_op(is_train)
+            if k in sizes:
+                op.attrs = {**op.attrs, 'shape': sizes[k]}
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
             raws, copies = [], None
@@ -337,9 +381,13 @@ class GraphProgram:
 
     def can_run_local(self, ctx):
         """Whether :meth:`run_local` may run this graph on ``ctx``: one
-        device, dense arrays, no memory tracking."""
+        device, dense arrays, no memory tracking, no array of unknown
+        size to make."""
         return (
-            self.local_ctx is ctx and not self.sparse and not self.track_memory
+            self.local_ctx is ctx
+            and not self.sparse
+            and not self.track_memory
+            and not self._open
         )
 
     def _plan(self, fused=False):
@@ -448,16 +496,22 @@ class GraphProgram:
                 values[s] = None
         return [values[s] for s in self.out_slots], tape
 
-    def _run_local_checked(self, raws, is_train, rng, keep, watch=None):
+    def _run_local_checked(
+        self, raws, is_train, rng, keep, watch=None, sizes=None
+    ):
         """:meth:`run_local` with the profiler on, a device switch around
-        each step, or ``watch`` (:meth:`forward`) after each."""
+        each step, ``watch`` (:meth:`forward`) after each, or arrays made
+        with the shapes ``sizes`` (:meth:`_open_shapes`)."""
         ctx = self.local_ctx
         values = [None] * self.num_slots
         for slot, raw in zip(self.var_slots, raws):
             values[slot] = raw
         tape = [] if keep else None
-        for step in self.steps:
+        sizes = sizes or {}
+        for k, step in enumerate(self.steps):
             op = step.make_op(is_train)
+            if k in sizes:
+                op.attrs = {**op.attrs, 'shape': sizes[k]}
             if step.needs_rng:
                 op.rng = rng or ctx.backend.rng(ctx.device_id)
             out = step.run(op, [values[s] for s in step.in_slots])
