@@ -115,6 +115,16 @@ def make_function(cls, name):
             attrs.setdefault('num_args', len(inputs))
         op = cls(**attrs)
         if not cls.variadic:
+            # Leading positional arrays fill the inputs this instance takes
+            # (as in MXNet): ctc_loss(data, label, label_lengths,
+            # use_label_lengths=True) has no data_lengths input.
+            wanted = tuple(op.list_inputs())
+            npos = 0
+            while npos < min(len(args), n_inputs) and _is_input(args[npos]):
+                npos += 1
+            if npos and wanted[:npos] != in_order[:npos]:
+                given = [named.pop(n) for n in in_order[:npos]]
+                named.update(zip(wanted, given))
             inputs = []
             for input_name in op.list_inputs():
                 x = named.get(input_name)

@@ -181,13 +181,25 @@ class BroadcastDiv(_Binary):
         return da, -da * z
 
 
+def mod_or_zero(xp, a, b):
+    """a mod b with the sign of b, and 0 where b == 0 (MXNet's ``mod``
+    functor; floating NumPy gives NaN there).  ``a`` or ``b`` may be a
+    Python number (the scalar operators)."""
+    z = xp.mod(a, b)
+    if z.dtype.kind != 'f':
+        return z  # integer mod by 0 is already 0
+    if isinstance(b, (int, float)):
+        return z if b != 0 else xp.zeros_like(z)
+    return xp.where(b == 0, xp.zeros((), dtype=z.dtype), z)
+
+
 @register('broadcast_mod')
 class BroadcastMod(_Binary):
     """z = a mod b (sign of b, as Python's %);   da = dz,
     db = -dz * floor(a / b)"""
 
     def f(self, xp, a, b):
-        return xp.mod(a, b)
+        return mod_or_zero(xp, a, b)
 
     def grads(self, xp, dz, a, b, z):
         return dz, -dz * xp.floor(a / b)

@@ -384,7 +384,10 @@ class GatherND(Op):
             )
         key = tuple(_as_int(xp, indices))
         self.saved = (data.shape, data.dtype, key)
-        return _one_d(data[key])
+        try:
+            return _one_d(data[key])
+        except IndexError as err:  # MXNet raises IndexError too
+            raise DLBookIndexError(f'{self.name}: {err}') from None
 
     def backward(self, xp, dy):
         shape, dtype, key = self.saved
@@ -494,10 +497,13 @@ class Where(Op):
 def _argsort(xp, x, axis, ascend):
     """Indices that sort ``x`` along ``axis`` (descending if not ascend)."""
     if ascend:
-        return xp.argsort(x, axis=axis)
-    if x.dtype.kind == 'u' or x.dtype.kind == 'b':
-        return xp.flip(xp.argsort(x, axis=axis), axis=axis)
-    return xp.argsort(-x, axis=axis)
+        return xp.argsort(x, axis=axis, kind='stable')
+    # Descending and stable like MXNet (equal values keep their order):
+    # sort the reversed array ascending, reverse that order and map the
+    # positions back.  -x would break unsigned and bool data.
+    n = x.shape[axis]
+    order = xp.argsort(xp.flip(x, axis=axis), axis=axis, kind='stable')
+    return (n - 1) - xp.flip(order, axis=axis)
 
 
 def _sort_axis(op_name, x, axis):

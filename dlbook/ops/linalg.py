@@ -33,9 +33,11 @@ class Dot(Op):
     skips_unneeded_grads = True
 
     def forward(self, xp, a, b):
-        # transpose_a reverses *all* axes of an N-d lhs, like lhs.T.
-        A = a.T if self.attrs['transpose_a'] else a
-        B = b.T if self.attrs['transpose_b'] else b
+        # As MXNet: transpose_a contracts the *first* axis of an N-d lhs
+        # (its other axes keep their order), transpose_b the *last* axis
+        # of rhs; for matrices both are the plain transpose.
+        A = _lead_last(a) if self.attrs['transpose_a'] else a
+        B = _last_lead(b) if self.attrs['transpose_b'] else b
         if A.ndim == 0 or B.ndim == 0 or A.shape[-1] != B.shape[0]:
             raise DLBookError(
                 f'dot: shape mismatch between lhs {a.shape} and rhs '
@@ -65,26 +67,43 @@ class Dot(Op):
         if needs is None or needs[0]:
             dA = xp.dot(dy2, B2.T).reshape(A.shape)
             if self.attrs['transpose_a']:
-                dA = dA.T
+                dA = _last_lead(dA)
         if needs is None or needs[1]:
             dB = xp.dot(A2.T, dy2).reshape(B.shape)
             if self.attrs['transpose_b']:
-                dB = dB.T
+                dB = _lead_last(dB)
         return dA, dB
 
     def graph_grads(self, F, inputs, dys):
         a, b = inputs
-        A = a.T if self.attrs['transpose_a'] else a
-        B = b.T if self.attrs['transpose_b'] else b
+        A = _lead_last(a, F) if self.attrs['transpose_a'] else a
+        B = _last_lead(b, F) if self.attrs['transpose_b'] else b
         k = B.shape[0]
         A2, B2 = A.reshape((-1, k)), B.reshape((k, -1))
         dy2 = dys[0].reshape((A2.shape[0], B2.shape[1]))
         dA = F.dot(dy2, B2, transpose_b=True).reshape(A.shape)
         dB = F.dot(A2, dy2, transpose_a=True).reshape(B.shape)
         return (
-            dA.T if self.attrs['transpose_a'] else dA,
-            dB.T if self.attrs['transpose_b'] else dB,
+            _last_lead(dA, F) if self.attrs['transpose_a'] else dA,
+            _lead_last(dB, F) if self.attrs['transpose_b'] else dB,
         )
+
+
+def _lead_last(x, F=None):
+    """x with its first axis moved last (``x.T`` for a matrix); ``F``: the
+    ``nd`` module, for NDArrays."""
+    if x.ndim <= 2:
+        return x.T
+    axes = tuple(range(1, x.ndim)) + (0,)
+    return F.transpose(x, axes=axes) if F is not None else x.transpose(axes)
+
+
+def _last_lead(x, F=None):
+    """x with its last axis moved first (inverse of :func:`_lead_last`)."""
+    if x.ndim <= 2:
+        return x.T
+    axes = (x.ndim - 1,) + tuple(range(x.ndim - 1))
+    return F.transpose(x, axes=axes) if F is not None else x.transpose(axes)
 
 
 def _check_batched(name, a, b, A, B, min_ndim):

@@ -240,7 +240,9 @@ class MAERegressionOutput(_RegressionOutput):
         return x.copy()
 
     def gradient(self, xp, y, label):
-        return xp.sign(y - label)
+        # MXNet's minus_sign: 1 where y > label, else -1 (also at y == label)
+        one = xp.ones((), dtype=y.dtype)
+        return xp.where(y > label, one, -one)
 
 
 @register('MakeLoss')

@@ -10,7 +10,7 @@ as in MXNet.  Comparisons with a scalar live in ``compare.py``.
 
 import math
 
-from .binary import check_int_divisor
+from .binary import check_int_divisor, mod_or_zero
 from .op import Op, cast_scalar, register
 
 
@@ -152,7 +152,7 @@ class ModScalar(_Scalar):
     """y = x mod s (sign of s);   dx = dy"""
 
     def f(self, xp, x, s):
-        return xp.mod(x, s)
+        return mod_or_zero(xp, x, s)
 
     def grad(self, xp, dy, x, s, y):
         return dy
@@ -163,7 +163,7 @@ class RModScalar(_Scalar):
     """y = s mod x (sign of x);   dx = -dy * floor(s / x)"""
 
     def f(self, xp, x, s):
-        return xp.mod(s, x)
+        return mod_or_zero(xp, s, x)
 
     def df(self, xp, x, s, y):
         return -xp.floor(s / x)

@@ -33,8 +33,10 @@ class Tile(Op):
     defaults = {'reps': None}
 
     def forward(self, xp, x):
+        # reps=() is accepted (MXNet returns a copy); a missing reps is not
+        missing = self.attrs['reps'] is None
         reps = as_shape(self.attrs['reps'])
-        if not reps or any(int(r) < 0 for r in reps):
+        if missing or any(int(r) < 0 for r in reps):
             raise DLBookError(
                 f'{self.name}: reps={self.attrs["reps"]} must '
                 f'be a tuple of non-negative ints (input '

@@ -113,7 +113,7 @@ def test_positional_attribute_order():
         ('squeeze', {'axis': 0}, 'squeeze axis 0'),
         ('reverse', {'axis': -4}, 'axis'),
         ('split', {'num_outputs': 4, 'axis': 1}, 'num_outputs=4'),
-        ('tile', {'reps': ()}, 'reps'),
+        ('tile', {'reps': (2, -1)}, 'reps'),  # reps=() is valid in MXNet
         ('broadcast_to', {'shape': (4, 3)}, 'shape'),
         ('broadcast_to', {'shape': (2, 5, 4)}, '(2, 5, 4)'),
         ('slice_axis', {'axis': 3, 'begin': 0, 'end': 1}, 'axis'),
