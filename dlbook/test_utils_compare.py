@@ -270,3 +270,93 @@ def assert_exception(f, exception_type, *args, **kwargs):
     except exception_type:
         return
     raise AssertionError(f'{f} did not raise {exception_type.__name__}')
+
+
+def assert_almost_equal_with_err(
+    a,
+    b,
+    rtol=None,
+    atol=None,
+    etol=None,
+    names=('a', 'b'),
+    equal_nan=False,
+    mismatches=(10, 10),
+):
+    """Like :func:`assert_almost_equal`, but pass while at most a
+    fraction ``etol`` of the elements is out of tolerance.
+
+    Parameters
+    ----------
+    etol : float, optional
+        The error rate allowed (default :func:`get_etol`: 0, every
+        element must be close).
+
+    For results that may differ in a few elements (a random mask, an
+    ``argmax`` tie); the message on failure is ``assert_almost_equal``'s.
+    """
+    etol = get_etol(etol)
+    if etol > 0:
+        rtol, atol = get_tols(a, b, rtol, atol)
+        equals = np.isclose(
+            _as_numpy(a),
+            _as_numpy(b),
+            rtol=rtol,
+            atol=atol,
+            equal_nan=equal_nan,
+        )
+        if 1 - np.count_nonzero(equals) / equals.size <= etol:
+            return
+    assert_almost_equal(
+        a,
+        b,
+        rtol=rtol,
+        atol=atol,
+        names=names,
+        equal_nan=equal_nan,
+        mismatches=mismatches,
+    )
+
+
+def assert_almost_equal_ignore_nan(
+    a, b, rtol=None, atol=None, names=('a', 'b')
+):
+    """:func:`assert_almost_equal` where either array is NaN: those
+    positions are set to 0 in both (copies) before comparing."""
+    a = np.copy(_as_numpy(a))
+    b = np.copy(_as_numpy(b))
+    nan_mask = np.logical_or(np.isnan(a), np.isnan(b))
+    a[nan_mask] = 0
+    b[nan_mask] = 0
+    assert_almost_equal(a, b, rtol, atol, names)
+
+
+def same_array(array1, array2):
+    """Whether two NDArrays of the same shape share memory: adds 1 to
+    ``array1``, looks whether ``array2`` changed, then undoes it.  A view
+    of another shape (``x[0:1]``, ``x.reshape(...)``) gives False, as in
+    MXNet: the values are compared whole.
+
+    Examples
+    --------
+    >>> x = mx.nd.zeros((2, 3))
+    >>> same_array(x, x), same_array(x, x.copy()), same_array(x, x[0:1])
+    (True, False, False)
+    """
+    array1[:] += 1
+    if not same(array1.asnumpy(), array2.asnumpy()):
+        array1[:] -= 1
+        return False
+    array1[:] -= 1
+    return same(array1.asnumpy(), array2.asnumpy())
+
+
+def compare_ndarray_tuple(t1, t2, rtol=None, atol=None):
+    """:func:`assert_almost_equal` on two (nested) tuples of arrays, such
+    as optimizer states; nothing to check if either is None."""
+    if t1 is None or t2 is None:
+        return
+    if isinstance(t1, tuple):
+        for s1, s2 in zip(t1, t2):
+            compare_ndarray_tuple(s1, s2, rtol, atol)
+    else:
+        assert_almost_equal(t1, t2, rtol=rtol, atol=atol)

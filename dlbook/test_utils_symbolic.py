@@ -8,13 +8,20 @@ turned into a loss with ``make_loss``); ``check_consistency`` runs one
 symbol on several contexts/dtypes and compares them.
 ``check_numeric_gradient`` and ``numeric_grad`` also accept a plain Python
 function of NDArrays, checked with the autograd tape in float64.
+``check_speed`` times a symbol's forward (and backward);
+``same_symbol_structure`` compares two graphs' operators;
+``check_gluon_hybridize_consistency`` runs a Gluon block imperatively and
+hybridized and compares outputs and gradients.
 """
 
+import json
+import time
 import traceback
 
 import numpy as np
 
-from . import autograd
+from . import autograd, initializer
+from . import ndarray as nd
 from . import test_utils_compare as tu
 from .context import current_context
 
@@ -25,6 +32,9 @@ __all__ = [
     'check_symbolic_forward',
     'check_symbolic_backward',
     'check_consistency',
+    'check_speed',
+    'same_symbol_structure',
+    'check_gluon_hybridize_consistency',
 ]
 
 
@@ -612,3 +622,165 @@ def check_consistency(
                     )
                 compare(arr, gt[name], 'Train', i, rt, at)
     return gt
+
+
+def check_speed(
+    sym, location=None, ctx=None, N=20, grad_req=None, typ='whole', **kwargs
+):
+    """Seconds per run of ``sym``, averaged over ``N`` runs after one
+    warm-up.
+
+    Parameters
+    ----------
+    sym : Symbol
+    location : dict of str to numpy.ndarray, optional
+        Input values (default: standard normal, shapes from ``kwargs``).
+    ctx : Context, optional
+        Default: the current context.
+    N : int, default 20
+    grad_req : str or dict, default 'write'
+    typ : {'whole', 'forward'}
+        ``'whole'``: forward and backward (the outputs as their own
+        head gradients); ``'forward'``: inference only.
+    **kwargs
+        Input shapes, when ``location`` is not given (``data=(32, 10)``).
+
+    Examples
+    --------
+    >>> t = check_speed(net, data=(32, 100), typ='forward')  # doctest: +SKIP
+    """
+    if ctx is None:
+        ctx = current_context()
+    if grad_req is None:
+        grad_req = 'write'
+    if location is None:
+        exe = sym.simple_bind(grad_req=grad_req, ctx=ctx, **kwargs)
+        location = {
+            k: np.random.normal(size=arr.shape, scale=1.0)
+            for k, arr in exe.arg_dict.items()
+        }
+    else:
+        if not isinstance(location, dict):
+            raise TypeError(f'Expect dict, get "location"={location}')
+        exe = sym.simple_bind(
+            grad_req=grad_req,
+            ctx=ctx,
+            **{k: v.shape for k, v in location.items()},
+        )
+    for name, iarr in location.items():
+        exe.arg_dict[name][:] = iarr.astype(exe.arg_dict[name].dtype)
+    if typ == 'whole':
+        is_train, run_backward = True, True
+    elif typ == 'forward':
+        is_train, run_backward = False, False
+    else:
+        raise ValueError('typ can only be "whole" or "forward".')
+
+    def run():
+        exe.forward(is_train=is_train)
+        if run_backward:
+            exe.backward(out_grads=exe.outputs)
+
+    run()  # warm-up
+    for output in exe.outputs:
+        output.wait_to_read()
+    tic = time.time()
+    for _ in range(N):
+        run()
+    nd.waitall()
+    return (time.time() - tic) / N
+
+
+def same_symbol_structure(sym1, sym2):
+    """Whether the two graphs have the same operator at each node index
+    (names and attributes are not compared; nodes past the shorter graph
+    are not either, as in MXNet)."""
+    nodes1 = json.loads(sym1.tojson())['nodes']
+    nodes2 = json.loads(sym2.tojson())['nodes']
+    return all(n1['op'] == n2['op'] for n1, n2 in zip(nodes1, nodes2))
+
+
+class _NumpyParamDictInit(initializer.Initializer):
+    """Sets each weight from a dict of NumPy arrays (by parameter name)."""
+
+    def __init__(self, np_params):
+        super().__init__()
+        self._np_params = np_params
+
+    def _init_weight(self, name, arr):
+        arr[()] = self._np_params[name]
+
+
+def check_gluon_hybridize_consistency(
+    net_builder, data_l, numpy_func=None, test_grad=True, rtol=1e-4, atol=1e-4
+):
+    """Check that a HybridBlock gives the same outputs (and input
+    gradients) run imperatively and hybridized.
+
+    The block is built four times (``net_builder(prefix='net_')``):
+    imperative and hybridized, each without and with autograd; the first
+    build's weights are copied into the others.  The network must not be
+    random (no Dropout in training mode).
+
+    Parameters
+    ----------
+    net_builder : function
+        ``net_builder(prefix=...)`` -> a new HybridBlock.
+    data_l : list of NDArray
+        The inputs.
+    numpy_func : function, optional
+        Also compare the output with ``numpy_func(*inputs as NumPy)``.
+    test_grad : bool, default True
+        Also compare the gradients of the inputs (backward from the
+        output itself).
+    rtol, atol : float, default 1e-4
+    """
+    saved_out_np = None
+    saved_grad_np_l = None
+    params_init = None
+    use_autograd_flags = [False, True] if test_grad else [False]
+    for hybridize in [False, True]:
+        for use_autograd in use_autograd_flags:
+            net = net_builder(prefix='net_')
+            if params_init is None:
+                net.initialize()
+            else:
+                net.initialize(params_init)
+            if hybridize:
+                net.hybridize()
+            in_data_l = [ele.copy() for ele in data_l]
+            if use_autograd:
+                for ele in in_data_l:
+                    ele.attach_grad()
+                with autograd.record():
+                    out = net(*in_data_l)
+                out.backward(out)
+            else:
+                out = net(*in_data_l)
+            if params_init is None:
+                params_init = _NumpyParamDictInit(
+                    {
+                        k: v.data().asnumpy()
+                        for k, v in net.collect_params().items()
+                    }
+                )
+            if saved_out_np is None:
+                saved_out_np = out.asnumpy()
+            else:
+                tu.assert_almost_equal(
+                    out.asnumpy(), saved_out_np, rtol=rtol, atol=atol
+                )
+            if use_autograd:
+                if saved_grad_np_l is None:
+                    saved_grad_np_l = [ele.grad.asnumpy() for ele in in_data_l]
+                else:
+                    for data, saved_grad_np in zip(in_data_l, saved_grad_np_l):
+                        tu.assert_almost_equal(
+                            data.grad.asnumpy(),
+                            saved_grad_np,
+                            rtol=rtol,
+                            atol=atol,
+                        )
+    if numpy_func is not None:
+        numpy_out = numpy_func(*[ele.asnumpy() for ele in data_l])
+        tu.assert_almost_equal(saved_out_np, numpy_out, rtol=rtol, atol=atol)

@@ -17,35 +17,10 @@ from collections import OrderedDict
 from .. import ndarray as nd
 from ..context import cpu
 from ..io import DataDesc
+from ..model import _split_input_slice  # shared with FeedForward
 from .base_module import ModuleUsageError
 
 __all__ = ['DataParallelExecutorGroup']
-
-
-def _split_input_slice(batch_size, work_load_list):
-    """Cut ``range(batch_size)`` into one slice per device, sized in
-    proportion to ``work_load_list``.
-
-    Examples
-    --------
-    >>> _split_input_slice(10, [1, 1])
-    [slice(0, 5, None), slice(5, 10, None)]
-    >>> _split_input_slice(10, [1, 3])
-    [slice(0, 2, None), slice(2, 10, None)]
-    """
-    total = sum(work_load_list)
-    sizes = [round(load * batch_size / total) for load in work_load_list]
-    # Rounding may lose examples; the last device takes the rest.
-    if sum(sizes) < batch_size:
-        sizes[-1] += batch_size - sum(sizes)
-    slices, end = [], 0
-    for size in sizes:
-        begin = int(min(end, batch_size))
-        end = int(min(begin + size, batch_size))
-        if begin >= end:
-            raise ValueError('Too many slices. Some splits are empty.')
-        slices.append(slice(begin, end))
-    return slices
 
 
 def _load_general(sources, targets, axes):
