@@ -56,6 +56,21 @@ from . import numpy as np
 from . import numpy_extension as npx
 from . import symbol as sym
 from . import viz as visualization
+from ._np_state import (  # noqa: E402  (MXNet exports these at the top too)
+    is_np_array,
+    is_np_shape,
+    np_array,
+    np_shape,
+    set_np_shape,
+    use_np,
+    use_np_array,
+    use_np_shape,
+)
 from .attribute import AttrScope
 from .base import DLBookError, MXNetError
 from .context import Context, cpu, cpu_pinned, current_context, gpu
+
+# MXNet's ``mx.init.FusedRNN`` initializes a FusedRNNCell's flat weights,
+# so it lives with the cell (dlbook/rnn/rnn_cell.py): named here, where the
+# package's layers meet, rather than imported upwards by ``initializer``
+initializer.FusedRNN = rnn.rnn_cell.FusedRNN

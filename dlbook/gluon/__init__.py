@@ -6,6 +6,9 @@
 ``gluon.contrib.nn`` (branch containers, pixel shuffling).
 """
 
+#: what a Gluon block accepts as data: Symbols and NDArrays (MXNet's name)
+from ..ndarray.ndarray import NDArray as _NDArray  # noqa: E402
+from ..symbol.symbol import Symbol as _Symbol  # noqa: E402
 from . import (
     contrib,
     data,
@@ -24,3 +27,5 @@ from .parameter import (
 )
 from .symbol_block import SymbolBlock
 from .trainer import Trainer
+
+tensor_types = (_Symbol, _NDArray)

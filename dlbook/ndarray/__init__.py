@@ -47,6 +47,7 @@ from .legacy import (
     fill_element_0index,
     from_numpy,
     onehot_encode,
+    split_v2,
 )
 from .methods import attach_methods as _attach_methods
 from .serialization import load, load_frombuffer, save

@@ -18,6 +18,7 @@ __all__ = [
     'onehot_encode',
     'choose_element_0index',
     'fill_element_0index',
+    'split_v2',
 ]
 
 
@@ -72,3 +73,39 @@ def fill_element_0index(lhs, mhs, rhs, out=None):
     hot = _nd('one_hot')(rhs, depth=lhs.shape[1], dtype=lhs.dtype)
     fill = _nd('broadcast_to')(mhs.reshape((-1, 1)), shape=lhs.shape)
     return _nd('where')(hot, fill, lhs, out=out)
+
+
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Split ``ary`` along ``axis`` into ``indices_or_sections`` equal
+    parts (an int) or at the indices of a tuple (``(2, 3)``: ``[:2]``,
+    ``[2:3]``, ``[3:]``); MXNet's wrapper of the ``_split_v2`` operator.
+
+    ``squeeze_axis=True`` drops ``axis`` from parts of length 1.  Returns
+    a list of NDArrays, or the NDArray itself for one part.  As in MXNet,
+    only an int or a tuple is accepted (a list raises ValueError), and an
+    int that does not divide the axis raises ValueError."""
+    if isinstance(indices_or_sections, int):
+        size = ary.shape[axis]
+        if size % indices_or_sections:
+            raise ValueError(
+                'array split does not result in an equal division'
+            )
+        step = size // indices_or_sections
+        indices = [i * step for i in range(indices_or_sections)]
+    elif isinstance(indices_or_sections, tuple):
+        indices = [0] + list(indices_or_sections)
+    else:
+        raise ValueError(
+            'indices_or_sections must either int or tuple of ints'
+        )
+    return _nd('_split_v2')(
+        ary, indices=tuple(indices), axis=axis, squeeze_axis=squeeze_axis
+    )
+
+
+def _split_v2_method(self, *args, **kwargs):
+    """Fluent form of :func:`split_v2` with this array as ``ary``."""
+    return split_v2(self, *args, **kwargs)
+
+
+NDArray.split_v2 = _split_v2_method

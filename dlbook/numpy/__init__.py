@@ -17,6 +17,7 @@ from . import fallback, fallback_linalg, linalg, random
 from .creation import *  # noqa: F401,F403
 from .fallback import *  # noqa: F401,F403
 from .functions import *  # noqa: F401,F403
+from .last import *  # noqa: F401,F403
 from .more import *  # noqa: F401,F403
 from .multiarray import ndarray
 

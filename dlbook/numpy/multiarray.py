@@ -437,6 +437,42 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         """Elements at ``indices`` along ``axis``."""
         return F.take(self, indices, axis, mode)
 
+    def round(self, decimals=0, out=None, **kwargs):
+        """Rounded to ``decimals`` places, halves to even (``np.around``;
+        the legacy ``NDArray.round`` rounds halves away from zero)."""
+        from .last import around
+
+        return around(self, decimals, out=out, **kwargs)
+
+    def __and__(self, other):
+        from .last import bitwise_and
+
+        return _binary(bitwise_and, self, other)
+
+    def __or__(self, other):
+        from .last import bitwise_or
+
+        return _binary(bitwise_or, self, other)
+
+    def __xor__(self, other):
+        from .last import bitwise_xor
+
+        return _binary(bitwise_xor, self, other)
+
+    def __rand__(self, other):
+        return self.__and__(other)
+
+    def __ror__(self, other):
+        return self.__or__(other)
+
+    def __rxor__(self, other):
+        return self.__xor__(other)
+
+    def __invert__(self):
+        from .last import bitwise_not
+
+        return bitwise_not(self)
+
 
 def _binary(function, a, b):
     """Apply ``function`` unless ``b`` is something arrays do not take

@@ -60,6 +60,7 @@ from . import (
     nn,
     np_linalg,
     numpy_graph,
+    numpy_last,
     numpy_more,
     numpy_ops,
     pad,

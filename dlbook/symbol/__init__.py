@@ -91,5 +91,29 @@ def _attach_methods():
             setattr(Symbol, name, _method(function))
 
 
+def split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False):
+    """Symbolic :func:`dlbook.ndarray.split_v2`: ``indices_or_sections``
+    an int (stored as the ``sections`` attribute, as MXNet) or a tuple
+    of indices; a list raises ValueError."""
+    split = globals()['_split_v2']  # generated from the registry above
+    if isinstance(indices_or_sections, int):
+        return split(
+            ary,
+            sections=indices_or_sections,
+            axis=axis,
+            squeeze_axis=squeeze_axis,
+        )
+    if isinstance(indices_or_sections, tuple):
+        return split(
+            ary,
+            indices=(0,) + indices_or_sections,
+            axis=axis,
+            squeeze_axis=squeeze_axis,
+        )
+    raise ValueError('indices_or_sections must either int or tuple of ints')
+
+
+Symbol.split_v2 = lambda self, *args, **kwargs: split_v2(self, *args, **kwargs)
+
 _attach_operators(Symbol)
 _attach_methods()

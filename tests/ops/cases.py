@@ -79,6 +79,7 @@ FAMILIES = (
     'numpy',
     'numpy_graph',
     'numpy_more',
+    'numpy_last',
     'detection',
     'image',
     'custom',
