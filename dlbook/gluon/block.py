@@ -29,6 +29,7 @@ from .parameter import (
     ParameterDict,
 )
 from .parameter_files import _brief_print_list
+from .utils import HookHandle
 
 __all__ = ['Block', 'HybridBlock']
 
@@ -90,22 +91,6 @@ def _indent(text, spaces):
     return '\n'.join([lines[0]] + [' ' * spaces + ln for ln in lines[1:]])
 
 
-class _HookHandle:
-    """Returned by ``register_forward_hook``; ``detach()`` removes it."""
-
-    def __init__(self, hooks, key):
-        self._hooks, self._key = hooks, key
-
-    def detach(self):
-        self._hooks.pop(self._key, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.detach()
-
-
 class Block:
     """Base class of all layers and models.
 
@@ -145,7 +130,6 @@ class Block:
         self._reg_params = OrderedDict()
         self._forward_hooks = OrderedDict()
         self._forward_pre_hooks = OrderedDict()
-        self._hook_id = 0
 
     def _alias(self):
         return type(self).__name__.lower()
@@ -374,15 +358,15 @@ class Block:
     # -- calling ---------------------------------------------------------------
     def register_forward_pre_hook(self, hook):
         """``hook(block, inputs)`` runs before each forward."""
-        self._hook_id += 1
-        self._forward_pre_hooks[self._hook_id] = hook
-        return _HookHandle(self._forward_pre_hooks, self._hook_id)
+        handle = HookHandle()
+        handle.attach(self._forward_pre_hooks, hook)
+        return handle
 
     def register_forward_hook(self, hook):
         """``hook(block, inputs, outputs)`` runs after each forward."""
-        self._hook_id += 1
-        self._forward_hooks[self._hook_id] = hook
-        return _HookHandle(self._forward_hooks, self._hook_id)
+        handle = HookHandle()
+        handle.attach(self._forward_hooks, hook)
+        return handle
 
     def __call__(self, *args):
         for hook in list(self._forward_pre_hooks.values()):

@@ -449,6 +449,7 @@ class Parameter:
                 lr_mult=self.lr_mult,
                 wd_mult=self.wd_mult,
                 init=self.init,
+                stype=self._stype,
             )
         return self._var
 

@@ -64,7 +64,8 @@ class SymbolBlock(HybridBlock):
         self._graph_symbol = outputs
         aux = set(outputs.list_auxiliary_states())
         shared = params if params is not None else {}
-        for name in outputs.list_inputs():
+        # arguments first, then auxiliary states, as MXNet registers them
+        for name in outputs.list_arguments() + outputs.list_auxiliary_states():
             if name in input_names:
                 continue
             if name in shared:

@@ -13,10 +13,16 @@ __all__ = [
     'clip_global_norm',
     'check_sha1',
     'download',
+    'replace_file',
+    'shape_is_known',
+    'HookHandle',
 ]
 
+import collections
 import math
+import os
 import warnings
+import weakref
 
 import numpy
 
@@ -155,3 +161,81 @@ def clip_global_norm(arrays, max_norm, check_isfinite=True):
     if check_isfinite:
         return total_norm
     return nd.array([total_norm], ctx=arrays[0].context)
+
+
+def replace_file(src, dst):
+    """Move ``src`` to ``dst``, replacing it atomically (``os.replace``).
+    As MXNet, on failure ``src`` is removed and OSError raised."""
+    try:
+        os.replace(src, dst)
+    except OSError:
+        try:
+            os.remove(src)
+        except OSError:
+            pass
+        raise OSError(
+            f'Moving downloaded temp file - {src}, to {dst} failed. '
+            f'Please retry the download.'
+        ) from None
+
+
+def shape_is_known(shape):
+    """Whether every dimension of ``shape`` is known: in NumPy shape
+    mode (``npx.set_np()``) -1 marks an unknown dimension and ``()`` is a
+    known scalar shape; otherwise 0 is unknown and ``()`` is unknown."""
+    from .._np_state import is_np_shape
+
+    if shape is None:
+        return False
+    unknown = -1 if is_np_shape() else 0
+    if len(shape) == 0:
+        return unknown == -1
+    for size in shape:
+        if size == unknown:
+            return False
+        assert size > unknown, (
+            f'shape dimension size cannot be less than {unknown}, while '
+            f'received {size}'
+        )
+    return True
+
+
+class HookHandle:
+    """What ``Block.register_forward_hook`` and
+    ``register_forward_pre_hook`` return: ``detach()`` removes the hook;
+    as a context manager it detaches on exit."""
+
+    def __init__(self):
+        self._hooks_dict_ref = None
+        self._id = None
+
+    def attach(self, hooks_dict, hook):
+        """Add ``hook`` to ``hooks_dict`` (keyed by ``id(hook)``)."""
+        assert not self._hooks_dict_ref, (
+            'The same handle cannot be attached twice.'
+        )
+        self._id = id(hook)
+        hooks_dict[self._id] = hook
+        self._hooks_dict_ref = weakref.ref(hooks_dict)
+
+    def detach(self):
+        """Remove the hook (nothing happens if it is gone already)."""
+        hooks_dict = self._hooks_dict_ref()
+        if hooks_dict is not None and self._id in hooks_dict:
+            del hooks_dict[self._id]
+
+    def __getstate__(self):
+        return (self._hooks_dict_ref(), self._id)
+
+    def __setstate__(self, state):
+        if state[0] is None:
+            self._hooks_dict_ref = weakref.ref(collections.OrderedDict())
+        else:
+            self._hooks_dict_ref = weakref.ref(state[0])
+        self._id = state[1]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, ptype, value, trace):
+        self.detach()

@@ -3,4 +3,5 @@
 from . import (
     estimator,
     nn,
+    rnn,
 )

@@ -9,6 +9,7 @@ and reprs follow MXNet 1.9 (python/mxnet/gluon/nn/basic_layers.py).
 """
 
 from ... import ndarray as nd
+from ..._np_state import is_np_array
 from ...base import dtype_name
 from ..block import Block, HybridBlock
 from .activations import Activation
@@ -236,6 +237,17 @@ class _BatchNorm(HybridBlock):
         super().cast(dtype)
 
     def hybrid_forward(self, F, x, gamma, beta, running_mean, running_var):
+        if self.fuse_relu and not is_np_array():
+            # MXNet's one fused operator (in a graph: one node, 'fwd')
+            return F.contrib.BatchNormWithReLU(
+                x,
+                gamma,
+                beta,
+                running_mean,
+                running_var,
+                name='fwd',
+                **self._kwargs,
+            )
         out = F.BatchNorm(
             x,
             gamma,

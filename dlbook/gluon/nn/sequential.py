@@ -11,6 +11,9 @@ class _SequentialMixin:
     """``add``, the forward loop, indexing, ``len`` and the repr shared by
     both containers."""
 
+    #: ``summary()`` lists the children, not the container itself
+    summarized_by_children = True
+
     def add(self, *blocks):
         """Append blocks; they run in the order added."""
         for block in blocks:

@@ -18,11 +18,13 @@ __all__ = [
     'PixelShuffle1D',
     'PixelShuffle2D',
     'PixelShuffle3D',
+    'SparseEmbedding',
     'SyncBatchNorm',
 ]
 
+from .... import ndarray as _nd
 from ... import nn
-from ...block import HybridBlock
+from ...block import Block, HybridBlock
 from ...model_zoo.custom_layers import HybridConcurrent, Identity
 
 
@@ -216,3 +218,42 @@ class SyncBatchNorm(nn.BatchNorm):
             name='fwd',
             **self._kwargs,
         )
+
+
+class SparseEmbedding(Block):
+    """An embedding whose weight and gradient are both ``row_sparse``
+    (MXNet 1.9.1's ``gluon.contrib.nn.SparseEmbedding``): the forward pass
+    reads only the rows ``x`` names (``weight.row_sparse_data(x)``).
+    """
+
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        dtype='float32',
+        weight_initializer=None,
+        **kwargs,
+    ):
+        super().__init__(**kwargs)
+        self._kwargs = {
+            'input_dim': input_dim,
+            'output_dim': output_dim,
+            'dtype': dtype,
+            'sparse_grad': True,
+        }
+        self.weight = self.params.get(
+            'weight',
+            shape=(input_dim, output_dim),
+            init=weight_initializer,
+            dtype=dtype,
+            grad_stype='row_sparse',
+            stype='row_sparse',
+        )
+
+    def forward(self, x):
+        weight = self.weight.row_sparse_data(x)
+        return _nd.Embedding(x, weight, name='fwd', **self._kwargs)
+
+    def __repr__(self):
+        s = '{block_name}({input_dim} -> {output_dim}, {dtype})'
+        return s.format(block_name=self.__class__.__name__, **self._kwargs)
