@@ -339,6 +339,13 @@ def _propagate(heads, head_grads, retain_graph, capture):
             _check_writes(node)
         op = node.op
         inputs = node.inputs
+        if not op.differentiable:
+            # a comparison, argmax, one_hot...: zero gradients, which MXNet
+            # writes into the variables behind it
+            for x in inputs:
+                raw = x._data
+                route(x, node.ctx._xp.zeros(raw.shape, dtype=raw.dtype))
+            continue
         if op.skips_unneeded_grads:
             # tell the operator which input gradients are wanted, so it
             # can skip the others (the image gradient of a first layer)

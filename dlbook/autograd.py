@@ -247,7 +247,10 @@ def _graph_grads(heads, head_grads, variables):
                 F.zeros(shape, dtype=dtype, ctx=node.ctx) if dy is None else dy
                 for dy, (shape, dtype) in zip(dys, node.out_meta)
             ]
-        grads = node.op.graph_grads(F, node.inputs, dys)
+        if not node.op.differentiable:  # zeros, as the first order's
+            grads = [F.zeros_like(x) for x in node.inputs]
+        else:
+            grads = node.op.graph_grads(F, node.inputs, dys)
         for x, g in zip(node.inputs, grads):
             route(x, g)
     return [

@@ -337,3 +337,42 @@ def test_deep_graph_does_not_overflow_recursion(ctx):
             y = y * 1.0001
     y.backward()
     np.testing.assert_allclose(x.grad.asnumpy(), [1.0001**5000], rtol=1e-3)
+
+
+# MXNet 1.9.1 records every operator under record(): one without a gradient
+# gives zeros, written into the variables behind it (recorded values)
+NO_GRADIENT = {
+    'comparison': lambda x: x > 1,
+    'argmax': lambda x: mx.nd.argmax(x, axis=0),
+    'topk': lambda x: mx.nd.topk(x, k=2),
+    'sum of a comparison': lambda x: (x > 1).sum(),
+    'argsort': lambda x: mx.nd.argsort(x),
+    'one_hot': lambda x: mx.nd.one_hot(x, 4),
+    'zeros_like': lambda x: mx.nd.zeros_like(x),
+    'shape_array': lambda x: mx.nd.shape_array(x),
+    'logical_not': lambda x: mx.nd.logical_not(x),
+}
+
+
+@pytest.mark.parametrize('name', sorted(NO_GRADIENT))
+def test_operators_without_gradient_give_zeros(name):
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    x.grad[:] = 7
+    with mx.autograd.record():
+        y = NO_GRADIENT[name](x)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [0, 0, 0])
+
+
+def test_a_comparison_mask_still_passes_the_product_gradient():
+    x = mx.nd.array([1.0, 2.0, 3.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = (x > 1) * x
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [0, 1, 1])
+    with mx.autograd.record():
+        z = x > 1
+    (g,) = mx.autograd.grad(z, [x], create_graph=True)
+    np.testing.assert_array_equal(g.asnumpy(), [0, 0, 0])

@@ -8,8 +8,10 @@ unless the source is an NDArray (whose dtype is kept).
 
 import numpy
 
+from .. import _tape
 from ..base import dtype_name
 from ..context import current_context
+from ..ops import REGISTRY
 from ..ops import creation as ops
 from .invoke import invoke
 from .ndarray import NDArray, from_raw
@@ -142,9 +144,20 @@ def eye(N, M=0, k=0, ctx=None, dtype=None):
 
 def zeros_like(data, out=None):
     """Zeros with the shape, dtype and context of ``data``."""
+    if _recorded(data):  # a node with zero gradient, as MXNet records it
+        return invoke(REGISTRY['zeros_like'](), [data], out=out)
     return zeros(data.shape, ctx=data.context, dtype=data.dtype, out=out)
 
 
 def ones_like(data, out=None):
     """Ones with the shape, dtype and context of ``data``."""
+    if _recorded(data):
+        return invoke(REGISTRY['ones_like'](), [data], out=out)
     return ones(data.shape, ctx=data.context, dtype=data.dtype, out=out)
+
+
+def _recorded(data):
+    """Whether an operator on ``data`` would be recorded now."""
+    return _tape._state.recording and (
+        data._node is not None or data._grad_req is not None
+    )

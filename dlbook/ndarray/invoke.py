@@ -283,7 +283,9 @@ def invoke(op, inputs, out=None, ctx=None, out_cls=None):
         single._ctx = out_ctx
         meta = None
 
-    if state.recording and op.differentiable:
+    # every operator is recorded, as in MXNet: one without a gradient (a
+    # comparison, argmax) gives its inputs zeros (_tape._propagate)
+    if state.recording:
         for x in inputs:
             if x._node is not None or x._grad_req is not None:
                 if type(inputs) is not tuple:
