@@ -33,6 +33,7 @@ Examples
 ...                                std=mx.nd.array([58.395, 57.12, 57.375]))
 """
 
+from . import detection as det  # MXNet's short name
 from .augmenter import (
     Augmenter,
     CastAug,
@@ -56,6 +57,17 @@ from .color import (
     SaturationJitterAug,
 )
 from .create import CreateAugmenter
+from .detection import (
+    CreateDetAugmenter,
+    CreateMultiRandCropAugmenter,
+    DetAugmenter,
+    DetBorrowAug,
+    DetHorizontalFlipAug,
+    DetRandomCropAug,
+    DetRandomPadAug,
+    DetRandomSelectAug,
+    ImageDetIter,
+)
 from .io import imdecode, imread
 from .iterator import ImageIter
 from .rotate import imrotate, random_rotate

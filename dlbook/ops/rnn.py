@@ -60,6 +60,18 @@ Between layers, in training, dropout with rate ``p`` is applied to each
 layer's output except the last (``x_{l+1} = y_l * mask / (1 - p)``);
 the backward pass multiplies by the same mask.
 
+LSTM with a projection (LSTMP, ``projection_size=P``, ``P <= H``): the
+state fed back and output is ``r_t = h_t W_r^T`` (``P`` features) instead
+of ``h_t``; the cell state keeps ``H``.  In the flat vector each layer
+and direction then holds ``W_x`` ``(4H, C_l)``, ``W_h`` ``(4H, P)`` and
+``W_r`` ``(P, H)`` in this order (biases unchanged, ``W_r`` has none),
+with ``C_l = D*P`` above the first layer; ``state`` and ``hy`` are
+``(L*D, N, P)``, ``state_cell`` and ``cy`` ``(L*D, N, H)``, ``out``
+``(T, N, D*P)``.  Backward turns the gradient ``dr_t`` of each state into
+``dh_t = dr_t W_r`` before the cell rule, and ``dW_r = sum_t dr_t^T h_t``.
+MXNet 1.9.1 runs LSTMP only on GPU (cuDNN) for training; its CPU kernel
+only for inference.  dlbook runs both everywhere.
+
 With ``use_sequence_length``, sequence ``n`` stops after
 ``sequence_length[n]`` steps: later outputs are 0, the states stop
 changing (so ``hy`` is the state at the sequence's own last step) and the
@@ -76,39 +88,55 @@ __all__ = ['RNN', 'rnn_param_size']
 _GATES = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}
 
 
-def rnn_param_size(mode, num_layers, input_size, state_size, directions=1):
+def rnn_param_size(
+    mode, num_layers, input_size, state_size, directions=1, projection=None
+):
     """Length of the flat ``parameters`` vector (MXNet's
     ``GetRnnParamSize``): per layer and direction ``G*H`` rows of
-    ``W_x``, ``W_h``, ``b_x`` and ``b_h``."""
+    ``W_x``, ``W_h``, ``b_x`` and ``b_h``, plus ``W_r`` ``(P, H)`` with a
+    ``projection`` size ``P`` (then ``W_h`` has ``P`` columns)."""
     rows = _GATES[mode] * state_size
+    recurrent = state_size if projection is None else projection
     size = 0
     width = input_size
     for _ in range(num_layers):
-        size += directions * rows * (width + state_size + 2)
-        width = directions * state_size
+        size += directions * rows * (width + recurrent + 2)
+        if projection is not None:
+            size += directions * projection * state_size
+        width = directions * recurrent
     return size
 
 
-def _unpack(flat, mode, num_layers, input_size, hidden, directions):
-    """Views ``(W_x, W_h, b_x, b_h)`` of the flat vector, one tuple per
-    layer and direction in the order ``k = layer * D + d``."""
+def _unpack(
+    flat, mode, num_layers, input_size, hidden, directions, projection=None
+):
+    """Views ``(W_x, W_h, b_x, b_h, W_r)`` of the flat vector, one tuple
+    per layer and direction in the order ``k = layer * D + d``; ``W_r``
+    (stored after ``W_h``) is None without a projection."""
     rows = _GATES[mode] * hidden
+    recurrent = hidden if projection is None else projection
     weights, width, offset = [], input_size, 0
     for _ in range(num_layers):
         for _ in range(directions):
             wx = flat[offset : offset + rows * width].reshape(rows, width)
             offset += rows * width
-            wh = flat[offset : offset + rows * hidden].reshape(rows, hidden)
-            offset += rows * hidden
-            weights.append((wx, wh))
-        width = directions * hidden
+            wh = flat[offset : offset + rows * recurrent]
+            wh = wh.reshape(rows, recurrent)
+            offset += rows * recurrent
+            wr = None
+            if projection is not None:
+                wr = flat[offset : offset + projection * hidden]
+                wr = wr.reshape(projection, hidden)
+                offset += projection * hidden
+            weights.append((wx, wh, wr))
+        width = directions * recurrent
     biases = []
     for _ in range(num_layers * directions):
         bx = flat[offset : offset + rows]
         bh = flat[offset + rows : offset + 2 * rows]
         offset += 2 * rows
         biases.append((bx, bh))
-    return [w + b for w, b in zip(weights, biases)]
+    return [w[:2] + b + w[2:] for w, b in zip(weights, biases)]
 
 
 # -- the cells: one time step, forward and backward --------------------------
@@ -276,10 +304,13 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
     """Run one layer in one direction over ``x (T, N, C)``.
 
     Returns ``hs (T+1, N, H)`` and ``cs`` (LSTM, else None) laid out as
-    :func:`_slots` says.  ``keep (T, N, 1)`` (bool) marks the steps inside
-    each sequence; outside, the states stay as they were.
+    :func:`_slots` says, and ``us``: with a projection ``W_r`` (LSTMP)
+    ``hs`` holds ``r_t = W_r h_t`` (``P`` columns) and ``us (T, N, H)``
+    the unprojected ``h_t`` of step t; else None.  ``keep (T, N, 1)``
+    (bool) marks the steps inside each sequence; outside, the states stay
+    as they were.
     """
-    wx, wh, bx, bh = weights
+    wx, wh, bx, bh, wr = weights
     steps, batch = x.shape[:2]
     # the input projection of every step at once: (T, N, G*H)
     xw = (x.reshape(steps * batch, -1) @ wx.T).reshape(steps, batch, -1)
@@ -287,7 +318,12 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
     if cell.fold_h2h_bias:
         xw += bh
     hs = xp.empty((steps + 1,) + h0.shape, dtype=x.dtype)
-    cs = xp.empty_like(hs) if cell.has_cell else None
+    cs = None
+    if cell.has_cell:
+        cs = xp.empty((steps + 1,) + c0.shape, dtype=x.dtype)
+    us = None
+    if wr is not None:
+        us = xp.empty((steps,) + c0.shape, dtype=x.dtype)
     order, read, write, begin = _slots(steps, reverse)
     hs[begin] = h0
     if cs is not None:
@@ -301,8 +337,16 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
         # a cell may write h (and c) into their rows of hs (and cs)
         slots = None
         if keep is None:
-            slots = (hs[t + write], None if cs is None else cs[t + write])
+            slots = (
+                hs[t + write] if us is None else us[t],
+                None if cs is None else cs[t + write],
+            )
         h, c = cell.forward(xp, t, xw[t], hw, h_prev, c_prev, slots)
+        if us is not None:
+            if slots is None:
+                us[t] = h
+            h = h @ wr.T  # the projection: r_t, the new state
+            slots = None if slots is None else (None, slots[1])
         if keep is not None:
             h = xp.where(keep[t], h, h_prev)
             if c is not None:
@@ -311,27 +355,32 @@ def _direction_forward(xp, cell, x, weights, h0, c0, reverse, keep):
             hs[t + write] = h
         if c is not None and (slots is None or c is not slots[1]):
             cs[t + write] = c
-    return hs, cs
+    return hs, cs, us
 
 
 def _direction_backward(
-    xp, cell, x, weights, hs, cs, dy, dh, dc, reverse, keep, need_dx
+    xp, cell, x, weights, hs, cs, us, dy, dh, dc, reverse, keep, need_dx
 ):
     """Backpropagation through time for one layer in one direction.
 
     ``dy (T, N, H)`` is the gradient of this direction's outputs, ``dh``
     and ``dc`` those of its final states.  Returns ``(dx, (dW_x, dW_h,
-    db_x, db_h), dh0, dc0)``; ``dx`` is None unless ``need_dx``.
+    db_x, db_h, dW_r), dh0, dc0)``; ``dx`` is None unless ``need_dx``,
+    ``dW_r`` None without a projection.  With a projection (``us`` the
+    unprojected states) the gradient ``dr_t`` of each step's state goes
+    to ``h_t`` as ``dr_t W_r``, and ``dW_r = sum_t dr_t^T h_t``.
     """
-    wx, wh, bx, bh = weights
+    wx, wh, bx, bh, wr = weights
     steps, batch = x.shape[:2]
     rows = wh.shape[0]
+    drs = None if wr is None else xp.empty_like(dy)
     dxw = xp.empty((steps, batch, rows), dtype=x.dtype)
     dhw = dxw if cell.fold_h2h_bias else xp.empty_like(dxw)
     # two buffers taken in turn for the state gradient a step hands to
     # the step before (LSTM's dc_prev, GRU's direct part of dh_prev):
     # one step reads one while it writes the other
-    state_rows = (xp.empty_like(dh), xp.empty_like(dh))
+    like = dh if dc is None else dc
+    state_rows = (xp.empty_like(like), xp.empty_like(like))
     order, read, write, _ = _slots(steps, reverse)
     dh_direct = None  # the direct part of dh from the step after (GRU)
     for t in reversed(order):
@@ -354,6 +403,9 @@ def _direction_backward(
             if dc is not None:
                 dc_new = xp.where(keep[t], dc, 0)
                 dc_skip = xp.where(keep[t], 0, dc)
+        if drs is not None:  # through the projection r_t = h_t W_r^T
+            drs[t] = dh_terms[0] + dh_terms[1]
+            dh_terms = (drs[t] @ wr, 0.0)
         # a cell may write its gradients there
         slots = (dxw[t], dhw[t], state_rows[t % 2])
         dxw_t, dhw_t, dh_direct, dc = cell.backward(
@@ -378,10 +430,13 @@ def _direction_backward(
     dwh = flat_dhw.T @ h_prevs.reshape(steps * batch, -1)
     dbx = flat_dxw.sum(axis=0)
     dbh = dbx if dhw is dxw else flat_dhw.sum(axis=0)
+    dwr = None
+    if drs is not None:
+        dwr = drs.reshape(steps * batch, -1).T @ us.reshape(steps * batch, -1)
     dx = None
     if need_dx:
         dx = (flat_dxw @ wx).reshape(x.shape)
-    return dx, (dwx, dwh, dbx, dbh), dh, dc
+    return dx, (dwx, dwh, dbx, dbh, dwr), dh, dc
 
 
 # -- the operator ----------------------------------------------------------
@@ -435,10 +490,22 @@ class RNN(Op):
             )
         if a['state_size'] is None or a['num_layers'] is None:
             raise DLBookError('RNN: state_size and num_layers are required')
+        self.projection = None
         if a['projection_size'] is not None:
-            raise DLBookError(
-                'RNN: projection_size (LSTMP) is not supported by dlbook'
-            )
+            # MXNet's checks on GPU (cuDNN); its CPU kernel runs LSTMP
+            # only for inference, and other modes not at all
+            if mode != 'lstm':
+                raise DLBookError(
+                    'RNN: Projection is only supported for LSTM.'
+                )
+            self.projection = int(a['projection_size'])
+            if not 0 < self.projection <= int(a['state_size']):
+                raise DLBookError(
+                    f'RNN: State size must be larger than projection '
+                    f'size (and projection_size positive), got '
+                    f'state_size={a["state_size"]}, '
+                    f'projection_size={self.projection}.'
+                )
         clip = (a['lstm_state_clip_min'], a['lstm_state_clip_max'])
         if clip != (None, None):
             if mode != 'lstm':
@@ -485,17 +552,19 @@ class RNN(Op):
         if data is None or len(data) != 3 or not all(data):
             return list(in_shapes), [None] * self.num_outputs, []
         steps, batch, width = (int(n) for n in data)
-        D, H = self.directions, self.hidden
-        state = (self.layers * D, batch, H)
-        size = rnn_param_size(self.mode, self.layers, width, H, D)
+        D, H, P = self.directions, self.hidden, self.projection
+        R = H if P is None else P  # width of the recurrent state
+        state = (self.layers * D, batch, R)
+        cell = (self.layers * D, batch, H)
+        size = rnn_param_size(self.mode, self.layers, width, H, D, P)
         args = [(steps, batch, width), (size,), state]
         if self.mode == 'lstm':
-            args.append(state)
+            args.append(cell)
         if self.use_length:
             args.append((batch,))
-        outs = [(steps, batch, D * H)]
+        outs = [(steps, batch, D * R)]
         if self.state_outputs:
-            outs += [state] * (self.num_outputs - 1)
+            outs += [state, cell][: self.num_outputs - 1]
         return args, outs, []
 
     # -- forward -----------------------------------------------------------
@@ -518,7 +587,8 @@ class RNN(Op):
                     f'RNN: {name} has shape {array.shape}, expected '
                     f'{shape} for data {x.shape} with mode={self.mode!r}, '
                     f'state_size={self.hidden}, num_layers={self.layers}, '
-                    f'bidirectional={self.directions == 2}'
+                    f'bidirectional={self.directions == 2}, '
+                    f'projection_size={self.projection}'
                 )
             if name != 'sequence_length' and array.dtype != x.dtype:
                 raise DLBookError(
@@ -553,15 +623,15 @@ class RNN(Op):
         x, params, h0, c0, length = self._split_inputs(inputs)
         steps, batch, width = x.shape
         D, H, L = self.directions, self.hidden, self.layers
-        weights = _unpack(params, self.mode, L, width, H, D)
+        weights = _unpack(params, self.mode, L, width, H, D, self.projection)
         keep = None
         if length is not None:
             # (T, N, 1): step t lies inside sequence n
             lengths = length.astype('int64')
             keep = (xp.arange(steps)[:, None] < lengths[None, :])[..., None]
         dropout = self.is_train and float(self.attrs['p']) > 0
-        hy = xp.empty((L * D, batch, H), dtype=x.dtype)
-        cy = xp.empty_like(hy) if c0 is not None else None
+        hy = xp.empty(h0.shape, dtype=x.dtype)
+        cy = xp.empty(c0.shape, dtype=x.dtype) if c0 is not None else None
         layer_inputs, runs, masks = [], [], []
         layer_in = x
         for layer in range(L):
@@ -572,7 +642,7 @@ class RNN(Op):
                 cell = _make_cell(
                     xp, self.mode, steps, batch, H, x.dtype, self._clip()
                 )
-                hs, cs = _direction_forward(
+                hs, cs, us = _direction_forward(
                     xp,
                     cell,
                     layer_in,
@@ -582,7 +652,7 @@ class RNN(Op):
                     reverse,
                     keep,
                 )
-                runs.append((cell, hs, cs))
+                runs.append((cell, hs, cs, us))
                 # the last state: row 0 going backward, row T going forward
                 last = 0 if reverse else steps
                 hy[k] = hs[last]
@@ -612,7 +682,7 @@ class RNN(Op):
             keep,
             params.shape,
             h0.shape,
-            c0 is not None,
+            None if c0 is None else c0.shape,
         )
         if not self.state_outputs:
             return out
@@ -630,20 +700,28 @@ class RNN(Op):
             keep,
             params_shape,
             state_shape,
-            has_cell,
+            cell_shape,
         ) = self.saved
+        has_cell = cell_shape is not None
         D, H, L = self.directions, self.hidden, self.layers
         dtype = dy.dtype
         if dhy is None:
             dhy = xp.zeros(state_shape, dtype=dtype)
         if has_cell and dcy is None:
-            dcy = xp.zeros(state_shape, dtype=dtype)
+            dcy = xp.zeros(cell_shape, dtype=dtype)
         dparams = xp.zeros(params_shape, dtype=dtype)
         dweights = _unpack(
-            dparams, self.mode, L, layer_inputs[0].shape[2], H, D
+            dparams,
+            self.mode,
+            L,
+            layer_inputs[0].shape[2],
+            H,
+            D,
+            self.projection,
         )
         dh0 = xp.empty(state_shape, dtype=dtype)
-        dc0 = xp.empty(state_shape, dtype=dtype) if has_cell else None
+        dc0 = xp.empty(cell_shape, dtype=dtype) if has_cell else None
+        R = state_shape[2]  # H, or P with a projection
         # the data gradient of the first layer only when someone wants it
         needs = self.needs_input_grad
         want_data = needs is None or needs[0]
@@ -653,7 +731,7 @@ class RNN(Op):
             d_in = None
             for d in range(D):
                 k = layer * D + d
-                cell, hs, cs = runs[k]
+                cell, hs, cs, us = runs[k]
                 dx, grads, dh, dc = _direction_backward(
                     xp,
                     cell,
@@ -661,7 +739,8 @@ class RNN(Op):
                     weights[k],
                     hs,
                     cs,
-                    d_out[:, :, d * H : (d + 1) * H],
+                    us,
+                    d_out[:, :, d * R : (d + 1) * R],
                     dhy[k],
                     dcy[k] if has_cell else None,
                     d == 1,
@@ -672,7 +751,8 @@ class RNN(Op):
                 if has_cell:
                     dc0[k] = dc
                 for target, grad in zip(dweights[k], grads):
-                    target[...] = grad
+                    if target is not None:
+                        target[...] = grad
                 if dx is not None:
                     d_in = dx if d_in is None else d_in + dx
             # below the top layer, the output gradient is the input

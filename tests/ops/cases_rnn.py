@@ -19,14 +19,19 @@ def sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
-def unpack(params, mode, layers, width, hidden, dirs):
-    """``[(W_x, W_h, b_x, b_h)]`` per layer and direction, by counting
-    through MXNet's layout: all weights, then all biases."""
+def unpack(params, mode, layers, width, hidden, dirs, proj=None):
+    """``[(W_x, W_h, b_x, b_h, W_r)]`` per layer and direction, by
+    counting through MXNet's layout: all weights (with a projection
+    ``W_x, W_h (G*H, P), W_r (P, H)`` each time), then all biases."""
     rows = GATES[mode] * hidden
+    rec = hidden if proj is None else proj
+    per = 2 if proj is None else 3  # weight matrices per direction
     sizes = []
     for layer in range(layers):
-        w = width if layer == 0 else dirs * hidden
-        sizes += [(rows, w), (rows, hidden)] * dirs
+        w = width if layer == 0 else dirs * rec
+        sizes += (
+            [(rows, w), (rows, rec)] + [(proj, hidden)] * (per - 2)
+        ) * dirs
     sizes += [(rows,)] * (2 * layers * dirs)
     arrays, offset = [], 0
     for shape in sizes:
@@ -34,16 +39,24 @@ def unpack(params, mode, layers, width, hidden, dirs):
         arrays.append(params[offset : offset + n].reshape(shape))
         offset += n
     assert offset == params.size
-    weights, biases = arrays[: 2 * layers * dirs], arrays[2 * layers * dirs :]
+    split = per * layers * dirs
+    weights, biases = arrays[:split], arrays[split:]
     return [
-        (weights[2 * k], weights[2 * k + 1], biases[2 * k], biases[2 * k + 1])
+        (
+            weights[per * k],
+            weights[per * k + 1],
+            biases[2 * k],
+            biases[2 * k + 1],
+            weights[per * k + 2] if proj is not None else None,
+        )
         for k in range(layers * dirs)
     ]
 
 
-def step(mode, x, h, c, wx, wh, bx, bh, clip=None):
+def step(mode, x, h, c, wx, wh, bx, bh, wr=None, clip=None):
     """One step for one sequence: ``x (1, C)``, ``h``, ``c`` ``(1, H)``;
-    ``clip = (low, high)`` clips the LSTM cell state."""
+    ``clip = (low, high)`` clips the LSTM cell state; ``wr`` projects the
+    LSTM's new state, ``h`` is then ``(1, P)``."""
     if mode == 'gru':
         xr, xz, xn = np.split(x @ wx.T + bx, 3, axis=1)
         hr, hz, hn = np.split(h @ wh.T + bh, 3, axis=1)
@@ -59,7 +72,8 @@ def step(mode, x, h, c, wx, wh, bx, bh, clip=None):
     c = sigmoid(f) * c + sigmoid(i) * np.tanh(g)
     if clip is not None:
         c = np.clip(c, *clip)
-    return sigmoid(o) * np.tanh(c), c
+    h = sigmoid(o) * np.tanh(c)
+    return (h if wr is None else h @ wr.T), c
 
 
 def reference(
@@ -70,9 +84,11 @@ def reference(
     state_outputs=False,
     use_length=False,
     clip=None,
+    proj=None,
 ):
     """``ref(*inputs)`` for one row's attributes."""
     dirs = 2 if bidirectional else 1
+    rec = hidden if proj is None else proj
 
     def ref(data, params, h0, *rest):
         rest = list(rest)
@@ -80,10 +96,10 @@ def reference(
         steps, batch, width = data.shape
         lengths = rest.pop(0).astype(int) if use_length else [steps] * batch
         weights = unpack(
-            params.astype(np.float64), mode, layers, width, hidden, dirs
+            params.astype(np.float64), mode, layers, width, hidden, dirs, proj
         )
-        out = np.zeros((steps, batch, dirs * hidden))
-        hy, cy = np.zeros(h0.shape), np.zeros(h0.shape)
+        out = np.zeros((steps, batch, dirs * rec))
+        hy, cy = np.zeros(h0.shape), np.zeros(c0.shape)
         for n in range(batch):
             x = data[: lengths[n], n].astype(np.float64)  # (T_n, C)
             for layer in range(layers):
@@ -92,7 +108,7 @@ def reference(
                     k = layer * dirs + d
                     h, c = h0[k, n][None], c0[k, n][None]
                     order = range(len(x))[::-1] if d else range(len(x))
-                    y = np.zeros((len(x), hidden))
+                    y = np.zeros((len(x), rec))
                     for t in order:
                         h, c = step(
                             mode, x[t][None], h, c, *weights[k], clip=clip
@@ -123,16 +139,22 @@ def make(
     layers=1,
     bidirectional=False,
     lengths=None,
+    proj=None,
 ):
     """``make_inputs`` drawing data, parameters (small, so that gates stay
-    away from saturation) and states; ``lengths`` adds sequence_length."""
+    away from saturation) and states; ``lengths`` adds sequence_length,
+    ``proj`` a projection (the state ``h`` then has ``proj`` features)."""
     dirs = 2 if bidirectional else 1
     rows = GATES[mode] * hidden
+    rec = hidden if proj is None else proj
     size = sum(
-        dirs * rows * ((width if layer == 0 else dirs * hidden) + hidden + 2)
+        dirs * rows * ((width if layer == 0 else dirs * rec) + rec + 2)
         for layer in range(layers)
     )
-    state = (layers * dirs, batch, hidden)
+    if proj is not None:
+        size += layers * dirs * proj * hidden
+    state = (layers * dirs, batch, rec)
+    cell = (layers * dirs, batch, hidden)
 
     def make_inputs(rng, dtype):
         arrays = [
@@ -141,7 +163,7 @@ def make(
             rng.uniform(-1, 1, state),
         ]
         if mode == 'lstm':
-            arrays.append(rng.uniform(-1, 1, state))
+            arrays.append(rng.uniform(-1, 1, cell))
         arrays = [a.astype(dtype) for a in arrays]
         if lengths is not None:
             arrays.append(np.array(lengths, dtype='int32'))
@@ -161,6 +183,7 @@ def row(
     state_outputs=True,
     lengths=None,
     clip=None,
+    proj=None,
 ):
     attrs = {
         'state_size': hidden,
@@ -173,11 +196,21 @@ def row(
         attrs['use_sequence_length'] = True
     if clip is not None:
         attrs['lstm_state_clip_min'], attrs['lstm_state_clip_max'] = clip
+    if proj is not None:
+        attrs['projection_size'] = proj
     return Case(
         [],
         attrs=attrs,
         make_inputs=make(
-            mode, steps, batch, width, hidden, layers, bidirectional, lengths
+            mode,
+            steps,
+            batch,
+            width,
+            hidden,
+            layers,
+            bidirectional,
+            lengths,
+            proj,
         ),
         ref=reference(
             mode,
@@ -187,6 +220,7 @@ def row(
             state_outputs,
             lengths is not None,
             clip,
+            proj,
         ),
     )
 
@@ -225,6 +259,21 @@ CASES = {
         row('lstm', steps=3, batch=2, layers=2, lengths=[3, 1]),
         # cell states clipped to [-0.4, 0.4] (no gradient where clipped)
         row('lstm', steps=4, clip=(-0.4, 0.4)),
+        # LSTMP: the state fed back and output is r_t = W_r h_t (P < H
+        # features); W_r follows W_h in the flat vector
+        row('lstm', hidden=3, proj=2),
+        row('lstm', hidden=3, proj=2, layers=2, bidirectional=True),
+        row('lstm', hidden=3, proj=3, layers=2, state_outputs=False),
+        row(
+            'lstm',
+            steps=4,
+            batch=3,
+            hidden=3,
+            proj=2,
+            bidirectional=True,
+            lengths=[4, 2, 1],
+        ),
+        row('lstm', steps=4, hidden=3, proj=1, clip=(-0.4, 0.4)),
         # dropout between the layers in training; the harness reseeds the
         # random state, so the gradient check sees one fixed mask
         Case(

@@ -27,7 +27,7 @@ from .base_cell import _new_state, _symbol_module
 __all__ = ['RNN', 'LSTM', 'GRU']
 
 # key of a fused parameter: direction, layer, projection, kind
-_PARAM_KEY = re.compile(r'(l|r)(\d+)_(i2h|h2h)_(weight|bias)\Z')
+_PARAM_KEY = re.compile(r'(l|r)(\d+)_(i2h|h2h|h2r)_(weight|bias)\Z')
 
 
 class _RNNLayer(HybridBlock):
@@ -36,7 +36,10 @@ class _RNNLayer(HybridBlock):
     Parameters are ``{d}{k}_{i2h|h2h}_{weight|bias}`` for direction
     ``d`` in ``l`` (forward in time) / ``r`` (backward) and layer ``k``:
     ``lstm0_l0_i2h_weight`` has shape ``(G*H, C)`` with ``G`` the number of
-    gates (1 RNN, 3 GRU, 4 LSTM).
+    gates (1 RNN, 3 GRU, 4 LSTM).  An LSTM with a projection (LSTMP,
+    ``projection_size=P``) has ``h2h_weight`` ``(4H, P)`` and one more
+    matrix per layer and direction, ``{d}{k}_h2r_weight`` ``(P, H)``; the
+    layers above the first then read ``D*P`` features.
     """
 
     def __init__(
@@ -54,9 +57,20 @@ class _RNNLayer(HybridBlock):
         mode,
         dtype='float32',
         use_sequence_length=False,
+        projection_size=None,
+        h2r_weight_initializer=None,
+        lstm_state_clip_min=None,
+        lstm_state_clip_max=None,
+        lstm_state_clip_nan=False,
         **kwargs,
     ):
         super().__init__(**kwargs)
+        # as MXNet, 0 means no projection
+        self._projection_size = projection_size if projection_size else None
+        self._h2r_weight_initializer = h2r_weight_initializer
+        self._lstm_state_clip_min = lstm_state_clip_min
+        self._lstm_state_clip_max = lstm_state_clip_max
+        self._lstm_state_clip_nan = lstm_state_clip_nan
         self._use_sequence_length = use_sequence_length
         self._initializers = (
             i2h_weight_initializer,
@@ -78,6 +92,8 @@ class _RNNLayer(HybridBlock):
         self._dtype = dtype
         self._gates = {'rnn_relu': 1, 'rnn_tanh': 1, 'lstm': 4, 'gru': 3}[mode]
         rows, width = self._gates * hidden_size, input_size
+        # features of the state fed back (and of each layer's output)
+        recurrent = self._projection_size or hidden_size
         for i in range(num_layers):
             for j in 'lr'[: self._dir]:
                 # width 0 (input_size unknown) is set from the first
@@ -90,7 +106,7 @@ class _RNNLayer(HybridBlock):
                 )
                 self._register_param(
                     f'{j}{i}_h2h_weight',
-                    (rows, hidden_size),
+                    (rows, recurrent),
                     h2h_weight_initializer,
                     dtype,
                 )
@@ -100,8 +116,15 @@ class _RNNLayer(HybridBlock):
                 self._register_param(
                     f'{j}{i}_h2h_bias', (rows,), h2h_bias_initializer, dtype
                 )
+                if self._projection_size:  # registered last, as MXNet
+                    self._register_param(
+                        f'{j}{i}_h2r_weight',
+                        (recurrent, hidden_size),
+                        h2r_weight_initializer,
+                        dtype,
+                    )
             # the next layer reads both directions' outputs
-            width = hidden_size * self._dir
+            width = recurrent * self._dir
 
     def _register_param(self, name, shape, init, dtype):
         param = self.params.get(
@@ -143,11 +166,17 @@ class _RNNLayer(HybridBlock):
         """One state for RNN and GRU (h), two for LSTM (h, c), each of
         shape ``(num_layers * num_directions, batch_size, hidden_size)``.
         """
-        shape = (self._num_layers * self._dir, batch_size, self._hidden_size)
-        num_states = 2 if self._mode == 'lstm' else 1
+        rows = self._num_layers * self._dir
+        widths = [self._projection_size or self._hidden_size]
+        if self._mode == 'lstm':  # LSTMP: h has P features, c has H
+            widths.append(self._hidden_size)
         return [
-            {'shape': shape, '__layout__': 'LNC', 'dtype': self._dtype}
-            for _ in range(num_states)
+            {
+                'shape': (rows, batch_size, width),
+                '__layout__': 'LNC',
+                'dtype': self._dtype,
+            }
+            for width in widths
         ]
 
     def cast(self, dtype):
@@ -195,7 +224,7 @@ class _RNNLayer(HybridBlock):
             for j in 'lr'[: self._dir]:
                 param = getattr(self, f'{j}{i}_i2h_weight')
                 param.shape = (self._gates * self._hidden_size, width)
-            width = self._hidden_size * self._dir
+            width = (self._projection_size or self._hidden_size) * self._dir
 
     def _init_deferred_params(self, inputs):
         """Initialize parameters still waiting for the input width."""
@@ -269,7 +298,10 @@ class _RNNLayer(HybridBlock):
         prefixes, a :class:`DropoutCell` between layers."""
         from . import basic_cells, container_cells
 
+        if self._lstm_state_clip_min is not None:
+            raise DLBookError('_unfuse does not support state clipping yet!')
         hidden = self._hidden_size
+        projection = self._projection_size
         make = {
             'rnn_relu': lambda **kw: basic_cells.RNNCell(
                 hidden, activation='relu', **kw
@@ -278,8 +310,12 @@ class _RNNLayer(HybridBlock):
                 hidden, activation='tanh', **kw
             ),
             'lstm': lambda **kw: basic_cells.LSTMCell(hidden, **kw),
+            # LSTMP: gluon.contrib's LSTMPCell (MXNet's _unfuse refuses)
+            'lstmp': lambda **kw: _lstmp_cell(
+                hidden, projection, self._h2r_weight_initializer, **kw
+            ),
             'gru': lambda **kw: basic_cells.GRUCell(hidden, **kw),
-        }[self._mode]
+        }['lstmp' if projection else self._mode]
         i2h_w, h2h_w, i2h_b, h2h_b = self._initializers
         stack = container_cells.HybridSequentialRNNCell(
             prefix=self.prefix, params=self.params
@@ -305,7 +341,7 @@ class _RNNLayer(HybridBlock):
                     stack.add(make(prefix=f'l{i}_', **kwargs))
                 if self._dropout > 0 and i != self._num_layers - 1:
                     stack.add(basic_cells.DropoutCell(self._dropout))
-                width = hidden * self._dir
+                width = (projection or hidden) * self._dir
         return stack
 
     def _symbol_begin_state(self, F, inputs):
@@ -322,10 +358,11 @@ class _RNNLayer(HybridBlock):
         if time_axis != 0:
             x = F.swapaxes(x, dim1=0, dim2=1)
         zeros = F.zeros_like(x)  # (1, N, 1)
-        shape = self.state_info()[0]['shape']
         return [
-            F.broadcast_axis(zeros, axis=(0, 2), size=(shape[0], shape[2]))
-            for _ in self.state_info()
+            F.broadcast_axis(
+                zeros, axis=(0, 2), size=(info['shape'][0], info['shape'][2])
+            )
+            for info in self.state_info()
         ]
 
     def hybrid_forward(
@@ -343,15 +380,25 @@ class _RNNLayer(HybridBlock):
         if self._layout == 'NTC':
             inputs = F.swapaxes(inputs, dim1=0, dim2=1)
         # MXNet's packing: every weight, then every bias; each ordered by
-        # layer, direction and i2h before h2h
+        # layer, direction and i2h, h2h (, h2r: a weight without bias)
         flat = [
             F.Reshape(params[f'{d}{layer}_{proj}_{kind}'], shape=(-1,))
             for kind in ('weight', 'bias')
             for layer in range(self._num_layers)
             for d in 'lr'[: self._dir]
-            for proj in ('i2h', 'h2h')
+            for proj in ('i2h', 'h2h', 'h2r')
+            if f'{d}{layer}_{proj}_{kind}' in params
         ]
         lengths = [] if sequence_length is None else [sequence_length]
+        extra = {}
+        if self._projection_size:
+            extra['projection_size'] = self._projection_size
+        if self._lstm_state_clip_min is not None or (
+            self._lstm_state_clip_max is not None
+        ):
+            extra['lstm_state_clip_min'] = self._lstm_state_clip_min
+            extra['lstm_state_clip_max'] = self._lstm_state_clip_max
+            extra['lstm_state_clip_nan'] = self._lstm_state_clip_nan
         rnn = F.RNN(
             inputs,
             F.concat(*flat, dim=0),
@@ -364,6 +411,7 @@ class _RNNLayer(HybridBlock):
             p=self._dropout,
             state_outputs=True,
             mode=self._mode,
+            **extra,
         )
         outputs = rnn[0]
         states = [rnn[i] for i in range(1, 1 + len(states))]
@@ -372,19 +420,15 @@ class _RNNLayer(HybridBlock):
         return outputs, states
 
 
-def _no_projection(
-    name, projection_size, state_clip_min, state_clip_max, state_clip_nan
-):
-    if (
-        projection_size
-        or state_clip_min is not None
-        or state_clip_max is not None
-        or state_clip_nan
-    ):
-        raise DLBookError(
-            f'{name}: projection_size and state clipping '
-            f'(LSTMP) are not supported by dlbook'
-        )
+def _lstmp_cell(hidden, projection, h2r_weight_initializer, **kwargs):
+    from ..contrib.rnn import LSTMPCell
+
+    return LSTMPCell(
+        hidden,
+        projection,
+        h2r_weight_initializer=h2r_weight_initializer,
+        **kwargs,
+    )
 
 
 class RNN(_RNNLayer):
@@ -492,15 +536,24 @@ class LSTM(_RNNLayer):
         C; 0 infers it from the first input.
     i2h_weight_initializer, h2h_weight_initializer : Initializer
     i2h_bias_initializer, h2h_bias_initializer : default 'zeros'
-    projection_size, h2r_weight_initializer, state_clip_min,
-    state_clip_max, state_clip_nan
-        MXNet's LSTMP options; not supported.
+    projection_size : int, optional
+        LSTMP (Sak et al., 2014): the state fed back and output is
+        ``r_t = W_h2r h_t`` with ``projection_size`` features ``P <= H``
+        instead of ``h_t``.  Adds ``h2r_weight`` ``(P, H)`` per layer and
+        direction; ``h2h_weight`` is then ``(4H, P)``.
+    h2r_weight_initializer : Initializer
+    state_clip_min, state_clip_max : float, optional
+        Clip the cell state ``c_t`` to this range after each step (both
+        or neither); no gradient flows where it was clipped.
+    state_clip_nan : bool, default False
+        Whether NaN cell states become the clip bounds too.
     dtype : str, default 'float32'
     prefix, params : see Block
 
     Inputs: ``data (T, N, C)`` and optionally ``states`` = ``[h0, c0]``,
     each ``(L*D, N, H)``.  Outputs: ``out (T, N, D*H)`` and, only if
-    states were given, ``[h_T, c_T]``.
+    states were given, ``[h_T, c_T]``.  With a projection ``h0``, ``h_T``
+    are ``(L*D, N, P)`` and ``out`` is ``(T, N, D*P)``.
 
     Examples
     --------
@@ -532,13 +585,6 @@ class LSTM(_RNNLayer):
         dtype='float32',
         **kwargs,
     ):
-        _no_projection(
-            'LSTM',
-            projection_size,
-            state_clip_min,
-            state_clip_max,
-            state_clip_nan,
-        )
         super().__init__(
             hidden_size,
             num_layers,
@@ -552,6 +598,11 @@ class LSTM(_RNNLayer):
             h2h_bias_initializer,
             'lstm',
             dtype,
+            projection_size=projection_size,
+            h2r_weight_initializer=h2r_weight_initializer,
+            lstm_state_clip_min=state_clip_min,
+            lstm_state_clip_max=state_clip_max,
+            lstm_state_clip_nan=state_clip_nan,
             **kwargs,
         )
 
