@@ -300,3 +300,23 @@ def slice(data, begin, end, step=None):  # noqa: A001 (MXNet's name)
     return invoke_sparse(
         ops.SparseSlice(begin=tuple(begin), end=tuple(end)), [data]
     )
+
+
+# MXNet's other nd.sparse operators (``sparse_names.py`` has their
+# storage rules) and the update operators, which take row_sparse
+# gradients (lazy updates) as nd's do
+from .sparse_names import NAMES as _NAMES  # noqa: E402
+from .updates import (  # noqa: E402,F401
+    adam_update,
+    ftrl_update,
+    sgd_mom_update,
+    sgd_update,
+)
+
+globals().update(_NAMES)
+__all__ += sorted(_NAMES) + [
+    'adam_update',
+    'ftrl_update',
+    'sgd_mom_update',
+    'sgd_update',
+]

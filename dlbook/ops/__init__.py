@@ -35,6 +35,7 @@ from . import (
     batch_norm,
     batch_norm_variants,
     binary,
+    box_coding,
     compare,
     contrib,
     convolution,
@@ -42,6 +43,7 @@ from . import (
     creation,
     ctc,
     deconvolution,
+    deformable,
     detection,
     device,
     distributions,
@@ -65,6 +67,8 @@ from . import (
     numpy_ops,
     pad,
     pool,
+    proposal,
+    psroi_pooling,
     random,
     reduce,
     resize,
@@ -78,6 +82,7 @@ from . import (
     tensor_extra,
     tile,
     unary,
+    update_ops,
     upsampling,
 )
 from .op import (

@@ -117,3 +117,20 @@ Symbol.split_v2 = lambda self, *args, **kwargs: split_v2(self, *args, **kwargs)
 
 _attach_operators(Symbol)
 _attach_methods()
+
+
+def pow(base, exp):  # noqa: A001 (MXNet's name)
+    """``base ** exp`` for Symbols and numbers (MXNet's ``sym.pow``, the
+    same nodes as :func:`power`: ``_power``, ``_power_scalar`` or
+    ``_rpower_scalar``)."""
+    return globals()['power'](base, exp)
+
+
+def choose_element_0index(lhs, rhs, name=None, attr=None):
+    """``lhs[i, rhs[i]]`` for each row ``i``: a ``pick`` node named
+    ``choose_element0index<N>``, as MXNet makes it."""
+    from .register import make_node
+
+    return make_node(
+        'pick', [lhs, rhs], {}, name, attr, hint='choose_element_0index'
+    )

@@ -86,6 +86,8 @@ FAMILIES = (
     'contrib',
     'legacy',
     'spatial',
+    'detection_more',
+    'updates',
 )
 
 
