@@ -1342,25 +1342,32 @@ class BaseConvRNNCell(BaseRNNCell):
     #: how many states of that shape the cell carries (h, and c for LSTM)
     _num_states = 2
 
+    #: the prefix of a cell made without one (``ConvLSTM_``...)
+    _default_prefix = ''
+
     def __init__(
         self,
         input_shape,
         num_hidden,
-        h2h_kernel,
-        h2h_dilate,
-        i2h_kernel,
-        i2h_stride,
-        i2h_pad,
-        i2h_dilate,
-        i2h_weight_initializer,
-        h2h_weight_initializer,
-        i2h_bias_initializer,
-        h2h_bias_initializer,
-        activation,
-        prefix='',
+        h2h_kernel=(3, 3),
+        h2h_dilate=(1, 1),
+        i2h_kernel=(3, 3),
+        i2h_stride=(1, 1),
+        i2h_pad=(1, 1),
+        i2h_dilate=(1, 1),
+        i2h_weight_initializer=None,
+        h2h_weight_initializer=None,
+        i2h_bias_initializer='zeros',
+        h2h_bias_initializer='zeros',
+        activation=None,
+        prefix=None,
         params=None,
         conv_layout='NCHW',
     ):
+        if prefix is None:
+            prefix = self._default_prefix
+        if activation is None:
+            activation = _LEAKY
         super().__init__(prefix=prefix, params=params)
         if h2h_kernel[0] % 2 != 1 or h2h_kernel[1] % 2 != 1:
             raise ValueError(
@@ -1479,43 +1486,7 @@ class ConvRNNCell(BaseConvRNNCell):
 
     _num_states = 1
 
-    def __init__(
-        self,
-        input_shape,
-        num_hidden,
-        h2h_kernel=(3, 3),
-        h2h_dilate=(1, 1),
-        i2h_kernel=(3, 3),
-        i2h_stride=(1, 1),
-        i2h_pad=(1, 1),
-        i2h_dilate=(1, 1),
-        i2h_weight_initializer=None,
-        h2h_weight_initializer=None,
-        i2h_bias_initializer='zeros',
-        h2h_bias_initializer='zeros',
-        activation=_LEAKY,
-        prefix='ConvRNN_',
-        params=None,
-        conv_layout='NCHW',
-    ):
-        super().__init__(
-            input_shape,
-            num_hidden,
-            h2h_kernel,
-            h2h_dilate,
-            i2h_kernel,
-            i2h_stride,
-            i2h_pad,
-            i2h_dilate,
-            i2h_weight_initializer,
-            h2h_weight_initializer,
-            i2h_bias_initializer,
-            h2h_bias_initializer,
-            activation,
-            prefix=prefix,
-            params=params,
-            conv_layout=conv_layout,
-        )
+    _default_prefix = 'ConvRNN_'
 
     @property
     def _gate_names(self):
@@ -1540,43 +1511,7 @@ class ConvLSTMCell(BaseConvRNNCell):
         + _CONV_CELL_PARAMETERS
     )
 
-    def __init__(
-        self,
-        input_shape,
-        num_hidden,
-        h2h_kernel=(3, 3),
-        h2h_dilate=(1, 1),
-        i2h_kernel=(3, 3),
-        i2h_stride=(1, 1),
-        i2h_pad=(1, 1),
-        i2h_dilate=(1, 1),
-        i2h_weight_initializer=None,
-        h2h_weight_initializer=None,
-        i2h_bias_initializer='zeros',
-        h2h_bias_initializer='zeros',
-        activation=_LEAKY,
-        prefix='ConvLSTM_',
-        params=None,
-        conv_layout='NCHW',
-    ):
-        super().__init__(
-            input_shape,
-            num_hidden,
-            h2h_kernel,
-            h2h_dilate,
-            i2h_kernel,
-            i2h_stride,
-            i2h_pad,
-            i2h_dilate,
-            i2h_weight_initializer,
-            h2h_weight_initializer,
-            i2h_bias_initializer,
-            h2h_bias_initializer,
-            activation,
-            prefix=prefix,
-            params=params,
-            conv_layout=conv_layout,
-        )
+    _default_prefix = 'ConvLSTM_'
 
     @property
     def _gate_names(self):
@@ -1628,43 +1563,7 @@ class ConvGRUCell(BaseConvRNNCell):
 
     _num_states = 1
 
-    def __init__(
-        self,
-        input_shape,
-        num_hidden,
-        h2h_kernel=(3, 3),
-        h2h_dilate=(1, 1),
-        i2h_kernel=(3, 3),
-        i2h_stride=(1, 1),
-        i2h_pad=(1, 1),
-        i2h_dilate=(1, 1),
-        i2h_weight_initializer=None,
-        h2h_weight_initializer=None,
-        i2h_bias_initializer='zeros',
-        h2h_bias_initializer='zeros',
-        activation=_LEAKY,
-        prefix='ConvGRU_',
-        params=None,
-        conv_layout='NCHW',
-    ):
-        super().__init__(
-            input_shape,
-            num_hidden,
-            h2h_kernel,
-            h2h_dilate,
-            i2h_kernel,
-            i2h_stride,
-            i2h_pad,
-            i2h_dilate,
-            i2h_weight_initializer,
-            h2h_weight_initializer,
-            i2h_bias_initializer,
-            h2h_bias_initializer,
-            activation,
-            prefix=prefix,
-            params=params,
-            conv_layout=conv_layout,
-        )
+    _default_prefix = 'ConvGRU_'
 
     @property
     def _gate_names(self):
