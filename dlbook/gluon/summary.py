@@ -9,6 +9,7 @@ counted as shared, exactly as MXNet 1.9.1's ``Block.summary`` does
 
 from collections import OrderedDict
 
+from ..ndarray.control_flow import regroup
 from ..ndarray.ndarray import NDArray
 
 __all__ = ['print_summary']
@@ -29,17 +30,6 @@ def _shape_str(args):
             flat.extend(arg)
             fmts.append(fmt)
         return flat, fmts
-
-    def regroup(args, fmt):
-        if isinstance(fmt, int):
-            if fmt == 0:
-                return args[0], args[1:]
-            return args[:fmt], args[fmt:]
-        ret = []
-        for item in fmt:
-            res, args = regroup(args, item)
-            ret.append(res)
-        return ret, args
 
     flat_args, fmts = flatten(args)
     shapes = [x.shape if isinstance(x, NDArray) else x for x in flat_args]
