@@ -374,12 +374,18 @@ def _propagate(heads, head_grads, retain_graph, capture):
             with ctx._switch:
                 grads = op.backward(ctx._xp, *dys)
         if not isinstance(grads, (tuple, list)):
-            if grads is not None:
-                route(inputs[0], grads)
-            continue
+            grads = (grads,)
         for x, g in zip(inputs, grads):
             if g is not None:
                 route(x, g)
+            elif x._node is None and id(x) not in leaf_grads:
+                # a variable in the graph that no gradient reaches (behind
+                # a hybridized argmax, an index input) gets zeros, which
+                # MXNet writes into every variable of the graph
+                if x._grad_req is not None or id(x) in captured:
+                    raw = x._data
+                    zeros = ctx._xp.zeros(raw.shape, dtype=raw.dtype)
+                    leaf_grads[id(x)] = [x, zeros, True]
     if not retain_graph:
         for node in done:
             node.freed = True

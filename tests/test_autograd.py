@@ -376,3 +376,22 @@ def test_a_comparison_mask_still_passes_the_product_gradient():
         z = x > 1
     (g,) = mx.autograd.grad(z, [x], create_graph=True)
     np.testing.assert_array_equal(g.asnumpy(), [0, 0, 0])
+
+
+def test_a_hybridized_argmax_writes_zeros_too():
+    """The variables of a hybridized graph that no gradient reaches get
+    zeros, as MXNet writes them (recorded: [[0, 0], [0, 0]])."""
+
+    class ArgMax(mx.gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return F.argmax(x, axis=0)
+
+    block = ArgMax()
+    block.hybridize()
+    x = mx.nd.array([[1.0, 5.0], [3.0, 2.0]])
+    x.attach_grad()
+    x.grad[:] = 7
+    with mx.autograd.record():
+        y = block(x)
+    y.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [[0, 0], [0, 0]])
