@@ -393,6 +393,68 @@ class BaseRNNCell:
             return symbol.Activation(inputs, act_type=activation, **kwargs)
         return activation(inputs, **kwargs)
 
+    def _lstm_step(self, gates, prev_c, name, activation='tanh', axis=None):
+        """``(next_h, next_c)`` of an LSTM from its summed gate inputs
+        ``gates`` (``i2h + h2h``, four gates along ``axis``)::
+
+            i, f, o = sigmoid(...), c~ = act(...)
+            next_c = f * prev_c + i * c~;   next_h = o * act(next_c)
+
+        with MXNet's node names (``<name>i``, ``<name>state``...)."""
+        where = {} if axis is None else {'axis': axis}
+        sliced = symbol.SliceChannel(
+            gates, num_outputs=4, name='%sslice' % name, **where
+        )
+        in_gate = symbol.Activation(
+            sliced[0], act_type='sigmoid', name='%si' % name
+        )
+        forget_gate = symbol.Activation(
+            sliced[1], act_type='sigmoid', name='%sf' % name
+        )
+        in_transform = self._get_activation(
+            sliced[2], activation, name='%sc' % name
+        )
+        out_gate = symbol.Activation(
+            sliced[3], act_type='sigmoid', name='%so' % name
+        )
+        next_c = symbol._plus(
+            forget_gate * prev_c, in_gate * in_transform, name='%sstate' % name
+        )
+        next_h = symbol._mul(
+            out_gate,
+            self._get_activation(next_c, activation),
+            name='%sout' % name,
+        )
+        return next_h, next_c
+
+    def _gru_step(self, i2h, h2h, prev_h, name, activation='tanh'):
+        """``next_h`` of a GRU from its input and state projections (three
+        gates each)::
+
+            r, z = sigmoid(i2h_r + h2h_r), sigmoid(i2h_z + h2h_z)
+            h~ = act(i2h + r * h2h);   next_h = (1 - z) * h~ + z * prev_h
+        """
+        i2h_r, i2h_z, i2h = symbol.SliceChannel(
+            i2h, num_outputs=3, name='%s_i2h_slice' % name
+        )
+        h2h_r, h2h_z, h2h = symbol.SliceChannel(
+            h2h, num_outputs=3, name='%s_h2h_slice' % name
+        )
+        reset_gate = symbol.Activation(
+            i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name
+        )
+        update_gate = symbol.Activation(
+            i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name
+        )
+        next_h_tmp = self._get_activation(
+            i2h + reset_gate * h2h, activation, name='%s_h_act' % name
+        )
+        return symbol._plus(
+            (1.0 - update_gate) * next_h_tmp,
+            update_gate * prev_h,
+            name='%sout' % name,
+        )
+
 
 class RNNCell(BaseRNNCell):
     """Elman cell: ``h_t = act(W_i x_t + b_i + W_h h_{t-1} + b_h)``.
@@ -514,32 +576,7 @@ class LSTMCell(BaseRNNCell):
             num_hidden=self._num_hidden * 4,
             name='%sh2h' % name,
         )
-        gates = i2h + h2h
-        slice_gates = symbol.SliceChannel(
-            gates, num_outputs=4, name='%sslice' % name
-        )
-        in_gate = symbol.Activation(
-            slice_gates[0], act_type='sigmoid', name='%si' % name
-        )
-        forget_gate = symbol.Activation(
-            slice_gates[1], act_type='sigmoid', name='%sf' % name
-        )
-        in_transform = symbol.Activation(
-            slice_gates[2], act_type='tanh', name='%sc' % name
-        )
-        out_gate = symbol.Activation(
-            slice_gates[3], act_type='sigmoid', name='%so' % name
-        )
-        next_c = symbol._plus(
-            forget_gate * states[1],
-            in_gate * in_transform,
-            name='%sstate' % name,
-        )
-        next_h = symbol._mul(
-            out_gate,
-            symbol.Activation(next_c, act_type='tanh'),
-            name='%sout' % name,
-        )
+        next_h, next_c = self._lstm_step(i2h + h2h, states[1], name)
         return next_h, [next_h, next_c]
 
 
@@ -595,26 +632,7 @@ class GRUCell(BaseRNNCell):
             num_hidden=self._num_hidden * 3,
             name='%s_h2h' % name,
         )
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(
-            i2h, num_outputs=3, name='%s_i2h_slice' % name
-        )
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(
-            h2h, num_outputs=3, name='%s_h2h_slice' % name
-        )
-        reset_gate = symbol.Activation(
-            i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name
-        )
-        update_gate = symbol.Activation(
-            i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name
-        )
-        next_h_tmp = symbol.Activation(
-            i2h + reset_gate * h2h, act_type='tanh', name='%s_h_act' % name
-        )
-        next_h = symbol._plus(
-            (1.0 - update_gate) * next_h_tmp,
-            update_gate * prev_state_h,
-            name='%sout' % name,
-        )
+        next_h = self._gru_step(i2h, h2h, prev_state_h, name)
         return next_h, [next_h]
 
 
@@ -1521,34 +1539,12 @@ class ConvLSTMCell(BaseConvRNNCell):
         self._counter += 1
         name = '%st%d_' % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)
-        gates = i2h + h2h
-        slice_gates = symbol.SliceChannel(
-            gates,
-            num_outputs=4,
+        next_h, next_c = self._lstm_step(
+            i2h + h2h,
+            states[1],
+            name,
+            self._activation,
             axis=self._conv_layout.find('C'),
-            name='%sslice' % name,
-        )
-        in_gate = symbol.Activation(
-            slice_gates[0], act_type='sigmoid', name='%si' % name
-        )
-        forget_gate = symbol.Activation(
-            slice_gates[1], act_type='sigmoid', name='%sf' % name
-        )
-        in_transform = self._get_activation(
-            slice_gates[2], self._activation, name='%sc' % name
-        )
-        out_gate = symbol.Activation(
-            slice_gates[3], act_type='sigmoid', name='%so' % name
-        )
-        next_c = symbol._plus(
-            forget_gate * states[1],
-            in_gate * in_transform,
-            name='%sstate' % name,
-        )
-        next_h = symbol._mul(
-            out_gate,
-            self._get_activation(next_c, self._activation),
-            name='%sout' % name,
         )
         return next_h, [next_h, next_c]
 
@@ -1573,26 +1569,7 @@ class ConvGRUCell(BaseConvRNNCell):
         self._counter += 1
         name = '%st%d_' % (self._prefix, self._counter)
         i2h, h2h = self._conv_forward(inputs, states, name)
-        i2h_r, i2h_z, i2h = symbol.SliceChannel(
-            i2h, num_outputs=3, name='%s_i2h_slice' % name
-        )
-        h2h_r, h2h_z, h2h = symbol.SliceChannel(
-            h2h, num_outputs=3, name='%s_h2h_slice' % name
-        )
-        reset_gate = symbol.Activation(
-            i2h_r + h2h_r, act_type='sigmoid', name='%s_r_act' % name
-        )
-        update_gate = symbol.Activation(
-            i2h_z + h2h_z, act_type='sigmoid', name='%s_z_act' % name
-        )
-        next_h_tmp = self._get_activation(
-            i2h + reset_gate * h2h, self._activation, name='%s_h_act' % name
-        )
-        next_h = symbol._plus(
-            (1.0 - update_gate) * next_h_tmp,
-            update_gate * states[0],
-            name='%sout' % name,
-        )
+        next_h = self._gru_step(i2h, h2h, states[0], name, self._activation)
         return next_h, [next_h]
 
 
