@@ -229,6 +229,15 @@ def _range_pair(value, name, augmenter):
     return (value, value)
 
 
+def _check_aspect_ratios(ratios, augmenter):
+    """Raise unless ``ratios`` is ``(low, high)`` with 0 < low <= high."""
+    if ratios[0] <= 0 or ratios[0] > ratios[1]:
+        raise DLBookError(
+            f'{augmenter}: aspect_ratio_range must be (low, high) with '
+            f'0 < low <= high, got {ratios}'
+        )
+
+
 def _box_areas(boxes):
     """Areas of ``[xmin, ymin, xmax, ymax]`` rows (0 for empty boxes)."""
     widths = numpy.maximum(0, boxes[:, 2] - boxes[:, 0])
@@ -290,13 +299,7 @@ class DetRandomCropAug(DetAugmenter):
                 f'{name}: area_range must be (low, high) with 0 < high and '
                 f'low <= high, got {area_range}'
             )
-        if aspect_ratio_range[0] <= 0 or (
-            aspect_ratio_range[0] > aspect_ratio_range[1]
-        ):
-            raise DLBookError(
-                f'{name}: aspect_ratio_range must be (low, high) with '
-                f'0 < low <= high, got {aspect_ratio_range}'
-            )
+        _check_aspect_ratios(aspect_ratio_range, name)
         self.min_object_covered = min_object_covered
         self.min_eject_coverage = min_eject_coverage
         self.max_attempts = max_attempts
@@ -454,13 +457,7 @@ class DetRandomPadAug(DetAugmenter):
                 f'{name}: area_range must be (low, high) with 1 < high and '
                 f'low <= high, got {area_range}'
             )
-        if aspect_ratio_range[0] <= 0 or (
-            aspect_ratio_range[0] > aspect_ratio_range[1]
-        ):
-            raise DLBookError(
-                f'{name}: aspect_ratio_range must be (low, high) with '
-                f'0 < low <= high, got {aspect_ratio_range}'
-            )
+        _check_aspect_ratios(aspect_ratio_range, name)
         self.pad_val = tuple(pad_val)
         self.aspect_ratio_range = aspect_ratio_range
         self.area_range = area_range
