@@ -32,7 +32,7 @@ from .windows import (
     window_slices,
 )
 
-__all__ = ['Pooling', 'at_lowest']
+__all__ = ['Pooling']
 
 POOL_TYPES = ('max', 'avg', 'sum', 'lp')
 _POOL2D = object()  # marks ``saved`` of the GPU's 2-D kernels
@@ -192,6 +192,7 @@ class Pooling(Op):
                 keep, y = _max_keys(
                     xp, data, lambda x: x.max(axis=axes, keepdims=True)
                 )
+                self.keyed = keep is not data
             else:
                 y = self._global_forward(xp, data, pool_type, p)
             self.saved = (keep, data.shape, y)
@@ -204,6 +205,7 @@ class Pooling(Op):
             geometry = (fill, kernel, stride, before, out, pool_type, include)
             y = pool2d.forward(xp, data, *geometry)
             self.saved = (_POOL2D, data, y, geometry)
+            self.keyed = True  # the kernels compare keys themselves
             return y
         x_pad = pad_spatial(xp, data, before, after, value=fill)
 
@@ -224,7 +226,8 @@ class Pooling(Op):
             return loop_forward(xp, x, kernel, stride, out, pool_type, p)
 
         if pool_type == 'max':
-            x_pad, y = _max_keys(xp, x_pad, pool)
+            keys, y = _max_keys(xp, x_pad, pool)
+            self.keyed, x_pad = keys is not x_pad, keys
         else:
             y = pool(x_pad)
         divisor = None
@@ -393,13 +396,13 @@ def _max_keys(xp, x, pool):
         return x, pool(x)
     if on_host(xp):
         y = pool(x)
-        if not at_lowest(xp, y):
+        if not _at_lowest(xp, y):
             return x, y
     keys = xp.fmax(x, x.dtype.type(_lowest(xp, x.dtype)))
     return keys, pool(keys)
 
 
-def at_lowest(xp, y):
+def _at_lowest(xp, y):
     """Whether the float host array ``y`` holds NaN, its dtype's lowest
     finite value or less: the max pooling outputs for which the input
     cannot stand for its keys (:func:`_max_keys`)."""

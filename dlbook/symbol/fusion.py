@@ -44,7 +44,6 @@ intermediate that is a graph output, or read by a second step, keeps
 its own step.
 """
 
-from ..backend import on_host
 from ..ops import REGISTRY
 from ..ops.activation import stable_log_softmax
 from ..ops.batch_norm import BatchNorm
@@ -52,7 +51,7 @@ from ..ops.convolution import Convolution
 from ..ops.index import _as_int, _fix_indices
 from ..ops.nn import FullyConnected
 from ..ops.op import Op, cast_scalar
-from ..ops.pool import Pooling, at_lowest
+from ..ops.pool import Pooling
 from ..ops.unary import RELU_GRAD, SIGMOID_GRAD, TANH_GRAD, sigmoid
 
 __all__ = ['fuse', 'FUSED']
@@ -240,16 +239,17 @@ class ReluMaxPool(Pooling):
     NaN and max pooling passes over it, so relu then pooling gives the
     dtype's lowest value there, where pooling then relu would give 0.
     Such a window pools to the lowest value, as do only windows of -inf
-    and NaN: when the pooled array holds it, this call runs relu first
-    and pools the relu'd input.  On a GPU, where looking would wait for
-    the device, relu always runs first.
+    and NaN, and pooling compares keys for them (``pool.py``'s
+    ``_max_keys``, ``self.keyed``): when it did, this call runs relu first
+    and pools the relu'd input.  On a GPU, which always compares keys (a
+    look at the output would wait for the device), relu always runs first.
     """
 
     name = 'ReluMaxPool'
 
     def forward(self, xp, data):
         y = Pooling.forward(self, xp, data)  # a new array: relu in place
-        if not on_host(xp) or at_lowest(xp, y):
+        if self.keyed:
             y = Pooling.forward(self, xp, xp.maximum(data, 0))
             self.y = y
             return y
